@@ -1,0 +1,182 @@
+"""The six items of the Actions Bridge Protocol as strict pydantic models.
+
+Frames arrive as JSON text; ``parse_item`` turns one frame into one item or
+raises ``ActionError`` with code ``invalid_item`` (or ``item_too_large``) whose
+evidence says what was wrong, so a bad frame is answered, never fatal.
+Unknown extra fields are kept (``extra="allow"``): adapters may add fields,
+and the contract adds ``title``, ``capabilities`` and ``manifest`` to
+``runtime_ready``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+
+from ..errors import ActionError, ErrorCode
+
+__all__ = [
+    "DEFAULT_MAX_ITEM_BYTES",
+    "ActionCall",
+    "ActionCallOutput",
+    "ActionErrorItem",
+    "BridgeItem",
+    "DomEvent",
+    "ErrorBody",
+    "RuntimeReady",
+    "RuntimeStatus",
+    "parse_item",
+]
+
+#: Frames larger than this are refused before JSON parsing (bytes of UTF-8 text).
+DEFAULT_MAX_ITEM_BYTES = 1_048_576
+
+NonEmpty = Annotated[str, StringConstraints(min_length=1, max_length=512)]
+
+
+class _Item(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    def dump(self) -> dict[str, Any]:
+        """The item as a JSON-ready dict, without unset optional fields."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class RuntimeReady(_Item):
+    """First item a runtime sends: who it is, where it is, what it can do."""
+
+    type: Literal["runtime_ready"]
+    runtime_id: NonEmpty
+    url: str
+    runtime_key: NonEmpty | None = None
+    authorization_id: str | None = None
+    extension_version: str | None = None
+    title: str | None = None
+    capabilities: list[str] | None = None
+    manifest: dict[str, Any] | None = None
+
+
+class RuntimeStatus(_Item):
+    """Heartbeat or state report of a connected runtime."""
+
+    type: Literal["runtime_status"]
+    runtime_id: NonEmpty
+    url: str | None = None
+    title: str | None = None
+    states: list[str] | None = None
+    attachments: list[dict[str, Any]] | None = None
+    observed_at: str | None = None
+
+
+class ActionCall(_Item):
+    """A request to run one primitive or tool on one runtime."""
+
+    type: Literal["action_call"]
+    call_id: NonEmpty
+    name: NonEmpty
+    arguments: dict[str, Any]
+    runtime_id: str | None = None
+    handler: str | None = None
+    target: dict[str, Any] | None = None
+    timeout_ms: int | None = Field(default=None, ge=0)
+
+
+class ActionCallOutput(_Item):
+    """A runtime's successful answer to one call."""
+
+    type: Literal["action_call_output"]
+    call_id: NonEmpty
+    runtime_id: NonEmpty
+    output: Any
+
+
+class ErrorBody(BaseModel):
+    """The ``error`` object of an ``action_error`` item."""
+
+    model_config = ConfigDict(extra="allow")
+
+    code: NonEmpty
+    message: str
+    severity: Literal["info", "minor", "major", "critical"] | None = None
+    recoverable: bool | None = None
+    evidence: dict[str, Any] | None = None
+
+
+class ActionErrorItem(_Item):
+    """A structured failure, call-scoped (``call_id``) or runtime-scoped."""
+
+    type: Literal["action_error"]
+    error: ErrorBody
+    call_id: str | None = None
+    runtime_id: str | None = None
+
+
+class DomEvent(_Item):
+    """A page-originated signal, validated by the runtime and again by the bridge."""
+
+    type: Literal["dom_event"]
+    event_id: NonEmpty
+    runtime_id: NonEmpty
+    name: NonEmpty
+    payload: Any
+    event: str | None = None
+    url: str | None = None
+    previous_call_id: str | None = None
+    observed_at: str | None = None
+
+
+BridgeItem = Annotated[
+    Union[RuntimeReady, RuntimeStatus, ActionCall, ActionCallOutput, ActionErrorItem, DomEvent],
+    Field(discriminator="type"),
+]
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(BridgeItem)
+ITEM_TYPES = ("runtime_ready", "runtime_status", "action_call", "action_call_output", "action_error", "dom_event")
+
+
+def parse_item(frame: str | bytes | dict[str, Any], *, max_bytes: int = DEFAULT_MAX_ITEM_BYTES) -> Any:
+    """Parse one frame (JSON text or an already-decoded dict) into a bridge item.
+
+    Raises ``ActionError`` with ``invalid_item`` or ``item_too_large``; the
+    evidence carries the item ``type`` and the offending field ``path`` when known.
+    """
+    if isinstance(frame, (str, bytes)):
+        size = len(frame.encode("utf-8") if isinstance(frame, str) else frame)
+        if size > max_bytes:
+            raise ActionError(
+                f"frame of {size} bytes exceeds the {max_bytes}-byte limit",
+                code=ErrorCode.ITEM_TOO_LARGE,
+                evidence={"bytes": size, "max_bytes": max_bytes},
+            )
+        try:
+            data = json.loads(frame)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            # RecursionError: JSON nested deeper than the interpreter's stack (e.g. "[[[[…").
+            raise ActionError(f"frame is not JSON: {exc}", code=ErrorCode.INVALID_ITEM) from exc
+    else:
+        data = frame
+    if not isinstance(data, dict):
+        raise ActionError(
+            f"an item must be a JSON object, not {type(data).__name__}",
+            code=ErrorCode.INVALID_ITEM,
+            evidence={"json_type": type(data).__name__},
+        )
+    item_type = data.get("type")
+    if item_type not in ITEM_TYPES:
+        raise ActionError(
+            f"unknown item type {item_type!r}; expected one of {', '.join(ITEM_TYPES)}",
+            code=ErrorCode.INVALID_ITEM,
+            evidence={"type": item_type if isinstance(item_type, str) else None},
+        )
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        # The discriminator is the first location element; the rest is the field path.
+        path = "/" + "/".join(str(part) for part in first["loc"][1:])
+        raise ActionError(
+            f"invalid {item_type} item at {path}: {first['msg']}",
+            code=ErrorCode.INVALID_ITEM,
+            evidence={"type": item_type, "path": path, "call_id": data.get("call_id")},
+        ) from exc

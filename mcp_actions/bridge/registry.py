@@ -1,0 +1,107 @@
+"""The registry of connected runtimes.
+
+A runtime is known by the ``runtime_id`` it announced in ``runtime_ready``.
+The registry keeps what routing needs (url, title, key, capabilities), which
+runtime is active, and a bounded log of the page events each runtime sent.
+It knows nothing of transports: the bridge pairs each entry with a session.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["EVENT_LOG_SIZE", "RuntimeInfo", "RuntimeRegistry"]
+
+#: Accepted page events kept per runtime (oldest dropped first).
+EVENT_LOG_SIZE = 200
+
+
+@dataclass
+class RuntimeInfo:
+    """What the bridge knows about one connected runtime."""
+
+    runtime_id: str
+    url: str
+    transport: str
+    runtime_key: str | None = None
+    title: str | None = None
+    capabilities: tuple[str, ...] = ()
+    states: tuple[str, ...] = ()
+    manifest: dict[str, Any] | None = None
+    authorization_id: str | None = None
+    extension_version: str | None = None
+    connected_at: float = field(default_factory=time.time)
+    last_seen: float = field(default_factory=time.monotonic)
+    events: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=EVENT_LOG_SIZE), repr=False)
+
+    def describe(self) -> dict[str, Any]:
+        """The identifying fields routing errors list for each candidate."""
+        return {"runtime_id": self.runtime_id, "runtime_key": self.runtime_key, "url": self.url, "title": self.title}
+
+    def snapshot(self) -> dict[str, Any]:
+        """A JSON-ready view for resources and the local status page."""
+        return {
+            **self.describe(),
+            "transport": self.transport,
+            "capabilities": list(self.capabilities),
+            "states": list(self.states),
+            "has_manifest": self.manifest is not None,
+            "authorization_id": self.authorization_id,
+            "extension_version": self.extension_version,
+            "connected_at": self.connected_at,
+            "idle_seconds": round(time.monotonic() - self.last_seen, 3),
+            "event_count": len(self.events),
+        }
+
+
+class RuntimeRegistry:
+    """Connected runtimes by id, with the active runtime and key lookup."""
+
+    def __init__(self) -> None:
+        self._runtimes: dict[str, RuntimeInfo] = {}
+        self.active_id: str | None = None
+
+    def __len__(self) -> int:
+        return len(self._runtimes)
+
+    def __contains__(self, runtime_id: object) -> bool:
+        return runtime_id in self._runtimes
+
+    def list(self) -> list[RuntimeInfo]:
+        """Every connected runtime, in order of connection."""
+        return list(self._runtimes.values())
+
+    def get(self, runtime_id: str) -> RuntimeInfo | None:
+        """The runtime with this id, or None."""
+        return self._runtimes.get(runtime_id)
+
+    def find_by_key(self, runtime_key: str) -> RuntimeInfo | None:
+        """The runtime announced with this ``runtime_key``, or None."""
+        for info in self._runtimes.values():
+            if info.runtime_key == runtime_key:
+                return info
+        return None
+
+    def add(self, info: RuntimeInfo) -> None:
+        """Register (or re-register) a runtime."""
+        self._runtimes[info.runtime_id] = info
+
+    def remove(self, runtime_id: str) -> RuntimeInfo | None:
+        """Forget a runtime; the active runtime falls back to the newest remaining one."""
+        info = self._runtimes.pop(runtime_id, None)
+        if self.active_id == runtime_id:
+            self.active_id = next(reversed(self._runtimes), None) if self._runtimes else None
+        return info
+
+    def set_active(self, runtime_id: str | None) -> None:
+        """Mark the runtime an implicit call goes to when several could take it."""
+        if runtime_id is None or runtime_id in self._runtimes:
+            self.active_id = runtime_id
+
+    @property
+    def active(self) -> RuntimeInfo | None:
+        """The active runtime, if any."""
+        return self._runtimes.get(self.active_id) if self.active_id else None

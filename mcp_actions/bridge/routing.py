@@ -1,0 +1,127 @@
+"""Routing: choose exactly one runtime for a call, or say precisely why not.
+
+Selectors narrow the connected runtimes in this order: ``runtime_id``,
+``runtime_key``, ``url_contains``, ``title_contains`` (all explicit), then
+the manifest's ``surface_origin`` (implicit). One candidate left: that one.
+Several left after explicit selectors only: ``ambiguous_runtime`` (the caller
+asked for something that names several). Several left otherwise: the active
+runtime if it is one of them, else ``ambiguous_runtime``. None left:
+``runtime_not_found`` saying what was asked.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import ActionError, ErrorCode
+from .registry import RuntimeInfo
+
+__all__ = ["Route", "select_runtime", "surface_matches"]
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+@dataclass(frozen=True)
+class Route:
+    """What a call asks of the runtime that should run it."""
+
+    runtime_id: str | None = None
+    runtime_key: str | None = None
+    url_contains: str | None = None
+    title_contains: str | None = None
+    surface_origin: str | None = None
+
+    @property
+    def explicit(self) -> bool:
+        """True when the caller named a runtime or predicate itself."""
+        return any((self.runtime_id, self.runtime_key, self.url_contains, self.title_contains))
+
+    def asked(self) -> dict[str, Any]:
+        """The selectors that were set, for error evidence."""
+        return {key: value for key, value in asdict(self).items() if value}
+
+    @classmethod
+    def from_arguments(cls, arguments: dict[str, Any], *, surface_origin: str | None = None) -> Route:
+        """Build a route from the MCP routing fields (``target_runtime_id`` and friends)."""
+        return cls(
+            runtime_id=arguments.get("target_runtime_id"),
+            runtime_key=arguments.get("target_runtime_key"),
+            url_contains=arguments.get("target_url_contains"),
+            title_contains=arguments.get("target_title_contains"),
+            surface_origin=surface_origin,
+        )
+
+
+def _port(parts: Any) -> int | None:
+    try:
+        return parts.port or _DEFAULT_PORTS.get(parts.scheme)
+    except ValueError:
+        return None
+
+
+def surface_matches(origin: str, url: str) -> bool:
+    """Does a runtime at ``url`` belong to a manifest surface with this ``origin``?
+
+    Scheme, host (``*`` wildcards allowed, as in ``https://*.example.com``) and
+    port must agree; a path in the origin must prefix the URL's path.
+    ``file:`` origins compare as path prefixes.
+    """
+    if not origin or not url:
+        return False
+    want, have = urlsplit(origin), urlsplit(url)
+    if want.scheme != have.scheme:
+        return False
+    if want.scheme == "file":
+        return (have.netloc + have.path).startswith(want.netloc + want.path)
+    host_ok = fnmatch.fnmatchcase((have.hostname or "").lower(), (want.hostname or "").lower())
+    if not host_ok or _port(want) != _port(have):
+        return False
+    return have.path.startswith(want.path.rstrip("/")) if want.path not in ("", "/") else True
+
+
+def select_runtime(runtimes: Sequence[RuntimeInfo], route: Route, *, active_id: str | None = None) -> RuntimeInfo:
+    """Pick the single runtime ``route`` designates; raise ``ActionError`` otherwise."""
+    candidates = list(runtimes)
+    if route.runtime_id:
+        candidates = [r for r in candidates if r.runtime_id == route.runtime_id]
+    if route.runtime_key:
+        candidates = [r for r in candidates if r.runtime_key == route.runtime_key]
+    if route.url_contains:
+        candidates = [r for r in candidates if route.url_contains in (r.url or "")]
+    if route.title_contains:
+        candidates = [r for r in candidates if route.title_contains in (r.title or "")]
+    if route.surface_origin and not (route.runtime_id or route.runtime_key):
+        # An explicit id or key wins over the surface; predicates are narrowed further by it.
+        candidates = [r for r in candidates if surface_matches(route.surface_origin, r.url)]
+    if not candidates:
+        raise _not_found(route, len(runtimes))
+    if len(candidates) == 1:
+        return candidates[0]
+    if not route.explicit and active_id is not None:
+        for candidate in candidates:
+            if candidate.runtime_id == active_id:
+                return candidate
+    raise ActionError(
+        f"{len(candidates)} runtimes match; name one with target_runtime_id or target_runtime_key",
+        code=ErrorCode.AMBIGUOUS_RUNTIME,
+        evidence={"asked": route.asked(), "candidates": [c.describe() for c in candidates]},
+    )
+
+
+def _not_found(route: Route, connected: int) -> ActionError:
+    asked = route.asked()
+    if not connected:
+        message = "no runtime is connected"
+    elif asked:
+        message = "no connected runtime matches " + ", ".join(f"{k}={v!r}" for k, v in asked.items())
+    else:
+        message = "no runtime matches"
+    return ActionError(
+        message,
+        code=ErrorCode.RUNTIME_NOT_FOUND,
+        evidence={"asked": asked, "connected": connected},
+    )

@@ -1,0 +1,111 @@
+"""Page-originated signals: which events a runtime may send, and their checks.
+
+A ``dom_event`` is accepted only for a signal a loaded manifest declares for
+that runtime's surface, whose ingestion is enabled, whose DOM event name
+matches, whose payload is valid against the declared schema and under a size
+cap. Accepted events are stored as untrusted page data; they are never turned
+into instructions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from ..errors import ActionError, ErrorCode
+from ..workflow.expressions import json_size
+from .items import DomEvent
+from .registry import RuntimeInfo
+
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "SignalSource", "SignalSpec", "accept_event"]
+
+#: Largest accepted event payload, in bytes of compact JSON.
+DEFAULT_MAX_EVENT_BYTES = 16_000
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    """One declared signal: its name, DOM event and payload validator."""
+
+    name: str
+    event: str | None
+    enabled: bool
+    payload_schema: dict[str, Any] | None = None
+
+    def validator(self) -> Draft202012Validator | None:
+        """A validator for the payload schema (None when there is none or it is broken)."""
+        if not isinstance(self.payload_schema, dict):
+            return None
+        try:
+            return _validator_for(self.payload_schema)
+        except SchemaError:
+            return None
+
+
+_VALIDATORS: dict[int, Draft202012Validator] = {}
+
+
+def _validator_for(schema: dict[str, Any]) -> Draft202012Validator:
+    # Keyed by identity: specs live as long as the catalog that owns the schema dicts.
+    cached = _VALIDATORS.get(id(schema))
+    if cached is None or cached.schema is not schema:
+        Draft202012Validator.check_schema(schema)
+        cached = _VALIDATORS[id(schema)] = Draft202012Validator(schema)
+    return cached
+
+
+#: Given a runtime, the signals declared for it, by signal name.
+SignalSource = Callable[[RuntimeInfo], Mapping[str, SignalSpec]]
+
+
+def accept_event(item: DomEvent, signals: Mapping[str, SignalSpec], *, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> dict[str, Any]:
+    """Check one ``dom_event`` against the declared signals; return the record to log.
+
+    Raises ``ActionError`` (``unknown_signal`` / ``invalid_event``) with evidence.
+    """
+    spec = signals.get(item.name)
+    evidence: dict[str, Any] = {"event_id": item.event_id, "name": item.name}
+    if spec is None:
+        raise ActionError(f"signal {item.name!r} is not declared for this surface", code=ErrorCode.UNKNOWN_SIGNAL, evidence=evidence)
+    if not spec.enabled:
+        raise ActionError(f"ingestion of signal {item.name!r} is not enabled", code=ErrorCode.PERMISSION_DENIED, evidence=evidence)
+    if item.event is not None and spec.event is not None and item.event != spec.event:
+        raise ActionError(
+            f"signal {item.name!r} is declared for DOM event {spec.event!r}, not {item.event!r}",
+            code=ErrorCode.INVALID_EVENT,
+            evidence={**evidence, "event": item.event, "expected_event": spec.event},
+        )
+    size = json_size(item.payload)
+    if size > max_bytes:
+        raise ActionError(
+            f"event payload of {size} bytes exceeds the {max_bytes}-byte limit",
+            code=ErrorCode.INVALID_EVENT,
+            evidence={**evidence, "bytes": size, "max_bytes": max_bytes},
+        )
+    validator = spec.validator()
+    if validator is not None:
+        error = next(iter(validator.iter_errors(item.payload)), None)
+        if error is not None:
+            pointer = "/" + "/".join(str(part) for part in error.absolute_path)
+            raise ActionError(
+                f"event payload invalid at {pointer}: {error.message}",
+                code=ErrorCode.INVALID_EVENT,
+                evidence={**evidence, "path": pointer},
+            )
+    return {
+        "event_id": item.event_id,
+        "name": item.name,
+        "event": item.event or spec.event,
+        "url": item.url,
+        "payload": item.payload,
+        "previous_call_id": item.previous_call_id,
+        "observed_at": item.observed_at,
+        "received_at": time.time(),
+        # Page data is never an instruction: say so where agents read it.
+        "trust": "untrusted_page_data",
+    }

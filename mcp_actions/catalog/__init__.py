@@ -1,0 +1,1 @@
+"""The catalog: every exposed tool with how to run it, built from loaded manifests."""

@@ -1,0 +1,214 @@
+"""The catalog of exposed tools, built from loaded manifests and runtimes' inline manifests.
+
+Each ``ToolBinding`` is one MCP tool: its unique MCP name, the namespaced
+dotted name, the schema its arguments are checked against before anything
+reaches a runtime, and how it runs (a page handler, a compiled workflow, or a
+built-in). Rebuilding the catalog is cheap and happens when manifests or
+inline manifests change.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+
+from ..bridge.registry import RuntimeInfo
+from ..bridge.routing import surface_matches
+from ..bridge.signals import SignalSpec
+from ..errors import ActionError, ErrorCode
+from ..manifest.compose import ToolOrigin
+from ..manifest.load import LoadedManifest
+from ..manifest.model import Tool
+from ..workflow.interpreter import CompiledWorkflow
+from .naming import disambiguated_name, mcp_tool_name
+
+__all__ = ["META_TOOL", "ROUTING_PROPERTIES", "Catalog", "ToolBinding", "split_routing", "with_routing_fields"]
+
+log = logging.getLogger(__name__)
+
+META_TOOL = "mcp-actions/tool"
+
+#: Optional arguments every tool accepts to choose its runtime and bound its time.
+ROUTING_PROPERTIES: dict[str, dict[str, Any]] = {
+    "target_runtime_id": {"type": "string", "description": "Run on the runtime with this id (see actions://runtimes)."},
+    "target_runtime_key": {"type": "string", "description": "Run on the runtime announced with this runtime_key."},
+    "target_url_contains": {"type": "string", "description": "Run on the one runtime whose URL contains this text."},
+    "target_title_contains": {"type": "string", "description": "Run on the one runtime whose page title contains this text."},
+    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Give up after this many milliseconds (default 30000)."},
+}
+
+
+def with_routing_fields(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """An input schema plus the optional routing fields (the manifest's own properties win)."""
+    merged = copy.deepcopy(dict(schema))
+    merged.setdefault("type", "object")
+    properties = merged.setdefault("properties", {})
+    for key, value in ROUTING_PROPERTIES.items():
+        properties.setdefault(key, value)
+    return merged
+
+
+def split_routing(arguments: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Separate routing fields from the tool's own arguments."""
+    own = {k: v for k, v in arguments.items() if k not in ROUTING_PROPERTIES}
+    routing = {k: v for k, v in arguments.items() if k in ROUTING_PROPERTIES}
+    return own, routing
+
+
+@dataclass(frozen=True)
+class ToolBinding:
+    """One exposed tool and how to run it."""
+
+    mcp_name: str
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    kind: str  # "handler", "workflow", "steps" or "builtin"
+    origin: ToolOrigin
+    namespace: str
+    surface_origin: str | None = None
+    handler: str | None = None
+    workflow: CompiledWorkflow | None = None
+    result_schema: dict[str, Any] | None = None
+    runtime_id: str | None = None  # tools of an inline manifest run on the runtime that sent it
+    annotations: dict[str, Any] | None = None
+    tool: Tool | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def mcp_input_schema(self) -> dict[str, Any]:
+        """The MCP inputSchema: the manifest's schema plus routing fields."""
+        return with_routing_fields(self.input_schema)
+
+    @cached_property
+    def _validator(self) -> Any:
+        cls = validators.validator_for(self.input_schema, default=Draft202012Validator)
+        return cls(self.input_schema)
+
+    def meta(self) -> dict[str, Any]:
+        """The MCP tool's ``_meta``."""
+        meta: dict[str, Any] = {META_TOOL: self.name, "mcp-actions/kind": self.kind}
+        if self.kind != "builtin":
+            meta.update({"mcp-actions/manifest": self.namespace, "mcp-actions/source": self.origin.source, "mcp-actions/trust": self.origin.trust})
+        if self.runtime_id:
+            meta["mcp-actions/runtime_id"] = self.runtime_id
+        return meta
+
+    def check_arguments(self, arguments: Mapping[str, Any]) -> None:
+        """Validate the tool's own arguments; raise ``invalid_input`` naming the offending path."""
+        errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
+        if errors:
+            first = errors[0]
+            pointer = "/" + "/".join(str(p) for p in first.absolute_path)
+            raise ActionError(
+                f"invalid arguments for {self.name} at {pointer}: {first.message}",
+                code=ErrorCode.INVALID_INPUT,
+                evidence={"path": pointer, "errors": [{"path": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message} for e in errors[:10]]},
+            )
+
+
+def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None) -> ToolBinding:
+    workflow_model = tool.effective_workflow
+    if tool.x_actions.handler:
+        kind = "handler"
+    elif workflow_model is not None:
+        kind = "workflow"
+    else:
+        kind = "steps"
+    workflow = None
+    if workflow_model is not None:
+        raw = tool.workflow if tool.workflow is not None else tool.x_actions.workflow
+        workflow = CompiledWorkflow.compile(raw.model_dump(mode="json", by_alias=True, exclude_none=True))  # type: ignore[union-attr]
+    return ToolBinding(
+        mcp_name=mcp_tool_name(tool.name),
+        name=tool.name,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        kind=kind,
+        origin=manifest.origins.get(tool.name, ToolOrigin(source=manifest.source, trust="local")),
+        namespace=manifest.namespace,
+        surface_origin=manifest.model.surface.origin,
+        handler=tool.x_actions.handler,
+        workflow=workflow,
+        result_schema=tool.effective_result_schema,
+        runtime_id=runtime_id,
+        annotations=tool.annotations,
+        tool=tool,
+    )
+
+
+class Catalog:
+    """Every exposed tool by MCP name, and the signals declared for each surface."""
+
+    def __init__(self, builtins: Iterable[ToolBinding] = ()) -> None:
+        self._builtins = list(builtins)
+        self.manifests: dict[str, LoadedManifest] = {}
+        self.inline: dict[str, LoadedManifest] = {}  # by runtime id
+        self.tools: dict[str, ToolBinding] = {}
+        self._rebuild()
+
+    def set_manifests(self, manifests: Iterable[LoadedManifest]) -> None:
+        """Replace the file-loaded manifests."""
+        self.manifests = {}
+        for manifest in manifests:
+            namespace, n = manifest.namespace, 2
+            while namespace in self.manifests:  # two files with one namespace: keep both, distinctly
+                namespace, n = f"{manifest.namespace}-{n}", n + 1
+            manifest.namespace = namespace
+            self.manifests[namespace] = manifest
+        self._rebuild()
+
+    def set_inline(self, runtime_id: str, manifest: LoadedManifest | None) -> bool:
+        """Expose (or withdraw, with None) a runtime's inline manifest; True when tools changed."""
+        before = set(self.tools)
+        if manifest is None:
+            if self.inline.pop(runtime_id, None) is None:
+                return False
+        else:
+            self.inline[runtime_id] = manifest
+        self._rebuild()
+        return set(self.tools) != before or manifest is not None
+
+    def _rebuild(self) -> None:
+        bindings: list[ToolBinding] = list(self._builtins)
+        for manifest in self.manifests.values():
+            bindings.extend(_binding_for(tool, manifest=manifest, runtime_id=None) for tool in manifest.model.tools)
+        for runtime_id, manifest in self.inline.items():
+            bindings.extend(_binding_for(tool, manifest=manifest, runtime_id=runtime_id) for tool in manifest.model.tools)
+        tools: dict[str, ToolBinding] = {}
+        # Sorting by dotted name makes the winner of a name clash independent of load order.
+        for binding in sorted(bindings, key=lambda b: (b.kind != "builtin", b.name, b.runtime_id or "")):
+            name = binding.mcp_name
+            if name in tools:
+                name = disambiguated_name(f"{binding.name}@{binding.runtime_id}" if binding.runtime_id else binding.name)
+                log.warning("tool %s would be named %s, which %s already has; exposing it as %s", binding.name, binding.mcp_name, tools[binding.mcp_name].name, name)
+                binding = replace(binding, mcp_name=name)
+            tools[name] = binding
+        self.tools = tools
+
+    def get(self, mcp_name: str) -> ToolBinding | None:
+        """The tool with this MCP name."""
+        return self.tools.get(mcp_name)
+
+    def find(self, dotted: str) -> ToolBinding | None:
+        """The tool with this dotted actions.json name (``actions.site`` call mode uses it)."""
+        for binding in self.tools.values():
+            if binding.name == dotted:
+                return binding
+        return self.tools.get(dotted)
+
+    def signals_for(self, runtime: RuntimeInfo) -> dict[str, SignalSpec]:
+        """The signals declared for a runtime: its inline manifest's and those of manifests whose surface it is on."""
+        specs: dict[str, SignalSpec] = {}
+        sources = [m for m in self.manifests.values() if m.model.surface.origin and surface_matches(m.model.surface.origin, runtime.url)]
+        if runtime.runtime_id in self.inline:
+            sources.append(self.inline[runtime.runtime_id])
+        for manifest in sources:
+            for signal in manifest.model.signals:
+                specs[signal.name] = SignalSpec(signal.name, signal.event, signal.enabled, signal.payload)
+        return specs

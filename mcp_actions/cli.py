@@ -1,0 +1,140 @@
+"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``demo``.
+
+In stdio mode nothing but MCP JSON-RPC may reach stdout, so every message
+here goes to stderr and logging is configured onto stderr before anything
+else runs. Each ``serve`` option can also come from the environment variable
+named in its help.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .errors import UsageError
+
+__all__ = ["build_parser", "main"]
+
+_TRANSPORTS = ("stdio", "sse", "streamable-http")
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def _env_int(name: str, default: int) -> int:
+    value = _env(name)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise UsageError(f"{name} must be an integer, not {value!r}") from exc
+
+
+def _add_serve_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--transport", choices=_TRANSPORTS, default=_env("MCP_ACTIONS_TRANSPORT", "stdio"), help="MCP transport [MCP_ACTIONS_TRANSPORT] (default stdio)")
+    parser.add_argument("--host", default=_env("MCP_ACTIONS_HOST", "127.0.0.1"), help="HTTP host for sse/streamable-http [MCP_ACTIONS_HOST]")
+    parser.add_argument("--port", type=int, default=None, help="HTTP port for sse/streamable-http [MCP_ACTIONS_PORT] (default 8931)")
+    parser.add_argument(
+        "--manifests",
+        action="append",
+        metavar="PATH",
+        help="manifest file, or directory searched for actions.json and *.actions.json; repeatable "
+        "[MCP_ACTIONS_MANIFESTS, ':'-separated] (default: the bundled manifests)",
+    )
+    parser.add_argument("--bridge-host", default=_env("MCP_ACTIONS_BRIDGE_HOST", "127.0.0.1"), help="bridge WebSocket host [MCP_ACTIONS_BRIDGE_HOST]")
+    parser.add_argument("--bridge-port", type=int, default=None, help="bridge WebSocket port [MCP_ACTIONS_BRIDGE_PORT] (default 17345)")
+    parser.add_argument("--bridge-token", default=_env("MCP_ACTIONS_BRIDGE_TOKEN"), help="token runtimes must present [MCP_ACTIONS_BRIDGE_TOKEN] (default: generated per start, printed to stderr)")
+    parser.add_argument("--allowed-origins", action="append", metavar="ORIGIN", help="only accept runtimes whose Origin is one of these; repeatable [MCP_ACTIONS_ALLOWED_ORIGINS, ','-separated]")
+    parser.add_argument("--browser", choices=("auto", "launch", "none"), default=_env("MCP_ACTIONS_BROWSER", "auto"), help="auto: launch lazily when a call needs a runtime; launch: at start; none: never [MCP_ACTIONS_BROWSER]")
+    parser.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable [MCP_ACTIONS_BROWSER_PATH] (default: detect)")
+    parser.add_argument("--cdp-endpoint", default=_env("MCP_ACTIONS_CDP_ENDPOINT"), help="attach to a running browser at this CDP URL instead of launching [MCP_ACTIONS_CDP_ENDPOINT]")
+    headed = parser.add_mutually_exclusive_group()
+    headed.add_argument("--headless", dest="headless", action="store_true", default=None, help="run the browser headless [MCP_ACTIONS_HEADLESS=1] (default: headed when a display exists)")
+    headed.add_argument("--headed", dest="headless", action="store_false", help="run the browser with a window")
+    profile = parser.add_mutually_exclusive_group()
+    profile.add_argument("--user-data-dir", default=_env("MCP_ACTIONS_USER_DATA_DIR"), help="persistent browser profile directory [MCP_ACTIONS_USER_DATA_DIR]")
+    profile.add_argument("--isolated", action="store_true", default=_env("MCP_ACTIONS_ISOLATED") in ("1", "true"), help="use a fresh temporary profile [MCP_ACTIONS_ISOLATED=1]")
+    parser.add_argument("--timeout-ms", type=int, default=None, help="default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default 30000)")
+    parser.add_argument("--log-level", default=_env("MCP_ACTIONS_LOG_LEVEL", "WARNING"), help="stderr log level [MCP_ACTIONS_LOG_LEVEL]")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every sub-command."""
+    parser = argparse.ArgumentParser(prog="mcp-actions", description="Operate websites through the actions their actions.json maps declare, as an MCP server.")
+    parser.add_argument("--version", action="version", version=f"mcp-actions {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    serve = sub.add_parser("serve", help="run the MCP server (the default command)")
+    _add_serve_options(serve)
+    validate = sub.add_parser("validate", help="validate actions.json manifests")
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
+    validate.add_argument("--json", action="store_true", help="print one JSON array of per-file results")
+    demo = sub.add_parser("demo", help="run the whole loop on the bundled demo site in a headless browser")
+    demo.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
+    demo.add_argument("--headed", action="store_true", help="show the browser window")
+    return parser
+
+
+def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
+    from .app import AppOptions
+
+    manifests = args.manifests or [p for p in (_env("MCP_ACTIONS_MANIFESTS") or "").split(":") if p]
+    origins = args.allowed_origins or [o for o in (_env("MCP_ACTIONS_ALLOWED_ORIGINS") or "").split(",") if o]
+    headless = args.headless
+    if headless is None and _env("MCP_ACTIONS_HEADLESS") is not None:
+        headless = _env("MCP_ACTIONS_HEADLESS") in ("1", "true", "yes")
+    options = AppOptions(
+        manifests=manifests,
+        bridge_host=args.bridge_host,
+        bridge_port=args.bridge_port if args.bridge_port is not None else _env_int("MCP_ACTIONS_BRIDGE_PORT", 17345),
+        bridge_token=args.bridge_token,
+        allowed_origins=origins,
+        browser=args.browser,
+        browser_path=args.browser_path,
+        cdp_endpoint=args.cdp_endpoint,
+        headless=headless,
+        user_data_dir=args.user_data_dir,
+        isolated=args.isolated,
+        default_timeout_ms=args.timeout_ms if args.timeout_ms is not None else _env_int("MCP_ACTIONS_TIMEOUT_MS", 30_000),
+    )
+    port = args.port if args.port is not None else _env_int("MCP_ACTIONS_PORT", 8931)
+    return options, args.transport, args.host, port
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
+        argv = ["serve", *argv]
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    try:
+        if args.command == "validate":
+            from .manifest.report import run_validate
+
+            return run_validate(args.paths, as_json=args.json, out=sys.stdout, err=sys.stderr)
+        if args.command == "demo":
+            from .demo.run import run_demo
+
+            return asyncio.run(run_demo(browser_path=args.browser_path, headless=not args.headed))
+        logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        options, transport, host, port = _serve_options(args)
+        from .server.app import serve
+
+        asyncio.run(serve(options, transport=transport, host=host, port=port))
+        return 0
+    except UsageError as exc:
+        print(f"mcp-actions: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

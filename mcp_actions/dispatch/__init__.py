@@ -1,0 +1,1 @@
+"""Dispatch: run a tool call from checked arguments to a checked result."""

@@ -1,0 +1,128 @@
+"""Built-in tools: reach a site (``browser.navigate``) and the one-tool facade (``actions.site``).
+
+Built-ins are catalog entries like manifest tools (same naming, same
+``_meta`` key, same argument checking) whose implementation is Python here
+instead of a page handler or workflow.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..bridge.routing import Route
+from ..catalog.catalog import ToolBinding
+from ..catalog.naming import mcp_tool_name
+from ..errors import ActionError, ErrorCode
+from ..manifest.compose import ToolOrigin
+from .service import ActionService, BuiltinRunner
+
+__all__ = ["BUILTIN_RUNNERS", "builtin_bindings"]
+
+_BUILTIN_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
+
+
+def _binding(name: str, description: str, schema: dict[str, Any], annotations: dict[str, Any]) -> ToolBinding:
+    return ToolBinding(
+        mcp_name=mcp_tool_name(name),
+        name=name,
+        description=description,
+        input_schema=schema,
+        kind="builtin",
+        origin=_BUILTIN_ORIGIN,
+        namespace="builtin",
+        annotations=annotations,
+    )
+
+
+NAVIGATE = _binding(
+    "browser.navigate",
+    "Open a URL in the current browser tab (or reload it). Use it to reach a site before calling its tools.",
+    {
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "minLength": 1, "description": "Destination URL (http, https or file)."},
+            "reload": {"type": "boolean", "description": "Reload the current tab instead of navigating."},
+            "new_tab": {"type": "boolean", "description": "Open the URL in a new tab instead of the current one."},
+        },
+        "additionalProperties": False,
+    },
+    {"title": "Navigate browser", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+)
+
+SITE = _binding(
+    "actions.site",
+    "One tool for every site action: mode=list shows the tools of the loaded maps; mode=call runs `action` "
+    "(a dotted tool name) with `arguments`. State modes (state_read, state_summary, state_diff) read state projections.",
+    {
+        "type": "object",
+        "required": ["mode"],
+        "properties": {
+            "mode": {"type": "string", "enum": ["list", "call", "state_read", "state_summary", "state_diff"]},
+            "action": {"type": "string", "description": "Dotted tool name, for mode=call."},
+            "arguments": {"type": "object", "description": "Arguments of the action, for mode=call."},
+            "projection_name": {"type": "string", "description": "State projection, for the state modes."},
+            "summary_name": {"type": "string", "description": "Declared summary, for mode=state_summary."},
+        },
+        "additionalProperties": False,
+    },
+    {"title": "Site actions", "readOnlyHint": False, "openWorldHint": True},
+)
+
+
+async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+    if not own.get("url") and not own.get("reload"):
+        raise ActionError("give a url, or reload: true", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url"})
+    route = Route.from_arguments(routing)
+    if own.get("new_tab"):
+        if service.browser is None or service.browser_mode == "none":
+            raise ActionError("no browser host is available to open a tab", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"capability": "browser.open_tab"})
+        await service.browser.ensure_started()
+        runtime_id = await service.browser.new_tab(own["url"])
+        service.bridge.registry.set_active(runtime_id)
+        info = service.bridge.registry.get(runtime_id)
+        return {"ok": True, "navigated": True, "runtime_id": runtime_id, "tab": {"url": info.url if info else own["url"], "title": info.title if info else None}}
+    runtime = await service.resolve_runtime(route, need="browser.navigate")
+    arguments = {key: own[key] for key in ("url", "reload") if key in own}
+    remaining = max(1, int((deadline - time.monotonic()) * 1000))
+    output = await service.bridge.call("browser.navigate", arguments, runtime_id=runtime.runtime_id, timeout_ms=remaining)
+    service.bridge.registry.set_active(runtime.runtime_id)
+    if isinstance(output, dict):
+        output = {**output, "runtime_id": runtime.runtime_id}
+    return output
+
+
+async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+    mode = own["mode"]
+    if mode == "list":
+        return {
+            "tools": [
+                {"name": b.name, "mcp_name": b.mcp_name, "description": b.description, "input_schema": b.input_schema, "kind": b.kind, "manifest": b.namespace}
+                for b in service.catalog.tools.values()
+                if b.kind != "builtin"
+            ]
+        }
+    if mode == "call":
+        action = own.get("action")
+        if not action:
+            raise ActionError("mode=call needs `action`", code=ErrorCode.INVALID_INPUT, evidence={"path": "/action"})
+        binding = service.catalog.find(action)
+        if binding is None or binding.kind == "builtin" and binding.name == "actions.site":
+            raise ActionError(f"unknown action {action!r}", code=ErrorCode.UNKNOWN_ACTION, evidence={"path": "/action", "action": action})
+        remaining = max(1, int((deadline - time.monotonic()) * 1000))
+        arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": routing.get("timeout_ms", remaining)}
+        checked, args, route_fields = service.prepare(binding.mcp_name, arguments)
+        return await service.run(checked, args, route_fields)
+    raise ActionError(
+        f"mode={mode} needs state projections, which this version does not run yet",
+        code=ErrorCode.CAPABILITY_UNAVAILABLE,
+        evidence={"path": "/mode", "capability": "state_projections"},
+    )
+
+
+BUILTIN_RUNNERS: dict[str, BuiltinRunner] = {NAVIGATE.name: _navigate, SITE.name: _site}
+
+
+def builtin_bindings() -> list[ToolBinding]:
+    """The built-in tools, as catalog entries."""
+    return [NAVIGATE, SITE]

@@ -1,0 +1,220 @@
+"""Dispatch: from a tool name and arguments to one finished call.
+
+``ActionService.call`` checks the arguments against the tool's input schema
+before anything reaches a runtime, chooses exactly one runtime (launching the
+browser lazily when allowed and needed), runs the tool (a page handler in one
+bridge call, or a workflow whose steps are bridge calls to that same runtime),
+and checks the output against the tool's result schema. It knows nothing of
+MCP; the server adapter turns its outcomes into MCP results and errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal, Protocol
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError
+
+from ..bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
+from ..bridge.registry import RuntimeInfo
+from ..bridge.routing import Route
+from ..catalog.catalog import Catalog, ToolBinding, split_routing
+from ..errors import ActionError, ErrorCode
+from ..workflow.interpreter import StepEvent, run_workflow
+
+__all__ = ["ActionService", "BrowserControl", "BrowserMode", "UnknownTool"]
+
+log = logging.getLogger(__name__)
+
+BrowserMode = Literal["auto", "launch", "none"]
+
+
+class UnknownTool(ActionError):
+    """No exposed tool has this name (a protocol error, not a tool failure)."""
+
+    default_code = ErrorCode.UNKNOWN_ACTION
+
+
+class BrowserControl(Protocol):
+    """What dispatch needs of the browser host: start it, open a tab."""
+
+    @property
+    def started(self) -> bool: ...
+
+    async def ensure_started(self) -> None: ...
+
+    async def new_tab(self, url: str | None = None) -> str: ...
+
+
+#: A built-in tool's implementation: (service, own arguments, routing fields, deadline) -> output.
+BuiltinRunner = Callable[["ActionService", dict[str, Any], dict[str, Any], float], Awaitable[Any]]
+
+
+class ActionService:
+    """Runs tools of a catalog through a bridge."""
+
+    def __init__(
+        self,
+        *,
+        bridge: Bridge,
+        catalog: Catalog,
+        browser: BrowserControl | None = None,
+        browser_mode: BrowserMode = "auto",
+        builtin_runners: Mapping[str, BuiltinRunner] | None = None,
+    ) -> None:
+        self.bridge = bridge
+        self.catalog = catalog
+        self.browser = browser
+        self.browser_mode = browser_mode
+        self.builtin_runners = dict(builtin_runners or {})
+
+    def binding(self, mcp_name: str) -> ToolBinding:
+        """The tool with this MCP name, or ``UnknownTool``."""
+        binding = self.catalog.get(mcp_name)
+        if binding is None:
+            raise UnknownTool(f"unknown tool {mcp_name!r}", evidence={"tool": mcp_name})
+        return binding
+
+    def prepare(self, mcp_name: str, arguments: Mapping[str, Any] | None) -> tuple[ToolBinding, dict[str, Any], dict[str, Any]]:
+        """Look the tool up and check its arguments; nothing has reached a runtime yet.
+
+        Raises ``UnknownTool`` or ``ActionError`` ``invalid_input`` with the offending path.
+        """
+        binding = self.binding(mcp_name)
+        own, routing = split_routing(dict(arguments or {}))
+        for key in ("target_runtime_id", "target_runtime_key", "target_url_contains", "target_title_contains"):
+            if key in routing and not isinstance(routing[key], str):
+                raise ActionError(f"{key} must be a string", code=ErrorCode.INVALID_INPUT, evidence={"path": f"/{key}"})
+        timeout = routing.get("timeout_ms")
+        if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= 600_000):
+            raise ActionError("timeout_ms must be an integer from 1 to 600000", code=ErrorCode.INVALID_INPUT, evidence={"path": "/timeout_ms"})
+        binding.check_arguments(own)
+        return binding, own, routing
+
+    async def call(
+        self,
+        mcp_name: str,
+        arguments: Mapping[str, Any] | None,
+        *,
+        on_step: Callable[[StepEvent], None] | None = None,
+    ) -> Any:
+        """Run one tool to its end; return its output or raise ``ActionError``."""
+        binding, own, routing = self.prepare(mcp_name, arguments)
+        return await self.run(binding, own, routing, on_step=on_step)
+
+    async def run(
+        self,
+        binding: ToolBinding,
+        own: dict[str, Any],
+        routing: Mapping[str, Any],
+        *,
+        on_step: Callable[[StepEvent], None] | None = None,
+    ) -> Any:
+        """Run an already-checked call of ``binding``."""
+        timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
+        deadline = time.monotonic() + timeout_ms / 1000
+        if binding.kind == "builtin":
+            output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
+        else:
+            output = await self._run_manifest_tool(binding, own, routing, deadline, on_step)
+        self._check_result(binding, output)
+        return output
+
+    async def resolve_runtime(self, route: Route, *, need: str | None = None) -> RuntimeInfo:
+        """Exactly one runtime for ``route``, launching the browser when allowed and nothing is connected.
+
+        ``need`` names a capability the runtime must advertise.
+        """
+        try:
+            runtime = self.bridge.resolve(route)
+        except ActionError as exc:
+            if exc.code != ErrorCode.RUNTIME_NOT_FOUND or not await self._launch_for(route):
+                raise
+            runtime = self.bridge.resolve(route)
+        if need and runtime.capabilities and need not in runtime.capabilities:
+            raise ActionError(
+                f"runtime {runtime.runtime_id!r} cannot run {need}",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={"capability": need, "runtime_id": runtime.runtime_id, "transport": runtime.transport},
+            )
+        return runtime
+
+    async def _launch_for(self, route: Route) -> bool:
+        """Start the browser (auto mode) and open the route's surface when that can help."""
+        if self.browser is None or self.browser_mode == "none":
+            return False
+        launched = False
+        if not self.browser.started:
+            log.info("no runtime can take the call; launching the browser")
+            await self.browser.ensure_started()
+            launched = True
+        if route.runtime_id or route.runtime_key:
+            return launched
+        origin = route.surface_origin
+        if origin and origin.startswith(("http://", "https://")) and "*" not in origin:
+            # The map names its site: opening it is what the user asked for implicitly.
+            runtime_id = await self.browser.new_tab(origin)
+            self.bridge.registry.set_active(runtime_id)
+            return True
+        return launched
+
+    async def _run_manifest_tool(
+        self,
+        binding: ToolBinding,
+        own: dict[str, Any],
+        routing: Mapping[str, Any],
+        deadline: float,
+        on_step: Callable[[StepEvent], None] | None,
+    ) -> Any:
+        route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
+        runtime = await self.resolve_runtime(route)
+        if binding.kind == "handler":
+            return await self.bridge.call(binding.name, own, runtime_id=runtime.runtime_id, handler=binding.handler, timeout_ms=_remaining_ms(deadline))
+        if binding.kind == "workflow" and binding.workflow is not None:
+            return await run_workflow(binding.workflow, own, self._primitive_caller(runtime, deadline), deadline=deadline, on_step=on_step)
+        raise ActionError(
+            f"{binding.name} declares only legacy execution steps, which this version cannot run yet; give it an x_actions.handler or a workflow",
+            code=ErrorCode.CAPABILITY_UNAVAILABLE,
+            evidence={"tool": binding.name, "capability": "x_actions.execution"},
+        )
+
+    def _primitive_caller(self, runtime: RuntimeInfo, deadline: float) -> Callable[[str, dict[str, Any], int | None], Awaitable[Any]]:
+        async def call_primitive(name: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
+            if runtime.capabilities and name not in runtime.capabilities:
+                raise ActionError(
+                    f"runtime {runtime.runtime_id!r} cannot run {name}",
+                    code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                    evidence={"capability": name, "runtime_id": runtime.runtime_id},
+                )
+            remaining = _remaining_ms(deadline)
+            return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=min(timeout_ms, remaining) if timeout_ms else remaining)
+
+        return call_primitive
+
+    @staticmethod
+    def _check_result(binding: ToolBinding, output: Any) -> None:
+        schema = binding.result_schema
+        if not isinstance(schema, dict):
+            return
+        try:
+            validator = validators.validator_for(schema, default=Draft202012Validator)(schema)
+            error = next(iter(validator.iter_errors(output)), None)
+        except SchemaError:
+            return
+        if error is not None:
+            pointer = "/" + "/".join(str(p) for p in error.absolute_path)
+            raise ActionError(
+                f"{binding.name} returned a result that breaks its result_schema at {pointer}: {error.message}",
+                code=ErrorCode.INVALID_RESULT,
+                evidence={"path": pointer, "output": output},
+            )
+
+
+def _remaining_ms(deadline: float) -> int:
+    remaining = int((deadline - time.monotonic()) * 1000)
+    if remaining <= 0:
+        raise ActionError("the call ran out of time", code=ErrorCode.HANDLER_TIMEOUT, evidence={"elapsed_ms": 0})
+    return remaining

@@ -1,0 +1,188 @@
+"""Load manifests from files and directories, validated and composed.
+
+A path is a manifest file, or a directory searched recursively for
+``actions.json`` and ``*.actions.json``. Each file is read, validated on its
+own, then composed with its imports; a file with any error yields a
+``ManifestReport`` that exposes nothing, and the other files load regardless.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .compose import ToolOrigin, compose
+from .limits import DEFAULT_LIMITS, Limits
+from .model import Manifest
+from .problems import Problem
+from .validate import check_manifest
+
+__all__ = [
+    "LoadResult",
+    "LoadedManifest",
+    "ManifestReport",
+    "bundled_manifests_dir",
+    "discover",
+    "load_document",
+    "load_paths",
+    "namespace_for",
+    "read_document",
+]
+
+MAX_MANIFEST_BYTES = 8 * 1024 * 1024
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+@dataclass
+class ManifestReport:
+    """The outcome of loading one manifest: its problems, valid or not."""
+
+    file: str
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        """True when the manifest has no errors."""
+        return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``mcp-actions validate --json`` for this file."""
+        return {
+            "file": self.file,
+            "valid": self.valid,
+            "errors": [p.to_dict() for p in self.errors],
+            "warnings": [p.to_dict() for p in self.warnings],
+        }
+
+
+@dataclass
+class LoadedManifest:
+    """A valid, composed manifest ready to expose."""
+
+    namespace: str
+    source: str
+    document: dict[str, Any]
+    model: Manifest
+    origins: dict[str, ToolOrigin]
+    report: ManifestReport
+
+
+@dataclass
+class LoadResult:
+    """Every manifest that loaded, and a report for every file tried."""
+
+    manifests: list[LoadedManifest] = field(default_factory=list)
+    reports: list[ManifestReport] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[ManifestReport]:
+        """Reports of the files that expose nothing."""
+        return [r for r in self.reports if not r.valid]
+
+
+def bundled_manifests_dir() -> Path:
+    """The manifests shipped with the package (inside the wheel, or beside it in a checkout)."""
+    packaged = Path(str(resources.files("mcp_actions"))) / "_bundled_manifests"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "manifests"
+
+
+def _is_manifest_name(name: str) -> bool:
+    return name == "actions.json" or name.endswith(".actions.json")
+
+
+def discover(paths: Iterable[str | Path]) -> list[Path]:
+    """Manifest files named by ``paths`` (files as given, directories searched recursively).
+
+    Raises ``UsageError`` for a path that does not exist.
+    """
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*.json") if p.is_file() and _is_manifest_name(p.name)))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise UsageError(f"no such manifest file or directory: {raw}", code="path_not_found")
+    return found
+
+
+def read_document(path: Path) -> tuple[Any, list[Problem]]:
+    """Read and parse one file; a parse failure is a problem of the manifest, not an exception.
+
+    Raises ``UsageError`` when the file cannot be read at all.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code="io_error") from exc
+    if len(data) > MAX_MANIFEST_BYTES:
+        return None, [Problem("", "manifest_too_large", f"file is {len(data)} bytes; the limit is {MAX_MANIFEST_BYTES}")]
+    try:
+        return json.loads(data), []
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, [Problem("", "invalid_json", f"not JSON: {exc}")]
+
+
+def namespace_for(document: Any, path: Path | None) -> str:
+    """The namespace a manifest is published under (``actions://manifests/{namespace}``).
+
+    ``surface.surface_id`` when set; else the file name (``shop.actions.json``
+    → ``shop``) or, for ``actions.json``, its directory's name.
+    """
+    surface = document.get("surface") if isinstance(document, dict) else None
+    surface_id = surface.get("surface_id") if isinstance(surface, dict) else None
+    if isinstance(surface_id, str) and surface_id:
+        raw = surface_id
+    elif path is not None:
+        raw = path.parent.name if path.name == "actions.json" else path.name[: -len(".actions.json")] if path.name.endswith(".actions.json") else path.stem
+    else:
+        raw = "inline"
+    return _UNSAFE.sub("-", raw).strip("-") or "manifest"
+
+
+def load_document(document: Any, *, source: str, path: Path | None = None, limits: Limits = DEFAULT_LIMITS, trust: str = "local") -> LoadedManifest | ManifestReport:
+    """Validate and compose one already-parsed manifest."""
+    report = check_manifest(document, limits=limits)
+    result = ManifestReport(file=source, errors=list(report.errors), warnings=list(report.warnings))
+    if result.errors:
+        return result
+    composition = compose(document, source=source, base_dir=path.parent if path else None, trust=trust)
+    for problem in composition.problems:
+        (result.errors if problem.severity == "error" else result.warnings).append(problem)
+    if result.errors:
+        return result
+    return LoadedManifest(
+        namespace=namespace_for(document, path),
+        source=source,
+        document=composition.document,
+        model=Manifest.model_validate(composition.document),
+        origins=composition.origins,
+        report=result,
+    )
+
+
+def load_paths(paths: Sequence[str | Path], *, limits: Limits = DEFAULT_LIMITS) -> LoadResult:
+    """Load every manifest under ``paths``; invalid ones are reported, the rest load."""
+    result = LoadResult()
+    for path in discover(paths):
+        document, problems = read_document(path)
+        if problems:
+            result.reports.append(ManifestReport(file=str(path), errors=problems))
+            continue
+        loaded = load_document(document, source=str(path), path=path, limits=limits)
+        if isinstance(loaded, ManifestReport):
+            result.reports.append(loaded)
+        else:
+            result.manifests.append(loaded)
+            result.reports.append(loaded.report)
+    return result

@@ -1,0 +1,147 @@
+"""Runtimes that live in this process and speak bridge items without a socket.
+
+The browser host (one runtime per tab) and the memory runtime subclass
+``InProcessRuntime`` and implement ``execute``; the base turns each
+``action_call`` into a task whose result or ``ActionError`` becomes exactly
+one ``action_call_output`` or ``action_error`` fed back into the bridge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ..bridge.bridge import Bridge, RuntimeSession
+from ..errors import ActionError, ErrorCode
+
+__all__ = ["InProcessRuntime"]
+
+log = logging.getLogger(__name__)
+
+
+class _Link:
+    """The bridge's side of an in-process runtime: items go straight to ``_deliver``."""
+
+    def __init__(self, runtime: InProcessRuntime) -> None:
+        self._runtime = runtime
+
+    async def send(self, item: dict[str, Any]) -> None:
+        self._runtime._deliver(item)
+
+    async def close(self, reason: str) -> None:
+        self._runtime._closed_by_bridge(reason)
+
+
+class InProcessRuntime:
+    """Base class of runtimes executing calls in this process."""
+
+    transport = "inprocess"
+
+    def __init__(
+        self,
+        bridge: Bridge,
+        *,
+        runtime_id: str,
+        url: str,
+        runtime_key: str | None = None,
+        title: str | None = None,
+        capabilities: Sequence[str] = (),
+        manifest: dict[str, Any] | None = None,
+    ) -> None:
+        self.bridge = bridge
+        self.runtime_id = runtime_id
+        self.url = url
+        self.runtime_key = runtime_key
+        self.title = title
+        self.capabilities = tuple(capabilities)
+        self.manifest = manifest
+        self.session: RuntimeSession | None = None
+        self.received: list[dict[str, Any]] = []  # bridge → runtime items other than calls (config, errors)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def connected(self) -> bool:
+        """True between ``start`` and ``stop`` (or the bridge dropping us)."""
+        return self.session is not None and not self.session.closed
+
+    async def start(self) -> None:
+        """Connect to the bridge and announce this runtime."""
+        self.session = self.bridge.connect(_Link(self), transport=self.transport)
+        ready: dict[str, Any] = {
+            "type": "runtime_ready",
+            "runtime_id": self.runtime_id,
+            "url": self.url,
+            "capabilities": list(self.capabilities),
+        }
+        for key in ("runtime_key", "title", "manifest"):
+            if getattr(self, key) is not None:
+                ready[key] = getattr(self, key)
+        await self.session.receive(ready)
+
+    async def report(self, *, url: str | None = None, title: str | None = None, states: Sequence[str] | None = None) -> None:
+        """Send a ``runtime_status`` (url and title after a navigation, states after diagnosis)."""
+        if url is not None:
+            self.url = url
+        if title is not None:
+            self.title = title
+        if self.connected:
+            status: dict[str, Any] = {"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.url}
+            if self.title is not None:
+                status["title"] = self.title
+            if states is not None:
+                status["states"] = list(states)
+            await self.session.receive(status)  # type: ignore[union-attr]
+
+    async def emit(self, item: dict[str, Any]) -> None:
+        """Send any runtime → bridge item (a ``dom_event``, say)."""
+        if self.connected:
+            await self.session.receive(item)  # type: ignore[union-attr]
+
+    async def execute(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
+        """Run one primitive (or the page handler ``handler``); return its output or raise ``ActionError``."""
+        raise ActionError(f"{type(self).__name__} cannot run {name}", code=ErrorCode.UNKNOWN_ACTION)
+
+    async def stop(self, reason: str = "closed") -> None:
+        """Disconnect: pending calls fail at once with ``transport_failed``; running work is cancelled."""
+        session, self.session = self.session, None
+        if session is not None:
+            await session.close(reason)
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def _deliver(self, item: dict[str, Any]) -> None:
+        if item.get("type") != "action_call":
+            self.received.append(item)
+            return
+        task = asyncio.create_task(self._run_call(item), name=f"{self.runtime_id}:{item.get('call_id')}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_call(self, item: dict[str, Any]) -> None:
+        call_id = item["call_id"]
+        reply: dict[str, Any]
+        try:
+            output = await self.execute(item["name"], item.get("arguments") or {}, item.get("handler"))
+            reply = {"type": "action_call_output", "call_id": call_id, "runtime_id": self.runtime_id, "output": output}
+        except ActionError as exc:
+            reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": exc.to_error()}
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an unexpected failure still ends the call, with evidence
+            log.exception("runtime %s failed running %s", self.runtime_id, item.get("name"))
+            error = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED)
+            reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": error.to_error()}
+        if self.connected:
+            await self.session.receive(reply)  # type: ignore[union-attr]
+
+    def _closed_by_bridge(self, reason: str) -> None:
+        log.info("bridge closed runtime %s: %s", self.runtime_id, reason)
+        self.session = None
+        for task in list(self._tasks):
+            task.cancel()
