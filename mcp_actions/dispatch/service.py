@@ -87,10 +87,10 @@ class ActionService:
         own, routing = split_routing(dict(arguments or {}))
         for key in ("target_runtime_id", "target_runtime_key", "target_url_contains", "target_title_contains"):
             if key in routing and not isinstance(routing[key], str):
-                raise ActionError(f"{key} must be a string", code=ErrorCode.INVALID_INPUT, evidence={"path": f"/{key}"})
+                raise _invalid(f"/{key}", "must be a string")
         timeout = routing.get("timeout_ms")
         if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= 600_000):
-            raise ActionError("timeout_ms must be an integer from 1 to 600000", code=ErrorCode.INVALID_INPUT, evidence={"path": "/timeout_ms"})
+            raise _invalid("/timeout_ms", "must be an integer from 1 to 600000")
         binding.check_arguments(own)
         return binding, own, routing
 
@@ -156,7 +156,13 @@ class ActionService:
         origin = route.surface_origin
         if origin and origin.startswith(("http://", "https://")) and "*" not in origin:
             # The map names its site: opening it is what the user asked for implicitly.
-            runtime_id = await self.browser.new_tab(origin)
+            # A blank tab of ours (the one a fresh launch opens) is reused rather than left behind.
+            blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and "browser.navigate" in r.capabilities), None)
+            if blank is not None:
+                await self.bridge.call("browser.navigate", {"url": origin}, runtime_id=blank.runtime_id)
+                runtime_id = blank.runtime_id
+            else:
+                runtime_id = await self.browser.new_tab(origin)
             self.bridge.registry.set_active(runtime_id)
             return True
         return launched
@@ -211,6 +217,10 @@ class ActionService:
                 code=ErrorCode.INVALID_RESULT,
                 evidence={"path": pointer, "output": output},
             )
+
+
+def _invalid(pointer: str, problem: str) -> ActionError:
+    return ActionError(f"invalid arguments at {pointer}: {problem}", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer})
 
 
 def _remaining_ms(deadline: float) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -32,8 +33,13 @@ class Cart:
         return {"ok": True, "cart_size": len(self.items)}
 
 
-@pytest.fixture
-async def env():
+@contextlib.asynccontextmanager
+async def shop_env():
+    """A server over the good and bad fixture maps, a client, and a memory runtime as the shop page.
+
+    An async context manager rather than a fixture: the client's task group must
+    be entered and left in the same task.
+    """
     app = ActionsApp(AppOptions(manifests=[str(FIXTURES / "good"), str(FIXTURES / "bad")], browser="none", serve_bridge=False))
     cart = Cart()
     async with Client(build_server(app)) as client:
@@ -46,8 +52,10 @@ async def env():
             primitives={"locator.text_content": lambda a: {"text": "42.50"}, "slow": sleep_forever},
         )
         await runtime.start()
-        yield app, client, runtime, cart
-        await runtime.stop()
+        try:
+            yield app, client, runtime, cart
+        finally:
+            await runtime.stop()
 
 
 def structured(result: types.CallToolResult) -> dict[str, Any]:
@@ -55,28 +63,28 @@ def structured(result: types.CallToolResult) -> dict[str, Any]:
     return result.structured_content
 
 
-async def test_tools_list_names_meta_and_schemas(env):
-    app, client, runtime, cart = env
-    tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert {"shop_add_item", "shop_checkout", "shop_read_total", "browser_navigate", "actions_site"} <= set(tools)
-    for tool in tools.values():
-        assert NAME_RE.match(tool.name)
-        assert tool.meta and "mcp-actions/tool" in tool.meta
-    add = tools["shop_add_item"]
-    assert add.meta["mcp-actions/tool"] == "shop.add_item"
-    assert add.meta["mcp-actions/trust"] == "local"
-    assert set(add.input_schema["properties"]) >= {"sku", "quantity", "target_runtime_id", "target_runtime_key", "target_url_contains", "target_title_contains", "timeout_ms"}
-    assert add.output_schema["required"] == ["ok", "cart_size"]
-    # The invalid manifest exposes nothing.
-    assert not any(t.meta["mcp-actions/tool"].startswith("broken") for t in tools.values())
+async def test_tools_list_names_meta_and_schemas():
+    async with shop_env() as (app, client, runtime, cart):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert {"shop_add_item", "shop_checkout", "shop_read_total", "browser_navigate", "actions_site"} <= set(tools)
+        for tool in tools.values():
+            assert NAME_RE.match(tool.name)
+            assert tool.meta and "mcp-actions/tool" in tool.meta
+        add = tools["shop_add_item"]
+        assert add.meta["mcp-actions/tool"] == "shop.add_item"
+        assert add.meta["mcp-actions/trust"] == "local"
+        assert set(add.input_schema["properties"]) >= {"sku", "quantity", "target_runtime_id", "target_runtime_key", "target_url_contains", "target_title_contains", "timeout_ms"}
+        assert add.output_schema["required"] == ["ok", "cart_size"]
+        # The invalid manifest exposes nothing.
+        assert not any(t.meta["mcp-actions/tool"].startswith("broken") for t in tools.values())
 
 
-async def test_handler_call_returns_structured_content(env):
-    app, client, runtime, cart = env
-    result = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 2})
-    assert not result.is_error
-    assert structured(result) == {"ok": True, "cart_size": 1}
-    assert runtime.calls == [("shop.add_item", {"sku": "ABC-1", "quantity": 2}, "shop.addItem")]
+async def test_handler_call_returns_structured_content():
+    async with shop_env() as (app, client, runtime, cart):
+        result = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 2})
+        assert not result.is_error
+        assert structured(result) == {"ok": True, "cart_size": 1}
+        assert runtime.calls == [("shop.add_item", {"sku": "ABC-1", "quantity": 2}, "shop.addItem")]
 
 
 @pytest.mark.parametrize(
@@ -89,112 +97,112 @@ async def test_handler_call_returns_structured_content(env):
         ({"sku": "ABC-1", "quantity": 1, "timeout_ms": "soon"}, "/timeout_ms"),  # routing field of the wrong type
     ],
 )
-async def test_bad_arguments_are_refused_before_reaching_the_page(env, arguments, pointer):
-    app, client, runtime, cart = env
-    with pytest.raises(MCPError) as caught:
-        await client.call_tool("shop_add_item", arguments)
-    assert caught.value.code == types.INVALID_PARAMS
-    assert pointer in caught.value.message
-    assert caught.value.data["code"] == "invalid_input"
-    assert runtime.calls == [] and cart.items == []
+async def test_bad_arguments_are_refused_before_reaching_the_page(arguments, pointer):
+    async with shop_env() as (app, client, runtime, cart):
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("shop_add_item", arguments)
+        assert caught.value.code == types.INVALID_PARAMS
+        assert pointer in caught.value.message
+        assert caught.value.data["code"] == "invalid_input"
+        assert runtime.calls == [] and cart.items == []
 
 
-async def test_unknown_tool_is_a_protocol_error(env):
-    app, client, runtime, cart = env
-    with pytest.raises(MCPError) as caught:
-        await client.call_tool("no_such_tool", {})
-    assert caught.value.data["code"] == "unknown_action"
+async def test_unknown_tool_is_a_protocol_error():
+    async with shop_env() as (app, client, runtime, cart):
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("no_such_tool", {})
+        assert caught.value.data["code"] == "unknown_action"
 
 
-async def test_failures_are_error_results_with_stable_codes(env):
-    app, client, runtime, cart = env
-    runtime.handlers.pop("shop.addItem")
-    missing = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1})
-    assert missing.is_error and structured(missing)["error"]["code"] == "missing_handler"
-    wrong = await client.call_tool("shop_checkout", {})
-    assert wrong.is_error is False  # no result_schema: anything goes
-    runtime.handlers["shop.addItem"] = lambda a: {"ok": "yes"}
-    invalid = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1})
-    assert invalid.is_error and structured(invalid)["error"]["code"] == "invalid_result"
+async def test_failures_are_error_results_with_stable_codes():
+    async with shop_env() as (app, client, runtime, cart):
+        runtime.handlers.pop("shop.addItem")
+        missing = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1})
+        assert missing.is_error and structured(missing)["error"]["code"] == "missing_handler"
+        wrong = await client.call_tool("shop_checkout", {})
+        assert wrong.is_error is False  # no result_schema: anything goes
+        runtime.handlers["shop.addItem"] = lambda a: {"ok": "yes"}
+        invalid = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1})
+        assert invalid.is_error and structured(invalid)["error"]["code"] == "invalid_result"
 
 
-async def test_workflow_tool_runs_primitives_on_the_runtime(env):
-    app, client, runtime, cart = env
-    result = await client.call_tool("shop_read_total", {})
-    assert structured(result) == {"total": 42.5}
-    assert runtime.calls == [("locator.text_content", {"locator": {"selector": "#total"}}, None)]
+async def test_workflow_tool_runs_primitives_on_the_runtime():
+    async with shop_env() as (app, client, runtime, cart):
+        result = await client.call_tool("shop_read_total", {})
+        assert structured(result) == {"total": 42.5}
+        assert runtime.calls == [("locator.text_content", {"locator": {"selector": "#total"}}, None)]
 
 
-async def test_timeout_ends_the_call_with_handler_timeout(env):
-    app, client, runtime, cart = env
-    runtime.handlers["shop.checkout"] = sleep_forever
-    result = await client.call_tool("shop_checkout", {"timeout_ms": 150})
-    error = structured(result)["error"]
-    assert error["code"] == "handler_timeout" and error["evidence"]["elapsed_ms"] >= 140
-    assert app.bridge.pending_count == 0
+async def test_timeout_ends_the_call_with_handler_timeout():
+    async with shop_env() as (app, client, runtime, cart):
+        runtime.handlers["shop.checkout"] = sleep_forever
+        result = await client.call_tool("shop_checkout", {"timeout_ms": 150})
+        error = structured(result)["error"]
+        assert error["code"] == "handler_timeout" and error["evidence"]["elapsed_ms"] >= 140
+        assert app.bridge.pending_count == 0
 
 
-async def test_routing_fields_choose_among_several_runtimes(env):
-    app, client, runtime, cart = env
-    other_cart = Cart()
-    other = MemoryRuntime(app.bridge, runtime_id="shop-2", url="memory://shop/wishlist", title="Wishlist", runtime_key="tab:2", handlers={"shop.addItem": other_cart.add_item})
-    await other.start()
-    try:
-        # No selector: the active runtime (the first to connect) takes it.
-        await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1})
-        assert len(cart.items) == 1 and not other_cart.items
-        for routing in ({"target_runtime_id": "shop-2"}, {"target_runtime_key": "tab:2"}, {"target_url_contains": "wishlist"}, {"target_title_contains": "Wish"}):
-            result = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1, **routing})
-            assert not result.is_error, routing
-        assert len(other_cart.items) == 4
-        ambiguous = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1, "target_url_contains": "memory://shop"})
-        error = structured(ambiguous)["error"]
-        assert error["code"] == "ambiguous_runtime"
-        assert {c["runtime_id"] for c in error["evidence"]["candidates"]} == {"shop-1", "shop-2"}
-        missing = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1, "target_runtime_id": "nope"})
-        assert structured(missing)["error"]["code"] == "runtime_not_found"
-        assert structured(missing)["error"]["evidence"]["asked"]["runtime_id"] == "nope"
-    finally:
-        await other.stop()
+async def test_routing_fields_choose_among_several_runtimes():
+    async with shop_env() as (app, client, runtime, cart):
+        other_cart = Cart()
+        other = MemoryRuntime(app.bridge, runtime_id="shop-2", url="memory://shop/wishlist", title="Wishlist", runtime_key="tab:2", handlers={"shop.addItem": other_cart.add_item})
+        await other.start()
+        try:
+            # No selector: the active runtime (the first to connect) takes it.
+            await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1})
+            assert len(cart.items) == 1 and not other_cart.items
+            for routing in ({"target_runtime_id": "shop-2"}, {"target_runtime_key": "tab:2"}, {"target_url_contains": "wishlist"}, {"target_title_contains": "Wish"}):
+                result = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1, **routing})
+                assert not result.is_error, routing
+            assert len(other_cart.items) == 4
+            ambiguous = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1, "target_url_contains": "memory://shop"})
+            error = structured(ambiguous)["error"]
+            assert error["code"] == "ambiguous_runtime"
+            assert {c["runtime_id"] for c in error["evidence"]["candidates"]} == {"shop-1", "shop-2"}
+            missing = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1, "target_runtime_id": "nope"})
+            assert structured(missing)["error"]["code"] == "runtime_not_found"
+            assert structured(missing)["error"]["evidence"]["asked"]["runtime_id"] == "nope"
+        finally:
+            await other.stop()
 
 
-async def test_dropped_runtime_fails_its_calls_at_once(env):
-    app, client, runtime, cart = env
-    runtime.handlers["shop.checkout"] = sleep_forever
-    call = asyncio.create_task(client.call_tool("shop_checkout", {"timeout_ms": 20000}))
-    await asyncio.sleep(0.1)
-    started = asyncio.get_running_loop().time()
-    await runtime.stop("tab closed")
-    result = await asyncio.wait_for(call, 2)
-    assert structured(result)["error"]["code"] == "transport_failed"
-    assert asyncio.get_running_loop().time() - started < 1
+async def test_dropped_runtime_fails_its_calls_at_once():
+    async with shop_env() as (app, client, runtime, cart):
+        runtime.handlers["shop.checkout"] = sleep_forever
+        call = asyncio.create_task(client.call_tool("shop_checkout", {"timeout_ms": 20000}))
+        await asyncio.sleep(0.1)
+        started = asyncio.get_running_loop().time()
+        await runtime.stop("tab closed")
+        result = await asyncio.wait_for(call, 2)
+        assert structured(result)["error"]["code"] == "transport_failed"
+        assert asyncio.get_running_loop().time() - started < 1
 
 
-async def test_launch_resource_reports_invalid_manifests(env):
-    app, client, runtime, cart = env
-    listed = {str(r.uri) for r in (await client.list_resources()).resources}
-    assert {"actions://bridge/launch", "actions://runtimes", "actions://manifests/shop", "actions://runtimes/shop-1/events"} <= listed
-    launch = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)
-    bad = [m for m in launch["manifests"] if m["file"].endswith("broken.actions.json")]
-    assert bad and bad[0]["valid"] is False
-    assert {p["path"] for p in bad[0]["errors"]} >= {"/version"}
-    runtimes = json.loads((await client.read_resource("actions://runtimes")).contents[0].text)
-    assert runtimes["runtimes"][0]["runtime_id"] == "shop-1"
-    with pytest.raises(MCPError):
-        await client.read_resource("actions://manifests/nope")
+async def test_launch_resource_reports_invalid_manifests():
+    async with shop_env() as (app, client, runtime, cart):
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert {"actions://bridge/launch", "actions://runtimes", "actions://manifests/shop", "actions://runtimes/shop-1/events"} <= listed
+        launch = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)
+        bad = [m for m in launch["manifests"] if m["file"].endswith("broken.actions.json")]
+        assert bad and bad[0]["valid"] is False
+        assert {p["path"] for p in bad[0]["errors"]} >= {"/version"}
+        runtimes = json.loads((await client.read_resource("actions://runtimes")).contents[0].text)
+        assert runtimes["runtimes"][0]["runtime_id"] == "shop-1"
+        with pytest.raises(MCPError):
+            await client.read_resource("actions://manifests/nope")
 
 
-async def test_declared_events_are_kept_as_untrusted_data(env):
-    app, client, runtime, cart = env
-    await runtime.emit({"type": "dom_event", "event_id": "e1", "runtime_id": "shop-1", "name": "shop.item_added", "event": "shop:item-added", "payload": {"sku": "ABC-1"}})
-    await runtime.emit({"type": "dom_event", "event_id": "e2", "runtime_id": "shop-1", "name": "shop.undeclared", "payload": {}})
-    events = json.loads((await client.read_resource("actions://runtimes/shop-1/events")).contents[0].text)
-    assert [e["event_id"] for e in events["events"]] == ["e1"]
-    assert events["events"][0]["trust"] == "untrusted_page_data"
-    refused = [item for item in runtime.received if item["type"] == "action_error"]
-    assert refused[-1]["error"]["code"] == "unknown_signal"
-    config = [item for item in runtime.received if item["type"] == "runtime_config"][0]
-    assert config["listen"] == [{"name": "shop.item_added", "event": "shop:item-added"}]
+async def test_declared_events_are_kept_as_untrusted_data():
+    async with shop_env() as (app, client, runtime, cart):
+        await runtime.emit({"type": "dom_event", "event_id": "e1", "runtime_id": "shop-1", "name": "shop.item_added", "event": "shop:item-added", "payload": {"sku": "ABC-1"}})
+        await runtime.emit({"type": "dom_event", "event_id": "e2", "runtime_id": "shop-1", "name": "shop.undeclared", "payload": {}})
+        events = json.loads((await client.read_resource("actions://runtimes/shop-1/events")).contents[0].text)
+        assert [e["event_id"] for e in events["events"]] == ["e1"]
+        assert events["events"][0]["trust"] == "untrusted_page_data"
+        refused = [item for item in runtime.received if item["type"] == "action_error"]
+        assert refused[-1]["error"]["code"] == "unknown_signal"
+        config = [item for item in runtime.received if item["type"] == "runtime_config"][0]
+        assert config["listen"] == [{"name": "shop.item_added", "event": "shop:item-added"}]
 
 
 INLINE = {
@@ -212,38 +220,38 @@ INLINE = {
 }
 
 
-async def test_inline_manifest_exposes_tools_for_that_runtime_only(env):
-    app, client, runtime, cart = env
-    page = MemoryRuntime(app.bridge, runtime_id="inline-1", url="memory://inline/", handlers={"app.ping": lambda a: {"pong": True}}, manifest=INLINE)
-    await page.start()
-    tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert tools["inline_ping"].meta["mcp-actions/runtime_id"] == "inline-1"
-    result = await client.call_tool("inline_ping", {})
-    assert structured(result) == {"pong": True}
-    await page.stop()
-    assert "inline_ping" not in {t.name for t in (await client.list_tools()).tools}
-
-
-async def test_invalid_inline_manifest_exposes_nothing_and_is_reported(env):
-    app, client, runtime, cart = env
-    broken = {**INLINE, "version": 7}
-    page = MemoryRuntime(app.bridge, runtime_id="inline-2", url="memory://inline/", manifest=broken)
-    await page.start()
-    try:
-        assert "inline_ping" not in {t.name for t in (await client.list_tools()).tools}
-        launch = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)
-        report = [m for m in launch["manifests"] if m["file"] == "runtime:inline-2"][0]
-        assert report["valid"] is False and report["errors"][0]["path"] == "/version"
-    finally:
+async def test_inline_manifest_exposes_tools_for_that_runtime_only():
+    async with shop_env() as (app, client, runtime, cart):
+        page = MemoryRuntime(app.bridge, runtime_id="inline-1", url="memory://inline/", handlers={"app.ping": lambda a: {"pong": True}}, manifest=INLINE)
+        await page.start()
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert tools["inline_ping"].meta["mcp-actions/runtime_id"] == "inline-1"
+        result = await client.call_tool("inline_ping", {})
+        assert structured(result) == {"pong": True}
         await page.stop()
+        assert "inline_ping" not in {t.name for t in (await client.list_tools()).tools}
 
 
-async def test_actions_site_lists_and_calls(env):
-    app, client, runtime, cart = env
-    listed = structured(await client.call_tool("actions_site", {"mode": "list"}))
-    assert "shop.add_item" in {t["name"] for t in listed["tools"]}
-    called = await client.call_tool("actions_site", {"mode": "call", "action": "shop.add_item", "arguments": {"sku": "ABC-1", "quantity": 3}})
-    assert structured(called) == {"ok": True, "cart_size": 1}
-    refused = await client.call_tool("actions_site", {"mode": "call", "action": "shop.add_item", "arguments": {"sku": "ABC-1", "quantity": 30}})
-    assert refused.is_error and structured(refused)["error"]["code"] == "invalid_input"
-    assert len(cart.items) == 1
+async def test_invalid_inline_manifest_exposes_nothing_and_is_reported():
+    async with shop_env() as (app, client, runtime, cart):
+        broken = {**INLINE, "version": 7}
+        page = MemoryRuntime(app.bridge, runtime_id="inline-2", url="memory://inline/", manifest=broken)
+        await page.start()
+        try:
+            assert "inline_ping" not in {t.name for t in (await client.list_tools()).tools}
+            launch = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)
+            report = [m for m in launch["manifests"] if m["file"] == "runtime:inline-2"][0]
+            assert report["valid"] is False and report["errors"][0]["path"] == "/version"
+        finally:
+            await page.stop()
+
+
+async def test_actions_site_lists_and_calls():
+    async with shop_env() as (app, client, runtime, cart):
+        listed = structured(await client.call_tool("actions_site", {"mode": "list"}))
+        assert "shop.add_item" in {t["name"] for t in listed["tools"]}
+        called = await client.call_tool("actions_site", {"mode": "call", "action": "shop.add_item", "arguments": {"sku": "ABC-1", "quantity": 3}})
+        assert structured(called) == {"ok": True, "cart_size": 1}
+        refused = await client.call_tool("actions_site", {"mode": "call", "action": "shop.add_item", "arguments": {"sku": "ABC-1", "quantity": 30}})
+        assert refused.is_error and structured(refused)["error"]["code"] == "invalid_input"
+        assert len(cart.items) == 1
