@@ -53,7 +53,7 @@ NAVIGATE = _binding(
 SITE = _binding(
     "actions.site",
     "One tool for every site action: mode=list shows the tools of the loaded maps; mode=call runs `action` "
-    "(a dotted tool name) with `arguments`. State modes (state_read, state_summary, state_diff) read state projections.",
+    "(a dotted tool name) with `arguments`. The state modes (state_read, state_summary, state_diff) are reserved for state projections and answer capability_unavailable in this version.",
     {
         "type": "object",
         "required": ["mode"],

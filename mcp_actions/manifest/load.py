@@ -4,6 +4,11 @@ A path is a manifest file, or a directory searched recursively for
 ``actions.json`` and ``*.actions.json``. Each file is read, validated on its
 own, then composed with its imports; a file with any error yields a
 ``ManifestReport`` that exposes nothing, and the other files load regardless.
+
+A directory that contains ``scopes/`` is a storage root (``storage.py``): for
+each site only the manifest of the highest-precedence scope (private, then
+shared, then public) loads, with the scope as its trust and a namespace made
+from the site key; the others are listed in ``LoadResult.shadowed``.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from typing import Any
 
 from ..errors import UsageError
 from .compose import ToolOrigin, compose
+from .sources import RemoteFetcher
+from .storage import ShadowedManifest, is_storage_root, load_storage, scope_dir
 from .limits import DEFAULT_LIMITS, Limits
 from .model import Manifest
 from .problems import Problem
@@ -80,6 +87,7 @@ class LoadResult:
 
     manifests: list[LoadedManifest] = field(default_factory=list)
     reports: list[ManifestReport] = field(default_factory=list)
+    shadowed: list[ShadowedManifest] = field(default_factory=list)  # storage maps a higher scope overrides
 
     @property
     def failures(self) -> list[ManifestReport]:
@@ -150,19 +158,45 @@ def namespace_for(document: Any, path: Path | None) -> str:
     return _UNSAFE.sub("-", raw).strip("-") or "manifest"
 
 
-def load_document(document: Any, *, source: str, path: Path | None = None, limits: Limits = DEFAULT_LIMITS, trust: str = "local") -> LoadedManifest | ManifestReport:
-    """Validate and compose one already-parsed manifest."""
+def load_document(
+    document: Any,
+    *,
+    source: str,
+    path: Path | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    trust: str = "local",
+    namespace: str | None = None,
+    local_root: Path | None = None,
+    storage_root: Path | None = None,
+    fetcher: RemoteFetcher | None = None,
+) -> LoadedManifest | ManifestReport:
+    """Validate and compose one already-parsed manifest.
+
+    ``namespace`` overrides ``namespace_for``; ``local_root`` is the directory
+    local imports must stay inside (default: the file's directory);
+    ``storage_root`` serves ``storage:`` imports; ``fetcher`` fetches https
+    imports (default: the process-wide cached one).
+    """
     report = check_manifest(document, limits=limits)
     result = ManifestReport(file=source, errors=list(report.errors), warnings=list(report.warnings))
     if result.errors:
         return result
-    composition = compose(document, source=source, base_dir=path.parent if path else None, trust=trust)
+    composition = compose(
+        document,
+        source=source,
+        base_dir=path.parent if path else None,
+        trust=trust,
+        local_root=local_root,
+        storage_root=storage_root,
+        fetcher=fetcher,
+        limits=limits,
+    )
     for problem in composition.problems:
         (result.errors if problem.severity == "error" else result.warnings).append(problem)
     if result.errors:
         return result
     return LoadedManifest(
-        namespace=namespace_for(document, path),
+        namespace=namespace or namespace_for(document, path),
         source=source,
         document=composition.document,
         model=Manifest.model_validate(composition.document),
@@ -171,18 +205,46 @@ def load_document(document: Any, *, source: str, path: Path | None = None, limit
     )
 
 
-def load_paths(paths: Sequence[str | Path], *, limits: Limits = DEFAULT_LIMITS) -> LoadResult:
-    """Load every manifest under ``paths``; invalid ones are reported, the rest load."""
+def _load_file(result: LoadResult, path: Path, **options: Any) -> None:
+    document, problems = read_document(path)
+    if problems:
+        result.reports.append(ManifestReport(file=str(path), errors=problems))
+        return
+    loaded = load_document(document, source=str(path), path=path, **options)
+    if isinstance(loaded, ManifestReport):
+        result.reports.append(loaded)
+    else:
+        result.manifests.append(loaded)
+        result.reports.append(loaded.report)
+
+
+def load_paths(paths: Sequence[str | Path], *, limits: Limits = DEFAULT_LIMITS, fetcher: RemoteFetcher | None = None) -> LoadResult:
+    """Load every manifest under ``paths``; invalid ones are reported, the rest load.
+
+    Local imports may reach anywhere under the directory given in ``paths``
+    (for a file given directly: its own directory). A storage root loads
+    through its scope precedence, each map confined to its own scope; the
+    first storage root given also serves the ``storage:`` imports of the
+    other manifests.
+    """
     result = LoadResult()
-    for path in discover(paths):
-        document, problems = read_document(path)
-        if problems:
-            result.reports.append(ManifestReport(file=str(path), errors=problems))
+    given_paths = [Path(raw).expanduser() for raw in paths]
+    storage_root = next((p for p in given_paths if is_storage_root(p)), None)
+    for given in given_paths:
+        if is_storage_root(given):
+            for entry in load_storage(given):
+                result.shadowed.extend(entry.shadowed)
+                _load_file(
+                    result,
+                    entry.path,
+                    limits=limits,
+                    trust=entry.trust,
+                    namespace=entry.namespace,
+                    local_root=scope_dir(given, entry.scope),
+                    storage_root=given,
+                    fetcher=fetcher,
+                )
             continue
-        loaded = load_document(document, source=str(path), path=path, limits=limits)
-        if isinstance(loaded, ManifestReport):
-            result.reports.append(loaded)
-        else:
-            result.manifests.append(loaded)
-            result.reports.append(loaded.report)
+        for path in discover([given]):
+            _load_file(result, path, limits=limits, local_root=given if given.is_dir() else None, storage_root=storage_root, fetcher=fetcher)
     return result
