@@ -1,0 +1,52 @@
+"""Fixtures for runtime tests: a static server for tests/fixtures/pages and a real headless Chromium.
+
+Playwright objects belong to the event loop that created them, so browser
+fixtures are module-scoped on the module's loop; test modules using them set
+``pytestmark = pytest.mark.asyncio(loop_scope="module")``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, async_playwright
+
+from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
+
+PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+@pytest.fixture(scope="session")
+def pages_url() -> Iterator[str]:
+    """Base URL (no trailing slash) of a static server for tests/fixtures/pages."""
+    handler = functools.partial(_QuietHandler, directory=str(PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="fixture-pages", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def chromium() -> AsyncIterator[Browser]:
+    """One headless Chromium per test module."""
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=find_browser(), headless=True, args=list(CHROMIUM_ARGS))
+        try:
+            yield browser
+        finally:
+            await browser.close()
