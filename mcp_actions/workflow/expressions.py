@@ -4,10 +4,11 @@ A slot is a whole string of the form ``{% expression %}``; partial embeds
 (``"id-{% x %}"``) are not slots and are refused by validation. Expressions
 are compiled once per distinct source text and cached, because compiling is
 far slower than evaluating. Evaluation is synchronous and its built-in
-timeout is unreliable, so callers bound inputs and we bound output size.
+timeout is unreliable, so each evaluation gets its own wall-clock budget,
+callers bound inputs, and we bound output size.
 
 Non-deterministic or code-evaluating functions (``$eval``, ``$random``,
-``$now``, ``$millis``) are refused at compile time: a workflow must mean the
+``$shuffle``, ``$now``, ``$millis``) are refused at compile time: a workflow must mean the
 same thing every time it runs.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -24,6 +26,7 @@ from jsonata import Jsonata, JException
 from ..errors import ActionError, ActionsError, ErrorCode
 
 __all__ = [
+    "EVALUATION_BUDGET_S",
     "FORBIDDEN_FUNCTIONS",
     "CompiledExpression",
     "ExpressionSyntaxError",
@@ -35,9 +38,14 @@ __all__ = [
     "slot_source",
 ]
 
-FORBIDDEN_FUNCTIONS = ("$eval", "$random", "$now", "$millis")
-_FORBIDDEN_RE = re.compile(r"\$(eval|random|now|millis)(?![A-Za-z0-9_])")
+FORBIDDEN_FUNCTIONS = ("$eval", "$random", "$shuffle", "$now", "$millis")
+_FORBIDDEN_RE = re.compile(r"\$(eval|random|shuffle|now|millis)(?![A-Za-z0-9_])")
 _SLOT_RE = re.compile(r"^\{%(.*)%\}$", re.DOTALL)
+# Wall-clock budget of one evaluation. jsonata-python's own timeout counts from
+# compile time (useless for cached expressions) and tail calls never hit the
+# recursion limit, so `($f := function($x){$f($x)}; $f(1))` would otherwise
+# block the event loop forever.
+EVALUATION_BUDGET_S = 1.0
 
 
 class ExpressionSyntaxError(ActionsError):
@@ -78,15 +86,28 @@ class CompiledExpression:
         ``limit_exceeded`` when the result is larger than ``max_bytes``.
         """
         try:
-            result = self._compiled.evaluate(data)
-        except (JException, RecursionError, ValueError, TypeError, ArithmeticError) as exc:
+            # Bindings make jsonata-python evaluate in a fresh frame; without them a
+            # top-level `$x := …` (and the input itself) stays bound on the shared, cached
+            # compiled object and leaks into the next evaluation. The entry hook, called
+            # on every node, enforces the per-evaluation budget (~3% overhead).
+            result = self._compiled.evaluate(data, {"__evaluate_entry": _budget_guard(EVALUATION_BUDGET_S)})
+        # jsonata-python lets plain Python errors escape its built-ins (e.g. KeyError from
+        # $parseInteger("x", "w")); every one of them is this expression failing.
+        except Exception as exc:  # noqa: BLE001 - foreign library boundary
             raise ActionError(
                 f"expression failed: {exc}",
                 code=ErrorCode.EXPRESSION_FAILED,
                 evidence={"expression": self.source},
             ) from exc
         if max_bytes is not None:
-            size = json_size(result)
+            try:
+                size = json_size(result)
+            except (TypeError, ValueError) as exc:  # e.g. a JSONata function, which is not data
+                raise ActionError(
+                    "expression result is not JSON data",
+                    code=ErrorCode.EXPRESSION_FAILED,
+                    evidence={"expression": self.source},
+                ) from exc
             if size > max_bytes:
                 raise ActionError(
                     f"expression result of {size} bytes exceeds the {max_bytes}-byte limit",
@@ -94,6 +115,17 @@ class CompiledExpression:
                     evidence={"expression": self.source, "bytes": size, "max_bytes": max_bytes},
                 )
         return result
+
+
+def _budget_guard(budget_s: float) -> Any:
+    """An evaluate-entry hook that fails the evaluation once ``budget_s`` has passed."""
+    give_up = time.monotonic() + budget_s
+
+    def check(_node: Any, _input: Any, _environment: Any) -> None:
+        if time.monotonic() > give_up:
+            raise JException("D1012", -1, int(budget_s * 1000))  # JSONata's own "evaluation timeout"
+
+    return check
 
 
 @lru_cache(maxsize=4096)

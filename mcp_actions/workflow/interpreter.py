@@ -1,0 +1,448 @@
+"""Run a compiled ``workflow`` server-side, calling primitives on one runtime.
+
+``run_workflow`` walks the steps in order. For each step it checks the
+deadline, evaluates ``when``, expands ``for_each``, renders ``args`` from the
+data context (see ``state.py``), calls the primitive through a
+``PrimitiveCaller``, repeats it under ``retry_until``, and paces with
+``settle_after``. Then it renders ``output``.
+
+Decisions worth knowing (they are the contract of this module):
+
+- Without an ``output`` field the workflow returns the *last step's* output
+  (None when that step was skipped or failed under ``on_error: "continue"``).
+- ``on_error`` governs failures of the page: a primitive's ``ActionError``,
+  a step's own ``timeout_ms``, an ``after_each`` failure, ``retry_exhausted``.
+  Failures of the map are always fatal whatever ``on_error`` says: an
+  expression that fails (``expression_failed``) or outgrows its bound, and
+  too many loop items (``limit_exceeded``). So is the overall deadline.
+- ``when`` is evaluated once per step, before any ``for_each`` expansion;
+  filter items inside the ``for_each`` expression instead.
+- In a loop, a failing item ends the step; under ``continue`` the step's
+  output is None and ``error`` carries the loop ``index``.
+- ``retry_until`` is evaluated with ``steps.<id>.output`` bound to the
+  attempt just made. A *recoverable* primitive error during an attempt
+  counts as an unsuccessful attempt (it is retried; ``steps.<id>.error``
+  describes it to ``after_each``); a non-recoverable one fails the step.
+- A step's ``timeout_ms`` (0 = none) bounds each primitive call the step
+  makes (every item and attempt, and ``after_each``), not the step as a whole.
+- ``settle_after`` runs once, after the step succeeded with at least one
+  call. It never fails the workflow: its outcome is recorded as ``settled``
+  (and ``settle_error``) and its wait is capped by the time left.
+- The deadline is checked before every step and bounds every call; when it
+  passes, the in-flight call is cancelled (``asyncio.timeout``) and
+  ``WorkflowError`` ``handler_timeout`` names the step and ``elapsed_ms``.
+- ``postcondition`` is not evaluated here (it needs the projection engine);
+  ``CompiledWorkflow.postcondition`` keeps it for the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..errors import ActionError, ErrorCode, WorkflowError
+from .compiled import CompiledStep, CompiledWorkflow, SettleAfter, WorkflowLimits
+from .expressions import CompiledExpression, json_size, render_args
+from .state import StepEvent, StepRecord, StepStatus, WorkflowState
+
+__all__ = [
+    "RETRY_EXHAUSTED",
+    "CompiledWorkflow",
+    "PrimitiveCaller",
+    "StepEvent",
+    "WorkflowLimits",
+    "jsonata_truthy",
+    "run_workflow",
+]
+
+logger = logging.getLogger(__name__)
+
+PrimitiveCaller = Callable[[str, dict[str, Any], int | None], Awaitable[Any]]
+"""``(primitive_name, arguments, timeout_ms_remaining_or_None) -> output``; raises ``ActionError``."""
+
+RETRY_EXHAUSTED = "retry_exhausted"
+SETTLE_PRIMITIVE = "locator.wait_for"
+# Our own backstop on a settle wait beyond the timeout we hand the runtime,
+# so a runtime that never answers cannot stall the workflow.
+_SETTLE_GRACE_S = 0.25
+# How close to the deadline a runtime's own handler_timeout counts as the deadline's doing.
+_DEADLINE_SLACK_S = 0.05
+
+
+def jsonata_truthy(value: Any) -> bool:
+    """Truthiness as JSONata's ``$boolean`` defines it (``[false]`` and ``{}`` are false)."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, (int, float)):
+        return value != 0
+    if isinstance(value, str):
+        return value != ""
+    if isinstance(value, list):
+        return any(jsonata_truthy(item) for item in value)
+    if isinstance(value, dict):
+        return len(value) > 0
+    return False  # functions and other non-JSON values
+
+
+async def run_workflow(
+    workflow: CompiledWorkflow,
+    input: dict[str, Any],
+    call: PrimitiveCaller,
+    *,
+    deadline: float | None = None,
+    limits: WorkflowLimits = WorkflowLimits(),
+    on_step: Callable[[StepEvent], None] | None = None,
+) -> Any:
+    """Run ``workflow`` against ``input``, calling primitives through ``call``.
+
+    ``deadline`` is a ``time.monotonic()`` instant bounding the whole run.
+    Returns the rendered ``output`` (or the last step's output). Raises
+    ``WorkflowError`` whose ``evidence["step"]`` names the failing step (plus
+    ``index`` inside loops); codes are the primitive's own, or
+    ``handler_timeout``, ``retry_exhausted``, ``expression_failed``,
+    ``limit_exceeded``.
+    """
+    return await _Run(workflow, input, call, deadline, limits, on_step).execute()
+
+
+class _StepFailed(Exception):
+    """Internal: a page-side step failure that ``on_error``/retries may absorb."""
+
+    def __init__(self, error: WorkflowError, attempts: int = 0) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.attempts = attempts
+
+
+class _Run:
+    """The driver of one run: the workflow, its clock, and the current frozen state."""
+
+    def __init__(
+        self,
+        workflow: CompiledWorkflow,
+        input: dict[str, Any],
+        call: PrimitiveCaller,
+        deadline: float | None,
+        limits: WorkflowLimits,
+        on_step: Callable[[StepEvent], None] | None,
+    ) -> None:
+        self.workflow = workflow
+        self.call = call
+        self.deadline = deadline
+        self.limits = limits
+        self.on_step = on_step
+        self.started = time.monotonic()
+        self.state = WorkflowState(input)
+
+    # -- the run ---------------------------------------------------------
+
+    async def execute(self) -> Any:
+        """Run every step in order, then render the output."""
+        steps = self.workflow.steps
+        if len(steps) > self.limits.max_steps:
+            raise WorkflowError(
+                f"workflow has {len(steps)} steps; the limit is {self.limits.max_steps}",
+                code=ErrorCode.LIMIT_EXCEEDED,
+                evidence={"steps": len(steps), "max_steps": self.limits.max_steps},
+            )
+        for position, step in enumerate(steps):
+            left = self._time_left()
+            if left is not None and left <= 0:
+                self._emit(step, position, "failed")
+                raise self._deadline_error(step, None)
+            record = await self._run_step(step, position)
+            self.state = self.state.with_record(record)
+        return self._render_output()
+
+    async def _run_step(self, step: CompiledStep, position: int) -> StepRecord:
+        """Run one step and return its record; raises on fatal failure."""
+        context = self.state.context()
+        try:
+            runs = step.when is None or jsonata_truthy(self._evaluate(step, "when", step.when, context))
+        except ActionError:
+            self._emit(step, position, "failed")
+            raise
+        if not runs:
+            logger.debug("workflow step %s skipped", step.id)
+            self._emit(step, position, "skipped")
+            return StepRecord(step.id, skipped=True)
+        self._emit(step, position, "started")
+        items: tuple[Any, ...] | None = None
+        try:
+            if step.for_each is not None:
+                items = tuple(self._loop_items(step, context))
+                outputs, attempts = await self._run_items(step, items)
+                record = StepRecord(step.id, output=outputs, attempts=attempts, items=items)
+            else:
+                output, attempts = await self._attempt(step, {}, None)
+                record = StepRecord(step.id, output=output, attempts=attempts)
+        except _StepFailed as failed:
+            self._emit(step, position, "failed")
+            if step.on_error != "continue":
+                raise failed.error from failed.error.__cause__
+            logger.info("workflow step %s failed (%s); continuing", step.id, failed.error.code)
+            error = {"code": failed.error.code, "message": failed.error.message}
+            if "index" in failed.error.evidence:
+                error["index"] = failed.error.evidence["index"]
+            return StepRecord(step.id, attempts=failed.attempts, items=items, error=error)
+        except ActionError:
+            # Fatal whatever on_error says: the deadline, expressions, limits.
+            self._emit(step, position, "failed")
+            raise
+        if step.settle_after is not None and record.attempts > 0:
+            settled, settle_error = await self._settle(step, step.settle_after)
+            record = StepRecord(
+                step.id,
+                output=record.output,
+                attempts=record.attempts,
+                items=record.items,
+                settled=settled,
+                settle_error=settle_error,
+            )
+        self._emit(step, position, "succeeded")
+        return record
+
+    def _loop_items(self, step: CompiledStep, context: dict[str, Any]) -> list[Any]:
+        """Evaluate ``for_each`` into a list and enforce the item bound (never truncate)."""
+        assert step.for_each is not None and step.max_items is not None
+        collection = self._evaluate(step, "for_each", step.for_each, context)
+        if collection is None:
+            items: list[Any] = []
+        elif isinstance(collection, list):
+            items = list(collection)
+        else:
+            items = [collection]  # JSONata yields a lone match as a value, not an array
+        bound = min(step.max_items, self.limits.max_loop_items)
+        if len(items) > bound:
+            raise WorkflowError(
+                f"step {step.id!r}: for_each yielded {len(items)} items; the limit is {bound}",
+                code=ErrorCode.LIMIT_EXCEEDED,
+                evidence={"step": step.id, "field": "for_each", "items": len(items), "max_items": bound},
+            )
+        return items
+
+    async def _run_items(self, step: CompiledStep, items: tuple[Any, ...]) -> tuple[list[Any], int]:
+        """Run the step once per item; returns the outputs and the total attempts."""
+        outputs: list[Any] = []
+        attempts = 0
+        for index, item in enumerate(items):
+            try:
+                output, used = await self._attempt(step, {"item": item, "index": index}, index)
+            except _StepFailed as failed:
+                failed.attempts += attempts
+                raise
+            outputs.append(output)
+            attempts += used
+        return outputs, attempts
+
+    async def _attempt(self, step: CompiledStep, bindings: dict[str, Any], index: int | None) -> tuple[Any, int]:
+        """Call the step's primitive, repeating under ``retry_until``; returns (output, attempts)."""
+        last_error: WorkflowError | None = None
+        for attempt in range(1, step.max_attempts + 1):
+            args = self._render(step, "args", step.args, self.state.context(**bindings), index)
+            try:
+                output = await self._call(step, step.primitive, args, index)
+            except _StepFailed as failed:
+                if step.retry_until is None or not failed.error.recoverable:
+                    failed.attempts = attempt
+                    raise
+                last_error = failed.error
+                error = {"code": failed.error.code, "message": failed.error.message}
+                judged = StepRecord(step.id, output=None, attempts=attempt, error=error)
+            else:
+                if step.retry_until is None:
+                    return output, attempt
+                last_error = None
+                judged = StepRecord(step.id, output=output, attempts=attempt)
+                context = self.state.with_record(judged).context(**bindings)
+                if jsonata_truthy(self._evaluate(step, "retry_until", step.retry_until, context, index)):
+                    return output, attempt
+            if attempt < step.max_attempts and step.after_each is not None:
+                context = self.state.with_record(judged).context(**bindings)
+                after_args = self._render(step, "after_each.args", step.after_each.args, context, index)
+                try:
+                    await self._call(step, step.after_each.primitive, after_args, index)
+                except _StepFailed as failed:
+                    failed.attempts = attempt
+                    raise
+        evidence: dict[str, Any] = {"step": step.id, "attempts": step.max_attempts}
+        if index is not None:
+            evidence["index"] = index
+        if last_error is not None:
+            evidence["last_error"] = {"code": last_error.code, "message": last_error.message}
+        raise _StepFailed(
+            WorkflowError(
+                f"step {step.id!r}: retry_until still false after {step.max_attempts} attempts",
+                code=RETRY_EXHAUSTED,
+                evidence=evidence,
+            ),
+            attempts=step.max_attempts,
+        )
+
+    # -- calls, time, settling ------------------------------------------
+
+    async def _call(self, step: CompiledStep, primitive: str, args: dict[str, Any], index: int | None) -> Any:
+        """One primitive call bounded by the step timeout and the deadline.
+
+        Raises ``_StepFailed`` for the page's failures and a fatal
+        ``WorkflowError`` when the deadline passes.
+        """
+        left = self._time_left()
+        if left is not None and left <= 0:
+            raise self._deadline_error(step, index, primitive)
+        step_bound = step.timeout_ms / 1000 if step.timeout_ms is not None else None
+        deadline_governs = left is not None and (step_bound is None or left <= step_bound)
+        bound = left if deadline_governs else step_bound
+        timeout_ms = max(1, int(bound * 1000)) if bound is not None else None
+        try:
+            async with asyncio.timeout(bound) as scope:
+                return await self.call(primitive, args, timeout_ms)
+        except TimeoutError as exc:
+            if not scope.expired():
+                raise  # a TimeoutError of the caller's own making, not ours
+            if deadline_governs:
+                raise self._deadline_error(step, index, primitive) from exc
+            evidence = {"step": step.id, "primitive": primitive, "timeout_ms": step.timeout_ms}
+            if index is not None:
+                evidence["index"] = index
+            raise _StepFailed(
+                WorkflowError(
+                    f"step {step.id!r}: {primitive} did not finish within {step.timeout_ms} ms",
+                    code=ErrorCode.HANDLER_TIMEOUT,
+                    evidence=evidence,
+                )
+            ) from exc
+        except ActionError as exc:
+            # The bridge enforces the (rounded-down) ms we handed it and may report
+            # handler_timeout a hair before our own timer fires; the deadline is
+            # the truer explanation then.
+            left = self._time_left()
+            ran_out = exc.code == ErrorCode.HANDLER_TIMEOUT and deadline_governs and left is not None
+            if left is not None and (left <= 0 or (ran_out and left <= _DEADLINE_SLACK_S)):
+                raise self._deadline_error(step, index, primitive) from exc
+            evidence = {**exc.evidence, "step": step.id, "primitive": primitive}
+            if index is not None:
+                evidence["index"] = index
+            error = WorkflowError(
+                exc.message, code=exc.code, severity=exc.severity, recoverable=exc.recoverable, evidence=evidence
+            )
+            error.__cause__ = exc
+            raise _StepFailed(error) from exc
+
+    async def _settle(self, step: CompiledStep, settle: SettleAfter) -> tuple[bool, dict[str, Any] | None]:
+        """Pace after a step; returns (settled, error). Never raises for the page's sake."""
+        left = self._time_left()
+        if settle.delay_ms is not None:
+            wait = settle.delay_ms / 1000
+            if left is not None and left < wait:
+                await asyncio.sleep(max(left, 0))
+                message = "the workflow deadline cut the settle delay short"
+                return False, {"code": ErrorCode.HANDLER_TIMEOUT, "message": message}
+            await asyncio.sleep(wait)
+            return True, None
+        locator = self._render(step, "settle_after.locator", settle.locator, self.state.context(), None)
+        timeout_ms = settle.timeout_ms if left is None else min(settle.timeout_ms, int(left * 1000))
+        if timeout_ms <= 0 and settle.timeout_ms > 0:
+            return False, {"code": ErrorCode.HANDLER_TIMEOUT, "message": "no time left to settle"}
+        bound = timeout_ms / 1000 + _SETTLE_GRACE_S
+        if left is not None:
+            bound = min(bound, max(left, 0))
+        arguments = {"locator": locator, "state": settle.state, "timeout_ms": timeout_ms}
+        try:
+            async with asyncio.timeout(bound) as scope:
+                result = await self.call(SETTLE_PRIMITIVE, arguments, timeout_ms)
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            return False, {"code": ErrorCode.HANDLER_TIMEOUT, "message": f"settle wait exceeded {timeout_ms} ms"}
+        except ActionError as exc:
+            logger.info("workflow step %s did not settle: %s", step.id, exc.code)
+            return False, {"code": exc.code, "message": exc.message}
+        if isinstance(result, dict) and result.get("matched") is False:
+            return False, {"code": ErrorCode.STATE_MISMATCH, "message": "settle locator did not match"}
+        return True, None
+
+    def _time_left(self) -> float | None:
+        """Seconds until the deadline, or None without one."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def _elapsed_ms(self) -> int:
+        return int((time.monotonic() - self.started) * 1000)
+
+    def _deadline_error(self, step: CompiledStep, index: int | None, primitive: str | None = None) -> WorkflowError:
+        evidence: dict[str, Any] = {"step": step.id, "elapsed_ms": self._elapsed_ms()}
+        if index is not None:
+            evidence["index"] = index
+        if primitive is not None:
+            evidence["primitive"] = primitive
+        return WorkflowError(
+            f"workflow deadline passed during step {step.id!r}",
+            code=ErrorCode.HANDLER_TIMEOUT,
+            evidence=evidence,
+        )
+
+    # -- expressions and output -----------------------------------------
+
+    def _evaluate(
+        self,
+        step: CompiledStep,
+        field: str,
+        expression: CompiledExpression,
+        context: dict[str, Any],
+        index: int | None = None,
+    ) -> Any:
+        """Evaluate a step's expression; failures become fatal ``WorkflowError``s naming the step."""
+        try:
+            return expression.evaluate(context, max_bytes=self.limits.max_expression_bytes)
+        except ActionError as exc:
+            raise _map_error(exc, step, field, index) from exc
+
+    def _render(self, step: CompiledStep, field: str, template: Any, context: dict[str, Any], index: int | None) -> Any:
+        """Render the slots inside ``template`` for ``step``."""
+        try:
+            return render_args(template, context, max_bytes=self.limits.max_expression_bytes)
+        except ActionError as exc:
+            raise _map_error(exc, step, field, index) from exc
+
+    def _render_output(self) -> Any:
+        """The workflow's result: ``output`` rendered, or the last step's output."""
+        bound = self.limits.max_workflow_output_bytes
+        if self.workflow.has_output:
+            try:
+                result = render_args(self.workflow.output, self.state.context(), max_bytes=bound)
+            except ActionError as exc:
+                raise WorkflowError(
+                    exc.message, code=exc.code, evidence={**exc.evidence, "field": "output"}
+                ) from exc
+        else:
+            last = self.state.records[-1] if self.state.records else None
+            result = last.output if last is not None else None
+        size = json_size(result)
+        if size > bound:
+            raise WorkflowError(
+                f"workflow output of {size} bytes exceeds the {bound}-byte limit",
+                code=ErrorCode.LIMIT_EXCEEDED,
+                evidence={"field": "output", "bytes": size, "max_bytes": bound},
+            )
+        return result
+
+    def _emit(self, step: CompiledStep, position: int, status: StepStatus) -> None:
+        """Tell ``on_step``; a broken progress listener must not break the workflow."""
+        if self.on_step is None:
+            return
+        event = StepEvent(step.id, position, len(self.workflow.steps), status, self._elapsed_ms())
+        try:
+            self.on_step(event)
+        except Exception:  # noqa: BLE001 - progress is advisory
+            logger.exception("on_step callback failed for step %s", step.id)
+
+
+def _map_error(exc: ActionError, step: CompiledStep, field: str, index: int | None) -> WorkflowError:
+    """An expression's ``ActionError`` re-raised as a ``WorkflowError`` naming step and field."""
+    evidence = {**exc.evidence, "step": step.id, "field": field}
+    if index is not None:
+        evidence["index"] = index
+    return WorkflowError(exc.message, code=exc.code, severity=exc.severity, recoverable=False, evidence=evidence)
