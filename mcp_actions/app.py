@@ -8,6 +8,7 @@ adapter (``server/app.py``) and the ``demo`` command both drive one.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
@@ -22,7 +23,7 @@ from .bridge.registry import RuntimeInfo
 from .catalog.catalog import Catalog
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
-from .manifest.load import LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
+from .manifest.load import LoadedManifest, LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -151,15 +152,26 @@ class ActionsApp:
             self._changed("events", {"runtime_id": runtime.runtime_id})
             return
         if kind in ("ready", "updated") and runtime.manifest is not None:
-            self._expose_inline(runtime)
+            if runtime.manifest.get("imports"):
+                # Imports may be fetched over https: compose in a worker thread, off the event loop.
+                asyncio.get_running_loop().create_task(self._expose_inline_in_thread(runtime))
+            else:
+                self._apply_inline(runtime, self._load_inline(runtime))
         elif kind == "gone" and self.catalog.set_inline(runtime.runtime_id, None):
             self.inline_reports.pop(runtime.runtime_id, None)
             self._changed("tools")
         self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": kind})
 
-    def _expose_inline(self, runtime: RuntimeInfo) -> None:
+    def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
+        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website")
+
+    async def _expose_inline_in_thread(self, runtime: RuntimeInfo) -> None:
+        loaded = await asyncio.to_thread(self._load_inline, runtime)
+        if self.bridge.registry.get(runtime.runtime_id) is runtime:  # still connected
+            self._apply_inline(runtime, loaded)
+
+    def _apply_inline(self, runtime: RuntimeInfo, loaded: LoadedManifest | ManifestReport) -> None:
         source = f"runtime:{runtime.runtime_id}"
-        loaded = load_document(runtime.manifest, source=source, trust="website")
         if isinstance(loaded, ManifestReport):
             self.inline_reports[runtime.runtime_id] = loaded
             log.warning("runtime %s sent an invalid manifest (%d errors); it exposes nothing", runtime.runtime_id, len(loaded.errors))

@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator, validators
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import surface_matches
 from ..bridge.signals import SignalSpec
-from ..errors import ActionError, ErrorCode
+from ..errors import ActionError, ActionsError, ErrorCode
 from ..manifest.compose import ToolOrigin
 from ..manifest.load import LoadedManifest
 from ..manifest.model import Tool
@@ -176,10 +176,13 @@ class Catalog:
 
     def _rebuild(self) -> None:
         bindings: list[ToolBinding] = list(self._builtins)
-        for manifest in self.manifests.values():
-            bindings.extend(_binding_for(tool, manifest=manifest, runtime_id=None) for tool in manifest.model.tools)
-        for runtime_id, manifest in self.inline.items():
-            bindings.extend(_binding_for(tool, manifest=manifest, runtime_id=runtime_id) for tool in manifest.model.tools)
+        sources = [(m, None) for m in self.manifests.values()] + [(m, rid) for rid, m in self.inline.items()]
+        for manifest, runtime_id in sources:
+            try:
+                bindings.extend([_binding_for(tool, manifest=manifest, runtime_id=runtime_id) for tool in manifest.model.tools])
+            except ActionsError as exc:
+                # A manifest the interpreter cannot run exposes nothing; the others keep serving.
+                log.error("manifest %s exposes nothing: %s (%s)", manifest.source, exc.message, exc.code)
         tools: dict[str, ToolBinding] = {}
         # Sorting by dotted name makes the winner of a name clash independent of load order.
         for binding in sorted(bindings, key=lambda b: (b.kind != "builtin", b.name, b.runtime_id or "")):
