@@ -245,6 +245,11 @@ class Bridge:
 
     def resolve(self, route: Route) -> RuntimeInfo:
         """The one runtime ``route`` designates; raises ``runtime_not_found`` / ``ambiguous_runtime``."""
+        if route.runtime_id and not (route.runtime_key or route.url_contains or route.title_contains):
+            # An exact id (which beats a surface) is a dict lookup, not a scan of every runtime.
+            info = self.registry.get(route.runtime_id)
+            if info is not None:
+                return info
         return select_runtime(self.registry.list(), route, active_id=self.registry.active_id)
 
     def new_call_id(self) -> str:

@@ -1,0 +1,135 @@
+"""The bridge's local page: what is connected, and how to connect more.
+
+Served at ``GET /?token=…`` on the bridge port (see ``websocket.py``). It is
+meant for the person running mcp-actions: it lists the connected runtimes
+(id, key, url, title, transport, idle time), the calls in flight, and offers a
+bookmarklet plus a ``<script>`` tag that load the page runtime into any page.
+
+Everything that came from a runtime (urls, titles, keys) is page-controlled
+text, so every value is HTML-escaped; the page itself runs no script.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import quote
+
+from .registry import RuntimeInfo
+
+__all__ = ["bookmarklet_url", "render_status_page", "runtime_script_url"]
+
+#: Seconds between automatic reloads of the status page.
+REFRESH_SECONDS = 5
+
+# Characters left readable in the javascript: URL. '%' is not among them: a
+# javascript: URL is percent-decoded before it runs, so a literal '%' (say in
+# an already percent-encoded token) must itself be encoded.
+_BOOKMARKLET_SAFE = "()[]{};:=,.'/?&+!*-_~@$"
+
+
+def runtime_script_url(http_url: str, token: str) -> str:
+    """The URL of the page runtime that carries the token it must present to the bridge."""
+    return f"{http_url}/runtime.js?token={quote(token, safe='')}"
+
+
+def bookmarklet_url(script_url: str) -> str:
+    """A ``javascript:`` URL that injects ``<script src=script_url>`` into the current page.
+
+    The script URL is embedded as a JSON string literal, so no character of the
+    token can break out of it.
+    """
+    source = (
+        "(function(){"
+        "var s=document.createElement('script');"
+        f"s.src={json.dumps(script_url)};"
+        "s.async=true;"
+        "(document.head||document.documentElement).appendChild(s);"
+        "})();"
+    )
+    return "javascript:" + quote(source, safe=_BOOKMARKLET_SAFE)
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == "":
+        return '<td class="none">—</td>'
+    return f"<td>{html.escape(str(value))}</td>"
+
+
+def _runtime_rows(runtimes: Iterable[RuntimeInfo]) -> str:
+    rows = []
+    for info in runtimes:
+        snap = info.snapshot()
+        rows.append(
+            "<tr>"
+            + _cell(snap["runtime_id"])
+            + _cell(snap["runtime_key"])
+            + _cell(snap["url"])
+            + _cell(snap["title"])
+            + _cell(snap["transport"])
+            + _cell(f"{snap['idle_seconds']:.1f} s")
+            + _cell(len(snap["capabilities"]))
+            + _cell(snap["event_count"])
+            + "</tr>"
+        )
+    if not rows:
+        return '<tr><td colspan="8" class="none">No runtime is connected yet.</td></tr>'
+    return "\n".join(rows)
+
+
+def render_status_page(
+    runtimes: Iterable[RuntimeInfo],
+    *,
+    pending_calls: int,
+    bridge_url: str,
+    script_url: str,
+    active_id: str | None = None,
+) -> str:
+    """The complete HTML of the local status page."""
+    runtimes = list(runtimes)
+    e = html.escape
+    bookmarklet = bookmarklet_url(script_url)
+    script_tag = f'<script src="{script_url}"></script>'
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
+<meta http-equiv="refresh" content="{REFRESH_SECONDS}">
+<title>mcp-actions bridge</title>
+<style>
+body {{ font: 14px/1.45 system-ui, sans-serif; margin: 2rem; color: #222; }}
+table {{ border-collapse: collapse; margin: 1rem 0; }}
+th, td {{ border: 1px solid #ccc; padding: .3rem .6rem; text-align: left; vertical-align: top; max-width: 28rem; overflow-wrap: anywhere; }}
+th {{ background: #f3f3f3; }}
+.none {{ color: #999; }}
+a.bookmarklet {{ display: inline-block; padding: .3rem .8rem; border-radius: .3rem; background: #2458d6; color: #fff; text-decoration: none; }}
+code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
+</style>
+</head>
+<body>
+<h1>mcp-actions bridge</h1>
+<p>Runtimes connect at <code>{e(bridge_url)}</code>.
+<span id="summary">{len(runtimes)} runtime(s) connected, {pending_calls} call(s) in flight.</span></p>
+
+<h2>Connected runtimes</h2>
+<table id="runtimes">
+<thead><tr><th>runtime id</th><th>key</th><th>url</th><th>title</th><th>transport</th><th>idle</th><th>capabilities</th><th>events</th></tr></thead>
+<tbody>
+{_runtime_rows(runtimes)}
+</tbody>
+</table>
+<p>Active runtime: <code>{e(active_id or "none")}</code></p>
+
+<h2>Connect a page</h2>
+<p>Drag this link to your bookmarks bar, then click it on any open page to let the agent act on it:
+<a class="bookmarklet" id="bookmarklet" href="{e(bookmarklet, quote=True)}">mcp-actions runtime</a></p>
+<p>Or embed the runtime in a page you own:</p>
+<p><code id="script-tag">{e(script_tag)}</code></p>
+<p class="none">The link and the tag carry this bridge's token: share them only with pages you trust.
+Page events reach the agent as untrusted data, never as instructions.</p>
+</body>
+</html>
+"""

@@ -1,0 +1,464 @@
+"""The Actions Bridge Protocol over WebSocket, plus the bridge port's small HTTP surface.
+
+One port serves:
+
+- ``ws://host:port/bridge`` — runtimes connect here. The token travels as
+  ``?token=`` or ``Authorization: Bearer …`` and is checked (constant-time)
+  during the opening handshake, so a refused client (401) never gets to send
+  an item. With ``allowed_origins`` set, a browser ``Origin`` outside it is
+  refused (403); clients that send no ``Origin`` (non-browser runtimes) pass.
+  Each text frame is one JSON item fed to the connection's ``RuntimeSession``
+  in arrival order; binary frames and oversize frames are answered with an
+  ``action_error`` and the connection stays usable. Frames above the hard
+  transport cap (``max_frame_bytes``) close the connection (1009), because
+  buffering arbitrarily large frames is how one would exhaust the bridge.
+- ``GET /runtime.js`` — the page runtime, loadable cross-origin by any page.
+  It carries no secret: its client reads the bridge URL and token from its own
+  ``src`` (``…/runtime.js?token=T`` → ``ws://host:port/bridge?token=T``).
+- ``GET /?token=…`` — the local status page (``status_page.py``).
+- ``GET /healthz`` — ``ok``, for supervisors; reveals nothing.
+
+When the bridge drops a connection it closes it with a code that tells the
+runtime whether to come back: 4001 replaced by a newer connection of the same
+runtime (do not reconnect), 4002 retired as stale (reconnect), 1001 bridge
+stopping, 4000 anything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import hmac
+import http
+import importlib
+import importlib.resources
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from ..errors import ActionError, ErrorCode
+from .bridge import Bridge, RuntimeSession
+from .status_page import bookmarklet_url, render_status_page, runtime_script_url
+
+__all__ = [
+    "CLOSE_DROPPED",
+    "CLOSE_REPLACED",
+    "CLOSE_STALE",
+    "DEFAULT_BRIDGE_PORT",
+    "BridgeServer",
+    "load_runtime_js",
+]
+
+log = logging.getLogger(__name__)
+
+#: The bridge port of the contract (``--bridge-port``).
+DEFAULT_BRIDGE_PORT = 17345
+#: Close codes the bridge uses when it drops a runtime (see the module docstring).
+CLOSE_DROPPED = 4000
+CLOSE_REPLACED = 4001
+CLOSE_STALE = 4002
+_CLOSE_GOING_AWAY = 1001
+#: Hosts that mean "every interface": clients reach them through loopback.
+_WILDCARD_HOSTS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
+
+
+def _close_code(reason: str) -> int:
+    # The bridge core speaks reasons, not codes; map its known reasons to codes a runtime can act on.
+    if reason.startswith("replaced"):
+        return CLOSE_REPLACED
+    if reason.startswith("stale"):
+        return CLOSE_STALE
+    if reason.startswith("bridge stopping"):
+        return _CLOSE_GOING_AWAY
+    return CLOSE_DROPPED
+
+
+def _close_reason(reason: str) -> str:
+    # A close reason must fit in 123 bytes of UTF-8.
+    return reason.encode("utf-8")[:120].decode("utf-8", "ignore")
+
+
+def _utf8_size(frame: str) -> int:
+    return len(frame.encode("utf-8"))
+
+
+class _BridgeConnection(ServerConnection):
+    """A server connection that closes TCP as soon as the closing handshake is done.
+
+    RFC 6455 §5.5.1: after sending and receiving a Close frame the server MUST
+    close the TCP connection immediately. websockets instead half-closes and
+    waits for the client, so a runtime that sent Close but stopped reading
+    would keep its session (and its pending calls) alive until it finally
+    hung up. The read loop only ends on ``connection_lost``; closing here ends
+    it right after the frames already received have been handled.
+    """
+
+    _closing_tcp = False
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        protocol = self.protocol
+        if not self._closing_tcp and protocol.close_rcvd is not None and protocol.close_sent is not None:
+            self._closing_tcp = True
+            self.transport.close()  # flushes our Close reply first
+            if self.close_timeout is not None:
+                self.loop.call_later(self.close_timeout, self._abort_if_open)
+
+    def _abort_if_open(self) -> None:
+        # The peer did not take our Close reply off the wire in time: drop it.
+        if not self.connection_lost_waiter.done():
+            self.transport.abort()
+
+
+class _WebSocketLink:
+    """The bridge's handle on one WebSocket: one JSON text frame per item."""
+
+    def __init__(self, server: BridgeServer, ws: ServerConnection) -> None:
+        self._server = server
+        self._ws = ws
+
+    async def send(self, item: dict[str, Any]) -> None:
+        # ASCII-escaped JSON: a lone surrogate that arrived inside an item (from a JSON escape)
+        # must not make the frame unencodable on its way back out.
+        await self._ws.send(json.dumps(item, separators=(",", ":")))
+
+    async def close(self, reason: str) -> None:
+        # Start the closing handshake without waiting for it: the bridge calls this while
+        # failing calls and registering replacements, and an unresponsive peer must not
+        # stall that for close_timeout. The read loop ends when the close completes.
+        self._server._spawn(self._ws.close(_close_code(reason), _close_reason(reason)))
+
+
+class BridgeServer:
+    """Serves the bridge to runtimes over WebSocket, with ``/runtime.js`` and a status page."""
+
+    def __init__(
+        self,
+        bridge: Bridge,
+        *,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_BRIDGE_PORT,
+        token: str,
+        allowed_origins: Sequence[str] | None = None,
+        max_item_bytes: int | None = None,
+        max_frame_bytes: int | None = None,
+        ping_interval: float | None = 20.0,
+        close_timeout: float = 2.0,
+    ) -> None:
+        """``max_item_bytes`` (default: the bridge's) is the largest item accepted;
+        bigger frames up to ``max_frame_bytes`` (default: twice that) are answered
+        with ``item_too_large``, and anything bigger closes the connection."""
+        if not token:
+            raise ValueError("BridgeServer needs a non-empty token")
+        self.bridge = bridge
+        self.host = host
+        self._requested_port = port
+        self._token = token.encode("utf-8")
+        self._token_text = token
+        self.allowed_origins = None if allowed_origins is None else frozenset(o.rstrip("/") for o in allowed_origins)
+        self.max_item_bytes = max_item_bytes or bridge.max_item_bytes
+        self.max_frame_bytes = max(max_frame_bytes or 2 * self.max_item_bytes, self.max_item_bytes)
+        self.ping_interval = ping_interval
+        self.close_timeout = close_timeout
+        self._server: Server | None = None
+        self._port: int | None = None
+        self._sessions: set[RuntimeSession] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping = False
+
+    # -- lifecycle ---------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bind and start serving (``port=0`` picks a free port); starts the bridge's stale sweeper."""
+        if self._server is not None:
+            return
+        self._stopping = False
+        self._server = await serve(
+            self._handle,
+            self.host,
+            self._requested_port,
+            process_request=self._process_request,
+            max_size=self.max_frame_bytes,
+            # Items are small and local: per-connection zlib state would cost more than it saves.
+            compression=None,
+            ping_interval=self.ping_interval,
+            close_timeout=self.close_timeout,
+            server_header=None,
+            create_connection=_BridgeConnection,
+        )
+        sockets = self._server.sockets
+        self._port = sockets[0].getsockname()[1] if sockets else self._requested_port
+        await self.bridge.start()
+        log.info("bridge listening at %s", self.url)
+
+    async def stop(self) -> None:
+        """Close every connection (their pending calls fail with ``transport_failed``) and unbind."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        self._stopping = True
+        server.close()
+        await server.wait_closed()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def __aenter__(self) -> BridgeServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    # -- addresses ---------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The bound port (the requested one until ``start``)."""
+        return self._port if self._port is not None else self._requested_port
+
+    @property
+    def _public_host(self) -> str:
+        host = _WILDCARD_HOSTS.get(self.host, self.host)
+        return f"[{host}]" if ":" in host else host
+
+    @property
+    def http_url(self) -> str:
+        """``http://host:port`` of the bridge port (no trailing slash)."""
+        return f"http://{self._public_host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """``ws://host:port/bridge``, where runtimes connect (add ``?token=``)."""
+        return f"ws://{self._public_host}:{self.port}/bridge"
+
+    @property
+    def connection_count(self) -> int:
+        """Open WebSocket connections, announced or not."""
+        return len(self._sessions)
+
+    def script_url(self) -> str:
+        """``http://host:port/runtime.js?token=…``: what a page loads to become a runtime."""
+        return runtime_script_url(self.http_url, self._token_text)
+
+    def bookmarklet(self) -> str:
+        """A ``javascript:`` URL that injects the page runtime (with the token) into the open page."""
+        return bookmarklet_url(self.script_url())
+
+    def status_url(self) -> str:
+        """The local status page, token included."""
+        return self.script_url().replace("/runtime.js?", "/?", 1)
+
+    # -- HTTP --------------------------------------------------------------
+
+    def _token_ok(self, request: Request, query: dict[str, list[str]]) -> bool:
+        presented: str | None = None
+        if query.get("token"):
+            presented = query["token"][0]
+        else:
+            for value in request.headers.get_all("Authorization"):
+                scheme, _, credentials = value.partition(" ")
+                if scheme.lower() == "bearer":
+                    presented = credentials.strip()
+                    break
+        if presented is None:
+            return False
+        return hmac.compare_digest(presented.encode("utf-8"), self._token)
+
+    def _origin_ok(self, request: Request) -> bool:
+        if self.allowed_origins is None:
+            return True
+        origins = request.headers.get_all("Origin")
+        if not origins:
+            return True  # not a browser: the token alone decides
+        return len(origins) == 1 and origins[0].rstrip("/") in self.allowed_origins
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Route the handshake: authorise ``/bridge`` (None = proceed), answer the HTTP routes."""
+        parts = urlsplit(request.path)
+        query = parse_qs(parts.query)
+        path = parts.path.rstrip("/") or "/"
+        if request.method != "GET":
+            return _response(http.HTTPStatus.METHOD_NOT_ALLOWED, "only GET is served here\n", extra={"Allow": "GET"})
+        if path == "/bridge":
+            if not self._token_ok(request, query):
+                log.warning("refused a bridge connection without a valid token")
+                return _response(
+                    http.HTTPStatus.UNAUTHORIZED,
+                    "a valid bridge token is required (?token=… or Authorization: Bearer …); "
+                    "mcp-actions prints it to stderr when it starts\n",
+                    extra={"WWW-Authenticate": 'Bearer realm="mcp-actions bridge"'},
+                )
+            if not self._origin_ok(request):
+                origin = request.headers.get_all("Origin")
+                log.warning("refused a bridge connection from origin %s", origin)
+                return _response(http.HTTPStatus.FORBIDDEN, "this origin may not connect to the bridge\n")
+            return None
+        if path == "/runtime.js":
+            return self._runtime_js_response()
+        if path == "/healthz":
+            return _response(http.HTTPStatus.OK, "ok\n")
+        if path == "/":
+            if not self._token_ok(request, query):
+                return _response(
+                    http.HTTPStatus.UNAUTHORIZED,
+                    "This is the mcp-actions bridge. Open the address mcp-actions printed to stderr "
+                    "(it ends in ?token=…) to see its status.\n",
+                )
+            return self._status_response()
+        return _response(http.HTTPStatus.NOT_FOUND, "not found\n")
+
+    def _runtime_js_response(self) -> Response:
+        try:
+            source = load_runtime_js()
+        except (OSError, ImportError) as exc:
+            log.error("the page runtime is not available: %s", exc)
+            return _response(http.HTTPStatus.SERVICE_UNAVAILABLE, "the page runtime is not available\n")
+        return _response(
+            http.HTTPStatus.OK,
+            source,
+            content_type="application/javascript; charset=utf-8",
+            extra={
+                # Pages of any origin load it; it carries no secret.
+                "Access-Control-Allow-Origin": "*",
+                "Cross-Origin-Resource-Policy": "cross-origin",
+                "Cache-Control": "no-cache",
+            },
+        )
+
+    def _status_response(self) -> Response:
+        page = render_status_page(
+            self.bridge.registry.list(),
+            pending_calls=self.bridge.pending_count,
+            bridge_url=self.url,
+            script_url=self.script_url(),
+            active_id=self.bridge.registry.active_id,
+        )
+        return _response(
+            http.HTTPStatus.OK,
+            page,
+            content_type="text/html; charset=utf-8",
+            extra={
+                "Cache-Control": "no-store",
+                "X-Frame-Options": "DENY",
+                "Referrer-Policy": "no-referrer",
+                "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+            },
+        )
+
+    # -- WebSocket ---------------------------------------------------------
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        """One runtime connection: feed each frame to its session, in order, until it ends."""
+        session = self.bridge.connect(_WebSocketLink(self, ws), transport="websocket")
+        self._sessions.add(session)
+        reason = "disconnected"
+        try:
+            async for frame in ws:
+                refusal = self._check_frame(frame)
+                if refusal is not None:
+                    await self._refuse(session, refusal)
+                    continue
+                try:
+                    await session.receive(frame)
+                except ConnectionClosed:
+                    raise
+                except Exception:  # noqa: BLE001 - a bug on one item must not kill the connection
+                    log.exception("bridge failed handling an item from %s", session.runtime_id or "an unannounced runtime")
+            reason = "bridge stopping" if self._stopping else _closed_reason(ws, "closed by the runtime")
+        except ConnectionClosed:
+            reason = "bridge stopping" if self._stopping else _closed_reason(ws, "connection lost")
+        except asyncio.CancelledError:
+            reason = "bridge stopping"
+            raise
+        except Exception:  # noqa: BLE001 - contain socket-level surprises; the runtime is gone either way
+            log.exception("bridge connection failed")
+            reason = "connection failed"
+        finally:
+            self._sessions.discard(session)
+            await session.close(reason)
+
+    def _check_frame(self, frame: str | bytes) -> ActionError | None:
+        if isinstance(frame, (bytes, bytearray, memoryview)):
+            return ActionError(
+                "binary frames are not bridge items; send each item as one JSON text frame",
+                code=ErrorCode.INVALID_ITEM,
+                evidence={"frame": "binary", "bytes": len(frame)},
+            )
+        # A str of n characters holds at most 4n UTF-8 bytes: only measure when it could be too big.
+        if len(frame) * 4 > self.max_item_bytes:
+            size = _utf8_size(frame)
+            if size > self.max_item_bytes:
+                return ActionError(
+                    f"frame of {size} bytes exceeds the {self.max_item_bytes}-byte limit",
+                    code=ErrorCode.ITEM_TOO_LARGE,
+                    evidence={"bytes": size, "max_bytes": self.max_item_bytes},
+                )
+        return None
+
+    async def _refuse(self, session: RuntimeSession, error: ActionError) -> None:
+        log.warning("refused a frame from %s: %s", session.runtime_id or "an unannounced runtime", error.message)
+        reply: dict[str, Any] = {"type": "action_error", "error": error.to_error()}
+        if session.runtime_id:
+            reply["runtime_id"] = session.runtime_id
+        await session.send(reply)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.debug("closing a bridge connection failed: %s", task.exception())
+
+
+def _closed_reason(ws: ServerConnection, default: str) -> str:
+    code = ws.close_code
+    if code is None:
+        return default
+    return f"{default} (code {code}{': ' + ws.close_reason if ws.close_reason else ''})"
+
+
+def _response(
+    status: http.HTTPStatus,
+    body: str,
+    *,
+    content_type: str = "text/plain; charset=utf-8",
+    extra: dict[str, str] | None = None,
+) -> Response:
+    data = body.encode("utf-8", "replace")  # page-supplied titles may hold lone surrogates
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Connection", "close"),
+            ("Content-Length", str(len(data))),
+            ("Content-Type", content_type),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+    )
+    for name, value in (extra or {}).items():
+        headers[name] = value
+    return Response(status.value, status.phrase, headers, data)
+
+
+def load_runtime_js() -> str:
+    """The page runtime's source: ``runtimes.page_script.runtime_js()`` when present, else the packaged file."""
+    try:
+        page_script = importlib.import_module("mcp_actions.runtimes.page_script")
+    except ImportError:
+        page_script = None
+    if page_script is not None and hasattr(page_script, "runtime_js"):
+        return str(page_script.runtime_js())
+    return importlib.resources.files("mcp_actions.runtimes").joinpath("page", "runtime.js").read_text(encoding="utf-8")
