@@ -119,7 +119,7 @@ class ActionsApp:
             await self.endpoint.start()
             if not self.options.bridge_token:
                 print(f"mcp-actions: bridge token for this run: {self.token}", file=sys.stderr)
-            print(f"mcp-actions: runtimes connect at {self.endpoint.url}; status page {self.endpoint.http_url}/?token={self.token}", file=sys.stderr)
+            print(f"mcp-actions: runtimes connect at {self.endpoint.url}; status page {self.endpoint.status_url()}", file=sys.stderr)
         if self.browser is not None and self.options.browser == "launch":
             await self.browser.ensure_started()
         self.started_at = time.time()

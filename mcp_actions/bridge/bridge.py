@@ -52,8 +52,9 @@ log = logging.getLogger(__name__)
 
 #: Timeout of a call that does not set ``timeout_ms``.
 DEFAULT_TIMEOUT_MS = 30_000
-#: A heartbeating runtime silent for this long is retired.
-DEFAULT_STALE_AFTER_S = 60.0
+#: A heartbeating runtime silent for this long is retired. The page runtime beats every 15 s,
+#: but browsers throttle timers in hidden tabs to about once a minute, so allow two such minutes.
+DEFAULT_STALE_AFTER_S = 120.0
 #: Transports whose runtimes are expected to heartbeat (in-process runtimes are not).
 HEARTBEAT_TRANSPORTS = frozenset({"websocket"})
 #: How many timed-out call ids are remembered, to log (not answer) late outputs.
