@@ -26,6 +26,7 @@ from mcp_actions.bridge.registry import RuntimeInfo
 from mcp_actions.bridge.routing import Route
 from mcp_actions.bridge.signals import SignalSpec
 from mcp_actions.bridge.websocket import BridgeServer
+from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 
 from .conftest import MakeServer
 from .wsclient import eventually, outcome
@@ -33,16 +34,7 @@ from .wsclient import eventually, outcome
 pytestmark = pytest.mark.browser
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+CHROMIUM = find_browser()
 
 ITEM_ADDED = SignalSpec(
     name="cart.item_added",
