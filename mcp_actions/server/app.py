@@ -39,6 +39,15 @@ INSTRUCTIONS = (
 )
 
 
+def _connection_of(ctx: Any) -> Any:
+    """The connection behind a request: it lives as long as the client, unlike the per-request session.
+
+    SDK 2.3 builds a ``ServerSession`` per request around the connection-scoped
+    ``Connection``, which has the ``send_*_changed`` methods we need later.
+    """
+    return getattr(ctx.session, "_connection", ctx.session)
+
+
 class _Notifier:
     """Fans change notifications out to every connected MCP session, of either generation."""
 
@@ -48,9 +57,7 @@ class _Notifier:
         self.subscriptions: dict[str, weakref.WeakSet[Any]] = {}
 
     def seen(self, ctx: Any) -> None:
-        session = getattr(ctx, "session", None)
-        if session is not None:
-            self.sessions.add(session)
+        self.sessions.add(_connection_of(ctx))
 
     async def tools_changed(self) -> None:
         await self.bus.publish(ToolsListChanged())
@@ -125,11 +132,11 @@ def build_server(app: ActionsApp, *, manage_app: bool = True) -> Server[Any]:
         return res.read_resource(app, str(params.uri))
 
     async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        notifier.subscriptions.setdefault(str(params.uri), weakref.WeakSet()).add(ctx.session)
+        notifier.subscriptions.setdefault(str(params.uri), weakref.WeakSet()).add(_connection_of(ctx))
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
-        notifier.subscriptions.get(str(params.uri), weakref.WeakSet()).discard(ctx.session)
+        notifier.subscriptions.get(str(params.uri), weakref.WeakSet()).discard(_connection_of(ctx))
         return types.EmptyResult()
 
     server: Server[Any] = Server(

@@ -255,3 +255,31 @@ async def test_actions_site_lists_and_calls():
         refused = await client.call_tool("actions_site", {"mode": "call", "action": "shop.add_item", "arguments": {"sku": "ABC-1", "quantity": 30}})
         assert refused.is_error and structured(refused)["error"]["code"] == "invalid_input"
         assert len(cart.items) == 1
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # handshake-era session, and 2026-07-28 via subscriptions/listen
+async def test_inline_manifest_sends_tools_list_changed(mode):
+    app = ActionsApp(AppOptions(manifests=[str(FIXTURES / "good")], browser="none", serve_bridge=False))
+    seen: list[str] = []
+    changed = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None) or getattr(message, "method", None)
+        if method:
+            seen.append(method)
+            if method == "notifications/tools/list_changed":
+                changed.set()
+
+    async with Client(build_server(app), mode=mode, message_handler=on_message) as client:
+        await client.list_tools()
+        page = MemoryRuntime(app.bridge, runtime_id="inline-3", url="memory://inline/", handlers={"app.ping": lambda a: {"pong": True}}, manifest=INLINE)
+        if mode == "auto":
+            async with client.listen(tools_list_changed=True) as events:
+                await page.start()
+                event = await asyncio.wait_for(anext(aiter(events)), 5)
+                assert type(event).__name__ == "ToolsListChanged"
+        else:
+            await page.start()
+            await asyncio.wait_for(changed.wait(), 5)
+        assert "inline_ping" in {t.name for t in (await client.list_tools()).tools}
+        await page.stop()
