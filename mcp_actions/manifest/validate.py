@@ -1,0 +1,125 @@
+"""The actions.json v1 validator: every problem of a manifest, in one pass, as data.
+
+    iter_problems(document)   lazy stream of Problem (errors and warnings)
+    check_manifest(document)  ValidationReport: errors and warnings, sorted by path then code
+    validate(document)        raises ManifestError(problems=errors) when there are errors
+
+The rules live in one module per concept (``rules_root``, ``rules_tools``,
+``rules_workflow``, ``rules_projection``, ``rules_states``, ``rules_context``,
+``rules_signals``, ``rules_checks``, ``rules_sources``; shared pieces in
+``rules_base``, ``rules_refs``, ``rules_targets``, ``rules_schema``,
+``rules_expressions``). Every code is listed in ``problems.PROBLEM_CODES``.
+
+The validator never raises and never hangs, whatever it is given: each rule
+checks types before it looks inside, generic walks are iterative and bounded
+by ``limits.MAX_NESTING_DEPTH``, and, as a last line of defence, a rule group
+that fails anyway yields ``validator_internal_error`` (the manifest is then
+refused, and the failure is logged) instead of propagating.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Iterator
+from typing import Any
+
+from ..errors import ManifestError
+from .limits import DEFAULT_LIMITS, Limits
+from .problems import Problem, ValidationReport, problem_sort_key
+from .rules_base import Rules, error, json_type
+from .rules_checks import check_checks
+from .rules_context import check_context
+from .rules_projection import check_state_projections
+from .rules_refs import Index
+from .rules_root import check_imports, check_root
+from .rules_signals import check_attachments, check_signals
+from .rules_sources import check_sources
+from .rules_states import check_states, check_transitions
+from .rules_tools import check_tools
+from .rules_workflow import dictionary_primitives
+
+__all__ = ["check_manifest", "iter_problems", "validate"]
+
+logger = logging.getLogger(__name__)
+
+# Document order, roughly: a lazy consumer sees the root's problems first.
+_RULE_GROUPS: tuple[Callable[[dict[str, Any], Rules], Iterator[Problem]], ...] = (
+    check_root,
+    check_imports,
+    check_context,
+    check_states,
+    check_transitions,
+    check_tools,
+    check_signals,
+    check_attachments,
+    check_checks,
+    check_state_projections,
+    check_sources,
+)
+
+
+def _rules(document: Any, limits: Any, primitives: Collection[str] | None) -> Rules:
+    schemas = dictionary_primitives()
+    names = frozenset(schemas) if primitives is None else frozenset(name for name in primitives if isinstance(name, str))
+    return Rules(
+        limits=limits if isinstance(limits, Limits) else DEFAULT_LIMITS,
+        primitives=names,
+        primitive_schemas=schemas,
+        index=Index.build(document),
+    )
+
+
+def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None) -> Iterator[Problem]:
+    """Every problem of ``document`` (errors and warnings), lazily, in document order.
+
+    ``primitives`` are the primitive names step and ``after_each`` may use
+    (default: the names of the bundled dictionary). Never raises.
+    """
+    if not isinstance(document, dict):
+        yield error("", "invalid_type", f"a manifest must be a JSON object, got {json_type(document)}")
+        return
+    try:
+        rules = _rules(document, limits, primitives)
+    except Exception as exc:  # noqa: BLE001 - never raise; see the module docstring
+        logger.exception("manifest validator could not start")
+        yield error("", "validator_internal_error", f"validator failed to start: {type(exc).__name__}")
+        return
+    seen: set[Problem] = set()
+    for group in _RULE_GROUPS:
+        try:
+            for problem in group(document, rules):
+                if problem not in seen:  # two walks may meet the same node (nesting, shared targets)
+                    seen.add(problem)
+                    yield problem
+        except Exception as exc:  # noqa: BLE001 - a bug must refuse the manifest, not crash the caller
+            logger.exception("manifest validator rule %s failed", group.__name__)
+            yield error("", "validator_internal_error", f"{group.__name__} failed: {type(exc).__name__}")
+
+
+def check_manifest(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None) -> ValidationReport:
+    """All problems of ``document`` in one pass; errors and warnings each sorted by path, then code.
+
+    Paths sort token by token with array indices compared as numbers (``/tools/2`` before ``/tools/10``).
+    """
+    errors: list[Problem] = []
+    warnings: list[Problem] = []
+    for problem in iter_problems(document, limits=limits, primitives=primitives):
+        (warnings if problem.severity == "warning" else errors).append(problem)
+    return ValidationReport(
+        errors=tuple(sorted(errors, key=problem_sort_key)),
+        warnings=tuple(sorted(warnings, key=problem_sort_key)),
+    )
+
+
+def validate(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None) -> None:
+    """Raise ``ManifestError`` (``problems`` = the errors, sorted) when ``document`` is not a valid manifest."""
+    report = check_manifest(document, limits=limits, primitives=primitives)
+    if report.valid:
+        return
+    first = report.errors[0]
+    count = len(report.errors)
+    raise ManifestError(
+        f"invalid manifest: {count} error{'s' if count != 1 else ''}; first at {first.path or '/'}: {first.code}: {first.message}",
+        problems=list(report.errors),
+        evidence={"error_count": count, "first": first.to_dict()},
+    )
