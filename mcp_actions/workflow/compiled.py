@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ActionError, ErrorCode
+from ..manifest.limits import Limits
 from .expressions import (
     CompiledExpression,
     ExpressionSyntaxError,
@@ -69,14 +70,9 @@ _SETTLE_STATES = ("attached", "visible")
 _ON_ERROR = ("stop", "continue")
 
 
-@dataclass(frozen=True)
-class WorkflowLimits:
-    """Bounds on one workflow: step count, loop items, expression and output sizes (bytes)."""
-
-    max_steps: int = 25
-    max_loop_items: int = 50
-    max_expression_bytes: int = 16_000
-    max_workflow_output_bytes: int = 32_000
+#: Bounds on one workflow (step count, loop items, expression and output bytes): the same
+#: figures the validator checks declared values against, so both always agree.
+WorkflowLimits = Limits
 
 
 @dataclass(frozen=True)
