@@ -33,7 +33,7 @@ PROBLEM_CODES: dict[str, str] = {
     "invalid_type": "a value has the wrong JSON type (message names the expected type)",
     "missing_field": "a required member is absent; the path points where it belongs",
     "unknown_field": "warning: an undocumented key in an open object (x_* keys are always allowed)",
-    "field_not_allowed": "a key outside a closed key set (workflows, steps, after_each, settle_after, extract entries and fields)",
+    "field_not_allowed": "a key outside a closed key set (workflow, step, after_each, settle_after, extract entry, field, projection, summary)",
     "invalid_value": "a value outside its allowed set or range (enums, non-negative integers, empty strings)",
     "nesting_too_deep": "the document nests deeper than the validator follows; the node at the limit is reported",
     # -- root
