@@ -179,7 +179,14 @@ class Catalog:
         sources = [(m, None) for m in self.manifests.values()] + [(m, rid) for rid, m in self.inline.items()]
         for manifest, runtime_id in sources:
             try:
-                bindings.extend([_binding_for(tool, manifest=manifest, runtime_id=runtime_id) for tool in manifest.model.tools])
+                bindings.extend(
+                    [
+                        _binding_for(tool, manifest=manifest, runtime_id=runtime_id)
+                        for tool in manifest.model.tools
+                        # Page-originated entries describe what the page does; an agent cannot call them.
+                        if tool.x_actions.direction != "html_to_agent"
+                    ]
+                )
             except ActionsError as exc:
                 # A manifest the interpreter cannot run exposes nothing; the others keep serving.
                 log.error("manifest %s exposes nothing: %s (%s)", manifest.source, exc.message, exc.code)

@@ -137,7 +137,8 @@ def read_document(path: Path) -> tuple[Any, list[Problem]]:
         return None, [Problem("", "manifest_too_large", f"file is {len(data)} bytes; the limit is {MAX_MANIFEST_BYTES}")]
     try:
         return json.loads(data), []
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        # RecursionError: absurdly nested arrays/objects are refused like any other bad JSON.
         return None, [Problem("", "invalid_json", f"not JSON: {exc}")]
 
 

@@ -283,3 +283,22 @@ async def test_inline_manifest_sends_tools_list_changed(mode):
             await asyncio.wait_for(changed.wait(), 5)
         assert "inline_ping" in {t.name for t in (await client.list_tools()).tools}
         await page.stop()
+
+
+def test_page_originated_tools_are_not_exposed_and_nested_files_are_refused(tmp_path):
+    from mcp_actions.manifest.load import load_paths
+
+    page_tool = {
+        "name": "shop.cart_changed",
+        "description": "The page reports cart changes.",
+        "input_schema": {"type": "object"},
+        "x_actions": {"direction": "html_to_agent"},
+    }
+    (tmp_path / "page.actions.json").write_text(json.dumps({**INLINE, "tools": [*INLINE["tools"], page_tool]}))
+    (tmp_path / "deep.actions.json").write_text("[" * 100_000 + "]" * 100_000)
+    result = load_paths([tmp_path])
+    assert [(r.file.rsplit("/", 1)[-1], [p.code for p in r.errors]) for r in result.failures] == [("deep.actions.json", ["invalid_json"])]
+    app = ActionsApp(AppOptions(browser="none", serve_bridge=False))
+    app.catalog.set_manifests(result.manifests)
+    names = {b.name for b in app.catalog.tools.values()}
+    assert "inline.ping" in names and "shop.cart_changed" not in names
