@@ -18,6 +18,7 @@ from .limits import MAX_IDENTIFIER_LENGTH, MAX_NESTING_DEPTH, Limits
 from .problems import Problem, child_pointer
 
 __all__ = [
+    "check_required_identifier",
     "IDENTIFIER_RE",
     "STEP_ID_RE",
     "Checks",
@@ -146,6 +147,16 @@ def check_identifier(value: Any, path: str, what: str, *, pattern: re.Pattern[st
         yield error(path, code, f"{what} is longer than {MAX_IDENTIFIER_LENGTH} characters")
     elif not pattern.match(value):
         yield error(path, code, f"{what} {value!r} is not a safe identifier")
+
+
+def check_required_identifier(
+    entry: Mapping[str, Any], key: str, path: str, *, missing: str, what: str, pattern: re.Pattern[str] = IDENTIFIER_RE
+) -> Checks:
+    """A required ``name``/``id`` member: ``missing_field`` when absent, else a safe identifier."""
+    if key not in entry:
+        yield error(child_pointer(path, key), "missing_field", missing)
+    else:
+        yield from check_identifier(entry[key], child_pointer(path, key), what, pattern=pattern)
 
 
 def check_string(obj: Mapping[str, Any], key: str, path: str, *, required: bool = False, non_empty: bool = False) -> Checks:

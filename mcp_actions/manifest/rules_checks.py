@@ -13,10 +13,10 @@ from typing import Any
 
 from .problems import child_pointer
 from .rules_base import (
+    check_required_identifier,
     Checks,
     Rules,
     check_enum,
-    check_identifier,
     check_keys,
     check_string,
     check_unique_names,
@@ -48,10 +48,7 @@ def check_checks(document: dict[str, Any], rules: Rules) -> Checks:
     checks = yield from object_entries(document, "checks", "", what="a check")
     for where, check in checks:
         yield from check_keys(check, where, CHECK_FIELDS, subject="check")
-        if "id" not in check:
-            yield error(child_pointer(where, "id"), "missing_field", "check: 'id' is required")
-        else:
-            yield from check_identifier(check["id"], child_pointer(where, "id"), "check id")
+        yield from check_required_identifier(check, "id", where, missing="check: 'id' is required", what="check id")
         yield from check_string(check, "description", where)
         yield from check_enum(check, "severity", where, SEVERITIES)
         assertions = yield from object_entries(check, "assertions", where, what="an assertion")

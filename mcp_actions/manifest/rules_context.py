@@ -11,9 +11,9 @@ from typing import Any
 
 from .problems import child_pointer
 from .rules_base import (
+    check_required_identifier,
     Checks,
     Rules,
-    check_identifier,
     check_keys,
     check_string,
     check_unique_names,
@@ -56,10 +56,7 @@ def check_context(document: dict[str, Any], rules: Rules) -> Checks:
     blocks = yield from object_entries(document, "context", "", what="a context block")
     for where, block in blocks:
         yield from check_keys(block, where, CONTEXT_FIELDS, subject="context")
-        if "id" not in block:
-            yield error(child_pointer(where, "id"), "missing_field", "context: 'id' is required")
-        else:
-            yield from check_identifier(block["id"], child_pointer(where, "id"), "context id")
+        yield from check_required_identifier(block, "id", where, missing="context: 'id' is required", what="context id")
         yield from check_string(block, "title", where)
         yield from check_string(block, "body", where)
         if "load_when" in block:

@@ -16,9 +16,9 @@ from typing import Any
 
 from .problems import child_pointer, pointer_tokens
 from .rules_base import (
+    check_required_identifier,
     Checks,
     Rules,
-    check_identifier,
     check_keys,
     check_string,
     check_unique_names,
@@ -136,10 +136,7 @@ def _check_snapshot(snapshot: Any, path: str, rules: Rules) -> Checks:
         entry_id = entry.get("id")
         label = f"extract {entry_id!r}" if isinstance(entry_id, str) else "extract entry"
         yield from check_keys(entry, where, EXTRACT_FIELDS, subject=label, closed=True)
-        if "id" not in entry:
-            yield error(child_pointer(where, "id"), "missing_field", "extract entry: 'id' is required")
-        else:
-            yield from check_identifier(entry_id, child_pointer(where, "id"), "extract id")
+        yield from check_required_identifier(entry, "id", where, missing="extract entry: 'id' is required", what="extract id")
         yield from _check_locating(entry, where, label, required=True)
         yield from _check_boolean(entry, "many", where)
         if "fields" in entry:
@@ -177,10 +174,7 @@ def _check_summaries(projection: dict[str, Any], path: str, rules: Rules) -> Che
         name = summary.get("name")
         label = f"summary {name!r}" if isinstance(name, str) else "summary"
         yield from check_keys(summary, where, SUMMARY_FIELDS, subject=label, closed=True)
-        if "name" not in summary:
-            yield error(child_pointer(where, "name"), "missing_field", "summary: 'name' is required")
-        else:
-            yield from check_identifier(name, child_pointer(where, "name"), "summary name")
+        yield from check_required_identifier(summary, "name", where, missing="summary: 'name' is required", what="summary name")
         yield from check_string(summary, "description", where)
         bytes_path = child_pointer(where, "max_bytes")
         if "max_bytes" not in summary:
@@ -206,12 +200,8 @@ def check_state_projections(document: dict[str, Any], rules: Rules) -> Checks:
     """state_projections: names, snapshot (extract, projection, output_schema), summaries."""
     projections = yield from object_entries(document, "state_projections", "", what="a state projection")
     for where, projection in projections:
-        name = projection.get("name")
         yield from check_keys(projection, where, PROJECTION_FIELDS, subject="state projection")
-        if "name" not in projection:
-            yield error(child_pointer(where, "name"), "missing_field", "state projection: 'name' is required")
-        else:
-            yield from check_identifier(name, child_pointer(where, "name"), "state projection name")
+        yield from check_required_identifier(projection, "name", where, missing="state projection: 'name' is required", what="state projection name")
         yield from check_string(projection, "description", where)
         if "snapshot" not in projection:
             yield error(child_pointer(where, "snapshot"), "missing_field", "state projection: 'snapshot' is required")

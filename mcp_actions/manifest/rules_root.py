@@ -11,6 +11,7 @@ from typing import Any
 
 from .problems import child_pointer
 from .rules_base import (
+    check_required_identifier,
     Checks,
     Rules,
     check_enum,
@@ -91,10 +92,7 @@ def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
     imports = yield from object_entries(document, "imports", "", what="an import")
     for where, entry in imports:
         yield from check_keys(entry, where, IMPORT_FIELDS, subject="import")
-        if "id" not in entry:
-            yield error(child_pointer(where, "id"), "missing_field", "import: 'id' is required")
-        else:
-            yield from check_identifier(entry["id"], child_pointer(where, "id"), "import id")
+        yield from check_required_identifier(entry, "id", where, missing="import: 'id' is required", what="import id")
         if "kind" not in entry:
             yield error(child_pointer(where, "kind"), "missing_field", "import: 'kind' is required")
         yield from check_enum(entry, "kind", where, IMPORT_KINDS)

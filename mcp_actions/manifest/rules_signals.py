@@ -13,6 +13,7 @@ from typing import Any
 
 from .problems import child_pointer
 from .rules_base import (
+    check_required_identifier,
     Checks,
     Rules,
     check_enum,
@@ -40,10 +41,7 @@ def check_signals(document: dict[str, Any], rules: Rules) -> Checks:
     signals = yield from object_entries(document, "signals", "", what="a signal")
     for where, signal in signals:
         yield from check_keys(signal, where, SIGNAL_FIELDS, subject="signal")
-        if "name" not in signal:
-            yield error(child_pointer(where, "name"), "missing_field", "signal: 'name' is required")
-        else:
-            yield from check_identifier(signal["name"], child_pointer(where, "name"), "signal name")
+        yield from check_required_identifier(signal, "name", where, missing="signal: 'name' is required", what="signal name")
         yield from check_string(signal, "description", where)
         yield from check_enum(signal, "direction", where, DIRECTIONS)
         yield from check_enum(signal, "ingestion", where, INGESTION_VALUES)
@@ -95,10 +93,7 @@ def check_attachments(document: dict[str, Any], rules: Rules) -> Checks:
     attachments = yield from object_entries(document, "attachments", "", what="an attachment")
     for where, attachment in attachments:
         yield from check_keys(attachment, where, ATTACHMENT_FIELDS, subject="attachment")
-        if "id" not in attachment:
-            yield error(child_pointer(where, "id"), "missing_field", "attachment: 'id' is required")
-        else:
-            yield from check_identifier(attachment["id"], child_pointer(where, "id"), "attachment id")
+        yield from check_required_identifier(attachment, "id", where, missing="attachment: 'id' is required", what="attachment id")
         yield from check_string(attachment, "kind", where, non_empty=True)
         yield from check_string(attachment, "description", where)
         if "target" not in attachment:

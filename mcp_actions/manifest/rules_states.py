@@ -12,9 +12,9 @@ from typing import Any
 
 from .problems import child_pointer
 from .rules_base import (
+    check_required_identifier,
     Checks,
     Rules,
-    check_identifier,
     check_keys,
     check_non_negative_integer,
     check_string,
@@ -37,10 +37,7 @@ TRANSITION_FIELDS = (
 
 
 def _check_named(entry: dict[str, Any], where: str, what: str) -> Checks:
-    if "name" not in entry:
-        yield error(child_pointer(where, "name"), "missing_field", f"{what}: 'name' is required")
-    else:
-        yield from check_identifier(entry["name"], child_pointer(where, "name"), f"{what} name")
+    yield from check_required_identifier(entry, "name", where, missing=f"{what}: 'name' is required", what=f"{what} name")
 
 
 def check_states(document: dict[str, Any], rules: Rules) -> Checks:

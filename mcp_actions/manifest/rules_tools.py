@@ -13,6 +13,7 @@ from typing import Any
 
 from .problems import child_pointer
 from .rules_base import (
+    check_required_identifier,
     Checks,
     Rules,
     check_enum,
@@ -54,10 +55,7 @@ def _check_execution(execution: Any, path: str, label: str, rules: Rules) -> Che
     steps = yield from object_entries(execution, "steps", path, what="an execution step")
     for where, step in steps:
         # Legacy steps are documentation-grade (their execution is pending), so their keys stay open.
-        if "id" not in step:
-            yield error(child_pointer(where, "id"), "missing_field", "execution step: 'id' is required")
-        else:
-            yield from check_identifier(step["id"], child_pointer(where, "id"), "execution step id")
+        yield from check_required_identifier(step, "id", where, missing="execution step: 'id' is required", what="execution step id")
         yield from check_string(step, "type", where)
         for key in ("target", "until"):
             if isinstance(step.get(key), dict):
@@ -101,10 +99,7 @@ def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
     name = tool.get("name")
     label = f"tool {name!r}" if isinstance(name, str) else "tool"
     yield from check_keys(tool, path, TOOL_FIELDS, subject=label)
-    if "name" not in tool:
-        yield error(child_pointer(path, "name"), "missing_field", "tool: 'name' is required")
-    else:
-        yield from check_identifier(name, child_pointer(path, "name"), "tool name")
+    yield from check_required_identifier(tool, "name", path, missing="tool: 'name' is required", what="tool name")
     yield from check_string(tool, "description", path, required=True, non_empty=True)
     if "input_schema" not in tool:
         yield error(child_pointer(path, "input_schema"), "missing_field", f"{label}: 'input_schema' is required")

@@ -28,10 +28,10 @@ from jsonschema import Draft202012Validator, exceptions
 
 from .problems import child_pointer, pointer_tokens
 from .rules_base import (
+    check_required_identifier,
     STEP_ID_RE,
     Checks,
     Rules,
-    check_identifier,
     check_keys,
     check_non_negative_integer,
     error,
@@ -291,10 +291,7 @@ def _check_step(step: dict[str, Any], path: str, position: int, rules: Rules) ->
     step_id = step.get("id")
     label = f"step {step_id!r}" if isinstance(step_id, str) else f"step {position}"
     yield from check_keys(step, path, STEP_FIELDS, subject=label, closed=True)
-    if "id" not in step:
-        yield error(child_pointer(path, "id"), "missing_field", f"{label}: 'id' is required")
-    else:
-        yield from check_identifier(step_id, child_pointer(path, "id"), "step id", pattern=STEP_ID_RE)
+    yield from check_required_identifier(step, "id", path, missing=f"{label}: 'id' is required", what="step id", pattern=STEP_ID_RE)
     yield from _check_primitive(step, path, label, rules)
     if "when" in step:
         yield from check_expression_field(step["when"], child_pointer(path, "when"), f"{label} when", rules)

@@ -15,7 +15,7 @@ from mcp_actions.manifest.problems import PROBLEM_CODES, Problem, ValidationRepo
 from mcp_actions.manifest.rules_sources import source_path_problem
 from mcp_actions.manifest.validate import check_manifest, iter_problems, validate
 
-from .builders import _DELETE, base, edit, errors, warnings
+from .builders import base, edit, errors
 
 # (pointer to edit, new value or _DELETE, expected errors)
 EDITS = [
