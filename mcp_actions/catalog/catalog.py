@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError
 
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import surface_matches
@@ -28,7 +29,7 @@ from ..manifest.model import Tool
 from ..workflow.interpreter import CompiledWorkflow
 from .naming import disambiguated_name, mcp_tool_name
 
-__all__ = ["META_TOOL", "ROUTING_PROPERTIES", "Catalog", "ToolBinding", "split_routing", "with_routing_fields"]
+__all__ = ["META_TOOL", "ROUTE_SELECTORS", "ROUTING_PROPERTIES", "Catalog", "ToolBinding", "split_routing", "with_routing_fields"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,10 @@ ROUTING_PROPERTIES: dict[str, dict[str, Any]] = {
     "target_title_contains": {"type": "string", "description": "Run on the one runtime whose page title contains this text."},
     "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Give up after this many milliseconds (default 30000)."},
 }
+
+
+#: The routing fields that name a runtime (all but ``timeout_ms``).
+ROUTE_SELECTORS: tuple[str, ...] = tuple(key for key, spec in ROUTING_PROPERTIES.items() if spec["type"] == "string")
 
 
 def with_routing_fields(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -87,8 +92,12 @@ class ToolBinding:
 
     @cached_property
     def _validator(self) -> Any:
-        cls = validators.validator_for(self.input_schema, default=Draft202012Validator)
-        return cls(self.input_schema)
+        return _validator_for(self.input_schema)
+
+    @cached_property
+    def _result_validator(self) -> Any:
+        # Built once per tool, not per call: results are checked on every call.
+        return _validator_for(self.result_schema) if isinstance(self.result_schema, dict) else None
 
     def meta(self) -> dict[str, Any]:
         """The MCP tool's ``_meta``."""
@@ -110,6 +119,27 @@ class ToolBinding:
                 code=ErrorCode.INVALID_INPUT,
                 evidence={"path": pointer, "errors": [{"path": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message} for e in errors[:10]]},
             )
+
+    def check_result(self, output: Any) -> None:
+        """Validate an output against ``result_schema``; raise ``invalid_result`` naming the offending path."""
+        validator = self._result_validator
+        if validator is None:
+            return
+        try:
+            error = next(iter(validator.iter_errors(output)), None)
+        except SchemaError:
+            return
+        if error is not None:
+            pointer = "/" + "/".join(str(p) for p in error.absolute_path)
+            raise ActionError(
+                f"{self.name} returned a result that breaks its result_schema at {pointer}: {error.message}",
+                code=ErrorCode.INVALID_RESULT,
+                evidence={"path": pointer, "output": output},
+            )
+
+
+def _validator_for(schema: Mapping[str, Any]) -> Any:
+    return validators.validator_for(schema, default=Draft202012Validator)(schema)
 
 
 def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None) -> ToolBinding:

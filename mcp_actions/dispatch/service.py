@@ -15,13 +15,10 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, Protocol
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError
-
 from ..bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
-from ..catalog.catalog import Catalog, ToolBinding, split_routing
+from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
 from ..errors import ActionError, ErrorCode
 from ..workflow.interpreter import StepEvent, run_workflow
 
@@ -85,7 +82,7 @@ class ActionService:
         """
         binding = self.binding(mcp_name)
         own, routing = split_routing(dict(arguments or {}))
-        for key in ("target_runtime_id", "target_runtime_key", "target_url_contains", "target_title_contains"):
+        for key in ROUTE_SELECTORS:
             if key in routing and not isinstance(routing[key], str):
                 raise _invalid(f"/{key}", "must be a string")
         timeout = routing.get("timeout_ms")
@@ -120,7 +117,7 @@ class ActionService:
             output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
         else:
             output = await self._run_manifest_tool(binding, own, routing, deadline, on_step)
-        self._check_result(binding, output)
+        binding.check_result(output)
         return output
 
     async def resolve_runtime(self, route: Route, *, need: str | None = None) -> RuntimeInfo:
@@ -199,24 +196,6 @@ class ActionService:
             return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=min(timeout_ms, remaining) if timeout_ms else remaining)
 
         return call_primitive
-
-    @staticmethod
-    def _check_result(binding: ToolBinding, output: Any) -> None:
-        schema = binding.result_schema
-        if not isinstance(schema, dict):
-            return
-        try:
-            validator = validators.validator_for(schema, default=Draft202012Validator)(schema)
-            error = next(iter(validator.iter_errors(output)), None)
-        except SchemaError:
-            return
-        if error is not None:
-            pointer = "/" + "/".join(str(p) for p in error.absolute_path)
-            raise ActionError(
-                f"{binding.name} returned a result that breaks its result_schema at {pointer}: {error.message}",
-                code=ErrorCode.INVALID_RESULT,
-                evidence={"path": pointer, "output": output},
-            )
 
 
 def _invalid(pointer: str, problem: str) -> ActionError:

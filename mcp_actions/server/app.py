@@ -49,32 +49,32 @@ def _connection_of(ctx: Any) -> Any:
 
 
 class _Notifier:
-    """Fans change notifications out to every connected MCP session, of either generation."""
+    """Fans change notifications out to every connected MCP client, of either generation."""
 
     def __init__(self) -> None:
         self.bus = InMemorySubscriptionBus()
-        self.sessions: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self.subscriptions: dict[str, weakref.WeakSet[Any]] = {}
 
     def seen(self, ctx: Any) -> None:
-        self.sessions.add(_connection_of(ctx))
+        self.connections.add(_connection_of(ctx))
 
     async def tools_changed(self) -> None:
         await self.bus.publish(ToolsListChanged())
-        for session in list(self.sessions):
+        for connection in list(self.connections):
             with contextlib.suppress(Exception):
-                await session.send_tool_list_changed()
+                await connection.send_tool_list_changed()
 
     async def resources_changed(self, uris: list[str]) -> None:
         await self.bus.publish(ResourcesListChanged())
         for uri in uris:
             await self.bus.publish(ResourceUpdated(uri=uri))
-            for session in list(self.subscriptions.get(uri, ())):
+            for connection in list(self.subscriptions.get(uri, ())):
                 with contextlib.suppress(Exception):
-                    await session.send_resource_updated(uri)
-        for session in list(self.sessions):
+                    await connection.send_resource_updated(uri)
+        for connection in list(self.connections):
             with contextlib.suppress(Exception):
-                await session.send_resource_list_changed()
+                await connection.send_resource_list_changed()
 
 
 def build_server(app: ActionsApp, *, manage_app: bool = True) -> Server[Any]:
