@@ -1,68 +1,173 @@
-"""One rooted error tree for mcp-actions.
+"""One rooted error tree and one error vocabulary for mcp-actions.
 
-Every error that reaches a user carries a stable ``code`` (the Actions Bridge
-Protocol's codes where one fits) so agents and site owners can react
-programmatically. Foreign errors (pydantic, httpx, Playwright, websockets) are
-translated at the boundary with ``raise ... from exc``.
+Every error that reaches a user carries a stable ``code``, a member of
+``ErrorCode`` (the Actions Bridge Protocol's codes where one fits), so agents
+and site owners can react programmatically. Foreign errors (pydantic, httpx,
+Playwright, websockets) are translated at the boundary with ``raise ... from exc``.
 
     ActionsError                 code, message, severity, recoverable, evidence
     ├── ManifestError            a manifest failed to load or validate (carries problems)
+    │   └── ExpressionSyntaxError  a JSONata expression does not compile
     ├── ActionError              a call failed: routing, runtime, handler, timeout, result
+    │   ├── UnknownTool          the called tool is not in the catalogue
     │   └── WorkflowError        a workflow step failed (evidence names the step)
     └── UsageError               bad command-line usage or configuration
 
 ``ActionError.to_error()`` gives the ``error`` object of an ``action_error``
 item, so one exception type travels from a runtime through the bridge to MCP.
+
+``ErrorCode`` members are strings (``ErrorCode.TARGET_NOT_FOUND ==
+"target_not_found"``), each with a ``meaning`` and the ``groups`` it belongs to: the bridge's
+spec codes, protocol hygiene, workflow, primitive, manifest problem, import,
+and usage codes. Validation problem tables are views of this one enum.
 """
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 __all__ = [
     "ActionError",
     "ActionsError",
     "ErrorCode",
+    "ExpressionSyntaxError",
     "ManifestError",
+    "UnknownTool",
     "UsageError",
     "WorkflowError",
+    "codes_in_group",
 ]
 
 
-class ErrorCode:
-    """The stable error codes of the Actions Bridge Protocol, plus our own additions."""
+class ErrorCode(enum.StrEnum):
+    """Every stable code a user can see, with its meaning and the group it belongs to."""
 
-    UNKNOWN_ACTION = "unknown_action"
-    INVALID_INPUT = "invalid_input"
-    RUNTIME_NOT_READY = "runtime_not_ready"
-    PERMISSION_DENIED = "permission_denied"
-    AMBIGUOUS_RUNTIME = "ambiguous_runtime"
-    RUNTIME_NOT_FOUND = "runtime_not_found"
-    CAPABILITY_UNAVAILABLE = "capability_unavailable"
-    MISSING_HANDLER = "missing_handler"
-    HANDLER_FAILED = "handler_failed"
-    HANDLER_TIMEOUT = "handler_timeout"
-    INVALID_RESULT = "invalid_result"
-    TARGET_NOT_FOUND = "target_not_found"
-    STATE_MISMATCH = "state_mismatch"
-    DRIFT_DETECTED = "drift_detected"
-    UNSAFE_STATE = "unsafe_state"
-    TRANSPORT_FAILED = "transport_failed"
-    # Additions: protocol hygiene on the bridge, and limits of the workflow language.
-    INVALID_ITEM = "invalid_item"
-    DUPLICATE_CALL_ID = "duplicate_call_id"
-    ITEM_TOO_LARGE = "item_too_large"
-    UNKNOWN_SIGNAL = "unknown_signal"
-    INVALID_EVENT = "invalid_event"
-    LIMIT_EXCEEDED = "limit_exceeded"
-    EXPRESSION_FAILED = "expression_failed"
-    MANIFEST_INVALID = "manifest_invalid"
+    meaning: str
+    groups: frozenset[str]
+
+    def __new__(cls, value: str, groups: str, meaning: str) -> ErrorCode:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.groups = frozenset(groups.split())  # a code may belong to several groups
+        member.meaning = meaning
+        return member
+
+    # -- the Actions Bridge Protocol's stable codes
+    UNKNOWN_ACTION = "unknown_action", "bridge", "no tool or primitive of that name"
+    INVALID_INPUT = "invalid_input", "bridge", "arguments fail the input schema"
+    RUNTIME_NOT_READY = "runtime_not_ready", "bridge", "the runtime has not announced itself yet"
+    PERMISSION_DENIED = "permission_denied", "bridge", "the call is not allowed (policy, user declined, permission)"
+    AMBIGUOUS_RUNTIME = "ambiguous_runtime", "bridge", "several runtimes match the routing; candidates listed"
+    RUNTIME_NOT_FOUND = "runtime_not_found", "bridge", "no runtime matches the routing"
+    CAPABILITY_UNAVAILABLE = "capability_unavailable", "bridge", "the runtime's host lacks a needed capability"
+    MISSING_HANDLER = "missing_handler", "bridge", "the page has no function at the handler's dotted path"
+    HANDLER_FAILED = "handler_failed", "bridge", "the handler or primitive threw or reported failure"
+    HANDLER_TIMEOUT = "handler_timeout", "bridge", "the call did not finish within timeout_ms"
+    INVALID_RESULT = "invalid_result", "bridge", "the output fails result_schema"
+    TARGET_NOT_FOUND = "target_not_found", "bridge primitive", "no element matches the locator"
+    STATE_MISMATCH = "state_mismatch", "bridge", "the page is not in the state the tool needs, or a postcondition failed"
+    DRIFT_DETECTED = "drift_detected", "bridge", "the page no longer matches its map"
+    UNSAFE_STATE = "unsafe_state", "bridge", "acting now could do harm"
+    TRANSPORT_FAILED = "transport_failed", "bridge", "the runtime's connection dropped or its tab crashed"
+    # -- protocol hygiene on the bridge
+    INVALID_ITEM = "invalid_item", "hygiene", "a bridge item is malformed"
+    DUPLICATE_CALL_ID = "duplicate_call_id", "hygiene", "a call id is already in flight"
+    ITEM_TOO_LARGE = "item_too_large", "hygiene", "a bridge item exceeds the size cap"
+    UNKNOWN_SIGNAL = "unknown_signal", "hygiene problem", "a dom_event or a reference names a signal the map does not declare"
+    INVALID_EVENT = "invalid_event", "hygiene", "a dom_event's payload fails its schema or size cap"
+    # -- workflows, projections and states
+    LIMIT_EXCEEDED = "limit_exceeded", "workflow", "a workflow or expression limit was exceeded"
+    EXPRESSION_FAILED = "expression_failed", "workflow", "a JSONata expression failed while evaluating"
+    RETRY_EXHAUSTED = "retry_exhausted", "workflow", "retry_until never held within max_attempts"
+    STATE_PAYLOAD_TOO_LARGE = "state_payload_too_large", "workflow", "a projection or summary exceeds its byte budget"
+    MANIFEST_INVALID = "manifest_invalid", "workflow", "a manifest failed to load or validate"
+    # -- primitives (the reference dictionary's error names)
+    INVALID_LOCATOR = "invalid_locator", "primitive", "a locator has no usable locating field"
+    INVALID_KEY = "invalid_key", "primitive", "a key or key chord is not recognised"
+    MULTIPLE_TARGETS = "multiple_targets", "primitive", "several visible elements match; candidates listed"
+    TARGET_NOT_VISIBLE = "target_not_visible", "primitive", "the element exists but is not visible"
+    TARGET_NOT_EDITABLE = "target_not_editable", "primitive", "the element cannot take text"
+    POINT_OUT_OF_VIEWPORT = "point_out_of_viewport", "primitive", "a pointer point lies outside the viewport"
+    INSERT_FAILED = "insert_failed", "primitive", "text could not be inserted"
+    CAPTURE_FAILED = "capture_failed", "primitive", "a screenshot could not be taken"
+    DRAG_FAILED = "drag_failed", "primitive", "a drag could not be performed"
+    SCROLL_FAILED = "scroll_failed", "primitive", "scrolling failed"
+    CLOSE_FAILED = "close_failed", "primitive", "a tab could not be closed"
+    TIMEOUT = "timeout", "primitive", "a primitive's own wait ran out"
+    IMPLICIT_SUBMISSION = "implicit_submission", "primitive", "typing would submit a form implicitly"
+    # -- manifest validation problems (Problem.code); paths are JSON Pointers
+    INVALID_JSON = "invalid_json", "problem", "the file is not JSON text (reported when reading a file, path '')"
+    MANIFEST_TOO_LARGE = "manifest_too_large", "problem", "the file is larger than the loader reads (reported when reading a file, path '')"
+    INVALID_TYPE = "invalid_type", "problem", "a value has the wrong JSON type (message names the expected type)"
+    MISSING_FIELD = "missing_field", "problem", "a required member is absent; the path points where it belongs"
+    UNKNOWN_FIELD = "unknown_field", "problem", "warning: an undocumented key in an open object (x_* keys are always allowed)"
+    FIELD_NOT_ALLOWED = "field_not_allowed", "problem", "a key outside a closed key set (workflow, step, after_each, settle_after, extract entry, field, projection, summary)"
+    INVALID_VALUE = "invalid_value", "problem import", "a value outside its allowed set or range (enums, non-negative integers, empty strings)"
+    NESTING_TOO_DEEP = "nesting_too_deep", "problem", "the document nests deeper than the validator follows; the node at the limit is reported"
+    UNSUPPORTED_PROTOCOL = "unsupported_protocol", "problem", "protocol is not 'actions.json'"
+    UNSUPPORTED_VERSION = "unsupported_version", "problem", "version is not 1 (manifest, workflow or snapshot)"
+    INVALID_IDENTIFIER = "invalid_identifier", "problem", "a name, id, namespace or handler is not a safe identifier or is longer than 128 characters"
+    INVALID_STEP_ID = "invalid_step_id", "problem", "a workflow step id does not match ^[A-Za-z_][A-Za-z0-9_]*$ (it must work as steps.<id>)"
+    DUPLICATE_NAME = "duplicate_name", "problem", "a name or id is already used earlier in the same namespace"
+    UNKNOWN_TOOL = "unknown_tool", "problem", "a reference names a tool the manifest does not declare"
+    UNKNOWN_STATE = "unknown_state", "problem", "a reference names a state the manifest does not declare"
+    UNKNOWN_ATTACHMENT = "unknown_attachment", "problem", "a reference names an attachment the manifest does not declare"
+    UNKNOWN_PROJECTION = "unknown_projection", "problem", "a reference names a state projection the manifest does not declare"
+    IMPORT_NAMESPACE_REQUIRED = "import_namespace_required", "problem import", "an enabled import has no namespace while composition.namespace_required is true (the default)"
+    SCHEMA_NOT_OBJECT = "schema_not_object", "problem", "input_schema, payload, result_schema or output_schema is present but not an object"
+    INVALID_SCHEMA = "invalid_schema", "problem", "a schema fails its metaschema; the path points inside the schema"
+    UNKNOWN_SCHEMA_DIALECT = "unknown_schema_dialect", "problem", "warning: $schema names a dialect jsonschema does not know; checked as Draft 2020-12"
+    TOOL_NOT_EXECUTABLE = "tool_not_executable", "problem", "an agent-callable tool has no x_actions.handler, no workflow and no x_actions.execution.steps"
+    INVALID_SELECTOR = "invalid_selector", "problem", "a selector field is not a non-empty string (or, for list fields, an array of them)"
+    INVALID_TARGET = "invalid_target", "problem", "a target is not a target descriptor object with at least one locating field"
+    UNSAFE_SOURCE_PATH = "unsafe_source_path", "problem", "a source.files entry is absolute, a URL, or climbs above the root with '..'"
+    EMPTY_STEPS = "empty_steps", "problem", "a workflow's steps array is empty"
+    UNKNOWN_PRIMITIVE = "unknown_primitive", "problem", "a step or after_each names a primitive that is not in the dictionary"
+    PRIMITIVE_ARGS_INVALID = "primitive_args_invalid", "problem", "literal step arguments fail the primitive's input_schema from the dictionary"
+    UNPAIRED_FIELD = "unpaired_field", "problem", "a field whose companion is absent (max_items without for_each, state without locator, ...)"
+    CONFLICTING_FIELDS = "conflicting_fields", "problem", "two fields that exclude each other are both present"
+    UNSUPPORTED_EXPRESSION_LANGUAGE = "unsupported_expression_language", "problem", "expression_language (or projection.language) is not 'jsonata'"
+    EXPRESSION_NOT_SLOT = "expression_not_slot", "problem", "a field that must be an expression is not one whole {% ... %} slot"
+    EXPRESSION_PARTIAL_SLOT = "expression_partial_slot", "problem", "a string embeds {% or %} without being one whole {% ... %} slot"
+    EXPRESSION_INVALID = "expression_invalid", "problem", "an expression does not compile (JSONata syntax error)"
+    EXPRESSION_FORBIDDEN_FUNCTION = "expression_forbidden_function", "problem", "an expression calls $eval, $random, $now or $millis"
+    LIMIT_STEPS_EXCEEDED = "limit_steps_exceeded", "problem", "a workflow has more steps than limits.max_steps"
+    LIMIT_LOOP_ITEMS_EXCEEDED = "limit_loop_items_exceeded", "problem", "max_items is larger than limits.max_loop_items"
+    LIMIT_SUMMARY_BYTES_EXCEEDED = "limit_summary_bytes_exceeded", "problem", "a summary's max_bytes is larger than limits.max_summary_bytes"
+    LIMIT_EXPRESSION_BYTES_EXCEEDED = "limit_expression_bytes_exceeded", "problem", "an expression's source is larger than limits.max_expression_bytes"
+    VALIDATOR_INTERNAL_ERROR = "validator_internal_error", "problem", "the validator failed on this part of the document (a bug: please report it)"
+    # -- imports and composition (Problem.code at the import's pointer)
+    IMPORT_NOT_FOUND = "import_not_found", "import", "the imported file, bundled manifest or storage site does not exist"
+    IMPORT_FETCH_FAILED = "import_fetch_failed", "import", "fetching the import failed (network error, timeout, HTTP status other than 200)"
+    IMPORT_TOO_LARGE = "import_too_large", "import", "the import is larger than the size cap"
+    IMPORT_INVALID_JSON = "import_invalid_json", "import", "the import is not strict JSON (UTF-8, no NaN/Infinity, no duplicate keys)"
+    IMPORT_URI_FORBIDDEN = "import_uri_forbidden", "import", (
+        "the URI is not allowed here: a path escaping its root, a local file named by a fetched map, "
+        "plain http to a non-loopback host, an unknown scheme, or private storage named by a public map"
+    )
+    IMPORT_INVALID = "import_invalid", "import", "the imported manifest has errors of its own (the message names its file, pointer and code)"
+    IMPORT_CYCLE = "import_cycle", "import", "the import leads back to a manifest that is already being composed (at any depth, or itself)"
+    IMPORT_LIMIT_EXCEEDED = "import_limit_exceeded", "import", "more imports in one composition than the composer follows"
+    NAME_CONFLICT = "name_conflict", "import", "an imported name is already declared (warning under prefer_local/prefer_import, error under error)"
+    COMPOSITION_INVALID = "composition_invalid", "import", "the composed document does not validate (a bug: please report it)"
+    # -- command line and configuration
+    USAGE_ERROR = "usage_error", "usage", "bad command-line usage or configuration"
+    PATH_NOT_FOUND = "path_not_found", "usage", "a manifest path does not exist"
+    IO_ERROR = "io_error", "usage", "a file could not be read or written"
+    ERROR = "error", "usage", "an error without a more specific code (a bug: please report it)"
+
+
+def codes_in_group(*groups: str) -> dict[str, str]:
+    """``code -> meaning`` of every member in ``groups`` (the tables docs and tests are built from)."""
+    wanted = set(groups)
+    return {member.value: member.meaning for member in ErrorCode if member.groups & wanted}
 
 
 class ActionsError(Exception):
     """Root of every error mcp-actions raises on purpose."""
 
-    default_code = "error"
+    default_code: ErrorCode = ErrorCode.ERROR
 
     def __init__(
         self,
@@ -74,7 +179,7 @@ class ActionsError(Exception):
         evidence: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
-        self.code = code or self.default_code
+        self.code = str(code or self.default_code)
         self.message = message
         self.severity = severity
         self.recoverable = recoverable
@@ -106,6 +211,12 @@ class ManifestError(ActionsError):
         self.problems = list(problems or [])
 
 
+class ExpressionSyntaxError(ManifestError):
+    """A JSONata expression does not compile; ``evidence`` holds the expression and position."""
+
+    default_code = ErrorCode.EXPRESSION_INVALID
+
+
 class ActionError(ActionsError):
     """A call failed: it was refused, could not be routed, or the runtime reported failure."""
 
@@ -123,6 +234,12 @@ class ActionError(ActionsError):
         )
 
 
+class UnknownTool(ActionError):
+    """The called tool is not in the catalogue (a protocol error at the MCP layer, not a tool failure)."""
+
+    default_code = ErrorCode.UNKNOWN_ACTION
+
+
 class WorkflowError(ActionError):
     """A workflow step failed; ``evidence['step']`` names it."""
 
@@ -130,4 +247,4 @@ class WorkflowError(ActionError):
 class UsageError(ActionsError):
     """Bad command-line usage or configuration."""
 
-    default_code = "usage_error"
+    default_code = ErrorCode.USAGE_ERROR

@@ -19,20 +19,14 @@ from ..bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
-from ..errors import ActionError, ErrorCode
+from ..errors import ActionError, ErrorCode, UnknownTool
 from ..workflow.interpreter import StepEvent, run_workflow
 
-__all__ = ["ActionService", "BrowserControl", "BrowserMode", "UnknownTool"]
+__all__ = ["ActionService", "BrowserControl", "BrowserMode"]
 
 log = logging.getLogger(__name__)
 
 BrowserMode = Literal["auto", "launch", "none"]
-
-
-class UnknownTool(ActionError):
-    """No exposed tool has this name (a protocol error, not a tool failure)."""
-
-    default_code = ErrorCode.UNKNOWN_ACTION
 
 
 class BrowserControl(Protocol):

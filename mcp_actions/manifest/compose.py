@@ -46,10 +46,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import ManifestError
+from ..errors import ManifestError, codes_in_group
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem
-from .sources import ImportContext, Location, RemoteFetcher, parse_json_strictly, read_source, resolve_import
+from .sources import SOURCE_CODES, ImportContext, Location, RemoteFetcher, parse_json_strictly, read_source, resolve_import
 from .validate import check_manifest
 
 __all__ = [
@@ -80,14 +80,9 @@ TRUST_RANK: dict[str, int] = {"unknown": 0, "public": 1, "website": 1, "shared":
 #: Imports composed for one root manifest, all depths together (bounds diamonds and fan-out).
 MAX_IMPORTS = 64
 
+#: The codes composition reports: a view of ``ErrorCode`` (import group, minus the source codes).
 COMPOSE_CODES: dict[str, str] = {
-    "import_invalid": "the imported manifest has errors of its own (the message names its file, pointer and code)",
-    "import_cycle": "the import leads back to a manifest that is already being composed (at any depth, or itself)",
-    "import_namespace_required": "an enabled import has no namespace while composition.namespace_required is true (the default)",
-    "import_limit_exceeded": f"more than {MAX_IMPORTS} imports in one composition",
-    "name_conflict": "an imported name is already declared (warning under prefer_local/prefer_import, error under error)",
-    "composition_invalid": "the composed document does not validate (a bug: please report it)",
-    "invalid_value": "composition.default_conflict_policy is not prefer_local, prefer_import or error",
+    code: meaning for code, meaning in codes_in_group("import").items() if code not in SOURCE_CODES
 }
 
 

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import ErrorCode, UsageError
 from .compose import ToolOrigin, compose
 from .sources import RemoteFetcher
 from .storage import ShadowedManifest, is_storage_root, load_storage, scope_dir
@@ -120,7 +120,7 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
         elif path.is_file():
             found.append(path)
         else:
-            raise UsageError(f"no such manifest file or directory: {raw}", code="path_not_found")
+            raise UsageError(f"no such manifest file or directory: {raw}", code=ErrorCode.PATH_NOT_FOUND)
     return found
 
 
@@ -132,7 +132,7 @@ def read_document(path: Path) -> tuple[Any, list[Problem]]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code="io_error") from exc
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code=ErrorCode.IO_ERROR) from exc
     if len(data) > MAX_MANIFEST_BYTES:
         return None, [Problem("", "manifest_too_large", f"file is {len(data)} bytes; the limit is {MAX_MANIFEST_BYTES}")]
     try:

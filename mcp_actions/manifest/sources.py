@@ -42,7 +42,7 @@ from urllib.request import url2pathname
 
 import httpx
 
-from ..errors import ManifestError
+from ..errors import ManifestError, codes_in_group
 from .storage import SCOPES, parse_storage_uri, resolve_site, scope_dir, scopes_visible_from
 
 __all__ = [
@@ -80,13 +80,12 @@ DEFAULT_TRUST_BY_KIND: dict[str, str] = {
     "package": "local",
 }
 
+_SOURCE_CODE_NAMES = frozenset(
+    {"import_not_found", "import_fetch_failed", "import_too_large", "import_invalid_json", "import_uri_forbidden"}
+)
+#: The codes a source failure carries: a view of ``ErrorCode``.
 SOURCE_CODES: dict[str, str] = {
-    "import_not_found": "the imported file, bundled manifest or storage site does not exist",
-    "import_fetch_failed": "fetching the import failed (network error, timeout, HTTP status other than 200)",
-    "import_too_large": "the import is larger than the size cap",
-    "import_invalid_json": "the import is not strict JSON (UTF-8, no NaN/Infinity, no duplicate keys)",
-    "import_uri_forbidden": "the URI is not allowed here: a path escaping its root, a local file named by a "
-    "fetched map, plain http to a non-loopback host, an unknown scheme, or private storage named by a public map",
+    code: meaning for code, meaning in codes_in_group("import").items() if code in _SOURCE_CODE_NAMES
 }
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})

@@ -83,7 +83,7 @@ def normalize_chord(key: Any, modifiers: Any = None) -> tuple[str, list[str]]:
     Option→Alt); a trailing ``+`` is the plus key. Raises ``invalid_key``.
     """
     if not isinstance(key, str) or not key:
-        raise ActionError("key must be a non-empty string", code="invalid_key", evidence={"key": key})
+        raise ActionError("key must be a non-empty string", code=ErrorCode.INVALID_KEY, evidence={"key": key})
     if key == "+":
         parts = ["+"]
     elif key.endswith("++"):
@@ -98,11 +98,11 @@ def normalize_chord(key: Any, modifiers: Any = None) -> tuple[str, list[str]]:
     for raw in [*parts, *extra]:
         canonical = _MODIFIERS.get(str(raw).lower())
         if canonical is None:
-            raise ActionError(f"unknown modifier: {raw}", code="invalid_key", evidence={"key": key, "modifier": raw})
+            raise ActionError(f"unknown modifier: {raw}", code=ErrorCode.INVALID_KEY, evidence={"key": key, "modifier": raw})
         if canonical not in names:
             names.append(canonical)
     if not name:
-        raise ActionError(f"no key in {key!r}", code="invalid_key", evidence={"key": key})
+        raise ActionError(f"no key in {key!r}", code=ErrorCode.INVALID_KEY, evidence={"key": key})
     name = _KEY_ALIASES.get(name.lower(), name)
     if len(name) == 1 and "Shift" in names and name.isalpha():
         name = name.upper()  # Playwright types "a" for Shift+a; a user gets "A"
@@ -271,7 +271,7 @@ class TabRuntime(InProcessRuntime):
         if not (0 <= x < probe["width"] and 0 <= y < probe["height"]):
             raise ActionError(
                 f"({x:g}, {y:g}) is outside the {probe['width']}x{probe['height']} viewport",
-                code="point_out_of_viewport",
+                code=ErrorCode.POINT_OUT_OF_VIEWPORT,
                 evidence={"x": x, "y": y, "viewport": viewport},
             )
         if not probe["hit"]:
@@ -317,7 +317,7 @@ class TabRuntime(InProcessRuntime):
             if after == (before if prepared["caret_placed"] and mode == "append" else ""):
                 raise ActionError(
                     "the field did not accept the text (its type or a page script refused it)",
-                    code="insert_failed",
+                    code=ErrorCode.INSERT_FAILED,
                     evidence={"tag": prepared.get("tag"), "expected_length": len(to_type)},
                 )
         return {"inserted": True, "inserted_length": len(text), "matched_by": prepared.get("matched_by"), "fidelity": "trusted"}
@@ -328,7 +328,7 @@ class TabRuntime(InProcessRuntime):
             await self.page.keyboard.press(chord)
         except PlaywrightError as exc:
             if "unknown key" in str(exc).lower():
-                raise ActionError(f"unknown key: {arguments.get('key')}", code="invalid_key", evidence={"key": arguments.get("key")}) from exc
+                raise ActionError(f"unknown key: {arguments.get('key')}", code=ErrorCode.INVALID_KEY, evidence={"key": arguments.get("key")}) from exc
             raise
         return {"pressed": True, "key": chord.rsplit("+", 1)[-1] if chord != "+" else "+", "modifiers": modifiers, "fidelity": "trusted"}
 
@@ -425,6 +425,6 @@ class TabRuntime(InProcessRuntime):
                 scale *= 0.7
         raise ActionError(
             f"could not fit a screenshot into {max_bytes // 1024} KB",
-            code="capture_failed",
+            code=ErrorCode.CAPTURE_FAILED,
             evidence={"max_kilobytes": max_bytes // 1024, "bytes": len(base64.b64decode(data))},
         )

@@ -15,8 +15,8 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
-from ..dispatch.service import UnknownTool
-from ..errors import ActionError
+
+from ..errors import ActionError, UnknownTool
 
 __all__ = ["error_result", "mcp_tool", "protocol_error", "success_result"]
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from jsonata import Jsonata, JException
 
-from ..errors import ActionError, ActionsError, ErrorCode
+from ..errors import ActionError, ErrorCode, ExpressionSyntaxError
 
 __all__ = [
     "EVALUATION_BUDGET_S",
@@ -46,12 +46,6 @@ _SLOT_RE = re.compile(r"^\{%(.*)%\}$", re.DOTALL)
 # recursion limit, so `($f := function($x){$f($x)}; $f(1))` would otherwise
 # block the event loop forever.
 EVALUATION_BUDGET_S = 1.0
-
-
-class ExpressionSyntaxError(ActionsError):
-    """An expression does not compile, or uses a forbidden function."""
-
-    default_code = "expression_invalid"
 
 
 def slot_source(value: Any) -> str | None:

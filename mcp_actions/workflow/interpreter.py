@@ -49,7 +49,6 @@ from .expressions import CompiledExpression, json_size, render_args
 from .state import StepEvent, StepRecord, StepStatus, WorkflowState
 
 __all__ = [
-    "RETRY_EXHAUSTED",
     "CompiledWorkflow",
     "PrimitiveCaller",
     "StepEvent",
@@ -63,7 +62,6 @@ logger = logging.getLogger(__name__)
 PrimitiveCaller = Callable[[str, dict[str, Any], int | None], Awaitable[Any]]
 """``(primitive_name, arguments, timeout_ms_remaining_or_None) -> output``; raises ``ActionError``."""
 
-RETRY_EXHAUSTED = "retry_exhausted"
 SETTLE_PRIMITIVE = "locator.wait_for"
 # Our own backstop on a settle wait beyond the timeout we hand the runtime,
 # so a runtime that never answers cannot stall the workflow.
@@ -276,7 +274,7 @@ class _Run:
         raise _StepFailed(
             WorkflowError(
                 f"step {step.id!r}: retry_until still false after {step.max_attempts} attempts",
-                code=RETRY_EXHAUSTED,
+                code=ErrorCode.RETRY_EXHAUSTED,
                 evidence=evidence,
             ),
             attempts=step.max_attempts,
