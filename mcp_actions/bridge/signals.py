@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from ..errors import ActionError, ErrorCode
-from ..workflow.expressions import json_size
+from ..jsonutil import json_pointer, json_size
 from .items import DomEvent
 from .registry import RuntimeInfo
 
@@ -91,7 +91,7 @@ def accept_event(item: DomEvent, signals: Mapping[str, SignalSpec], *, max_bytes
     if validator is not None:
         error = next(iter(validator.iter_errors(item.payload)), None)
         if error is not None:
-            pointer = "/" + "/".join(str(part) for part in error.absolute_path)
+            pointer = json_pointer(error.absolute_path)
             raise ActionError(
                 f"event payload invalid at {pointer}: {error.message}",
                 code=ErrorCode.INVALID_EVENT,

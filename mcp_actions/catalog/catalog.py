@@ -23,6 +23,7 @@ from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import surface_matches
 from ..bridge.signals import SignalSpec
 from ..errors import ActionError, ActionsError, ErrorCode
+from ..jsonutil import json_pointer
 from ..manifest.compose import ToolOrigin
 from ..manifest.load import LoadedManifest
 from ..manifest.model import Tool
@@ -113,11 +114,11 @@ class ToolBinding:
         errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
         if errors:
             first = errors[0]
-            pointer = "/" + "/".join(str(p) for p in first.absolute_path)
+            pointer = json_pointer(first.absolute_path)
             raise ActionError(
                 f"invalid arguments for {self.name} at {pointer}: {first.message}",
                 code=ErrorCode.INVALID_INPUT,
-                evidence={"path": pointer, "errors": [{"path": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message} for e in errors[:10]]},
+                evidence={"path": pointer, "errors": [{"path": json_pointer(e.absolute_path), "message": e.message} for e in errors[:10]]},
             )
 
     def check_result(self, output: Any) -> None:
@@ -130,7 +131,7 @@ class ToolBinding:
         except SchemaError:
             return
         if error is not None:
-            pointer = "/" + "/".join(str(p) for p in error.absolute_path)
+            pointer = json_pointer(error.absolute_path)
             raise ActionError(
                 f"{self.name} returned a result that breaks its result_schema at {pointer}: {error.message}",
                 code=ErrorCode.INVALID_RESULT,

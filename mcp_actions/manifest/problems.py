@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import codes_in_group
+from ..jsonutil import escape_pointer_token, pointer_tokens
 
 __all__ = [
     "PROBLEM_CODES",
@@ -59,22 +60,9 @@ class ValidationReport:
         return not self.errors
 
 
-def _escape(token: str) -> str:
-    if "~" in token or "/" in token:
-        return token.replace("~", "~0").replace("/", "~1")
-    return token
-
-
 def child_pointer(pointer: str, token: Any) -> str:
     """The JSON Pointer of member ``token`` (a key or an index) of the node at ``pointer``."""
-    return f"{pointer}/{_escape(token if isinstance(token, str) else str(token))}"
-
-
-def pointer_tokens(pointer: str) -> list[str]:
-    """The unescaped reference tokens of a JSON Pointer (``""`` gives ``[]``)."""
-    if not pointer:
-        return []
-    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
+    return f"{pointer}/{escape_pointer_token(token)}"
 
 
 def path_sort_key(pointer: str) -> tuple[tuple[int, int, str], ...]:

@@ -24,6 +24,7 @@ from typing import Any
 from jsonata import Jsonata, JException
 
 from ..errors import ActionError, ErrorCode, ExpressionSyntaxError
+from ..jsonutil import json_size
 
 __all__ = [
     "EVALUATION_BUDGET_S",
@@ -33,7 +34,6 @@ __all__ = [
     "compile_expression",
     "compile_slot",
     "has_partial_slot",
-    "json_size",
     "render_args",
     "slot_source",
 ]
@@ -59,11 +59,6 @@ def slot_source(value: Any) -> str | None:
 def has_partial_slot(value: Any) -> bool:
     """True for a string that embeds ``{%`` or ``%}`` without being one whole slot."""
     return isinstance(value, str) and ("{%" in value or "%}" in value) and slot_source(value) is None
-
-
-def json_size(value: Any) -> int:
-    """Bytes of ``value`` as compact UTF-8 JSON: the unit every size limit is counted in."""
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8"))
 
 
 @dataclass(frozen=True)

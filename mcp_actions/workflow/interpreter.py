@@ -45,7 +45,8 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode, WorkflowError
 from .compiled import CompiledStep, CompiledWorkflow, SettleAfter, WorkflowLimits
-from .expressions import CompiledExpression, json_size, render_args
+from ..jsonutil import json_size
+from .expressions import CompiledExpression, render_args
 from .state import StepEvent, StepRecord, StepStatus, WorkflowState
 
 __all__ = [

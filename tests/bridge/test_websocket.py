@@ -608,9 +608,9 @@ async def test_a_declared_event_is_accepted_as_untrusted_page_data(make_server: 
         ({"name": "cart.stolen"}, "unknown_signal", {}),  # not declared for this surface
         ({"name": "cart.cleared", "event": "shop:cleared"}, "permission_denied", {}),  # declared, ingestion disabled
         ({"event": "shop:item-removed"}, "invalid_event", {"expected_event": "shop:item-added"}),  # wrong DOM event name
-        ({"payload": {"qty": 2}}, "invalid_event", {"path": "/"}),  # payload misses a required field
+        ({"payload": {"qty": 2}}, "invalid_event", {"path": ""}),  # payload misses a required field: RFC 6901 pointer of the whole payload
         ({"payload": {"sku": "A1", "qty": 0}}, "invalid_event", {"path": "/qty"}),  # payload field out of range
-        ({"payload": ["A1"]}, "invalid_event", {"path": "/"}),  # payload of the wrong type
+        ({"payload": ["A1"]}, "invalid_event", {"path": ""}),  # payload of the wrong type (whole payload)
         ({"payload": {"sku": "x" * 20_000}}, "invalid_event", {"max_bytes": 16_000}),  # oversize payload
     ],
 )

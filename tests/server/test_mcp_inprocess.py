@@ -92,8 +92,8 @@ async def test_handler_call_returns_structured_content():
     [
         ({"sku": "ABC-1", "quantity": 0}, "/quantity"),  # below minimum
         ({"sku": "abc", "quantity": 1}, "/sku"),  # breaks the pattern
-        ({"sku": "ABC-1"}, "/"),  # required field missing: reported at the object
-        ({"sku": "ABC-1", "quantity": 1, "extra": True}, "/"),  # additionalProperties false
+        ({"sku": "ABC-1"}, ""),  # required field missing: reported at the object (RFC 6901 root pointer)
+        ({"sku": "ABC-1", "quantity": 1, "extra": True}, ""),  # additionalProperties false: at the object
         ({"sku": "ABC-1", "quantity": 1, "timeout_ms": "soon"}, "/timeout_ms"),  # routing field of the wrong type
     ],
 )

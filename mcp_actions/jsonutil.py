@@ -1,0 +1,39 @@
+"""Small JSON helpers every layer shares: sizes and RFC 6901 JSON Pointers.
+
+They live below every package (imports nothing of ours) so that the bridge,
+the manifest validator, the workflow interpreter and the catalogue count
+bytes and build pointers the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["escape_pointer_token", "json_pointer", "json_size", "pointer_tokens"]
+
+
+def json_size(value: Any) -> int:
+    """Bytes of ``value`` as compact UTF-8 JSON: the unit every size limit is counted in."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8"))
+
+
+def escape_pointer_token(token: Any) -> str:
+    """One reference token of a JSON Pointer, ``~`` and ``/`` escaped as RFC 6901 requires."""
+    text = token if isinstance(token, str) else str(token)
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
+
+
+def json_pointer(tokens: Iterable[Any]) -> str:
+    """The JSON Pointer of a path of keys and indices (``[]`` gives ``""``, the whole document)."""
+    return "".join("/" + escape_pointer_token(token) for token in tokens)
+
+
+def pointer_tokens(pointer: str) -> list[str]:
+    """The unescaped reference tokens of a JSON Pointer (``""`` gives ``[]``)."""
+    if not pointer:
+        return []
+    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
