@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
-    from .app import AppOptions
+    from .actions_app import AppOptions
 
     manifests = args.manifests or [p for p in (_env("MCP_ACTIONS_MANIFESTS") or "").split(":") if p]
     origins = args.allowed_origins or [o for o in (_env("MCP_ACTIONS_ALLOWED_ORIGINS") or "").split(",") if o]
@@ -129,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_demo(browser_path=args.browser_path, headless=not args.headed))
         logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         options, transport, host, port = _serve_options(args)
-        from .server.app import serve
+        from .server.mcp_server import serve
 
         asyncio.run(serve(options, transport=transport, host=host, port=port))
         return 0

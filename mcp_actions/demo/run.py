@@ -16,9 +16,9 @@ from typing import Any
 
 from mcp import Client
 
-from ..app import ActionsApp, AppOptions
+from ..actions_app import ActionsApp, AppOptions
 from ..manifest.load import bundled_manifests_dir
-from ..server.app import build_server
+from ..server.mcp_server import build_server
 from .static import StaticSite, demo_site_dir
 
 __all__ = ["DEMO_CALLS", "run_demo"]

@@ -14,7 +14,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..app import ActionsApp
+from ..actions_app import ActionsApp
 
 __all__ = ["LAUNCH_URI", "RUNTIMES_URI", "list_resources", "list_templates", "read_resource"]
 

@@ -14,9 +14,9 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_actions.app import ActionsApp, AppOptions
+from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.runtimes.memory import MemoryRuntime, sleep_forever
-from mcp_actions.server.app import build_server
+from mcp_actions.server.mcp_server import build_server
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "server"
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

@@ -23,7 +23,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated, ToolsListChanged
 
 from .. import __version__
-from ..app import ActionsApp, AppOptions
+from ..actions_app import ActionsApp, AppOptions
 from ..errors import ActionError
 from . import resources as res
 from .tools import error_result, mcp_tool, protocol_error, success_result

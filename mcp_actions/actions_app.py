@@ -3,7 +3,7 @@
 ``ActionsApp`` loads the manifests, builds the catalog, starts the bridge and
 its WebSocket endpoint, owns the browser host (launched now, lazily, or
 never), and exposes runtimes' inline manifests as they arrive. The MCP
-adapter (``server/app.py``) and the ``demo`` command both drive one.
+adapter (``server/mcp_server.py``) and the ``demo`` command both drive one.
 """
 
 from __future__ import annotations
