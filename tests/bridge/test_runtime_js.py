@@ -8,13 +8,9 @@ which loads ``http://127.0.0.1:PORT/runtime.js?token=…`` from the bridge port.
 from __future__ import annotations
 
 import asyncio
-import functools
-import http.server
 import logging
-import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -26,15 +22,13 @@ from mcp_actions.bridge.registry import RuntimeInfo
 from mcp_actions.bridge.routing import Route
 from mcp_actions.bridge.signals import SignalSpec
 from mcp_actions.bridge.websocket import BridgeServer
-from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 
+from ..conftest import launch_chromium
 from .conftest import MakeServer
 from .wsclient import eventually, outcome
 
 pytestmark = pytest.mark.browser
 
-PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
-CHROMIUM = find_browser()
 
 ITEM_ADDED = SignalSpec(
     name="cart.item_added",
@@ -48,27 +42,11 @@ def _signals(info: RuntimeInfo) -> dict[str, SignalSpec]:
     return {ITEM_ADDED.name: ITEM_ADDED}
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-        pass
-
-
-@pytest.fixture(scope="module")
-def pages_url() -> Iterator[str]:
-    """Base URL of a static server for tests/fixtures/pages."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(PAGES)))
-    thread = threading.Thread(target=server.serve_forever, name="bridge-fixture-pages", daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
 @pytest_asyncio.fixture
 async def browser() -> AsyncIterator[Browser]:
     """A headless Chromium (per test: Playwright objects live on the test's event loop)."""
     async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        chromium = await launch_chromium(pw)
         try:
             yield chromium
         finally:

@@ -1,8 +1,9 @@
-"""Fixtures for runtime tests: a static server for tests/fixtures/pages and a real headless Chromium.
+"""Fixtures shared by every test folder: a static server for tests/fixtures/pages and a real headless Chromium.
 
-Playwright objects belong to the event loop that created them, so browser
-fixtures are module-scoped on the module's loop; test modules using them set
-``pytestmark = pytest.mark.asyncio(loop_scope="module")``.
+Playwright objects belong to the event loop that created them, so the
+``chromium`` fixture is module-scoped on the module's loop; test modules using
+it set ``pytestmark = pytest.mark.asyncio(loop_scope="module")``. Tests that
+need a browser per test use ``launch_chromium`` on their own loop.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, Playwright, async_playwright
 
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 
-PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
+PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -41,11 +42,16 @@ def pages_url() -> Iterator[str]:
         server.server_close()
 
 
+async def launch_chromium(pw: Playwright) -> Browser:
+    """A headless Debian Chromium with the flags this machine needs."""
+    return await pw.chromium.launch(executable_path=find_browser(), headless=True, args=list(CHROMIUM_ARGS))
+
+
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def chromium() -> AsyncIterator[Browser]:
     """One headless Chromium per test module."""
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=find_browser(), headless=True, args=list(CHROMIUM_ARGS))
+        browser = await launch_chromium(pw)
         try:
             yield browser
         finally:
