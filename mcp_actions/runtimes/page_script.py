@@ -38,6 +38,7 @@ __all__ = [
 #: The engine's modules, in load order (each may use only those before it).
 ENGINE_MODULES: tuple[str, ...] = (
     "core.js",  # errors, envelopes, helpers, geometry, the primitive registry
+    "dom.js",  # deep (shadow DOM) queries, visibility and why not
     "names.js",  # text, roles, accessible names
     "locators.js",  # target descriptors to elements
     "editing.js",  # text.insert, focusEditable
