@@ -43,8 +43,11 @@ ENGINE_MODULES: tuple[str, ...] = (
     "locators.js",  # target descriptors to elements
     "editing.js",  # text.insert, focusEditable
     "keyboard.js",  # keyboard.press
-    "pointer.js",  # pointer.*, viewport.scroll
-    "observe.js",  # page.info, dom.*, locator.*
+    "pointer.js",  # pointer.move/click/double_click, viewport.scroll
+    "drag.js",  # pointer.drag
+    "observe.js",  # page.info, dom.snapshot_text, dom.observe.visible, locator.*
+    "sections.js",  # dom.list_sections, dom.settle
+    "extract.js",  # dom.extract
     "handlers.js",  # page handlers, DOM event forwarding
     "engine.js",  # dispatch and the frozen engine object
 )
@@ -63,12 +66,16 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "pointer.click",
     "pointer.double_click",
     "viewport.scroll",
+    "pointer.drag",
     "page.info",
     "dom.snapshot_text",
     "dom.observe.visible",
     "locator.element_info",
     "locator.text_content",
     "locator.wait_for",
+    "dom.list_sections",
+    "dom.settle",
+    "dom.extract",
 )
 
 _HEADER = """/*

@@ -9,6 +9,7 @@ var fail = M.fail,
 /** The document (or a scope) and every open shadow root below it, outermost first. */
 function searchRoots(scope) {
   var roots = [scope || document];
+  if (scope && scope.shadowRoot && scope.shadowRoot.mode === "open") roots.push(scope.shadowRoot);
   for (var i = 0; i < roots.length; i++) {
     var walker = document.createTreeWalker(roots[i], NodeFilter.SHOW_ELEMENT);
     for (var n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -29,11 +30,6 @@ function queryAllDeep(selector, scope) {
   for (var i = 0; i < roots.length; i++) {
     var found = roots[i].querySelectorAll(selector);
     for (var j = 0; j < found.length; j++) out.push(found[j]);
-  }
-  if (scope && scope.nodeType === 1) {
-    try {
-      if (scope.matches(selector)) out.unshift(scope);
-    } catch (_ignored) { /* reported by querySelectorAll above */ }
   }
   return out;
 }

@@ -111,3 +111,8 @@ definePrimitive("pointer.move", pointerMove);
 definePrimitive("pointer.click", pointerClick);
 definePrimitive("pointer.double_click", pointerDoubleClick);
 definePrimitive("viewport.scroll", viewportScroll);
+
+M.pointTarget = pointTarget;
+M.mouseInit = mouseInit;
+M.firePointer = firePointer;
+M.fireMouse = fireMouse;
