@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ErrorCode, ManifestError, UsageError
-from ..manifest.sources import RemoteFetcher, parse_json_strictly
+from ..manifest.fetch import RemoteFetcher, parse_json_strictly
 from .abp import abp_to_actions, is_abp_manifest
 from .wab import is_wab_discovery, wab_to_actions
 
