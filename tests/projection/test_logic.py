@@ -111,7 +111,7 @@ def test_summary_within_and_over_its_max_bytes():
     with pytest.raises(ActionError) as caught:
         big.summary("all", {"rows": [1, 2, 3]})
     assert caught.value.code == ErrorCode.STATE_PAYLOAD_TOO_LARGE
-    assert caught.value.evidence == {"projection": "p", "budget": "summary:all", "bytes": 14, "max_bytes": 10}
+    assert caught.value.evidence == {"projection": "p", "budget": "summary:all", "bytes": 16, "max_bytes": 10}
 
 
 def test_unknown_summary_names_the_declared_ones():
