@@ -172,28 +172,35 @@ class ActionService:
     ) -> Any:
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route)
-        if binding.kind == "handler":
-            output = await self.bridge.call(binding.name, own, runtime_id=runtime.runtime_id, handler=binding.handler, timeout_ms=_remaining_ms(deadline))
-            await self._after_call(runtime.runtime_id)
-            return output
-        if binding.kind == "workflow" and binding.workflow is not None:
-            postcondition = binding.workflow.postcondition
-            if postcondition is None or self.projections is None:
-                output = await run_workflow(binding.workflow, own, self._primitive_caller(runtime, deadline), deadline=deadline, on_step=on_step)
-            else:
-                # The state before the action is what the postcondition's diff is taken against.
-                before = await self.projections.before_postcondition(runtime.runtime_id, postcondition, timeout_ms=_remaining_ms(deadline))
-                output = await run_workflow(binding.workflow, own, self._primitive_caller(runtime, deadline), deadline=deadline, on_step=on_step)
-                await self.projections.check_postcondition(
-                    runtime.runtime_id, postcondition, before, input=own, output=output, timeout_ms=_remaining_ms(deadline)
-                )
-            await self._after_call(runtime.runtime_id)
-            return output
+        try:
+            if binding.kind == "handler":
+                return await self.bridge.call(binding.name, own, runtime_id=runtime.runtime_id, handler=binding.handler, timeout_ms=_remaining_ms(deadline))
+            if binding.kind == "workflow" and binding.workflow is not None:
+                return await self._run_workflow(binding, runtime, own, deadline, on_step)
+        finally:
+            # Even a failed call may have changed the page: subscribers hear of it.
+            if binding.kind in ("handler", "workflow"):
+                await self._after_call(runtime.runtime_id)
         raise ActionError(
             f"{binding.name} declares only legacy execution steps, which this version cannot run yet; give it an x_actions.handler or a workflow",
             code=ErrorCode.CAPABILITY_UNAVAILABLE,
             evidence={"tool": binding.name, "capability": "x_actions.execution"},
         )
+
+    async def _run_workflow(
+        self, binding: ToolBinding, runtime: RuntimeInfo, own: dict[str, Any], deadline: float, on_step: Callable[[StepEvent], None] | None
+    ) -> Any:
+        """Run the tool's workflow; with a ``postcondition``, re-read its projection after and fail ``state_mismatch`` unless it holds."""
+        assert binding.workflow is not None
+        call = self._primitive_caller(runtime, deadline)
+        postcondition = binding.workflow.postcondition
+        if postcondition is None or self.projections is None:
+            return await run_workflow(binding.workflow, own, call, deadline=deadline, on_step=on_step)
+        # The state before the action is what the postcondition's diff is taken against.
+        before = await self.projections.before_postcondition(runtime.runtime_id, postcondition, timeout_ms=_remaining_ms(deadline))
+        output = await run_workflow(binding.workflow, own, call, deadline=deadline, on_step=on_step)
+        await self.projections.check_postcondition(runtime.runtime_id, postcondition, before, input=own, output=output, timeout_ms=_remaining_ms(deadline))
+        return output
 
     async def _after_call(self, runtime_id: str) -> None:
         """Refresh the runtime's watched projections so subscribers hear of changes (never fails the call)."""

@@ -5,8 +5,10 @@ read: the expression runs over ``{"records": {...}}`` (without an expression
 the records are the state), the result is checked against ``output_schema``,
 and every figure that reaches an agent is held to a byte budget:
 
-- ``expression_output``: the expression's result, at most ``limits.max_state_bytes``;
-- ``state``: the whole read result (state with its diagnostics), at most ``limits.max_state_bytes``;
+- ``expression_output``: the expression's result, at most ``limits.max_projection_bytes``
+  (summaries may condense a state too large to read whole);
+- ``state``: the whole read result (state with its diagnostics), at most
+  ``limits.max_state_bytes`` (checked by the service, which builds that result);
 - ``summary:<name>``: a summary's value, at most its ``max_bytes`` (and ``limits.max_summary_bytes``).
 
 An oversized value is ``state_payload_too_large`` naming the budget, the size
@@ -87,7 +89,7 @@ class CompiledProjection:
                 state = self.expression.evaluate({"records": records})
             except ActionError as exc:
                 raise ActionError(exc.message, code=exc.code, evidence={**exc.evidence, "projection": self.name, "field": "projection"}) from exc
-        check_budget(state, budget="expression_output", max_bytes=self.limits.max_state_bytes, projection=self.name)
+        check_budget(state, budget="expression_output", max_bytes=self.limits.max_projection_bytes, projection=self.name)
         self.validate(state)
         return state
 

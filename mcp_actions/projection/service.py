@@ -6,8 +6,9 @@ tested on any runtime and wired by the composition root: ``extract`` runs one
 projections that apply to it. Every observation is one round trip for all the
 projections it needs.
 
-What a read moves (see ``store.py``): ``read``, ``summary``, ``diff`` and a
-postcondition take the agent's baseline forward; ``after_call`` (run by
+What a read moves (see ``store.py``): ``read``, ``summary`` and ``diff`` take
+the agent's baseline forward; a postcondition does not (the agent's next diff
+still shows what the action changed); ``after_call`` (run by
 dispatch after each call on a runtime) refreshes only the *watched*
 projections of that runtime and calls the change listeners for those whose
 value changed, without moving any baseline.
@@ -250,7 +251,8 @@ class ProjectionService:
                 code=ErrorCode.STATE_MISMATCH,
                 evidence={"projection": compiled.name, "reason": exc.code, "cause": exc.to_error()},
             ) from exc
-        self._remember(runtime_id, after)
+        # Neither the agent's baseline (its next state_diff still shows what the action changed)
+        # nor the change hook's latest value (after_call still announces the change) moves.
         report = {"projection": compiled.name, "observed_at": after.observed_at, **self.compare(compiled, before.state, after.state)}
         reason = None
         if after.diagnostics.get("missing_required_fields"):

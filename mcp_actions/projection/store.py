@@ -1,10 +1,10 @@
 """The snapshots diffs are taken against, per runtime and projection, bounded in number.
 
 Two values are kept per (runtime, projection): the *baseline*, the state an
-agent last read (``state_read``, ``state_summary``, ``state_diff``, a
-postcondition), which the next diff is taken against; and the *latest*, the
-state last observed for change notifications, which moves after every call
-without moving the agent's baseline.
+agent last read (``state_read``, ``state_summary``, ``state_diff``), which
+the next diff is taken against; and the *latest*, the state last read or
+refreshed for change notifications after calls, which moves without moving
+the agent's baseline. Postconditions move neither.
 """
 
 from __future__ import annotations

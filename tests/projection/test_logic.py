@@ -89,7 +89,7 @@ def test_without_an_expression_the_records_are_the_state():
 
 @pytest.mark.parametrize("size", [10, 2_000])
 def test_expression_output_over_the_state_budget_is_refused_with_budget_and_size(size):
-    compiled = CompiledProjection(projection(), limits=Limits(max_state_bytes=1_000))
+    compiled = CompiledProjection(projection(), limits=Limits(max_projection_bytes=1_000))
     rows = [{"id": str(i), "text": "x" * 40} for i in range(size)]
     if size == 10:
         compiled.project({"rows": rows})  # 10 rows fit
