@@ -74,14 +74,14 @@ async def browser_part() -> None:
     from playwright.async_api import async_playwright
 
     from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
-    from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_only_js
+    from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_js
 
     html = "<table>" + "".join(f"<tr class='row' data-id='r{i}'><td class='name'>Item {i}</td><td class='qty'>{i % 7}</td></tr>" for i in range(ROWS)) + "</table>"
     board_url = (ROOT / "tests/fixtures/pages/board/index.html").as_uri()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=find_browser(), headless=True, args=list(CHROMIUM_ARGS))
         page = await browser.new_page()
-        await page.add_init_script(script=engine_only_js())
+        await page.add_init_script(script=engine_js())
         await page.set_content(html)
         run = "([n, a]) => window.__mcpActions.run(n, a)"
         if "dom.extract" in ENGINE_PRIMITIVES:

@@ -28,7 +28,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..errors import ActionError, ErrorCode
 from .inprocess import InProcessRuntime
-from .page_script import ENGINE_PRIMITIVES, engine_only_js
+from .page_script import ENGINE_PRIMITIVES, engine_js
 
 if TYPE_CHECKING:
     from .browser import BrowserHost
@@ -205,7 +205,7 @@ class TabRuntime(InProcessRuntime):
 
     async def install_engine(self) -> None:
         """Put the engine into the current document (the init script covers later ones)."""
-        await self.page.evaluate("() => {\n" + engine_only_js() + "\n}")
+        await self.page.evaluate("() => {\n" + engine_js() + "\n}")
 
     async def _engine(self, method: str, a: Any, b: Any) -> Any:
         envelope = await self.page.evaluate(_ENGINE_CALL, [method, a, b])
