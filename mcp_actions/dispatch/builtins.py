@@ -32,6 +32,7 @@ def _binding(name: str, description: str, schema: dict[str, Any], annotations: d
         origin=_BUILTIN_ORIGIN,
         namespace="builtin",
         annotations=annotations,
+        title=annotations.get("title"),
     )
 
 
@@ -111,8 +112,8 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
             raise ActionError(f"unknown action {action!r}", code=ErrorCode.UNKNOWN_ACTION, evidence={"path": "/action", "action": action})
         remaining = max(1, int((deadline - time.monotonic()) * 1000))
         arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": routing.get("timeout_ms", remaining)}
-        checked, args, route_fields = service.prepare(binding.mcp_name, arguments)
-        return await service.run(checked, args, route_fields)
+        prepared = service.prepare(binding.mcp_name, arguments)
+        return await service.run(prepared.binding, prepared.arguments, prepared.routing)
     raise ActionError(
         f"mode={mode} needs state projections, which this version does not run yet",
         code=ErrorCode.CAPABILITY_UNAVAILABLE,
