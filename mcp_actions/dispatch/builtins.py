@@ -12,6 +12,7 @@ from typing import Any
 
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
+from ..catalog.context import context_for
 from ..catalog.naming import mcp_tool_name
 from ..errors import ActionError, ErrorCode
 from ..manifest.compose import ToolOrigin
@@ -53,7 +54,8 @@ NAVIGATE = _binding(
 
 SITE = _binding(
     "actions.site",
-    "One tool for every site action: mode=list shows the tools of the loaded maps; mode=call runs `action` "
+    "One tool for every site action: mode=list shows the tools of the loaded maps and the context blocks that "
+    "apply to the current page (documentation, not permission); mode=call runs `action` "
     "(a dotted tool name) with `arguments`. The state modes (state_read, state_summary, state_diff) are reserved for state projections and answer capability_unavailable in this version.",
     {
         "type": "object",
@@ -101,7 +103,8 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
                 {"name": b.name, "mcp_name": b.mcp_name, "description": b.description, "input_schema": b.input_schema, "kind": b.kind, "manifest": b.namespace}
                 for b in service.catalog.tools.values()
                 if b.kind != "builtin"
-            ]
+            ],
+            "context": _context_summaries(service, routing),
         }
     if mode == "call":
         action = own.get("action")
@@ -119,6 +122,18 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
         code=ErrorCode.CAPABILITY_UNAVAILABLE,
         evidence={"path": "/mode", "capability": "state_projections"},
     )
+
+
+def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[dict[str, Any]]:
+    """The context blocks that apply to the routed runtime now (documentation, never permission).
+
+    Listing never launches a browser: with no runtime to route to, there is no page and no context.
+    """
+    try:
+        runtime = service.bridge.resolve(Route.from_arguments(routing))
+    except ActionError:
+        return []
+    return [applied.summary() for applied in context_for(service.catalog, runtime)]
 
 
 BUILTIN_RUNNERS: dict[str, BuiltinRunner] = {NAVIGATE.name: _navigate, SITE.name: _site}
