@@ -208,4 +208,13 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             on_subscriptions_listen=ListenHandler(peers.bus),
             on_set_logging_level=set_level,
         )
+    async def note_client(ctx: Ctx, call_next: Any) -> Any:
+        # Every inbound message makes its client known, so a client that only connected and
+        # listens (notifications/initialized, nothing else yet) still hears about changes.
+        result = await call_next(ctx)
+        if ctx.method != "initialize":
+            peers.seen(ctx)
+        return result
+
+    server.middleware.append(note_client)
     return server

@@ -62,6 +62,7 @@ class Peers:
     """Every handshake-era client, and the bus that feeds 2026-07-28 listen streams."""
 
     def __init__(self, *, http_idle_seconds: float | None = None) -> None:
+        """``http_idle_seconds``: serving streamable HTTP, whose idle timeout this is; None otherwise."""
         self.bus = InMemorySubscriptionBus()
         self._peers: dict[object, Peer] = {}
         self._http_idle_seconds = http_idle_seconds
@@ -73,12 +74,13 @@ class Peers:
         """Whether the request comes from a 2026-07-28 client (per-request envelope, listen streams)."""
         return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
 
-    @staticmethod
-    def _key(ctx: ServerRequestContext[Any, Any]) -> tuple[object, bool] | None:
-        headers = getattr(ctx.request, "headers", None)
-        session_id = headers.get(_SESSION_HEADER) if headers is not None else None
-        if session_id:
-            return ("http", session_id), True
+    def _key(self, ctx: ServerRequestContext[Any, Any]) -> tuple[object, bool] | None:
+        if self._http_idle_seconds is not None:
+            # Streamable HTTP: one lifespan for every session, so only the session id tells clients apart
+            # (the initialize request has none yet; the client's next message does).
+            headers = getattr(ctx.request, "headers", None)
+            session_id = headers.get(_SESSION_HEADER) if headers is not None else None
+            return (("http", session_id), True) if session_id else None
         lifespan = ctx.lifespan_context
         scope = lifespan.get(SCOPE_KEY) if isinstance(lifespan, dict) else None
         return (scope, False) if scope is not None else None
