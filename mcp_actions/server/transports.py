@@ -53,11 +53,13 @@ def sse_app(server: Server[Any]) -> Starlette:
 
 def http_app(app: ActionsApp, transport: str, policy: HttpPolicy) -> Any:
     """The guarded ASGI app of an HTTP transport; its lifespan starts and stops ``app``."""
-    server = build_server(app, manage_app=False, http_idle_seconds=DEFAULT_SESSION_IDLE_TIMEOUT)
     if transport == "streamable-http":
-        starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_GUARDED_BY_US)
+        # One lifespan for every session: clients are told apart by session id, forgotten when idle.
+        server = build_server(app, manage_app=False, http_idle_seconds=DEFAULT_SESSION_IDLE_TIMEOUT)
+        starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_GUARDED_BY_US, session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)
     elif transport == "sse":
-        starlette_app = sse_app(server)
+        # Each SSE connection runs the server (and its lifespan) once: the lifespan scope is the client.
+        starlette_app = sse_app(build_server(app, manage_app=False))
     else:
         raise ValueError(f"unknown transport {transport!r}")
     inner = starlette_app.router.lifespan_context
