@@ -126,6 +126,7 @@ COMBINATIONS = [
     ("stdio", "legacy"),
     ("stdio", "auto"),
     ("sse", "legacy"),
+    ("sse", "auto"),
     ("streamable-http", "legacy"),
     ("streamable-http", "auto"),
 ]
