@@ -30,8 +30,10 @@ from .catalog.selection import ToolSelection
 from .catalog.watch import ManifestWatcher
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
+from .manifest.fetch import RemoteFetcher
 from .manifest.limits import DEFAULT_LIMITS, Limits
-from .manifest.load import LoadedManifest, LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
+from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
+from .manifest.paths import bundled_manifests_dir
 from .resources import ResourceRegistry, expand, register_builtin_resources
 from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
 
@@ -85,6 +87,8 @@ class ActionsApp:
         )
         self.endpoint: Any = None
         self.load_result = LoadResult()
+        # The composition root owns the https fetcher: one cache for file maps and runtime maps.
+        self.fetcher = RemoteFetcher()
         self.inline_reports: dict[str, ManifestReport] = {}
         self.started_at: float | None = None
         self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
@@ -118,7 +122,7 @@ class ActionsApp:
 
     def load_manifests(self) -> LoadResult:
         """(Re)load the configured manifests; invalid ones expose nothing and are reported on stderr."""
-        self._apply_load(load_paths(self.manifest_paths, limits=self.options.limits))
+        self._apply_load(load_paths(self.manifest_paths, limits=self.options.limits, fetcher=self.fetcher))
         return self.load_result
 
     def _apply_load(self, result: LoadResult) -> None:
@@ -136,7 +140,7 @@ class ActionsApp:
         """
         tools_before = self._tools_fingerprint()
         documents_before = self._documents()
-        result = await asyncio.to_thread(load_paths, self.manifest_paths, limits=self.options.limits)
+        result = await asyncio.to_thread(load_paths, self.manifest_paths, limits=self.options.limits, fetcher=self.fetcher)
         self._apply_load(result)
         documents_after = self._documents()
         changed_tools = self._tools_fingerprint() != tools_before
@@ -237,7 +241,7 @@ class ActionsApp:
         self.resources.list_changed()
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
-        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", limits=self.options.limits)
+        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", limits=self.options.limits, fetcher=self.fetcher)
 
     async def _expose_inline_in_thread(self, runtime: RuntimeInfo) -> None:
         loaded = await asyncio.to_thread(self._load_inline, runtime)
