@@ -11,6 +11,7 @@ authority) and ``FrameRuntime`` (a same-origin frame inside a tab).
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import time
@@ -29,7 +30,7 @@ from .inprocess import InProcessRuntime
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
-__all__ = ["PREVIOUS_CALL_WINDOW_S", "DocumentRuntime", "dictionary_names"]
+__all__ = ["PREVIOUS_CALL_WINDOW_S", "DocumentRuntime", "dictionary_entry", "dictionary_names"]
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +51,19 @@ _WATCH_EVENTS = """(listen) => {
 
 
 @cache
+def _dictionary() -> dict[str, dict[str, Any]]:
+    text = resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text(encoding="utf-8")
+    return {p["name"]: p for p in json.loads(text)["primitives"]}
+
+
 def dictionary_names() -> frozenset[str]:
     """Every primitive name of the shipped dictionary (``runtimes/dictionary.json``)."""
-    text = resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text(encoding="utf-8")
-    return frozenset(p["name"] for p in json.loads(text)["primitives"])
+    return frozenset(_dictionary())
+
+
+def dictionary_entry(name: str) -> dict[str, Any]:
+    """One primitive's dictionary entry (name, summary, capabilities, schemas, errors); KeyError when absent."""
+    return copy.deepcopy(_dictionary()[name])
 
 
 def _now() -> str:
