@@ -127,8 +127,10 @@ class ActionsApp:
     async def stop(self) -> None:
         """Stop the browser, the endpoint and the bridge; nothing is left pending."""
         if self.browser is not None:
-            with contextlib.suppress(Exception):
+            try:
                 await self.browser.stop()
+            except Exception:  # noqa: BLE001 - stopping goes on (endpoint, bridge), but the failure is told
+                log.exception("stopping the browser host failed")
         if self.endpoint is not None:
             with contextlib.suppress(Exception):
                 await self.endpoint.stop()
