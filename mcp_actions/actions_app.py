@@ -23,7 +23,9 @@ from .bridge.registry import RuntimeInfo
 from .catalog.catalog import Catalog
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
-from .manifest.load import LoadedManifest, LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
+from .manifest.fetch import RemoteFetcher
+from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
+from .manifest.paths import bundled_manifests_dir
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -68,6 +70,8 @@ class ActionsApp:
         )
         self.endpoint: Any = None
         self.load_result = LoadResult()
+        # The composition root owns the https fetcher: one cache for file maps and runtime maps.
+        self.fetcher = RemoteFetcher()
         self.inline_reports: dict[str, ManifestReport] = {}
         self.started_at: float | None = None
         self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
@@ -94,7 +98,7 @@ class ActionsApp:
     def load_manifests(self) -> LoadResult:
         """(Re)load the configured manifests; invalid ones expose nothing and are reported on stderr."""
         paths = list(self.options.manifests) or [str(bundled_manifests_dir())]
-        self.load_result = load_paths(paths)
+        self.load_result = load_paths(paths, fetcher=self.fetcher)
         self.catalog.set_manifests(self.load_result.manifests)
         for report in self.load_result.failures:
             for problem in report.errors:
@@ -165,7 +169,7 @@ class ActionsApp:
         self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": kind})
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
-        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website")
+        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", fetcher=self.fetcher)
 
     async def _expose_inline_in_thread(self, runtime: RuntimeInfo) -> None:
         loaded = await asyncio.to_thread(self._load_inline, runtime)

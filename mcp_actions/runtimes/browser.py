@@ -30,7 +30,7 @@ from ..errors import ActionError, ErrorCode
 from .authority import BrowserAuthority
 from .frame import FrameRuntime, same_origin
 from .launch import BrowserOptions, BrowserSession, default_profile_dir, open_browser
-from .page_script import engine_only_js
+from .page_script import engine_js
 from .page_watch import PageWatch
 from .tab import TabRuntime
 
@@ -184,7 +184,7 @@ class BrowserHost:
         context = session.context
         await context.expose_binding("__mcpActionsListen", self._listen_for)
         await context.expose_binding("__mcpActionsEmit", self._emit_from)
-        await context.add_init_script(script=engine_only_js() + _LISTEN_HOOK)
+        await context.add_init_script(script=engine_js() + _LISTEN_HOOK)
         context.on("page", self._on_page)
         context.on("close", lambda _context: self.spawn(self._on_browser_gone("browser context closed"), "context-closed"))
         if session.browser is not None:

@@ -20,7 +20,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..errors import ActionError, ErrorCode
 from .document import DocumentRuntime
-from .page_script import ENGINE_PRIMITIVES, engine_only_js
+from .page_script import ENGINE_PRIMITIVES, engine_js
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
@@ -159,7 +159,7 @@ class TabRuntime(DocumentRuntime):
 
     async def install_engine(self, frame: Frame | None = None) -> None:
         """Put the engine into the current document of the tab (or of one of its frames)."""
-        await (frame or self.page.main_frame).evaluate("() => {\n" + engine_only_js() + "\n}")
+        await (frame or self.page.main_frame).evaluate("() => {\n" + engine_js() + "\n}")
 
     async def _engine(self, method: str, a: Any, b: Any) -> Any:
         envelope = await self.page.evaluate(_ENGINE_CALL, [method, a, b])

@@ -16,7 +16,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page
 
 from mcp_actions import __version__
-from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_only_js, runtime_js
+from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_js, runtime_js
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -27,7 +27,7 @@ CALL = "([p, a]) => window.__mcpActions.callHandler(p, a)"
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def page(chromium: Browser) -> AsyncIterator[Page]:
     context = await chromium.new_context(viewport={"width": 1000, "height": 700})
-    await context.add_init_script(script=engine_only_js())
+    await context.add_init_script(script=engine_js())
     page = await context.new_page()
     yield page
     await context.close()

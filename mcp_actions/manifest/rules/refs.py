@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .rules_base import Checks, error, json_type
+from .base import Checks, error, json_type
 
 __all__ = ["Index", "check_reference", "check_reference_list"]
 

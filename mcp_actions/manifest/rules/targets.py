@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules_expressions import is_slot
-from .problems import child_pointer
-from .rules_base import Checks, Rules, check_keys, error, json_type
-from .rules_refs import check_reference
+from .expressions import is_slot
+from ..problems import child_pointer
+from .base import Checks, Rules, check_keys, error, json_type
+from .refs import check_reference
 
 __all__ = [
     "LOCATING_FIELDS",

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .problems import child_pointer, pointer_tokens
-from .rules_base import (
+from ..problems import child_pointer, pointer_tokens
+from .base import (
     check_required_identifier,
     Checks,
     Rules,
@@ -27,9 +27,9 @@ from .rules_base import (
     json_type,
     object_entries,
 )
-from .rules_expressions import check_expression_field
-from .rules_schema import check_schema
-from .rules_targets import check_selector_value
+from .expressions import check_expression_field
+from .schema import check_schema
+from .targets import check_selector_value
 
 __all__ = [
     "EXTRACT_FIELDS",

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .problems import child_pointer
-from .rules_base import Checks, Rules, error, json_type
+from ..problems import child_pointer
+from .base import Checks, Rules, error, json_type
 
 __all__ = ["check_sources", "source_path_problem"]
 

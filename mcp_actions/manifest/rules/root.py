@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .problems import child_pointer
-from .rules_base import (
+from ..problems import child_pointer
+from .base import (
     check_required_identifier,
     Checks,
     Rules,

@@ -26,8 +26,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, exceptions
 
-from .problems import child_pointer, pointer_tokens
-from .rules_base import (
+from ..problems import child_pointer, pointer_tokens
+from .base import (
     check_required_identifier,
     STEP_ID_RE,
     Checks,
@@ -38,10 +38,10 @@ from .rules_base import (
     expect_type,
     json_type,
 )
-from ..workflow.expressions import has_partial_slot
-from .rules_expressions import check_expression_field, check_templated, is_slot
-from .rules_refs import check_reference
-from .rules_targets import check_target
+from ...workflow.expressions import has_partial_slot
+from .expressions import check_expression_field, check_templated, is_slot
+from .refs import check_reference
+from .targets import check_target
 
 __all__ = [
     "AFTER_EACH_FIELDS",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .problems import child_pointer
-from .rules_base import (
+from ..problems import child_pointer
+from .base import (
     check_required_identifier,
     Checks,
     Rules,
@@ -27,9 +27,9 @@ from .rules_base import (
     json_type,
     object_entries,
 )
-from .rules_schema import check_schema
-from .rules_targets import check_target
-from .rules_workflow import check_workflow
+from .schema import check_schema
+from .targets import check_target
+from .workflow import check_workflow
 
 __all__ = ["DIRECTIONS", "TOOL_FIELDS", "X_ACTIONS_FIELDS", "check_tools"]
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..workflow.expressions import ExpressionSyntaxError, compile_expression, slot_source
-from .problems import child_pointer
-from .rules_base import Checks, Rules, error, json_type
+from ...workflow.expressions import ExpressionSyntaxError, compile_expression, slot_source
+from ..problems import child_pointer
+from .base import Checks, Rules, error, json_type
 
 __all__ = ["check_expression_field", "check_templated", "is_slot"]
 

@@ -38,9 +38,9 @@ from typing import Any
 from jsonschema import Draft202012Validator, exceptions, validators
 from jsonschema_specifications import REGISTRY as _SPECIFICATIONS
 
-from .limits import MAX_NESTING_DEPTH
-from .problems import Problem, child_pointer, pointer_tokens
-from .rules_base import Checks, depth_of, error, json_type, warning
+from ..limits import MAX_NESTING_DEPTH
+from ..problems import Problem, child_pointer, pointer_tokens
+from .base import Checks, depth_of, error, json_type, warning
 
 __all__ = ["check_schema", "fast_schema_valid", "official_schema_problems", "subschema_keywords"]
 

@@ -14,8 +14,8 @@ from collections.abc import Collection, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .limits import MAX_IDENTIFIER_LENGTH, MAX_NESTING_DEPTH, Limits
-from .problems import Problem, child_pointer
+from ..limits import MAX_IDENTIFIER_LENGTH, MAX_NESTING_DEPTH, Limits
+from ..problems import Problem, child_pointer
 
 __all__ = [
     "check_required_identifier",
@@ -55,7 +55,7 @@ class Rules:
     limits: Limits
     primitives: frozenset[str]
     primitive_schemas: Mapping[str, Any]
-    index: Any  # rules_refs.Index; typed loosely to keep this module free of cycles
+    index: Any  # refs.Index; typed loosely to keep this module free of cycles
     max_depth: int = MAX_NESTING_DEPTH
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .problems import child_pointer
-from .rules_base import (
+from ..problems import child_pointer
+from .base import (
     check_required_identifier,
     Checks,
     Rules,
@@ -21,8 +21,8 @@ from .rules_base import (
     json_type,
     object_entries,
 )
-from .rules_refs import check_reference_list
-from .rules_targets import check_selector_value, check_target
+from .refs import check_reference_list
+from .targets import check_selector_value, check_target
 
 __all__ = ["CONTEXT_FIELDS", "check_context"]
 

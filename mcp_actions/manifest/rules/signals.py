@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .problems import child_pointer
-from .rules_base import (
+from ..problems import child_pointer
+from .base import (
     check_required_identifier,
     Checks,
     Rules,
@@ -25,9 +25,9 @@ from .rules_base import (
     json_type,
     object_entries,
 )
-from .rules_schema import check_schema
-from .rules_targets import check_target
-from .rules_tools import DIRECTIONS
+from .schema import check_schema
+from .targets import check_target
+from .tools import DIRECTIONS
 
 __all__ = ["ATTACHMENT_FIELDS", "SIGNAL_FIELDS", "check_attachments", "check_signals"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .problems import child_pointer
-from .rules_base import (
+from ..problems import child_pointer
+from .base import (
     check_required_identifier,
     Checks,
     Rules,
@@ -24,8 +24,8 @@ from .rules_base import (
     json_type,
     object_entries,
 )
-from .rules_refs import check_reference
-from .rules_targets import check_target
+from .refs import check_reference
+from .targets import check_target
 
 __all__ = ["STATE_FIELDS", "TRANSITION_FIELDS", "check_states", "check_transitions"]
 
