@@ -38,12 +38,16 @@ __all__ = [
 #: The engine's modules, in load order (each may use only those before it).
 ENGINE_MODULES: tuple[str, ...] = (
     "core.js",  # errors, envelopes, helpers, geometry, the primitive registry
+    "dom.js",  # deep (shadow DOM) queries, visibility and why not
     "names.js",  # text, roles, accessible names
     "locators.js",  # target descriptors to elements
     "editing.js",  # text.insert, focusEditable
     "keyboard.js",  # keyboard.press
-    "pointer.js",  # pointer.*, viewport.scroll
-    "observe.js",  # page.info, dom.*, locator.*
+    "pointer.js",  # pointer.move/click/double_click, viewport.scroll
+    "drag.js",  # pointer.drag
+    "observe.js",  # page.info, dom.snapshot_text, dom.observe.visible, locator.*
+    "sections.js",  # dom.list_sections, dom.settle
+    "extract.js",  # dom.extract
     "handlers.js",  # page handlers, DOM event forwarding
     "engine.js",  # dispatch and the frozen engine object
 )
@@ -62,12 +66,16 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "pointer.click",
     "pointer.double_click",
     "viewport.scroll",
+    "pointer.drag",
     "page.info",
     "dom.snapshot_text",
     "dom.observe.visible",
     "locator.element_info",
     "locator.text_content",
     "locator.wait_for",
+    "dom.list_sections",
+    "dom.settle",
+    "dom.extract",
 )
 
 _HEADER = """/*

@@ -72,6 +72,29 @@ function sessionValue(key, make) {
   }
 }
 
+/** "" for a top-level page; "/frame/0/2" for the third frame of the first frame. */
+function framePath() {
+  var parts = [];
+  var w = root;
+  try {
+    while (w.parent && w !== w.parent) {
+      var parent = w.parent;
+      var index = -1;
+      for (var i = 0; i < parent.frames.length; i++) {
+        if (parent.frames[i] === w) {
+          index = i;
+          break;
+        }
+      }
+      parts.unshift(index);
+      w = parent;
+    }
+  } catch (_ignored) {
+    parts.unshift("x"); // an ancestor we may not inspect
+  }
+  return parts.length ? "/frame/" + parts.join("/") : "";
+}
+
 function startClient(engine, config) {
   var HEARTBEAT_MS = 15000;
   var BACKOFF_MIN_MS = 500;
@@ -79,8 +102,11 @@ function startClient(engine, config) {
   var PREVIOUS_CALL_WINDOW_MS = 5000;
   var MAX_EVENT_CHARS = 16000;
 
-  var runtimeId = sessionValue("__mcp_actions_runtime_id", function () { return "page-" + randomId(8); });
-  var runtimeKey = "page:" + sessionValue("__mcp_actions_tab_id", function () { return randomId(8); });
+  // A same-origin frame shares its tab's sessionStorage: its path among the
+  // frames keeps its identity apart from the page's (and stable across reloads).
+  var frame = framePath();
+  var runtimeId = sessionValue("__mcp_actions_runtime_id" + frame, function () { return "page-" + randomId(8); });
+  var runtimeKey = "page:" + sessionValue("__mcp_actions_tab_id", function () { return randomId(8); }) + frame;
   var wsUrl = config.url + (config.token ? (config.url.indexOf("?") >= 0 ? "&" : "?") + "token=" + encodeURIComponent(config.token) : "");
   var socket = null;
   var connected = false;

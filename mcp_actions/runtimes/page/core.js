@@ -88,23 +88,11 @@ function requireNumber(args, key) {
   return value;
 }
 
-// -- geometry and visibility ---------------------------------------------
+// -- geometry ---------------------------------------------
 
 function box(el) {
   var r = el.getBoundingClientRect();
   return { x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height) };
-}
-
-function isVisible(el) {
-  if (!el || !el.isConnected) return false;
-  if (typeof el.checkVisibility === "function") {
-    if (!el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true })) return false;
-  } else {
-    var style = root.getComputedStyle(el);
-    if (!style || style.visibility !== "visible" || style.display === "none") return false;
-  }
-  var r = el.getBoundingClientRect();
-  return r.width > 0 && r.height > 0;
 }
 
 function clickableCenter(el) {
@@ -159,9 +147,9 @@ M.guard = guard;
 M.inViewport = inViewport;
 M.isEnabled = isEnabled;
 M.isObject = isObject;
-M.isVisible = isVisible;
 M.jsonClone = jsonClone;
 M.normalize = normalize;
+M.round = round;
 M.requireNumber = requireNumber;
 M.requireString = requireString;
 M.tagOf = tagOf;

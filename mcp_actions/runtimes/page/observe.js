@@ -12,6 +12,9 @@ var definePrimitive = M.definePrimitive,
   tagOf = M.tagOf,
   box = M.box,
   isVisible = M.isVisible,
+  selectAll = M.selectAll,
+  elementFromPointDeep = M.elementFromPointDeep,
+  isWithin = M.isWithin,
   clickableCenter = M.clickableCenter,
   inViewport = M.inViewport,
   isEnabled = M.isEnabled,
@@ -28,15 +31,15 @@ var definePrimitive = M.definePrimitive,
 // -- primitives -----------------------------------------------------------
 
 function elementInfo(args) {
-  var resolved = resolveOne(args.locator, false);
+  // Visible only: a hidden element has no point a click could use (its
+  // centre would be (0, 0), the page's corner), so it fails target_not_visible.
+  var resolved = resolveOne(args.locator, true);
   var el = resolved.element;
-  var visible = isVisible(el);
-  if (visible) {
-    // Bring an off-screen target into view so clickable_center is a point
-    // pointer.click can use, as a user would scroll to it first.
-    var c = clickableCenter(el);
-    if (!inViewport(c) && typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-  }
+  var visible = true;
+  // Bring an off-screen target into view so clickable_center is a point
+  // pointer.click can use, as a user would scroll to it first.
+  var c = clickableCenter(el);
+  if (!inViewport(c) && typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
   var center = clickableCenter(el);
   var info = {
     bounding_box: box(el),
@@ -55,8 +58,7 @@ function elementInfo(args) {
   var name = accessibleName(el, role);
   if (name) info.name = cap(name, TEXT_CAP);
   if (visible && info.in_viewport) {
-    var hit = document.elementFromPoint(center.x, center.y);
-    info.occluded = !(hit && (hit === el || el.contains(hit)));
+    info.occluded = !isWithin(elementFromPointDeep(center.x, center.y), el);
   }
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
     info.value = cap(String(el.value), TEXT_CAP);
@@ -90,7 +92,7 @@ function waitFor(args) {
       if (err instanceof EngineError && err.code === "target_not_found") return { done: false, tried: err.evidence.tried };
       throw err; // invalid locators fail at once: waiting cannot fix them
     }
-    var count = state === "visible" ? res.matches.filter(isVisible).length : res.matches.length;
+    var count = state === "visible" ? res.visible.length : res.matches.length;
     if (count > 0) return { done: true, output: { matched: true, state: state, matched_by: res.matched_by, match_count: count } };
     return { done: false, tried: res.tried };
   }
@@ -149,16 +151,7 @@ function pageInfo() {
 function snapshotText(args) {
   var maxChars = args.max_chars === undefined ? 20000 : args.max_chars;
   if (typeof maxChars !== "number" || maxChars < 1) fail("invalid_input", "max_chars must be a positive integer", { field: "max_chars" });
-  var elements;
-  if (args.selector === undefined) elements = [document.body || document.documentElement];
-  else {
-    if (typeof args.selector !== "string") fail("invalid_selector", "selector must be a CSS selector string", { selector: args.selector });
-    try {
-      elements = Array.prototype.slice.call(document.querySelectorAll(args.selector));
-    } catch (_err) {
-      fail("invalid_selector", "not a valid CSS selector: " + args.selector, { selector: args.selector });
-    }
-  }
+  var elements = args.selector === undefined ? [document.body || document.documentElement] : selectAll(args.selector, "invalid_selector");
   var text = elements.map(function (el) {
     return String((typeof el.innerText === "string" ? el.innerText : el.textContent) || "").trim();
   }).filter(Boolean).join("\n\n");
@@ -171,13 +164,7 @@ var OBSERVE_CAP = 50;
 
 function observeVisible(args) {
   var selector = args.selector === undefined ? OBSERVE_DEFAULT : args.selector;
-  if (typeof selector !== "string") fail("invalid_selector", "selector must be a CSS selector string", { selector: selector });
-  var elements;
-  try {
-    elements = Array.prototype.slice.call(document.querySelectorAll(selector));
-  } catch (_err) {
-    fail("invalid_selector", "not a valid CSS selector: " + selector, { selector: selector });
-  }
+  var elements = selectAll(selector, "invalid_selector");
   var visible = elements.filter(isVisible);
   if (typeof args.text_contains === "string") {
     var sub = normalize(args.text_contains);

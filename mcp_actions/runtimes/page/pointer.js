@@ -3,6 +3,7 @@
  * viewport.scroll, with synthetic pointer and mouse events.
  */
 var definePrimitive = M.definePrimitive,
+  elementFromPointDeep = M.elementFromPointDeep,
   fail = M.fail,
   viewport = M.viewport,
   requireNumber = M.requireNumber,
@@ -18,7 +19,7 @@ function pointTarget(args) {
   var y = requireNumber(args, "y");
   var vp = viewport();
   if (!inViewport({ x: x, y: y })) fail("point_out_of_viewport", "(" + x + ", " + y + ") is outside the " + vp.width + "x" + vp.height + " viewport", { x: x, y: y, viewport: vp });
-  var el = document.elementFromPoint(x, y);
+  var el = elementFromPointDeep(x, y);
   if (!el) fail("target_not_found", "no element at (" + x + ", " + y + ")", { x: x, y: y });
   return { x: x, y: y, el: el };
 }
@@ -110,3 +111,8 @@ definePrimitive("pointer.move", pointerMove);
 definePrimitive("pointer.click", pointerClick);
 definePrimitive("pointer.double_click", pointerDoubleClick);
 definePrimitive("viewport.scroll", viewportScroll);
+
+M.pointTarget = pointTarget;
+M.mouseInit = mouseInit;
+M.firePointer = firePointer;
+M.fireMouse = fireMouse;
