@@ -219,8 +219,8 @@ class ActionsApp:
         if self.browser is not None:
             try:
                 await self.browser.stop()
-            except Exception:
-                log.exception("stopping the browser failed")
+            except Exception:  # noqa: BLE001 - stopping goes on (endpoint, bridge), but the failure is told
+                log.exception("stopping the browser host failed")
         if self.endpoint is not None:
             try:
                 await self.endpoint.stop()

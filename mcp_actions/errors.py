@@ -97,6 +97,7 @@ class ErrorCode(enum.StrEnum):
     DRAG_FAILED = "drag_failed", "primitive", "a drag could not be performed"
     SCROLL_FAILED = "scroll_failed", "primitive", "scrolling failed"
     CLOSE_FAILED = "close_failed", "primitive", "a tab could not be closed"
+    DIALOG_OPEN = "dialog_open", "primitive", "a JavaScript dialog (confirm, prompt, beforeunload) blocks the tab; answer it with browser.dismiss_dialog"
     TIMEOUT = "timeout", "primitive", "a primitive's own wait ran out"
     IMPLICIT_SUBMISSION = "implicit_submission", "primitive", "typing would submit a form implicitly"
     # -- manifest validation problems (Problem.code); paths are JSON Pointers

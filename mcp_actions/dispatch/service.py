@@ -154,7 +154,7 @@ class ActionService:
             raise ActionError(
                 f"runtime {runtime.runtime_id!r} cannot run {need}",
                 code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                evidence={"capability": need, "runtime_id": runtime.runtime_id, "transport": runtime.transport},
+                evidence={"capability": need, "runtime_id": runtime.runtime_id, "host": runtime.transport, "transport": runtime.transport},
             )
         return runtime
 
@@ -234,7 +234,7 @@ class ActionService:
                 raise ActionError(
                     f"runtime {runtime.runtime_id!r} cannot run {name}",
                     code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                    evidence={"capability": name, "runtime_id": runtime.runtime_id},
+                    evidence={"capability": name, "runtime_id": runtime.runtime_id, "host": runtime.transport},
                 )
             remaining = _remaining_ms(deadline)
             return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=min(timeout_ms, remaining) if timeout_ms else remaining)

@@ -19,8 +19,12 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
+from mcp_actions.dispatch.browser_tools import BROWSER_BINDINGS
 from mcp_actions.runtimes.memory import MemoryRuntime
 from mcp_actions.server.mcp_server import build_server
+
+#: The built-in browser tools (navigate, tabs, screenshot, dialogs), always offered in site mode.
+BROWSER_TOOLS = {binding.mcp_name for binding in BROWSER_BINDINGS}
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "server"
 GENERATIONS = pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -283,7 +287,7 @@ async def test_cancelled_call_leaves_nothing_pending():
 async def test_site_mode_shows_only_builtins_and_reaches_the_rest_through_actions_site():
     async with notes_env(options={"tool_mode": "site"}) as (app, client, runtime, notes):
         names = {t.name for t in (await client.list_tools()).tools}
-        assert names == {"browser_navigate", "actions_site"}
+        assert names == BROWSER_TOOLS | {"actions_site"}
         with pytest.raises(MCPError):
             await client.call_tool("notes_rename", {"title": "x"})
         called = await client.call_tool("actions_site", {"mode": "call", "action": "notes.rename", "arguments": {"title": "y"}})
@@ -294,7 +298,7 @@ async def test_site_mode_shows_only_builtins_and_reaches_the_rest_through_action
     ("include", "exclude", "expected"),
     [
         (["notes.*"], [], {"notes_read_title", "notes_delete", "notes_rename", "notes_archive"}),  # only the notes map
-        ([], ["notes.*", "shop.*"], {"browser_navigate", "actions_site"}),  # everything but the two maps
+        ([], ["notes.*", "shop.*"], BROWSER_TOOLS | {"actions_site"}),  # everything but the two maps
         (["notes.*", "actions.site"], ["notes.delete"], {"notes_read_title", "notes_rename", "notes_archive", "actions_site"}),  # deny beats allow
     ],
 )
