@@ -2,10 +2,22 @@
 
 ``ActionService.call`` checks the arguments against the tool's input schema
 before anything reaches a runtime, chooses exactly one runtime (launching the
-browser lazily when allowed and needed), runs the tool (a page handler in one
-bridge call, or a workflow whose steps are bridge calls to that same runtime),
-and checks the output against the tool's result schema. It knows nothing of
-MCP; the server adapter turns its outcomes into MCP results and errors.
+browser lazily when allowed and needed), and before the tool acts checks:
+
+1. its ``requires`` against the runtime's advertised capabilities
+   (``capability_unavailable``);
+2. its ``target.state`` against the states diagnosed live on the page
+   (``state_mismatch``, evidence: required state and current states);
+3. the rules of transitions naming it (``rate_limited`` / waiting,
+   ``limit_exceeded`` past ``convergence.max_attempts``).
+
+Then it runs the tool (see ``execution.py``), re-checks a declared
+postcondition through the ``PostconditionChecker`` when one is installed,
+and checks the output against the tool's result schema (``invalid_result``
+with the failing path). After a call of a transition's tool the runtime's
+states are diagnosed again, so ``runtime_status`` views stay current.
+It knows nothing of MCP; the server adapter turns its outcomes into MCP
+results and errors, and forwards ``progress`` reports.
 """
 
 from __future__ import annotations
@@ -20,7 +32,12 @@ from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
 from ..errors import ActionError, ErrorCode, UnknownTool
-from ..workflow.interpreter import StepEvent, run_workflow
+from ..manifest.model import Manifest
+from ..workflow.progress import ProgressCallback
+from .execution import ToolExecution, missing, remaining_ms
+from .postconditions import PostconditionChecker, PostconditionRequest
+from .states import Diagnosis, StateDiagnoser
+from .transitions import TransitionGuard, TransitionRules
 
 __all__ = ["ActionService", "BrowserControl", "BrowserMode"]
 
@@ -55,12 +72,16 @@ class ActionService:
         browser: BrowserControl | None = None,
         browser_mode: BrowserMode = "auto",
         builtin_runners: Mapping[str, BuiltinRunner] | None = None,
+        postconditions: PostconditionChecker | None = None,
     ) -> None:
         self.bridge = bridge
         self.catalog = catalog
         self.browser = browser
         self.browser_mode = browser_mode
         self.builtin_runners = dict(builtin_runners or {})
+        self.postconditions = postconditions
+        self.transitions = TransitionGuard()
+        self._diagnosers: dict[int, StateDiagnoser] = {}
 
     def binding(self, mcp_name: str) -> ToolBinding:
         """The tool with this MCP name, or ``UnknownTool``."""
@@ -90,11 +111,14 @@ class ActionService:
         mcp_name: str,
         arguments: Mapping[str, Any] | None,
         *,
-        on_step: Callable[[StepEvent], None] | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Any:
-        """Run one tool to its end; return its output or raise ``ActionError``."""
+        """Run one tool to its end; return its output or raise ``ActionError``.
+
+        ``progress(progress, total, message)`` hears each workflow step (sync or async).
+        """
         binding, own, routing = self.prepare(mcp_name, arguments)
-        return await self.run(binding, own, routing, on_step=on_step)
+        return await self.run(binding, own, routing, progress=progress)
 
     async def run(
         self,
@@ -102,7 +126,7 @@ class ActionService:
         own: dict[str, Any],
         routing: Mapping[str, Any],
         *,
-        on_step: Callable[[StepEvent], None] | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Any:
         """Run an already-checked call of ``binding``."""
         timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
@@ -110,9 +134,27 @@ class ActionService:
         if binding.kind == "builtin":
             output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
         else:
-            output = await self._run_manifest_tool(binding, own, routing, deadline, on_step)
+            output = await self._run_manifest_tool(binding, own, routing, deadline, progress)
         binding.check_result(output)
         return output
+
+    def manifest_of(self, binding: ToolBinding) -> Manifest | None:
+        """The manifest a tool came from (an inline one for tools of a runtime's own map)."""
+        loaded = self.catalog.inline.get(binding.runtime_id) if binding.runtime_id else self.catalog.manifests.get(binding.namespace)
+        return loaded.model if loaded is not None else None
+
+    async def diagnose_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> Diagnosis:
+        """Diagnose ``manifest``'s states on ``runtime`` (one ``locator.probe`` round trip) and record them."""
+        diagnoser = self._diagnosers.get(id(manifest))
+        if diagnoser is None:
+            diagnoser = self._diagnosers[id(manifest)] = StateDiagnoser(manifest.states)
+
+        async def call(name: str, arguments: dict[str, Any]) -> Any:
+            return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=remaining_ms(deadline))
+
+        diagnosis = await diagnoser.diagnose(call, capabilities=runtime.capabilities, url=runtime.url)
+        self.bridge.note_states(runtime.runtime_id, diagnosis.current)
+        return diagnosis
 
     async def resolve_runtime(self, route: Route, *, need: str | None = None) -> RuntimeInfo:
         """Exactly one runtime for ``route``, launching the browser when allowed and nothing is connected.
@@ -164,40 +206,72 @@ class ActionService:
         own: dict[str, Any],
         routing: Mapping[str, Any],
         deadline: float,
-        on_step: Callable[[StepEvent], None] | None,
+        progress: ProgressCallback | None,
     ) -> Any:
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route)
-        if binding.kind == "handler":
-            return await self.bridge.call(binding.name, own, runtime_id=runtime.runtime_id, handler=binding.handler, timeout_ms=_remaining_ms(deadline))
-        if binding.kind == "workflow" and binding.workflow is not None:
-            return await run_workflow(binding.workflow, own, self._primitive_caller(runtime, deadline), deadline=deadline, on_step=on_step)
-        raise ActionError(
-            f"{binding.name} declares only legacy execution steps, which this version cannot run yet; give it an x_actions.handler or a workflow",
-            code=ErrorCode.CAPABILITY_UNAVAILABLE,
-            evidence={"tool": binding.name, "capability": "x_actions.execution"},
-        )
+        manifest = self.manifest_of(binding)
+        execution = ToolExecution(self.bridge, binding, runtime, manifest, deadline, progress)
+        tool = binding.tool
+        lacking = missing(tool.requires if tool is not None else (), runtime.capabilities)
+        if lacking:
+            raise ActionError(
+                f"{binding.name} requires {', '.join(lacking)}, which runtime {runtime.runtime_id!r} does not provide",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={"tool": binding.name, "capability": lacking[0], "missing": lacking, "runtime_id": runtime.runtime_id},
+            )
+        if manifest is not None:
+            await self._check_state(binding, runtime, manifest, deadline)
+        rules = TransitionRules.for_tool(binding.name, manifest.transitions) if manifest is not None else None
+        if rules is None:
+            try:
+                output = await execution.run(own)
+            finally:
+                self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=False)
+        else:
+            async with self.transitions.lock(runtime.runtime_id, binding.name):
+                await self.transitions.admit(rules, runtime_id=runtime.runtime_id, url=runtime.url, deadline=deadline)
+                try:
+                    output = await execution.run(own)
+                finally:
+                    self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=bool(rules.rate_limit_ms))
+            await self._refresh_states(runtime, manifest, deadline)  # type: ignore[arg-type]
+        postcondition = binding.workflow.postcondition if binding.workflow is not None else None
+        if postcondition is not None:
+            if self.postconditions is None:
+                log.info("%s declares a postcondition, but no checker is installed; not enforced", binding.name)
+            else:
+                request = PostconditionRequest(binding.name, postcondition, own, output, runtime.runtime_id, execution.caller())
+                await self.postconditions.check(request)
+        return output
 
-    def _primitive_caller(self, runtime: RuntimeInfo, deadline: float) -> Callable[[str, dict[str, Any], int | None], Awaitable[Any]]:
-        async def call_primitive(name: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
-            if runtime.capabilities and name not in runtime.capabilities:
-                raise ActionError(
-                    f"runtime {runtime.runtime_id!r} cannot run {name}",
-                    code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                    evidence={"capability": name, "runtime_id": runtime.runtime_id},
-                )
-            remaining = _remaining_ms(deadline)
-            return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=min(timeout_ms, remaining) if timeout_ms else remaining)
+    async def _check_state(self, binding: ToolBinding, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
+        """Refuse with ``state_mismatch`` when the tool's ``target.state`` is not current on the page."""
+        tool = binding.tool
+        required = tool.target.state if tool is not None and tool.target is not None else None
+        if not required:
+            return
+        diagnoser = self._diagnosers.get(id(manifest)) or StateDiagnoser(manifest.states)
+        if required not in diagnoser.diagnosable:
+            log.info("%s needs state %s, which its map gives no diagnostics for; not checked", binding.name, required)
+            return
+        diagnosis = await self.diagnose_states(runtime, manifest, deadline)
+        if required not in diagnosis.current:
+            raise ActionError(
+                f"{binding.name} needs the page in state {required!r}; current states: {', '.join(diagnosis.current) or 'none'}",
+                code=ErrorCode.STATE_MISMATCH,
+                evidence={"tool": binding.name, "required_state": required, **diagnosis.to_evidence()},
+            )
 
-        return call_primitive
+    async def _refresh_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
+        """Re-diagnose after a transition's tool ran; advisory, so a failure is only logged."""
+        if not manifest.states or deadline - time.monotonic() <= 0.05:
+            return
+        try:
+            await self.diagnose_states(runtime, manifest, deadline)
+        except ActionError as exc:
+            log.info("could not re-diagnose states of %s: %s", runtime.runtime_id, exc.code)
 
 
 def _invalid(pointer: str, problem: str) -> ActionError:
     return ActionError(f"invalid arguments at {pointer}: {problem}", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer})
-
-
-def _remaining_ms(deadline: float) -> int:
-    remaining = int((deadline - time.monotonic()) * 1000)
-    if remaining <= 0:
-        raise ActionError("the call ran out of time", code=ErrorCode.HANDLER_TIMEOUT, evidence={"elapsed_ms": 0})
-    return remaining

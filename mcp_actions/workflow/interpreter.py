@@ -79,7 +79,7 @@ PrimitiveCaller = Callable[[str, dict[str, Any], int | None], Awaitable[Any]]
 """``(primitive_name, arguments, timeout_ms_remaining_or_None) -> output``; raises ``ActionError``."""
 
 #: Where in a step a failure happened (``evidence["phase"]``).
-PHASES = ("workflow", "when", "for_each", "args", "primitive", "retry_until", "after_each", "settle", "output")
+PHASES = ("workflow", "when", "for_each", "args", "primitive", "check", "retry_until", "after_each", "settle", "output")
 # How close to the deadline a runtime's own handler_timeout counts as the deadline's doing.
 _DEADLINE_SLACK_S = 0.05
 # Expression fields and the phase their failures belong to.
@@ -200,7 +200,7 @@ class _Run:
         if step is not None:
             evidence.setdefault("step", step)
         evidence.setdefault("phase", phase)
-        if primitive is not None and phase in ("primitive", "after_each", "settle"):
+        if primitive is not None and phase in ("primitive", "check", "retry_until", "after_each", "settle"):
             evidence.setdefault("primitive", primitive)
         evidence.setdefault("retryable", exc.recoverable)
         evidence.setdefault("elapsed_ms", self._elapsed_ms())
@@ -321,6 +321,8 @@ class _Run:
                 error = {"code": failed.error.code, "message": failed.error.message}
                 judged = StepRecord(step.id, output=None, attempts=attempt, error=error)
             else:
+                if step.check is not None:
+                    self._check(step, output, bindings, index)
                 if step.retry_until is None:
                     return output, attempt
                 last_error = None
@@ -364,6 +366,20 @@ class _Run:
             await self.pacer.between_attempts()
         except DeadlineReached:
             raise self._deadline_error(step, index) from None
+
+    def _check(self, step: CompiledStep, output: Any, bindings: dict[str, Any], index: int | None) -> None:
+        """Fail the step with ``state_mismatch`` when its output does not meet its ``check``."""
+        assert step.check is not None
+        self.where = (step.id, "check", step.primitive)
+        context = self.state.with_record(StepRecord(step.id, output=output, attempts=1)).context(**bindings)
+        if jsonata_truthy(self._evaluate(step, "check", step.check, context, index)):
+            return
+        evidence: dict[str, Any] = {"step": step.id, "primitive": step.primitive, "expected": step.check.source, "observed": output}
+        if index is not None:
+            evidence["index"] = index
+        raise _StepFailed(WorkflowError(
+            f"step {step.id!r}: the page does not meet {step.check.source}", code=ErrorCode.STATE_MISMATCH, evidence=evidence
+        ))
 
     # -- calls and time ---------------------------------------------------
 

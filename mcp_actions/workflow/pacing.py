@@ -137,7 +137,8 @@ class Pacer:
         started = loop.time()
         try:
             async with asyncio.timeout(bound) as scope:
-                return await self.call(name, arguments, timeout_ms)
+                # The call's own bound includes the grace: the runtime's wait should end first, in its own words.
+                return await self.call(name, arguments, max(1, int(bound * 1000)))
         except TimeoutError as exc:
             if not scope.expired():
                 raise
