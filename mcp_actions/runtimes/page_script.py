@@ -28,7 +28,11 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "viewport.scroll",
     "text.insert",
     "keyboard.press",
+    "locator.probe",  # states.js
 )
+
+#: Where ``states.js`` (the batch probe of state diagnosis) is spliced into the engine.
+_STATES_MARKER = "/*@include states.js*/"
 
 #: Set before the source so the runtime installs its engine and skips its
 #: WebSocket client (pages driven by the browser host are already runtimes).
@@ -41,8 +45,10 @@ ENGINE_ONLY_PRELUDE = (
 
 @functools.cache
 def runtime_js() -> str:
-    """The full page runtime (engine and WebSocket client) as JavaScript text."""
-    return resources.files("mcp_actions.runtimes").joinpath("page", "runtime.js").read_text(encoding="utf-8")
+    """The full page runtime (engine with ``states.js`` spliced in, and WebSocket client) as JavaScript text."""
+    page = resources.files("mcp_actions.runtimes").joinpath("page")
+    source = page.joinpath("runtime.js").read_text(encoding="utf-8")
+    return source.replace(_STATES_MARKER, page.joinpath("states.js").read_text(encoding="utf-8"), 1)
 
 
 @functools.cache

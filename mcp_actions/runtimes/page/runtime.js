@@ -1036,6 +1036,8 @@
       return { matches: matches, match_count: visible.length, truncated: visible.length > OBSERVE_CAP };
     }
 
+    /*@include states.js*/
+
     var PRIMITIVES = {
       "page.info": pageInfo,
       "dom.snapshot_text": snapshotText,
@@ -1050,6 +1052,8 @@
       "text.insert": textInsert,
       "keyboard.press": keyboardPress,
     };
+    // states.js, spliced in by page_script (absent when this file is loaded raw).
+    if (typeof probeLocators === "function") PRIMITIVES["locator.probe"] = probeLocators;
     var LOCATOR_PRIMITIVES = { "locator.element_info": true, "locator.text_content": true, "locator.wait_for": true };
 
     function capabilities() {
