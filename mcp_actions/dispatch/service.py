@@ -81,7 +81,8 @@ class ActionService:
         self.builtin_runners = dict(builtin_runners or {})
         self.postconditions = postconditions
         self.transitions = TransitionGuard()
-        self._diagnosers: dict[int, StateDiagnoser] = {}
+        # By manifest identity; the manifest is kept beside its diagnoser so a recycled id cannot match.
+        self._diagnosers: dict[int, tuple[Manifest, StateDiagnoser]] = {}
 
     def binding(self, mcp_name: str) -> ToolBinding:
         """The tool with this MCP name, or ``UnknownTool``."""
@@ -145,9 +146,7 @@ class ActionService:
 
     async def diagnose_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> Diagnosis:
         """Diagnose ``manifest``'s states on ``runtime`` (one ``locator.probe`` round trip) and record them."""
-        diagnoser = self._diagnosers.get(id(manifest))
-        if diagnoser is None:
-            diagnoser = self._diagnosers[id(manifest)] = StateDiagnoser(manifest.states)
+        diagnoser = self._diagnoser(manifest)
 
         async def call(name: str, arguments: dict[str, Any]) -> Any:
             return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=remaining_ms(deadline))
@@ -251,8 +250,7 @@ class ActionService:
         required = tool.target.state if tool is not None and tool.target is not None else None
         if not required:
             return
-        diagnoser = self._diagnosers.get(id(manifest)) or StateDiagnoser(manifest.states)
-        if required not in diagnoser.diagnosable:
+        if required not in self._diagnoser(manifest).diagnosable:
             log.info("%s needs state %s, which its map gives no diagnostics for; not checked", binding.name, required)
             return
         diagnosis = await self.diagnose_states(runtime, manifest, deadline)
@@ -262,6 +260,13 @@ class ActionService:
                 code=ErrorCode.STATE_MISMATCH,
                 evidence={"tool": binding.name, "required_state": required, **diagnosis.to_evidence()},
             )
+
+    def _diagnoser(self, manifest: Manifest) -> StateDiagnoser:
+        """The (cached) diagnoser of ``manifest``'s states."""
+        cached = self._diagnosers.get(id(manifest))
+        if cached is None or cached[0] is not manifest:
+            cached = self._diagnosers[id(manifest)] = (manifest, StateDiagnoser(manifest.states))
+        return cached[1]
 
     async def _refresh_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
         """Re-diagnose after a transition's tool ran; advisory, so a failure is only logged."""

@@ -57,6 +57,7 @@ from ..errors import ActionError, ErrorCode, WorkflowError
 from ..jsonutil import json_size
 from .compiled import CompiledStep, CompiledWorkflow, WorkflowLimits
 from .expressions import CompiledExpression, render_args
+from .failures import PHASES, map_error, stamp
 from .pacing import DeadlineReached, Pacer, PacingOptions
 from .progress import ProgressCallback, ProgressReporter
 from .state import StepEvent, StepRecord, StepStatus, WorkflowState
@@ -78,12 +79,8 @@ logger = logging.getLogger(__name__)
 PrimitiveCaller = Callable[[str, dict[str, Any], int | None], Awaitable[Any]]
 """``(primitive_name, arguments, timeout_ms_remaining_or_None) -> output``; raises ``ActionError``."""
 
-#: Where in a step a failure happened (``evidence["phase"]``).
-PHASES = ("workflow", "when", "for_each", "args", "primitive", "check", "retry_until", "after_each", "settle", "output")
 # How close to the deadline a runtime's own handler_timeout counts as the deadline's doing.
 _DEADLINE_SLACK_S = 0.05
-# Expression fields and the phase their failures belong to.
-_FIELD_PHASES = {"after_each.args": "after_each", "settle_after.locator": "settle"}
 
 
 def jsonata_truthy(value: Any) -> bool:
@@ -195,15 +192,7 @@ class _Run:
 
     def _stamp(self, exc: ActionError) -> None:
         """Add where and when a failure happened to its evidence (keeping what it says already)."""
-        step, phase, primitive = self.where
-        evidence = exc.evidence
-        if step is not None:
-            evidence.setdefault("step", step)
-        evidence.setdefault("phase", phase)
-        if primitive is not None and phase in ("primitive", "check", "retry_until", "after_each", "settle"):
-            evidence.setdefault("primitive", primitive)
-        evidence.setdefault("retryable", exc.recoverable)
-        evidence.setdefault("elapsed_ms", self._elapsed_ms())
+        stamp(exc, *self.where, elapsed_ms=self._elapsed_ms())
 
     async def _run_step(self, step: CompiledStep, position: int) -> StepRecord:
         """Run one step and return its record; raises on fatal failure."""
@@ -467,14 +456,14 @@ class _Run:
         try:
             return expression.evaluate(context, max_bytes=self.limits.max_expression_bytes)
         except ActionError as exc:
-            raise _map_error(exc, step, field, index) from exc
+            raise map_error(exc, step.id, field, index) from exc
 
     def _render(self, step: CompiledStep, field: str, template: Any, context: dict[str, Any], index: int | None) -> Any:
         """Render the slots inside ``template`` for ``step``."""
         try:
             return render_args(template, context, max_bytes=self.limits.max_expression_bytes)
         except ActionError as exc:
-            raise _map_error(exc, step, field, index) from exc
+            raise map_error(exc, step.id, field, index) from exc
 
     def _render_output(self) -> Any:
         """The workflow's result: ``output`` rendered, or the last step's output."""
@@ -508,11 +497,3 @@ class _Run:
             self.on_step(event)
         except Exception:  # noqa: BLE001 - progress is advisory
             logger.exception("on_step callback failed for step %s", step.id)
-
-
-def _map_error(exc: ActionError, step: CompiledStep, field: str, index: int | None) -> WorkflowError:
-    """An expression's ``ActionError`` re-raised as a ``WorkflowError`` naming step, field and phase."""
-    evidence = {**exc.evidence, "step": step.id, "field": field, "phase": _FIELD_PHASES.get(field, field)}
-    if index is not None:
-        evidence["index"] = index
-    return WorkflowError(exc.message, code=exc.code, severity=exc.severity, recoverable=False, evidence=evidence)
