@@ -107,10 +107,10 @@ async def test_reference_overlay_map_tools_run_as_their_hosts_provide_or_are_ref
     document["surface"] = {"origin": "https://*.sim.test"}
     page = SimPage()
     page.add("#tall", y=0, height=3000)
-    navigate = {"browser.navigate": lambda a: {"ok": True, "url": a["url"]}}
-    async with running(unvalidated(document), page, primitives=navigate) as h:
-        # Host-native: no handler, a dictionary primitive this runtime has, run with the tool's arguments.
-        assert await h.call("browser.navigate", {"url": "https://page.sim.test/next"}) == {"ok": True, "url": "https://page.sim.test/next"}
+    typing = {"text.type": lambda a: {"typed": a["text"]}}
+    async with running(unvalidated(document), page, primitives=typing) as h:
+        # Host-native: no handler, a primitive of the map's own dictionary this runtime has, run with the tool's arguments.
+        assert await h.call("text.type", {"text": "hello"}) == {"typed": "hello"}
         # Host-native tools no host of ours provides.
         for name in ("a11y.tree", "clipboard.read", "text.select"):
             with pytest.raises(ActionError) as caught:
@@ -120,4 +120,4 @@ async def test_reference_overlay_map_tools_run_as_their_hosts_provide_or_are_ref
         with pytest.raises(ActionError) as caught:
             await h.call("viewport.scroll", {"delta_y": 10})
         assert caught.value.code == "missing_handler"
-        assert h.bridge_calls() == ["browser.navigate", "handler:actionsJsonOverlay.viewportScroll"]
+        assert h.bridge_calls() == ["text.type", "handler:actionsJsonOverlay.viewportScroll"]
