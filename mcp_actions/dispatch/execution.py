@@ -33,7 +33,7 @@ from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from ..manifest.model import Manifest
-from ..manifest.rules_workflow import dictionary_primitives
+from ..manifest.rules.workflow import dictionary_primitives
 from ..workflow.interpreter import CompiledWorkflow, run_workflow
 from ..workflow.legacy import execution_steps, translate_execution
 from ..workflow.progress import ProgressCallback, ProgressReporter

@@ -35,7 +35,8 @@ from ..errors import ActionError, ErrorCode, UnknownTool
 from ..manifest.model import Manifest
 from ..workflow.progress import ProgressCallback
 from .execution import ToolExecution, missing, remaining_ms
-from .postconditions import PostconditionChecker, PostconditionRequest
+from ..projection.service import ProjectionService
+from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
 from .transitions import TransitionGuard, TransitionRules
 
@@ -72,6 +73,7 @@ class ActionService:
         browser: BrowserControl | None = None,
         browser_mode: BrowserMode = "auto",
         builtin_runners: Mapping[str, BuiltinRunner] | None = None,
+        projections: ProjectionService | None = None,
         postconditions: PostconditionChecker | None = None,
     ) -> None:
         self.bridge = bridge
@@ -79,7 +81,10 @@ class ActionService:
         self.browser = browser
         self.browser_mode = browser_mode
         self.builtin_runners = dict(builtin_runners or {})
-        self.postconditions = postconditions
+        #: State projections of runtimes (read by actions.site's state modes, postconditions, change hooks).
+        self.projections = projections
+        #: Judges workflow postconditions: the given checker, else the projection service's.
+        self.postconditions = postconditions or (ProjectionPostconditions(projections) if projections is not None else None)
         self.transitions = TransitionGuard()
         # By manifest identity; the manifest is kept beside its diagnoser so a recycled id cannot match.
         self._diagnosers: dict[int, tuple[Manifest, StateDiagnoser]] = {}
@@ -222,26 +227,34 @@ class ActionService:
         if manifest is not None:
             await self._check_state(binding, runtime, manifest, deadline)
         rules = TransitionRules.for_tool(binding.name, manifest.transitions) if manifest is not None else None
-        if rules is None:
-            try:
-                output = await execution.run(own)
-            finally:
-                self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=False)
-        else:
-            async with self.transitions.lock(runtime.runtime_id, binding.name):
-                await self.transitions.admit(rules, runtime_id=runtime.runtime_id, url=runtime.url, deadline=deadline)
-                try:
-                    output = await execution.run(own)
-                finally:
-                    self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=bool(rules.rate_limit_ms))
-            await self._refresh_states(runtime, manifest, deadline)  # type: ignore[arg-type]
         postcondition = binding.workflow.postcondition if binding.workflow is not None else None
+        request = PostconditionRequest(binding.name, postcondition, own, runtime.runtime_id, execution.caller(), deadline)
+        before = None
         if postcondition is not None:
             if self.postconditions is None:
                 log.info("%s declares a postcondition, but no checker is installed; not enforced", binding.name)
             else:
-                request = PostconditionRequest(binding.name, postcondition, own, output, runtime.runtime_id, execution.caller())
-                await self.postconditions.check(request)
+                before = await self.postconditions.before(request)  # what the check compares with
+        try:
+            if rules is None:
+                try:
+                    output = await execution.run(own)
+                finally:
+                    self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=False)
+            else:
+                async with self.transitions.lock(runtime.runtime_id, binding.name):
+                    await self.transitions.admit(rules, runtime_id=runtime.runtime_id, url=runtime.url, deadline=deadline)
+                    try:
+                        output = await execution.run(own)
+                    finally:
+                        self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=bool(rules.rate_limit_ms))
+                await self._refresh_states(runtime, manifest, deadline)  # type: ignore[arg-type]
+        finally:
+            # Even a failed call may have changed the page: projection subscribers hear of it.
+            if self.projections is not None:
+                await self.projections.after_call(runtime.runtime_id)
+        if postcondition is not None and self.postconditions is not None:
+            await self.postconditions.check(request, before, output)
         return output
 
     async def _check_state(self, binding: ToolBinding, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:

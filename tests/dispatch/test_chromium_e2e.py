@@ -149,7 +149,7 @@ async def test_a_late_form_is_filled_with_for_each_and_the_late_answer_is_settle
 
 async def test_board_state_mismatch_progress_and_rate_limit(tmp_path: Path, pages_url: str) -> None:
     async with app_with(tmp_path, board_map(pages_url)) as (app, client):
-        await navigate(client, f"{pages_url}/board/index.html")
+        await navigate(client, f"{pages_url}/sprint-board/index.html")
         # The board is still loading: refused before acting, with the required and current states.
         error = failed(await client.call_tool("board_add_card", {"title": "Too early"}))
         assert error["code"] == "state_mismatch"

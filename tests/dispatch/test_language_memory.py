@@ -197,11 +197,18 @@ class CountPostcondition:
     def __init__(self) -> None:
         self.requests: list[PostconditionRequest] = []
 
-    async def check(self, request: PostconditionRequest) -> None:
-        self.requests.append(request)
+    async def count(self, request: PostconditionRequest) -> int:
         probe = await request.call("locator.probe", {"probes": [{"id": "p", "locator": {"selector": request.postcondition["selector"]}}]})
-        count = probe["results"][0]["match_count"]
-        if count != request.output["expected"]:
+        return probe["results"][0]["match_count"]
+
+    async def before(self, request: PostconditionRequest) -> int:
+        return await self.count(request)
+
+    async def check(self, request: PostconditionRequest, before: int, output: Any) -> None:
+        self.requests.append(request)
+        count = await self.count(request)
+        assert before == count  # this tool adds nothing: the state before is the state after
+        if count != output["expected"]:
             raise ActionError("postcondition failed", code=ErrorCode.STATE_MISMATCH,
                               evidence={"postcondition": request.postcondition, "observed": count})
 
