@@ -103,6 +103,20 @@ def _step_locators(tool: Any) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def _missing_fields(diagnostics: Mapping[str, Any]) -> list[str]:
+    """``entry.field`` paths of the required fields the extraction did not find, sorted.
+
+    The engine names nested records by index (``cards.0.title``); a site owner
+    fixes a selector per field, so indices are dropped (``lists.cards.title``).
+    """
+    paths = set()
+    for missing in diagnostics.get("missing_required_fields", []):
+        if isinstance(missing, Mapping):
+            parts = [str(missing.get("entry")), *str(missing.get("field")).split(".")]
+            paths.add(".".join(part for part in parts if not part.isdigit()))
+    return sorted(paths)
+
+
 def _projection_items(projections: list[CompiledProjection], results: Mapping[str, Observation | ActionError]) -> list[dict[str, Any]]:
     items = []
     for projection in projections:
@@ -111,13 +125,17 @@ def _projection_items(projections: list[CompiledProjection], results: Mapping[st
             # The map's own failures are drift; a page or host that could not answer is "not checked".
             status = "fail" if result.code in _PROJECTION_DRIFT_CODES else "error"
             evidence = {"error": result.to_error()}
-            items.append(_item("projection", projection.name, status, "major", f"does not read: {result.code}: {result.message}", evidence))
+            # A renamed field selector usually shows first as a schema failure (the value is missing):
+            # name the missing required fields, which is what the site owner has to fix.
+            missing = _missing_fields(result.evidence.get("diagnostics", {}))
+            cause = f"required fields missing: {', '.join(missing)}; " if missing else ""
+            items.append(_item("projection", projection.name, status, "major", f"does not read: {cause}{result.code}: {result.message}", evidence))
             continue
         assert result is not None
         counts = result.diagnostics.get("selector_counts", {})
         evidence = {"selector_counts": counts, "missing_required_fields": result.diagnostics.get("missing_required_fields", [])}
         if evidence["missing_required_fields"]:
-            fields = sorted({f"{m.get('entry')}.{m.get('field')}" for m in evidence["missing_required_fields"]})
+            fields = _missing_fields(result.diagnostics)
             items.append(_item("projection", projection.name, "fail", "major", f"required fields missing: {', '.join(fields)}", evidence))
             continue
         empty = [entry["id"] for entry in projection.entries if counts.get(entry["id"]) == 0]
