@@ -60,7 +60,9 @@ class PacingOptions:
     """
 
     quiet_ms: int = 150
-    timeout_ms: int = 2000
+    # Bounded well below a typical call's time: a page that never stops mutating (a
+    # script-driven animation, a ticking clock) costs at most this per attempt.
+    timeout_ms: int = 1000
     fallback_delay_ms: int = 200
 
 

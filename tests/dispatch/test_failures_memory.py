@@ -121,3 +121,30 @@ async def test_reference_overlay_map_tools_run_as_their_hosts_provide_or_are_ref
             await h.call("viewport.scroll", {"delta_y": 10})
         assert caught.value.code == "missing_handler"
         assert h.bridge_calls() == ["text.type", "handler:actionsJsonOverlay.viewportScroll"]
+
+
+class NoisyPage(SimPage):
+    """A page that never stops changing (a script-driven animation): the DOM never settles."""
+
+    @property  # type: ignore[override]
+    def mutated_at(self) -> float:
+        return time.monotonic()  # something moved just now, and always will
+
+    @mutated_at.setter
+    def mutated_at(self, _: float) -> None:
+        pass
+
+
+async def test_call_timeout_during_the_settle_between_attempts_names_that_step_and_phase() -> None:
+    tool = workflow_tool("noisy.find", {
+        "id": "find", "primitive": "locator.element_info", "args": {"locator": {"selector": "#never"}},
+        "retry_until": "{% steps.find.output.visible %}", "max_attempts": 10,
+        "after_each": {"primitive": "viewport.scroll", "args": {"delta_y": 100}}})
+    async with running(manifest(tool), NoisyPage()) as h:
+        started = time.monotonic()
+        with pytest.raises(ActionError) as caught:
+            await h.call("noisy.find", {"timeout_ms": 400})
+        assert time.monotonic() - started < 1.2
+        assert h.service.bridge.pending_count == 0
+    assert caught.value.code == "handler_timeout"
+    assert caught.value.evidence.items() >= {"step": "find", "phase": "settle", "primitive": "dom.settle"}.items()
