@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 #: Our batch presence primitive (not in the reference dictionary); see the module docstring.
 PROBE_PRIMITIVE = "locator.probe"
-_LOCATING = ("selector", "selectors", "fallback_selectors", "xpath", "role")
+_LOCATING = ("selector", "selectors", "fallback_selectors", "xpath", "role", "text_equals", "text_contains")
 _NOT_LOCATING = frozenset({"state", "confidence", "notes", "url_contains", "url_matches"})
 _DIAGNOSTIC_OWN = frozenset({"name", "description", "visible", "observables"})
 
