@@ -82,6 +82,7 @@ class ErrorCode(enum.StrEnum):
     LIMIT_EXCEEDED = "limit_exceeded", "workflow", "a workflow or expression limit was exceeded"
     EXPRESSION_FAILED = "expression_failed", "workflow", "a JSONata expression failed while evaluating"
     RETRY_EXHAUSTED = "retry_exhausted", "workflow", "retry_until never held within max_attempts"
+    RATE_LIMITED = "rate_limited", "workflow", "a transition's rate_limit_ms forbids repeating its tool yet; evidence.retry_after_ms says when"
     STATE_PAYLOAD_TOO_LARGE = "state_payload_too_large", "workflow", "a projection or summary exceeds its byte budget"
     MANIFEST_INVALID = "manifest_invalid", "workflow", "a manifest failed to load or validate"
     WORKFLOW_INVALID = "workflow_invalid", "workflow", "a workflow's shape is wrong where the interpreter compiles it"

@@ -260,7 +260,12 @@ async def test_workflow_steps_are_reported_as_progress():
         result = await client.call_tool("notes_read_title", {}, progress_callback=on_progress)
         assert not result.is_error
         await asyncio.sleep(0.05)
-        assert progress == [(1, 2, "step title succeeded"), (2, 2, "step body succeeded")]
+        # Each step is announced as it starts (naming it and its primitive), then the end.
+        assert progress == [
+            (0, 2, "step title (locator.text_content)"),
+            (1, 2, "step body (locator.text_content)"),
+            (2, 2, "done"),
+        ]
 
 
 async def test_cancelled_call_leaves_nothing_pending():
