@@ -49,6 +49,9 @@ ENGINE_MODULES: tuple[str, ...] = (
     "sections.js",  # dom.list_sections, dom.settle
     "extract.js",  # dom.extract
     "handlers.js",  # page handlers, DOM event forwarding
+    "pagetools.js",  # tools declared by neighbouring protocols, change reports
+    "webmcp.js",  # navigator.modelContext polyfill, declarative forms
+    "webmcp_call.js",  # webmcp.list_tools, webmcp.call, webmcp.page_result
     "engine.js",  # dispatch and the frozen engine object
 )
 #: The WebSocket client of the Actions Bridge Protocol (runtime_js only).
@@ -76,6 +79,9 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "dom.list_sections",
     "dom.settle",
     "dom.extract",
+    "webmcp.list_tools",
+    "webmcp.call",
+    "webmcp.page_result",
 )
 
 _HEADER = """/*
