@@ -26,6 +26,8 @@ from .dispatch.service import ActionService
 from .manifest.fetch import RemoteFetcher
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
 from .manifest.paths import bundled_manifests_dir
+from .protocols.exposure import page_manifest
+from .protocols.runner import PageToolRunner
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -67,6 +69,7 @@ class ActionsApp:
             browser=self.browser,
             browser_mode=options.browser,
             builtin_runners=BUILTIN_RUNNERS,
+            page_tool_runner=PageToolRunner(self.bridge),
         )
         self.endpoint: Any = None
         self.load_result = LoadResult()
@@ -155,16 +158,37 @@ class ActionsApp:
         if kind == "event":
             self._changed("events", {"runtime_id": runtime.runtime_id})
             return
+        if kind in ("ready", "updated"):
+            self._expose_page_tools(runtime)
         if kind in ("ready", "updated") and runtime.manifest is not None:
             if runtime.manifest.get("imports"):
                 # Imports may be fetched over https: compose in a worker thread, off the event loop.
                 asyncio.get_running_loop().create_task(self._expose_inline_in_thread(runtime))
             else:
                 self._apply_inline(runtime, self._load_inline(runtime))
-        elif kind == "gone" and self.catalog.set_inline(runtime.runtime_id, None):
+        elif kind == "gone" and self.catalog.drop_runtime(runtime.runtime_id):
             self.inline_reports.pop(runtime.runtime_id, None)
             self._changed("tools")
         self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": kind})
+
+    def _expose_page_tools(self, runtime: RuntimeInfo) -> None:
+        """The runtime's page-declared tools (WebMCP, ABP) as its tools; ``tools`` changes when they change."""
+        changed = False
+        for protocol in ("webmcp", "abp"):
+            tools = runtime.page_tools.get(protocol)
+            loaded: LoadedManifest | None = None
+            if tools:
+                source = f"runtime:{runtime.runtime_id}#{protocol}"
+                result = load_document(page_manifest(protocol, tools, url=runtime.url), source=source, trust="website", fetcher=self.fetcher)
+                if isinstance(result, ManifestReport):
+                    self.inline_reports[source] = result
+                    log.warning("runtime %s declares %s tools that cannot be exposed: %s", runtime.runtime_id, protocol, [p.to_dict() for p in result.errors][:3])
+                else:
+                    result.namespace = f"runtime-{runtime.runtime_id}-{protocol}"
+                    loaded = result
+            changed = self.catalog.set_page_tools(runtime.runtime_id, protocol, loaded) or changed
+        if changed:
+            self._changed("tools")
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
         return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", fetcher=self.fetcher)

@@ -22,7 +22,7 @@ from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routi
 from ..errors import ActionError, ErrorCode, UnknownTool
 from ..workflow.interpreter import StepEvent, run_workflow
 
-__all__ = ["ActionService", "BrowserControl", "BrowserMode"]
+__all__ = ["ActionService", "BrowserControl", "BrowserMode", "PageToolRunner"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,12 @@ class BrowserControl(Protocol):
     async def new_tab(self, url: str | None = None) -> str: ...
 
 
+class PageToolRunner(Protocol):
+    """Runs tools a page declares through WebMCP, ABP or WAB (``mcp_actions.protocols.runner``)."""
+
+    async def run(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any: ...
+
+
 #: A built-in tool's implementation: (service, own arguments, routing fields, deadline) -> output.
 BuiltinRunner = Callable[["ActionService", dict[str, Any], dict[str, Any], float], Awaitable[Any]]
 
@@ -55,12 +61,14 @@ class ActionService:
         browser: BrowserControl | None = None,
         browser_mode: BrowserMode = "auto",
         builtin_runners: Mapping[str, BuiltinRunner] | None = None,
+        page_tool_runner: PageToolRunner | None = None,
     ) -> None:
         self.bridge = bridge
         self.catalog = catalog
         self.browser = browser
         self.browser_mode = browser_mode
         self.builtin_runners = dict(builtin_runners or {})
+        self.page_tool_runner = page_tool_runner
 
     def binding(self, mcp_name: str) -> ToolBinding:
         """The tool with this MCP name, or ``UnknownTool``."""
@@ -168,6 +176,8 @@ class ActionService:
     ) -> Any:
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route)
+        if binding.protocol != "actions.json" and self.page_tool_runner is not None:
+            return await self.page_tool_runner.run(binding, own, runtime, deadline)
         if binding.kind == "handler":
             return await self.bridge.call(binding.name, own, runtime_id=runtime.runtime_id, handler=binding.handler, timeout_ms=_remaining_ms(deadline))
         if binding.kind == "workflow" and binding.workflow is not None:

@@ -154,6 +154,7 @@ class TabRuntime(InProcessRuntime):
         #: Declared DOM events to forward, as last sent by the bridge (runtime_config).
         self.listen: list[dict[str, str]] = []
         self._last_call: tuple[str, float] | None = None
+        self._page_tools: dict[str, Any] | None = None
         self._cdp: CDPSession | None = None
         self._primitives = {
             "pointer.click": self._click,
@@ -169,6 +170,12 @@ class TabRuntime(InProcessRuntime):
         }
 
     # -- bridge side ---------------------------------------------------------
+
+    async def start(self) -> None:
+        """Announce the tab, then the tools its page already declared."""
+        await super().start()
+        if self._page_tools:
+            await self.report_page_tools(self._page_tools)
 
     def _deliver(self, item: dict[str, Any]) -> None:
         # Remember the latest call (events it causes name it) and apply event
@@ -244,6 +251,13 @@ class TabRuntime(InProcessRuntime):
             await self.page.evaluate(_WATCH_EVENTS, self.listen)
         except PlaywrightError as exc:  # navigating: the init script asks for the list again
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
+
+    async def report_page_tools(self, snapshot: Any) -> None:
+        """The page's declared tools changed (or a document arrived): a runtime_status with ``page_tools``."""
+        if not isinstance(snapshot, dict):
+            return
+        self._page_tools = snapshot  # kept for start(): a page may declare tools before the tab registers
+        await self.emit({"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.page.url, "page_tools": snapshot})
 
     async def forward_event(self, signal: Any) -> None:
         """A declared DOM event fired in the page: send it to the bridge as a dom_event."""

@@ -26,7 +26,7 @@ from .. import __version__
 from ..actions_app import ActionsApp, AppOptions
 from ..errors import ActionError
 from . import resources as res
-from .tools import error_result, mcp_tool, protocol_error, success_result
+from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
 
 __all__ = ["build_server", "serve"]
 
@@ -117,8 +117,8 @@ def build_server(app: ActionsApp, *, manage_app: bool = True) -> Server[Any]:
         try:
             output = await app.service.run(binding, own, routing)
         except ActionError as exc:
-            return error_result(exc)
-        return success_result(output)
+            return mark_page_content(error_result(exc), binding)
+        return mark_page_content(success_result(output), binding)
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         notifier.seen(ctx)

@@ -189,12 +189,16 @@ function controlSchema(els) {
     if (el.minLength > 0) s.minLength = el.minLength;
     if (el.pattern) s.pattern = "^(?:" + el.pattern + ")$";
   }
+  // A group (radios, several checkboxes) is described by its own attribute or its
+  // fieldset's legend; each option's label names the option, not the group.
+  var group = type === "radio" || (type === "checkbox" && els.length > 1);
   var description = "";
-  for (var i = 0; i < els.length && !description; i++) description = labelOf(els[i]);
-  if (!description && el.closest && el.closest("fieldset")) {
-    var legend = el.closest("fieldset").querySelector("legend");
-    if (legend) description = normalize(legend.textContent);
-  }
+  for (var i = 0; i < els.length && !description; i++) description = normalize(els[i].getAttribute("toolparamdescription") || "");
+  var fieldset = el.closest ? el.closest("fieldset") : null;
+  var legend = fieldset ? fieldset.querySelector("legend") : null;
+  if (!description && group && legend) description = normalize(legend.textContent);
+  for (var j = 0; j < els.length && !description && !group; j++) description = labelOf(els[j]);
+  if (!description && legend) description = normalize(legend.textContent);
   if (description) s.description = cap(description, 300);
   return s;
 }
