@@ -22,6 +22,7 @@ from .bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
 from .bridge.registry import RuntimeInfo
 from .catalog.catalog import Catalog
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
+from .dispatch.observe_tools import OBSERVE_RUNNERS, observe_bindings
 from .dispatch.service import ActionService
 from .manifest.fetch import RemoteFetcher
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
@@ -60,7 +61,7 @@ class ActionsApp:
     def __init__(self, options: AppOptions) -> None:
         self.options = options
         self.token = options.bridge_token or secrets.token_urlsafe(18)
-        self.catalog = Catalog(builtin_bindings())
+        self.catalog = Catalog(builtin_bindings() + observe_bindings())
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for)
         self.browser = self._make_browser() if options.browser != "none" else None
         self.service = ActionService(
@@ -68,7 +69,7 @@ class ActionsApp:
             catalog=self.catalog,
             browser=self.browser,
             browser_mode=options.browser,
-            builtin_runners=BUILTIN_RUNNERS,
+            builtin_runners={**BUILTIN_RUNNERS, **OBSERVE_RUNNERS},
             page_tool_runner=PageToolRunner(self.bridge),
         )
         self.endpoint: Any = None

@@ -52,6 +52,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "pagetools.js",  # tools declared by neighbouring protocols, change reports
     "webmcp.js",  # navigator.modelContext polyfill, declarative forms
     "webmcp_call.js",  # webmcp.list_tools, webmcp.call, webmcp.page_result
+    "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "engine.js",  # dispatch and the frozen engine object
 )
 #: The WebSocket client of the Actions Bridge Protocol (runtime_js only).
@@ -82,6 +83,9 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "webmcp.list_tools",
     "webmcp.call",
     "webmcp.page_result",
+    "refs.observe",
+    "refs.resolve",
+    "refs.select",
 )
 
 _HEADER = """/*

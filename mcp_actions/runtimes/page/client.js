@@ -158,6 +158,15 @@ function startClient(engine, config) {
       title: page.title,
       capabilities: engine.capabilities(),
       extension_version: "page-runtime/" + VERSION,
+      page_tools: engine.pageTools ? engine.pageTools() : {},
+    });
+  }
+
+  // Tools the page declares (WebMCP, ABP): the whole list after every change (README: page_tools).
+  if (typeof engine.onPageTools === "function") {
+    engine.onPageTools(function (snapshot) {
+      var page = pageState();
+      send({ type: "runtime_status", runtime_id: runtimeId, url: page.url, page_tools: snapshot, observed_at: now() });
     });
   }
 
