@@ -28,7 +28,9 @@ from .errors import ActionError, ErrorCode
 from .manifest.fetch import RemoteFetcher
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
 from .manifest.paths import bundled_manifests_dir
-from .protocols.exposure import page_manifest
+from .protocols.exposure import page_manifest, wab_manifest
+from .protocols.wab import discover as discover_wab
+from .protocols.wab import origin_of
 from .protocols.runner import PageToolRunner
 from .projection.extract import EXTRACT_PRIMITIVE
 from .projection.registry import ProjectionRegistry
@@ -85,6 +87,9 @@ class ActionsApp:
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
         self.fetcher = RemoteFetcher()
         self.inline_reports: dict[str, ManifestReport] = {}
+        #: WAB discovery per runtime: the origin last looked at, and the document found there.
+        self.wab_origins: dict[str, str | None] = {}
+        self.wab_documents: dict[str, dict[str, Any]] = {}
         self.started_at: float | None = None
         self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self.bridge.add_listener(self._on_bridge_event)
@@ -180,6 +185,7 @@ class ActionsApp:
             return
         if kind in ("ready", "updated"):
             self._expose_page_tools(runtime)
+            self._discover_wab(runtime)
         if kind in ("ready", "updated") and runtime.manifest is not None:
             if runtime.manifest.get("imports"):
                 # Imports may be fetched over https: compose in a worker thread, off the event loop.
@@ -188,6 +194,8 @@ class ActionsApp:
                 self._apply_inline(runtime, self._load_inline(runtime))
         elif kind == "gone":
             self.projections.forget_runtime(runtime.runtime_id)
+            self.wab_origins.pop(runtime.runtime_id, None)
+            self.wab_documents.pop(runtime.runtime_id, None)
             if self.catalog.drop_runtime(runtime.runtime_id):
                 self.inline_reports.pop(runtime.runtime_id, None)
                 self._changed("tools")
@@ -211,6 +219,35 @@ class ActionsApp:
             changed = self.catalog.set_page_tools(runtime.runtime_id, protocol, loaded) or changed
         if changed:
             self._changed("tools")
+
+    def _discover_wab(self, runtime: RuntimeInfo) -> None:
+        """Look for the site's WAB discovery document once per origin a runtime reaches."""
+        origin = origin_of(runtime.url)
+        if self.wab_origins.get(runtime.runtime_id) == origin:
+            return
+        self.wab_origins[runtime.runtime_id] = origin
+        self.wab_documents.pop(runtime.runtime_id, None)
+        if self.catalog.set_page_tools(runtime.runtime_id, "wab", None):
+            self._changed("tools")
+        if origin is not None:
+            asyncio.get_running_loop().create_task(self._expose_wab(runtime, origin))
+
+    async def _expose_wab(self, runtime: RuntimeInfo, origin: str) -> None:
+        found = await discover_wab(runtime.url)
+        if found is None or self.wab_origins.get(runtime.runtime_id) != origin or self.bridge.registry.get(runtime.runtime_id) is not runtime:
+            return
+        url, document = found
+        source = f"runtime:{runtime.runtime_id}#wab"
+        loaded = load_document(wab_manifest(document, url=runtime.url), source=source, trust="website", fetcher=self.fetcher)
+        if isinstance(loaded, ManifestReport):
+            self.inline_reports[source] = loaded
+            log.warning("WAB discovery document %s cannot be exposed: %s", url, [p.to_dict() for p in loaded.errors][:3])
+            return
+        loaded.namespace = f"runtime-{runtime.runtime_id}-wab"
+        self.wab_documents[runtime.runtime_id] = {"url": url, "document": document}
+        if self.catalog.set_page_tools(runtime.runtime_id, "wab", loaded):
+            self._changed("tools")
+        self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": "wab"})
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
         return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", fetcher=self.fetcher)

@@ -103,6 +103,9 @@ def wab_manifest(document: dict[str, Any], *, url: str | None) -> dict[str, Any]
     manifest = _renamed(wab_to_actions(document), url, "command", "wab")
     # Commands whose trigger needs a permission the site denies stay listed: calling one
     # answers permission_denied (the runner checks before anything reaches the page).
+    max_rate = manifest["x_wab"].get("max_rate")
+    for tool in manifest["tools"]:
+        tool["x_wab"]["max_rate"] = max_rate if isinstance(max_rate, int) and not isinstance(max_rate, bool) and max_rate >= 1 else 60
     return manifest
 
 

@@ -23,6 +23,7 @@ from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
+from .wab import RateLimiter, map_wab_error, origin_of
 
 __all__ = ["PageToolRunner", "page_name_of"]
 
@@ -55,11 +56,14 @@ class PageToolRunner:
 
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
+        self.rates = RateLimiter()
 
     async def run(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
         """Run one checked call of a page-declared tool on ``runtime``; its output or ``ActionError``."""
         if binding.protocol == "webmcp":
             return await self._webmcp(binding, own, runtime, deadline)
+        if binding.protocol == "wab":
+            return await self._wab(binding, own, runtime, deadline)
         raise ActionError(
             f"{binding.name} comes from {binding.protocol}, which this runtime cannot run",
             code=ErrorCode.CAPABILITY_UNAVAILABLE,
@@ -96,3 +100,35 @@ class PageToolRunner:
             code=ErrorCode.HANDLER_TIMEOUT,
             evidence={"runtime_id": runtime.runtime_id, "last_error": last.code if last else None},
         )
+
+    async def _wab(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
+        command = page_name_of(binding, "command")
+        tool = binding.tool
+        x_wab = (tool.model_extra or {}).get("x_wab", {}) if tool is not None else {}
+        if isinstance(x_wab, dict) and x_wab.get("permitted") is False:
+            # WAB §4.5: refused here, before anything reaches the page.
+            raise ActionError(
+                f"the site does not permit {x_wab.get('permission')}, which command {command} ({x_wab.get('trigger')}) needs",
+                code=ErrorCode.PERMISSION_DENIED,
+                evidence={"command": command, "trigger": x_wab.get("trigger"), "permission": x_wab.get("permission"), "protocol": "wab", "wab_code": "PERMISSION_DENIED"},
+            )
+        site = origin_of(runtime.url) or runtime.runtime_id
+        self.rates.check(site, binding_max_rate(binding))
+        try:
+            return await self.bridge.call(
+                "wab.execute", {"command": command, "params": own}, runtime_id=runtime.runtime_id, timeout_ms=_remaining_ms(deadline)
+            )
+        except ActionError as exc:
+            mapped = map_wab_error(exc, command)
+            retry = mapped.evidence.get("retry_after_s") if isinstance(mapped.evidence, dict) else None
+            if mapped.code == ErrorCode.RATE_LIMITED and isinstance(retry, (int, float)):
+                self.rates.retry_after(site, float(retry))
+            raise mapped from exc
+
+
+def binding_max_rate(binding: ToolBinding) -> int:
+    """The site's ``security.max_rate`` (commands per minute) kept on the tool, default 60."""
+    tool = binding.tool
+    x_wab = (tool.model_extra or {}).get("x_wab", {}) if tool is not None else {}
+    rate = x_wab.get("max_rate") if isinstance(x_wab, dict) else None
+    return rate if isinstance(rate, int) and not isinstance(rate, bool) and rate >= 1 else 60

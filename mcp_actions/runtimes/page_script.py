@@ -52,6 +52,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "pagetools.js",  # tools declared by neighbouring protocols, change reports
     "webmcp.js",  # navigator.modelContext polyfill, declarative forms
     "webmcp_call.js",  # webmcp.list_tools, webmcp.call, webmcp.page_result
+    "wab.js",  # wab.execute through window.AICommands
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "engine.js",  # dispatch and the frozen engine object
 )
@@ -83,6 +84,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "webmcp.list_tools",
     "webmcp.call",
     "webmcp.page_result",
+    "wab.execute",
     "refs.observe",
     "refs.resolve",
     "refs.select",
