@@ -12,6 +12,7 @@ from typing import Any
 
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
+from ..catalog.context import context_for
 from ..catalog.naming import mcp_tool_name
 from ..errors import ActionError, ErrorCode
 from ..manifest.compose import ToolOrigin
@@ -32,6 +33,7 @@ def _binding(name: str, description: str, schema: dict[str, Any], annotations: d
         origin=_BUILTIN_ORIGIN,
         namespace="builtin",
         annotations=annotations,
+        title=annotations.get("title"),
     )
 
 
@@ -52,7 +54,8 @@ NAVIGATE = _binding(
 
 SITE = _binding(
     "actions.site",
-    "One tool for every site action: mode=list shows the tools of the loaded maps; mode=call runs `action` "
+    "One tool for every site action: mode=list shows the tools of the loaded maps and the context blocks that "
+    "apply to the current page (documentation, not permission); mode=call runs `action` "
     "(a dotted tool name) with `arguments`. State modes read a map's state projections of the page: "
     "state_read (the full state with diagnostics.selector_counts), state_summary (a declared compact summary, "
     "`summary_name`), state_diff (JSON Patch and record deltas since your last read); name the projection "
@@ -103,7 +106,8 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
                 {"name": b.name, "mcp_name": b.mcp_name, "description": b.description, "input_schema": b.input_schema, "kind": b.kind, "manifest": b.namespace}
                 for b in service.catalog.tools.values()
                 if b.kind != "builtin"
-            ]
+            ],
+            "context": _context_summaries(service, routing),
         }
     if mode == "call":
         action = own.get("action")
@@ -114,8 +118,8 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
             raise ActionError(f"unknown action {action!r}", code=ErrorCode.UNKNOWN_ACTION, evidence={"path": "/action", "action": action})
         remaining = max(1, int((deadline - time.monotonic()) * 1000))
         arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": routing.get("timeout_ms", remaining)}
-        checked, args, route_fields = service.prepare(binding.mcp_name, arguments)
-        return await service.run(checked, args, route_fields)
+        prepared = service.prepare(binding.mcp_name, arguments)
+        return await service.run(prepared.binding, prepared.arguments, prepared.routing)
     return await _state(service, mode, own, routing, deadline)
 
 
@@ -135,6 +139,18 @@ async def _state(service: ActionService, mode: str, own: dict[str, Any], routing
     if mode == "state_summary":
         return await service.projections.summary(runtime.runtime_id, projection, own.get("summary_name"), timeout_ms=remaining)
     return await service.projections.diff(runtime.runtime_id, projection, timeout_ms=remaining)
+
+
+def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[dict[str, Any]]:
+    """The context blocks that apply to the routed runtime now (documentation, never permission).
+
+    Listing never launches a browser: with no runtime to route to, there is no page and no context.
+    """
+    try:
+        runtime = service.bridge.resolve(Route.from_arguments(routing))
+    except ActionError:
+        return []
+    return [applied.summary() for applied in context_for(service.catalog, runtime)]
 
 
 BUILTIN_RUNNERS: dict[str, BuiltinRunner] = {NAVIGATE.name: _navigate, SITE.name: _site}
