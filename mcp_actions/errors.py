@@ -72,6 +72,7 @@ class ErrorCode(enum.StrEnum):
     DRIFT_DETECTED = "drift_detected", "bridge", "the page no longer matches its map"
     UNSAFE_STATE = "unsafe_state", "bridge", "acting now could do harm"
     TRANSPORT_FAILED = "transport_failed", "bridge", "the runtime's connection dropped or its tab crashed"
+    RATE_LIMITED = "rate_limited", "bridge workflow", "called too soon: a transition's rate_limit_ms or a site's command budget; the evidence says when to retry"
     # -- protocol hygiene on the bridge
     INVALID_ITEM = "invalid_item", "hygiene", "a bridge item is malformed"
     DUPLICATE_CALL_ID = "duplicate_call_id", "hygiene", "a call id is already in flight"
@@ -82,7 +83,6 @@ class ErrorCode(enum.StrEnum):
     LIMIT_EXCEEDED = "limit_exceeded", "workflow", "a workflow or expression limit was exceeded"
     EXPRESSION_FAILED = "expression_failed", "workflow", "a JSONata expression failed while evaluating"
     RETRY_EXHAUSTED = "retry_exhausted", "workflow", "retry_until never held within max_attempts"
-    RATE_LIMITED = "rate_limited", "workflow", "a transition's rate_limit_ms forbids repeating its tool yet; evidence.retry_after_ms says when"
     STATE_PAYLOAD_TOO_LARGE = "state_payload_too_large", "workflow", "a projection or summary exceeds its byte budget"
     MANIFEST_INVALID = "manifest_invalid", "workflow", "a manifest failed to load or validate"
     WORKFLOW_INVALID = "workflow_invalid", "workflow", "a workflow's shape is wrong where the interpreter compiles it"

@@ -41,7 +41,7 @@ from .postconditions import PostconditionChecker, PostconditionRequest, Projecti
 from .states import Diagnosis, StateDiagnoser
 from .transitions import TransitionGuard, TransitionRules
 
-__all__ = ["ActionService", "BrowserControl", "BrowserMode", "PreparedCall"]
+__all__ = ["ActionService", "BrowserControl", "BrowserMode", "PageToolRunner", "PreparedCall"]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,12 @@ class BrowserControl(Protocol):
     async def ensure_started(self) -> None: ...
 
     async def new_tab(self, url: str | None = None) -> str: ...
+
+
+class PageToolRunner(Protocol):
+    """Runs tools a page declares through WebMCP, ABP or WAB (``mcp_actions.protocols.runner``)."""
+
+    async def run(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any: ...
 
 
 class PreparedCall(NamedTuple):
@@ -82,6 +88,7 @@ class ActionService:
         browser: BrowserControl | None = None,
         browser_mode: BrowserMode = "auto",
         builtin_runners: Mapping[str, BuiltinRunner] | None = None,
+        page_tool_runner: PageToolRunner | None = None,
         projections: ProjectionService | None = None,
         postconditions: PostconditionChecker | None = None,
         limits: Limits = DEFAULT_LIMITS,
@@ -93,6 +100,7 @@ class ActionService:
         self.browser = browser
         self.browser_mode = browser_mode
         self.builtin_runners = dict(builtin_runners or {})
+        self.page_tool_runner = page_tool_runner
         #: State projections of runtimes (read by actions.site's state modes, postconditions, change hooks).
         self.projections = projections
         #: Judges workflow postconditions: the given checker, else the projection service's.
@@ -226,6 +234,13 @@ class ActionService:
     ) -> Any:
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route)
+        if binding.protocol != "actions.json" and self.page_tool_runner is not None:
+            try:
+                return await self.page_tool_runner.run(binding, own, runtime, deadline)
+            finally:
+                # Even a failed call may have changed the page: projection subscribers hear of it.
+                if self.projections is not None:
+                    await self.projections.after_call(runtime.runtime_id)
         manifest = self.manifest_of(binding)
         execution = ToolExecution(self.bridge, binding, runtime, manifest, deadline, progress, limits=self.limits)
         tool = binding.tool
