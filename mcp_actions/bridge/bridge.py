@@ -20,7 +20,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -29,8 +29,12 @@ from .items import (
     DEFAULT_MAX_ITEM_BYTES,
     ActionCall,
     ActionCallOutput,
+    ActionCancel,
     ActionErrorItem,
+    CallProgress,
     DomEvent,
+    InputRequest,
+    InputResponse,
     RuntimeReady,
     RuntimeStatus,
     parse_item,
@@ -45,6 +49,8 @@ __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "Bridge",
     "BridgeListener",
+    "InputHandler",
+    "ProgressHandler",
     "RuntimeLink",
     "RuntimeSession",
 ]
@@ -74,6 +80,11 @@ class RuntimeLink(Protocol):
 
 #: ``listener(kind, runtime, detail)`` with kind in ready, updated, gone, event.
 BridgeListener = Callable[[str, RuntimeInfo, Mapping[str, Any]], None]
+#: Hears a running call's ``call_progress``: ``(progress, total, message)``.
+ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None]]
+#: Answers a running call's ``input_request``: the page's request in, the response object out
+#: (raise ``ActionError`` to answer with an error instead).
+InputHandler = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 @dataclass
@@ -84,6 +95,10 @@ class _PendingCall:
     session: RuntimeSession
     started: float
     future: asyncio.Future[Any] = field(repr=False)
+    on_progress: ProgressHandler | None = None
+    on_input: InputHandler | None = None
+    #: Input requests being answered; cancelled when the call ends.
+    asking: set[asyncio.Task[Any]] = field(default_factory=set)
 
 
 class RuntimeSession:
@@ -160,11 +175,15 @@ class RuntimeSession:
                 log.warning("runtime %s reported: %s %s", self.runtime_id, item.error.code, item.error.message)
         elif isinstance(item, DomEvent):
             self.bridge._on_event(info, item)
-        elif isinstance(item, ActionCall):
+        elif isinstance(item, CallProgress):
+            await self.bridge._on_progress(self, item)
+        elif isinstance(item, InputRequest):
+            self.bridge._on_input_request(self, item)
+        elif isinstance(item, (ActionCall, InputResponse, ActionCancel)):
             raise ActionError(
-                "action_call travels from the bridge to runtimes only",
+                f"{item.type} travels from the bridge to runtimes only",
                 code=ErrorCode.INVALID_ITEM,
-                evidence={"type": "action_call", "call_id": item.call_id},
+                evidence={"type": item.type, "call_id": item.call_id},
             )
 
     async def close(self, reason: str = "disconnected") -> None:
@@ -197,6 +216,7 @@ class Bridge:
         self._pending: dict[str, _PendingCall] = {}
         self._expired: OrderedDict[str, float] = OrderedDict()
         self._listeners: list[BridgeListener] = []
+        self._background: set[asyncio.Task[Any]] = set()
         self._ids = itertools.count(1)
         self._id_prefix = os.urandom(3).hex()
         self._sweeper: asyncio.Task[None] | None = None
@@ -219,6 +239,8 @@ class Bridge:
             with contextlib.suppress(Exception):
                 await session.link.close("bridge stopping")
             await session.close("bridge stopping")
+        for task in list(self._background):
+            task.cancel()
 
     def connect(self, link: RuntimeLink, *, transport: str) -> RuntimeSession:
         """Accept a new connection; it becomes a runtime once it sends ``runtime_ready``."""
@@ -268,11 +290,17 @@ class Bridge:
         handler: str | None = None,
         timeout_ms: int | None = None,
         call_id: str | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
     ) -> Any:
         """Run ``name`` on exactly one runtime and return its output.
 
         Raises ``ActionError``: routing errors, the runtime's own error,
         ``handler_timeout`` (evidence: elapsed_ms) or ``transport_failed``.
+        While the call runs, the runtime's ``call_progress`` reaches
+        ``on_progress`` and its ``input_request`` is answered by ``on_input``
+        (without one, with ``capability_unavailable``). Cancelling the
+        awaiting task sends the runtime ``action_cancel``.
         """
         info = self.resolve(route or Route(runtime_id=runtime_id))
         session = self._sessions.get(info.runtime_id)
@@ -297,7 +325,9 @@ class Bridge:
         if handler:
             item["handler"] = handler
         started = time.monotonic()
-        pending = _PendingCall(call_id, info.runtime_id, name, session, started, asyncio.get_running_loop().create_future())
+        pending = _PendingCall(
+            call_id, info.runtime_id, name, session, started, asyncio.get_running_loop().create_future(), on_progress=on_progress, on_input=on_input
+        )
         self._pending[call_id] = pending
         session._pending.add(call_id)
         try:
@@ -322,9 +352,17 @@ class Bridge:
                     code=ErrorCode.HANDLER_TIMEOUT,
                     evidence={"call_id": call_id, "runtime_id": info.runtime_id, "elapsed_ms": elapsed, "timeout_ms": timeout_ms},
                 ) from None
+        except asyncio.CancelledError:
+            # The caller gave up (an MCP cancellation, say): tell the runtime, and log its late answer.
+            self._remember_expired(call_id)
+            if not session.closed:
+                self._spawn(self._send_cancel(session, call_id, info.runtime_id), f"cancel-{call_id}")
+            raise
         finally:
             self._pending.pop(call_id, None)
             session._pending.discard(call_id)
+            for asking in list(pending.asking):
+                asking.cancel()  # nobody waits for the answer any more
             # A call that ended another way (delivery failed, cancelled) may leave an outcome
             # set on the future by a concurrent disconnect: consume it so asyncio does not
             # log "exception was never retrieved".
@@ -332,6 +370,65 @@ class Bridge:
                 pending.future.exception()
             else:
                 pending.future.cancel()
+
+    async def _send_cancel(self, session: RuntimeSession, call_id: str, runtime_id: str) -> None:
+        item = {"type": "action_cancel", "call_id": call_id, "runtime_id": runtime_id, "reason": "cancelled by the caller"}
+        try:
+            await session.send(item)
+        except Exception as exc:  # noqa: BLE001 - the runtime may be gone already; the call has ended anyway
+            log.info("could not tell runtime %s that call %s was cancelled: %s", runtime_id, call_id, exc)
+
+    def _spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    def _running(self, session: RuntimeSession, call_id: str) -> _PendingCall | None:
+        pending = self._pending.get(call_id)
+        if pending is None or pending.future.done() or pending.session is not session:
+            return None
+        return pending
+
+    async def _on_progress(self, session: RuntimeSession, item: CallProgress) -> None:
+        pending = self._running(session, item.call_id)
+        if pending is None or pending.on_progress is None:
+            log.debug("dropped progress of call %s (not running here, or nobody listens)", item.call_id)
+            return
+        try:
+            await pending.on_progress(item.progress, item.total, item.message)
+        except Exception:  # noqa: BLE001 - a caller that cannot hear progress must not fail the call
+            log.exception("progress listener of call %s failed", item.call_id)
+
+    def _on_input_request(self, session: RuntimeSession, item: InputRequest) -> None:
+        pending = self._running(session, item.call_id)
+        if pending is None:
+            raise ActionError(f"no running call {item.call_id!r} can ask for input", code=ErrorCode.INVALID_ITEM, evidence={"call_id": item.call_id})
+        task = self._spawn(self._answer_input(session, pending, item), f"input-{item.request_id}")
+        pending.asking.add(task)
+        task.add_done_callback(pending.asking.discard)
+
+    async def _answer_input(self, session: RuntimeSession, pending: _PendingCall, item: InputRequest) -> None:
+        reply: dict[str, Any] = {"type": "input_response", "call_id": item.call_id, "request_id": item.request_id, "runtime_id": pending.runtime_id}
+        try:
+            if pending.on_input is None:
+                raise ActionError(
+                    "the caller of this call cannot answer input requests",
+                    code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                    evidence={"call_id": item.call_id, "capability": "input"},
+                )
+            reply["response"] = await pending.on_input(item.request)
+        except ActionError as exc:
+            reply["error"] = exc.to_error()
+        except Exception as exc:  # noqa: BLE001 - the page gets an answer whatever went wrong here
+            log.exception("answering input request %s failed", item.request_id)
+            reply["error"] = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED).to_error()
+        if session.closed:
+            return
+        try:
+            await session.send(reply)
+        except Exception as exc:  # noqa: BLE001 - the runtime left; its call fails through the disconnect
+            log.info("could not answer input request %s: %s", item.request_id, exc)
 
     def _remember_expired(self, call_id: str) -> None:
         self._expired[call_id] = time.monotonic()

@@ -1,4 +1,9 @@
-"""The six items of the Actions Bridge Protocol as strict pydantic models.
+"""The six items of the Actions Bridge Protocol as strict pydantic models, plus our call messages.
+
+Call messages (an addition, README "Call messages"): while a call runs, its
+runtime may send ``call_progress`` and ``input_request``; the bridge answers
+an input request with ``input_response`` and tells a runtime a call was
+cancelled with ``action_cancel`` (both bridge → runtime only).
 
 Frames arrive as JSON text; ``parse_item`` turns one frame into one item or
 raises ``ActionError`` with code ``invalid_item`` (or ``item_too_large``) whose
@@ -20,6 +25,10 @@ from ..errors import ActionError, ErrorCode
 __all__ = [
     "DEFAULT_MAX_ITEM_BYTES",
     "ActionCall",
+    "ActionCancel",
+    "CallProgress",
+    "InputRequest",
+    "InputResponse",
     "ActionCallOutput",
     "ActionErrorItem",
     "BridgeItem",
@@ -127,12 +136,64 @@ class DomEvent(_Item):
     observed_at: str | None = None
 
 
+class CallProgress(_Item):
+    """Runtime → bridge: how far a running call is (becomes the caller's progress notification)."""
+
+    type: Literal["call_progress"]
+    call_id: NonEmpty
+    progress: float
+    total: float | None = None
+    message: Annotated[str, StringConstraints(max_length=1000)] | None = None
+    runtime_id: str | None = None
+
+
+class InputRequest(_Item):
+    """Runtime → bridge: a running call asks its caller (the user) for input; ``request`` is the page's question."""
+
+    type: Literal["input_request"]
+    call_id: NonEmpty
+    request_id: NonEmpty
+    request: dict[str, Any]
+    runtime_id: str | None = None
+
+
+class InputResponse(_Item):
+    """Bridge → runtime: the answer to one ``input_request`` (``response``) or why there is none (``error``)."""
+
+    type: Literal["input_response"]
+    call_id: NonEmpty
+    request_id: NonEmpty
+    response: Any = None
+    error: ErrorBody | None = None
+    runtime_id: str | None = None
+
+
+class ActionCancel(_Item):
+    """Bridge → runtime: the caller gave up on a call; the runtime should stop it (its answer is not awaited)."""
+
+    type: Literal["action_cancel"]
+    call_id: NonEmpty
+    reason: str | None = None
+    runtime_id: str | None = None
+
+
 BridgeItem = Annotated[
-    Union[RuntimeReady, RuntimeStatus, ActionCall, ActionCallOutput, ActionErrorItem, DomEvent],
+    Union[RuntimeReady, RuntimeStatus, ActionCall, ActionCallOutput, ActionErrorItem, DomEvent, CallProgress, InputRequest, InputResponse, ActionCancel],
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(BridgeItem)
-ITEM_TYPES = ("runtime_ready", "runtime_status", "action_call", "action_call_output", "action_error", "dom_event")
+ITEM_TYPES = (
+    "runtime_ready",
+    "runtime_status",
+    "action_call",
+    "action_call_output",
+    "action_error",
+    "dom_event",
+    "call_progress",
+    "input_request",
+    "input_response",
+    "action_cancel",
+)
 
 
 def parse_item(frame: str | bytes | dict[str, Any], *, max_bytes: int = DEFAULT_MAX_ITEM_BYTES) -> Any:

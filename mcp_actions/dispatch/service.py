@@ -34,6 +34,7 @@ from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routi
 from ..errors import ActionError, ErrorCode, UnknownTool
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
+from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
 from .execution import ToolExecution, missing, remaining_ms
 from ..projection.service import ProjectionService
@@ -62,7 +63,17 @@ class BrowserControl(Protocol):
 class PageToolRunner(Protocol):
     """Runs tools a page declares through WebMCP, ABP or WAB (``mcp_actions.protocols.runner``)."""
 
-    async def run(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any: ...
+    async def run(
+        self,
+        binding: ToolBinding,
+        own: dict[str, Any],
+        runtime: RuntimeInfo,
+        deadline: float,
+        *,
+        progress: ProgressCallback | None = None,
+        elicit: Elicit | None = None,
+        request_id: str | None = None,
+    ) -> Any: ...
 
 
 class PreparedCall(NamedTuple):
@@ -153,14 +164,21 @@ class ActionService:
         routing: Mapping[str, Any],
         *,
         progress: ProgressCallback | None = None,
+        elicit: Elicit | None = None,
+        request_id: str | None = None,
     ) -> Any:
-        """Run an already-checked call of ``binding``."""
+        """Run an already-checked call of ``binding``.
+
+        ``progress`` hears workflow steps and a page tool's own progress; ``elicit`` asks the
+        user what a page tool asks during the call (None: nobody can be asked); ``request_id``
+        is the caller's id of this call (an ABP app sees it as its ``callId``).
+        """
         timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
         deadline = time.monotonic() + timeout_ms / 1000
         if binding.kind == "builtin":
             output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
         else:
-            output = await self._run_manifest_tool(binding, own, routing, deadline, progress)
+            output = await self._run_manifest_tool(binding, own, routing, deadline, progress, elicit, request_id)
         binding.check_result(output)
         return output
 
@@ -231,12 +249,14 @@ class ActionService:
         routing: Mapping[str, Any],
         deadline: float,
         progress: ProgressCallback | None,
+        elicit: Elicit | None = None,
+        request_id: str | None = None,
     ) -> Any:
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route)
         if binding.protocol != "actions.json" and self.page_tool_runner is not None:
             try:
-                return await self.page_tool_runner.run(binding, own, runtime, deadline)
+                return await self.page_tool_runner.run(binding, own, runtime, deadline, progress=progress, elicit=elicit, request_id=request_id)
             finally:
                 # Even a failed call may have changed the page: projection subscribers hear of it.
                 if self.projections is not None:

@@ -10,6 +10,12 @@ WebMCP: an imperative tool answers with what its ``execute`` returned; a
 declarative one with what ``respondWith`` resolved to, or, when the
 submission navigated, ``{"navigated": true, "page": {url, title, json_ld |
 summary}}`` read from the next document with ``webmcp.page_result``.
+
+ABP: ``abp.call`` with the bridge's call id (the page's progress and
+elicitation name it) and the caller's request id as the app's ``callId``;
+progress reaches ``progress``, elicitation ``elicit`` (``protocols/abp.py``),
+cancelling the call reaches the app's ``cancel``, and ABP error codes map
+onto stable codes.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
+from ..workflow.progress import ProgressCallback
+from .abp import Elicit, ElicitationBridge, map_abp_error, progress_handler
+from .naming import site_namespace
 from .wab import RateLimiter, map_wab_error, origin_of
 
 __all__ = ["PageToolRunner", "page_name_of"]
@@ -58,12 +67,28 @@ class PageToolRunner:
         self.bridge = bridge
         self.rates = RateLimiter()
 
-    async def run(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
-        """Run one checked call of a page-declared tool on ``runtime``; its output or ``ActionError``."""
+    async def run(
+        self,
+        binding: ToolBinding,
+        own: dict[str, Any],
+        runtime: RuntimeInfo,
+        deadline: float,
+        *,
+        progress: ProgressCallback | None = None,
+        elicit: Elicit | None = None,
+        request_id: str | None = None,
+    ) -> Any:
+        """Run one checked call of a page-declared tool on ``runtime``; its output or ``ActionError``.
+
+        ``progress`` hears the page's progress, ``elicit`` asks the user what the page asks
+        (None: the caller cannot ask), ``request_id`` is the caller's id of the call.
+        """
         if binding.protocol == "webmcp":
             return await self._webmcp(binding, own, runtime, deadline)
         if binding.protocol == "wab":
             return await self._wab(binding, own, runtime, deadline)
+        if binding.protocol == "abp":
+            return await self._abp(binding, own, runtime, deadline, progress, elicit, request_id)
         raise ActionError(
             f"{binding.name} comes from {binding.protocol}, which this runtime cannot run",
             code=ErrorCode.CAPABILITY_UNAVAILABLE,
@@ -100,6 +125,32 @@ class PageToolRunner:
             code=ErrorCode.HANDLER_TIMEOUT,
             evidence={"runtime_id": runtime.runtime_id, "last_error": last.code if last else None},
         )
+
+    async def _abp(
+        self,
+        binding: ToolBinding,
+        own: dict[str, Any],
+        runtime: RuntimeInfo,
+        deadline: float,
+        progress: ProgressCallback | None,
+        elicit: Elicit | None,
+        request_id: str | None,
+    ) -> Any:
+        capability = page_name_of(binding, "capability")
+        call_id = self.bridge.new_call_id()
+        arguments = {"capability": capability, "params": own, "call_id": call_id, "abp_call_id": request_id or call_id}
+        try:
+            return await self.bridge.call(
+                "abp.call",
+                arguments,
+                runtime_id=runtime.runtime_id,
+                timeout_ms=_remaining_ms(deadline),
+                call_id=call_id,
+                on_progress=progress_handler(progress),
+                on_input=ElicitationBridge(elicit, capability=capability, site=site_namespace(runtime.url)),
+            )
+        except ActionError as exc:
+            raise map_abp_error(exc, capability) from exc
 
     async def _wab(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
         command = page_name_of(binding, "command")

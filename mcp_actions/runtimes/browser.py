@@ -55,6 +55,13 @@ _LISTEN_HOOK = """
   if (!engine || typeof engine.onPageTools !== "function" || typeof report !== "function" || window !== window.top) return;
   engine.onPageTools(function (snapshot) { report(snapshot).catch(function () {}); });
 })();
+;(function () {
+  // Messages of running calls (progress, input requests: README "Call messages"), from any
+  // document that is a runtime (tab or frame); the host checks which one sent it.
+  var engine = window.__mcpActions, send = window.__mcpActionsCallMessage;
+  if (!engine || typeof engine.onCallMessage !== "function" || typeof send !== "function") return;
+  engine.onCallMessage(function (message) { send(message).catch(function () {}); });
+})();
 """
 
 
@@ -192,6 +199,7 @@ class BrowserHost:
         await context.expose_binding("__mcpActionsListen", self._listen_for)
         await context.expose_binding("__mcpActionsEmit", self._emit_from)
         await context.expose_binding("__mcpActionsPageTools", self._page_tools_from)
+        await context.expose_binding("__mcpActionsCallMessage", self._call_message_from)
         await context.add_init_script(script=engine_js() + _LISTEN_HOOK)
         context.on("page", self._on_page)
         context.on("close", lambda _context: self.spawn(self._on_browser_gone("browser context closed"), "context-closed"))
@@ -336,6 +344,11 @@ class BrowserHost:
         runtime = self._runtime_of(source)
         if runtime is not None:
             await runtime.report_page_tools(snapshot)
+
+    async def _call_message_from(self, source: dict[str, Any], message: Any) -> None:
+        runtime = self._runtime_of(source)
+        if runtime is not None:
+            await runtime.forward_call_message(message)
 
     async def _emit_from(self, source: dict[str, Any], signal: Any) -> None:
         runtime = self._runtime_of(source)

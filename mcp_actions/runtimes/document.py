@@ -30,7 +30,7 @@ from .inprocess import InProcessRuntime
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
-__all__ = ["PREVIOUS_CALL_WINDOW_S", "DocumentRuntime", "dictionary_entry", "dictionary_names"]
+__all__ = ["CALL_MESSAGES", "PREVIOUS_CALL_WINDOW_S", "DocumentRuntime", "dictionary_entry", "dictionary_names"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,12 @@ _ENGINE_CALL = """async ([method, a, b]) => {
   if (method === "callHandler") return engine.callHandler(a, b);
   return engine.focusEditable(a, b);
 }"""
+_DELIVER = """(item) => {
+  const engine = window.__mcpActions;
+  return engine && typeof engine.deliver === "function" ? engine.deliver(item) : false;
+}"""
+#: Call messages a page may send for a running call (README: "Call messages").
+CALL_MESSAGES = frozenset({"call_progress", "input_request"})
 _WATCH_EVENTS = """(listen) => {
   const engine = window.__mcpActions, emit = window.__mcpActionsEmit;
   return engine && typeof emit === "function" ? engine.watchEvents(listen, (s) => { emit(s); }) : -1;
@@ -111,7 +117,27 @@ class DocumentRuntime(InProcessRuntime):
             listen = item.get("listen")
             self.listen = [e for e in listen if isinstance(e, dict)] if isinstance(listen, list) else []
             self.host.spawn(self.apply_listen(), f"{self.runtime_id}:listen")
+        elif kind in ("input_response", "action_cancel"):
+            self.host.spawn(self.deliver_to_page(item), f"{self.runtime_id}:{kind}")
+            return
         super()._deliver(item)
+
+    async def deliver_to_page(self, item: dict[str, Any]) -> None:
+        """Hand an answer or a cancel for a running call to the page engine (callchannel.js)."""
+        try:
+            delivered = await self.frame.evaluate(_DELIVER, item)
+        except PlaywrightError as exc:
+            log.info("could not deliver %s for call %s to %s: %s", item.get("type"), item.get("call_id"), self.runtime_id, exc)
+            return
+        if not delivered:
+            log.info("%s for call %s found nobody waiting in %s", item.get("type"), item.get("call_id"), self.runtime_id)
+
+    async def forward_call_message(self, message: Any) -> None:
+        """A running call's page message (progress, an input request): sent to the bridge as that item."""
+        if not isinstance(message, dict) or message.get("type") not in CALL_MESSAGES:
+            log.warning("ignored a call message from %s that is not one of %s", self.runtime_id, sorted(CALL_MESSAGES))
+            return
+        await self.emit({**message, "runtime_id": self.runtime_id})
 
     async def execute(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
         """Run one call under the page's guard: a dialog or a crash ends it at once."""

@@ -51,9 +51,11 @@ ENGINE_MODULES: tuple[str, ...] = (
     "states.js",  # locator.probe (state diagnosis in one round trip)
     "handlers.js",  # page handlers, DOM event forwarding
     "pagetools.js",  # tools declared by neighbouring protocols, change reports
+    "callchannel.js",  # progress, input requests and cancels of running calls
     "webmcp.js",  # navigator.modelContext polyfill, declarative forms
     "webmcp_call.js",  # webmcp.list_tools, webmcp.call, webmcp.page_result
     "wab.js",  # wab.execute through window.AICommands
+    "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "engine.js",  # dispatch and the frozen engine object
 )
@@ -87,6 +89,9 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "webmcp.call",
     "webmcp.page_result",
     "wab.execute",
+    "abp.list",
+    "abp.call",
+    "abp.shutdown",
     "refs.observe",
     "refs.resolve",
     "refs.select",

@@ -25,9 +25,10 @@ from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
+from ..protocols.abp import Elicit, ElicitAnswer
 from .peers import Peers
 
-__all__ = ["CONFIRM_KEY", "CONFIRM_SCHEMA", "Confirmation", "confirm_call"]
+__all__ = ["CONFIRM_KEY", "CONFIRM_SCHEMA", "Confirmation", "confirm_call", "page_elicitor"]
 
 log = logging.getLogger(__name__)
 
@@ -88,3 +89,25 @@ async def confirm_call(ctx: ServerRequestContext[Any, Any], binding: ToolBinding
     except MCPError as exc:
         raise _denied(binding, f"the client could not ask the user ({exc.error.message})") from exc
     return _judge(binding, answer)
+
+
+def page_elicitor(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
+    """How a page tool's question during this call reaches the user, or None when it cannot.
+
+    A handshake-era client with elicitation is asked with ``elicitation/create``
+    related to this call. A client without elicitation, and a 2026-07-28
+    client (which is asked only through the call's result, not while the call
+    runs), get None: the page hears a refusal.
+    """
+    if not _can_elicit(ctx) or Peers.is_modern(ctx):
+        return None
+
+    async def elicit(message: str, schema: dict[str, Any]) -> ElicitAnswer:
+        try:
+            answer = await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)
+        except MCPError as exc:
+            log.info("the client could not ask the user: %s", exc.error.message)
+            return ElicitAnswer("cancel")
+        return ElicitAnswer(answer.action, dict(answer.content) if answer.content else None)
+
+    return elicit

@@ -28,7 +28,7 @@ from ..actions_app import ActionsApp
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, UnknownTool
 from . import resources as res
-from .confirm import confirm_call
+from .confirm import confirm_call, page_elicitor
 from .logs import ClientLogHandler, tell
 from .peers import SCOPE_KEY, Peers
 from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
@@ -144,7 +144,14 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
-            output = await app.service.run(prepared.binding, prepared.arguments, prepared.routing, progress=_progress_of(ctx))
+            output = await app.service.run(
+                prepared.binding,
+                prepared.arguments,
+                prepared.routing,
+                progress=_progress_of(ctx),
+                elicit=page_elicitor(ctx),
+                request_id=str(ctx.request_id) if ctx.request_id is not None else None,
+            )
         except ActionError as exc:
             elapsed = int((loop.time() - started) * 1000)
             await tell(ctx, peer, "warning", {"event": "call_failed", "tool": name, "code": exc.code, "message": exc.message, "elapsed_ms": elapsed})

@@ -172,6 +172,14 @@ function startClient(engine, config) {
     });
   }
 
+  // Messages of running calls (progress, input requests): README "Call messages".
+  if (typeof engine.onCallMessage === "function") {
+    engine.onCallMessage(function (message) {
+      message.runtime_id = runtimeId;
+      send(message);
+    });
+  }
+
   function sendStatus(force) {
     var page = pageState();
     if (!force && page.url === lastAnnounced.url && page.title === lastAnnounced.title) return;
@@ -282,6 +290,7 @@ function startClient(engine, config) {
     if (!item || typeof item !== "object") return;
     if (item.type === "action_call") handleCall(item);
     else if (item.type === "runtime_config") applyConfig(item);
+    else if (item.type === "input_response" || item.type === "action_cancel") engine.deliver(item);
     else if (item.type === "action_error") log("warn", "bridge reported an error", item.error);
   }
 

@@ -84,6 +84,9 @@ function createEngine() {
     // Tools the page declares through WebMCP, ABP or WAB: fn(snapshot) now and on every change.
     onPageTools: M.onPageTools,
     pageTools: M.pageToolsSnapshot,
+    // Messages of running calls (progress, input requests) and the host's answers (callchannel.js).
+    onCallMessage: M.onCallMessage,
+    deliver: function (item) { return M.deliverToCall(item); },
     // Internal: lets the client module publish its state to status().
     _attachClient: function (reporter) {
       if (!clientState.client && typeof reporter === "function") clientState.client = reporter;

@@ -1,0 +1,161 @@
+"""ABP (Agentic Browser Protocol) on the host side: error codes, elicitation, progress.
+
+The page engine (``runtimes/page/abp.js``) holds the session with the app;
+here a running ``abp.call`` is given its caller's means:
+
+- ``map_abp_error``: a failed ``ABPResponse`` (``evidence.abp_code``) under
+  our stable codes, the ABP code kept in the evidence;
+- ``ElicitationBridge``: an app's ``elicit`` request (``elicitation/confirm``,
+  ``elicitation/input``, ``elicitation/preference``, ``elicitation/select``)
+  as one question to the user through an ``Elicit`` callback (the MCP layer
+  asks with elicitation), answered with the spec's ``ElicitationResponse``.
+  A decline, a cancel, a method we cannot ask, or no way to ask at all
+  (``elicit`` None: the client has no elicitation) answers the app with a
+  refusal: ``{"success": false, "error": {"code": ..., "retryable": false}}``;
+- ``progress_handler``: the call's ``call_progress`` items as the caller's
+  progress reports (monotonic, through ``ProgressReporter``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple
+
+from ..errors import ActionError, ErrorCode
+from ..workflow.progress import ProgressCallback, ProgressReporter
+
+__all__ = ["ABP_CODES", "Elicit", "ElicitAnswer", "ElicitationBridge", "map_abp_error", "progress_handler"]
+
+log = logging.getLogger(__name__)
+
+#: ABP's standard error codes and the stable code each becomes.
+ABP_CODES: dict[str, ErrorCode] = {
+    "NOT_INITIALIZED": ErrorCode.RUNTIME_NOT_READY,
+    "UNKNOWN_CAPABILITY": ErrorCode.UNKNOWN_ACTION,
+    "INVALID_PARAMS": ErrorCode.INVALID_INPUT,
+    "PERMISSION_DENIED": ErrorCode.PERMISSION_DENIED,
+    "REQUIREMENT_NOT_MET": ErrorCode.STATE_MISMATCH,
+    "OPERATION_FAILED": ErrorCode.HANDLER_FAILED,
+    "NOT_SUPPORTED": ErrorCode.CAPABILITY_UNAVAILABLE,
+    "TIMEOUT": ErrorCode.HANDLER_TIMEOUT,
+    "RATE_LIMITED": ErrorCode.RATE_LIMITED,
+}
+
+#: Longest question text passed on to the user.
+MAX_PROMPT_CHARS = 1000
+_PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
+
+
+class ElicitAnswer(NamedTuple):
+    """The user's answer to one question: ``action`` accept, decline or cancel, and the form's content."""
+
+    action: str
+    content: dict[str, Any] | None = None
+
+
+#: Asks the user ``message`` with a flat form ``schema`` (an object of primitive properties).
+Elicit = Callable[[str, dict[str, Any]], Awaitable[ElicitAnswer]]
+
+
+def map_abp_error(exc: ActionError, capability: str) -> ActionError:
+    """A page-side ABP failure under our stable code, the ABP code kept in ``evidence.abp_code``."""
+    abp_code = exc.evidence.get("abp_code") if isinstance(exc.evidence, dict) else None
+    if not isinstance(abp_code, str):
+        return exc
+    code = ABP_CODES.get(abp_code, ErrorCode.HANDLER_FAILED)
+    return ActionError(exc.message, code=code, evidence={**exc.evidence, "capability": capability, "protocol": "abp"})
+
+
+def progress_handler(callback: ProgressCallback | None) -> Callable[[float, float | None, str | None], Awaitable[None]] | None:
+    """The bridge's ``on_progress`` for one call: ABP progress as the caller's progress reports."""
+    if callback is None:
+        return None
+    reporter = ProgressReporter(callback)
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        await reporter.report(progress, total, message or "")
+
+    return on_progress
+
+
+def _refusal(code: str, message: str, *, cancelled: bool = False) -> dict[str, Any]:
+    response: dict[str, Any] = {"success": False, "error": {"code": code, "message": message, "retryable": False}}
+    if cancelled:
+        response["cancelled"] = True
+    return response
+
+
+def _text(value: Any) -> str:
+    return str(value)[:MAX_PROMPT_CHARS] if value is not None else ""
+
+
+def _primitive(schema: Any) -> bool:
+    return isinstance(schema, dict) and schema.get("type") in _PRIMITIVE_TYPES
+
+
+class _Question(NamedTuple):
+    message: str
+    schema: dict[str, Any]
+    answer: Callable[[dict[str, Any]], Any]  # the form's content -> the ElicitationResponse's data
+
+
+def _question(method: str, params: dict[str, Any]) -> _Question | None:
+    """The MCP form of one ABP elicitation, or None when it cannot be asked as a form."""
+    if method == "elicitation/confirm":
+        message = _text(params.get("message") or params.get("prompt") or "Confirm?")
+        if params.get("destructive") is True:
+            message += " (this cannot be undone)"
+        schema = {"type": "object", "properties": {"confirmed": {"type": "boolean", "title": "Confirm"}}, "required": ["confirmed"]}
+        return _Question(message, schema, lambda c: {"confirmed": c.get("confirmed") is True})
+    if method in ("elicitation/input", "elicitation/preference"):
+        asked = params.get("schema")
+        message = _text(params.get("prompt") or "Input requested")
+        if _primitive(asked):
+            field = {k: v for k, v in asked.items() if k in ("type", "enum", "minimum", "maximum", "minLength", "maxLength", "format", "description", "title")}
+            if method == "elicitation/preference" and "default" in params:
+                field["default"] = params["default"]
+            return _Question(message, {"type": "object", "properties": {"value": field}, "required": ["value"]}, lambda c: {"value": c.get("value")})
+        props = asked.get("properties") if isinstance(asked, dict) and asked.get("type", "object") == "object" else None
+        if isinstance(props, dict) and props and all(_primitive(p) for p in props.values()):
+            schema = {"type": "object", "properties": props}
+            if isinstance(asked.get("required"), list):
+                schema["required"] = asked["required"]
+            return _Question(message, schema, lambda c: {"value": c})
+        return None
+    if method == "elicitation/select":
+        options = [o for o in params.get("options") or [] if isinstance(o, dict) and isinstance(o.get("value"), str)]
+        if not options:
+            return None
+        field: dict[str, Any] = {"type": "string", "oneOf": [{"const": o["value"], "title": _text(o.get("label") or o["value"])} for o in options]}
+        if isinstance(params.get("default"), str):
+            field["default"] = params["default"]
+        schema = {"type": "object", "properties": {"selected": field}, "required": ["selected"]}
+        return _Question(_text(params.get("prompt") or "Choose one"), schema, lambda c: {"selected": c.get("selected")})
+    return None
+
+
+class ElicitationBridge:
+    """Answers one call's ABP elicitation requests (the bridge's ``on_input`` for ``abp.call``)."""
+
+    def __init__(self, elicit: Elicit | None, *, capability: str, site: str) -> None:
+        self.elicit = elicit
+        self.capability = capability
+        self.site = site
+
+    async def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The ``ElicitationResponse`` for the app's ``request`` (``{protocol, method, params}``)."""
+        method = request.get("method")
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        if self.elicit is None:
+            return _refusal("NOT_SUPPORTED", "the agent's client cannot ask the user (no elicitation)")
+        question = _question(method, params) if isinstance(method, str) else None
+        if question is None:
+            return _refusal("NOT_SUPPORTED", f"the agent cannot ask the user {method!r} with these parameters")
+        # Page text reaches the user labelled as the page's, never as ours.
+        message = f"{self.site} ({self.capability}) asks: {question.message}"
+        answer = await self.elicit(message, question.schema)
+        if answer.action != "accept":
+            log.info("the user answered %s to %s's %s", answer.action, self.site, method)
+            return _refusal("PERMISSION_DENIED", f"the user chose {answer.action}", cancelled=answer.action == "cancel")
+        return {"success": True, "data": question.answer(answer.content or {})}
