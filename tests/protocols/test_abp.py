@@ -1,0 +1,196 @@
+"""ABP apps end to end: window.abp in real headless Chromium, through the SDK Client.
+
+The fixture (tests/fixtures/pages/abp/app.html) is written to the Agentic
+Browser Protocol API text: it exposes window.abp late, reports progress and
+elicits through the agent callbacks, and records what the agent did to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import mcp_types as types
+
+from .conftest import product
+
+
+async def _app_log(s: Any) -> dict[str, Any]:
+    return await s.tab().page.evaluate("() => abpLogForTest()")
+
+
+async def _eventually(check: Any, timeout: float = 10) -> Any:
+    end = time.monotonic() + timeout
+    while True:
+        value = await check()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError("condition never held")
+        await asyncio.sleep(0.05)
+
+
+async def test_available_capabilities_become_tools_of_an_initialised_session(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/abp/app.html")
+        convert = await s.page_tool("abp", "convert.markdownToHtml")
+        assert convert.meta["mcp-actions/protocol"] == "abp"
+        assert convert.meta["mcp-actions/tool"] == "x127_0_0_1.convert.markdownToHtml"
+        assert convert.meta["mcp-actions/runtime_id"] == s.tab().runtime_id
+        assert convert.input_schema["required"] == ["markdown"]
+        names = {t.meta["mcp-actions/tool"].split(".", 1)[1] for t in (await s.tools()).values() if t.meta.get("mcp-actions/protocol") == "abp"}
+        # Unavailable (share.native) and deprecated (legacy.export) capabilities are not offered.
+        assert names == {"convert.markdownToHtml", "export.pdf", "document.delete", "document.print", "job.wait", "camera.capture"}
+
+        log = await _app_log(s)
+        (init,) = log["initialize"]
+        assert init["agent"]["name"] == "mcp-actions" and init["protocolVersion"] == "0.1"
+        assert init["features"] == {"notifications": True, "progress": True, "elicitation": True}
+        assert "elicitation/confirm" in init["agentCapabilities"]["allowedRequests"]
+
+        result = await s.client.call_tool(convert.name, {"markdown": "# Hello **World**"})
+        assert not result.is_error, result.structured_content
+        assert result.structured_content == {"html": "<h1>Hello <strong>World</strong></h1>"}
+        assert result.meta and result.meta.get("mcp-actions/untrusted") is True
+        (call,) = (await _app_log(s))["calls"]
+        # The app's callId is the MCP call's id; progress is keyed by it too.
+        assert call["capability"] == "convert.markdownToHtml" and call["params"] == {"markdown": "# Hello **World**"}
+        assert call["options"]["callId"].isdigit() and call["options"]["progressToken"] == call["options"]["callId"]
+
+        # Arguments are checked against the app's schema before they reach the app.
+        export = await s.page_tool("abp", "export.pdf")
+        refused = None
+        try:
+            await s.client.call_tool(export.name, {"pages": 50})
+        except Exception as exc:  # noqa: BLE001 - the SDK raises MCPError for a protocol error
+            refused = exc
+        assert refused is not None and len((await _app_log(s))["calls"]) == 1
+
+
+async def test_progress_of_a_call_reaches_the_clients_progress_callback(pages_url):
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total, message))
+
+    async with product() as s:
+        await s.navigate(f"{pages_url}/abp/app.html")
+        export = await s.page_tool("abp", "export.pdf")
+        result = await s.client.call_tool(export.name, {"pages": 4}, progress_callback=on_progress)
+        assert not result.is_error, result.structured_content
+        assert result.structured_content == {"pages": 4, "bytes": 4096}
+        await asyncio.sleep(0.1)
+        assert [(d, t) for d, t, _ in heard] == [(1, 4), (2, 4), (3, 4), (4, 4)]
+        assert heard[-1][2] == "Rendering page 4 of 4"
+
+
+async def test_elicitation_accepted_and_declined_reaches_the_app(pages_url):
+    asked: list[types.ElicitRequestParams] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        if "Delete" in params.message and len(asked) == 1:
+            return types.ElicitResult(action="accept", content={"confirmed": True})
+        if "page size" in params.message:
+            return types.ElicitResult(action="accept", content={"selected": "letter"})
+        return types.ElicitResult(action="decline")
+
+    async with product(elicitation_callback=elicit) as s:
+        await s.navigate(f"{pages_url}/abp/app.html")
+        delete = await s.page_tool("abp", "document.delete")
+        accepted = await s.client.call_tool(delete.name, {"id": "doc-1"})
+        assert accepted.structured_content == {"deleted": True, "remaining": 1}
+        question = asked[0]
+        assert 'Delete "Quarterly report"? (this cannot be undone)' in question.message and question.message.startswith("x127_0_0_1 (document.delete) asks:")
+        assert question.requested_schema["properties"]["confirmed"]["type"] == "boolean"
+
+        declined = await s.client.call_tool(delete.name, {"id": "doc-2"})
+        assert declined.structured_content == {"deleted": False, "refused": "PERMISSION_DENIED"}
+        responses = [e["response"] for e in (await _app_log(s))["elicitations"]]
+        assert responses[0] == {"success": True, "data": {"confirmed": True}}
+        assert responses[1]["success"] is False and responses[1]["error"]["code"] == "PERMISSION_DENIED" and responses[1]["error"]["retryable"] is False
+
+        printing = await s.page_tool("abp", "document.print")
+        printed = await s.client.call_tool(printing.name, {"id": "doc-2"})
+        assert printed.structured_content == {"printed": True, "pageSize": "letter"}
+        options = asked[-1].requested_schema["properties"]["selected"]["oneOf"]
+        assert options == [{"const": "letter", "title": "US Letter"}, {"const": "a4", "title": "A4"}]
+
+
+async def test_a_client_without_elicitation_answers_the_app_with_a_refusal(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/abp/app.html")
+        delete = await s.page_tool("abp", "document.delete")
+        result = await s.client.call_tool(delete.name, {"id": "doc-1"})
+        assert result.structured_content == {"deleted": False, "refused": "NOT_SUPPORTED"}
+        (elicitation,) = (await _app_log(s))["elicitations"]
+        assert elicitation["method"] == "elicitation/confirm"
+        assert elicitation["response"]["success"] is False and elicitation["response"]["error"]["code"] == "NOT_SUPPORTED"
+
+
+async def test_cancelling_the_mcp_call_reaches_the_apps_cancel(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/abp/app.html")
+        wait = await s.page_tool("abp", "job.wait")
+        call = asyncio.create_task(s.client.call_tool(wait.name, {}))
+
+        async def started() -> Any:
+            calls = (await _app_log(s))["calls"]
+            return calls[-1]["options"]["callId"] if calls else None
+
+        call_id = await _eventually(started)
+        call.cancel()
+        try:
+            await call
+        except asyncio.CancelledError:
+            pass
+
+        async def cancelled() -> Any:
+            return (await _app_log(s))["cancels"]
+
+        (cancel,) = await _eventually(cancelled)
+        assert cancel["callId"] == call_id
+        assert await s.tab().page.text_content("#status") == f"Job {call_id} cancelled"
+        # The server goes on serving calls.
+        convert = await s.page_tool("abp", "convert.markdownToHtml")
+        assert not (await s.client.call_tool(convert.name, {"markdown": "x"})).is_error
+
+
+async def test_an_abp_error_maps_onto_a_stable_code_with_the_abp_code_in_evidence(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/abp/app.html")
+        capture = await s.page_tool("abp", "camera.capture")
+        result = await s.client.call_tool(capture.name, {})
+        assert result.is_error
+        error = result.structured_content["error"]
+        assert error["code"] == "state_mismatch" and error["message"] == "No camera is connected"
+        evidence = error["evidence"]
+        assert evidence["abp_code"] == "REQUIREMENT_NOT_MET" and evidence["protocol"] == "abp"
+        assert evidence["capability"] == "camera.capture" and evidence["retryable"] is True
+        assert evidence["alternatives"] == ["document.print"] and evidence["details"] == {"requirement": "hardware"}
+
+
+async def test_a_capability_made_available_later_arrives_with_list_changed(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/abp/app.html")
+        await s.page_tool("abp", "export.pdf")
+        assert not any(n.endswith("share_native") for n in await s.tools())
+        before = len(s.changes)
+        await s.tab().page.click("#enable-share")
+        share = await s.page_tool("abp", "share.native")
+        assert len(s.changes) > before, "no tools/list_changed was sent"
+        result = await s.client.call_tool(share.name, {"id": "doc-1"})
+        assert result.structured_content == {"shared": "doc-1"}
+
+
+async def test_leaving_the_page_shuts_the_session_down_and_withdraws_its_tools(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/abp/app.html")
+        await s.page_tool("abp", "export.pdf")
+        session_id = await s.tab().page.evaluate("() => abp.sessionId")
+        await s.navigate(f"{pages_url}/abp/other.html")
+        await s.wait_for_tools(lambda ts: not any(t.meta.get("mcp-actions/protocol") == "abp" for t in ts.values()))
+        shutdowns = json.loads(await s.tab().page.evaluate("() => localStorage.getItem('abp-shutdowns')") or "[]")
+        assert {"session": session_id, "reason": "page unloading"} in shutdowns
