@@ -194,3 +194,70 @@ async def test_leaving_the_page_shuts_the_session_down_and_withdraws_its_tools(p
         await s.wait_for_tools(lambda ts: not any(t.meta.get("mcp-actions/protocol") == "abp" for t in ts.values()))
         shutdowns = json.loads(await s.tab().page.evaluate("() => localStorage.getItem('abp-shutdowns')") or "[]")
         assert {"session": session_id, "reason": "page unloading"} in shutdowns
+
+
+async def test_the_websocket_page_runtime_carries_progress_elicitation_and_cancel(pages_url):
+    """The same app with the page runtime embedded (runtime.js over the bridge WebSocket), no browser host."""
+    import socket
+
+    from mcp import Client
+    from playwright.async_api import async_playwright
+
+    from tests.conftest import launch_chromium
+
+    from mcp_actions.actions_app import ActionsApp, AppOptions
+    from mcp_actions.runtimes.page_script import runtime_js
+    from mcp_actions.server.mcp_server import build_server
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = ActionsApp(AppOptions(browser="none", bridge_port=port, bridge_token="abp-token", allowed_origins=[pages_url], watch=False))
+    heard: list[float] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append(done)
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"confirmed": True})
+
+    async with async_playwright() as pw, Client(build_server(app), mode="legacy", elicitation_callback=elicit) as client:
+        chromium = await launch_chromium(pw)
+        context = await chromium.new_context()
+        try:
+            page = await context.new_page()
+            await page.add_init_script(f"window.__MCP_ACTIONS_BRIDGE__ = {{url: {json.dumps(app.endpoint.url)}, token: 'abp-token'}};\n" + runtime_js())
+            await page.goto(f"{pages_url}/abp/app.html")
+
+            async def tools() -> dict[str, types.Tool] | None:
+                found = {t.meta["mcp-actions/tool"].split(".", 1)[1]: t for t in (await client.list_tools()).tools if t.meta.get("mcp-actions/protocol") == "abp"}
+                return found if "job.wait" in found else None
+
+            found = await _eventually(tools)
+            assert found["export.pdf"].meta["mcp-actions/runtime_id"] == app.bridge.registry.list()[0].runtime_id
+            exported = await client.call_tool(found["export.pdf"].name, {"pages": 3}, progress_callback=on_progress)
+            assert exported.structured_content == {"pages": 3, "bytes": 3072}
+            await _eventually(lambda: asyncio.sleep(0, result=heard == [1, 2, 3]))
+            deleted = await client.call_tool(found["document.delete"].name, {"id": "doc-1"})
+            assert deleted.structured_content == {"deleted": True, "remaining": 1}
+
+            call = asyncio.create_task(client.call_tool(found["job.wait"].name, {}))
+
+            async def running() -> Any:
+                calls = (await page.evaluate("() => abpLogForTest()"))["calls"]
+                return calls[-1]["options"]["callId"] if calls and calls[-1]["capability"] == "job.wait" else None
+
+            call_id = await _eventually(running)
+            call.cancel()
+            try:
+                await call
+            except asyncio.CancelledError:
+                pass
+
+            async def cancels() -> Any:
+                return (await page.evaluate("() => abpLogForTest()"))["cancels"]
+
+            assert [c["callId"] for c in await _eventually(cancels)] == [call_id]
+        finally:
+            await context.close()
+            await chromium.close()
