@@ -46,7 +46,7 @@ from typing import Any
 from ..errors import ActionError, ErrorCode, WorkflowError
 from .compiled import CompiledStep, CompiledWorkflow, SettleAfter, WorkflowLimits
 from ..jsonutil import json_size
-from .expressions import CompiledExpression, render_args
+from ..manifest.expressions import CompiledExpression, render_args
 from .state import StepEvent, StepRecord, StepStatus, WorkflowState
 
 __all__ = [

@@ -9,8 +9,8 @@ Two shapes occur in a manifest:
   ``output``) are any JSON in which every string containing ``{%`` or ``%}``
   is one whole slot.
 
-Every slot's expression is compiled with the interpreter's own
-``compile_expression`` (so ``$eval``/``$random``/``$now``/``$millis`` are
+Every slot's expression is compiled with ``manifest.expressions.compile_expression``,
+the same compiler the workflow interpreter runs (so ``$eval``/``$random``/``$now``/``$millis`` are
 refused exactly as at run time). The verdict per distinct source text is
 memoised here, because ``compile_expression``'s cache is bounded and a big
 map would otherwise recompile on every validation.
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...workflow.expressions import ExpressionSyntaxError, compile_expression, slot_source
+from ..expressions import ExpressionSyntaxError, compile_expression, slot_source
 from ..problems import child_pointer
 from .base import Checks, Rules, error, json_type
 

@@ -38,7 +38,7 @@ from .base import (
     expect_type,
     json_type,
 )
-from ...workflow.expressions import has_partial_slot
+from ..expressions import has_partial_slot
 from .expressions import check_expression_field, check_templated, is_slot
 from .refs import check_reference
 from .targets import check_target

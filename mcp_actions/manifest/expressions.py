@@ -1,5 +1,9 @@
 """JSONata expression slots: recognise, compile once, evaluate with bounds.
 
+The manifest defines the expression language, so the compiler lives here:
+the validator compiles every slot with it, and the workflow interpreter
+(``mcp_actions.workflow``) imports it to evaluate them.
+
 A slot is a whole string of the form ``{% expression %}``; partial embeds
 (``"id-{% x %}"``) are not slots and are refused by validation. Expressions
 are compiled once per distinct source text and cached, because compiling is
