@@ -131,7 +131,7 @@ def compile_expression(source: str) -> CompiledExpression:
     if forbidden:
         raise ExpressionSyntaxError(
             f"function ${forbidden.group(1)} is not allowed in expressions",
-            code="expression_forbidden_function",
+            code=ErrorCode.EXPRESSION_FORBIDDEN_FUNCTION,
             evidence={"function": f"${forbidden.group(1)}", "position": forbidden.start()},
         )
     try:
@@ -151,7 +151,7 @@ def compile_slot(value: str) -> CompiledExpression:
     """Compile the expression of a whole ``{% … %}`` slot string."""
     source = slot_source(value)
     if source is None:
-        raise ExpressionSyntaxError("not a whole {% … %} expression slot", code="expression_partial_slot")
+        raise ExpressionSyntaxError("not a whole {% … %} expression slot", code=ErrorCode.EXPRESSION_PARTIAL_SLOT)
     return compile_expression(source)
 
 

@@ -126,12 +126,12 @@ def read_document(path: Path) -> tuple[Any, list[Problem]]:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code=ErrorCode.IO_ERROR) from exc
     if len(data) > MAX_MANIFEST_BYTES:
-        return None, [Problem("", "manifest_too_large", f"file is {len(data)} bytes; the limit is {MAX_MANIFEST_BYTES}")]
+        return None, [Problem("", ErrorCode.MANIFEST_TOO_LARGE, f"file is {len(data)} bytes; the limit is {MAX_MANIFEST_BYTES}")]
     try:
         return json.loads(data), []
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         # RecursionError: absurdly nested arrays/objects are refused like any other bad JSON.
-        return None, [Problem("", "invalid_json", f"not JSON: {exc}")]
+        return None, [Problem("", ErrorCode.INVALID_JSON, f"not JSON: {exc}")]
 
 
 def namespace_for(document: Any, path: Path | None) -> str:

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
-from ..errors import ManifestError
+from ..errors import ErrorCode, ManifestError
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem, ValidationReport, problem_sort_key
 from .rules.base import Rules, error, json_type
@@ -77,13 +77,13 @@ def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives:
     (default: the names of the bundled dictionary). Never raises.
     """
     if not isinstance(document, dict):
-        yield error("", "invalid_type", f"a manifest must be a JSON object, got {json_type(document)}")
+        yield error("", ErrorCode.INVALID_TYPE, f"a manifest must be a JSON object, got {json_type(document)}")
         return
     try:
         rules = _rules(document, limits, primitives)
     except Exception as exc:  # noqa: BLE001 - never raise; see the module docstring
         logger.exception("manifest validator could not start")
-        yield error("", "validator_internal_error", f"validator failed to start: {type(exc).__name__}")
+        yield error("", ErrorCode.VALIDATOR_INTERNAL_ERROR, f"validator failed to start: {type(exc).__name__}")
         return
     seen: set[Problem] = set()
     for group in _RULE_GROUPS:
@@ -94,7 +94,7 @@ def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives:
                     yield problem
         except Exception as exc:  # noqa: BLE001 - a bug must refuse the manifest, not crash the caller
             logger.exception("manifest validator rule %s failed", group.__name__)
-            yield error("", "validator_internal_error", f"{group.__name__} failed: {type(exc).__name__}")
+            yield error("", ErrorCode.VALIDATOR_INTERNAL_ERROR, f"{group.__name__} failed: {type(exc).__name__}")
 
 
 def check_manifest(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None) -> ValidationReport:

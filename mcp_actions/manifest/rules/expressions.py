@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from ..expressions import ExpressionSyntaxError, compile_expression, slot_source
 from ..problems import child_pointer
 from .base import Checks, Rules, error, json_type
@@ -46,7 +47,7 @@ def _compile_outcome(source: str) -> tuple[str, str] | None:
     except ExpressionSyntaxError as exc:
         outcome = (exc.code, exc.message)
     except Exception as exc:  # noqa: BLE001 - the JSONata parser may fail in ways of its own
-        outcome = ("expression_invalid", f"JSONata syntax error: {type(exc).__name__}: {exc}")
+        outcome = (ErrorCode.EXPRESSION_INVALID, f"JSONata syntax error: {type(exc).__name__}: {exc}")
     message = " ".join(outcome[1].split()) if outcome else ""
     if outcome and len(message) > _MAX_MESSAGE:
         message = message[: _MAX_MESSAGE - 1] + "…"
@@ -62,7 +63,7 @@ def _check_source(source: str, path: str, what: str, rules: Rules) -> Checks:
     if size > rules.limits.max_expression_bytes:
         yield error(
             path,
-            "limit_expression_bytes_exceeded",
+            ErrorCode.LIMIT_EXPRESSION_BYTES_EXCEEDED,
             f"{what}: expression of {size} bytes exceeds the {rules.limits.max_expression_bytes}-byte limit",
         )
         return
@@ -74,11 +75,11 @@ def _check_source(source: str, path: str, what: str, rules: Rules) -> Checks:
 def check_expression_field(value: Any, path: str, what: str, rules: Rules) -> Checks:
     """An expression field: one whole ``{% … %}`` slot whose expression compiles."""
     if not isinstance(value, str):
-        yield error(path, "invalid_type", f"{what} must be a {{% … %}} expression string, got {json_type(value)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be a {{% … %}} expression string, got {json_type(value)}")
         return
     source = slot_source(value)
     if source is None:
-        code = "expression_partial_slot" if ("{%" in value or "%}" in value) else "expression_not_slot"
+        code = ErrorCode.EXPRESSION_PARTIAL_SLOT if ("{%" in value or "%}" in value) else ErrorCode.EXPRESSION_NOT_SLOT
         yield error(path, code, f"{what} must be one whole {{% … %}} expression slot")
         return
     yield from _check_source(source, path, what, rules)
@@ -97,7 +98,7 @@ def check_templated(value: Any, path: str, what: str, rules: Rules, depth: int) 
             if "{%" in node or "%}" in node:
                 source = slot_source(node)
                 if source is None:
-                    yield error(where, "expression_partial_slot", f"{what}: embeds {{% … %}} without being one whole slot")
+                    yield error(where, ErrorCode.EXPRESSION_PARTIAL_SLOT, f"{what}: embeds {{% … %}} without being one whole slot")
                 else:
                     yield from _check_source(source, where, what, rules)
             continue
@@ -110,6 +111,6 @@ def check_templated(value: Any, path: str, what: str, rules: Rules, depth: int) 
         children = [(child, child_pointer(where, key)) for key, child in members]
         if level + 1 > rules.max_depth and any(isinstance(child, (dict, list)) for child, _ in children):
             first = next(child_path for child, child_path in children if isinstance(child, (dict, list)))
-            yield error(first, "nesting_too_deep", f"nested deeper than {rules.max_depth} levels")
+            yield error(first, ErrorCode.NESTING_TOO_DEEP, f"nested deeper than {rules.max_depth} levels")
             children = [(child, child_path) for child, child_path in children if not isinstance(child, (dict, list))]
         stack.extend((child, child_path, level + 1) for child, child_path in reversed(children))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -47,7 +48,7 @@ EXECUTION_MODES = ("handler_first", "steps_first")
 def _check_execution(execution: Any, path: str, label: str, rules: Rules) -> Checks:
     """Legacy ``x_actions.execution``: a mode and inspectable steps with safe, unique ids."""
     if not isinstance(execution, dict):
-        yield error(path, "invalid_type", f"{label}: execution must be an object, got {json_type(execution)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{label}: execution must be an object, got {json_type(execution)}")
         return
     yield from check_keys(execution, path, EXECUTION_FIELDS, subject=f"{label} execution")
     yield from check_enum(execution, "mode", path, EXECUTION_MODES)
@@ -61,14 +62,14 @@ def _check_execution(execution: Any, path: str, label: str, rules: Rules) -> Che
             if isinstance(step.get(key), dict):
                 yield from check_target(step[key], child_pointer(where, key), rules, what=f"execution step {key}")
             elif key == "target" and key in step:
-                yield error(child_pointer(where, key), "invalid_type", f"execution step target must be an object, got {json_type(step[key])}")
+                yield error(child_pointer(where, key), ErrorCode.INVALID_TYPE, f"execution step target must be an object, got {json_type(step[key])}")
         yield from check_non_negative_integer(step, "timeout_ms", where)
     yield from check_unique_names(steps, "id", "execution step id")
 
 
 def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Checks:
     if not isinstance(x_actions, dict):
-        yield error(path, "invalid_type", f"{label}: x_actions must be an object, got {json_type(x_actions)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions must be an object, got {json_type(x_actions)}")
         return
     yield from check_keys(x_actions, path, X_ACTIONS_FIELDS, subject=f"{label} x_actions")
     yield from check_enum(x_actions, "direction", path, DIRECTIONS)
@@ -77,7 +78,7 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
         yield from check_identifier(x_actions["handler"], child_pointer(path, "handler"), "handler")
     for key in ("source", "state_machine"):
         if key in x_actions and not isinstance(x_actions[key], dict):
-            yield error(child_pointer(path, key), "invalid_type", f"{label}: x_actions.{key} must be an object, got {json_type(x_actions[key])}")
+            yield error(child_pointer(path, key), ErrorCode.INVALID_TYPE, f"{label}: x_actions.{key} must be an object, got {json_type(x_actions[key])}")
     if "execution" in x_actions:
         yield from _check_execution(x_actions["execution"], child_pointer(path, "execution"), label, rules)
     if "result_schema" in x_actions:
@@ -102,14 +103,14 @@ def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
     yield from check_required_identifier(tool, "name", path, missing="tool: 'name' is required", what="tool name")
     yield from check_string(tool, "description", path, required=True, non_empty=True)
     if "input_schema" not in tool:
-        yield error(child_pointer(path, "input_schema"), "missing_field", f"{label}: 'input_schema' is required")
+        yield error(child_pointer(path, "input_schema"), ErrorCode.MISSING_FIELD, f"{label}: 'input_schema' is required")
     else:
         yield from check_schema(tool["input_schema"], child_pointer(path, "input_schema"), "input_schema")
     if "target" in tool:
         yield from check_target(tool["target"], child_pointer(path, "target"), rules)
     yield from check_string_list(tool, "requires", path)
     if "annotations" in tool and not isinstance(tool["annotations"], dict):
-        yield error(child_pointer(path, "annotations"), "invalid_type", f"annotations must be an object, got {json_type(tool['annotations'])}")
+        yield error(child_pointer(path, "annotations"), ErrorCode.INVALID_TYPE, f"annotations must be an object, got {json_type(tool['annotations'])}")
     if "result_schema" in tool:
         yield from check_schema(tool["result_schema"], child_pointer(path, "result_schema"), "result_schema")
     x_actions = tool.get("x_actions")
@@ -119,16 +120,16 @@ def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
         yield from check_workflow(tool["workflow"], child_pointer(path, "workflow"), rules)
         if isinstance(x_actions, dict) and "workflow" in x_actions:
             where = child_pointer(child_pointer(path, "x_actions"), "workflow")
-            yield error(where, "conflicting_fields", f"{label}: declare the workflow once, at the tool or under x_actions")
+            yield error(where, ErrorCode.CONFLICTING_FIELDS, f"{label}: declare the workflow once, at the tool or under x_actions")
     direction = x_actions.get("direction") if isinstance(x_actions, dict) else None
     if direction != "html_to_agent" and not _is_executable(tool):
-        yield error(path, "tool_not_executable", f"{label} has no x_actions.handler, no workflow and no x_actions.execution.steps")
+        yield error(path, ErrorCode.TOOL_NOT_EXECUTABLE, f"{label} has no x_actions.handler, no workflow and no x_actions.execution.steps")
 
 
 def check_tools(document: dict[str, Any], rules: Rules) -> Checks:
     """``tools``: present, an array of well-formed, uniquely named tools."""
     if "tools" not in document:
-        yield error("/tools", "missing_field", "'tools' is required (an empty array is valid)")
+        yield error("/tools", ErrorCode.MISSING_FIELD, "'tools' is required (an empty array is valid)")
         return
     tools = yield from object_entries(document, "tools", "", what="a tool")
     for where, tool in tools:

@@ -26,7 +26,9 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, exceptions
 
-from ..problems import child_pointer, pointer_tokens
+from ...errors import ErrorCode
+from ...jsonutil import json_pointer, pointer_tokens
+from ..problems import child_pointer
 from .base import (
     check_required_identifier,
     STEP_ID_RE,
@@ -187,10 +189,7 @@ def _args_problems(primitive: str, args: Any) -> tuple[tuple[str, str], ...]:
         # A slot may evaluate to anything: skip what depends on one (its type, enum, combinators over it).
         if _contains_slot(problem.instance) and problem.validator not in _SLOT_INDEPENDENT:
             continue
-        relative = ""
-        for token in problem.absolute_path:
-            relative = child_pointer(relative, token)
-        found.extend(_pinpoint(problem, relative))
+        found.extend(_pinpoint(problem, json_pointer(problem.absolute_path)))
     verdict = tuple(sorted(set(found)))
     if len(_args_verdicts) > _MAX_CACHE:
         _args_verdicts.clear()
@@ -203,18 +202,18 @@ def _check_primitive(owner: dict[str, Any], path: str, what: str, rules: Rules) 
     primitive_path = child_pointer(path, "primitive")
     known_primitive = None
     if "primitive" not in owner:
-        yield error(primitive_path, "missing_field", f"{what}: 'primitive' is required")
+        yield error(primitive_path, ErrorCode.MISSING_FIELD, f"{what}: 'primitive' is required")
     elif not isinstance(owner["primitive"], str):
-        yield error(primitive_path, "invalid_type", f"{what}: 'primitive' must be a string, got {json_type(owner['primitive'])}")
+        yield error(primitive_path, ErrorCode.INVALID_TYPE, f"{what}: 'primitive' must be a string, got {json_type(owner['primitive'])}")
     elif owner["primitive"] not in rules.primitives:
-        yield error(primitive_path, "unknown_primitive", f"{what}: primitive {owner['primitive']!r} is not in the dictionary")
+        yield error(primitive_path, ErrorCode.UNKNOWN_PRIMITIVE, f"{what}: primitive {owner['primitive']!r} is not in the dictionary")
     else:
         known_primitive = owner["primitive"]
     args_path = child_pointer(path, "args")
     args = owner.get("args")
     if "args" in owner:
         if not isinstance(args, dict):
-            yield error(args_path, "invalid_type", f"{what}: 'args' must be an object, got {json_type(args)}")
+            yield error(args_path, ErrorCode.INVALID_TYPE, f"{what}: 'args' must be an object, got {json_type(args)}")
             return
         yield from check_templated(args, args_path, f"{what} args", rules, len(pointer_tokens(args_path)))
         for key in _LOCATOR_ARGS:
@@ -223,7 +222,7 @@ def _check_primitive(owner: dict[str, Any], path: str, what: str, rules: Rules) 
     if known_primitive is not None and known_primitive in rules.primitive_schemas:
         for relative, message in _args_problems(known_primitive, args if "args" in owner else {}):
             where = args_path + relative if "args" in owner else args_path
-            yield error(where, "primitive_args_invalid", f"{what}: {known_primitive} args: {message}")
+            yield error(where, ErrorCode.PRIMITIVE_ARGS_INVALID, f"{what}: {known_primitive} args: {message}")
 
 
 def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) -> Checks:
@@ -232,9 +231,9 @@ def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) ->
         if expression_field in step:
             yield from check_expression_field(step[expression_field], child_pointer(path, expression_field), f"{label} {expression_field}", rules)
             if bound_field not in step:
-                yield error(child_pointer(path, bound_field), "missing_field", f"{label}: {expression_field} needs {bound_field}")
+                yield error(child_pointer(path, bound_field), ErrorCode.MISSING_FIELD, f"{label}: {expression_field} needs {bound_field}")
         elif bound_field in step:
-            yield error(child_pointer(path, bound_field), "unpaired_field", f"{label}: {bound_field} without {expression_field}")
+            yield error(child_pointer(path, bound_field), ErrorCode.UNPAIRED_FIELD, f"{label}: {bound_field} without {expression_field}")
         if bound_field not in step:
             continue
         where = child_pointer(path, bound_field)
@@ -243,16 +242,16 @@ def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) ->
         if problem:
             yield problem
         elif value < 1:
-            yield error(where, "invalid_value", f"{label}: {bound_field} must be at least 1")
+            yield error(where, ErrorCode.INVALID_VALUE, f"{label}: {bound_field} must be at least 1")
         elif bound_field == "max_items" and value > rules.limits.max_loop_items:
-            yield error(where, "limit_loop_items_exceeded", f"{label}: max_items {int(value)} exceeds the limit of {rules.limits.max_loop_items}")
+            yield error(where, ErrorCode.LIMIT_LOOP_ITEMS_EXCEEDED, f"{label}: max_items {int(value)} exceeds the limit of {rules.limits.max_loop_items}")
     if "after_each" in step:
         where = child_pointer(path, "after_each")
         if "retry_until" not in step:
-            yield error(where, "unpaired_field", f"{label}: after_each without retry_until")
+            yield error(where, ErrorCode.UNPAIRED_FIELD, f"{label}: after_each without retry_until")
         after_each = step["after_each"]
         if not isinstance(after_each, dict):
-            yield error(where, "invalid_type", f"{label}: after_each must be an object, got {json_type(after_each)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"{label}: after_each must be an object, got {json_type(after_each)}")
         else:
             yield from check_keys(after_each, where, AFTER_EACH_FIELDS, subject=f"{label} after_each", closed=True)
             yield from _check_primitive(after_each, where, f"{label} after_each", rules)
@@ -261,14 +260,14 @@ def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) ->
 def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
     what = f"{label} settle_after"
     if not isinstance(settle, dict):
-        yield error(path, "invalid_type", f"{what} must be an object, got {json_type(settle)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be an object, got {json_type(settle)}")
         return
     yield from check_keys(settle, path, SETTLE_AFTER_FIELDS, subject=what, closed=True)
     has_locator, has_delay = "locator" in settle, "delay_ms" in settle
     if has_locator and has_delay:
-        yield error(path, "conflicting_fields", f"{what}: give exactly one of locator and delay_ms, not both")
+        yield error(path, ErrorCode.CONFLICTING_FIELDS, f"{what}: give exactly one of locator and delay_ms, not both")
     elif not has_locator and not has_delay:
-        yield error(path, "missing_field", f"{what}: needs exactly one of locator and delay_ms")
+        yield error(path, ErrorCode.MISSING_FIELD, f"{what}: needs exactly one of locator and delay_ms")
     if has_locator:
         locator_path = child_pointer(path, "locator")
         yield from check_templated(settle["locator"], locator_path, f"{what} locator", rules, len(pointer_tokens(locator_path)))
@@ -276,14 +275,14 @@ def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
     yield from check_non_negative_integer(settle, "delay_ms", path)
     for companion in ("state", "timeout_ms"):
         if companion in settle and not has_locator:
-            yield error(child_pointer(path, companion), "unpaired_field", f"{what}: {companion} applies only with locator")
+            yield error(child_pointer(path, companion), ErrorCode.UNPAIRED_FIELD, f"{what}: {companion} applies only with locator")
     if "state" in settle:
         where = child_pointer(path, "state")
         state = settle["state"]
         if not isinstance(state, str):
-            yield error(where, "invalid_type", f"expected string, got {json_type(state)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"expected string, got {json_type(state)}")
         elif state not in _settle_states():
-            yield error(where, "invalid_value", f"{what}: state must be one of {', '.join(_settle_states())}")
+            yield error(where, ErrorCode.INVALID_VALUE, f"{what}: state must be one of {', '.join(_settle_states())}")
     yield from check_non_negative_integer(settle, "timeout_ms", path)
 
 
@@ -302,9 +301,9 @@ def _check_step(step: dict[str, Any], path: str, position: int, rules: Rules) ->
         where = child_pointer(path, "on_error")
         value = step["on_error"]
         if not isinstance(value, str):
-            yield error(where, "invalid_type", f"expected string, got {json_type(value)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"expected string, got {json_type(value)}")
         elif value not in ON_ERROR_VALUES:
-            yield error(where, "invalid_value", f"{label}: on_error must be 'stop' or 'continue'")
+            yield error(where, ErrorCode.INVALID_VALUE, f"{label}: on_error must be 'stop' or 'continue'")
     yield from check_non_negative_integer(step, "timeout_ms", path)
     if "description" in step:
         problem = expect_type(step["description"], "string", child_pointer(path, "description"))
@@ -318,61 +317,61 @@ def _check_postcondition(value: Any, path: str, rules: Rules) -> Checks:
         yield from check_reference(value, path, "projection", rules.index)
     elif isinstance(value, dict):
         if "projection" not in value:
-            yield error(child_pointer(path, "projection"), "missing_field", "postcondition: 'projection' is required")
+            yield error(child_pointer(path, "projection"), ErrorCode.MISSING_FIELD, "postcondition: 'projection' is required")
         else:
             yield from check_reference(value["projection"], child_pointer(path, "projection"), "projection", rules.index)
     else:
-        yield error(path, "invalid_type", f"postcondition must be a projection name or an object, got {json_type(value)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"postcondition must be a projection name or an object, got {json_type(value)}")
 
 
 def check_workflow(workflow: Any, path: str, rules: Rules) -> Checks:
     """One workflow object, every step, every expression."""
     if not isinstance(workflow, dict):
-        yield error(path, "invalid_type", f"workflow must be an object, got {json_type(workflow)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"workflow must be an object, got {json_type(workflow)}")
         return
     yield from check_keys(workflow, path, WORKFLOW_FIELDS, subject="workflow", closed=True)
     version_path = child_pointer(path, "version")
     if "version" not in workflow:
-        yield error(version_path, "missing_field", "workflow: 'version' is required")
+        yield error(version_path, ErrorCode.MISSING_FIELD, "workflow: 'version' is required")
     else:
         version = workflow["version"]
         problem = expect_type(version, "integer", version_path)
         if problem:
             yield problem
         elif version != 1:
-            yield error(version_path, "unsupported_version", "workflow version must be 1")
+            yield error(version_path, ErrorCode.UNSUPPORTED_VERSION, "workflow version must be 1")
     language_path = child_pointer(path, "expression_language")
     if "expression_language" not in workflow:
-        yield error(language_path, "missing_field", "workflow: 'expression_language' is required")
+        yield error(language_path, ErrorCode.MISSING_FIELD, "workflow: 'expression_language' is required")
     else:
         language = workflow["expression_language"]
         problem = expect_type(language, "string", language_path)
         if problem:
             yield problem
         elif language != "jsonata":
-            yield error(language_path, "unsupported_expression_language", "workflow expression_language must be 'jsonata'")
+            yield error(language_path, ErrorCode.UNSUPPORTED_EXPRESSION_LANGUAGE, "workflow expression_language must be 'jsonata'")
     steps_path = child_pointer(path, "steps")
     steps = workflow.get("steps")
     if "steps" not in workflow:
-        yield error(steps_path, "missing_field", "workflow: 'steps' is required")
+        yield error(steps_path, ErrorCode.MISSING_FIELD, "workflow: 'steps' is required")
     elif not isinstance(steps, list):
-        yield error(steps_path, "invalid_type", f"workflow steps must be an array, got {json_type(steps)}")
+        yield error(steps_path, ErrorCode.INVALID_TYPE, f"workflow steps must be an array, got {json_type(steps)}")
     elif not steps:
-        yield error(steps_path, "empty_steps", "workflow steps must not be empty")
+        yield error(steps_path, ErrorCode.EMPTY_STEPS, "workflow steps must not be empty")
     else:
         if len(steps) > rules.limits.max_steps:
-            yield error(steps_path, "limit_steps_exceeded", f"workflow has {len(steps)} steps; the limit is {rules.limits.max_steps}")
+            yield error(steps_path, ErrorCode.LIMIT_STEPS_EXCEEDED, f"workflow has {len(steps)} steps; the limit is {rules.limits.max_steps}")
         seen_ids: set[str] = set()
         for position, step in enumerate(steps):
             where = child_pointer(steps_path, position)
             if not isinstance(step, dict):
-                yield error(where, "invalid_type", f"step {position} must be an object, got {json_type(step)}")
+                yield error(where, ErrorCode.INVALID_TYPE, f"step {position} must be an object, got {json_type(step)}")
                 continue
             yield from _check_step(step, where, position, rules)
             step_id = step.get("id")
             if isinstance(step_id, str):
                 if step_id in seen_ids:
-                    yield error(child_pointer(where, "id"), "duplicate_name", f"step id {step_id!r} is used more than once")
+                    yield error(child_pointer(where, "id"), ErrorCode.DUPLICATE_NAME, f"step id {step_id!r} is used more than once")
                 seen_ids.add(step_id)
     if "output" in workflow:
         output_path = child_pointer(path, "output")
