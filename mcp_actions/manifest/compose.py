@@ -51,6 +51,8 @@ from ..errors import ErrorCode, ManifestError, codes_in_group
 from .limits import DEFAULT_LIMITS, Limits
 from ..jsonutil import json_pointer
 from .problems import Problem, child_pointer
+from .dictionary import map_primitives
+from .execution import classify_tool
 from .fetch import RemoteFetcher, parse_json_strictly, read_source
 from .resolve import SOURCE_CODES, ImportContext, Location, resolve_import
 from .validate import check_manifest
@@ -218,6 +220,8 @@ class _Renamer:
                 continue
             for entry in entries:
                 if isinstance(entry, dict):
+                    if kind == "tool":
+                        _pin_host_native(entry)
                     self.key(entry, name_key, kind)
                     renamers[list_key](entry)
 
@@ -260,6 +264,38 @@ class _Renamer:
         self.target_states(check)
         for key in ("setup", "assertions", "steps"):
             self.check_refs(check.get(key))
+
+
+def _pin_host_native(tool: dict[str, Any]) -> None:
+    """Before a host-native tool is renamed, name its primitive as its handler.
+
+    A tool with no handler, workflow or steps runs the primitive of its own
+    name; ``ns.browser.navigate`` no longer names one, so it keeps
+    ``browser.navigate`` as a primitive handler (the same run, said explicitly).
+    """
+    name = tool.get("name")
+    x_actions = tool.get("x_actions", {})
+    if not isinstance(name, str) or not isinstance(x_actions, dict) or x_actions.get("direction") == "html_to_agent":
+        return
+    if classify_tool(tool, host_primitives=(), map_primitives=()) is None:
+        tool["x_actions"] = {**x_actions, "handler": name}
+
+
+def _merge_primitive_dictionary(document: dict[str, Any], imported: dict[str, Any]) -> None:
+    """Add the primitives an import's own ``primitive_dictionary`` declares (names are not namespaced)."""
+    incoming = map_primitives(imported)
+    if not incoming:
+        return
+    dictionary = document.get("primitive_dictionary")
+    if not isinstance(dictionary, dict):
+        dictionary = document["primitive_dictionary"] = {"primitives": []}
+    if not isinstance(dictionary.get("primitives"), list):
+        dictionary["primitives"] = []
+    present = set(map_primitives(document))
+    source = imported["primitive_dictionary"]["primitives"]
+    dictionary["primitives"].extend(
+        copy.deepcopy(entry) for entry in source if isinstance(entry, dict) and entry.get("name") in incoming and entry["name"] not in present
+    )
 
 
 # ---------------------------------------------------------------- merging
@@ -395,6 +431,7 @@ class _Composer:
                 continue
             sub, label = imported
             merger.merge(sub.document, sub.origins, label=label, pointer=pointer)
+            _merge_primitive_dictionary(merger.document, sub.document)
         problems.extend(merger.problems)
         return Composition(document=merger.document, origins=merger.origins, problems=problems)
 

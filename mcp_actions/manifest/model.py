@@ -140,6 +140,7 @@ class XActions(_Open):
 
     direction: str = "agent_to_html"
     handler: str | None = None
+    binding: dict[str, Any] | None = None
     scope: str | None = None
     source: dict[str, Any] | None = None
     execution: dict[str, Any] | None = None
@@ -238,3 +239,4 @@ class Manifest(_Open):
     checks: list[Check] = Field(default_factory=list)
     provenance: dict[str, Any] | None = None
     state_projections: list[Projection] = Field(default_factory=list)
+    primitive_dictionary: dict[str, Any] | None = None

@@ -25,11 +25,13 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from ..errors import ErrorCode, ManifestError
+from .dictionary import host_primitives, map_primitives
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem, ValidationReport, problem_sort_key
 from .rules.base import Rules, error, json_type
 from .rules.checks import check_checks
 from .rules.context import check_context
+from .rules.dictionary import check_primitive_dictionary
 from .rules.projection import check_state_projections
 from .rules.refs import Index
 from .rules.root import check_imports, check_root
@@ -37,7 +39,6 @@ from .rules.signals import check_attachments, check_signals
 from .rules.sources import check_sources
 from .rules.states import check_states, check_transitions
 from .rules.tools import check_tools
-from .rules.workflow import dictionary_primitives
 
 __all__ = ["check_manifest", "iter_problems", "validate"]
 
@@ -46,6 +47,7 @@ logger = logging.getLogger(__name__)
 # Document order, roughly: a lazy consumer sees the root's problems first.
 _RULE_GROUPS: tuple[Callable[[dict[str, Any], Rules], Iterator[Problem]], ...] = (
     check_root,
+    check_primitive_dictionary,
     check_imports,
     check_context,
     check_states,
@@ -60,13 +62,15 @@ _RULE_GROUPS: tuple[Callable[[dict[str, Any], Rules], Iterator[Problem]], ...] =
 
 
 def _rules(document: Any, limits: Any, primitives: Collection[str] | None) -> Rules:
-    schemas = dictionary_primitives()
+    schemas = host_primitives()
     names = frozenset(schemas) if primitives is None else frozenset(name for name in primitives if isinstance(name, str))
     return Rules(
         limits=limits if isinstance(limits, Limits) else DEFAULT_LIMITS,
         primitives=names,
         primitive_schemas=schemas,
         index=Index.build(document),
+        map_primitives=map_primitives(document),
+        host_published=isinstance(document.get("primitive_dictionary"), dict),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Generator, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ErrorCode
@@ -57,6 +57,9 @@ class Rules:
     primitives: frozenset[str]
     primitive_schemas: Mapping[str, Any]
     index: Any  # refs.Index; typed loosely to keep this module free of cycles
+    # The map's own primitive_dictionary (name -> input_schema), and whether it carries one at all.
+    map_primitives: Mapping[str, Any] = field(default_factory=dict)
+    host_published: bool = False
     max_depth: int = MAX_NESTING_DEPTH
 
 

@@ -30,7 +30,7 @@ __all__ = ["IMPORT_FIELDS", "ROOT_FIELDS", "check_imports", "check_root"]
 
 ROOT_FIELDS = (
     "$schema", "protocol", "version", "surface", "imports", "composition", "context", "states", "transitions",
-    "tools", "signals", "attachments", "checks", "provenance", "state_projections",
+    "tools", "signals", "attachments", "checks", "provenance", "state_projections", "primitive_dictionary",
 )  # fmt: skip
 SURFACE_TEXT_FIELDS = ("origin", "name", "kind", "description", "surface_id")
 IMPORT_FIELDS = ("id", "kind", "uri", "namespace", "trust", "enabled", "provenance")

@@ -2,16 +2,26 @@
 
 A tool needs a safe, unique ``name``, a ``description`` and an
 ``input_schema`` that is a valid JSON Schema object. An agent-callable tool
-(``x_actions.direction`` other than ``html_to_agent``) must also be runnable:
-a page ``handler``, a ``workflow`` (at the tool or under ``x_actions``, not
-both), or legacy ``x_actions.execution.steps``.
+(``x_actions.direction`` other than ``html_to_agent``) must also be runnable
+(``execution.classify_tool``): a ``handler`` (a page function, or a primitive
+of the host's or the map's dictionary, whose ``x_actions.binding.arguments``
+must fit that primitive's schema), a ``workflow`` (at the tool or under
+``x_actions``, not both), legacy ``x_actions.execution.steps``, or, with none
+of these, a name that is a primitive of the host's dictionary or of the map's
+own ``primitive_dictionary`` (a host-native tool). In a map that carries a
+``primitive_dictionary`` (a host's own map), a host-native tool named in no
+dictionary is only a warning: it runs where that host provides it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from ...errors import ErrorCode
+from ...jsonutil import json_pointer
+from ..execution import ToolExecution, ToolKind, classify_tool
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -27,8 +37,9 @@ from .base import (
     error,
     json_type,
     object_entries,
+    warning,
 )
-from .schema import check_schema
+from .schema import check_schema, fast_schema_valid
 from .targets import check_target
 from .workflow import check_workflow
 
@@ -38,7 +49,9 @@ TOOL_FIELDS = (
     "name", "description", "input_schema", "target", "requires", "x_actions", "workflow", "result_schema", "annotations",
 )  # fmt: skip
 # state_machine and execution.fallback are used by the published simple-form map.
-X_ACTIONS_FIELDS = ("direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine")
+# binding.arguments: the bound arguments of a handler that names a primitive (published reference maps).
+X_ACTIONS_FIELDS = ("direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine", "binding")
+BINDING_FIELDS = ("arguments",)
 EXECUTION_FIELDS = ("mode", "steps", "fallback")
 DIRECTIONS = ("agent_to_html", "html_to_agent", "bidirectional")
 SCOPES = ("active_surface", "persistent")
@@ -87,13 +100,46 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
         yield from check_workflow(x_actions["workflow"], child_pointer(path, "workflow"), rules)
 
 
-def _is_executable(tool: dict[str, Any]) -> bool:
-    x_actions = tool.get("x_actions")
-    x_actions = x_actions if isinstance(x_actions, dict) else {}
-    if "workflow" in tool or "workflow" in x_actions or "handler" in x_actions:
-        return True
-    execution = x_actions.get("execution")
-    return isinstance(execution, dict) and isinstance(execution.get("steps"), list) and bool(execution["steps"])
+def _execution(tool: dict[str, Any], rules: Rules) -> ToolExecution | None:
+    return classify_tool(tool, host_primitives=rules.primitives, map_primitives=rules.map_primitives, host_published=rules.host_published)
+
+
+def _primitive_schema(primitive: str, rules: Rules) -> Any:
+    """The input_schema of ``primitive``: the host's dictionary first, then the map's own."""
+    schema = rules.primitive_schemas.get(primitive)
+    return schema if isinstance(schema, dict) else rules.map_primitives.get(primitive)
+
+
+def _check_binding(binding: Any, path: str, label: str, execution: ToolExecution | None, rules: Rules) -> Checks:
+    """``x_actions.binding``: an object whose ``arguments`` (an object) fit the handler's primitive.
+
+    The call's own arguments are laid over the bound ones, so a required
+    argument may come from either: only the bound arguments that are present are checked.
+    """
+    if not isinstance(binding, dict):
+        yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions.binding must be an object, got {json_type(binding)}")
+        return
+    yield from check_keys(binding, path, BINDING_FIELDS, subject=f"{label} x_actions.binding")
+    if "arguments" not in binding:
+        return
+    where = child_pointer(path, "arguments")
+    arguments = binding["arguments"]
+    if not isinstance(arguments, dict):
+        yield error(where, ErrorCode.INVALID_TYPE, f"{label}: binding.arguments must be an object, got {json_type(arguments)}")
+        return
+    if execution is None or execution.kind is not ToolKind.PRIMITIVE_HANDLER or execution.primitive is None:
+        return
+    schema = _primitive_schema(execution.primitive, rules)
+    if not isinstance(schema, dict) or not fast_schema_valid(schema):
+        return  # an invalid map dictionary schema is reported at the dictionary
+    for problem in Draft202012Validator(schema).iter_errors(arguments):
+        if problem.validator == "required" and not problem.absolute_path:
+            continue  # the call may supply it
+        yield error(
+            where + json_pointer(problem.absolute_path),
+            ErrorCode.PRIMITIVE_ARGS_INVALID,
+            f"{label}: bound arguments of {execution.primitive}: {' '.join(problem.message.split())[:200]}",
+        )
 
 
 def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
@@ -121,9 +167,24 @@ def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
         if isinstance(x_actions, dict) and "workflow" in x_actions:
             where = child_pointer(child_pointer(path, "x_actions"), "workflow")
             yield error(where, ErrorCode.CONFLICTING_FIELDS, f"{label}: declare the workflow once, at the tool or under x_actions")
+    execution = _execution(tool, rules)
+    if isinstance(x_actions, dict) and "binding" in x_actions:
+        yield from _check_binding(x_actions["binding"], child_pointer(child_pointer(path, "x_actions"), "binding"), label, execution, rules)
     direction = x_actions.get("direction") if isinstance(x_actions, dict) else None
-    if direction != "html_to_agent" and not _is_executable(tool):
-        yield error(path, ErrorCode.TOOL_NOT_EXECUTABLE, f"{label} has no x_actions.handler, no workflow and no x_actions.execution.steps")
+    if direction == "html_to_agent":
+        return
+    if execution is None:
+        yield error(
+            path,
+            ErrorCode.TOOL_NOT_EXECUTABLE,
+            f"{label} has no x_actions.handler, no workflow and no x_actions.execution.steps, and its name is no primitive of the host's dictionary",
+        )
+    elif not execution.declared_primitive:
+        yield warning(
+            path,
+            ErrorCode.HOST_NATIVE_UNDECLARED,
+            f"{label} has no handler or workflow and its name is in no primitive dictionary: it runs only on the host that publishes this map",
+        )
 
 
 def check_tools(document: dict[str, Any], rules: Rules) -> Checks:

@@ -21,13 +21,13 @@ import json
 import logging
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from jsonschema import Draft202012Validator, exceptions
 
 from ...errors import ErrorCode
 from ...jsonutil import json_pointer, pointer_tokens
+from ..dictionary import host_primitives
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -51,7 +51,6 @@ __all__ = [
     "STEP_FIELDS",
     "WORKFLOW_FIELDS",
     "check_workflow",
-    "dictionary_primitives",
 ]
 
 logger = logging.getLogger(__name__)
@@ -75,25 +74,9 @@ _args_verdicts: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
 
 @lru_cache(maxsize=1)
-def dictionary_primitives() -> dict[str, Any]:
-    """The primitives of the bundled dictionary (``runtimes/dictionary.json``): name -> input_schema."""
-    try:
-        text = resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text(encoding="utf-8")
-        entries = json.loads(text).get("primitives", [])
-    except (OSError, ValueError, AttributeError) as exc:
-        logger.warning("primitive dictionary unavailable, primitive names cannot be checked: %s", exc)
-        return {}
-    return {
-        entry["name"]: entry.get("input_schema")
-        for entry in entries
-        if isinstance(entry, dict) and isinstance(entry.get("name"), str)
-    }
-
-
-@lru_cache(maxsize=1)
 def _settle_states() -> tuple[str, ...]:
     # settle_after's state is locator.wait_for's state; follow the dictionary's enum.
-    schema = dictionary_primitives().get("locator.wait_for") or {}
+    schema = host_primitives().get("locator.wait_for") or {}
     try:
         states = schema["properties"]["state"]["enum"]
         return tuple(state for state in states if isinstance(state, str))
@@ -103,7 +86,7 @@ def _settle_states() -> tuple[str, ...]:
 
 @lru_cache(maxsize=256)
 def _args_validator(primitive: str) -> Any:
-    schema = dictionary_primitives().get(primitive)
+    schema = host_primitives().get(primitive)
     if not isinstance(schema, dict):
         return None
     try:
