@@ -28,6 +28,7 @@ from ..errors import ErrorCode, ManifestError
 from .dictionary import host_primitives, map_primitives
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem, ValidationReport, problem_sort_key
+from .verdict_cache import flush_all
 from .rules.base import Rules, error, json_type
 from .rules.checks import check_checks
 from .rules.context import check_context
@@ -99,6 +100,8 @@ def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives:
         except Exception as exc:  # noqa: BLE001 - a bug must refuse the manifest, not crash the caller
             logger.exception("manifest validator rule %s failed", group.__name__)
             yield error("", ErrorCode.VALIDATOR_INTERNAL_ERROR, f"{group.__name__} failed: {type(exc).__name__}")
+    # New verdicts go to disk once per manifest, so the next process starts warm (verdict_cache.py).
+    flush_all()
 
 
 def check_manifest(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None) -> ValidationReport:

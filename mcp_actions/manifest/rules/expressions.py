@@ -23,6 +23,7 @@ from typing import Any
 from ...errors import ErrorCode
 from ..expressions import ExpressionSyntaxError, compile_expression, slot_source
 from ..problems import child_pointer
+from ..verdict_cache import DiskMemo, digest, is_code
 from .base import Checks, Rules, error, json_type
 
 __all__ = ["check_expression_field", "check_templated", "is_slot"]
@@ -38,9 +39,22 @@ def is_slot(value: Any) -> bool:
     return isinstance(value, str) and "{%" in value and slot_source(value) is not None
 
 
+def _valid_outcome(value: Any) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 2 and is_code(value[0]) and isinstance(value[1], str))
+
+
+# The same verdicts on disk, for the next process: compiling is most of a cold validation.
+_disk = DiskMemo("expressions", valid=_valid_outcome, decode=lambda value: None if value is None else (ErrorCode(value[0]), value[1]))
+
+
 def _compile_outcome(source: str) -> tuple[str, str] | None:
     if source in _outcomes:
         return _outcomes[source]
+    key = digest(source)
+    known, stored = _disk.get(key)
+    if known:
+        _outcomes[source] = stored
+        return stored
     outcome: tuple[str, str] | None = None
     try:
         compile_expression(source)
@@ -55,6 +69,7 @@ def _compile_outcome(source: str) -> tuple[str, str] | None:
     if len(_outcomes) > _MAX_CACHE:
         _outcomes.clear()
     _outcomes[source] = result
+    _disk.put(key, None if result is None else [str(result[0]), result[1]])
     return result
 
 

@@ -42,6 +42,7 @@ from ...errors import ErrorCode
 from ..limits import MAX_NESTING_DEPTH
 from ...jsonutil import json_pointer
 from ..problems import Problem, child_pointer, pointer_tokens
+from ..verdict_cache import DiskMemo, digest, is_code
 from .base import Checks, depth_of, error, json_type, warning
 
 __all__ = ["check_schema", "fast_schema_valid", "official_schema_problems", "subschema_keywords"]
@@ -56,6 +57,26 @@ _MAX_CACHE = 50_000
 
 # (canonical JSON, dialect class, depth in the manifest) of a whole schema -> problems relative to the schema root
 _verdicts: dict[tuple[str, str, int], tuple[tuple[str, str, str, str], ...]] = {}
+
+
+def _valid_verdict(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(item, list)
+        and len(item) == 4
+        and isinstance(item[0], str)
+        and is_code(item[1])
+        and isinstance(item[2], str)
+        and item[3] in ("error", "warning")
+        for item in value
+    )
+
+
+# The same verdicts on disk (keyed by a digest of the canonical schema), for the next process.
+_disk = DiskMemo(
+    "schemas",
+    valid=_valid_verdict,
+    decode=lambda value: tuple((relative, ErrorCode(code), message, severity) for relative, code, message, severity in value),
+)
 # (keyword, its value's shape) -> passes that keyword's 2020-12 metaschema entry?
 _keyword_verdicts: dict[tuple[Any, ...], bool] = {}
 
@@ -278,7 +299,12 @@ def check_schema(value: Any, path: str, what: str) -> Checks:
     key = (canonical, cls.__name__, base_depth) if canonical is not None else None
     verdict = _verdicts.get(key) if key is not None else None
     if verdict is None:
-        verdict = _verdict(value, cls, base_depth)
+        disk_key = digest(canonical, cls.__name__, str(base_depth)) if canonical is not None else None
+        known, verdict = _disk.get(disk_key) if disk_key is not None else (False, None)
+        if not known:
+            verdict = _verdict(value, cls, base_depth)
+            if disk_key is not None:
+                _disk.put(disk_key, [[relative, str(code), message, severity] for relative, code, message, severity in verdict])
         if key is not None:
             if len(_verdicts) > _MAX_CACHE:
                 _verdicts.clear()

@@ -28,6 +28,7 @@ from jsonschema import Draft202012Validator, exceptions
 from ...errors import ErrorCode
 from ...jsonutil import json_pointer, pointer_tokens
 from ..dictionary import host_primitives
+from ..verdict_cache import DiskMemo, digest
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -71,6 +72,12 @@ _MAX_CACHE = 50_000
 _SLOT_PLACEHOLDER = "{% slot %}"
 # (primitive, canonical args with slots normalised) -> ((relative pointer, message), ...)
 _args_verdicts: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+# The same verdicts on disk, for the next process.
+_disk = DiskMemo(
+    "step-args",
+    valid=lambda value: isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and all(isinstance(t, str) for t in p) for p in value),
+    decode=lambda value: tuple(tuple(pair) for pair in value),
+)
 
 
 @lru_cache(maxsize=1)
@@ -167,6 +174,11 @@ def _args_problems(primitive: str, args: Any) -> tuple[tuple[str, str], ...]:
     known = _args_verdicts.get(key)
     if known is not None:
         return known
+    disk_key = digest(*key)
+    stored, verdict_from_disk = _disk.get(disk_key)
+    if stored:
+        _args_verdicts[key] = verdict_from_disk
+        return verdict_from_disk
     found = []
     for problem in validator.iter_errors(normalised):
         # A slot may evaluate to anything: skip what depends on one (its type, enum, combinators over it).
@@ -177,6 +189,7 @@ def _args_problems(primitive: str, args: Any) -> tuple[tuple[str, str], ...]:
     if len(_args_verdicts) > _MAX_CACHE:
         _args_verdicts.clear()
     _args_verdicts[key] = verdict
+    _disk.put(disk_key, [list(pair) for pair in verdict])
     return verdict
 
 
