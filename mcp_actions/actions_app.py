@@ -23,9 +23,13 @@ from .bridge.registry import RuntimeInfo
 from .catalog.catalog import Catalog
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
+from .errors import ActionError, ErrorCode
 from .manifest.fetch import RemoteFetcher
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
 from .manifest.paths import bundled_manifests_dir
+from .projection.extract import EXTRACT_PRIMITIVE
+from .projection.registry import ProjectionRegistry
+from .projection.service import ProjectionService
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -61,12 +65,16 @@ class ActionsApp:
         self.catalog = Catalog(builtin_bindings())
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for)
         self.browser = self._make_browser() if options.browser != "none" else None
+        self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
+        self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)
+        self.projections.on_change(lambda runtime_id, name: self._changed("projections", {"runtime_id": runtime_id, "projection": name}))
         self.service = ActionService(
             bridge=self.bridge,
             catalog=self.catalog,
             browser=self.browser,
             browser_mode=options.browser,
             builtin_runners=BUILTIN_RUNNERS,
+            projections=self.projections,
         )
         self.endpoint: Any = None
         self.load_result = LoadResult()
@@ -92,6 +100,17 @@ class ActionsApp:
                 isolated=self.options.isolated,
             ),
         )
+
+    async def _extract(self, runtime_id: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
+        """One ``dom.extract`` on a runtime (the projection service's only way to the page)."""
+        runtime = self.bridge.registry.get(runtime_id)
+        if runtime is not None and runtime.capabilities and EXTRACT_PRIMITIVE not in runtime.capabilities:
+            raise ActionError(
+                f"runtime {runtime_id!r} cannot extract state ({EXTRACT_PRIMITIVE})",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={"capability": EXTRACT_PRIMITIVE, "runtime_id": runtime_id},
+            )
+        return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -141,7 +160,7 @@ class ActionsApp:
     # -- change notification ----------------------------------------------
 
     def on_change(self, listener: Callable[[str, Mapping[str, Any]], None]) -> None:
-        """Hear ``tools`` / ``runtimes`` / ``events`` changes (the MCP layer turns them into notifications)."""
+        """Hear ``tools`` / ``runtimes`` / ``events`` / ``projections`` changes (the MCP layer turns them into notifications)."""
         self._change_listeners.append(listener)
 
     def _changed(self, what: str, detail: Mapping[str, Any] | None = None) -> None:
@@ -161,9 +180,11 @@ class ActionsApp:
                 asyncio.get_running_loop().create_task(self._expose_inline_in_thread(runtime))
             else:
                 self._apply_inline(runtime, self._load_inline(runtime))
-        elif kind == "gone" and self.catalog.set_inline(runtime.runtime_id, None):
-            self.inline_reports.pop(runtime.runtime_id, None)
-            self._changed("tools")
+        elif kind == "gone":
+            self.projections.forget_runtime(runtime.runtime_id)
+            if self.catalog.set_inline(runtime.runtime_id, None):
+                self.inline_reports.pop(runtime.runtime_id, None)
+                self._changed("tools")
         self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": kind})
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:

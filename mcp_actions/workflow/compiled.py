@@ -45,7 +45,7 @@ __all__ = [
     "WorkflowLimits",
 ]
 
-WORKFLOW_INVALID = "workflow_invalid"
+WORKFLOW_INVALID = ErrorCode.WORKFLOW_INVALID
 WORKFLOW_FIELDS = frozenset({"version", "expression_language", "steps", "output", "postcondition"})
 STEP_FIELDS = frozenset(
     {
