@@ -97,6 +97,7 @@ class ErrorCode(enum.StrEnum):
     DRAG_FAILED = "drag_failed", "primitive", "a drag could not be performed"
     SCROLL_FAILED = "scroll_failed", "primitive", "scrolling failed"
     CLOSE_FAILED = "close_failed", "primitive", "a tab could not be closed"
+    DIALOG_OPEN = "dialog_open", "primitive", "a JavaScript dialog (confirm, prompt, beforeunload) blocks the tab; answer it with browser.dismiss_dialog"
     TIMEOUT = "timeout", "primitive", "a primitive's own wait ran out"
     IMPLICIT_SUBMISSION = "implicit_submission", "primitive", "typing would submit a form implicitly"
     # -- manifest validation problems (Problem.code); paths are JSON Pointers
@@ -158,6 +159,8 @@ class ErrorCode(enum.StrEnum):
     IMPORT_LIMIT_EXCEEDED = "import_limit_exceeded", "import", "more imports in one composition than the composer follows"
     NAME_CONFLICT = "name_conflict", "import", "an imported name is already declared (warning under prefer_local/prefer_import, error under error)"
     COMPOSITION_INVALID = "composition_invalid", "import", "the composed document does not validate (a bug: please report it)"
+    # -- the MCP surface
+    RESOURCE_NOT_FOUND = "resource_not_found", "server", "no actions:// resource at that URI (or the runtime or projection it names is gone)"
     # -- command line and configuration
     USAGE_ERROR = "usage_error", "usage", "bad command-line usage or configuration"
     PATH_NOT_FOUND = "path_not_found", "usage", "a manifest path does not exist"
