@@ -18,9 +18,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
+from .bridge.bridge import Bridge
 from .bridge.registry import RuntimeInfo
 from .catalog.catalog import Catalog
+from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
@@ -36,7 +37,7 @@ class AppOptions:
 
     manifests: Sequence[str] = ()
     bridge_host: str = "127.0.0.1"
-    bridge_port: int = 17345
+    bridge_port: int = DEFAULT_BRIDGE_PORT
     bridge_token: str | None = None
     allowed_origins: Sequence[str] = ()
     browser: Literal["auto", "launch", "none"] = "auto"

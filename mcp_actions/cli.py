@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
+from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_HTTP_PORT, DEFAULT_TIMEOUT_MS
 from .errors import UsageError
 
 __all__ = ["build_parser", "main"]
@@ -41,7 +42,7 @@ def _env_int(name: str, default: int) -> int:
 def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=_TRANSPORTS, default=_env("MCP_ACTIONS_TRANSPORT", "stdio"), help="MCP transport [MCP_ACTIONS_TRANSPORT] (default stdio)")
     parser.add_argument("--host", default=_env("MCP_ACTIONS_HOST", "127.0.0.1"), help="HTTP host for sse/streamable-http [MCP_ACTIONS_HOST]")
-    parser.add_argument("--port", type=int, default=None, help="HTTP port for sse/streamable-http [MCP_ACTIONS_PORT] (default 8931)")
+    parser.add_argument("--port", type=int, default=None, help=f"HTTP port for sse/streamable-http [MCP_ACTIONS_PORT] (default {DEFAULT_HTTP_PORT})")
     parser.add_argument(
         "--manifests",
         action="append",
@@ -50,7 +51,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "[MCP_ACTIONS_MANIFESTS, ':'-separated] (default: the bundled manifests)",
     )
     parser.add_argument("--bridge-host", default=_env("MCP_ACTIONS_BRIDGE_HOST", "127.0.0.1"), help="bridge WebSocket host [MCP_ACTIONS_BRIDGE_HOST]")
-    parser.add_argument("--bridge-port", type=int, default=None, help="bridge WebSocket port [MCP_ACTIONS_BRIDGE_PORT] (default 17345)")
+    parser.add_argument("--bridge-port", type=int, default=None, help=f"bridge WebSocket port [MCP_ACTIONS_BRIDGE_PORT] (default {DEFAULT_BRIDGE_PORT})")
     parser.add_argument("--bridge-token", default=_env("MCP_ACTIONS_BRIDGE_TOKEN"), help="token runtimes must present [MCP_ACTIONS_BRIDGE_TOKEN] (default: generated per start, printed to stderr)")
     parser.add_argument("--allowed-origins", action="append", metavar="ORIGIN", help="only accept runtimes whose Origin is one of these; repeatable [MCP_ACTIONS_ALLOWED_ORIGINS, ','-separated]")
     parser.add_argument("--browser", choices=("auto", "launch", "none"), default=_env("MCP_ACTIONS_BROWSER", "auto"), help="auto: launch lazily when a call needs a runtime; launch: at start; none: never [MCP_ACTIONS_BROWSER]")
@@ -62,7 +63,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     profile = parser.add_mutually_exclusive_group()
     profile.add_argument("--user-data-dir", default=_env("MCP_ACTIONS_USER_DATA_DIR"), help="persistent browser profile directory [MCP_ACTIONS_USER_DATA_DIR]")
     profile.add_argument("--isolated", action="store_true", default=_env("MCP_ACTIONS_ISOLATED") in ("1", "true"), help="use a fresh temporary profile [MCP_ACTIONS_ISOLATED=1]")
-    parser.add_argument("--timeout-ms", type=int, default=None, help="default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default 30000)")
+    parser.add_argument("--timeout-ms", type=int, default=None, help=f"default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default {DEFAULT_TIMEOUT_MS})")
     parser.add_argument("--log-level", default=_env("MCP_ACTIONS_LOG_LEVEL", "WARNING"), help="stderr log level [MCP_ACTIONS_LOG_LEVEL]")
 
 
@@ -93,7 +94,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
     options = AppOptions(
         manifests=manifests,
         bridge_host=args.bridge_host,
-        bridge_port=args.bridge_port if args.bridge_port is not None else _env_int("MCP_ACTIONS_BRIDGE_PORT", 17345),
+        bridge_port=args.bridge_port if args.bridge_port is not None else _env_int("MCP_ACTIONS_BRIDGE_PORT", DEFAULT_BRIDGE_PORT),
         bridge_token=args.bridge_token,
         allowed_origins=origins,
         browser=args.browser,
@@ -102,9 +103,9 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
         headless=headless,
         user_data_dir=args.user_data_dir,
         isolated=args.isolated,
-        default_timeout_ms=args.timeout_ms if args.timeout_ms is not None else _env_int("MCP_ACTIONS_TIMEOUT_MS", 30_000),
+        default_timeout_ms=args.timeout_ms if args.timeout_ms is not None else _env_int("MCP_ACTIONS_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
     )
-    port = args.port if args.port is not None else _env_int("MCP_ACTIONS_PORT", 8931)
+    port = args.port if args.port is not None else _env_int("MCP_ACTIONS_PORT", DEFAULT_HTTP_PORT)
     return options, args.transport, args.host, port
 
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode
 from .items import (
     DEFAULT_MAX_ITEM_BYTES,
@@ -41,7 +42,6 @@ from .signals import DEFAULT_MAX_EVENT_BYTES, SignalSource, SignalSpec, accept_e
 
 __all__ = [
     "DEFAULT_STALE_AFTER_S",
-    "DEFAULT_TIMEOUT_MS",
     "Bridge",
     "BridgeListener",
     "RuntimeLink",
@@ -50,8 +50,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Timeout of a call that does not set ``timeout_ms``.
-DEFAULT_TIMEOUT_MS = 30_000
 #: A heartbeating runtime silent for this long is retired. The page runtime beats every 15 s,
 #: but browsers throttle timers in hidden tabs to about once a minute, so allow two such minutes.
 DEFAULT_STALE_AFTER_S = 120.0

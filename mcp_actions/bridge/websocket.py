@@ -44,6 +44,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from ..defaults import DEFAULT_BRIDGE_PORT
 from ..errors import ActionError, ErrorCode
 from .bridge import Bridge, RuntimeSession
 from .status_page import bookmarklet_url, render_status_page, runtime_script_url
@@ -52,15 +53,12 @@ __all__ = [
     "CLOSE_DROPPED",
     "CLOSE_REPLACED",
     "CLOSE_STALE",
-    "DEFAULT_BRIDGE_PORT",
     "BridgeServer",
     "load_runtime_js",
 ]
 
 log = logging.getLogger(__name__)
 
-#: The bridge port of the contract (``--bridge-port``).
-DEFAULT_BRIDGE_PORT = 17345
 #: Close codes the bridge uses when it drops a runtime (see the module docstring).
 CLOSE_DROPPED = 4000
 CLOSE_REPLACED = 4001

@@ -22,6 +22,7 @@ from jsonschema.exceptions import SchemaError
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import surface_matches
 from ..bridge.signals import SignalSpec
+from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..jsonutil import json_pointer
 from ..manifest.compose import ToolOrigin
@@ -42,7 +43,7 @@ ROUTING_PROPERTIES: dict[str, dict[str, Any]] = {
     "target_runtime_key": {"type": "string", "description": "Run on the runtime announced with this runtime_key."},
     "target_url_contains": {"type": "string", "description": "Run on the one runtime whose URL contains this text."},
     "target_title_contains": {"type": "string", "description": "Run on the one runtime whose page title contains this text."},
-    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Give up after this many milliseconds (default 30000)."},
+    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": f"Give up after this many milliseconds (default {DEFAULT_TIMEOUT_MS})."},
 }
 
 

@@ -24,6 +24,7 @@ from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated, Tool
 
 from .. import __version__
 from ..actions_app import ActionsApp, AppOptions
+from ..defaults import DEFAULT_HTTP_PORT
 from ..errors import ActionError
 from . import resources as res
 from .tools import error_result, mcp_tool, protocol_error, success_result
@@ -159,7 +160,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True) -> Server[Any]:
 NOTIFICATIONS = NotificationOptions(tools_changed=True, resources_changed=True)
 
 
-async def serve(options: AppOptions, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8931) -> None:
+async def serve(options: AppOptions, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = DEFAULT_HTTP_PORT) -> None:
     """Run the MCP server until its transport closes (stdio) or the process is stopped (HTTP)."""
     app = ActionsApp(options)
     if transport == "stdio":
