@@ -20,11 +20,13 @@ from typing import Any, Literal
 
 from .bridge.bridge import Bridge
 from .bridge.registry import RuntimeInfo
+from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
+from .runtimes.page_script import runtime_js
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -67,7 +69,7 @@ class ActionsApp:
             browser_mode=options.browser,
             builtin_runners=BUILTIN_RUNNERS,
         )
-        self.endpoint: Any = None
+        self.endpoint: BridgeServer | None = None
         self.load_result = LoadResult()
         self.inline_reports: dict[str, ManifestReport] = {}
         self.started_at: float | None = None
@@ -108,13 +110,12 @@ class ActionsApp:
         self.load_manifests()
         await self.bridge.start()
         if self.options.serve_bridge:
-            from .bridge.websocket import BridgeServer
-
             self.endpoint = BridgeServer(
                 self.bridge,
                 host=self.options.bridge_host,
                 port=self.options.bridge_port,
                 token=self.token,
+                runtime_script=runtime_js,
                 allowed_origins=list(self.options.allowed_origins) or None,
             )
             await self.endpoint.start()
