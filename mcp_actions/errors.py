@@ -116,7 +116,10 @@ class ErrorCode(enum.StrEnum):
     UNKNOWN_PROJECTION = "unknown_projection", "problem", "a reference names a state projection the manifest does not declare"
     IMPORT_NAMESPACE_REQUIRED = "import_namespace_required", "problem import", "an enabled import has no namespace while composition.namespace_required is true (the default)"
     SCHEMA_NOT_OBJECT = "schema_not_object", "problem", "input_schema, payload, result_schema or output_schema is present but not an object"
-    INVALID_SCHEMA = "invalid_schema", "problem", "a schema fails its metaschema; the path points inside the schema"
+    INVALID_SCHEMA = "invalid_schema", "problem hygiene", (
+        "a schema fails its metaschema (as a problem, the path points inside the schema); "
+        "at run time, what a schema that cannot be compiled should check is refused with this code"
+    )
     UNKNOWN_SCHEMA_DIALECT = "unknown_schema_dialect", "problem", "warning: $schema names a dialect jsonschema does not know; checked as Draft 2020-12"
     TOOL_NOT_EXECUTABLE = "tool_not_executable", "problem", "an agent-callable tool has no x_actions.handler, no workflow and no x_actions.execution.steps"
     INVALID_SELECTOR = "invalid_selector", "problem", "a selector field is not a non-empty string (or, for list fields, an array of them)"

@@ -30,12 +30,19 @@ class RuntimeInfo:
     title: str | None = None
     capabilities: tuple[str, ...] = ()
     states: tuple[str, ...] = ()
-    manifest: dict[str, Any] | None = None
+    manifest: dict[str, Any] | None = None  # an inline manifest (an object with ``tools``), to expose
+    manifest_summary: dict[str, Any] | None = None  # the spec's summary of the map the runtime loaded
     authorization_id: str | None = None
     extension_version: str | None = None
     connected_at: float = field(default_factory=time.time)
     last_seen: float = field(default_factory=time.monotonic)
     events: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=EVENT_LOG_SIZE), repr=False)
+
+    @property
+    def host(self) -> str:
+        """A label of the host this runtime runs in, for evidence: its transport and announced version."""
+        label = f"{self.transport} runtime"
+        return f"{label} {self.extension_version}" if self.extension_version else label
 
     def describe(self) -> dict[str, Any]:
         """The identifying fields routing errors list for each candidate."""
@@ -49,6 +56,8 @@ class RuntimeInfo:
             "capabilities": list(self.capabilities),
             "states": list(self.states),
             "has_manifest": self.manifest is not None,
+            "manifest_summary": self.manifest_summary,
+            "host": self.host,
             "authorization_id": self.authorization_id,
             "extension_version": self.extension_version,
             "connected_at": self.connected_at,
