@@ -29,7 +29,7 @@ from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
 from .calls import CallTracker
-from .envelope import unwrap_output
+from .envelope import runtime_error, unwrap_output
 from .items import DEFAULT_MAX_ITEM_BYTES, ActionCallOutput, ActionErrorItem, DomEvent, RuntimeReady, RuntimeStatus
 from .registry import RuntimeInfo, RuntimeRegistry
 from .routing import Route, select_runtime
@@ -273,7 +273,7 @@ class Bridge:
                 self.calls.settle(session, item.call_id, output=output)
         elif isinstance(item, ActionErrorItem):
             if item.call_id:
-                self.calls.settle(session, item.call_id, error=ActionError.from_error(item.error.model_dump()))
+                self.calls.settle(session, item.call_id, error=runtime_error(item.error.model_dump(exclude_none=True)))
             else:
                 log.warning("runtime %s reported: %s %s", session.runtime_id, item.error.code, item.error.message)
         elif isinstance(item, DomEvent):

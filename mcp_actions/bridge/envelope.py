@@ -15,11 +15,14 @@ what it is.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ActionError, ErrorCode
 
-__all__ = ["is_envelope", "unwrap_output"]
+__all__ = ["is_envelope", "runtime_error", "unwrap_output"]
+
+_KNOWN_CODES = frozenset(ErrorCode)
 
 
 def is_envelope(output: Any) -> bool:
@@ -41,9 +44,25 @@ def unwrap_output(output: Any) -> Any:
         return output["result"]
     error = output["error"]
     if isinstance(error, dict) and isinstance(error.get("code"), str) and error["code"]:
-        raise ActionError.from_error(error)
+        raise runtime_error(error)
     raise ActionError(
         "the runtime reported a failure without a structured error",
         code=ErrorCode.HANDLER_FAILED,
         evidence={"error": error},
     )
+
+
+def runtime_error(error: Mapping[str, Any]) -> ActionError:
+    """The ``ActionError`` a runtime's ``error`` object stands for, in our one vocabulary.
+
+    A code that is an ``ErrorCode`` member (the spec's stable codes and the
+    dictionary's primitive errors) is kept. Any other code becomes
+    ``handler_failed``, the runtime's own code kept as ``evidence.runtime_code``,
+    so agents only ever see documented codes.
+    """
+    failure = ActionError.from_error(dict(error))
+    if failure.code in _KNOWN_CODES:
+        return failure
+    failure.evidence = {**failure.evidence, "runtime_code": failure.code}
+    failure.code = ErrorCode.HANDLER_FAILED
+    return failure

@@ -83,6 +83,31 @@ async def test_an_envelope_failure_without_a_structured_error_still_fails(make_r
     assert kind == "handler_failed" and exc.evidence == {"error": "it broke"}
 
 
+@pytest.mark.parametrize("how", ["action_error", "envelope"])
+@pytest.mark.parametrize(
+    ("code", "expected", "runtime_code"),
+    [
+        ("target_not_visible", "target_not_visible", None),  # a spec / dictionary code is kept
+        ("transfer_expired", "transfer_expired", None),  # a dictionary code our runtimes never send
+        ("page_on_fire", "handler_failed", "page_on_fire"),  # not in our vocabulary: kept as evidence
+    ],
+)
+async def test_runtime_error_codes_reach_callers_in_our_vocabulary(
+    make_runtime: MakeRuntime, bridge: Any, how: str, code: str, expected: str, runtime_code: str | None
+) -> None:
+    runtime = await make_runtime("rt-codes")
+    task = asyncio.create_task(outcome(bridge.call("shop.x", {}, runtime_id="rt-codes", handler="shop.x", timeout_ms=3000)))
+    call = await runtime.recv()
+    error = {"code": code, "message": "it went wrong", "evidence": {"selector": "#x"}}
+    if how == "action_error":
+        await runtime.send({"type": "action_error", "call_id": call["call_id"], "runtime_id": "rt-codes", "error": error})
+    else:
+        await runtime.output(call["call_id"], {"ok": False, "error": error})
+    kind, exc = await task
+    assert kind == expected and exc.message == "it went wrong" and exc.evidence["selector"] == "#x"
+    assert exc.evidence.get("runtime_code") == runtime_code
+
+
 # -- primitive checks before sending -------------------------------------------
 
 
