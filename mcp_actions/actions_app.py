@@ -9,7 +9,6 @@ adapter (``server/mcp_server.py``) and the ``demo`` command both drive one.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import sys
@@ -128,12 +127,17 @@ class ActionsApp:
 
     async def stop(self) -> None:
         """Stop the browser, the endpoint and the bridge; nothing is left pending."""
+        # Each part is stopped even when another failed; a failure is logged, never hidden.
         if self.browser is not None:
-            with contextlib.suppress(Exception):
+            try:
                 await self.browser.stop()
+            except Exception:
+                log.exception("stopping the browser failed")
         if self.endpoint is not None:
-            with contextlib.suppress(Exception):
+            try:
                 await self.endpoint.stop()
+            except Exception:
+                log.exception("stopping the bridge endpoint failed")
         await self.bridge.stop()
 
     # -- change notification ----------------------------------------------

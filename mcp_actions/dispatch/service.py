@@ -181,7 +181,9 @@ class ActionService:
 
     def _primitive_caller(self, runtime: RuntimeInfo, deadline: float) -> Callable[[str, dict[str, Any], int | None], Awaitable[Any]]:
         async def call_primitive(name: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
-            if runtime.capabilities and name not in runtime.capabilities:
+            # Dictionary primitives are checked by the bridge (capabilities, input_schema, naming the host);
+            # a name outside the dictionary must be announced by name.
+            if runtime.capabilities and name not in runtime.capabilities and name not in self.bridge.dictionary:
                 raise ActionError(
                     f"runtime {runtime.runtime_id!r} cannot run {name}",
                     code=ErrorCode.CAPABILITY_UNAVAILABLE,

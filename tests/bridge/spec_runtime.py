@@ -55,12 +55,15 @@ class ScriptedShop:
 class SpecRuntime:
     """One connection speaking the protocol as its text shows it."""
 
-    def __init__(self, bridge_url: str, token: str, *, runtime_id: str, url: str, page: ScriptedShop) -> None:
+    def __init__(
+        self, bridge_url: str, token: str, *, runtime_id: str, url: str, page: ScriptedShop, capabilities: list[str] | None = None
+    ) -> None:
         self.bridge_url = bridge_url
         self.token = token
         self.runtime_id = runtime_id
         self.url = url
         self.page = page
+        self.capabilities = capabilities  # the spec's intended top-level field; absent unless given
         self.calls: list[dict[str, Any]] = []
         self.ignored: list[str] = []  # types of items it does not know
         self._ws: ClientConnection | None = None
@@ -68,19 +71,18 @@ class SpecRuntime:
 
     async def __aenter__(self) -> SpecRuntime:
         self._ws = await connect(f"{self.bridge_url}?token={self.token}", open_timeout=5, close_timeout=1)
-        await self._ws.send(
-            json.dumps(
-                {
-                    "type": "runtime_ready",
-                    "runtime_id": self.runtime_id,
-                    "runtime_key": "spec-tab:1",
-                    "url": self.url,
-                    "authorization_id": "auth-1",
-                    "extension_version": "0.1.30",
-                    "manifest": SUMMARY,
-                }
-            )
-        )
+        ready: dict[str, Any] = {
+            "type": "runtime_ready",
+            "runtime_id": self.runtime_id,
+            "runtime_key": "spec-tab:1",
+            "url": self.url,
+            "authorization_id": "auth-1",
+            "extension_version": "0.1.30",
+            "manifest": SUMMARY,
+        }
+        if self.capabilities is not None:
+            ready["capabilities"] = self.capabilities
+        await self._ws.send(json.dumps(ready))
         self._loop = asyncio.create_task(self._answer_calls())
         return self
 

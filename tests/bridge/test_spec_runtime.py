@@ -81,3 +81,20 @@ async def test_the_dispatch_gets_an_envelope_error_as_that_structured_error() ->
             assert [c["name"] for c in runtime.calls] == ["locator.element_info"]  # nothing was clicked
     finally:
         await app.stop()
+
+
+async def test_a_primitive_the_spec_runtime_lacks_fails_naming_host_and_capability_before_sending() -> None:
+    app = _app()
+    shop = ScriptedShop()
+    async with Client(build_server(app)) as client:
+        assert app.endpoint is not None
+        capabilities = ["locator.element_info", "locator.text_content"]  # no pointer
+        async with SpecRuntime(app.endpoint.url, TOKEN, runtime_id="spec-3", url="https://basket.test/", page=shop, capabilities=capabilities) as runtime:
+            await eventually(lambda: app.bridge.registry.get("spec-3") is not None)
+            result = await client.call_tool("basket_add_first", {"product": "Tea"})
+            assert result.is_error
+            error = result.structured_content["error"]
+            assert error["code"] == "capability_unavailable"
+            assert error["evidence"]["capability"] == "pointer.click" and error["evidence"]["host"] == "websocket runtime 0.1.30"
+            assert [c["name"] for c in runtime.calls] == ["locator.element_info"]  # the click never left the bridge
+            assert shop.basket == 0
