@@ -24,7 +24,13 @@ from .catalog.catalog import Catalog
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
-from .manifest.load import LoadedManifest, LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
+from .errors import ActionError, ErrorCode
+from .manifest.fetch import RemoteFetcher
+from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
+from .manifest.paths import bundled_manifests_dir
+from .projection.extract import EXTRACT_PRIMITIVE
+from .projection.registry import ProjectionRegistry
+from .projection.service import ProjectionService
 from .runtimes.page_script import runtime_js
 
 __all__ = ["ActionsApp", "AppOptions"]
@@ -61,15 +67,21 @@ class ActionsApp:
         self.catalog = Catalog(builtin_bindings())
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for)
         self.browser = self._make_browser() if options.browser != "none" else None
+        self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
+        self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)
+        self.projections.on_change(lambda runtime_id, name: self._changed("projections", {"runtime_id": runtime_id, "projection": name}))
         self.service = ActionService(
             bridge=self.bridge,
             catalog=self.catalog,
             browser=self.browser,
             browser_mode=options.browser,
             builtin_runners=BUILTIN_RUNNERS,
+            projections=self.projections,
         )
         self.endpoint: BridgeServer | None = None
         self.load_result = LoadResult()
+        # The composition root owns the https fetcher: one cache for file maps and runtime maps.
+        self.fetcher = RemoteFetcher()
         self.inline_reports: dict[str, ManifestReport] = {}
         self.started_at: float | None = None
         self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
@@ -91,12 +103,23 @@ class ActionsApp:
             ),
         )
 
+    async def _extract(self, runtime_id: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
+        """One ``dom.extract`` on a runtime (the projection service's only way to the page)."""
+        runtime = self.bridge.registry.get(runtime_id)
+        if runtime is not None and runtime.capabilities and EXTRACT_PRIMITIVE not in runtime.capabilities:
+            raise ActionError(
+                f"runtime {runtime_id!r} cannot extract state ({EXTRACT_PRIMITIVE})",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={"capability": EXTRACT_PRIMITIVE, "runtime_id": runtime_id},
+            )
+        return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
+
     # -- lifecycle ---------------------------------------------------------
 
     def load_manifests(self) -> LoadResult:
         """(Re)load the configured manifests; invalid ones expose nothing and are reported on stderr."""
         paths = list(self.options.manifests) or [str(bundled_manifests_dir())]
-        self.load_result = load_paths(paths)
+        self.load_result = load_paths(paths, fetcher=self.fetcher)
         self.catalog.set_manifests(self.load_result.manifests)
         for report in self.load_result.failures:
             for problem in report.errors:
@@ -143,7 +166,7 @@ class ActionsApp:
     # -- change notification ----------------------------------------------
 
     def on_change(self, listener: Callable[[str, Mapping[str, Any]], None]) -> None:
-        """Hear ``tools`` / ``runtimes`` / ``events`` changes (the MCP layer turns them into notifications)."""
+        """Hear ``tools`` / ``runtimes`` / ``events`` / ``projections`` changes (the MCP layer turns them into notifications)."""
         self._change_listeners.append(listener)
 
     def _changed(self, what: str, detail: Mapping[str, Any] | None = None) -> None:
@@ -163,13 +186,15 @@ class ActionsApp:
                 asyncio.get_running_loop().create_task(self._expose_inline_in_thread(runtime))
             else:
                 self._apply_inline(runtime, self._load_inline(runtime))
-        elif kind == "gone" and self.catalog.set_inline(runtime.runtime_id, None):
-            self.inline_reports.pop(runtime.runtime_id, None)
-            self._changed("tools")
+        elif kind == "gone":
+            self.projections.forget_runtime(runtime.runtime_id)
+            if self.catalog.set_inline(runtime.runtime_id, None):
+                self.inline_reports.pop(runtime.runtime_id, None)
+                self._changed("tools")
         self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": kind})
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
-        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website")
+        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", fetcher=self.fetcher)
 
     async def _expose_inline_in_thread(self, runtime: RuntimeInfo) -> None:
         loaded = await asyncio.to_thread(self._load_inline, runtime)

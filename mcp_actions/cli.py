@@ -1,4 +1,4 @@
-"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``demo``.
+"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``check``, ``convert``, ``demo``.
 
 In stdio mode nothing but MCP JSON-RPC may reach stdout, so every message
 here goes to stderr and logging is configured onto stderr before anything
@@ -77,6 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="validate actions.json manifests")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
     validate.add_argument("--json", action="store_true", help="print one JSON array of per-file results")
+    check = sub.add_parser("check", help="drift report of a map against a live page (checks, states, projections, tool targets)")
+    check.add_argument("manifest", metavar="MANIFEST", help="the actions.json to check")
+    check.add_argument("--url", required=True, help="the live page to check it against")
+    check.add_argument("--json", action="store_true", help="print the report as one JSON object (see the README)")
+    check.add_argument("--fail-on", choices=("minor", "major", "critical"), default="major", help="lowest severity that makes the exit status 1 (default major)")
+    check.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
+    convert = sub.add_parser("convert", help="write an actions.json map from a WAB discovery document or an ABP manifest")
+    convert.add_argument("source", metavar="FILE|URL", help="the document to convert")
+    convert.add_argument("-o", "--output", metavar="OUT", help="write the map here instead of stdout")
     demo = sub.add_parser("demo", help="run the whole loop on the bundled demo site in a headless browser")
     demo.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
@@ -109,6 +118,25 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
     return options, args.transport, args.host, port
 
 
+def _run_convert(source: str, output: str | None) -> int:
+    import json
+
+    from .convert import convert_document, read_document
+
+    manifest = convert_document(read_document(source), source=source)
+    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    print(f"mcp-actions: wrote {len(manifest['tools'])} tools to {output}", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -124,6 +152,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .manifest.report import run_validate
 
             return run_validate(args.paths, as_json=args.json, out=sys.stdout, err=sys.stderr)
+        if args.command == "check":
+            from .checks.command import run_check_command
+
+            return run_check_command(args.manifest, args.url, as_json=args.json, fail_on=args.fail_on, out=sys.stdout, err=sys.stderr, browser_path=args.browser_path)
+        if args.command == "convert":
+            return _run_convert(args.source, args.output)
         if args.command == "demo":
             from .demo.run import run_demo
 

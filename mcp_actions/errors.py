@@ -37,6 +37,8 @@ __all__ = [
     "UsageError",
     "WorkflowError",
     "codes_in_group",
+    "note_code",
+    "unlisted_codes",
 ]
 
 
@@ -82,6 +84,7 @@ class ErrorCode(enum.StrEnum):
     RETRY_EXHAUSTED = "retry_exhausted", "workflow", "retry_until never held within max_attempts"
     STATE_PAYLOAD_TOO_LARGE = "state_payload_too_large", "workflow", "a projection or summary exceeds its byte budget"
     MANIFEST_INVALID = "manifest_invalid", "workflow", "a manifest failed to load or validate"
+    WORKFLOW_INVALID = "workflow_invalid", "workflow", "a workflow's shape is wrong where the interpreter compiles it"
     # -- primitives (the reference dictionary's error names)
     INVALID_LOCATOR = "invalid_locator", "primitive", "a locator has no usable locating field"
     INVALID_KEY = "invalid_key", "primitive", "a key or key chord is not recognised"
@@ -186,6 +189,25 @@ def codes_in_group(*groups: str) -> dict[str, str]:
     return {member.value: member.meaning for member in ErrorCode if member.groups & wanted}
 
 
+_UNLISTED_CODES: set[str] = set()
+
+
+def note_code(code: str) -> None:
+    """Remember ``code`` when it is not an ``ErrorCode`` member: our own code must never produce one.
+
+    Every error and problem we create passes through here; the test suite
+    fails when any unlisted code was produced during the run, which keeps
+    the vocabulary whole. Codes a foreign runtime sends are not noted.
+    """
+    if code not in ErrorCode._value2member_map_:
+        _UNLISTED_CODES.add(code)
+
+
+def unlisted_codes() -> frozenset[str]:
+    """The codes ``note_code`` saw that are not ``ErrorCode`` members."""
+    return frozenset(_UNLISTED_CODES)
+
+
 class ActionsError(Exception):
     """Root of every error mcp-actions raises on purpose."""
 
@@ -202,6 +224,7 @@ class ActionsError(Exception):
     ) -> None:
         super().__init__(message)
         self.code = str(code or self.default_code)
+        note_code(self.code)
         self.message = message
         self.severity = severity
         self.recoverable = recoverable
@@ -246,14 +269,19 @@ class ActionError(ActionsError):
 
     @classmethod
     def from_error(cls, error: dict[str, Any]) -> ActionError:
-        """Rebuild an ``ActionError`` from the ``error`` object of an ``action_error`` item."""
-        return cls(
+        """Rebuild an ``ActionError`` from the ``error`` object of an ``action_error`` item.
+
+        The code is the runtime's own: runtimes written by others may use
+        codes of their dictionaries that are not ours, so it is not noted.
+        """
+        rebuilt = cls(
             str(error.get("message") or error.get("code") or "action failed"),
-            code=str(error.get("code") or ErrorCode.HANDLER_FAILED),
             severity=str(error.get("severity") or "major"),
             recoverable=bool(error.get("recoverable", True)),
             evidence=error.get("evidence") if isinstance(error.get("evidence"), dict) else None,
         )
+        rebuilt.code = str(error.get("code") or ErrorCode.HANDLER_FAILED)
+        return rebuilt
 
 
 class UnknownTool(ActionError):

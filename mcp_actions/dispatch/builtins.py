@@ -53,7 +53,10 @@ NAVIGATE = _binding(
 SITE = _binding(
     "actions.site",
     "One tool for every site action: mode=list shows the tools of the loaded maps; mode=call runs `action` "
-    "(a dotted tool name) with `arguments`. The state modes (state_read, state_summary, state_diff) are reserved for state projections and answer capability_unavailable in this version.",
+    "(a dotted tool name) with `arguments`. State modes read a map's state projections of the page: "
+    "state_read (the full state with diagnostics.selector_counts), state_summary (a declared compact summary, "
+    "`summary_name`), state_diff (JSON Patch and record deltas since your last read); name the projection "
+    "with `projection_name`.",
     {
         "type": "object",
         "required": ["mode"],
@@ -113,11 +116,25 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
         arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": routing.get("timeout_ms", remaining)}
         checked, args, route_fields = service.prepare(binding.mcp_name, arguments)
         return await service.run(checked, args, route_fields)
-    raise ActionError(
-        f"mode={mode} needs state projections, which this version does not run yet",
-        code=ErrorCode.CAPABILITY_UNAVAILABLE,
-        evidence={"path": "/mode", "capability": "state_projections"},
-    )
+    return await _state(service, mode, own, routing, deadline)
+
+
+async def _state(service: ActionService, mode: str, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+    """The state modes: read, summarise or diff a state projection of the routed runtime."""
+    if service.projections is None:
+        raise ActionError(
+            f"mode={mode} needs state projections, which this server does not run",
+            code=ErrorCode.CAPABILITY_UNAVAILABLE,
+            evidence={"path": "/mode", "capability": "state_projections"},
+        )
+    runtime = await service.resolve_runtime(Route.from_arguments(routing))
+    remaining = max(1, int((deadline - time.monotonic()) * 1000))
+    projection = own.get("projection_name")
+    if mode == "state_read":
+        return await service.projections.read(runtime.runtime_id, projection, timeout_ms=remaining)
+    if mode == "state_summary":
+        return await service.projections.summary(runtime.runtime_id, projection, own.get("summary_name"), timeout_ms=remaining)
+    return await service.projections.diff(runtime.runtime_id, projection, timeout_ms=remaining)
 
 
 BUILTIN_RUNNERS: dict[str, BuiltinRunner] = {NAVIGATE.name: _navigate, SITE.name: _site}

@@ -21,6 +21,7 @@ from ..bridge.routing import Route
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode, UnknownTool
+from ..projection.service import ProjectionService
 from ..workflow.interpreter import StepEvent, run_workflow
 
 __all__ = ["ActionService", "BrowserControl", "BrowserMode"]
@@ -56,12 +57,15 @@ class ActionService:
         browser: BrowserControl | None = None,
         browser_mode: BrowserMode = "auto",
         builtin_runners: Mapping[str, BuiltinRunner] | None = None,
+        projections: ProjectionService | None = None,
     ) -> None:
         self.bridge = bridge
         self.catalog = catalog
         self.browser = browser
         self.browser_mode = browser_mode
         self.builtin_runners = dict(builtin_runners or {})
+        #: State projections of runtimes (read by actions.site's state modes, postconditions, change hooks).
+        self.projections = projections
 
     def binding(self, mcp_name: str) -> ToolBinding:
         """The tool with this MCP name, or ``UnknownTool``."""
@@ -169,15 +173,40 @@ class ActionService:
     ) -> Any:
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route)
-        if binding.kind == "handler":
-            return await self.bridge.call(binding.name, own, runtime_id=runtime.runtime_id, handler=binding.handler, timeout_ms=_remaining_ms(deadline))
-        if binding.kind == "workflow" and binding.workflow is not None:
-            return await run_workflow(binding.workflow, own, self._primitive_caller(runtime, deadline), deadline=deadline, on_step=on_step)
+        try:
+            if binding.kind == "handler":
+                return await self.bridge.call(binding.name, own, runtime_id=runtime.runtime_id, handler=binding.handler, timeout_ms=_remaining_ms(deadline))
+            if binding.kind == "workflow" and binding.workflow is not None:
+                return await self._run_workflow(binding, runtime, own, deadline, on_step)
+        finally:
+            # Even a failed call may have changed the page: subscribers hear of it.
+            if binding.kind in ("handler", "workflow"):
+                await self._after_call(runtime.runtime_id)
         raise ActionError(
             f"{binding.name} declares only legacy execution steps, which this version cannot run yet; give it an x_actions.handler or a workflow",
             code=ErrorCode.CAPABILITY_UNAVAILABLE,
             evidence={"tool": binding.name, "capability": "x_actions.execution"},
         )
+
+    async def _run_workflow(
+        self, binding: ToolBinding, runtime: RuntimeInfo, own: dict[str, Any], deadline: float, on_step: Callable[[StepEvent], None] | None
+    ) -> Any:
+        """Run the tool's workflow; with a ``postcondition``, re-read its projection after and fail ``state_mismatch`` unless it holds."""
+        assert binding.workflow is not None
+        call = self._primitive_caller(runtime, deadline)
+        postcondition = binding.workflow.postcondition
+        if postcondition is None or self.projections is None:
+            return await run_workflow(binding.workflow, own, call, deadline=deadline, on_step=on_step)
+        # The state before the action is what the postcondition's diff is taken against.
+        before = await self.projections.before_postcondition(runtime.runtime_id, postcondition, timeout_ms=_remaining_ms(deadline))
+        output = await run_workflow(binding.workflow, own, call, deadline=deadline, on_step=on_step)
+        await self.projections.check_postcondition(runtime.runtime_id, postcondition, before, input=own, output=output, timeout_ms=_remaining_ms(deadline))
+        return output
+
+    async def _after_call(self, runtime_id: str) -> None:
+        """Refresh the runtime's watched projections so subscribers hear of changes (never fails the call)."""
+        if self.projections is not None:
+            await self.projections.after_call(runtime_id)
 
     def _primitive_caller(self, runtime: RuntimeInfo, deadline: float) -> Callable[[str, dict[str, Any], int | None], Awaitable[Any]]:
         async def call_primitive(name: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:

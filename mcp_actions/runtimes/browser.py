@@ -25,7 +25,7 @@ from playwright.async_api import Error as PlaywrightError
 from ..bridge.bridge import Bridge
 from ..errors import ActionError, ErrorCode
 from .chromium import CHROMIUM_ARGS, find_browser
-from .page_script import engine_only_js
+from .page_script import engine_js
 from .tab import TabRuntime
 
 __all__ = ["BrowserHost", "BrowserOptions", "default_profile_dir"]
@@ -176,7 +176,7 @@ class BrowserHost:
         context = self._context
         await context.expose_binding("__mcpActionsListen", self._listen_for)
         await context.expose_binding("__mcpActionsEmit", self._emit_from)
-        await context.add_init_script(script=engine_only_js() + _LISTEN_HOOK)
+        await context.add_init_script(script=engine_js() + _LISTEN_HOOK)
         context.on("page", self._on_page)
         context.on("close", lambda _context: self._spawn(self._on_browser_gone("browser context closed"), "context-closed"))
         if self._browser is not None:

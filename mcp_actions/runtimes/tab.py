@@ -28,7 +28,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..errors import ActionError, ErrorCode
 from .inprocess import InProcessRuntime
-from .page_script import ENGINE_PRIMITIVES, engine_only_js
+from .page_script import ENGINE_PRIMITIVES, engine_js
 
 if TYPE_CHECKING:
     from .browser import BrowserHost
@@ -159,6 +159,7 @@ class TabRuntime(InProcessRuntime):
             "pointer.click": self._click,
             "pointer.double_click": self._double_click,
             "pointer.move": self._move,
+            "pointer.drag": self._drag,
             "text.insert": self._insert_text,
             "keyboard.press": self._press,
             "browser.navigate": self._navigate,
@@ -205,7 +206,7 @@ class TabRuntime(InProcessRuntime):
 
     async def install_engine(self) -> None:
         """Put the engine into the current document (the init script covers later ones)."""
-        await self.page.evaluate("() => {\n" + engine_only_js() + "\n}")
+        await self.page.evaluate("() => {\n" + engine_js() + "\n}")
 
     async def _engine(self, method: str, a: Any, b: Any) -> Any:
         envelope = await self.page.evaluate(_ENGINE_CALL, [method, a, b])
@@ -295,6 +296,45 @@ class TabRuntime(InProcessRuntime):
         x, y = await self._checked_point(arguments)
         await self.page.mouse.move(x, y)
         return {"x": x, "y": y}
+
+    async def _endpoint(self, spec: Any, label: str) -> dict[str, Any]:
+        """A drag endpoint as a viewport point; a locator is resolved (and scrolled to) by the engine."""
+        if not isinstance(spec, dict):
+            raise ActionError(f"{label} must be an object", code=ErrorCode.INVALID_INPUT, evidence={"field": label})
+        locator = spec.get("locator") if isinstance(spec.get("locator"), dict) else {k: v for k, v in spec.items() if k not in ("x", "y", "text", "locator")}
+        if isinstance(spec.get("text"), str) and "locator" not in spec:
+            locator["text_contains"] = spec["text"]
+        if not locator:
+            x, y = await self._checked_point(spec)
+            return {"x": x, "y": y}
+        info = await self._engine("run", "locator.element_info", {"locator": locator})
+        return {**info["clickable_center"], "matched_by": info["matched_by"]}
+
+    async def _drag(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Trusted drag: the engine resolves both points, page.mouse presses, moves in steps and releases."""
+        steps = arguments.get("steps", 10)
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 40:
+            raise ActionError("steps must be an integer from 1 to 40", code=ErrorCode.INVALID_INPUT, evidence={"field": "steps"})
+        for field in ("from", "to"):
+            if field not in arguments:
+                raise ActionError(f"pointer.drag needs {field}", code=ErrorCode.INVALID_INPUT, evidence={"field": field})
+        # The target first, then the source: the press must happen where the source is now.
+        to = await self._endpoint(arguments["to"], "to")
+        start = await self._endpoint(arguments["from"], "from")
+        probe = await self.page.evaluate(_PROBE_POINT, [to["x"], to["y"]])
+        if not (0 <= to["x"] < probe["width"] and 0 <= to["y"] < probe["height"]):
+            raise ActionError(
+                "the drag's target scrolled out of the viewport while its source was brought into view",
+                code=ErrorCode.POINT_OUT_OF_VIEWPORT,
+                evidence={"endpoint": "to", **to, "viewport": {"width": probe["width"], "height": probe["height"]}},
+            )
+        await self.page.mouse.move(start["x"], start["y"])
+        await self.page.mouse.down()
+        try:
+            await self.page.mouse.move(to["x"], to["y"], steps=steps)
+        finally:
+            await self.page.mouse.up()  # never leave the button held, even when a move fails
+        return {"dragged": True, "steps": steps, "diagnostics": {"from": start, "to": to, "fidelity": "trusted"}}
 
     async def _insert_text(self, arguments: dict[str, Any]) -> dict[str, Any]:
         text, mode, target = arguments.get("text"), arguments.get("mode", "append"), arguments.get("target")

@@ -66,6 +66,14 @@ class _Notifier:
             with contextlib.suppress(Exception):
                 await connection.send_tool_list_changed()
 
+    async def resources_updated(self, uris: list[str]) -> None:
+        """Contents changed, the list did not (a state projection's value after a call)."""
+        for uri in uris:
+            await self.bus.publish(ResourceUpdated(uri=uri))
+            for connection in list(self.subscriptions.get(uri, ())):
+                with contextlib.suppress(Exception):
+                    await connection.send_resource_updated(uri)
+
     async def resources_changed(self, uris: list[str]) -> None:
         await self.bus.publish(ResourcesListChanged())
         for uri in uris:
@@ -88,6 +96,10 @@ def build_server(app: ActionsApp, *, manage_app: bool = True) -> Server[Any]:
             coro = notifier.tools_changed()
         elif what == "runtimes":
             coro = notifier.resources_changed([res.RUNTIMES_URI, res.LAUNCH_URI])
+        elif what == "projections":
+            runtime_id, name = str(detail.get("runtime_id")), str(detail.get("projection"))
+            compiled = app.projections.projections(runtime_id).get(name)
+            coro = notifier.resources_updated(res.projection_uris(runtime_id, name, compiled.summaries if compiled else ()))
         else:
             coro = notifier.resources_changed([f"actions://runtimes/{detail.get('runtime_id')}/events"])
         with contextlib.suppress(RuntimeError):
@@ -130,14 +142,22 @@ def build_server(app: ActionsApp, *, manage_app: bool = True) -> Server[Any]:
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         notifier.seen(ctx)
-        return res.read_resource(app, str(params.uri))
+        return await res.read_resource(app, str(params.uri))
 
     async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
         notifier.subscriptions.setdefault(str(params.uri), weakref.WeakSet()).add(_connection_of(ctx))
+        parsed = res.parse_projection_uri(str(params.uri))
+        if parsed is not None:  # a watched projection is re-read after each call on its runtime
+            app.projections.watch(parsed[0], parsed[1])
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         notifier.subscriptions.get(str(params.uri), weakref.WeakSet()).discard(_connection_of(ctx))
+        parsed = res.parse_projection_uri(str(params.uri))
+        if parsed is not None:
+            runtime_id, name = parsed[0], parsed[1]
+            if not any(notifier.subscriptions.get(uri) for uri in res.projection_uris(runtime_id, name, [parsed[3]] if parsed[3] else ())):
+                app.projections.unwatch(runtime_id, name)
         return types.EmptyResult()
 
     server: Server[Any] = Server(
