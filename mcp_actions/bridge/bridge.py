@@ -153,7 +153,7 @@ class Bridge:
 
         A call without ``handler`` whose name is a dictionary primitive is
         checked before it is sent: the runtime must provide it
-        (``capability_unavailable`` naming the host and what is missing) and the
+        (``capability_unavailable`` naming the host (the scheme of its runtime_key, else its transport) and what is missing) and the
         arguments must fit its ``input_schema`` (``invalid_input`` with a JSON
         Pointer ``path``). Raises ``ActionError``: routing errors, those checks,
         the runtime's own error, ``handler_timeout`` (evidence: elapsed_ms) or
@@ -187,7 +187,7 @@ class Bridge:
             return  # not a dictionary primitive: the runtime decides
         if info.capabilities and not primitive.provided_by(info.capabilities):
             raise ActionError(
-                f"{info.host} {info.runtime_id!r} does not provide {name}",
+                f"runtime {info.runtime_id!r} ({info.host} host) does not provide {name}",
                 code=ErrorCode.CAPABILITY_UNAVAILABLE,
                 evidence={
                     "capability": name,
@@ -195,6 +195,7 @@ class Bridge:
                     "host": info.host,
                     "runtime_id": info.runtime_id,
                     "runtime_key": info.runtime_key,
+                    "extension_version": info.extension_version,
                 },
             )
         primitive.check_input(arguments)

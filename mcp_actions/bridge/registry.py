@@ -40,9 +40,14 @@ class RuntimeInfo:
 
     @property
     def host(self) -> str:
-        """A label of the host this runtime runs in, for evidence: its transport and announced version."""
-        label = f"{self.transport} runtime"
-        return f"{label} {self.extension_version}" if self.extension_version else label
+        """What kind of host this runtime runs in, for evidence (``page``, ``playwright``, ``chrome-tab``…).
+
+        The scheme of its ``runtime_key`` names it (``page:…`` for the page runtime,
+        ``playwright:tab-1`` for a browser-host tab, the spec's ``chrome-tab:123``);
+        without one, the transport does.
+        """
+        scheme, colon, _ = (self.runtime_key or "").partition(":")
+        return scheme if colon and scheme else self.transport
 
     def describe(self) -> dict[str, Any]:
         """The identifying fields routing errors list for each candidate."""

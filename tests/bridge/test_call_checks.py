@@ -150,11 +150,12 @@ async def test_a_primitive_the_runtime_did_not_announce_is_refused_naming_host_a
     assert exc.evidence == {
         "capability": "browser.screenshot",
         "missing": ["browser.screenshot"],
-        "host": "websocket runtime page-runtime/9.9",
+        "host": "tab",  # the scheme of its runtime_key
         "runtime_id": "rt-cap",
         "runtime_key": "tab:4",
+        "extension_version": "page-runtime/9.9",
     }
-    assert "websocket runtime page-runtime/9.9" in exc.message
+    assert "'rt-cap' (tab host)" in exc.message
     kind, exc = await outcome(bridge.call("pointer.click", {"x": 1, "y": 1}, runtime_id="rt-cap", timeout_ms=3000))
     assert kind == "capability_unavailable" and exc.evidence["missing"] == ["pointer.visible", "pointer.click"]
     await runtime.expect_silence(0.1)  # nothing was sent
@@ -162,6 +163,12 @@ async def test_a_primitive_the_runtime_did_not_announce_is_refused_naming_host_a
     runtime.serve()
     assert (await bridge.call("dom.observe.visible", {}, runtime_id="rt-cap", timeout_ms=3000))["name"] == "dom.observe.visible"
     assert (await bridge.call("page.info", {}, runtime_id="rt-cap", timeout_ms=3000))["name"] == "page.info"
+
+
+async def test_without_a_keyed_runtime_the_transport_names_the_host(make_runtime: MakeRuntime, bridge: Any) -> None:
+    await make_runtime("rt-bare", capabilities=["page.info"])
+    kind, exc = await outcome(bridge.call("text.insert", {"text": "hi"}, runtime_id="rt-bare", timeout_ms=3000))
+    assert kind == "capability_unavailable" and exc.evidence["host"] == "websocket"
 
 
 async def test_a_runtime_without_a_capability_list_gets_every_primitive(make_runtime: MakeRuntime, bridge: Any) -> None:

@@ -110,7 +110,7 @@ async def test_handlers_and_primitives_run_and_privileged_ones_are_refused(brows
     kind, error = await outcome(bridge.call("browser.screenshot", {}, runtime_id=info.runtime_id))
     # Refused at the bridge before anything is sent: the page runtime did not announce it.
     assert error.evidence["capability"] == "browser.screenshot" and error.evidence["runtime_id"] == info.runtime_id
-    assert "page-runtime" in error.evidence["host"] and error.evidence["missing"] == ["browser.screenshot"]
+    assert error.evidence["host"] == "page" and error.evidence["missing"] == ["browser.screenshot"]
     # Handler failures keep their codes too.
     handler_cases = [
         ("shop.missing", "missing_handler"),  # no such property

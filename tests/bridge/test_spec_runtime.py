@@ -95,6 +95,6 @@ async def test_a_primitive_the_spec_runtime_lacks_fails_naming_host_and_capabili
             assert result.is_error
             error = result.structured_content["error"]
             assert error["code"] == "capability_unavailable"
-            assert error["evidence"]["capability"] == "pointer.click" and error["evidence"]["host"] == "websocket runtime 0.1.30"
+            assert error["evidence"]["capability"] == "pointer.click" and error["evidence"]["host"] == "spec-tab"
             assert [c["name"] for c in runtime.calls] == ["locator.element_info"]  # the click never left the bridge
             assert shop.basket == 0
