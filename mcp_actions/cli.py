@@ -16,12 +16,22 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_HTTP_PORT, DEFAULT_TIMEOUT_MS
+from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
 from .errors import UsageError
 
 __all__ = ["build_parser", "main"]
 
 _TRANSPORTS = ("stdio", "sse", "streamable-http")
+
+#: Workflow and projection limits (manifest.limits.Limits fields): flag, env var, help.
+_LIMIT_OPTIONS = (
+    ("--max-steps", "MCP_ACTIONS_MAX_STEPS", "most steps a workflow may declare (default 25)"),
+    ("--max-loop-items", "MCP_ACTIONS_MAX_LOOP_ITEMS", "most items a for_each may visit (default 50)"),
+    ("--max-expression-bytes", "MCP_ACTIONS_MAX_EXPRESSION_BYTES", "longest JSONata source (default 16000)"),
+    ("--max-workflow-output-bytes", "MCP_ACTIONS_MAX_WORKFLOW_OUTPUT_BYTES", "largest workflow output (default 32000)"),
+    ("--max-state-bytes", "MCP_ACTIONS_MAX_STATE_BYTES", "largest projected state (default 48000)"),
+    ("--max-summary-bytes", "MCP_ACTIONS_MAX_SUMMARY_BYTES", "largest projection summary (default 12000)"),
+)
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -39,10 +49,14 @@ def _env_int(name: str, default: int) -> int:
         raise UsageError(f"{name} must be an integer, not {value!r}") from exc
 
 
+def _env_list(name: str, separator: str = ",") -> list[str]:
+    return [item for item in (_env(name) or "").split(separator) if item]
+
+
 def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=_TRANSPORTS, default=_env("MCP_ACTIONS_TRANSPORT", "stdio"), help="MCP transport [MCP_ACTIONS_TRANSPORT] (default stdio)")
     parser.add_argument("--host", default=_env("MCP_ACTIONS_HOST", "127.0.0.1"), help="HTTP host for sse/streamable-http [MCP_ACTIONS_HOST]")
-    parser.add_argument("--port", type=int, default=None, help=f"HTTP port for sse/streamable-http [MCP_ACTIONS_PORT] (default {DEFAULT_HTTP_PORT})")
+    parser.add_argument("--port", type=int, default=None, help=f"HTTP port for sse/streamable-http [MCP_ACTIONS_PORT] (default {DEFAULT_MCP_PORT})")
     parser.add_argument(
         "--manifests",
         action="append",
@@ -64,6 +78,15 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     profile.add_argument("--user-data-dir", default=_env("MCP_ACTIONS_USER_DATA_DIR"), help="persistent browser profile directory [MCP_ACTIONS_USER_DATA_DIR]")
     profile.add_argument("--isolated", action="store_true", default=_env("MCP_ACTIONS_ISOLATED") in ("1", "true"), help="use a fresh temporary profile [MCP_ACTIONS_ISOLATED=1]")
     parser.add_argument("--timeout-ms", type=int, default=None, help=f"default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default {DEFAULT_TIMEOUT_MS})")
+    parser.add_argument("--tool-mode", choices=("tools", "site"), default=_env("MCP_ACTIONS_TOOL_MODE", "tools"), help="tools: every tool; site: only actions.site and the browser tools [MCP_ACTIONS_TOOL_MODE]")
+    parser.add_argument("--tools", action="append", metavar="GLOB", help="expose only tools whose dotted name matches; repeatable [MCP_ACTIONS_TOOLS, ','-separated]")
+    parser.add_argument("--exclude-tools", action="append", metavar="GLOB", help="never expose tools whose dotted name matches; repeatable [MCP_ACTIONS_EXCLUDE_TOOLS, ','-separated]")
+    parser.add_argument("--http-token", default=_env("MCP_ACTIONS_HTTP_TOKEN"), help="bearer token the HTTP transports require [MCP_ACTIONS_HTTP_TOKEN] (default: none)")
+    parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
+    parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS) besides loopback; repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
+    parser.add_argument("--no-watch", dest="watch", action="store_false", default=_env("MCP_ACTIONS_WATCH", "1") not in ("0", "false", "no"), help="do not reload the catalogue when a manifest file changes [MCP_ACTIONS_WATCH=0]")
+    for flag, env, help_text in _LIMIT_OPTIONS:
+        parser.add_argument(flag, type=int, default=None, metavar="N", help=f"{help_text} [{env}]")
     parser.add_argument("--log-level", default=_env("MCP_ACTIONS_LOG_LEVEL", "WARNING"), help="stderr log level [MCP_ACTIONS_LOG_LEVEL]")
 
 
@@ -92,6 +115,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _limits(args: argparse.Namespace) -> object:
+    from dataclasses import replace
+
+    from .manifest.limits import DEFAULT_LIMITS
+
+    values: dict[str, int] = {}
+    for flag, env, _ in _LIMIT_OPTIONS:
+        field_name = flag[2:].replace("-", "_")
+        given = getattr(args, field_name)
+        value = given if given is not None else _env_int(env, getattr(DEFAULT_LIMITS, field_name))
+        if value < 1:
+            raise UsageError(f"{flag} must be at least 1, not {value}")
+        values[field_name] = value
+    return replace(DEFAULT_LIMITS, **values)
+
+
 def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
     from .actions_app import AppOptions
 
@@ -113,8 +152,13 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
         user_data_dir=args.user_data_dir,
         isolated=args.isolated,
         default_timeout_ms=args.timeout_ms if args.timeout_ms is not None else _env_int("MCP_ACTIONS_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
+        tool_mode=args.tool_mode,
+        tools=args.tools or _env_list("MCP_ACTIONS_TOOLS"),
+        exclude_tools=args.exclude_tools or _env_list("MCP_ACTIONS_EXCLUDE_TOOLS"),
+        watch=args.watch,
+        limits=_limits(args),
     )
-    port = args.port if args.port is not None else _env_int("MCP_ACTIONS_PORT", DEFAULT_HTTP_PORT)
+    port = args.port if args.port is not None else _env_int("MCP_ACTIONS_PORT", DEFAULT_MCP_PORT)
     return options, args.transport, args.host, port
 
 
@@ -164,9 +208,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_demo(browser_path=args.browser_path, headless=not args.headed))
         logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         options, transport, host, port = _serve_options(args)
-        from .server.mcp_server import serve
+        from .server.transports import serve
 
-        asyncio.run(serve(options, transport=transport, host=host, port=port))
+        asyncio.run(
+            serve(
+                options,
+                transport=transport,
+                host=host,
+                port=port,
+                http_token=args.http_token,
+                allowed_hosts=args.http_allowed_hosts or _env_list("MCP_ACTIONS_HTTP_ALLOWED_HOSTS"),
+                allowed_origins=args.http_allowed_origins or _env_list("MCP_ACTIONS_HTTP_ALLOWED_ORIGINS"),
+            )
+        )
         return 0
     except UsageError as exc:
         print(f"mcp-actions: {exc.message}", file=sys.stderr)

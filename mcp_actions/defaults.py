@@ -8,11 +8,11 @@ change. This module imports nothing of ours and sits below every package.
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_BRIDGE_PORT", "DEFAULT_HTTP_PORT", "DEFAULT_TIMEOUT_MS"]
+__all__ = ["DEFAULT_BRIDGE_PORT", "DEFAULT_MCP_PORT", "DEFAULT_TIMEOUT_MS"]
 
 #: The bridge's WebSocket port (``--bridge-port``, CONTRACT §1).
 DEFAULT_BRIDGE_PORT = 17345
 #: The MCP HTTP transports' port (``--port``, CONTRACT §1).
-DEFAULT_HTTP_PORT = 8931
+DEFAULT_MCP_PORT = 8931
 #: Time limit of a call that does not set ``timeout_ms`` (``--timeout-ms``).
 DEFAULT_TIMEOUT_MS = 30_000

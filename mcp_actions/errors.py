@@ -82,6 +82,7 @@ class ErrorCode(enum.StrEnum):
     LIMIT_EXCEEDED = "limit_exceeded", "workflow", "a workflow or expression limit was exceeded"
     EXPRESSION_FAILED = "expression_failed", "workflow", "a JSONata expression failed while evaluating"
     RETRY_EXHAUSTED = "retry_exhausted", "workflow", "retry_until never held within max_attempts"
+    RATE_LIMITED = "rate_limited", "workflow", "a transition's rate_limit_ms forbids repeating its tool yet; evidence.retry_after_ms says when"
     STATE_PAYLOAD_TOO_LARGE = "state_payload_too_large", "workflow", "a projection or summary exceeds its byte budget"
     MANIFEST_INVALID = "manifest_invalid", "workflow", "a manifest failed to load or validate"
     WORKFLOW_INVALID = "workflow_invalid", "workflow", "a workflow's shape is wrong where the interpreter compiles it"
@@ -97,6 +98,7 @@ class ErrorCode(enum.StrEnum):
     DRAG_FAILED = "drag_failed", "primitive", "a drag could not be performed"
     SCROLL_FAILED = "scroll_failed", "primitive", "scrolling failed"
     CLOSE_FAILED = "close_failed", "primitive", "a tab could not be closed"
+    DIALOG_OPEN = "dialog_open", "primitive", "a JavaScript dialog (confirm, prompt, beforeunload) blocks the tab; answer it with browser.dismiss_dialog"
     TIMEOUT = "timeout", "primitive", "a primitive's own wait ran out"
     IMPLICIT_SUBMISSION = "implicit_submission", "primitive", "typing would submit a form implicitly"
     # -- the reference dictionary's other primitive errors (runtimes written by others answer with them)
@@ -176,6 +178,8 @@ class ErrorCode(enum.StrEnum):
     IMPORT_LIMIT_EXCEEDED = "import_limit_exceeded", "import", "more imports in one composition than the composer follows"
     NAME_CONFLICT = "name_conflict", "import", "an imported name is already declared (warning under prefer_local/prefer_import, error under error)"
     COMPOSITION_INVALID = "composition_invalid", "import", "the composed document does not validate (a bug: please report it)"
+    # -- the MCP surface
+    RESOURCE_NOT_FOUND = "resource_not_found", "server", "no actions:// resource at that URI (or the runtime or projection it names is gone)"
     # -- command line and configuration
     USAGE_ERROR = "usage_error", "usage", "bad command-line usage or configuration"
     PATH_NOT_FOUND = "path_not_found", "usage", "a manifest path does not exist"

@@ -323,6 +323,13 @@ class Bridge:
         if changed:
             self._notify("updated", info)
 
+    def note_states(self, runtime_id: str, states: tuple[str, ...]) -> None:
+        """Record the states dispatch diagnosed on a runtime (as a ``runtime_status`` with states would)."""
+        info = self.registry.get(runtime_id)
+        if info is not None and tuple(states) != info.states:
+            info.states = tuple(states)
+            self._notify("updated", info)
+
     def _on_event(self, info: RuntimeInfo, item: DomEvent) -> None:
         record = accept_event(item, self.signals_for(info), max_bytes=self.max_event_bytes)
         info.events.append(record)

@@ -48,6 +48,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe.js",  # page.info, dom.snapshot_text, dom.observe.visible, locator.*
     "sections.js",  # dom.list_sections, dom.settle
     "extract.js",  # dom.extract
+    "states.js",  # locator.probe (state diagnosis in one round trip)
     "handlers.js",  # page handlers, DOM event forwarding
     "engine.js",  # dispatch and the frozen engine object
 )
@@ -76,6 +77,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "dom.list_sections",
     "dom.settle",
     "dom.extract",
+    "locator.probe",
 )
 
 _HEADER = """/*

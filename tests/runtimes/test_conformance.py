@@ -191,7 +191,7 @@ async def test_ambiguous_look_alike_rows_fail_instead_of_clicking_the_first(fixt
     # The row-specific locator works: click the second row's button at its centre.
     await settled_layout(fixture)
     info = await fixture.call("locator.element_info", {"locator": {"text_equals": "Row 2", "closest": "li"}})
-    button = await fixture.call("locator.element_info", {"locator": {"selector": f"li.row[data-id='2'] button"}})
+    button = await fixture.call("locator.element_info", {"locator": {"selector": "li.row[data-id='2'] button"}})
     assert info["tag"] == "li"
     assert await fixture.call("pointer.click", button["clickable_center"]) | {"target": None, "button": None, "fidelity": None} == {
         "clicked": True, "target": None, "button": None, "fidelity": None}  # fmt: skip

@@ -37,7 +37,9 @@ TOOL_FIELDS = (
     "name", "description", "input_schema", "target", "requires", "x_actions", "workflow", "result_schema", "annotations",
 )  # fmt: skip
 # state_machine and execution.fallback are used by the published simple-form map.
-X_ACTIONS_FIELDS = ("direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine")
+X_ACTIONS_FIELDS = ("direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine", "annotations", "confirm")
+#: MCP tool hints a map may set explicitly under x_actions.annotations (booleans, and a title string).
+ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 EXECUTION_FIELDS = ("mode", "steps", "fallback")
 DIRECTIONS = ("agent_to_html", "html_to_agent", "bidirectional")
 SCOPES = ("active_surface", "persistent")
@@ -78,12 +80,28 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
     for key in ("source", "state_machine"):
         if key in x_actions and not isinstance(x_actions[key], dict):
             yield error(child_pointer(path, key), "invalid_type", f"{label}: x_actions.{key} must be an object, got {json_type(x_actions[key])}")
+    if "annotations" in x_actions:
+        yield from _check_annotations(x_actions["annotations"], child_pointer(path, "annotations"), label)
+    if "confirm" in x_actions and not isinstance(x_actions["confirm"], (bool, str)):
+        yield error(child_pointer(path, "confirm"), "invalid_type", f"{label}: x_actions.confirm must be a boolean or a message, got {json_type(x_actions['confirm'])}")
     if "execution" in x_actions:
         yield from _check_execution(x_actions["execution"], child_pointer(path, "execution"), label, rules)
     if "result_schema" in x_actions:
         yield from check_schema(x_actions["result_schema"], child_pointer(path, "result_schema"), "result_schema")
     if "workflow" in x_actions:
         yield from check_workflow(x_actions["workflow"], child_pointer(path, "workflow"), rules)
+
+
+def _check_annotations(annotations: Any, path: str, label: str) -> Checks:
+    """``x_actions.annotations``: MCP hints that override the derived ones."""
+    if not isinstance(annotations, dict):
+        yield error(path, "invalid_type", f"{label}: x_actions.annotations must be an object, got {json_type(annotations)}")
+        return
+    yield from check_keys(annotations, path, ("title", *ANNOTATION_HINTS), subject=f"{label} x_actions.annotations")
+    for key, value in annotations.items():
+        expected = str if key == "title" else bool
+        if key in ("title", *ANNOTATION_HINTS) and not isinstance(value, expected):
+            yield error(child_pointer(path, key), "invalid_type", f"{label}: x_actions.annotations.{key} must be a {'string' if expected is str else 'boolean'}, got {json_type(value)}")
 
 
 def _is_executable(tool: dict[str, Any]) -> bool:
