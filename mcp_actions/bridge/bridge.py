@@ -246,6 +246,7 @@ class Bridge:
         # Only an object with tools is a map to expose; the spec's {"protocol", "version"} only says what was loaded.
         info.manifest = item.inline_manifest
         info.manifest_summary = item.manifest_summary
+        info.announced_host = item.host
         info.authorization_id = item.authorization_id
         info.extension_version = item.extension_version
         info.last_seen = time.monotonic()

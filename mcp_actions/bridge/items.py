@@ -56,6 +56,7 @@ class RuntimeReady(_Item):
     title: str | None = None
     capabilities: list[str] | None = None
     manifest: dict[str, Any] | None = None
+    host: str | None = None  # the kind of host (page, playwright, …), an addition like title
 
     @property
     def inline_manifest(self) -> dict[str, Any] | None:

@@ -32,6 +32,7 @@ class RuntimeInfo:
     states: tuple[str, ...] = ()
     manifest: dict[str, Any] | None = None  # an inline manifest (an object with ``tools``), to expose
     manifest_summary: dict[str, Any] | None = None  # the spec's summary of the map the runtime loaded
+    announced_host: str | None = None  # the host kind runtime_ready named, if any
     authorization_id: str | None = None
     extension_version: str | None = None
     connected_at: float = field(default_factory=time.time)
@@ -42,10 +43,12 @@ class RuntimeInfo:
     def host(self) -> str:
         """What kind of host this runtime runs in, for evidence (``page``, ``playwright``, ``chrome-tab``…).
 
-        The scheme of its ``runtime_key`` names it (``page:…`` for the page runtime,
-        ``playwright:tab-1`` for a browser-host tab, the spec's ``chrome-tab:123``);
-        without one, the transport does.
+        What ``runtime_ready`` announced as ``host`` wins; else the scheme of its
+        ``runtime_key`` names it (``page:…`` for the page runtime, ``playwright:tab-1``
+        for a browser-host tab, the spec's ``chrome-tab:123``); else the transport.
         """
+        if self.announced_host:
+            return self.announced_host
         scheme, colon, _ = (self.runtime_key or "").partition(":")
         return scheme if colon and scheme else self.transport
 

@@ -77,6 +77,9 @@ class InProcessRuntime:
             "url": self.url,
             "capabilities": list(self.capabilities),
         }
+        host = getattr(self, "host_kind", None)  # named in capability refusals, by us and by the bridge
+        if isinstance(host, str):
+            ready["host"] = host
         for key in ("runtime_key", "title", "manifest"):
             if getattr(self, key) is not None:
                 ready[key] = getattr(self, key)
