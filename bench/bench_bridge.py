@@ -33,6 +33,7 @@ from websockets.asyncio.client import connect
 
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.websocket import BridgeServer
+from mcp_actions.runtimes.page_script import runtime_js
 
 TOKEN = "bench-token"
 FD_NEEDED = 4096
@@ -119,7 +120,7 @@ async def measure(bridge: Bridge, runtime_ids: list[str], calls: int, concurrenc
 async def bench(runtime_count: int, calls: int, concurrency: int, in_process: bool) -> dict[str, Any]:
     """Start a bridge, connect the runtimes, warm up, measure, tear down."""
     bridge = Bridge()
-    server = BridgeServer(bridge, port=0, token=TOKEN)
+    server = BridgeServer(bridge, port=0, token=TOKEN, runtime_script=runtime_js)
     await server.start()
     stop: Any
     if in_process:

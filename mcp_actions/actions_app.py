@@ -23,11 +23,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
+from .bridge.bridge import Bridge
 from .bridge.registry import RuntimeInfo
+from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
 from .catalog.selection import ToolSelection
 from .catalog.watch import ManifestWatcher
+from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.observe_tools import OBSERVE_RUNNERS, observe_bindings
 from .dispatch.service import ActionService
@@ -46,6 +48,7 @@ from .projection.service import ProjectionService
 from .resources import ResourceRegistry, expand, register_builtin_resources
 from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
 from .resources.projections import register_projection_resources
+from .runtimes.page_script import runtime_js
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -58,7 +61,7 @@ class AppOptions:
 
     manifests: Sequence[str] = ()
     bridge_host: str = "127.0.0.1"
-    bridge_port: int = 17345
+    bridge_port: int = DEFAULT_BRIDGE_PORT
     bridge_token: str | None = None
     allowed_origins: Sequence[str] = ()
     browser: Literal["auto", "launch", "none"] = "auto"
@@ -99,7 +102,7 @@ class ActionsApp:
             projections=self.projections,
             limits=options.limits,
         )
-        self.endpoint: Any = None
+        self.endpoint: BridgeServer | None = None
         self.load_result = LoadResult()
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
         self.fetcher = RemoteFetcher()
@@ -199,13 +202,12 @@ class ActionsApp:
         self.load_manifests()
         await self.bridge.start()
         if self.options.serve_bridge:
-            from .bridge.websocket import BridgeServer
-
             self.endpoint = BridgeServer(
                 self.bridge,
                 host=self.options.bridge_host,
                 port=self.options.bridge_port,
                 token=self.token,
+                runtime_script=runtime_js,
                 allowed_origins=list(self.options.allowed_origins) or None,
             )
             await self.endpoint.start()

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from . import __version__
+from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
 from .errors import UsageError
 from .manifest.report import human_lines, json_text, validate_paths
 
@@ -57,7 +58,7 @@ def _env_list(name: str, separator: str = ",") -> list[str]:
 def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=_TRANSPORTS, default=_env("MCP_ACTIONS_TRANSPORT", "stdio"), help="MCP transport [MCP_ACTIONS_TRANSPORT] (default stdio)")
     parser.add_argument("--host", default=_env("MCP_ACTIONS_HOST", "127.0.0.1"), help="HTTP host for sse/streamable-http [MCP_ACTIONS_HOST]")
-    parser.add_argument("--port", type=int, default=None, help="HTTP port for sse/streamable-http [MCP_ACTIONS_PORT] (default 8931)")
+    parser.add_argument("--port", type=int, default=None, help=f"HTTP port for sse/streamable-http [MCP_ACTIONS_PORT] (default {DEFAULT_MCP_PORT})")
     parser.add_argument(
         "--manifests",
         action="append",
@@ -66,7 +67,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "[MCP_ACTIONS_MANIFESTS, ':'-separated] (default: the bundled manifests)",
     )
     parser.add_argument("--bridge-host", default=_env("MCP_ACTIONS_BRIDGE_HOST", "127.0.0.1"), help="bridge WebSocket host [MCP_ACTIONS_BRIDGE_HOST]")
-    parser.add_argument("--bridge-port", type=int, default=None, help="bridge WebSocket port [MCP_ACTIONS_BRIDGE_PORT] (default 17345)")
+    parser.add_argument("--bridge-port", type=int, default=None, help=f"bridge WebSocket port [MCP_ACTIONS_BRIDGE_PORT] (default {DEFAULT_BRIDGE_PORT})")
     parser.add_argument("--bridge-token", default=_env("MCP_ACTIONS_BRIDGE_TOKEN"), help="token runtimes must present [MCP_ACTIONS_BRIDGE_TOKEN] (default: generated per start, printed to stderr)")
     parser.add_argument("--allowed-origins", action="append", metavar="ORIGIN", help="only accept runtimes whose Origin is one of these; repeatable [MCP_ACTIONS_ALLOWED_ORIGINS, ','-separated]")
     parser.add_argument("--browser", choices=("auto", "launch", "none"), default=_env("MCP_ACTIONS_BROWSER", "auto"), help="auto: launch lazily when a call needs a runtime; launch: at start; none: never [MCP_ACTIONS_BROWSER]")
@@ -78,7 +79,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     profile = parser.add_mutually_exclusive_group()
     profile.add_argument("--user-data-dir", default=_env("MCP_ACTIONS_USER_DATA_DIR"), help="persistent browser profile directory [MCP_ACTIONS_USER_DATA_DIR]")
     profile.add_argument("--isolated", action="store_true", default=_env("MCP_ACTIONS_ISOLATED") in ("1", "true"), help="use a fresh temporary profile [MCP_ACTIONS_ISOLATED=1]")
-    parser.add_argument("--timeout-ms", type=int, default=None, help="default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default 30000)")
+    parser.add_argument("--timeout-ms", type=int, default=None, help=f"default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default {DEFAULT_TIMEOUT_MS})")
     parser.add_argument("--tool-mode", choices=("tools", "site"), default=_env("MCP_ACTIONS_TOOL_MODE", "tools"), help="tools: every tool; site: only actions.site and the browser tools [MCP_ACTIONS_TOOL_MODE]")
     parser.add_argument("--tools", action="append", metavar="GLOB", help="expose only tools whose dotted name matches; repeatable [MCP_ACTIONS_TOOLS, ','-separated]")
     parser.add_argument("--exclude-tools", action="append", metavar="GLOB", help="never expose tools whose dotted name matches; repeatable [MCP_ACTIONS_EXCLUDE_TOOLS, ','-separated]")
@@ -154,9 +155,6 @@ def _limits(args: argparse.Namespace) -> object:
 
 def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
     from .actions_app import AppOptions
-    from .bridge.bridge import DEFAULT_TIMEOUT_MS
-    from .bridge.websocket import DEFAULT_BRIDGE_PORT
-    from .server.transports import DEFAULT_MCP_PORT
 
     manifests = args.manifests or [p for p in (_env("MCP_ACTIONS_MANIFESTS") or "").split(":") if p]
     origins = args.allowed_origins or [o for o in (_env("MCP_ACTIONS_ALLOWED_ORIGINS") or "").split(",") if o]

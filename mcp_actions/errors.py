@@ -101,6 +101,25 @@ class ErrorCode(enum.StrEnum):
     DIALOG_OPEN = "dialog_open", "primitive", "a JavaScript dialog (confirm, prompt, beforeunload) blocks the tab; answer it with browser.dismiss_dialog"
     TIMEOUT = "timeout", "primitive", "a primitive's own wait ran out"
     IMPLICIT_SUBMISSION = "implicit_submission", "primitive", "typing would submit a form implicitly"
+    # -- the reference dictionary's other primitive errors (runtimes written by others answer with them)
+    CAPABILITY_UNSUPPORTED = "capability_unsupported", "primitive", "the host knows the capability but cannot provide it here"
+    CLIPBOARD_PERMISSION_DENIED = "clipboard_permission_denied", "primitive", "the browser refused clipboard access"
+    SOURCE_TAB_UNAUTHORIZED = "source_tab_unauthorized", "primitive", "a cross-tab transfer's source tab is not authorised"
+    DESTINATION_TAB_UNAUTHORIZED = "destination_tab_unauthorized", "primitive", "a cross-tab transfer's destination tab is not authorised"
+    TRANSFER_LABEL_NOT_FOUND = "transfer_label_not_found", "primitive", "no transfer item has that label or id"
+    TRANSFER_EXPIRED = "transfer_expired", "primitive", "the transfer item is no longer available"
+    TRANSFER_FORMAT_UNSUPPORTED = "transfer_format_unsupported", "primitive", "the transfer format is not supported"
+    TRANSFER_APPEND_INCOMPATIBLE = "transfer_append_incompatible", "primitive", "an append does not fit the existing transfer item"
+    TRANSFER_PAYLOAD_TOO_LARGE = "transfer_payload_too_large", "primitive", "the transfer payload exceeds its size cap"
+    STORAGE_FILE_NOT_FOUND = "storage_file_not_found", "primitive", "no storage file at that path or id"
+    STORAGE_FILE_AMBIGUOUS_ID = "storage_file_ambiguous_id", "primitive", "several storage files match that id"
+    STORAGE_FILE_NOT_TEXT = "storage_file_not_text", "primitive", "the storage file is not text"
+    STORAGE_FILE_TOO_LARGE = "storage_file_too_large", "primitive", "the storage file exceeds the read cap"
+    STORAGE_FILE_PATH_UNAUTHORIZED = "storage_file_path_unauthorized", "primitive", "the storage path is outside what may be read"
+    UNSAFE_PATH = "unsafe_path", "primitive", "a path climbs out of its root or is otherwise unsafe"
+    ASSET_NOT_FOUND = "asset_not_found", "primitive", "an overlay asset does not exist"
+    RENDER_FAILED = "render_failed", "primitive", "an overlay could not be rendered"
+    LAUNCHER_FAILED = "launcher_failed", "primitive", "an overlay launcher could not be registered or opened"
     # -- manifest validation problems (Problem.code); paths are JSON Pointers
     INVALID_JSON = "invalid_json", "problem", "the file is not JSON text (reported when reading a file, path '')"
     MANIFEST_TOO_LARGE = "manifest_too_large", "problem", "the file is larger than the loader reads (reported when reading a file, path '')"
@@ -121,7 +140,10 @@ class ErrorCode(enum.StrEnum):
     UNKNOWN_PROJECTION = "unknown_projection", "problem", "a reference names a state projection the manifest does not declare"
     IMPORT_NAMESPACE_REQUIRED = "import_namespace_required", "problem import", "an enabled import has no namespace while composition.namespace_required is true (the default)"
     SCHEMA_NOT_OBJECT = "schema_not_object", "problem", "input_schema, payload, result_schema or output_schema is present but not an object"
-    INVALID_SCHEMA = "invalid_schema", "problem", "a schema fails its metaschema; the path points inside the schema"
+    INVALID_SCHEMA = "invalid_schema", "problem hygiene", (
+        "a schema fails its metaschema (as a problem, the path points inside the schema); "
+        "at run time, what a schema that cannot be compiled should check is refused with this code"
+    )
     UNKNOWN_SCHEMA_DIALECT = "unknown_schema_dialect", "problem", "warning: $schema names a dialect jsonschema does not know; checked as Draft 2020-12"
     TOOL_NOT_EXECUTABLE = "tool_not_executable", "problem", "an agent-callable tool has no x_actions.handler, no workflow, no x_actions.execution.steps, and its name is no primitive of the host's dictionary or the map's primitive_dictionary"
     HOST_NATIVE_UNDECLARED = "host_native_undeclared", "problem", (

@@ -2,10 +2,20 @@
 
 A runtime connects through any transport by handing the bridge a
 ``RuntimeLink`` and feeding what it receives into the returned
-``RuntimeSession``. The bridge routes each call to one runtime, correlates the
-answer by ``call_id``, and guarantees exactly one terminal outcome per call:
-the runtime's output or error, ``handler_timeout`` when time runs out, or
+``RuntimeSession`` (``session.py``). The bridge owns the runtimes' lifecycle:
+which connection is which runtime (``runtime_ready``, reconnects that keep
+their identity), what each said of itself (``runtime_status``), accepted page
+events, staleness and disconnects. Calls are routed to exactly one runtime,
+checked there (a dictionary primitive must be provided by the runtime and its
+arguments must fit the dictionary), and handed to the ``CallTracker``
+(``calls.py``), which correlates answers by ``call_id`` and guarantees one
+outcome per call: the runtime's output or error, ``handler_timeout``, or
 ``transport_failed`` the moment the connection drops. Nothing is left pending.
+
+While a call runs, its runtime's call messages (``call_progress``,
+``input_request``) reach the caller's ``on_progress`` / ``on_input`` through
+the tracker; a caller that gives up (its task cancelled) has the runtime sent
+``action_cancel``.
 
 Observers (the MCP layer) subscribe with ``add_listener`` to hear about
 runtimes arriving, changing and leaving, and about accepted page events.
@@ -15,38 +25,34 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
-import os
 import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode
+from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
+from .calls import CallTracker, InputHandler, ProgressHandler
+from .envelope import runtime_error, unwrap_output
 from .items import (
     DEFAULT_MAX_ITEM_BYTES,
-    ActionCall,
     ActionCallOutput,
-    ActionCancel,
     ActionErrorItem,
     CallProgress,
     DomEvent,
     InputRequest,
-    InputResponse,
     RuntimeReady,
     RuntimeStatus,
-    parse_item,
 )
 from .page_tools import parse_page_tools
 from .registry import RuntimeInfo, RuntimeRegistry
 from .routing import Route, select_runtime
+from .session import RuntimeLink, RuntimeSession
 from .signals import DEFAULT_MAX_EVENT_BYTES, SignalSource, SignalSpec, accept_event
 
 __all__ = [
     "DEFAULT_STALE_AFTER_S",
-    "DEFAULT_TIMEOUT_MS",
     "Bridge",
     "BridgeListener",
     "InputHandler",
@@ -57,145 +63,18 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Timeout of a call that does not set ``timeout_ms``.
-DEFAULT_TIMEOUT_MS = 30_000
 #: A heartbeating runtime silent for this long is retired. The page runtime beats every 15 s,
 #: but browsers throttle timers in hidden tabs to about once a minute, so allow two such minutes.
 DEFAULT_STALE_AFTER_S = 120.0
 #: Transports whose runtimes are expected to heartbeat (in-process runtimes are not).
 HEARTBEAT_TRANSPORTS = frozenset({"websocket"})
-#: How many timed-out call ids are remembered, to log (not answer) late outputs.
-_EXPIRED_MEMORY = 4096
-
-
-class RuntimeLink(Protocol):
-    """The bridge's handle on one runtime's transport."""
-
-    async def send(self, item: dict[str, Any]) -> None:
-        """Deliver one bridge → runtime item; raise when the transport cannot."""
-
-    async def close(self, reason: str) -> None:
-        """Drop the connection (replaced, stale, shutting down)."""
-
 
 #: ``listener(kind, runtime, detail)`` with kind in ready, updated, gone, event.
 BridgeListener = Callable[[str, RuntimeInfo, Mapping[str, Any]], None]
-#: Hears a running call's ``call_progress``: ``(progress, total, message)``.
-ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None]]
-#: Answers a running call's ``input_request``: the page's request in, the response object out
-#: (raise ``ActionError`` to answer with an error instead).
-InputHandler = Callable[[dict[str, Any]], Awaitable[Any]]
-
-
-@dataclass
-class _PendingCall:
-    call_id: str
-    runtime_id: str
-    name: str
-    session: RuntimeSession
-    started: float
-    future: asyncio.Future[Any] = field(repr=False)
-    on_progress: ProgressHandler | None = None
-    on_input: InputHandler | None = None
-    #: Input requests being answered; cancelled when the call ends.
-    asking: set[asyncio.Task[Any]] = field(default_factory=set)
-
-
-class RuntimeSession:
-    """One runtime connection: feed it what the runtime sends, close it when it drops."""
-
-    def __init__(self, bridge: Bridge, link: RuntimeLink, transport: str) -> None:
-        self.bridge = bridge
-        self.link = link
-        self.transport = transport
-        self.runtime_id: str | None = None
-        self.closed = False
-        # Ids the runtime may use for itself beside its registered id (a reconnect that kept the key).
-        self._aliases: set[str] = set()
-        self._pending: set[str] = set()
-        self._send_lock = asyncio.Lock()
-
-    async def send(self, item: dict[str, Any]) -> None:
-        """Send one item; the lock keeps items in order on this connection."""
-        async with self._send_lock:
-            await self.link.send(item)
-
-    async def receive(self, frame: str | bytes | dict[str, Any]) -> None:
-        """Handle one item from the runtime. Never raises for bad input: it answers it."""
-        if self.closed:
-            return
-        try:
-            item = parse_item(frame, max_bytes=self.bridge.max_item_bytes)
-            await self._dispatch(item)
-        except ActionError as exc:
-            await self._refuse(exc)
-
-    async def _refuse(self, exc: ActionError) -> None:
-        log.warning("refused item from %s: %s (%s)", self.runtime_id or "unannounced runtime", exc.message, exc.code)
-        reply: dict[str, Any] = {"type": "action_error", "error": exc.to_error()}
-        call_id = exc.evidence.get("call_id")
-        if isinstance(call_id, str):
-            reply["call_id"] = call_id
-        if self.runtime_id:
-            reply["runtime_id"] = self.runtime_id
-        with contextlib.suppress(Exception):
-            await self.send(reply)
-
-    def _check_runtime_id(self, runtime_id: str | None) -> None:
-        if runtime_id is not None and runtime_id != self.runtime_id and runtime_id not in self._aliases:
-            raise ActionError(
-                f"item names runtime {runtime_id!r} but this connection is {self.runtime_id!r}",
-                code=ErrorCode.INVALID_ITEM,
-                evidence={"runtime_id": runtime_id},
-            )
-
-    async def _dispatch(self, item: Any) -> None:
-        if isinstance(item, RuntimeReady):
-            await self.bridge._on_ready(self, item)
-            return
-        if self.runtime_id is None:
-            raise ActionError(
-                "send runtime_ready before any other item",
-                code=ErrorCode.RUNTIME_NOT_READY,
-                evidence={"type": item.type, "call_id": getattr(item, "call_id", None)},
-            )
-        info = self.bridge.registry.get(self.runtime_id)
-        if info is None:  # retired while the frame was in flight
-            return
-        info.last_seen = time.monotonic()
-        self._check_runtime_id(getattr(item, "runtime_id", None))
-        if isinstance(item, RuntimeStatus):
-            self.bridge._on_status(info, item)
-        elif isinstance(item, ActionCallOutput):
-            self.bridge._settle(self, item.call_id, output=item.output)
-        elif isinstance(item, ActionErrorItem):
-            if item.call_id:
-                self.bridge._settle(self, item.call_id, error=ActionError.from_error(item.error.model_dump()))
-            else:
-                log.warning("runtime %s reported: %s %s", self.runtime_id, item.error.code, item.error.message)
-        elif isinstance(item, DomEvent):
-            self.bridge._on_event(info, item)
-        elif isinstance(item, CallProgress):
-            await self.bridge._on_progress(self, item)
-        elif isinstance(item, InputRequest):
-            self.bridge._on_input_request(self, item)
-        elif isinstance(item, (ActionCall, InputResponse, ActionCancel)):
-            raise ActionError(
-                f"{item.type} travels from the bridge to runtimes only",
-                code=ErrorCode.INVALID_ITEM,
-                evidence={"type": item.type, "call_id": item.call_id},
-            )
-
-    async def close(self, reason: str = "disconnected") -> None:
-        """The transport is gone: fail this connection's pending calls at once and deregister it."""
-        if self.closed:
-            return
-        self.closed = True
-        self.bridge._on_closed(self, reason)
 
 
 class Bridge:
-    """Routes calls to connected runtimes and correlates their answers."""
+    """Routes calls to connected runtimes and keeps track of the runtimes themselves."""
 
     def __init__(
         self,
@@ -205,20 +84,19 @@ class Bridge:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         stale_after_s: float = DEFAULT_STALE_AFTER_S,
         signal_source: SignalSource | None = None,
+        dictionary: PrimitiveDictionary | None = None,
     ) -> None:
+        """``dictionary`` (default: the bundled one) decides which call names are primitives to check."""
         self.default_timeout_ms = default_timeout_ms
         self.max_item_bytes = max_item_bytes
         self.max_event_bytes = max_event_bytes
         self.stale_after_s = stale_after_s
         self.signal_source = signal_source
+        self.dictionary = dictionary if dictionary is not None else load_dictionary()
         self.registry = RuntimeRegistry()
+        self.calls = CallTracker()
         self._sessions: dict[str, RuntimeSession] = {}
-        self._pending: dict[str, _PendingCall] = {}
-        self._expired: OrderedDict[str, float] = OrderedDict()
         self._listeners: list[BridgeListener] = []
-        self._background: set[asyncio.Task[Any]] = set()
-        self._ids = itertools.count(1)
-        self._id_prefix = os.urandom(3).hex()
         self._sweeper: asyncio.Task[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------
@@ -236,11 +114,9 @@ class Bridge:
                 await self._sweeper
             self._sweeper = None
         for session in list(self._sessions.values()):
-            with contextlib.suppress(Exception):
-                await session.link.close("bridge stopping")
+            await self._close_link(session, "bridge stopping")
             await session.close("bridge stopping")
-        for task in list(self._background):
-            task.cancel()
+        self.calls.stop()
 
     def connect(self, link: RuntimeLink, *, transport: str) -> RuntimeSession:
         """Accept a new connection; it becomes a runtime once it sends ``runtime_ready``."""
@@ -258,7 +134,7 @@ class Bridge:
     @property
     def pending_count(self) -> int:
         """Calls sent and not yet ended (for tests, benchmarks and the status page)."""
-        return len(self._pending)
+        return self.calls.pending_count
 
     @property
     def session_count(self) -> int:
@@ -278,7 +154,7 @@ class Bridge:
 
     def new_call_id(self) -> str:
         """A fresh call id, unique within this bridge's life."""
-        return f"call-{self._id_prefix}-{next(self._ids)}"
+        return self.calls.new_call_id()
 
     async def call(
         self,
@@ -295,12 +171,17 @@ class Bridge:
     ) -> Any:
         """Run ``name`` on exactly one runtime and return its output.
 
-        Raises ``ActionError``: routing errors, the runtime's own error,
-        ``handler_timeout`` (evidence: elapsed_ms) or ``transport_failed``.
-        While the call runs, the runtime's ``call_progress`` reaches
-        ``on_progress`` and its ``input_request`` is answered by ``on_input``
-        (without one, with ``capability_unavailable``). Cancelling the
-        awaiting task sends the runtime ``action_cancel``.
+        A call without ``handler`` whose name is a dictionary primitive is
+        checked before it is sent: the runtime must provide it
+        (``capability_unavailable`` naming the host (the scheme of its runtime_key, else its transport) and what is missing) and the
+        arguments must fit its ``input_schema`` (``invalid_input`` with a JSON
+        Pointer ``path``). Raises ``ActionError``: routing errors, those checks,
+        the runtime's own error, ``handler_timeout`` (evidence: elapsed_ms) or
+        ``transport_failed``. While the call runs, the runtime's
+        ``call_progress`` reaches ``on_progress(progress, total, message)`` and
+        its ``input_request`` is answered by ``on_input(request)`` (without one,
+        with ``capability_unavailable``). Cancelling the awaiting task sends the
+        runtime ``action_cancel``.
         """
         info = self.resolve(route or Route(runtime_id=runtime_id))
         session = self._sessions.get(info.runtime_id)
@@ -310,152 +191,43 @@ class Bridge:
                 code=ErrorCode.RUNTIME_NOT_READY,
                 evidence={"runtime_id": info.runtime_id},
             )
-        call_id = call_id or self.new_call_id()
-        if call_id in self._pending:
-            raise ActionError(f"call id {call_id!r} is already pending", code=ErrorCode.DUPLICATE_CALL_ID, evidence={"call_id": call_id})
-        timeout_ms = self.default_timeout_ms if timeout_ms is None else timeout_ms
+        if handler is None:
+            self._check_primitive(info, name, arguments)
         item: dict[str, Any] = {
             "type": "action_call",
-            "call_id": call_id,
+            "call_id": call_id or self.calls.new_call_id(),
             "runtime_id": info.runtime_id,
             "name": name,
             "arguments": arguments,
-            "timeout_ms": timeout_ms,
+            "timeout_ms": self.default_timeout_ms if timeout_ms is None else timeout_ms,
         }
         if handler:
             item["handler"] = handler
-        started = time.monotonic()
-        pending = _PendingCall(
-            call_id, info.runtime_id, name, session, started, asyncio.get_running_loop().create_future(), on_progress=on_progress, on_input=on_input
-        )
-        self._pending[call_id] = pending
-        session._pending.add(call_id)
-        try:
-            try:
-                # The timeout covers delivery too: a runtime that stops reading fills the
-                # socket buffer and would otherwise hold the send (and the call) forever.
-                async with asyncio.timeout(timeout_ms / 1000):
-                    try:
-                        await session.send(item)
-                    except Exception as exc:  # noqa: BLE001 - any transport failure means the item was not delivered
-                        raise ActionError(
-                            f"could not deliver the call to runtime {info.runtime_id!r}: {exc}",
-                            code=ErrorCode.TRANSPORT_FAILED,
-                            evidence={"call_id": call_id, "runtime_id": info.runtime_id},
-                        ) from exc
-                    return await pending.future
-            except TimeoutError:
-                elapsed = int((time.monotonic() - started) * 1000)
-                self._remember_expired(call_id)
-                raise ActionError(
-                    f"{name} did not finish within {timeout_ms} ms",
-                    code=ErrorCode.HANDLER_TIMEOUT,
-                    evidence={"call_id": call_id, "runtime_id": info.runtime_id, "elapsed_ms": elapsed, "timeout_ms": timeout_ms},
-                ) from None
-        except asyncio.CancelledError:
-            # The caller gave up (an MCP cancellation, say): tell the runtime, and log its late answer.
-            self._remember_expired(call_id)
-            if not session.closed:
-                self._spawn(self._send_cancel(session, call_id, info.runtime_id), f"cancel-{call_id}")
-            raise
-        finally:
-            self._pending.pop(call_id, None)
-            session._pending.discard(call_id)
-            for asking in list(pending.asking):
-                asking.cancel()  # nobody waits for the answer any more
-            # A call that ended another way (delivery failed, cancelled) may leave an outcome
-            # set on the future by a concurrent disconnect: consume it so asyncio does not
-            # log "exception was never retrieved".
-            if pending.future.done() and not pending.future.cancelled():
-                pending.future.exception()
-            else:
-                pending.future.cancel()
+        return await self.calls.run(session, item, timeout_ms=item["timeout_ms"], on_progress=on_progress, on_input=on_input)
 
-    async def _send_cancel(self, session: RuntimeSession, call_id: str, runtime_id: str) -> None:
-        item = {"type": "action_cancel", "call_id": call_id, "runtime_id": runtime_id, "reason": "cancelled by the caller"}
-        try:
-            await session.send(item)
-        except Exception as exc:  # noqa: BLE001 - the runtime may be gone already; the call has ended anyway
-            log.info("could not tell runtime %s that call %s was cancelled: %s", runtime_id, call_id, exc)
-
-    def _spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
-        task = asyncio.get_running_loop().create_task(coro, name=name)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        return task
-
-    def _running(self, session: RuntimeSession, call_id: str) -> _PendingCall | None:
-        pending = self._pending.get(call_id)
-        if pending is None or pending.future.done() or pending.session is not session:
-            return None
-        return pending
-
-    async def _on_progress(self, session: RuntimeSession, item: CallProgress) -> None:
-        pending = self._running(session, item.call_id)
-        if pending is None or pending.on_progress is None:
-            log.debug("dropped progress of call %s (not running here, or nobody listens)", item.call_id)
-            return
-        try:
-            await pending.on_progress(item.progress, item.total, item.message)
-        except Exception:  # noqa: BLE001 - a caller that cannot hear progress must not fail the call
-            log.exception("progress listener of call %s failed", item.call_id)
-
-    def _on_input_request(self, session: RuntimeSession, item: InputRequest) -> None:
-        pending = self._running(session, item.call_id)
-        if pending is None:
-            raise ActionError(f"no running call {item.call_id!r} can ask for input", code=ErrorCode.INVALID_ITEM, evidence={"call_id": item.call_id})
-        task = self._spawn(self._answer_input(session, pending, item), f"input-{item.request_id}")
-        pending.asking.add(task)
-        task.add_done_callback(pending.asking.discard)
-
-    async def _answer_input(self, session: RuntimeSession, pending: _PendingCall, item: InputRequest) -> None:
-        reply: dict[str, Any] = {"type": "input_response", "call_id": item.call_id, "request_id": item.request_id, "runtime_id": pending.runtime_id}
-        try:
-            if pending.on_input is None:
-                raise ActionError(
-                    "the caller of this call cannot answer input requests",
-                    code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                    evidence={"call_id": item.call_id, "capability": "input"},
-                )
-            reply["response"] = await pending.on_input(item.request)
-        except ActionError as exc:
-            reply["error"] = exc.to_error()
-        except Exception as exc:  # noqa: BLE001 - the page gets an answer whatever went wrong here
-            log.exception("answering input request %s failed", item.request_id)
-            reply["error"] = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED).to_error()
-        if session.closed:
-            return
-        try:
-            await session.send(reply)
-        except Exception as exc:  # noqa: BLE001 - the runtime left; its call fails through the disconnect
-            log.info("could not answer input request %s: %s", item.request_id, exc)
-
-    def _remember_expired(self, call_id: str) -> None:
-        self._expired[call_id] = time.monotonic()
-        while len(self._expired) > _EXPIRED_MEMORY:
-            self._expired.popitem(last=False)
-
-    def _settle(self, session: RuntimeSession, call_id: str, *, output: Any = None, error: ActionError | None = None) -> None:
-        pending = self._pending.get(call_id)
-        if pending is None or pending.future.done():
-            if call_id in self._expired:
-                log.warning("dropped late answer to call %s from %s (it had timed out)", call_id, session.runtime_id)
-                return
-            raise ActionError(f"no pending call has id {call_id!r}", code=ErrorCode.INVALID_ITEM, evidence={"call_id": call_id})
-        if pending.session is not session:
+    def _check_primitive(self, info: RuntimeInfo, name: str, arguments: dict[str, Any]) -> None:
+        primitive = self.dictionary.get(name)
+        if primitive is None:
+            return  # not a dictionary primitive: the runtime decides
+        if info.capabilities and not primitive.provided_by(info.capabilities):
             raise ActionError(
-                f"call {call_id!r} was not sent to this runtime",
-                code=ErrorCode.INVALID_ITEM,
-                evidence={"call_id": call_id},
+                f"runtime {info.runtime_id!r} ({info.host} host) does not provide {name}",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={
+                    "capability": name,
+                    "missing": primitive.missing(info.capabilities) or [name],
+                    "host": info.host,
+                    "runtime_id": info.runtime_id,
+                    "runtime_key": info.runtime_key,
+                    "extension_version": info.extension_version,
+                },
             )
-        if error is not None:
-            pending.future.set_exception(error)
-        else:
-            pending.future.set_result(output)
+        primitive.check_input(arguments)
 
-    # -- runtime lifecycle -------------------------------------------------
+    # -- what sessions report (SessionOwner) ------------------------------
 
-    async def _on_ready(self, session: RuntimeSession, item: RuntimeReady) -> None:
+    async def on_runtime_ready(self, session: RuntimeSession, item: RuntimeReady) -> None:
+        """Register the runtime a connection announces (or refresh what it said of itself)."""
         registry = self.registry
         if session.runtime_id is not None:
             # A second runtime_ready on the same connection refreshes what the runtime said of itself.
@@ -471,19 +243,16 @@ class Bridge:
         replaced = self._sessions.get(runtime_id)
         if replaced is not None and replaced is not session:
             log.info("runtime %s reconnected; replacing its old connection", runtime_id)
-            replaced.closed = True
-            self._fail_pending(replaced, "the runtime reconnected on a new connection")
+            replaced.detach()
+            self.calls.fail_channel(replaced, "the runtime reconnected on a new connection")
             self._sessions.pop(runtime_id, None)
-            with contextlib.suppress(Exception):
-                await replaced.link.close("replaced by a new connection")
+            await self._close_link(replaced, "replaced by a new connection")
         info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport)
         if previous is not None:
             info.events = previous.events
             info.connected_at = previous.connected_at
         self._apply_ready(info, item)
-        session.runtime_id = runtime_id
-        if item.runtime_id != runtime_id:
-            session._aliases.add(item.runtime_id)
+        session.bind(runtime_id, announced_as=item.runtime_id)
         self._sessions[runtime_id] = session
         registry.add(info)
         if registry.active_id is None:
@@ -501,16 +270,72 @@ class Bridge:
         info.runtime_key = item.runtime_key
         info.title = item.title
         info.capabilities = tuple(item.capabilities or ())
-        info.manifest = item.manifest
+        # Only an object with tools is a map to expose; the spec's {"protocol", "version"} only says what was loaded.
+        info.manifest = item.inline_manifest
+        info.manifest_summary = item.manifest_summary
+        info.announced_host = item.host
         info.authorization_id = item.authorization_id
         info.extension_version = item.extension_version
         info.last_seen = time.monotonic()
 
+    def on_runtime_seen(self, session: RuntimeSession) -> bool:
+        """Note that an announced runtime is alive; False when it was retired while the item was in flight."""
+        info = self.registry.get(session.runtime_id) if session.runtime_id else None
+        if info is None:
+            return False
+        info.last_seen = time.monotonic()
+        return True
+
+    async def on_runtime_item(self, session: RuntimeSession, item: Any) -> None:
+        """Handle a status, output, error or event item of an announced runtime."""
+        info = self.registry.get(session.runtime_id) if session.runtime_id else None
+        if info is None:
+            return
+        if isinstance(item, RuntimeStatus):
+            self._on_status(info, item)
+        elif isinstance(item, ActionCallOutput):
+            try:
+                output = unwrap_output(item.output)
+            except ActionError as failure:  # the spec's {"ok": false, "error": …}
+                self.calls.settle(session, item.call_id, error=failure)
+            else:
+                self.calls.settle(session, item.call_id, output=output)
+        elif isinstance(item, ActionErrorItem):
+            if item.call_id:
+                self.calls.settle(session, item.call_id, error=runtime_error(item.error.model_dump(exclude_none=True)))
+            else:
+                log.warning("runtime %s reported: %s %s", session.runtime_id, item.error.code, item.error.message)
+        elif isinstance(item, DomEvent):
+            self._on_event(info, item)
+
+    async def on_call_progress(self, session: RuntimeSession, item: CallProgress) -> None:
+        """Hand a running call's ``call_progress`` to its caller."""
+        await self.calls.progress(session, item.call_id, item.progress, item.total, item.message)
+
+    def on_input_request(self, session: RuntimeSession, item: InputRequest) -> None:
+        """Have a running call's caller answer its ``input_request`` (refused when no such call runs here)."""
+        self.calls.ask(session, item.call_id, item.request_id, item.request)
+
+    def on_session_closed(self, session: RuntimeSession, reason: str) -> None:
+        """A connection is gone: fail its pending calls at once and forget its runtime."""
+        self.calls.fail_channel(session, reason)
+        runtime_id = session.runtime_id
+        if runtime_id is not None and self._sessions.get(runtime_id) is session:
+            del self._sessions[runtime_id]
+            info = self.registry.remove(runtime_id)
+            if info is not None:
+                log.info("runtime %s gone: %s", runtime_id, reason)
+                self._notify("gone", info, {"reason": reason})
+
+    # -- runtime state -----------------------------------------------------
+
     async def _send_config(self, session: RuntimeSession, info: RuntimeInfo) -> None:
         """Tell the runtime which declared DOM events to forward (an addition to the six items)."""
         listen = [{"name": spec.name, "event": spec.event} for spec in self.signals_for(info).values() if spec.enabled and spec.event]
-        with contextlib.suppress(Exception):
+        try:
             await session.send({"type": "runtime_config", "runtime_id": info.runtime_id, "listen": listen})
+        except Exception as exc:  # noqa: BLE001 - the runtime keeps working, but it will not forward page events
+            log.warning("runtime_config was not delivered to runtime %s (it will forward no page events): %s", info.runtime_id, exc)
 
     async def refresh_config(self) -> None:
         """Re-send every runtime its event list (after manifests changed)."""
@@ -551,35 +376,20 @@ class Bridge:
         info.events.append(record)
         self._notify("event", info, record)
 
-    def _on_closed(self, session: RuntimeSession, reason: str) -> None:
-        self._fail_pending(session, reason)
-        runtime_id = session.runtime_id
-        if runtime_id is not None and self._sessions.get(runtime_id) is session:
-            del self._sessions[runtime_id]
-            info = self.registry.remove(runtime_id)
-            if info is not None:
-                log.info("runtime %s gone: %s", runtime_id, reason)
-                self._notify("gone", info, {"reason": reason})
-
-    def _fail_pending(self, session: RuntimeSession, reason: str) -> None:
-        for call_id in list(session._pending):
-            pending = self._pending.get(call_id)
-            if pending is not None and not pending.future.done():
-                pending.future.set_exception(
-                    ActionError(
-                        f"runtime {session.runtime_id!r} disconnected: {reason}",
-                        code=ErrorCode.TRANSPORT_FAILED,
-                        evidence={"call_id": call_id, "runtime_id": session.runtime_id, "reason": reason},
-                    )
-                )
-        session._pending.clear()
-
     def _notify(self, kind: str, info: RuntimeInfo, detail: Mapping[str, Any] | None = None) -> None:
         for listener in list(self._listeners):
             try:
                 listener(kind, info, detail or {})
             except Exception:  # a broken observer must not break the bridge
                 log.exception("bridge listener failed on %s", kind)
+
+    async def _close_link(self, session: RuntimeSession, reason: str) -> None:
+        try:
+            await session.link.close(reason)
+        except Exception as exc:  # noqa: BLE001 - the connection is being dropped anyway; say why it did not close cleanly
+            log.warning("closing the connection of runtime %s (%s) failed: %s", session.runtime_id, reason, exc)
+
+    # -- staleness ---------------------------------------------------------
 
     async def _sweep_forever(self) -> None:
         interval = max(0.05, min(5.0, self.stale_after_s / 4))
@@ -595,7 +405,6 @@ class Bridge:
             info = self.registry.get(runtime_id)
             if info and session.transport in HEARTBEAT_TRANSPORTS and now - info.last_seen > self.stale_after_s:
                 retired.append(runtime_id)
-                with contextlib.suppress(Exception):
-                    await session.link.close("stale: no heartbeat")
+                await self._close_link(session, "stale: no heartbeat")
                 await session.close("stale: no heartbeat")
         return retired

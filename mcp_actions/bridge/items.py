@@ -65,6 +65,17 @@ class RuntimeReady(_Item):
     title: str | None = None
     capabilities: list[str] | None = None
     manifest: dict[str, Any] | None = None
+    host: str | None = None  # the kind of host (page, playwright, …), an addition like title
+
+    @property
+    def inline_manifest(self) -> dict[str, Any] | None:
+        """``manifest`` when it is a full actions.json to expose: only an object with ``tools`` is one."""
+        return self.manifest if self.manifest is not None and "tools" in self.manifest else None
+
+    @property
+    def manifest_summary(self) -> dict[str, Any] | None:
+        """``manifest`` when it is the spec's summary of the loaded map (``{"protocol", "version"}``, no ``tools``)."""
+        return self.manifest if self.manifest is not None and "tools" not in self.manifest else None
 
 
 class RuntimeStatus(_Item):

@@ -30,7 +30,9 @@ class RuntimeInfo:
     title: str | None = None
     capabilities: tuple[str, ...] = ()
     states: tuple[str, ...] = ()
-    manifest: dict[str, Any] | None = None
+    manifest: dict[str, Any] | None = None  # an inline manifest (an object with ``tools``), to expose
+    manifest_summary: dict[str, Any] | None = None  # the spec's summary of the map the runtime loaded
+    announced_host: str | None = None  # the host kind runtime_ready named, if any
     #: Tools the page declares through WebMCP, ABP or WAB (``page_tools``, see bridge/page_tools.py).
     page_tools: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     authorization_id: str | None = None
@@ -38,6 +40,19 @@ class RuntimeInfo:
     connected_at: float = field(default_factory=time.time)
     last_seen: float = field(default_factory=time.monotonic)
     events: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=EVENT_LOG_SIZE), repr=False)
+
+    @property
+    def host(self) -> str:
+        """What kind of host this runtime runs in, for evidence (``page``, ``playwright``, ``chrome-tab``…).
+
+        What ``runtime_ready`` announced as ``host`` wins; else the scheme of its
+        ``runtime_key`` names it (``page:…`` for the page runtime, ``playwright:tab-1``
+        for a browser-host tab, the spec's ``chrome-tab:123``); else the transport.
+        """
+        if self.announced_host:
+            return self.announced_host
+        scheme, colon, _ = (self.runtime_key or "").partition(":")
+        return scheme if colon and scheme else self.transport
 
     def describe(self) -> dict[str, Any]:
         """The identifying fields routing errors list for each candidate."""
@@ -52,6 +67,8 @@ class RuntimeInfo:
             "states": list(self.states),
             "has_manifest": self.manifest is not None,
             "page_tools": {protocol: [t["name"] for t in tools] for protocol, tools in self.page_tools.items()},
+            "manifest_summary": self.manifest_summary,
+            "host": self.host,
             "authorization_id": self.authorization_id,
             "extension_version": self.extension_version,
             "connected_at": self.connected_at,

@@ -14,11 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from ..errors import ActionError, ErrorCode
 from ..jsonutil import json_pointer, json_size
+from ..schema_check import CompiledSchema
 from .items import DomEvent
 from .registry import RuntimeInfo
 
@@ -30,32 +28,29 @@ DEFAULT_MAX_EVENT_BYTES = 16_000
 
 @dataclass(frozen=True)
 class SignalSpec:
-    """One declared signal: its name, DOM event and payload validator."""
+    """One declared signal: its name, DOM event and payload schema."""
 
     name: str
     event: str | None
     enabled: bool
     payload_schema: dict[str, Any] | None = None
 
-    def validator(self) -> Draft202012Validator | None:
-        """A validator for the payload schema (None when there is none or it is broken)."""
+    def payload_check(self) -> CompiledSchema | None:
+        """The compiled payload schema (None when the signal declares none)."""
         if not isinstance(self.payload_schema, dict):
             return None
-        try:
-            return _validator_for(self.payload_schema)
-        except SchemaError:
-            return None
+        return _compiled_for(self.payload_schema, self.name)
 
 
-_VALIDATORS: dict[int, Draft202012Validator] = {}
+_COMPILED: dict[int, CompiledSchema] = {}
 
 
-def _validator_for(schema: dict[str, Any]) -> Draft202012Validator:
-    # Keyed by identity: specs live as long as the catalog that owns the schema dicts.
-    cached = _VALIDATORS.get(id(schema))
+def _compiled_for(schema: dict[str, Any], signal: str) -> CompiledSchema:
+    # Keyed by identity: specs live as long as the catalog that owns the schema dicts, and a
+    # schema that cannot be compiled is then reported once, not on every event.
+    cached = _COMPILED.get(id(schema))
     if cached is None or cached.schema is not schema:
-        Draft202012Validator.check_schema(schema)
-        cached = _VALIDATORS[id(schema)] = Draft202012Validator(schema)
+        cached = _COMPILED[id(schema)] = CompiledSchema(schema, label=f"the payload schema of signal {signal!r}")
     return cached
 
 
@@ -66,7 +61,8 @@ SignalSource = Callable[[RuntimeInfo], Mapping[str, SignalSpec]]
 def accept_event(item: DomEvent, signals: Mapping[str, SignalSpec], *, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> dict[str, Any]:
     """Check one ``dom_event`` against the declared signals; return the record to log.
 
-    Raises ``ActionError`` (``unknown_signal`` / ``invalid_event``) with evidence.
+    Raises ``ActionError`` (``unknown_signal`` / ``permission_denied`` / ``invalid_event``, or
+    ``invalid_schema`` when the declared payload schema cannot be compiled) with evidence.
     """
     spec = signals.get(item.name)
     evidence: dict[str, Any] = {"event_id": item.event_id, "name": item.name}
@@ -87,9 +83,12 @@ def accept_event(item: DomEvent, signals: Mapping[str, SignalSpec], *, max_bytes
             code=ErrorCode.INVALID_EVENT,
             evidence={**evidence, "bytes": size, "max_bytes": max_bytes},
         )
-    validator = spec.validator()
-    if validator is not None:
-        error = next(iter(validator.iter_errors(item.payload)), None)
+    check = spec.payload_check()
+    if check is not None:
+        try:
+            error = check.first_error(item.payload)
+        except ActionError as exc:  # the declared schema cannot be compiled: refuse, never wave through
+            raise ActionError(exc.message, code=exc.code, evidence={**evidence, **exc.evidence}) from exc
         if error is not None:
             pointer = json_pointer(error.absolute_path)
             raise ActionError(

@@ -1,22 +1,16 @@
-"""The Actions Bridge Protocol over WebSocket, plus the bridge port's small HTTP surface.
+"""The Actions Bridge Protocol over WebSocket: one port, one connection per runtime.
 
-One port serves:
+``BridgeServer`` binds the bridge port and serves ``ws://host:port/bridge``.
+Every opening handshake first passes ``HttpRoutes`` (``http_routes.py``),
+which authorises the upgrade (token, allowed origins) and answers the port's
+plain HTTP routes (``/runtime.js``, the status page, ``/healthz``).
 
-- ``ws://host:port/bridge`` — runtimes connect here. The token travels as
-  ``?token=`` or ``Authorization: Bearer …`` and is checked (constant-time)
-  during the opening handshake, so a refused client (401) never gets to send
-  an item. With ``allowed_origins`` set, a browser ``Origin`` outside it is
-  refused (403); clients that send no ``Origin`` (non-browser runtimes) pass.
-  Each text frame is one JSON item fed to the connection's ``RuntimeSession``
-  in arrival order; binary frames and oversize frames are answered with an
-  ``action_error`` and the connection stays usable. Frames above the hard
-  transport cap (``max_frame_bytes``) close the connection (1009), because
-  buffering arbitrarily large frames is how one would exhaust the bridge.
-- ``GET /runtime.js`` — the page runtime, loadable cross-origin by any page.
-  It carries no secret: its client reads the bridge URL and token from its own
-  ``src`` (``…/runtime.js?token=T`` → ``ws://host:port/bridge?token=T``).
-- ``GET /?token=…`` — the local status page (``status_page.py``).
-- ``GET /healthz`` — ``ok``, for supervisors; reveals nothing.
+Each text frame of an upgraded connection is one JSON item fed to the
+connection's ``RuntimeSession`` in arrival order; binary frames and oversize
+frames are answered with an ``action_error`` and the connection stays usable.
+Frames above the hard transport cap (``max_frame_bytes``) close the connection
+(1009), because buffering arbitrarily large frames is how one would exhaust
+the bridge.
 
 When the bridge drops a connection it closes it with a code that tells the
 runtime whether to come back: 4001 replaced by a newer connection of the same
@@ -28,39 +22,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
-import hmac
-import http
-import importlib
-import importlib.resources
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from ..defaults import DEFAULT_BRIDGE_PORT
 from ..errors import ActionError, ErrorCode
 from .bridge import Bridge, RuntimeSession
+from .http_routes import HttpRoutes
 from .status_page import bookmarklet_url, render_status_page, runtime_script_url
 
 __all__ = [
     "CLOSE_DROPPED",
     "CLOSE_REPLACED",
     "CLOSE_STALE",
-    "DEFAULT_BRIDGE_PORT",
     "BridgeServer",
-    "load_runtime_js",
 ]
 
 log = logging.getLogger(__name__)
 
-#: The bridge port of the contract (``--bridge-port``).
-DEFAULT_BRIDGE_PORT = 17345
 #: Close codes the bridge uses when it drops a runtime (see the module docstring).
 CLOSE_DROPPED = 4000
 CLOSE_REPLACED = 4001
@@ -121,9 +106,9 @@ class _BridgeConnection(ServerConnection):
 class _WebSocketLink:
     """The bridge's handle on one WebSocket: one JSON text frame per item."""
 
-    def __init__(self, server: BridgeServer, ws: ServerConnection) -> None:
-        self._server = server
+    def __init__(self, ws: ServerConnection, spawn: Callable[[Coroutine[Any, Any, Any]], None]) -> None:
         self._ws = ws
+        self._spawn = spawn  # runs a coroutine in the background, owned (and reaped) by the server
 
     async def send(self, item: dict[str, Any]) -> None:
         # ASCII-escaped JSON: a lone surrogate that arrived inside an item (from a JSON escape)
@@ -134,7 +119,7 @@ class _WebSocketLink:
         # Start the closing handshake without waiting for it: the bridge calls this while
         # failing calls and registering replacements, and an unresponsive peer must not
         # stall that for close_timeout. The read loop ends when the close completes.
-        self._server._spawn(self._ws.close(_close_code(reason), _close_reason(reason)))
+        self._spawn(self._ws.close(_close_code(reason), _close_reason(reason)))
 
 
 class BridgeServer:
@@ -147,23 +132,23 @@ class BridgeServer:
         host: str = "127.0.0.1",
         port: int = DEFAULT_BRIDGE_PORT,
         token: str,
+        runtime_script: Callable[[], str],
         allowed_origins: Sequence[str] | None = None,
         max_item_bytes: int | None = None,
         max_frame_bytes: int | None = None,
         ping_interval: float | None = 20.0,
         close_timeout: float = 2.0,
     ) -> None:
-        """``max_item_bytes`` (default: the bridge's) is the largest item accepted;
-        bigger frames up to ``max_frame_bytes`` (default: twice that) are answered
-        with ``item_too_large``, and anything bigger closes the connection."""
-        if not token:
-            raise ValueError("BridgeServer needs a non-empty token")
+        """``runtime_script()`` gives the page runtime served at ``/runtime.js`` (the
+        composition root passes the page runtime's assembler). ``max_item_bytes``
+        (default: the bridge's) is the largest item accepted; bigger frames up to
+        ``max_frame_bytes`` (default: twice that) are answered with
+        ``item_too_large``, and anything bigger closes the connection."""
+        self.routes = HttpRoutes(token=token, runtime_script=runtime_script, status_page=self._status_page, allowed_origins=allowed_origins)
         self.bridge = bridge
         self.host = host
         self._requested_port = port
-        self._token = token.encode("utf-8")
         self._token_text = token
-        self.allowed_origins = None if allowed_origins is None else frozenset(o.rstrip("/") for o in allowed_origins)
         self.max_item_bytes = max_item_bytes or bridge.max_item_bytes
         self.max_frame_bytes = max(max_frame_bytes or 2 * self.max_item_bytes, self.max_item_bytes)
         self.ping_interval = ping_interval
@@ -259,108 +244,30 @@ class BridgeServer:
         """The local status page, token included."""
         return self.script_url().replace("/runtime.js?", "/?", 1)
 
+    @property
+    def allowed_origins(self) -> frozenset[str] | None:
+        """The browser origins allowed to connect (None: any, the token decides)."""
+        return self.routes.allowed_origins
+
     # -- HTTP --------------------------------------------------------------
 
-    def _token_ok(self, request: Request, query: dict[str, list[str]]) -> bool:
-        presented: str | None = None
-        if query.get("token"):
-            presented = query["token"][0]
-        else:
-            for value in request.headers.get_all("Authorization"):
-                scheme, _, credentials = value.partition(" ")
-                if scheme.lower() == "bearer":
-                    presented = credentials.strip()
-                    break
-        if presented is None:
-            return False
-        return hmac.compare_digest(presented.encode("utf-8"), self._token)
-
-    def _origin_ok(self, request: Request) -> bool:
-        if self.allowed_origins is None:
-            return True
-        origins = request.headers.get_all("Origin")
-        if not origins:
-            return True  # not a browser: the token alone decides
-        return len(origins) == 1 and origins[0].rstrip("/") in self.allowed_origins
-
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Route the handshake: authorise ``/bridge`` (None = proceed), answer the HTTP routes."""
-        parts = urlsplit(request.path)
-        query = parse_qs(parts.query)
-        path = parts.path.rstrip("/") or "/"
-        if request.method != "GET":
-            return _response(http.HTTPStatus.METHOD_NOT_ALLOWED, "only GET is served here\n", extra={"Allow": "GET"})
-        if path == "/bridge":
-            if not self._token_ok(request, query):
-                log.warning("refused a bridge connection without a valid token")
-                return _response(
-                    http.HTTPStatus.UNAUTHORIZED,
-                    "a valid bridge token is required (?token=… or Authorization: Bearer …); "
-                    "mcp-actions prints it to stderr when it starts\n",
-                    extra={"WWW-Authenticate": 'Bearer realm="mcp-actions bridge"'},
-                )
-            if not self._origin_ok(request):
-                origin = request.headers.get_all("Origin")
-                log.warning("refused a bridge connection from origin %s", origin)
-                return _response(http.HTTPStatus.FORBIDDEN, "this origin may not connect to the bridge\n")
-            return None
-        if path == "/runtime.js":
-            return self._runtime_js_response()
-        if path == "/healthz":
-            return _response(http.HTTPStatus.OK, "ok\n")
-        if path == "/":
-            if not self._token_ok(request, query):
-                return _response(
-                    http.HTTPStatus.UNAUTHORIZED,
-                    "This is the mcp-actions bridge. Open the address mcp-actions printed to stderr "
-                    "(it ends in ?token=…) to see its status.\n",
-                )
-            return self._status_response()
-        return _response(http.HTTPStatus.NOT_FOUND, "not found\n")
+        return self.routes.handle(request)
 
-    def _runtime_js_response(self) -> Response:
-        try:
-            source = load_runtime_js()
-        except (OSError, ImportError) as exc:
-            log.error("the page runtime is not available: %s", exc)
-            return _response(http.HTTPStatus.SERVICE_UNAVAILABLE, "the page runtime is not available\n")
-        return _response(
-            http.HTTPStatus.OK,
-            source,
-            content_type="application/javascript; charset=utf-8",
-            extra={
-                # Pages of any origin load it; it carries no secret.
-                "Access-Control-Allow-Origin": "*",
-                "Cross-Origin-Resource-Policy": "cross-origin",
-                "Cache-Control": "no-cache",
-            },
-        )
-
-    def _status_response(self) -> Response:
-        page = render_status_page(
+    def _status_page(self) -> str:
+        return render_status_page(
             self.bridge.registry.list(),
             pending_calls=self.bridge.pending_count,
             bridge_url=self.url,
             script_url=self.script_url(),
             active_id=self.bridge.registry.active_id,
         )
-        return _response(
-            http.HTTPStatus.OK,
-            page,
-            content_type="text/html; charset=utf-8",
-            extra={
-                "Cache-Control": "no-store",
-                "X-Frame-Options": "DENY",
-                "Referrer-Policy": "no-referrer",
-                "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-            },
-        )
 
     # -- WebSocket ---------------------------------------------------------
 
     async def _handle(self, ws: ServerConnection) -> None:
         """One runtime connection: feed each frame to its session, in order, until it ends."""
-        session = self.bridge.connect(_WebSocketLink(self, ws), transport="websocket")
+        session = self.bridge.connect(_WebSocketLink(ws, self._spawn), transport="websocket")
         self._sessions.add(session)
         reason = "disconnected"
         try:
@@ -413,7 +320,7 @@ class BridgeServer:
             reply["runtime_id"] = session.runtime_id
         await session.send(reply)
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -429,36 +336,3 @@ def _closed_reason(ws: ServerConnection, default: str) -> str:
     if code is None:
         return default
     return f"{default} (code {code}{': ' + ws.close_reason if ws.close_reason else ''})"
-
-
-def _response(
-    status: http.HTTPStatus,
-    body: str,
-    *,
-    content_type: str = "text/plain; charset=utf-8",
-    extra: dict[str, str] | None = None,
-) -> Response:
-    data = body.encode("utf-8", "replace")  # page-supplied titles may hold lone surrogates
-    headers = Headers(
-        [
-            ("Date", email.utils.formatdate(usegmt=True)),
-            ("Connection", "close"),
-            ("Content-Length", str(len(data))),
-            ("Content-Type", content_type),
-            ("X-Content-Type-Options", "nosniff"),
-        ]
-    )
-    for name, value in (extra or {}).items():
-        headers[name] = value
-    return Response(status.value, status.phrase, headers, data)
-
-
-def load_runtime_js() -> str:
-    """The page runtime's source: ``runtimes.page_script.runtime_js()`` when present, else the packaged file."""
-    try:
-        page_script = importlib.import_module("mcp_actions.runtimes.page_script")
-    except ImportError:
-        page_script = None
-    if page_script is not None and hasattr(page_script, "runtime_js"):
-        return str(page_script.runtime_js())
-    return importlib.resources.files("mcp_actions.runtimes").joinpath("page", "runtime.js").read_text(encoding="utf-8")

@@ -16,17 +16,16 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError
-
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import surface_matches
 from ..bridge.signals import SignalSpec
+from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..jsonutil import json_pointer
 from ..manifest.compose import ToolOrigin
 from ..manifest.load import LoadedManifest
 from ..manifest.model import Tool
+from ..schema_check import CompiledSchema
 from ..workflow.interpreter import CompiledWorkflow
 from .annotations import confirmation, derive_annotations, tool_title
 from .naming import disambiguated_name, mcp_tool_name
@@ -45,7 +44,7 @@ ROUTING_PROPERTIES: dict[str, dict[str, Any]] = {
     "target_runtime_key": {"type": "string", "description": "Run on the runtime announced with this runtime_key."},
     "target_url_contains": {"type": "string", "description": "Run on the one runtime whose URL contains this text."},
     "target_title_contains": {"type": "string", "description": "Run on the one runtime whose page title contains this text."},
-    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Give up after this many milliseconds (default 30000)."},
+    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": f"Give up after this many milliseconds (default {DEFAULT_TIMEOUT_MS})."},
 }
 
 
@@ -98,13 +97,14 @@ class ToolBinding:
         return with_routing_fields(self.input_schema)
 
     @cached_property
-    def _validator(self) -> Any:
-        return _validator_for(self.input_schema)
+    def _input_check(self) -> CompiledSchema:
+        return CompiledSchema(self.input_schema, label=f"the input_schema of tool {self.name}")
 
     @cached_property
-    def _result_validator(self) -> Any:
-        # Built once per tool, not per call: results are checked on every call.
-        return _validator_for(self.result_schema) if isinstance(self.result_schema, dict) else None
+    def _result_check(self) -> CompiledSchema | None:
+        # Built once per tool, not per call: results are checked on every call, and a schema
+        # that cannot be compiled is logged once.
+        return CompiledSchema(self.result_schema, label=f"the result_schema of tool {self.name}") if isinstance(self.result_schema, dict) else None
 
     def meta(self) -> dict[str, Any]:
         """The MCP tool's ``_meta``."""
@@ -116,8 +116,11 @@ class ToolBinding:
         return meta
 
     def check_arguments(self, arguments: Mapping[str, Any]) -> None:
-        """Validate the tool's own arguments; raise ``invalid_input`` naming the offending path."""
-        errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
+        """Validate the tool's own arguments; raise ``invalid_input`` naming the offending path.
+
+        An ``input_schema`` that cannot be compiled refuses every call (``invalid_schema``).
+        """
+        errors = sorted(self._input_check.errors(dict(arguments)), key=lambda e: list(e.absolute_path))
         if errors:
             first = errors[0]
             pointer = json_pointer(first.absolute_path)
@@ -128,14 +131,15 @@ class ToolBinding:
             )
 
     def check_result(self, output: Any) -> None:
-        """Validate an output against ``result_schema``; raise ``invalid_result`` naming the offending path."""
-        validator = self._result_validator
-        if validator is None:
+        """Validate an output against ``result_schema``; raise ``invalid_result`` naming the offending path.
+
+        A ``result_schema`` that cannot be compiled refuses every result (``invalid_schema``):
+        an output that cannot be checked is not passed on as if it had been.
+        """
+        check = self._result_check
+        if check is None:
             return
-        try:
-            error = next(iter(validator.iter_errors(output)), None)
-        except SchemaError:
-            return
+        error = check.first_error(output)
         if error is not None:
             pointer = json_pointer(error.absolute_path)
             raise ActionError(
@@ -143,10 +147,6 @@ class ToolBinding:
                 code=ErrorCode.INVALID_RESULT,
                 evidence={"path": pointer, "output": output},
             )
-
-
-def _validator_for(schema: Mapping[str, Any]) -> Any:
-    return validators.validator_for(schema, default=Draft202012Validator)(schema)
 
 
 def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None, protocol: str = "actions.json") -> ToolBinding:

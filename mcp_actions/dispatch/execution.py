@@ -110,7 +110,9 @@ class ToolExecution:
 
     async def call_primitive(self, name: str, arguments: dict[str, Any], timeout_ms: int | None = None) -> Any:
         """One primitive on this runtime, bounded by the deadline (and ``timeout_ms``)."""
-        self.require(name)
+        if name not in self.bridge.dictionary:
+            # Dictionary primitives are checked by the bridge (capabilities, input_schema, naming the host).
+            self.require(name)
         remaining = remaining_ms(self.deadline)
         bound = min(timeout_ms, remaining) if timeout_ms else remaining
         return await self.bridge.call(name, arguments, runtime_id=self.runtime.runtime_id, timeout_ms=bound)

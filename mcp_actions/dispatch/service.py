@@ -27,10 +27,11 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, NamedTuple, Protocol
 
-from ..bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
+from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
+from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode, UnknownTool
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest

@@ -10,27 +10,18 @@ input_schema`` (None when an entry has no schema object).
 
 from __future__ import annotations
 
-import json
-import logging
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-__all__ = ["host_dictionary", "host_primitives", "map_primitives"]
+from ..primitive_dictionary import dictionary_document
 
-logger = logging.getLogger(__name__)
+__all__ = ["host_dictionary", "host_primitives", "map_primitives"]
 
 
 @lru_cache(maxsize=1)
 def host_dictionary() -> dict[str, dict[str, Any]]:
     """Every entry of the bundled dictionary (``runtimes/dictionary.json``) by name; treat as read-only."""
-    try:
-        # A data file read through importlib.resources; mcp_actions.runtimes is not imported as code.
-        text = resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text(encoding="utf-8")
-        entries = json.loads(text).get("primitives", [])
-    except (OSError, ValueError, AttributeError) as exc:
-        logger.warning("primitive dictionary unavailable, primitive names cannot be checked: %s", exc)
-        return {}
+    entries = dictionary_document().get("primitives", [])
     return {entry["name"]: entry for entry in entries if isinstance(entry, dict) and isinstance(entry.get("name"), str)}
 
 

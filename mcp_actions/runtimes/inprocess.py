@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..bridge.bridge import Bridge, RuntimeSession
+from ..bridge.envelope import is_envelope
 from ..errors import ActionError, ErrorCode
 
 __all__ = ["InProcessRuntime"]
@@ -76,6 +77,9 @@ class InProcessRuntime:
             "url": self.url,
             "capabilities": list(self.capabilities),
         }
+        host = getattr(self, "host_kind", None)  # named in capability refusals, by us and by the bridge
+        if isinstance(host, str):
+            ready["host"] = host
         for key in ("runtime_key", "title", "manifest"):
             if getattr(self, key) is not None:
                 ready[key] = getattr(self, key)
@@ -128,6 +132,10 @@ class InProcessRuntime:
         reply: dict[str, Any]
         try:
             output = await self.execute(item["name"], item.get("arguments") or {}, item.get("handler"))
+            if is_envelope(output):
+                # A value shaped like the protocol's {ok, result} envelope travels inside a real one,
+                # or the bridge would unwrap it (CONTRACT §2).
+                output = {"ok": True, "result": output}
             reply = {"type": "action_call_output", "call_id": call_id, "runtime_id": self.runtime_id, "output": output}
         except ActionError as exc:
             reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": exc.to_error()}

@@ -25,6 +25,7 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 
 from ..actions_app import ActionsApp, AppOptions
+from ..defaults import DEFAULT_MCP_PORT
 from .http_guard import HttpGuard, HttpPolicy
 from .mcp_server import NOTIFICATIONS, build_server
 
@@ -33,7 +34,6 @@ __all__ = ["DEFAULT_MCP_PORT", "TRANSPORTS", "http_app", "serve", "sse_app"]
 log = logging.getLogger(__name__)
 
 TRANSPORTS = ("stdio", "sse", "streamable-http")
-DEFAULT_MCP_PORT = 8931
 _GUARDED_BY_US = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 

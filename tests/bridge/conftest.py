@@ -11,13 +11,14 @@ import pytest_asyncio
 
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.websocket import BridgeServer
+from mcp_actions.runtimes.page_script import runtime_js
 
 from .wsclient import TOKEN, WsRuntime
 
 MakeServer = Callable[..., Awaitable[BridgeServer]]
 MakeRuntime = Callable[..., Awaitable[WsRuntime]]
 
-_SERVER_OPTIONS = {"allowed_origins", "max_item_bytes", "max_frame_bytes", "ping_interval", "close_timeout", "token"}
+_SERVER_OPTIONS = {"allowed_origins", "max_item_bytes", "max_frame_bytes", "ping_interval", "close_timeout", "token", "runtime_script"}
 
 
 @pytest_asyncio.fixture
@@ -28,6 +29,7 @@ async def make_server() -> AsyncIterator[MakeServer]:
     async def make(**options: Any) -> BridgeServer:
         server_options = {k: options.pop(k) for k in list(options) if k in _SERVER_OPTIONS}
         server_options.setdefault("token", TOKEN)
+        server_options.setdefault("runtime_script", runtime_js)  # as the composition root passes it
         bridge = Bridge(**options)
         server = BridgeServer(bridge, port=0, **server_options)
         await server.start()

@@ -65,7 +65,7 @@ async def test_an_input_request_without_an_answerer_gets_an_error_and_stray_mess
     assert refusals == [ErrorCode.INVALID_ITEM, ErrorCode.INVALID_ITEM]
 
 
-async def test_cancelling_the_caller_sends_action_cancel_to_the_runtime():
+async def test_cancelling_the_caller_sends_action_cancel_to_the_runtime(caplog: pytest.LogCaptureFixture):
     bridge = Bridge()
     started = asyncio.Event()
 
@@ -87,5 +87,9 @@ async def test_cancelling_the_caller_sends_action_cancel_to_the_runtime():
     (cancel,) = [i for i in runtime.received if i.get("type") == "action_cancel"]
     assert cancel["call_id"] == "c3" and cancel["runtime_id"] == "r1"
     assert bridge.pending_count == 0
+    # The runtime's late answer to the cancelled call is logged and dropped, not refused.
+    await runtime.emit({"type": "action_call_output", "call_id": "c3", "runtime_id": "r1", "output": "too late"})
+    assert [i for i in runtime.received if i.get("type") == "action_error"] == []
+    assert any("c3" in r.getMessage() and "cancelled" in r.getMessage() for r in caplog.records)
     await runtime.stop()
 

@@ -188,9 +188,9 @@ async def _settle() -> None:
 def _assert_internals_empty(server: BridgeServer) -> None:
     bridge = server.bridge
     assert bridge.pending_count == 0 and bridge.session_count == 0
-    assert bridge._pending == {} and bridge._sessions == {}
+    assert bridge.calls.pending_count == 0 and bridge.calls.channel_count == 0  # no per-connection bookkeeping left
     assert len(bridge.registry) == 0 and bridge.registry.active_id is None
-    assert server._sessions == set()
+    assert server.connection_count == 0
     assert len(server._tasks) == 0
 
 

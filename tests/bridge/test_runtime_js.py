@@ -108,7 +108,9 @@ async def test_handlers_and_primitives_run_and_privileged_ones_are_refused(brows
         kind, error = await outcome(bridge.call(name, arguments, runtime_id=info.runtime_id, timeout_ms=5000))
         assert kind == code, (name, error)
     kind, error = await outcome(bridge.call("browser.screenshot", {}, runtime_id=info.runtime_id))
-    assert error.evidence == {"capability": "browser.screenshot", "host": "page"}
+    # Refused at the bridge before anything is sent: the page runtime did not announce it.
+    assert error.evidence["capability"] == "browser.screenshot" and error.evidence["runtime_id"] == info.runtime_id
+    assert error.evidence["host"] == "page" and error.evidence["missing"] == ["browser.screenshot"]
     # Handler failures keep their codes too.
     handler_cases = [
         ("shop.missing", "missing_handler"),  # no such property

@@ -21,7 +21,8 @@ from websockets.exceptions import InvalidStatus
 
 from mcp_actions.bridge.routing import Route
 from mcp_actions.bridge.signals import SignalSpec
-from mcp_actions.bridge.websocket import CLOSE_REPLACED, CLOSE_STALE, BridgeServer, load_runtime_js
+from mcp_actions.bridge.websocket import CLOSE_REPLACED, CLOSE_STALE, BridgeServer
+from mcp_actions.runtimes.page_script import runtime_js
 
 from .conftest import MakeRuntime, MakeServer
 from .wsclient import TOKEN, WsRuntime, echo, eventually, outcome
@@ -647,8 +648,27 @@ async def test_runtime_js_is_served_to_any_origin(server: BridgeServer) -> None:
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/javascript")
     assert response.headers["access-control-allow-origin"] == "*"
-    assert response.text == load_runtime_js()
+    assert response.text == runtime_js()
     assert TOKEN not in response.text  # the script carries no secret
+
+
+async def test_runtime_js_is_what_the_composition_root_supplies(make_server: MakeServer) -> None:
+    served = await make_server(runtime_script=lambda: "/* assembled elsewhere */")
+    async with httpx.AsyncClient() as client:
+        response = await client.get(served.http_url + "/runtime.js")
+    assert (response.status_code, response.text) == (200, "/* assembled elsewhere */")
+
+
+async def test_a_failing_runtime_script_is_a_logged_503(make_server: MakeServer, caplog: pytest.LogCaptureFixture) -> None:
+    def broken() -> str:
+        raise FileNotFoundError("page/runtime.js")
+
+    served = await make_server(runtime_script=broken)
+    with caplog.at_level(logging.ERROR, logger="mcp_actions.bridge"):
+        async with httpx.AsyncClient() as client:
+            response = await client.get(served.http_url + "/runtime.js")
+    assert response.status_code == 503 and "page/runtime.js" not in response.text
+    assert any("page runtime is not available" in r.getMessage() and r.exc_info for r in caplog.records)
 
 
 async def test_healthz_needs_no_token_and_reveals_nothing(make_runtime: MakeRuntime, server: BridgeServer) -> None:
@@ -716,7 +736,7 @@ async def test_status_page_counts_calls_in_flight(make_runtime: MakeRuntime, ser
 def test_addresses_and_bookmarklet_quote_the_token() -> None:
     from mcp_actions.bridge.bridge import Bridge
 
-    server = BridgeServer(Bridge(), host="0.0.0.0", port=17345, token="a b/%&\"'<")
+    server = BridgeServer(Bridge(), host="0.0.0.0", port=17345, token="a b/%&\"'<", runtime_script=runtime_js)
     assert server.url == "ws://127.0.0.1:17345/bridge"  # a wildcard bind is reached over loopback
     assert server.http_url == "http://127.0.0.1:17345"
     assert server.script_url() == "http://127.0.0.1:17345/runtime.js?token=a%20b%2F%25%26%22%27%3C"
@@ -725,6 +745,6 @@ def test_addresses_and_bookmarklet_quote_the_token() -> None:
     # A browser percent-decodes a javascript: URL once before running it: that must yield a
     # script whose src is exactly the script URL, percent-encoded token included.
     assert json.dumps(server.script_url()) in unquote(bookmarklet)
-    assert BridgeServer(Bridge(), host="::", port=1, token="t").url == "ws://[::1]:1/bridge"
+    assert BridgeServer(Bridge(), host="::", port=1, token="t", runtime_script=runtime_js).url == "ws://[::1]:1/bridge"
     with pytest.raises(ValueError):
-        BridgeServer(Bridge(), token="")
+        BridgeServer(Bridge(), token="", runtime_script=runtime_js)

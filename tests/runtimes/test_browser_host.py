@@ -162,7 +162,7 @@ async def test_navigate_keeps_the_runtime_and_reports_the_new_page(host: Browser
     info = bridge.registry.get(runtime_id)
     assert (info.url, info.title) == (f"{pages_url}/engine/locators.html", "Locator fixture")
     # the engine is there in the new document, and reload works
-    assert (await call(bridge, runtime_id, "locator.text_content", {"locator": "#para"}))["text"] == "A paragraph with bold text."
+    assert (await call(bridge, runtime_id, "locator.text_content", {"locator": {"selector": "#para"}}))["text"] == "A paragraph with bold text."
     assert (await call(bridge, runtime_id, "browser.navigate", {"reload": True}))["navigated"] is True
     with pytest.raises(ActionError) as caught:
         await call(bridge, runtime_id, "browser.navigate", {})
@@ -241,7 +241,7 @@ async def test_popups_become_runtimes_and_close_tab_closes(host: BrowserHost, br
 async def test_closing_a_tab_fails_its_pending_call_at_once(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
     runtime_id = await open_tab(host, f"{pages_url}/engine/inputs.html")
     waiting = asyncio.create_task(
-        call(bridge, runtime_id, "locator.wait_for", {"locator": "#never", "timeout_ms": 8000}, timeout_ms=9000)
+        call(bridge, runtime_id, "locator.wait_for", {"locator": {"selector": "#never"}, "timeout_ms": 8000}, timeout_ms=9000)
     )
     await asyncio.sleep(0.2)
     started = time.monotonic()
@@ -257,7 +257,7 @@ async def test_stop_disconnects_every_tab(bridge: Bridge, pages_url: str) -> Non
     host = BrowserHost(bridge, BrowserOptions(headless=True))
     runtime_id = await host.new_tab(f"{pages_url}/engine/inputs.html")  # starts the browser on demand
     assert host.started and bridge.registry.get(runtime_id) is not None
-    waiting = asyncio.create_task(call(bridge, runtime_id, "locator.wait_for", {"locator": "#never", "timeout_ms": 8000}))
+    waiting = asyncio.create_task(call(bridge, runtime_id, "locator.wait_for", {"locator": {"selector": "#never"}, "timeout_ms": 8000}))
     await asyncio.sleep(0.2)
     await host.stop()
     with pytest.raises(ActionError) as caught:

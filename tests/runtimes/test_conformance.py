@@ -30,6 +30,7 @@ from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.websocket import BridgeServer
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.runtimes.browser import BrowserHost, BrowserOptions
+from mcp_actions.runtimes.page_script import runtime_js
 
 from tests.bridge.wsclient import TOKEN, eventually
 
@@ -99,7 +100,7 @@ async def _open_browser_host(host: Host, url: str) -> None:
 async def host(request: pytest.FixtureRequest, chromium: Browser) -> AsyncIterator[Host]:
     bridge = Bridge(default_timeout_ms=10_000)
     if request.param == "page":
-        server = BridgeServer(bridge, port=0, token=TOKEN)
+        server = BridgeServer(bridge, port=0, token=TOKEN, runtime_script=runtime_js)
         await server.start()
         yield Host("page", bridge, extra={"server": server, "browser": chromium})
         await server.stop()

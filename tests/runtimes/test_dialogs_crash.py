@@ -52,7 +52,7 @@ async def test_an_alert_is_accepted_and_the_click_finishes(host: BrowserHost, br
     started = time.monotonic()
     assert (await click(bridge, tab_id, "#alert"))["clicked"] is True
     assert time.monotonic() - started < 3
-    assert (await call(bridge, tab_id, "locator.text_content", {"locator": "#out"}))["text"] == "after alert"
+    assert (await call(bridge, tab_id, "locator.text_content", {"locator": {"selector": "#out"}}))["text"] == "after alert"
     assert [(d["type"], d["message"], d["handled"]) for d in host.tab(tab_id).watch.recent_dialogs] == [("alert", "Saved!", "accepted automatically")]
 
 
@@ -74,7 +74,7 @@ async def test_a_confirm_ends_the_call_and_waits_for_an_answer(host: BrowserHost
     # Cancel it: the page goes on with confirm() == false, and the tab works again.
     answered = await call(bridge, tab_id, "browser.dismiss_dialog", {"accept": False})
     assert answered["ok"] and answered["dismissed"] and answered["accept"] is False and answered["tab_id"] == number
-    assert (await call(bridge, tab_id, "locator.text_content", {"locator": "#out"}))["text"] == "confirmed=false"
+    assert (await call(bridge, tab_id, "locator.text_content", {"locator": {"selector": "#out"}}))["text"] == "confirmed=false"
     # Nothing open now: dismissing again says so.
     assert await call(bridge, tab_id, "browser.dismiss_dialog") == {"ok": True, "dismissed": False, "tab_id": number, "accept": True}
 
@@ -86,7 +86,7 @@ async def test_a_prompt_gets_the_given_text(host: BrowserHost, bridge: Bridge, p
     assert caught.value.evidence["dialog"] == {**caught.value.evidence["dialog"], "type": "prompt", "default_value": "Anon"}
     answered = await call(bridge, tab_id, "browser.dismiss_dialog", {"accept": True, "prompt_text": "Ada"})
     assert answered["dialog"]["type"] == "prompt"
-    assert (await call(bridge, tab_id, "locator.text_content", {"locator": "#out"}))["text"] == "answer=Ada"
+    assert (await call(bridge, tab_id, "locator.text_content", {"locator": {"selector": "#out"}}))["text"] == "answer=Ada"
 
 
 async def test_a_handler_that_asks_is_answered_from_another_tab(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
@@ -104,7 +104,7 @@ async def test_a_handler_that_asks_is_answered_from_another_tab(host: BrowserHos
 async def test_a_crashed_tab_fails_its_calls_at_once(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
     tab_id = await host.new_tab(f"{pages_url}/engine/inputs.html")
     tab = host.tab(tab_id)
-    waiting = asyncio.create_task(call(bridge, tab_id, "locator.wait_for", {"locator": "#never", "timeout_ms": 15_000}))
+    waiting = asyncio.create_task(call(bridge, tab_id, "locator.wait_for", {"locator": {"selector": "#never"}, "timeout_ms": 15_000}))
     await asyncio.sleep(0.2)
     cdp = await tab.page.context.new_cdp_session(tab.page)
     crash = asyncio.create_task(cdp.send("Page.crash"))  # never answers: the renderer is gone

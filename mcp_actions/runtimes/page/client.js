@@ -221,6 +221,17 @@ function startClient(engine, config) {
     return engine.run(name, args);
   }
 
+  // The bridge reads an output shaped like the protocol's {ok, result} / {ok, error} envelope
+  // as that envelope (CONTRACT §2). A value that merely looks like one (a handler returning
+  // {ok: true, result: ...}) is wrapped in a real envelope so it arrives unchanged.
+  function wireOutput(output) {
+    if (output === undefined) return null;
+    if (output && typeof output === "object" && typeof output.ok === "boolean" && (output.ok ? "result" in output : "error" in output)) {
+      return { ok: true, result: output };
+    }
+    return output;
+  }
+
   function handleCall(item) {
     var callId = item.call_id;
     if (typeof callId !== "string" || !callId) {
@@ -235,7 +246,7 @@ function startClient(engine, config) {
       settled = true;
       if (timer) clearTimeout(timer);
       lastCall = { call_id: callId, at: Date.now() };
-      if (envelope.ok) send({ type: "action_call_output", call_id: callId, runtime_id: runtimeId, output: envelope.output === undefined ? null : envelope.output });
+      if (envelope.ok) send({ type: "action_call_output", call_id: callId, runtime_id: runtimeId, output: wireOutput(envelope.output) });
       else send(errorItem(callId, envelope.error));
     }
     var timeoutMs = item.timeout_ms;

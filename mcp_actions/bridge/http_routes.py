@@ -1,0 +1,169 @@
+"""The bridge port's small HTTP surface, and who may open its WebSocket.
+
+The bridge's WebSocket server hands every opening handshake to
+``HttpRoutes.handle`` before upgrading it:
+
+- ``/bridge`` — the WebSocket endpoint. The token travels as ``?token=`` or
+  ``Authorization: Bearer …`` and is compared in constant time, so a refused
+  client (401) never gets to send an item. With ``allowed_origins`` set, a
+  browser ``Origin`` outside it is refused (403); clients that send no
+  ``Origin`` (non-browser runtimes) pass. ``None`` means: upgrade.
+- ``GET /runtime.js`` — the page runtime, loadable cross-origin by any page.
+  Its text comes from the ``runtime_script`` callable the composition root
+  supplies (the bridge does not know how the page runtime is assembled). It
+  carries no secret: its client reads the bridge URL and token from its own
+  ``src`` (``…/runtime.js?token=T`` → ``ws://host:port/bridge?token=T``).
+- ``GET /?token=…`` — the local status page (``status_page.py``).
+- ``GET /healthz`` — ``ok``, for supervisors; reveals nothing.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hmac
+import http
+import logging
+from collections.abc import Callable, Sequence
+from urllib.parse import parse_qs, urlsplit
+
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+__all__ = ["HttpRoutes", "plain_response"]
+
+log = logging.getLogger(__name__)
+
+
+class HttpRoutes:
+    """Answers the bridge port's HTTP requests and authorises WebSocket upgrades."""
+
+    def __init__(
+        self,
+        *,
+        token: str,
+        runtime_script: Callable[[], str],
+        status_page: Callable[[], str],
+        allowed_origins: Sequence[str] | None = None,
+    ) -> None:
+        """``runtime_script()`` gives the page runtime's source; ``status_page()`` the status page's HTML."""
+        if not token:
+            raise ValueError("the bridge needs a non-empty token")
+        self._token = token.encode("utf-8")
+        self._runtime_script = runtime_script
+        self._status_page = status_page
+        self.allowed_origins = None if allowed_origins is None else frozenset(o.rstrip("/") for o in allowed_origins)
+
+    def token_ok(self, request: Request, query: dict[str, list[str]]) -> bool:
+        """True when the request presents the bridge token (query first, then a Bearer header)."""
+        presented: str | None = None
+        if query.get("token"):
+            presented = query["token"][0]
+        else:
+            for value in request.headers.get_all("Authorization"):
+                scheme, _, credentials = value.partition(" ")
+                if scheme.lower() == "bearer":
+                    presented = credentials.strip()
+                    break
+        if presented is None:
+            return False
+        return hmac.compare_digest(presented.encode("utf-8"), self._token)
+
+    def origin_ok(self, request: Request) -> bool:
+        """True unless ``allowed_origins`` is set and a browser sent another (or several) ``Origin``."""
+        if self.allowed_origins is None:
+            return True
+        origins = request.headers.get_all("Origin")
+        if not origins:
+            return True  # not a browser: the token alone decides
+        return len(origins) == 1 and origins[0].rstrip("/") in self.allowed_origins
+
+    def handle(self, request: Request) -> Response | None:
+        """Route one handshake: ``None`` lets an authorised ``/bridge`` upgrade; anything else is answered."""
+        parts = urlsplit(request.path)
+        query = parse_qs(parts.query)
+        path = parts.path.rstrip("/") or "/"
+        if request.method != "GET":
+            return plain_response(http.HTTPStatus.METHOD_NOT_ALLOWED, "only GET is served here\n", extra={"Allow": "GET"})
+        if path == "/bridge":
+            return self._authorise_upgrade(request, query)
+        if path == "/runtime.js":
+            return self._runtime_js()
+        if path == "/healthz":
+            return plain_response(http.HTTPStatus.OK, "ok\n")
+        if path == "/":
+            if not self.token_ok(request, query):
+                return plain_response(
+                    http.HTTPStatus.UNAUTHORIZED,
+                    "This is the mcp-actions bridge. Open the address mcp-actions printed to stderr "
+                    "(it ends in ?token=…) to see its status.\n",
+                )
+            return self._status()
+        return plain_response(http.HTTPStatus.NOT_FOUND, "not found\n")
+
+    def _authorise_upgrade(self, request: Request, query: dict[str, list[str]]) -> Response | None:
+        if not self.token_ok(request, query):
+            log.warning("refused a bridge connection without a valid token")
+            return plain_response(
+                http.HTTPStatus.UNAUTHORIZED,
+                "a valid bridge token is required (?token=… or Authorization: Bearer …); "
+                "mcp-actions prints it to stderr when it starts\n",
+                extra={"WWW-Authenticate": 'Bearer realm="mcp-actions bridge"'},
+            )
+        if not self.origin_ok(request):
+            log.warning("refused a bridge connection from origin %s", request.headers.get_all("Origin"))
+            return plain_response(http.HTTPStatus.FORBIDDEN, "this origin may not connect to the bridge\n")
+        return None
+
+    def _runtime_js(self) -> Response:
+        try:
+            source = self._runtime_script()
+        except Exception:  # noqa: BLE001 - a missing or broken page runtime is a 503 with the cause logged, not a dead port
+            log.exception("the page runtime is not available")
+            return plain_response(http.HTTPStatus.SERVICE_UNAVAILABLE, "the page runtime is not available\n")
+        return plain_response(
+            http.HTTPStatus.OK,
+            source,
+            content_type="application/javascript; charset=utf-8",
+            extra={
+                # Pages of any origin load it; it carries no secret.
+                "Access-Control-Allow-Origin": "*",
+                "Cross-Origin-Resource-Policy": "cross-origin",
+                "Cache-Control": "no-cache",
+            },
+        )
+
+    def _status(self) -> Response:
+        return plain_response(
+            http.HTTPStatus.OK,
+            self._status_page(),
+            content_type="text/html; charset=utf-8",
+            extra={
+                "Cache-Control": "no-store",
+                "X-Frame-Options": "DENY",
+                "Referrer-Policy": "no-referrer",
+                "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+            },
+        )
+
+
+def plain_response(
+    status: http.HTTPStatus,
+    body: str,
+    *,
+    content_type: str = "text/plain; charset=utf-8",
+    extra: dict[str, str] | None = None,
+) -> Response:
+    """A complete HTTP response that closes the connection after it."""
+    data = body.encode("utf-8", "replace")  # page-supplied titles may hold lone surrogates
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Connection", "close"),
+            ("Content-Length", str(len(data))),
+            ("Content-Type", content_type),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+    )
+    for name, value in (extra or {}).items():
+        headers[name] = value
+    return Response(status.value, status.phrase, headers, data)

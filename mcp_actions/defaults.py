@@ -1,0 +1,18 @@
+"""The product's default ports and time limit, each written out once.
+
+Every layer that needs one of these numbers (the CLI's help and fallbacks,
+the composition root, the bridge, the catalogue's routing-field description,
+the MCP server) imports it from here, so changing a default is a one-line
+change. This module imports nothing of ours and sits below every package.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_BRIDGE_PORT", "DEFAULT_MCP_PORT", "DEFAULT_TIMEOUT_MS"]
+
+#: The bridge's WebSocket port (``--bridge-port``, CONTRACT §1).
+DEFAULT_BRIDGE_PORT = 17345
+#: The MCP HTTP transports' port (``--port``, CONTRACT §1).
+DEFAULT_MCP_PORT = 8931
+#: Time limit of a call that does not set ``timeout_ms`` (``--timeout-ms``).
+DEFAULT_TIMEOUT_MS = 30_000

@@ -1,0 +1,117 @@
+"""The primitive dictionary as data: names, capabilities and input shapes of primitives.
+
+The dictionary (``runtimes/dictionary.json``, CONTRACT §4) is data that ships
+beside the runtimes that implement it. This loader reads it as a package
+resource of ``mcp_actions`` without importing ``runtimes``, so the bridge can
+check a primitive call (is it provided by the runtime? are its arguments of
+the declared shape?) before the call leaves the bridge, and lower layers can
+use it without pointing up.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from .errors import ActionError, ErrorCode
+from .jsonutil import json_pointer
+from .schema_check import CompiledSchema
+
+__all__ = ["Primitive", "PrimitiveDictionary", "dictionary_document", "load_dictionary"]
+
+#: Where the dictionary lives, relative to the ``mcp_actions`` package.
+DICTIONARY_RESOURCE = ("runtimes", "dictionary.json")
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """One dictionary entry."""
+
+    name: str
+    summary: str
+    capabilities: tuple[str, ...]
+    portable: bool
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any] | None
+    errors: tuple[str, ...]
+    _input: CompiledSchema = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_input", CompiledSchema(self.input_schema, label=f"the dictionary input_schema of {self.name}"))
+
+    def provided_by(self, announced: Collection[str]) -> bool:
+        """Does a runtime announcing ``announced`` provide this primitive?
+
+        It does when it names the primitive, or every capability the primitive needs.
+        """
+        return self.name in announced or bool(self.capabilities) and all(c in announced for c in self.capabilities)
+
+    def missing(self, announced: Collection[str]) -> list[str]:
+        """The capabilities of this primitive a runtime announcing ``announced`` lacks."""
+        return [c for c in self.capabilities if c not in announced]
+
+    def check_input(self, arguments: Any) -> None:
+        """Raise ``invalid_input`` (evidence: JSON Pointer ``path``) when ``arguments`` break ``input_schema``."""
+        error = self._input.first_error(arguments)
+        if error is not None:
+            pointer = json_pointer(error.absolute_path)
+            raise ActionError(
+                f"invalid arguments for {self.name} at {pointer or 'the top level'}: {error.message}",
+                code=ErrorCode.INVALID_INPUT,
+                evidence={"primitive": self.name, "path": pointer},
+            )
+
+
+class PrimitiveDictionary:
+    """The dictionary's entries by name."""
+
+    def __init__(self, entries: Mapping[str, Primitive], *, version: Any = None, source: str | None = None) -> None:
+        self._entries = dict(entries)
+        self.version = version
+        self.source = source
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, name: str) -> Primitive | None:
+        """The entry named ``name``, or None."""
+        return self._entries.get(name)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PrimitiveDictionary:
+        """Build from the dictionary's JSON document (``{"version", "source", "primitives": [...]}``)."""
+        entries: dict[str, Primitive] = {}
+        for raw in data.get("primitives", []):
+            entries[raw["name"]] = Primitive(
+                name=raw["name"],
+                summary=raw.get("summary", ""),
+                capabilities=tuple(raw.get("capabilities") or ()),
+                portable=bool(raw.get("portable", False)),
+                input_schema=raw.get("input_schema") or {"type": "object"},
+                output_schema=raw.get("output_schema"),
+                errors=tuple(raw.get("errors") or ()),
+            )
+        return cls(entries, version=data.get("version"), source=data.get("source"))
+
+
+@functools.cache
+def dictionary_document() -> dict[str, Any]:
+    """The bundled dictionary's JSON document, read once (treat as read-only). A missing or malformed file is a packaging bug and raises."""
+    text = resources.files("mcp_actions").joinpath(*DICTIONARY_RESOURCE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@functools.cache
+def load_dictionary() -> PrimitiveDictionary:
+    """The bundled dictionary with compiled input checks, built once."""
+    return PrimitiveDictionary.from_json(dictionary_document())

@@ -1,0 +1,96 @@
+"""JSON Schemas compiled once, that refuse what they cannot check.
+
+A schema from a manifest (a tool's ``input_schema`` or ``result_schema``, a
+signal's ``payload``) or from the primitive dictionary is compiled the first
+time it is needed. A schema that cannot be compiled (it fails its metaschema,
+names a ``$ref`` that does not resolve, holds a pattern that is not a regular
+expression) must not let everything through: every check against it raises
+``ActionError`` with code ``invalid_schema``, and the schema's problem is
+logged once, where its owner can see it.
+
+This module sits below every package (it imports only ``errors`` and
+``jsonutil``), so the bridge, the catalogue and the dictionary share it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError, ValidationError
+
+from .errors import ActionError, ErrorCode
+from .jsonutil import json_pointer
+
+__all__ = ["CompiledSchema"]
+
+log = logging.getLogger(__name__)
+
+
+class CompiledSchema:
+    """One schema, compiled on first use; ``label`` says whose schema it is in messages and logs."""
+
+    def __init__(self, schema: Mapping[str, Any], *, label: str) -> None:
+        self.schema = schema
+        self.label = label
+        self._validator: Any = None
+        self._problem: str | None = None
+
+    def _compile(self) -> Any:
+        if self._validator is None and self._problem is None:
+            try:
+                cls = validators.validator_for(self.schema, default=Draft202012Validator)
+                cls.check_schema(self.schema)
+                self._validator = cls(self.schema)
+            except SchemaError as exc:
+                self._broken(f"{exc.message} at {json_pointer(exc.absolute_path)}")
+        if self._problem is not None:
+            raise self._refusal()
+        return self._validator
+
+    def _broken(self, problem: str) -> None:
+        self._problem = problem
+        # Once per schema: the owner must fix the schema, and one line says what is wrong.
+        log.error("%s cannot be compiled, so everything checked against it is refused: %s", self.label, problem)
+
+    def _refusal(self) -> ActionError:
+        return ActionError(
+            f"{self.label} cannot be compiled, so nothing can be checked against it: {self._problem}",
+            code=ErrorCode.INVALID_SCHEMA,
+            evidence={"schema": self.label, "problem": self._problem},
+        )
+
+    @property
+    def usable(self) -> bool:
+        """False once the schema is known not to compile (compiles it if needed)."""
+        try:
+            self._compile()
+        except ActionError:
+            return False
+        return True
+
+    def errors(self, instance: Any, *, limit: int | None = None) -> list[ValidationError]:
+        """The validation errors of ``instance`` (at most ``limit``), in the validator's order.
+
+        Raises ``ActionError`` ``invalid_schema`` when the schema cannot be compiled
+        or fails while checking (an unresolvable ``$ref``, a broken pattern).
+        """
+        validator = self._compile()
+        found: list[ValidationError] = []
+        try:
+            for error in validator.iter_errors(instance):
+                found.append(error)
+                if limit is not None and len(found) >= limit:
+                    break
+        except Exception as exc:  # noqa: BLE001 - only the schema can make checking fail; it becomes a refusal
+            self._broken(f"{type(exc).__name__}: {exc}")
+            raise self._refusal() from exc
+        return found
+
+    def first_error(self, instance: Any) -> ValidationError | None:
+        """The first validation error of ``instance``, or None (same refusals as ``errors``)."""
+        found = self.errors(instance, limit=1)
+        return found[0] if found else None
+
