@@ -9,6 +9,7 @@ need a browser per test use ``launch_chromium`` on their own loop.
 from __future__ import annotations
 
 import functools
+import os
 import http.server
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -21,6 +22,9 @@ from playwright.async_api import Browser, Playwright, async_playwright
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 
 PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
+
+# Servers the tests start as subprocesses never share the user's persistent browser profile.
+os.environ.setdefault("MCP_ACTIONS_ISOLATED", "1")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

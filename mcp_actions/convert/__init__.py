@@ -6,6 +6,10 @@ under ``mcp-actions validate``, so a site owner can move to the richer
 format and keep what they already declared. The converted tools call the
 page through the product's protocol adapters (primitives ``wab.execute`` and
 ``abp.call``), with the command or capability name bound as an argument.
+
+``read_document`` reads a file or URL as strict JSON; ``convert_document``
+converts whichever of the two it is (``is_wab_discovery`` /
+``wab_to_actions``, ``is_abp_manifest`` / ``abp_to_actions``).
 """
 
 from __future__ import annotations

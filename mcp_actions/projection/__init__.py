@@ -4,5 +4,12 @@
 splits its answer; ``project`` runs a projection's JSONata expression, output
 schema and summaries within byte budgets; ``diff`` gives RFC 6902 patches and
 semantic deltas; ``store`` keeps the previous snapshots; ``service`` ties them
-to runtimes (read, summary, diff, postconditions, change hooks).
+to runtimes (read, summary, diff, postconditions, change hooks):
+``ProjectionService`` is the entry point, ``CompiledProjection`` one
+projection ready to run, ``Observation`` one reading of it.
 """
+
+from .project import CompiledProjection
+from .service import Observation, ProjectionService
+
+__all__ = ["CompiledProjection", "Observation", "ProjectionService"]

@@ -41,13 +41,6 @@ TAB_CAPABILITY_CLASSES: tuple[str, ...] = ("browser.tabs", "browser.claimed_tabs
 #: Announced in runtime_ready: every primitive a tab runs, then its capability classes.
 TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + TAB_CAPABILITY_CLASSES
 
-_ENGINE_CALL = """async ([method, a, b]) => {
-  const engine = window.__mcpActions;
-  if (!engine) return null;
-  if (method === "run") return engine.run(a, b);
-  if (method === "callHandler") return engine.callHandler(a, b);
-  return engine.focusEditable(a, b);
-}"""
 _PROBE_POINT = "([x, y]) => ({width: innerWidth, height: innerHeight, hit: !!document.elementFromPoint(x, y)})"
 _FOCUSED_VALUE = "() => { const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
 
@@ -153,14 +146,14 @@ class TabRuntime(DocumentRuntime):
         """Run a page handler, a trusted or privileged primitive, or an engine primitive."""
         try:
             if handler is not None:
-                return await self._engine("callHandler", handler, arguments)
+                return await self.run_engine("callHandler", handler, arguments)
             method = self._primitives.get(name)
             if method is not None:
                 return await method(arguments)
             if name in PRIVILEGED_PRIMITIVES:
                 return await self.host.run_privileged(name, self, arguments)
             if name in ENGINE_PRIMITIVES:
-                return await self._engine("run", name, arguments)
+                return await self.run_engine("run", name, arguments)
         except PlaywrightError as exc:
             raise _translate(exc, handler or name) from exc
         raise self.unavailable(name)
@@ -170,17 +163,6 @@ class TabRuntime(DocumentRuntime):
     async def install_engine(self, frame: Frame | None = None) -> None:
         """Put the engine into the current document of the tab (or of one of its frames)."""
         await (frame or self.page.main_frame).evaluate("() => {\n" + engine_js() + "\n}")
-
-    async def _engine(self, method: str, a: Any, b: Any) -> Any:
-        envelope = await self.page.evaluate(_ENGINE_CALL, [method, a, b])
-        if envelope is None:  # a document the init script did not reach (attached pages)
-            await self.install_engine()
-            envelope = await self.page.evaluate(_ENGINE_CALL, [method, a, b])
-        if not isinstance(envelope, dict) or "ok" not in envelope:
-            raise ActionError("the page engine is not available", code=ErrorCode.RUNTIME_NOT_READY, evidence={"url": self.page.url})
-        if envelope["ok"]:
-            return envelope.get("output")
-        raise ActionError.from_error(envelope.get("error") or {})
 
     async def on_navigated(self) -> None:
         """Main-frame navigation: report where the tab is now and make it the active tab."""
@@ -238,7 +220,7 @@ class TabRuntime(DocumentRuntime):
         if not locator:
             x, y = await self._checked_point(spec)
             return {"x": x, "y": y}
-        info = await self._engine("run", "locator.element_info", {"locator": locator})
+        info = await self.run_engine("run", "locator.element_info", {"locator": locator})
         return {**info["clickable_center"], "matched_by": info["matched_by"]}
 
     async def _drag(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -271,12 +253,12 @@ class TabRuntime(DocumentRuntime):
         text, mode, target = arguments.get("text"), arguments.get("mode", "append"), arguments.get("target")
         if not isinstance(text, str):
             raise ActionError("text must be a string", code=ErrorCode.INVALID_INPUT, evidence={"field": "text"})
-        prepared = await self._engine("focusEditable", target, mode)
+        prepared = await self.run_engine("focusEditable", target, mode)
         to_type = text
         if not prepared["caret_placed"]:
             # Fields without a selection API (email, number) cannot put the
             # caret at the end: select everything and retype value + text.
-            prepared = await self._engine("focusEditable", target, "replace")
+            prepared = await self.run_engine("focusEditable", target, "replace")
             to_type = prepared.get("value", "") + text
         if to_type:
             await self.page.keyboard.insert_text(to_type)

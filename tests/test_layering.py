@@ -1,0 +1,110 @@
+"""The layering stays true: no import cycle between subpackages, and the core never imports the MCP SDK.
+
+The graph is read from the source (``ast``), so imports inside functions
+(lazy ones) count as much as top-level ones, and a module name written as
+a string for ``importlib.import_module`` counts too: none of them may hide
+a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import mcp_actions
+
+PACKAGE_ROOT = Path(mcp_actions.__file__).resolve().parent
+#: The MCP adapter and the programs around it; everything else is the core.
+SHELL = {"server", "cli", "demo", "__main__"}
+
+
+def _unit(module: str) -> str:
+    """The subpackage (or top-level module) a dotted ``mcp_actions`` module belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _modules() -> Iterator[tuple[str, Path]]:
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        relative = path.relative_to(PACKAGE_ROOT).with_suffix("")
+        parts = ["mcp_actions", *relative.parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        yield ".".join(parts), path
+
+
+def _imports(module: str, path: Path) -> Iterator[str]:
+    """Every module ``module`` imports, absolute, lazy and string imports included."""
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            yield prefix
+            yield from (f"{prefix}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("mcp_actions."):
+            yield node.value  # importlib.import_module("mcp_actions.x") and friends
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, path in _modules():
+        unit = _unit(module)
+        for target in _imports(module, path):
+            if target == "mcp_actions" or not target.startswith("mcp_actions."):
+                continue
+            other = _unit(target)
+            if other != unit and other != "__init__":
+                graph.setdefault(unit, set()).add(other)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_subpackages_import_each_other_without_cycles():
+    assert _cycle(_graph()) is None
+
+
+def test_the_core_imports_nothing_from_the_mcp_sdk():
+    offenders = [
+        f"{module} imports {target}"
+        for module, path in _modules()
+        if _unit(module) not in SHELL
+        for target in _imports(module, path)
+        if target.split(".")[0] in ("mcp", "mcp_types")
+    ]
+    assert offenders == []
+
+
+def test_the_checker_sees_a_cycle():
+    # The helper itself must be able to fail: a two-node cycle is reported.
+    assert _cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
