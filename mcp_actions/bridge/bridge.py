@@ -405,6 +405,7 @@ class Bridge:
         info.title = item.title
         info.capabilities = tuple(item.capabilities or ())
         info.manifest = item.manifest
+        info.frame = bool(item.frame)
         info.authorization_id = item.authorization_id
         info.extension_version = item.extension_version
         info.last_seen = time.monotonic()

@@ -31,6 +31,8 @@ class RuntimeInfo:
     capabilities: tuple[str, ...] = ()
     states: tuple[str, ...] = ()
     manifest: dict[str, Any] | None = None
+    #: True for a frame inside a page (``runtime_ready`` ``frame: true``), False for a top-level document.
+    frame: bool = False
     #: Tools the page declares through WebMCP, ABP or WAB (``page_tools``, see bridge/page_tools.py).
     page_tools: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     authorization_id: str | None = None
@@ -41,7 +43,10 @@ class RuntimeInfo:
 
     def describe(self) -> dict[str, Any]:
         """The identifying fields routing errors list for each candidate."""
-        return {"runtime_id": self.runtime_id, "runtime_key": self.runtime_key, "url": self.url, "title": self.title}
+        described = {"runtime_id": self.runtime_id, "runtime_key": self.runtime_key, "url": self.url, "title": self.title}
+        if self.frame:
+            described["frame"] = True
+        return described
 
     def snapshot(self) -> dict[str, Any]:
         """A JSON-ready view for resources and the local status page."""
