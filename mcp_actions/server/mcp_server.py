@@ -153,7 +153,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             log.info("call of %s cancelled by the client", name)
             raise
         await tell(ctx, peer, "info", {"event": "call_finished", "tool": name, "elapsed_ms": int((loop.time() - started) * 1000)})
-        return mark_page_content(success_result(output), prepared.binding)
+        return mark_page_content(success_result(output, prepared.binding), prepared.binding)
 
     async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         peers.seen(ctx)

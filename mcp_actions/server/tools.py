@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, UnknownTool
+from .media import IMAGE_TOOLS, image_output_schema, split_image
 
 __all__ = ["TEXT_LIMIT", "error_result", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
@@ -35,6 +36,8 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
         values = {ours: binding.annotations[theirs] for theirs, ours in _ANNOTATION_KEYS.items() if theirs in binding.annotations}
         annotations = types.ToolAnnotations(**values) if values else None
     output_schema = binding.result_schema if isinstance(binding.result_schema, dict) and binding.result_schema.get("type") == "object" else None
+    if output_schema is not None and _image_tool(binding):
+        output_schema = image_output_schema(output_schema)
     meta = binding.meta()
     if binding.confirm:
         meta["mcp-actions/confirm"] = True  # the server asks the user before the call reaches the page
@@ -53,17 +56,27 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
 TEXT_LIMIT = 4000
 
 
-def success_result(output: Any) -> types.CallToolResult:
-    """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text."""
+def _image_tool(binding: ToolBinding) -> bool:
+    return binding.kind == "builtin" and binding.name in IMAGE_TOOLS
+
+
+def success_result(output: Any, binding: ToolBinding | None = None) -> types.CallToolResult:
+    """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text.
+
+    For an image tool (``media.IMAGE_TOOLS``) the image is MCP image content and
+    the structured output keeps only its description (see ``media.py``).
+    """
+    image = None
+    if binding is not None and _image_tool(binding):
+        output, image = split_image(output)
     structured = output if isinstance(output, dict) else {"result": output}
     text = json.dumps(output, ensure_ascii=False, default=str)
     if len(text) > TEXT_LIMIT:
         text = f"{text[:TEXT_LIMIT]}… ({len(text)} characters; the whole result is in structuredContent)"
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content=structured,
-        is_error=False,
-    )
+    content: list[types.TextContent | types.ImageContent] = [types.TextContent(type="text", text=text)]
+    if image is not None:
+        content.append(image)
+    return types.CallToolResult(content=content, structured_content=structured, is_error=False)
 
 
 def error_result(error: ActionError) -> types.CallToolResult:
