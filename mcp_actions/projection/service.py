@@ -156,8 +156,14 @@ class ProjectionService:
         self._remember(runtime_id, observation)
         return result
 
-    async def summary(self, runtime_id: str, projection: Any, summary_name: Any, *, timeout_ms: int | None = None) -> dict[str, Any]:
-        """A declared summary of the projection's current state, within its ``max_bytes``."""
+    async def summary(
+        self, runtime_id: str, projection: Any, summary_name: Any, *, timeout_ms: int | None = None, remember: bool = True
+    ) -> dict[str, Any]:
+        """A declared summary of the projection's current state, within its ``max_bytes``.
+
+        With ``remember`` false (a summary attached to a tool's result) the agent's diff
+        baseline stays where it was: its next ``state_diff`` still shows what the call changed.
+        """
         compiled = self._projection(runtime_id, projection)
         if not isinstance(summary_name, str) or not summary_name:
             raise ActionError(
@@ -168,7 +174,8 @@ class ProjectionService:
         compiled.require_summary(summary_name)  # before the round trip: a typo costs nothing
         observation = await self.observe(runtime_id, compiled.name, timeout_ms=timeout_ms)
         value, size, max_bytes = compiled.summary(summary_name, observation.state)
-        self._remember(runtime_id, observation)
+        if remember:
+            self._remember(runtime_id, observation)
         return {
             "runtime_id": runtime_id,
             "projection": compiled.name,

@@ -144,7 +144,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
-            output = await app.service.run(prepared.binding, prepared.arguments, prepared.routing, progress=_progress_of(ctx))
+            outcome = await app.service.run_call(prepared.binding, prepared.arguments, prepared.routing, progress=_progress_of(ctx))
         except ActionError as exc:
             elapsed = int((loop.time() - started) * 1000)
             await tell(ctx, peer, "warning", {"event": "call_failed", "tool": name, "code": exc.code, "message": exc.message, "elapsed_ms": elapsed})
@@ -153,7 +153,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             log.info("call of %s cancelled by the client", name)
             raise
         await tell(ctx, peer, "info", {"event": "call_finished", "tool": name, "elapsed_ms": int((loop.time() - started) * 1000)})
-        return mark_page_content(success_result(output, prepared.binding), prepared.binding)
+        return mark_page_content(success_result(outcome.output, prepared.binding, state_summary=outcome.state_summary), prepared.binding)
 
     async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         peers.seen(ctx)

@@ -18,7 +18,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, UnknownTool
 from .media import IMAGE_TOOLS, image_output_schema, split_image
 
-__all__ = ["TEXT_LIMIT", "error_result", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
+__all__ = ["META_STATE_SUMMARY", "TEXT_LIMIT", "error_result", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
 _ANNOTATION_KEYS = {
     "title": "title",
@@ -52,6 +52,11 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
     )
 
 
+#: Where a result carries the state summary its map asks for (``x_actions.result_summary``).
+#: ``_meta`` rather than ``structuredContent``, so the tool's ``outputSchema`` (its map's
+#: ``result_schema``, maybe ``additionalProperties: false``) still describes the output exactly.
+META_STATE_SUMMARY = "mcp-actions/state_summary"
+
 #: Longest text a result carries beside its structuredContent (the full value is structured).
 TEXT_LIMIT = 4000
 
@@ -60,11 +65,14 @@ def _image_tool(binding: ToolBinding) -> bool:
     return binding.kind == "builtin" and binding.name in IMAGE_TOOLS
 
 
-def success_result(output: Any, binding: ToolBinding | None = None) -> types.CallToolResult:
+def success_result(output: Any, binding: ToolBinding | None = None, *, state_summary: dict[str, Any] | None = None) -> types.CallToolResult:
     """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text.
 
     For an image tool (``media.IMAGE_TOOLS``) the image is MCP image content and
-    the structured output keeps only its description (see ``media.py``).
+    the structured output keeps only its description (see ``media.py``). A
+    ``state_summary`` (the map's ``x_actions.result_summary``, read after the
+    call) goes to ``_meta["mcp-actions/state_summary"]`` and, for the model,
+    into a second text block.
     """
     image = None
     if binding is not None and _image_tool(binding):
@@ -76,7 +84,21 @@ def success_result(output: Any, binding: ToolBinding | None = None) -> types.Cal
     content: list[types.TextContent | types.ImageContent] = [types.TextContent(type="text", text=text)]
     if image is not None:
         content.append(image)
-    return types.CallToolResult(content=content, structured_content=structured, is_error=False)
+    meta = None
+    if state_summary is not None:
+        meta = {META_STATE_SUMMARY: state_summary}
+        content.append(types.TextContent(type="text", text=_summary_text(state_summary)))
+    return types.CallToolResult(content=content, structured_content=structured, is_error=False, meta=meta)
+
+
+def _summary_text(state_summary: dict[str, Any]) -> str:
+    """The state summary as the model reads it: which summary, then its value (or why it is missing)."""
+    name = f"{state_summary.get('projection')}/{state_summary.get('summary')}"
+    if "error" in state_summary:
+        error = state_summary["error"]
+        return f"State summary {name} unavailable: {error.get('code')}: {error.get('message')}"
+    # The summary already fits its max_bytes; no cut needed.
+    return f"State summary {name} after the call: " + json.dumps(state_summary.get("value"), ensure_ascii=False, default=str)
 
 
 def error_result(error: ActionError) -> types.CallToolResult:
