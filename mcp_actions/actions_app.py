@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
-from .bridge.registry import RuntimeInfo
+from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
 from .catalog.catalog import Catalog
 from .catalog.selection import ToolSelection
 from .catalog.watch import ManifestWatcher
@@ -68,6 +68,7 @@ class AppOptions:
     user_data_dir: str | None = None
     isolated: bool = False
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS
+    event_log_size: int = EVENT_LOG_SIZE  # accepted page events kept per runtime (--event-log-size)
     serve_bridge: bool = True  # False: no WebSocket endpoint (in-process tests of the MCP layer only)
     tool_mode: Literal["tools", "site"] = "tools"  # site: the host sees actions.site and the browser tools only
     tools: Sequence[str] = ()  # --tools: expose only tools whose dotted name matches one of these globs
@@ -85,7 +86,7 @@ class ActionsApp:
         self.token = options.bridge_token or secrets.token_urlsafe(18)
         selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
         self.catalog = Catalog(builtin_bindings() + observe_bindings(), allow=selection if options.tools or options.exclude_tools else None)
-        self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for)
+        self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size)
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
         self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)

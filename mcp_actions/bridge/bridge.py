@@ -19,7 +19,7 @@ import itertools
 import logging
 import os
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -36,7 +36,7 @@ from .items import (
     parse_item,
 )
 from .page_tools import parse_page_tools
-from .registry import RuntimeInfo, RuntimeRegistry
+from .registry import EVENT_LOG_SIZE, RuntimeInfo, RuntimeRegistry
 from .routing import Route, select_runtime
 from .signals import DEFAULT_MAX_EVENT_BYTES, SignalSource, SignalSpec, accept_event
 
@@ -186,8 +186,13 @@ class Bridge:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         stale_after_s: float = DEFAULT_STALE_AFTER_S,
         signal_source: SignalSource | None = None,
+        event_log_size: int = EVENT_LOG_SIZE,
     ) -> None:
+        if event_log_size < 1:
+            raise ValueError("event_log_size must be at least 1")
         self.default_timeout_ms = default_timeout_ms
+        #: Accepted page events kept per runtime (``--event-log-size``); the oldest go first.
+        self.event_log_size = event_log_size
         self.max_item_bytes = max_item_bytes
         self.max_event_bytes = max_event_bytes
         self.stale_after_s = stale_after_s
@@ -379,7 +384,7 @@ class Bridge:
             self._sessions.pop(runtime_id, None)
             with contextlib.suppress(Exception):
                 await replaced.link.close("replaced by a new connection")
-        info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport)
+        info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport, events=deque(maxlen=self.event_log_size))
         if previous is not None:
             info.events = previous.events
             info.connected_at = previous.connected_at

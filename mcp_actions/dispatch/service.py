@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ..bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
@@ -85,6 +86,10 @@ class CallOutcome(NamedTuple):
 
 #: The least time a result summary gets to read, even when the call used up nearly all of its own.
 RESULT_SUMMARY_MIN_MS = 1000
+
+
+#: The progress callback of the built-in call running in this task (see ``ActionService.call_progress``).
+_CALL_PROGRESS: ContextVar[ProgressCallback | None] = ContextVar("mcp_actions_call_progress", default=None)
 
 
 #: A built-in tool's implementation: (service, own arguments, routing fields, deadline) -> output.
@@ -183,12 +188,23 @@ class ActionService:
         timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
         deadline = time.monotonic() + timeout_ms / 1000
         if binding.kind == "builtin":
-            output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
+            # Task-local, so a built-in that runs another tool (actions.site mode=call) passes
+            # the caller's progress on without every built-in's signature carrying it.
+            token = _CALL_PROGRESS.set(progress)
+            try:
+                output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
+            finally:
+                _CALL_PROGRESS.reset(token)
             binding.check_result(output)
             return CallOutcome(output)
         output, runtime = await self._run_manifest_tool(binding, own, routing, deadline, progress)
         binding.check_result(output)
         return CallOutcome(output, await self._result_summary(binding, runtime, deadline))
+
+    @staticmethod
+    def call_progress() -> ProgressCallback | None:
+        """The progress callback of the built-in call running in this task, if its caller gave one."""
+        return _CALL_PROGRESS.get()
 
     async def _result_summary(self, binding: ToolBinding, runtime: RuntimeInfo, deadline: float) -> dict[str, Any] | None:
         """The summary ``x_actions.result_summary`` names, read after the call; a failure is reported, not raised.
