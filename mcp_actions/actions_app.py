@@ -46,6 +46,7 @@ from .projection.service import ProjectionService
 from .resources import ResourceRegistry, expand, register_builtin_resources
 from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
 from .resources.projections import register_projection_resources
+from .resources.wab import WAB, register_wab_resource
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -114,6 +115,7 @@ class ActionsApp:
         self.resources = ResourceRegistry()
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
+        register_wab_resource(self.resources, self.wab_documents)
         self.watcher: ManifestWatcher | None = None
 
     def _make_browser(self) -> Any:
@@ -321,6 +323,8 @@ class ActionsApp:
             return
         loaded.namespace = f"runtime-{runtime.runtime_id}-wab"
         self.wab_documents[runtime.runtime_id] = {"url": url, "document": document}
+        self.resources.updated(expand(WAB, runtime_id=runtime.runtime_id))
+        self.resources.list_changed()
         if self.catalog.set_page_tools(runtime.runtime_id, "wab", loaded):
             self._changed("tools")
         self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": "wab"})
