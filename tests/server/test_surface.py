@@ -112,6 +112,7 @@ async def test_every_resource_and_template_reads(mode):
             "actions://runtimes/{runtime_id}/projections/{projection}/diff",
             "actions://runtimes/{runtime_id}/events",
             "actions://runtimes/{runtime_id}/context/{block}",
+            "actions://runtimes/{runtime_id}/wab",
         }
         listed = {str(r.uri): r for r in (await client.list_resources()).resources}
         assert {
