@@ -140,6 +140,7 @@ class XActions(_Open):
 
     direction: str = "agent_to_html"
     handler: str | None = None
+    binding: dict[str, Any] | None = None
     scope: str | None = None
     source: dict[str, Any] | None = None
     execution: dict[str, Any] | None = None
@@ -147,6 +148,12 @@ class XActions(_Open):
     workflow: Workflow | None = None
     #: ``{"projection": name, "summary": name}``: the summary a successful call's result carries.
     result_summary: dict[str, Any] | None = None
+
+    @property
+    def bound_arguments(self) -> dict[str, Any]:
+        """``binding.arguments``: what a handler naming a primitive runs with, under the call's own arguments."""
+        arguments = (self.binding or {}).get("arguments")
+        return dict(arguments) if isinstance(arguments, dict) else {}
 
 
 class Tool(_Open):
@@ -240,3 +247,4 @@ class Manifest(_Open):
     checks: list[Check] = Field(default_factory=list)
     provenance: dict[str, Any] | None = None
     state_projections: list[Projection] = Field(default_factory=list)
+    primitive_dictionary: dict[str, Any] | None = None

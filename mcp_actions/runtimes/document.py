@@ -12,20 +12,18 @@ authority) and ``FrameRuntime`` (a same-origin frame inside a tab).
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from ..errors import ActionError, ErrorCode
+from ..manifest.dictionary import host_dictionary
 from .inprocess import InProcessRuntime
 from .page_watch import PageWatch
 from .tab_host import TabHost
@@ -50,20 +48,14 @@ _WATCH_EVENTS = """(listen) => {
 }"""
 
 
-@cache
-def _dictionary() -> dict[str, dict[str, Any]]:
-    text = resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text(encoding="utf-8")
-    return {p["name"]: p for p in json.loads(text)["primitives"]}
-
-
 def dictionary_names() -> frozenset[str]:
     """Every primitive name of the shipped dictionary (``runtimes/dictionary.json``)."""
-    return frozenset(_dictionary())
+    return frozenset(host_dictionary())
 
 
 def dictionary_entry(name: str) -> dict[str, Any]:
     """One primitive's dictionary entry (name, summary, capabilities, schemas, errors); KeyError when absent."""
-    return copy.deepcopy(_dictionary()[name])
+    return copy.deepcopy(host_dictionary()[name])
 
 
 def _now() -> str:
