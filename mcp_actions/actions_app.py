@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .bridge.bridge import Bridge
-from .bridge.registry import RuntimeInfo
+from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
 from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
 from .catalog.selection import ToolSelection
@@ -49,6 +49,7 @@ from .resources import ResourceRegistry, expand, register_builtin_resources
 from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
 from .resources.projections import register_projection_resources
 from .runtimes.page_script import runtime_js
+from .resources.wab import WAB, register_wab_resource
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -71,6 +72,7 @@ class AppOptions:
     user_data_dir: str | None = None
     isolated: bool = False
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS
+    event_log_size: int = EVENT_LOG_SIZE  # accepted page events kept per runtime (--event-log-size)
     serve_bridge: bool = True  # False: no WebSocket endpoint (in-process tests of the MCP layer only)
     tool_mode: Literal["tools", "site"] = "tools"  # site: the host sees actions.site and the browser tools only
     tools: Sequence[str] = ()  # --tools: expose only tools whose dotted name matches one of these globs
@@ -88,7 +90,7 @@ class ActionsApp:
         self.token = options.bridge_token or secrets.token_urlsafe(18)
         selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
         self.catalog = Catalog(builtin_bindings() + observe_bindings(), allow=selection if options.tools or options.exclude_tools else None)
-        self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for)
+        self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size)
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
         self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)
@@ -116,6 +118,7 @@ class ActionsApp:
         self.resources = ResourceRegistry()
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
+        register_wab_resource(self.resources, self.wab_documents)
         self.watcher: ManifestWatcher | None = None
 
     def _make_browser(self) -> Any:
@@ -322,6 +325,8 @@ class ActionsApp:
             return
         loaded.namespace = f"runtime-{runtime.runtime_id}-wab"
         self.wab_documents[runtime.runtime_id] = {"url": url, "document": document}
+        self.resources.updated(expand(WAB, runtime_id=runtime.runtime_id))
+        self.resources.list_changed()
         if self.catalog.set_page_tools(runtime.runtime_id, "wab", loaded):
             self._changed("tools")
         self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": "wab"})

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from . import __version__
-from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
+from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_EVENT_LOG_SIZE, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
 from .errors import UsageError
 from .manifest.report import human_lines, json_text, validate_paths
 
@@ -80,6 +80,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     profile.add_argument("--user-data-dir", default=_env("MCP_ACTIONS_USER_DATA_DIR"), help="persistent browser profile directory [MCP_ACTIONS_USER_DATA_DIR]")
     profile.add_argument("--isolated", action="store_true", default=_env("MCP_ACTIONS_ISOLATED") in ("1", "true"), help="use a fresh temporary profile [MCP_ACTIONS_ISOLATED=1]")
     parser.add_argument("--timeout-ms", type=int, default=None, help=f"default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default {DEFAULT_TIMEOUT_MS})")
+    parser.add_argument("--event-log-size", type=int, default=None, metavar="N", help=f"page events kept per runtime, oldest dropped first [MCP_ACTIONS_EVENT_LOG_SIZE] (default {DEFAULT_EVENT_LOG_SIZE})")
     parser.add_argument("--tool-mode", choices=("tools", "site"), default=_env("MCP_ACTIONS_TOOL_MODE", "tools"), help="tools: every tool; site: only actions.site and the browser tools [MCP_ACTIONS_TOOL_MODE]")
     parser.add_argument("--tools", action="append", metavar="GLOB", help="expose only tools whose dotted name matches; repeatable [MCP_ACTIONS_TOOLS, ','-separated]")
     parser.add_argument("--exclude-tools", action="append", metavar="GLOB", help="never expose tools whose dotted name matches; repeatable [MCP_ACTIONS_EXCLUDE_TOOLS, ','-separated]")
@@ -161,6 +162,9 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
     headless = args.headless
     if headless is None and _env("MCP_ACTIONS_HEADLESS") is not None:
         headless = _env("MCP_ACTIONS_HEADLESS") in ("1", "true", "yes")
+    event_log_size = args.event_log_size if args.event_log_size is not None else _env_int("MCP_ACTIONS_EVENT_LOG_SIZE", DEFAULT_EVENT_LOG_SIZE)
+    if event_log_size < 1:
+        raise UsageError(f"--event-log-size must be at least 1, not {event_log_size}")
     options = AppOptions(
         manifests=manifests,
         bridge_host=args.bridge_host,
@@ -174,6 +178,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
         user_data_dir=args.user_data_dir,
         isolated=args.isolated,
         default_timeout_ms=args.timeout_ms if args.timeout_ms is not None else _env_int("MCP_ACTIONS_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
+        event_log_size=event_log_size,
         tool_mode=args.tool_mode,
         tools=args.tools or _env_list("MCP_ACTIONS_TOOLS"),
         exclude_tools=args.exclude_tools or _env_list("MCP_ACTIONS_EXCLUDE_TOOLS"),

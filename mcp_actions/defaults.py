@@ -1,4 +1,4 @@
-"""The product's default ports and time limit, each written out once.
+"""The product's default ports, time limit and event log size, each written out once.
 
 Every layer that needs one of these numbers (the CLI's help and fallbacks,
 the composition root, the bridge, the catalogue's routing-field description,
@@ -8,7 +8,7 @@ change. This module imports nothing of ours and sits below every package.
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_BRIDGE_PORT", "DEFAULT_MCP_PORT", "DEFAULT_TIMEOUT_MS"]
+__all__ = ["DEFAULT_BRIDGE_PORT", "DEFAULT_EVENT_LOG_SIZE", "DEFAULT_MCP_PORT", "DEFAULT_TIMEOUT_MS"]
 
 #: The bridge's WebSocket port (``--bridge-port``, CONTRACT §1).
 DEFAULT_BRIDGE_PORT = 17345
@@ -16,3 +16,5 @@ DEFAULT_BRIDGE_PORT = 17345
 DEFAULT_MCP_PORT = 8931
 #: Time limit of a call that does not set ``timeout_ms`` (``--timeout-ms``).
 DEFAULT_TIMEOUT_MS = 30_000
+#: Accepted page events kept per runtime, oldest dropped first (``--event-log-size``).
+DEFAULT_EVENT_LOG_SIZE = 200

@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -46,7 +47,7 @@ from .items import (
     RuntimeStatus,
 )
 from .page_tools import parse_page_tools
-from .registry import RuntimeInfo, RuntimeRegistry
+from .registry import EVENT_LOG_SIZE, RuntimeInfo, RuntimeRegistry
 from .routing import Route, select_runtime
 from .session import RuntimeLink, RuntimeSession
 from .signals import DEFAULT_MAX_EVENT_BYTES, SignalSource, SignalSpec, accept_event
@@ -85,9 +86,15 @@ class Bridge:
         stale_after_s: float = DEFAULT_STALE_AFTER_S,
         signal_source: SignalSource | None = None,
         dictionary: PrimitiveDictionary | None = None,
+        event_log_size: int = EVENT_LOG_SIZE,
     ) -> None:
-        """``dictionary`` (default: the bundled one) decides which call names are primitives to check."""
+        """``dictionary`` (default: the bundled one) decides which call names are primitives to check;
+        ``event_log_size`` is how many page events each runtime keeps (at least 1)."""
+        if event_log_size < 1:
+            raise ValueError("event_log_size must be at least 1")
         self.default_timeout_ms = default_timeout_ms
+        #: Accepted page events kept per runtime (``--event-log-size``); the oldest go first.
+        self.event_log_size = event_log_size
         self.max_item_bytes = max_item_bytes
         self.max_event_bytes = max_event_bytes
         self.stale_after_s = stale_after_s
@@ -247,7 +254,7 @@ class Bridge:
             self.calls.fail_channel(replaced, "the runtime reconnected on a new connection")
             self._sessions.pop(runtime_id, None)
             await self._close_link(replaced, "replaced by a new connection")
-        info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport)
+        info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport, events=deque(maxlen=self.event_log_size))
         if previous is not None:
             info.events = previous.events
             info.connected_at = previous.connected_at
@@ -274,6 +281,7 @@ class Bridge:
         info.manifest = item.inline_manifest
         info.manifest_summary = item.manifest_summary
         info.announced_host = item.host
+        info.frame = bool(item.frame)
         info.authorization_id = item.authorization_id
         info.extension_version = item.extension_version
         info.last_seen = time.monotonic()

@@ -65,6 +65,9 @@ class RuntimeReady(_Item):
     title: str | None = None
     capabilities: list[str] | None = None
     manifest: dict[str, Any] | None = None
+    #: Wire addition: true when the runtime is a frame inside a page, not a top-level document
+    #: (routing by a map's surface prefers top-level documents; see bridge/routing.py).
+    frame: bool | None = None
     host: str | None = None  # the kind of host (page, playwright, …), an addition like title
 
     @property

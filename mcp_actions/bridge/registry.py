@@ -13,10 +13,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..defaults import DEFAULT_EVENT_LOG_SIZE
+
 __all__ = ["EVENT_LOG_SIZE", "RuntimeInfo", "RuntimeRegistry"]
 
 #: Accepted page events kept per runtime (oldest dropped first).
-EVENT_LOG_SIZE = 200
+EVENT_LOG_SIZE = DEFAULT_EVENT_LOG_SIZE
 
 
 @dataclass
@@ -33,6 +35,8 @@ class RuntimeInfo:
     manifest: dict[str, Any] | None = None  # an inline manifest (an object with ``tools``), to expose
     manifest_summary: dict[str, Any] | None = None  # the spec's summary of the map the runtime loaded
     announced_host: str | None = None  # the host kind runtime_ready named, if any
+    #: True for a frame inside a page (``runtime_ready`` ``frame: true``), False for a top-level document.
+    frame: bool = False
     #: Tools the page declares through WebMCP, ABP or WAB (``page_tools``, see bridge/page_tools.py).
     page_tools: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     authorization_id: str | None = None
@@ -56,7 +60,10 @@ class RuntimeInfo:
 
     def describe(self) -> dict[str, Any]:
         """The identifying fields routing errors list for each candidate."""
-        return {"runtime_id": self.runtime_id, "runtime_key": self.runtime_key, "url": self.url, "title": self.title}
+        described = {"runtime_id": self.runtime_id, "runtime_key": self.runtime_key, "url": self.url, "title": self.title}
+        if self.frame:
+            described["frame"] = True
+        return described
 
     def snapshot(self) -> dict[str, Any]:
         """A JSON-ready view for resources and the local status page."""

@@ -4,9 +4,12 @@ Selectors narrow the connected runtimes in this order: ``runtime_id``,
 ``runtime_key``, ``url_contains``, ``title_contains`` (all explicit), then
 the manifest's ``surface_origin`` (implicit). One candidate left: that one.
 Several left after explicit selectors only: ``ambiguous_runtime`` (the caller
-asked for something that names several). Several left otherwise: the active
-runtime if it is one of them, else ``ambiguous_runtime``. None left:
-``runtime_not_found`` saying what was asked.
+asked for something that names several). Several left otherwise: top-level
+documents are preferred over frames (a page embedding a same-origin iframe is
+one page to a map's surface, not two), then the active runtime if it is one of
+them, else ``ambiguous_runtime``. None left: ``runtime_not_found`` saying what
+was asked. Explicit fields still reach a frame: its ``runtime_id`` or
+``runtime_key``, or a predicate only it matches.
 """
 
 from __future__ import annotations
@@ -101,6 +104,12 @@ def select_runtime(runtimes: Sequence[RuntimeInfo], route: Route, *, active_id: 
         raise _not_found(route, len(runtimes))
     if len(candidates) == 1:
         return candidates[0]
+    if not route.explicit:
+        # Implicit (surface) routing: a frame only takes the call when no top-level document could.
+        top_level = [r for r in candidates if not r.frame]
+        if len(top_level) == 1:
+            return top_level[0]
+        candidates = top_level or candidates
     if not route.explicit and active_id is not None:
         for candidate in candidates:
             if candidate.runtime_id == active_id:

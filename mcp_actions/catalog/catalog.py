@@ -89,6 +89,8 @@ class ToolBinding:
     title: str | None = None
     confirm: str | None = None  # the question to ask the user before a call, when the map asks for one
     protocol: str = "actions.json"  # or the neighbouring protocol a page declared the tool through
+    #: ``(projection, summary)`` to read after a successful call and attach to its result (x_actions.result_summary).
+    result_summary: tuple[str, str] | None = None
     tool: Tool | None = field(default=None, compare=False, repr=False)
 
     @cached_property
@@ -178,8 +180,17 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         title=tool_title(tool),
         confirm=confirmation(tool, manifest.model),
         protocol=protocol,
+        result_summary=_result_summary(tool),
         tool=tool,
     )
+
+
+def _result_summary(tool: Tool) -> tuple[str, str] | None:
+    """``x_actions.result_summary`` as ``(projection, summary)``, when the map asks for one."""
+    spec = tool.x_actions.result_summary
+    if isinstance(spec, dict) and isinstance(spec.get("projection"), str) and isinstance(spec.get("summary"), str):
+        return spec["projection"], spec["summary"]
+    return None
 
 
 class Catalog:

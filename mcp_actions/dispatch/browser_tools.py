@@ -6,7 +6,7 @@ routing fields name, else the active runtime when it can, else the newest
 runtime that can; when none is connected the browser is launched first
 (unless ``--browser none``). Their output schemas are the dictionary's.
 ``browser.screenshot`` returns ``image`` (base64), ``mime_type``, ``width``
-and ``height``; the MCP layer may show it as image content.
+and ``height``; the MCP layer sends the image as image content (server/media.py).
 """
 
 from __future__ import annotations

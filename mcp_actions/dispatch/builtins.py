@@ -83,7 +83,8 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
         remaining = max(1, int((deadline - time.monotonic()) * 1000))
         arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": routing.get("timeout_ms", remaining)}
         prepared = service.prepare(binding.mcp_name, arguments)
-        return await service.run(prepared.binding, prepared.arguments, prepared.routing)
+        # The action's steps are reported to the caller of actions.site, as a direct call's would be.
+        return await service.run(prepared.binding, prepared.arguments, prepared.routing, progress=service.call_progress())
     return await _state(service, mode, own, routing, deadline)
 
 

@@ -15,7 +15,9 @@ Then it runs the tool (see ``execution.py``), re-checks a declared
 postcondition through the ``PostconditionChecker`` when one is installed,
 and checks the output against the tool's result schema (``invalid_result``
 with the failing path). After a call of a transition's tool the runtime's
-states are diagnosed again, so ``runtime_status`` views stay current.
+states are diagnosed again, so ``runtime_status`` views stay current. When
+the map asks for it (``x_actions.result_summary``), ``run_call`` also reads
+the named projection summary after the call succeeded (``CallOutcome``).
 It knows nothing of MCP; the server adapter turns its outcomes into MCP
 results and errors, and forwards ``progress`` reports.
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ..bridge.bridge import Bridge
@@ -43,7 +46,7 @@ from .postconditions import PostconditionChecker, PostconditionRequest, Projecti
 from .states import Diagnosis, StateDiagnoser
 from .transitions import TransitionGuard, TransitionRules
 
-__all__ = ["ActionService", "BrowserControl", "BrowserMode", "PageToolRunner", "PreparedCall"]
+__all__ = ["ActionService", "BrowserControl", "BrowserMode", "CallOutcome", "PageToolRunner", "PreparedCall", "RESULT_SUMMARY_MIN_MS"]
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +86,22 @@ class PreparedCall(NamedTuple):
     binding: ToolBinding
     arguments: dict[str, Any]  # the tool's own arguments
     routing: dict[str, Any]  # the routing fields (runtime choice, timeout_ms)
+
+
+class CallOutcome(NamedTuple):
+    """A finished call: its output, and the state summary its map asked to attach (or why it is missing)."""
+
+    output: Any
+    #: ``projection.service.summary`` output, or ``{projection, summary, error}`` when it could not be read.
+    state_summary: dict[str, Any] | None = None
+
+
+#: The least time a result summary gets to read, even when the call used up nearly all of its own.
+RESULT_SUMMARY_MIN_MS = 1000
+
+
+#: The progress callback of the built-in call running in this task (see ``ActionService.call_progress``).
+_CALL_PROGRESS: ContextVar[ProgressCallback | None] = ContextVar("mcp_actions_call_progress", default=None)
 
 
 #: A built-in tool's implementation: (service, own arguments, routing fields, deadline) -> output.
@@ -168,20 +187,68 @@ class ActionService:
         elicit: Elicit | None = None,
         request_id: str | None = None,
     ) -> Any:
-        """Run an already-checked call of ``binding``.
+        """Run an already-checked call of ``binding``; return its output.
 
         ``progress`` hears workflow steps and a page tool's own progress; ``elicit`` asks the
         user what a page tool asks during the call (None: nobody can be asked); ``request_id``
         is the caller's id of this call (an ABP app sees it as its ``callId``).
         """
+        return (await self.run_call(binding, own, routing, progress=progress, elicit=elicit, request_id=request_id)).output
+
+    async def run_call(
+        self,
+        binding: ToolBinding,
+        own: dict[str, Any],
+        routing: Mapping[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        elicit: Elicit | None = None,
+        request_id: str | None = None,
+    ) -> CallOutcome:
+        """Run an already-checked call of ``binding``; its output and the summary its map asks for (arguments as ``run``)."""
         timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
         deadline = time.monotonic() + timeout_ms / 1000
         if binding.kind == "builtin":
-            output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
-        else:
-            output = await self._run_manifest_tool(binding, own, routing, deadline, progress, elicit, request_id)
+            # Task-local, so a built-in that runs another tool (actions.site mode=call) passes
+            # the caller's progress on without every built-in's signature carrying it.
+            token = _CALL_PROGRESS.set(progress)
+            try:
+                output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
+            finally:
+                _CALL_PROGRESS.reset(token)
+            binding.check_result(output)
+            return CallOutcome(output)
+        output, runtime = await self._run_manifest_tool(binding, own, routing, deadline, progress, elicit, request_id)
         binding.check_result(output)
-        return output
+        return CallOutcome(output, await self._result_summary(binding, runtime, deadline))
+
+    @staticmethod
+    def call_progress() -> ProgressCallback | None:
+        """The progress callback of the built-in call running in this task, if its caller gave one."""
+        return _CALL_PROGRESS.get()
+
+    async def _result_summary(self, binding: ToolBinding, runtime: RuntimeInfo, deadline: float) -> dict[str, Any] | None:
+        """The summary ``x_actions.result_summary`` names, read after the call; a failure is reported, not raised.
+
+        The call itself succeeded, so a summary that cannot be read becomes
+        ``{projection, summary, error}`` beside the output (and a warning in the log).
+        The agent's diff baseline does not move (see ``ProjectionService.summary``).
+        """
+        if binding.result_summary is None:
+            return None
+        projection, summary = binding.result_summary
+        try:
+            if self.projections is None:
+                raise ActionError(
+                    f"{binding.name} asks for the summary {summary!r} of {projection!r}, but this server runs no state projections",
+                    code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                    evidence={"capability": "state_projections", "tool": binding.name},
+                )
+            timeout_ms = max(RESULT_SUMMARY_MIN_MS, int((deadline - time.monotonic()) * 1000))
+            return await self.projections.summary(runtime.runtime_id, projection, summary, timeout_ms=timeout_ms, remember=False)
+        except ActionError as exc:
+            log.warning("%s ran, but its result summary %s/%s could not be read: %s: %s", binding.name, projection, summary, exc.code, exc.message)
+            return {"runtime_id": runtime.runtime_id, "projection": projection, "summary": summary, "error": exc.to_error()}
 
     def manifest_of(self, binding: ToolBinding) -> Manifest | None:
         """The manifest a tool came from (an inline one for tools of a runtime's own map)."""
@@ -252,12 +319,14 @@ class ActionService:
         progress: ProgressCallback | None,
         elicit: Elicit | None = None,
         request_id: str | None = None,
-    ) -> Any:
+    ) -> tuple[Any, RuntimeInfo]:
+        """Run a tool of a map or a page on its runtime; return its output and the runtime it ran on."""
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route)
         if binding.protocol != "actions.json" and self.page_tool_runner is not None:
             try:
-                return await self.page_tool_runner.run(binding, own, runtime, deadline, progress=progress, elicit=elicit, request_id=request_id)
+                output = await self.page_tool_runner.run(binding, own, runtime, deadline, progress=progress, elicit=elicit, request_id=request_id)
+                return output, runtime
             finally:
                 # Even a failed call may have changed the page: projection subscribers hear of it.
                 if self.projections is not None:
@@ -303,7 +372,7 @@ class ActionService:
                 await self.projections.after_call(runtime.runtime_id)
         if postcondition is not None and self.postconditions is not None:
             await self.postconditions.check(request, before, output)
-        return output
+        return output, runtime
 
     async def _check_state(self, binding: ToolBinding, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
         """Refuse with ``state_mismatch`` when the tool's ``target.state`` is not current on the page."""

@@ -231,6 +231,7 @@ class _Renamer:
         self.workflow(tool.get("workflow"))
         if isinstance(x_actions, dict):
             self.workflow(x_actions.get("workflow"))
+            self.key(x_actions.get("result_summary"), "projection", "projection")
             machine = x_actions.get("state_machine")
             self.key(machine, "initial_state", "state")
             self.key(machine, "terminal_state", "state")

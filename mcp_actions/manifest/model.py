@@ -146,6 +146,8 @@ class XActions(_Open):
     execution: dict[str, Any] | None = None
     result_schema: dict[str, Any] | None = None
     workflow: Workflow | None = None
+    #: ``{"projection": name, "summary": name}``: the summary a successful call's result carries.
+    result_summary: dict[str, Any] | None = None
 
     @property
     def bound_arguments(self) -> dict[str, Any]:

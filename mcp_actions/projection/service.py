@@ -17,6 +17,7 @@ value changed, without moving any baseline.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -81,7 +82,8 @@ class ProjectionService:
         self._projections_for = projections_for
         self.limits = limits
         self.store = store or SnapshotStore()
-        self._watched: set[tuple[str, str]] = set()
+        # Counted: the state, summary and diff resources of one projection each hold a watch.
+        self._watched: Counter[tuple[str, str]] = Counter()
         self._listeners: list[ChangeListener] = []
 
     # -- lookup ----------------------------------------------------------
@@ -156,8 +158,14 @@ class ProjectionService:
         self._remember(runtime_id, observation)
         return result
 
-    async def summary(self, runtime_id: str, projection: Any, summary_name: Any, *, timeout_ms: int | None = None) -> dict[str, Any]:
-        """A declared summary of the projection's current state, within its ``max_bytes``."""
+    async def summary(
+        self, runtime_id: str, projection: Any, summary_name: Any, *, timeout_ms: int | None = None, remember: bool = True
+    ) -> dict[str, Any]:
+        """A declared summary of the projection's current state, within its ``max_bytes``.
+
+        With ``remember`` false (a summary attached to a tool's result) the agent's diff
+        baseline stays where it was: its next ``state_diff`` still shows what the call changed.
+        """
         compiled = self._projection(runtime_id, projection)
         if not isinstance(summary_name, str) or not summary_name:
             raise ActionError(
@@ -168,7 +176,8 @@ class ProjectionService:
         compiled.require_summary(summary_name)  # before the round trip: a typo costs nothing
         observation = await self.observe(runtime_id, compiled.name, timeout_ms=timeout_ms)
         value, size, max_bytes = compiled.summary(summary_name, observation.state)
-        self._remember(runtime_id, observation)
+        if remember:
+            self._remember(runtime_id, observation)
         return {
             "runtime_id": runtime_id,
             "projection": compiled.name,
@@ -281,17 +290,25 @@ class ProjectionService:
         self._listeners.append(listener)
 
     def watch(self, runtime_id: str, projection: str) -> None:
-        """Refresh this projection after every call on the runtime (a subscription)."""
-        self._watched.add((runtime_id, projection))
+        """Refresh this projection after every call on the runtime (a subscription; counted)."""
+        self._watched[(runtime_id, projection)] += 1
 
     def unwatch(self, runtime_id: str, projection: str) -> None:
-        """Stop refreshing it."""
-        self._watched.discard((runtime_id, projection))
+        """Release one watch; the projection stops being refreshed when none is left."""
+        key = (runtime_id, projection)
+        if self._watched[key] <= 1:
+            self._watched.pop(key, None)
+        else:
+            self._watched[key] -= 1
+
+    def watching(self, runtime_id: str, projection: str) -> bool:
+        """Whether the projection is refreshed after calls on the runtime."""
+        return self._watched[(runtime_id, projection)] > 0
 
     def forget_runtime(self, runtime_id: str) -> None:
         """The runtime is gone: drop its snapshots and watches."""
         self.store.forget_runtime(runtime_id)
-        self._watched = {w for w in self._watched if w[0] != runtime_id}
+        self._watched = Counter({w: n for w, n in self._watched.items() if w[0] != runtime_id})
 
     async def after_call(self, runtime_id: str, *, timeout_ms: int | None = None) -> list[str]:
         """Refresh the runtime's watched projections (one round trip); return and announce those that changed."""

@@ -1,9 +1,11 @@
 """WAB (Web Agent Bridge) on the host side: discovery, permissions, rate limits, error mapping.
 
-Discovery (WAB §6): ``https://{host}/agent-bridge.json``, then
-``/.well-known/wab.json``, fetched with httpx under ``MAX_DISCOVERY_BYTES``
-and ``DISCOVERY_TIMEOUT_S``; a document that is not a WAB discovery document
-is ignored. Before a command reaches the page, the trigger's permission is
+Discovery (WAB §4.1, §6.2): ``https://{host}/agent-bridge.json``, then
+``/.well-known/wab.json``, then the document the page's
+``<meta name="wab-discovery" content="…">`` names (same origin only: a page
+cannot hand its tools' description to another site), fetched with httpx under
+``MAX_DISCOVERY_BYTES`` and ``DISCOVERY_TIMEOUT_S``; a document that is not a
+WAB discovery document is ignored. Before a command reaches the page, the trigger's permission is
 checked (a false permission is ``permission_denied``) and the site's
 ``security.max_rate`` (commands per minute) is enforced, as is a
 ``retryAfter`` the site answered with; WAB error codes map onto our stable
@@ -16,6 +18,7 @@ import collections
 import json
 import logging
 import time
+from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -24,12 +27,16 @@ import httpx
 from ..convert.wab import is_wab_discovery
 from ..errors import ActionError, ErrorCode
 
-__all__ = ["DISCOVERY_PATHS", "RateLimiter", "discover", "map_wab_error", "origin_of"]
+__all__ = ["DISCOVERY_META", "DISCOVERY_PATHS", "RateLimiter", "discover", "discovery_meta", "map_wab_error", "origin_of"]
 
 log = logging.getLogger(__name__)
 
 DISCOVERY_PATHS = ("/agent-bridge.json", "/.well-known/wab.json")
+#: ``<meta name=…>`` naming the discovery document (WAB §4.1).
+DISCOVERY_META = "wab-discovery"
 MAX_DISCOVERY_BYTES = 256 * 1024
+#: How much of a page's HTML is read looking for the meta tag (it belongs in <head>).
+MAX_PAGE_BYTES = 512 * 1024
 DISCOVERY_TIMEOUT_S = 5.0
 
 #: WAB error codes (Appendix B) and the stable code each becomes.
@@ -63,20 +70,68 @@ def origin_of(url: str | None) -> str | None:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else None
 
 
-async def _fetch_json(client: httpx.AsyncClient, url: str) -> Any:
-    async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
+async def _fetch(client: httpx.AsyncClient, url: str, accept: str, max_bytes: int, *, truncate: bool = False) -> bytes | None:
+    """The body at ``url`` (status 200), or None; past ``max_bytes`` None, or the first bytes with ``truncate``."""
+    async with client.stream("GET", url, headers={"Accept": accept}) as response:
         if response.status_code != 200:
             return None
         body = bytearray()
         async for chunk in response.aiter_bytes():
             body += chunk
-            if len(body) > MAX_DISCOVERY_BYTES:
-                log.warning("WAB discovery document at %s exceeds %d bytes; ignored", url, MAX_DISCOVERY_BYTES)
+            if len(body) > max_bytes:
+                if truncate:
+                    return bytes(body[:max_bytes])
+                log.warning("WAB discovery document at %s exceeds %d bytes; ignored", url, max_bytes)
                 return None
+    return bytes(body)
+
+
+async def _fetch_json(client: httpx.AsyncClient, url: str) -> Any:
+    body = await _fetch(client, url, "application/json", MAX_DISCOVERY_BYTES)
+    if body is None:
+        return None
     try:
-        return json.loads(bytes(body))
+        return json.loads(body)
     except ValueError:
         return None
+
+
+class _MetaFinder(HTMLParser):
+    """Finds the first ``<meta name="wab-discovery" content="…">``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.content: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.content is None and tag == "meta":
+            values = {key.lower(): value for key, value in attrs}
+            if (values.get("name") or "").strip().lower() == DISCOVERY_META and (values.get("content") or "").strip():
+                self.content = (values["content"] or "").strip()
+
+
+def discovery_meta(html: str, page_url: str) -> str | None:
+    """The discovery document URL a page's ``wab-discovery`` meta tag names, resolved; None unless same-origin."""
+    finder = _MetaFinder()
+    finder.feed(html)
+    finder.close()
+    if finder.content is None:
+        return None
+    url = urljoin(page_url, finder.content)
+    if origin_of(url) != origin_of(page_url):
+        log.info("ignoring the wab-discovery meta tag of %s: %s is another origin", page_url, url)
+        return None
+    return url
+
+
+async def _meta_document(client: httpx.AsyncClient, page_url: str) -> tuple[str, Any] | None:
+    body = await _fetch(client, page_url, "text/html", MAX_PAGE_BYTES, truncate=True)
+    if body is None:
+        return None
+    url = discovery_meta(body.decode("utf-8", errors="replace"), page_url)
+    if url is None:
+        return None
+    return url, await _fetch_json(client, url)
 
 
 async def discover(page_url: str) -> tuple[str, dict[str, Any]] | None:
@@ -94,6 +149,13 @@ async def discover(page_url: str) -> tuple[str, dict[str, Any]] | None:
                 continue
             if is_wab_discovery(document):
                 return url, document
+        try:
+            found = await _meta_document(client, page_url)
+        except httpx.HTTPError as exc:
+            log.info("no WAB discovery through the meta tag of %s: %s", page_url, exc)
+            return None
+        if found is not None and is_wab_discovery(found[1]):
+            return found
     return None
 
 

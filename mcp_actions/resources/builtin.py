@@ -8,6 +8,7 @@
         .../summaries/{summary}, .../diff                      its declared summaries and its diff
     actions://runtimes/{runtime_id}/events                    recent declared page events (untrusted data)
     actions://runtimes/{runtime_id}/context/{block}           a context block that applies (documentation)
+    actions://runtimes/{runtime_id}/wab                       a WAB discovery document (registered by wab.py)
 
 The projection templates are defined here and served by
 ``projections.register_projection_resources`` (backed by the projection service).

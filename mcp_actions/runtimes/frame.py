@@ -57,6 +57,8 @@ class FrameRuntime(DocumentRuntime):
     """A same-origin frame of a tab."""
 
     host_kind = "playwright-frame"
+    #: Routing by a map's surface prefers the tab over its frames (bridge/routing.py).
+    is_frame = True
 
     def __init__(self, tab: TabRuntime, frame: Frame, number: int) -> None:
         super().__init__(

@@ -40,6 +40,8 @@ class InProcessRuntime:
     """Base class of runtimes executing calls in this process."""
 
     transport = "inprocess"
+    #: Announced as ``frame: true`` in ``runtime_ready``: a frame inside a page, not a top-level document.
+    is_frame = False
 
     def __init__(
         self,
@@ -83,6 +85,8 @@ class InProcessRuntime:
         for key in ("runtime_key", "title", "manifest"):
             if getattr(self, key) is not None:
                 ready[key] = getattr(self, key)
+        if self.is_frame:
+            ready["frame"] = True
         await self.session.receive(ready)
 
     async def report(self, *, url: str | None = None, title: str | None = None, states: Sequence[str] | None = None) -> None:

@@ -32,6 +32,7 @@ from .confirm import confirm_call, page_elicitor
 from .logs import ClientLogHandler, tell
 from .peers import SCOPE_KEY, Peers
 from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
+from .watches import ResourceWatches, watching_listen
 
 __all__ = ["INSTRUCTIONS", "NOTIFICATIONS", "build_server"]
 
@@ -74,6 +75,8 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
     timeout, after which a silent HTTP session is no longer notified.
     """
     peers = Peers(http_idle_seconds=http_idle_seconds)
+    # Resources watched for either generation: resources/subscribe and subscriptions/listen streams.
+    watches = ResourceWatches(app.resources)
     # Bridge and watcher callbacks are synchronous; notifications are sent from tasks of their own,
     # held here so none is collected before it ran.
     sending: set[asyncio.Task[None]] = set()
@@ -112,7 +115,9 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         try:
             yield {"app": app, SCOPE_KEY: scope}
         finally:
-            peers.forget_scope(scope)
+            gone = peers.forget_scope(scope)
+            for uri in gone.subscriptions if gone is not None else ():
+                watches.release(uri)
             product_log.removeHandler(forward_logs)
             if manage_app:
                 await app.stop()
@@ -144,7 +149,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
-            output = await app.service.run(
+            outcome = await app.service.run_call(
                 prepared.binding,
                 prepared.arguments,
                 prepared.routing,
@@ -160,7 +165,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             log.info("call of %s cancelled by the client", name)
             raise
         await tell(ctx, peer, "info", {"event": "call_finished", "tool": name, "elapsed_ms": int((loop.time() - started) * 1000)})
-        return mark_page_content(success_result(output), prepared.binding)
+        return mark_page_content(success_result(outcome.output, prepared.binding, state_summary=outcome.state_summary), prepared.binding)
 
     async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         peers.seen(ctx)
@@ -181,18 +186,20 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         except ActionError as exc:
             raise MCPError(res.RESOURCE_NOT_FOUND, f"{exc.code}: {exc.message}", data=exc.to_error()) from exc
         peer = peers.seen(ctx)
+        if peer is None or uri not in peer.subscriptions:
+            watches.hold(uri)  # e.g. a projection starts being re-read after each call
         if peer is not None:
             peer.subscriptions.add(uri)
-        app.resources.watch(uri)  # e.g. a projection starts being re-read after each call
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
         peer = peers.seen(ctx)
-        if peer is not None:
+        if peer is None:
+            watches.release(uri)  # a client we cannot tell apart: its subscribe held once
+        elif uri in peer.subscriptions:
             peer.subscriptions.discard(uri)
-        if not any(uri in other.subscriptions for other in peers.peers()):
-            app.resources.unwatch(uri)
+            watches.release(uri)
         return types.EmptyResult()
 
     async def set_level(ctx: Ctx, params: types.SetLevelRequestParams) -> types.EmptyResult:
@@ -216,7 +223,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             on_read_resource=read_resource,
             on_subscribe_resource=subscribe,
             on_unsubscribe_resource=unsubscribe,
-            on_subscriptions_listen=ListenHandler(peers.bus),
+            on_subscriptions_listen=watching_listen(ListenHandler(peers.bus), watches),
             on_set_logging_level=set_level,
         )
     async def note_client(ctx: Ctx, call_next: Any) -> Any:

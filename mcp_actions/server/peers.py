@@ -101,9 +101,9 @@ class Peers:
             peer.last_seen = time.monotonic()
         return peer
 
-    def forget_scope(self, scope: object) -> None:
-        """The connection of a lifespan scope ended."""
-        self._peers.pop(scope, None)
+    def forget_scope(self, scope: object) -> Peer | None:
+        """The connection of a lifespan scope ended; its peer (whose subscriptions end too), if any."""
+        return self._peers.pop(scope, None)
 
     def _prune(self) -> None:
         if self._http_idle_seconds is None:

@@ -16,8 +16,9 @@ from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, UnknownTool
+from .media import IMAGE_TOOLS, image_output_schema, split_image
 
-__all__ = ["TEXT_LIMIT", "error_result", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
+__all__ = ["META_STATE_SUMMARY", "TEXT_LIMIT", "error_result", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
 _ANNOTATION_KEYS = {
     "title": "title",
@@ -35,6 +36,8 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
         values = {ours: binding.annotations[theirs] for theirs, ours in _ANNOTATION_KEYS.items() if theirs in binding.annotations}
         annotations = types.ToolAnnotations(**values) if values else None
     output_schema = binding.result_schema if isinstance(binding.result_schema, dict) and binding.result_schema.get("type") == "object" else None
+    if output_schema is not None and _image_tool(binding):
+        output_schema = image_output_schema(output_schema)
     meta = binding.meta()
     if binding.confirm:
         meta["mcp-actions/confirm"] = True  # the server asks the user before the call reaches the page
@@ -49,21 +52,53 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
     )
 
 
+#: Where a result carries the state summary its map asks for (``x_actions.result_summary``).
+#: ``_meta`` rather than ``structuredContent``, so the tool's ``outputSchema`` (its map's
+#: ``result_schema``, maybe ``additionalProperties: false``) still describes the output exactly.
+META_STATE_SUMMARY = "mcp-actions/state_summary"
+
 #: Longest text a result carries beside its structuredContent (the full value is structured).
 TEXT_LIMIT = 4000
 
 
-def success_result(output: Any) -> types.CallToolResult:
-    """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text."""
+def _image_tool(binding: ToolBinding) -> bool:
+    return binding.kind == "builtin" and binding.name in IMAGE_TOOLS
+
+
+def success_result(output: Any, binding: ToolBinding | None = None, *, state_summary: dict[str, Any] | None = None) -> types.CallToolResult:
+    """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text.
+
+    For an image tool (``media.IMAGE_TOOLS``) the image is MCP image content and
+    the structured output keeps only its description (see ``media.py``). A
+    ``state_summary`` (the map's ``x_actions.result_summary``, read after the
+    call) goes to ``_meta["mcp-actions/state_summary"]`` and, for the model,
+    into a second text block.
+    """
+    image = None
+    if binding is not None and _image_tool(binding):
+        output, image = split_image(output)
     structured = output if isinstance(output, dict) else {"result": output}
     text = json.dumps(output, ensure_ascii=False, default=str)
     if len(text) > TEXT_LIMIT:
         text = f"{text[:TEXT_LIMIT]}… ({len(text)} characters; the whole result is in structuredContent)"
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content=structured,
-        is_error=False,
-    )
+    content: list[types.TextContent | types.ImageContent] = [types.TextContent(type="text", text=text)]
+    if image is not None:
+        content.append(image)
+    meta = None
+    if state_summary is not None:
+        meta = {META_STATE_SUMMARY: state_summary}
+        content.append(types.TextContent(type="text", text=_summary_text(state_summary)))
+    return types.CallToolResult(content=content, structured_content=structured, is_error=False, meta=meta)
+
+
+def _summary_text(state_summary: dict[str, Any]) -> str:
+    """The state summary as the model reads it: which summary, then its value (or why it is missing)."""
+    name = f"{state_summary.get('projection')}/{state_summary.get('summary')}"
+    if "error" in state_summary:
+        error = state_summary["error"]
+        return f"State summary {name} unavailable: {error.get('code')}: {error.get('message')}"
+    # The summary already fits its max_bytes; no cut needed.
+    return f"State summary {name} after the call: " + json.dumps(state_summary.get("value"), ensure_ascii=False, default=str)
 
 
 def error_result(error: ActionError) -> types.CallToolResult:

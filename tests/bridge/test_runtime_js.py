@@ -197,3 +197,6 @@ async def test_two_runtimes_sharing_a_tab_key_do_not_replace_each_other_forever(
     await asyncio.sleep(2.0)
     assert len(changes) == settled, f"runtimes kept replacing each other: {changes}"
     assert 1 <= len(bridge.registry) <= 2
+    # The frame's copy announces itself as a frame (routing by surface prefers the page).
+    for info in bridge.registry.list():
+        assert info.frame is (not info.url.endswith("/bridge/framed.html")), info.describe()

@@ -177,3 +177,50 @@ async def test_resource_updated_reaches_a_subscribed_client():
             assert uri in updates
         finally:
             await runtime.stop()
+
+
+async def test_listen_stream_watches_the_projections_it_names():
+    # 2026-07-28: a subscriptions/listen stream naming a projection resource makes it watched while it is open.
+    app = ActionsApp(AppOptions(manifests=[str(BOARD_DIR)], browser="none", serve_bridge=False))
+    page = BoardPage()
+    async with Client(build_server(app), mode="auto") as client:
+        runtime = MemoryRuntime(
+            app.bridge, runtime_id="board-4", url="http://board.test/",
+            primitives={"dom.extract": page.extract, "text.insert": page.insert, "locator.element_info": page.element_info,
+                        "pointer.click": page.click, "locator.wait_for": lambda a: {"matched": True}},
+        )  # fmt: skip
+        await runtime.start()
+        try:
+            uri = "actions://runtimes/board-4/projections/board.state"
+            diff_uri = f"{uri}/diff"
+            assert not app.projections.watching("board-4", "board.state")
+            async with client.listen(resource_subscriptions=[uri, diff_uri, "actions://nothing/here"]) as events:
+                assert app.projections.watching("board-4", "board.state")
+                before = page.extract_calls
+                result = await client.call_tool("board_add_card", {"list_id": "done", "title": "Ship"})
+                assert not result.is_error, result
+                watched_extracts = page.extract_calls - before
+                heard: set[str] = set()
+
+                async def collect() -> None:
+                    async for event in events:
+                        heard.add(str(event.uri))
+                        if {uri, diff_uri} <= heard:
+                            return
+
+                await asyncio.wait_for(collect(), 5)
+                # A second stream on the same URI keeps it watched when the first one ends.
+                async with client.listen(resource_subscriptions=[uri]) as _second:
+                    pass
+                assert app.projections.watching("board-4", "board.state")
+            # Both streams ended: nothing re-reads the projection after calls any more.
+            for _ in range(50):
+                if not app.projections.watching("board-4", "board.state"):
+                    break
+                await asyncio.sleep(0.02)
+            assert not app.projections.watching("board-4", "board.state")
+            before = page.extract_calls
+            assert not (await client.call_tool("board_add_card", {"list_id": "done", "title": "Again"})).is_error
+            assert page.extract_calls - before == watched_extracts - 1  # the watch's re-read after the call is gone
+        finally:
+            await runtime.stop()

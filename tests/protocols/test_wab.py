@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import http.server
+import json
 import threading
 from pathlib import Path
 
 import pytest
+from mcp.shared.exceptions import MCPError
+
+from mcp_actions.protocols.wab import discovery_meta
 
 from .conftest import product
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "wab"
+#: The same bakery with no /agent-bridge.json nor /.well-known/wab.json: only its meta tag names the document.
+META_SITE = SITE.parent / "wab-meta"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -19,16 +26,26 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture()
-def bakery_url():
-    """The bakery site at its own origin, so /agent-bridge.json is its discovery document."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
+def _serve(directory: Path):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture()
+def bakery_url():
+    """The bakery site at its own origin, so /agent-bridge.json is its discovery document."""
+    yield from _serve(SITE)
+
+
+@pytest.fixture()
+def meta_bakery_url():
+    """The bakery whose discovery document only its wab-discovery meta tag names."""
+    yield from _serve(META_SITE)
 
 
 async def test_wab_commands_permissions_and_rate_limits(bakery_url):
@@ -63,3 +80,39 @@ async def test_wab_commands_permissions_and_rate_limits(bakery_url):
         again = await s.client.call_tool(add.name, {"item": "baguette"})
         assert again.structured_content["error"]["code"] == "rate_limited" and again.structured_content["error"]["evidence"]["source"] == "site"
         assert len(await page.evaluate("() => wabLog")) == 3
+
+
+def test_discovery_meta_tag_is_read_and_kept_to_the_page_origin():
+    page = "http://127.0.0.1:8000/shop/index.html"
+    assert discovery_meta('<head><META Name="WAB-Discovery" content=" wab/doc.json "></head>', page) == "http://127.0.0.1:8000/shop/wab/doc.json"
+    assert discovery_meta('<meta name="wab-discovery" content="/agent-bridge.json">', page) == "http://127.0.0.1:8000/agent-bridge.json"
+    assert discovery_meta('<meta name="description" content="/agent-bridge.json">', page) is None
+    assert discovery_meta('<meta name="wab-discovery" content="https://elsewhere.example/wab.json">', page) is None  # another site
+    assert discovery_meta('<meta name="wab-discovery" content="">', page) is None
+
+
+async def test_meta_tag_discovery_and_the_discovery_resource(meta_bakery_url):
+    async with product() as s:
+        opened = await s.navigate(f"{meta_bakery_url}/index.html")
+        runtime_id = opened["tab"]["runtime_id"]
+        search = await s.page_tool("wab", "searchMenu")  # found through the meta tag alone
+        found = await s.client.call_tool(search.name, {"query": "tart"})
+        assert not found.is_error and found.structured_content == {"items": [{"id": "tart", "name": "Lemon tart", "price": 3.9}]}
+
+        # The discovery document is a resource of the runtime: listed, templated, readable.
+        uri = f"actions://runtimes/{runtime_id}/wab"
+        assert uri in {str(r.uri) for r in (await s.client.list_resources()).resources}
+        assert "actions://runtimes/{runtime_id}/wab" in {t.uri_template for t in (await s.client.list_resource_templates()).resource_templates}
+        body = json.loads((await s.client.read_resource(uri)).contents[0].text)
+        assert body["url"] == f"{meta_bakery_url}/bakery/discovery.json" and body["trust"] == "untrusted_page_data"
+        assert body["document"] == json.loads((META_SITE / "bakery" / "discovery.json").read_text())
+
+
+async def test_discovery_resource_of_a_site_without_wab_is_not_found(pages_url):
+    async with product() as s:
+        opened = await s.navigate(f"{pages_url}/engine/inputs.html")
+        uri = f"actions://runtimes/{opened['tab']['runtime_id']}/wab"
+        await asyncio.sleep(0.5)  # discovery ran (and found nothing)
+        assert uri not in {str(r.uri) for r in (await s.client.list_resources()).resources}
+        with pytest.raises(MCPError):
+            await s.client.read_resource(uri)

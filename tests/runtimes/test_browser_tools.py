@@ -37,6 +37,13 @@ def ok(result: types.CallToolResult) -> dict[str, Any]:
     return result.structured_content
 
 
+def picture(result: types.CallToolResult, mime_type: str) -> str:
+    """The base64 data of the result's one image content, checked to be of ``mime_type``."""
+    images = [c for c in result.content if isinstance(c, types.ImageContent)]
+    assert len(images) == 1 and images[0].mime_type == mime_type, result.content
+    return images[0].data
+
+
 def error_code(result: types.CallToolResult) -> str:
     assert result.is_error and result.structured_content is not None
     return result.structured_content["error"]["code"]
@@ -49,7 +56,9 @@ async def test_browser_tools_end_to_end(pages_url: str) -> None:
         for mcp_name, dotted in BROWSER_TOOLS.items():
             assert MCP_NAME_PATTERN.match(mcp_name) and tools[mcp_name].meta["mcp-actions/tool"] == dotted
             assert "target_runtime_id" in tools[mcp_name].input_schema["properties"]  # routing fields, as every tool
-        assert tools["browser_screenshot"].output_schema["required"] == ["image"]
+        # The picture is image content; the structured output only describes it.
+        shot_schema = tools["browser_screenshot"].output_schema
+        assert "image" not in shot_schema["properties"] and shot_schema["required"] == ["bytes"]
         assert not app.browser.started  # auto: nothing launched yet
 
         navigated = ok(await client.call_tool("browser_navigate", {"url": f"{pages_url}/engine/inputs.html"}))
@@ -66,13 +75,25 @@ async def test_browser_tools_end_to_end(pages_url: str) -> None:
         activated = ok(await client.call_tool("browser_activate_tab", {"tab_id": first_tab}))
         assert activated["runtime_id"] == first and app.bridge.registry.active_id == first
         # Without routing fields the screenshot is of the active tab, capped to the asked width.
-        shot = ok(await client.call_tool("browser_screenshot", {"max_width": 240}))
-        image = base64.b64decode(shot["image"])
+        result = await client.call_tool("browser_screenshot", {"max_width": 240})
+        shot = ok(result)
+        image = base64.b64decode(picture(result, "image/png"))
         assert image[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(image[16:20], "big") == shot["width"] == 240
-        assert shot["mime_type"] == "image/png" and shot["height"] > 0
+        assert shot["mime_type"] == "image/png" and shot["height"] > 0 and shot["bytes"] == len(image)
+        # Small structured output, and no base64 in the text the model reads.
+        assert set(shot) == {"mime_type", "width", "height", "bytes"}
+        text = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+        assert len(text) < 200 and picture(result, "image/png")[:40] not in text
         # Routing fields choose the tab, as for every tool.
-        routed = ok(await client.call_tool("browser_screenshot", {"format": "jpeg", "max_width": 100, "target_runtime_id": opened["runtime_id"]}))
-        assert routed["mime_type"] == "image/jpeg" and base64.b64decode(routed["image"])[:2] == b"\xff\xd8"
+        routed_result = await client.call_tool("browser_screenshot", {"format": "jpeg", "max_width": 100, "target_runtime_id": opened["runtime_id"]})
+        routed = ok(routed_result)
+        assert routed["mime_type"] == "image/jpeg" and base64.b64decode(picture(routed_result, "image/jpeg"))[:2] == b"\xff\xd8"
+        # The size cap still holds: a tiny budget is met by recompression, or refused with capture_failed.
+        capped_result = await client.call_tool("browser_screenshot", {"max_kilobytes": 4})
+        if capped_result.is_error:
+            assert error_code(capped_result) == "capture_failed"
+        else:
+            assert ok(capped_result)["bytes"] <= 4 * 1024
 
         closed = ok(await client.call_tool("browser_close_tab", {"tab_id": opened["tab_id"]}))
         assert closed["closed_tab_id"] == opened["tab_id"]

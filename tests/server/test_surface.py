@@ -112,6 +112,7 @@ async def test_every_resource_and_template_reads(mode):
             "actions://runtimes/{runtime_id}/projections/{projection}/diff",
             "actions://runtimes/{runtime_id}/events",
             "actions://runtimes/{runtime_id}/context/{block}",
+            "actions://runtimes/{runtime_id}/wab",
         }
         listed = {str(r.uri): r for r in (await client.list_resources()).resources}
         assert {
@@ -314,3 +315,26 @@ OBSERVE_TOOLS = {"page_observe", "page_click", "page_fill", "page_press", "page_
 async def test_tool_globs_choose_what_is_exposed(include, exclude, expected):
     async with notes_env(options={"tools": include, "exclude_tools": exclude}) as (app, client, runtime, notes):
         assert {t.name for t in (await client.list_tools()).tools} == expected
+
+
+async def test_site_call_forwards_progress_like_a_direct_call():
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    async with notes_env("legacy", options={"tool_mode": "site"}) as (app, client, runtime, notes):
+        result = await client.call_tool("actions_site", {"mode": "call", "action": "notes.read_title", "arguments": {}}, progress_callback=on_progress)
+        assert not result.is_error, result
+        assert result.structured_content == {"title": "Groceries"}
+        await asyncio.sleep(0.05)
+        assert progress == [
+            (0, 2, "step title (locator.text_content)"),
+            (1, 2, "step body (locator.text_content)"),
+            (2, 2, "done"),
+        ]
+        # Without a progress token nothing is reported, and the call runs the same.
+        progress.clear()
+        assert not (await client.call_tool("actions_site", {"mode": "call", "action": "notes.read_title", "arguments": {}})).is_error
+        await asyncio.sleep(0.05)
+        assert progress == []

@@ -39,6 +39,7 @@ from .base import (
     object_entries,
     warning,
 )
+from .refs import check_reference
 from .schema import check_schema, fast_schema_valid
 from .targets import check_target
 from .workflow import check_workflow
@@ -52,8 +53,11 @@ TOOL_FIELDS = (
 # binding.arguments: the bound arguments of a handler that names a primitive (published reference maps).
 X_ACTIONS_FIELDS = (
     "direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine", "annotations", "confirm", "binding",
+    "result_summary",
 )  # fmt: skip
 BINDING_FIELDS = ("arguments",)
+#: ``x_actions.result_summary``: the projection summary a successful call's result carries.
+RESULT_SUMMARY_FIELDS = ("projection", "summary")
 #: MCP tool hints a map may set explicitly under x_actions.annotations (booleans, and a title string).
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 EXECUTION_FIELDS = ("mode", "steps", "fallback")
@@ -100,6 +104,8 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
         yield from _check_annotations(x_actions["annotations"], child_pointer(path, "annotations"), label)
     if "confirm" in x_actions and not isinstance(x_actions["confirm"], (bool, str)):
         yield error(child_pointer(path, "confirm"), ErrorCode.INVALID_TYPE, f"{label}: x_actions.confirm must be a boolean or a message, got {json_type(x_actions['confirm'])}")
+    if "result_summary" in x_actions:
+        yield from _check_result_summary(x_actions["result_summary"], child_pointer(path, "result_summary"), label, rules)
     if "execution" in x_actions:
         yield from _check_execution(x_actions["execution"], child_pointer(path, "execution"), label, rules)
     if "result_schema" in x_actions:
@@ -118,6 +124,22 @@ def _check_annotations(annotations: Any, path: str, label: str) -> Checks:
         expected = str if key == "title" else bool
         if key in ("title", *ANNOTATION_HINTS) and not isinstance(value, expected):
             yield error(child_pointer(path, key), ErrorCode.INVALID_TYPE, f"{label}: x_actions.annotations.{key} must be a {'string' if expected is str else 'boolean'}, got {json_type(value)}")
+
+
+def _check_result_summary(value: Any, path: str, label: str, rules: Rules) -> Checks:
+    """``x_actions.result_summary``: ``{"projection": name, "summary": name}``, a declared projection."""
+    if not isinstance(value, dict):
+        yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions.result_summary must be an object, got {json_type(value)}")
+        return
+    # Our own key, so closed: a misspelt field would silently drop the summary otherwise.
+    yield from check_keys(value, path, RESULT_SUMMARY_FIELDS, subject=f"{label} x_actions.result_summary", closed=True)
+    for key in RESULT_SUMMARY_FIELDS:
+        if key not in value:
+            yield error(child_pointer(path, key), ErrorCode.MISSING_FIELD, f"{label}: x_actions.result_summary.{key} is required")
+        elif not isinstance(value[key], str) or not value[key]:
+            yield error(child_pointer(path, key), ErrorCode.INVALID_TYPE, f"{label}: x_actions.result_summary.{key} must be a non-empty string")
+    if isinstance(value.get("projection"), str) and value["projection"]:
+        yield from check_reference(value["projection"], child_pointer(path, "projection"), "projection", rules.index)
 
 
 def _execution(tool: dict[str, Any], rules: Rules) -> ToolExecution | None:

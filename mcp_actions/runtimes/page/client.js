@@ -159,6 +159,7 @@ function startClient(engine, config) {
       capabilities: engine.capabilities(),
       extension_version: "page-runtime/" + VERSION,
     };
+    if (frame) ready.frame = true; // surface routing prefers the top-level page over its frames
     var tools = engine.pageTools ? engine.pageTools() : {};
     if (Object.keys(tools).length) ready.page_tools = tools;
     send(ready);
