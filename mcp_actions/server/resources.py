@@ -68,7 +68,9 @@ def read_resource(app: ActionsApp, uri: str) -> types.ReadResourceResult:
     if match:
         manifest = app.catalog.manifests.get(match["namespace"])
         if manifest is not None:
-            return _contents(uri, {"namespace": manifest.namespace, "source": manifest.source, "manifest": manifest.document})
+            # Tool provenance lives here rather than in every tool's _meta (which tools/list repeats).
+            tools = [{"name": b.name, "mcp_name": b.mcp_name, **b.provenance()} for b in app.catalog.tools.values() if b.namespace == manifest.namespace and b.runtime_id is None]
+            return _contents(uri, {"namespace": manifest.namespace, "source": manifest.source, "tools": tools, "manifest": manifest.document})
     match = _EVENTS_RE.match(uri)
     if match:
         runtime = app.bridge.registry.get(match["runtime_id"])
