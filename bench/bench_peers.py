@@ -258,7 +258,7 @@ async def task_actions(driver: Driver, url: str) -> None:
 # -- servers ----------------------------------------------------------------------
 
 
-def server_params(name: str, peers_dir: Path, browser: str, workdir: Path, *, launch: bool = True) -> StdioServerParameters:
+def server_params(name: str, peers_dir: Path, browser: str, workdir: Path, *, launch: bool = True, source: Path = ROOT) -> StdioServerParameters:
     """How to start each server: headless, isolated, on the same Chromium.
 
     ``launch=False`` starts mcp-actions as a host would by default (``--browser auto``:
@@ -275,17 +275,17 @@ def server_params(name: str, peers_dir: Path, browser: str, workdir: Path, *, la
         args = ["--headless", "--isolated", "--executablePath", browser, "--no-usage-statistics", "--no-performance-crux"]
         args += ["--chromeArg=--no-sandbox"] if no_sandbox else []
         return StdioServerParameters(command=str(bin_dir / "chrome-devtools-mcp"), args=args, env=env, cwd=str(workdir))
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(source)  # the mcp-actions tree to run (another checkout compares before/after)
     args = ["-m", "mcp_actions", "serve", "--manifests", str(BOARD_DIR / "actions.json"), "--browser", "launch" if launch else "auto", "--headless", "--isolated"]
     args += ["--browser-path", browser, "--bridge-port", "0", "--bridge-token", "bench"]
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(workdir))
 
 
-async def one_run(name: str, cards: int, base_url: str, peers_dir: Path, browser: str, workdir: Path) -> Run:
+async def one_run(name: str, cards: int, base_url: str, peers_dir: Path, browser: str, workdir: Path, source: Path = ROOT) -> Run:
     run = Run(server=name, cards=cards)
     url = f"{base_url}?cards={cards}"
     spawned = time.perf_counter()
-    async with Client(server_params(name, peers_dir, browser, workdir), mode="legacy", read_timeout_seconds=120) as client:
+    async with Client(server_params(name, peers_dir, browser, workdir, source=source), mode="legacy", read_timeout_seconds=120) as client:
         listing = await client.list_tools()
         run.start_to_tools_list_ms = (time.perf_counter() - spawned) * 1000
         run.tools, run.tools_list_bytes = len(listing.tools), tools_list_bytes(listing)
@@ -313,10 +313,10 @@ async def one_run(name: str, cards: int, base_url: str, peers_dir: Path, browser
     return run
 
 
-async def startup_run(name: str, peers_dir: Path, browser: str, workdir: Path) -> float:
+async def startup_run(name: str, peers_dir: Path, browser: str, workdir: Path, source: Path = ROOT) -> float:
     """Spawn to first ``tools/list`` answer, with the server's default (lazy) browser start."""
     spawned = time.perf_counter()
-    async with Client(server_params(name, peers_dir, browser, workdir, launch=False), mode="legacy", read_timeout_seconds=120) as client:
+    async with Client(server_params(name, peers_dir, browser, workdir, launch=False, source=source), mode="legacy", read_timeout_seconds=120) as client:
         await client.list_tools()
         return (time.perf_counter() - spawned) * 1000
 
@@ -368,8 +368,8 @@ def summarise(runs: list[Run]) -> list[dict[str, Any]]:
         )
     # Ratios against the best peer at the same card count (lower is better for each figure).
     for row in rows:
-        peers = [r for r in rows if r["cards"] == row["cards"] and r["server"] != "mcp-actions" and r.get("ok")]
-        if row["server"] == "mcp-actions" and row.get("ok") and peers:
+        peers = [r for r in rows if r["cards"] == row["cards"] and r["server"] in PEER_PACKAGES and r.get("ok")]
+        if row["server"] not in PEER_PACKAGES and row.get("ok") and peers:
             best = lambda key: min(p[key] for p in peers)  # noqa: E731
             row["vs_best_peer"] = {
                 "task_time": round(row["task_ms_median"] / best("task_ms_median"), 3),
@@ -408,13 +408,14 @@ async def run_all(args: argparse.Namespace, peers_dir: Path, startup: dict[str, 
     runs: list[Run] = []
     with StaticSite(BOARD_DIR) as site, tempfile.TemporaryDirectory(prefix="bench-peers-work-") as work:
         for name in args.servers:
-            times = [await startup_run(name, peers_dir, args.browser_path, Path(work)) for _ in range(args.startup_runs)]
+            source = args.actions_roots.get(name, ROOT)
+            times = [await startup_run(name, peers_dir, args.browser_path, Path(work), source) for _ in range(args.startup_runs)]
             startup[name] = [round(t, 1) for t in times]
             print(f"{name:20} start→tools/list: {', '.join(f'{t:.0f}' for t in times)} ms", file=sys.stderr)
         for cards in args.cards:
             for repeat in range(args.runs):
                 for name in args.servers:
-                    run = await one_run(name, cards, site.url, peers_dir, args.browser_path, Path(work))
+                    run = await one_run(name, cards, site.url, peers_dir, args.browser_path, Path(work), args.actions_roots.get(name, ROOT))
                     runs.append(run)
                     status = "ok" if run.ok else f"FAILED: {run.error}"
                     print(
@@ -430,11 +431,23 @@ def main() -> int:
     parser.add_argument("--cards", type=int, nargs="+", default=[4, 300, 3000])
     parser.add_argument("--runs", type=int, default=3, help="cold runs per server and card count")
     parser.add_argument("--servers", nargs="+", default=["playwright-mcp", "chrome-devtools-mcp", "mcp-actions"])
+    parser.add_argument(
+        "--actions-root",
+        action="append",
+        default=[],
+        metavar="LABEL=PATH",
+        help="also run the mcp-actions source tree at PATH under LABEL (e.g. before=/tmp/old-checkout), interleaved with the others",
+    )
     parser.add_argument("--peers-dir", type=Path, help="install the peers here and keep them (default: a temporary folder)")
     parser.add_argument("--browser-path", default=shutil.which("chromium") or "/usr/bin/chromium")
     parser.add_argument("--startup-runs", type=int, default=5, help="cold spawns per server timed to the first tools/list")
     parser.add_argument("--no-save", action="store_true", help="print, but do not write bench/results/")
     args = parser.parse_args()
+    args.actions_roots = {"mcp-actions": ROOT}
+    for spec in args.actions_root:
+        label, _, path = spec.partition("=")
+        args.actions_roots[label] = Path(path).resolve()
+        args.servers.append(label)
     temporary = None
     if args.peers_dir is None:
         temporary = tempfile.TemporaryDirectory(prefix="bench-peers-npm-")
