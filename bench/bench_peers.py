@@ -14,7 +14,8 @@ way an agent drives each server:
 Every run starts a fresh server process (cold) over stdio with the MCP SDK's
 ``Client``. The browser is up before the clock starts: mcp-actions launches
 it at start (``--browser launch``); each peer gets one untimed call that
-makes it launch its browser (``browser_tabs list`` / ``list_pages``). All
+makes it launch its browser (``browser_tabs list`` / ``list_pages``), and for
+mcp-actions the untimed wait is for ``actions://runtimes`` to list the tab. All
 three drive Debian's Chromium, headless, with a throwaway profile.
 
 Measured per run: calls, bytes returned to the model (the text of every
@@ -297,6 +298,8 @@ async def one_run(name: str, cards: int, base_url: str, peers_dir: Path, browser
             pages = result_text(await client.call_tool("list_pages", {}))
             selected = re.search(r"^(\d+):.*\[selected\]", pages, re.M)
             page_id = int(selected.group(1)) if selected else 1
+        else:
+            await wait_for_runtime(client)
         driver = Driver(client, run)
         started = time.perf_counter()
         try:
@@ -311,6 +314,20 @@ async def one_run(name: str, cards: int, base_url: str, peers_dir: Path, browser
             run.error = str(exc)
         run.task_ms = (time.perf_counter() - started) * 1000
     return run
+
+
+async def wait_for_runtime(client: Client, timeout_s: float = 60.0) -> None:
+    """Untimed: wait until mcp-actions' browser (launched at start, in the background) has a tab.
+
+    A tree from before the background launch answers at once: its browser was up before the handshake.
+    """
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        runtimes = json.loads((await client.read_resource("actions://runtimes")).contents[0].text)
+        if runtimes.get("runtimes"):
+            return
+        await asyncio.sleep(0.05)
+    raise TaskFailed("the browser never connected a tab")
 
 
 async def startup_run(name: str, peers_dir: Path, browser: str, workdir: Path, source: Path = ROOT) -> float:

@@ -24,6 +24,8 @@ from .catalog.catalog import Catalog
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
+from .runtimes.chromium import has_display
+from .runtimes.deferred import DeferredBrowser
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -73,20 +75,16 @@ class ActionsApp:
         self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self.bridge.add_listener(self._on_bridge_event)
 
-    def _make_browser(self) -> Any:
-        from .runtimes.browser import BrowserHost, BrowserOptions
-        from .runtimes.chromium import has_display
-
+    def _make_browser(self) -> DeferredBrowser:
+        # Deferred: Playwright is imported when the browser first starts, not before tools/list.
         headless = self.options.headless if self.options.headless is not None else not has_display()
-        return BrowserHost(
+        return DeferredBrowser(
             self.bridge,
-            BrowserOptions(
-                executable_path=self.options.browser_path,
-                headless=headless,
-                cdp_endpoint=self.options.cdp_endpoint,
-                user_data_dir=self.options.user_data_dir,
-                isolated=self.options.isolated,
-            ),
+            executable_path=self.options.browser_path,
+            headless=headless,
+            cdp_endpoint=self.options.cdp_endpoint,
+            user_data_dir=self.options.user_data_dir,
+            isolated=self.options.isolated,
         )
 
     # -- lifecycle ---------------------------------------------------------
@@ -121,7 +119,9 @@ class ActionsApp:
                 print(f"mcp-actions: bridge token for this run: {self.token}", file=sys.stderr)
             print(f"mcp-actions: runtimes connect at {self.endpoint.url}; status page {self.endpoint.status_url()}", file=sys.stderr)
         if self.browser is not None and self.options.browser == "launch":
-            await self.browser.ensure_started()
+            # In the background: the MCP handshake and tools/list need no browser, and a
+            # call that does waits for this same launch.
+            self.browser.start_in_background()
         self.started_at = time.time()
 
     async def stop(self) -> None:
