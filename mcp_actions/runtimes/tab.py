@@ -233,9 +233,28 @@ class TabRuntime(InProcessRuntime):
         self.host.bridge.registry.set_active(self.runtime_id)
 
     async def on_load(self) -> None:
-        """A document finished loading: its title is final now."""
+        """A document finished loading: its title is final now; warm it up for the first call."""
         url, title = await self.page_state()
         await self.report(url=url, title=title)
+        await self.warm_up()
+
+    async def warm_up(self) -> None:
+        """Pay a new document's first-evaluation costs now rather than in the user's first call.
+
+        The first ``page.evaluate`` in a document makes Playwright install its
+        utility script there (~30 ms), and each function source we evaluate is
+        compiled on first use; the engine's locator path is compiled by V8 on
+        its first run. These reads change nothing on the page (no input events,
+        no scrolling); they run when the document loads, while the agent reads
+        the navigation's answer.
+        """
+        try:
+            await self.page.evaluate(_ENGINE_CALL, ["run", "page.info", {}])
+            await self.page.evaluate(_ENGINE_CALL, ["run", "locator.text_content", {"locator": {"selector": "title"}}])
+            await self.page.evaluate(_PROBE_POINT, [0, 0])
+            await self.page.evaluate(_FOCUSED_VALUE)
+        except PlaywrightError as exc:  # the document went away meanwhile: the next one warms itself
+            log.debug("warm-up of %s skipped: %s", self.runtime_id, exc)
 
     async def apply_listen(self) -> None:
         """Make the current document forward the declared events."""
