@@ -171,6 +171,10 @@ class ToolBinding:
         # Built once per tool, not per call: results are checked on every call.
         return _validator_for(self.result_schema) if isinstance(self.result_schema, dict) else None
 
+    def build_checks(self) -> None:
+        """Build the argument and result validators now (at load), not in the tool's first call."""
+        _ = (self._validator, self._result_validator, self.own_properties)
+
     def meta(self) -> dict[str, Any]:
         """The MCP tool's ``_meta``: its dotted name and kind (and the runtime of an inline map's tool).
 
@@ -307,6 +311,7 @@ class Catalog:
                 name = disambiguated_name(f"{binding.name}@{binding.runtime_id}" if binding.runtime_id else binding.name)
                 log.warning("tool %s would be named %s, which %s already has; exposing it as %s", binding.name, binding.mcp_name, tools[binding.mcp_name].name, name)
                 binding = replace(binding, mcp_name=name)
+            binding.build_checks()
             tools[name] = binding
         self.tools = tools
 
