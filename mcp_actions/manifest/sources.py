@@ -36,14 +36,15 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.request import url2pathname
 
-import httpx
-
 from ..errors import ManifestError, codes_in_group
 from .storage import SCOPES, parse_storage_uri, resolve_site, scope_dir, scopes_visible_from
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -343,6 +344,10 @@ class RemoteFetcher:
             headers["If-None-Match"] = cached.etag
         if cached is not None and cached.last_modified:
             headers["If-Modified-Since"] = cached.last_modified
+        # httpx is imported on the first remote fetch: most servers never make one, and
+        # importing it costs about a tenth of the start-up before the first tools/list.
+        import httpx
+
         deadline = time.monotonic() + self.timeout
         try:
             status, body, response_headers = self._get(url, headers, deadline)
@@ -360,6 +365,8 @@ class RemoteFetcher:
         return body
 
     def _get(self, url: str, headers: dict[str, str], deadline: float) -> tuple[int, bytes, httpx.Headers]:
+        import httpx  # deferred, see fetch
+
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             remaining = max(deadline - time.monotonic(), 0.001)
@@ -397,6 +404,8 @@ class RemoteFetcher:
             if total > self.max_bytes:
                 raise _fail("import_too_large", f"{url}: more than {self.max_bytes} bytes", uri=url)
             if time.monotonic() > deadline:
+                import httpx  # deferred, see fetch
+
                 # httpx's timeouts bound each read; a server dripping bytes needs the overall deadline.
                 raise httpx.ReadTimeout("overall deadline exceeded")
             chunks.append(chunk)
