@@ -479,8 +479,9 @@ def main() -> int:
     args.actions_roots = {"mcp-actions": ROOT}
     for spec in args.actions_root:
         label, _, path = spec.partition("=")
-        args.actions_roots[label] = Path(path).resolve()
-        args.servers.append(label)
+        args.actions_roots[label] = Path(path).resolve()  # "mcp-actions=PATH" replaces the working tree
+        if label not in args.servers:
+            args.servers.append(label)
     temporary = None
     if args.peers_dir is None:
         temporary = tempfile.TemporaryDirectory(prefix="bench-peers-npm-")

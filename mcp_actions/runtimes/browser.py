@@ -183,7 +183,9 @@ class BrowserHost:
             self._browser.on("disconnected", lambda _browser: self._spawn(self._on_browser_gone("browser disconnected"), "disconnected"))
         pages = list(context.pages) or [await context.new_page()]
         for page in pages:
-            await self._adopt(page)
+            runtime = await self._adopt(page)
+            if not options.cdp_endpoint:  # a browser we launched: its blank tab is ours to warm up
+                await runtime.warm_process()
 
     async def _teardown(self, reason: str) -> None:
         self._started = False

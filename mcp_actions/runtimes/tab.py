@@ -57,6 +57,8 @@ _WATCH_EVENTS = """(listen) => {
   return engine && typeof emit === "function" ? engine.watchEvents(listen, (s) => { emit(s); }) : -1;
 }"""
 _PROBE_POINT = "([x, y]) => ({width: innerWidth, height: innerHeight, hit: !!document.elementFromPoint(x, y)})"
+#: What warm_process exercises: a field and a button, nothing that reaches the network.
+_WARM_UP_DOCUMENT = "<!doctype html><title></title><textarea></textarea><button type=button>warm</button>"
 _FOCUSED_VALUE = "() => { const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
 
 _MODIFIERS = {
@@ -155,6 +157,7 @@ class TabRuntime(InProcessRuntime):
         self.listen: list[dict[str, str]] = []
         self._last_call: tuple[str, float] | None = None
         self._cdp: CDPSession | None = None
+        self._navigating = 0  # browser.navigate calls in progress (they warm the new document up themselves)
         self._primitives = {
             "pointer.click": self._click,
             "pointer.double_click": self._double_click,
@@ -233,10 +236,15 @@ class TabRuntime(InProcessRuntime):
         self.host.bridge.registry.set_active(self.runtime_id)
 
     async def on_load(self) -> None:
-        """A document finished loading: its title is final now; warm it up for the first call."""
+        """A document finished loading: its title is final now; warm it up for the first call.
+
+        While our own ``browser.navigate`` is answering, it warms the document itself
+        once its answer is on the way, so the warm-up never delays that answer.
+        """
         url, title = await self.page_state()
         await self.report(url=url, title=title)
-        await self.warm_up()
+        if not self._navigating:
+            await self.warm_up()
 
     async def warm_up(self) -> None:
         """Pay a new document's first-evaluation costs now rather than in the user's first call.
@@ -255,6 +263,32 @@ class TabRuntime(InProcessRuntime):
             await self.page.evaluate(_FOCUSED_VALUE)
         except PlaywrightError as exc:  # the document went away meanwhile: the next one warms itself
             log.debug("warm-up of %s skipped: %s", self.runtime_id, exc)
+
+    async def warm_process(self) -> None:
+        """On our own blank tab, before any site loads: run the first-call path once.
+
+        A renderer process pays once for its first click, its first text insertion,
+        its first key press and the first run of the engine's locator, focus and
+        wait code (tens of milliseconds each). The first site this tab opens usually
+        loads into the same process, so paying here, on a throwaway document of our
+        own, keeps that cost out of the user's first call. Only for a blank tab the
+        browser host itself opened; a failure is logged and changes nothing else.
+        """
+        if self.page.url != "about:blank":
+            return
+        field = {"selector": "textarea"}
+        try:
+            await self.page.set_content(_WARM_UP_DOCUMENT)
+            found = await self.execute("locator.element_info", {"locator": {"selector": "button"}}, None)
+            center = found["clickable_center"]
+            await self.execute("pointer.click", {"x": center["x"], "y": center["y"]}, None)
+            await self.execute("locator.wait_for", {"locator": field, "state": "visible", "timeout_ms": 1000}, None)
+            await self.execute("text.insert", {"text": "warm", "target": field, "mode": "replace"}, None)
+            await self.execute("keyboard.press", {"key": "Enter"}, None)
+            await self.execute("locator.text_content", {"locator": field}, None)
+            await self.page.set_content("")
+        except (ActionError, PlaywrightError, KeyError, TypeError) as exc:
+            log.info("process warm-up of %s skipped: %s", self.runtime_id, exc)
 
     async def apply_listen(self) -> None:
         """Make the current document forward the declared events."""
@@ -367,6 +401,15 @@ class TabRuntime(InProcessRuntime):
         other = await self._delegate(arguments, "browser.navigate")
         if other is not None:
             return await other._navigate({k: v for k, v in arguments.items() if k != "tab_id"})
+        self._navigating += 1
+        try:
+            return await self._navigate_here(arguments)
+        finally:
+            self._navigating -= 1
+            # After the answer: the agent reads it while the new document warms up.
+            self.host._spawn(self.warm_up(), f"{self.runtime_id}:warm-up")
+
+    async def _navigate_here(self, arguments: dict[str, Any]) -> dict[str, Any]:
         if arguments.get("reload"):
             response = await self.page.reload(wait_until="load")
         else:
