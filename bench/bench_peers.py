@@ -437,7 +437,8 @@ def markdown(rows: list[dict[str, Any]], versions: dict[str, str]) -> str:
 
 async def run_all(args: argparse.Namespace, peers_dir: Path, startup: dict[str, dict[str, list[float]]]) -> tuple[list[Run], dict[str, str]]:
     versions = install_peers(peers_dir)
-    versions["mcp-actions"] = _git("rev-parse", "--short", "HEAD")
+    # The commit as the runs start (the tree may be edited while they run).
+    versions["mcp-actions"] = _git("rev-parse", "--short", "HEAD") + ("-dirty" if _git("status", "--porcelain", "--untracked-files=no") else "")
     runs: list[Run] = []
     with StaticSite(BOARD_DIR) as site, tempfile.TemporaryDirectory(prefix="bench-peers-work-") as work:
         for name in args.servers:
@@ -493,7 +494,7 @@ def main() -> int:
         if temporary is not None:
             temporary.cleanup()
     rows = summarise(runs)
-    commit = versions["mcp-actions"] + ("-dirty" if _git("status", "--porcelain", "--untracked-files=no") else "")
+    commit = versions["mcp-actions"]
     chromium = subprocess.run([args.browser_path, "--version"], capture_output=True, text=True, check=False).stdout.strip()
     report = {
         "date": datetime.date.today().isoformat(),
@@ -501,6 +502,7 @@ def main() -> int:
         "task": f"add card {TITLE!r} to {LIST} and confirm it",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "node": _node_version(), "chromium": chromium, "load_average": os.getloadavg()},
         "versions": versions,
+        "sources": {label: str(path) for label, path in args.actions_roots.items()},
         "summary": rows,
         "start_to_tools_list_ms": startup,
         "runs": [run.__dict__ for run in runs],
