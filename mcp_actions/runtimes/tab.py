@@ -158,6 +158,8 @@ class TabRuntime(InProcessRuntime):
         self._last_call: tuple[str, float] | None = None
         self._cdp: CDPSession | None = None
         self._navigating = 0  # browser.navigate calls in progress (they warm the new document up themselves)
+        #: True once warm_process ran the first-call path on this (blank, own) tab.
+        self.process_warmed = False
         self._primitives = {
             "pointer.click": self._click,
             "pointer.double_click": self._double_click,
@@ -287,6 +289,7 @@ class TabRuntime(InProcessRuntime):
             await self.execute("keyboard.press", {"key": "Enter"}, None)
             await self.execute("locator.text_content", {"locator": field}, None)
             await self.page.set_content("")
+            self.process_warmed = True
         except (ActionError, PlaywrightError, KeyError, TypeError) as exc:
             log.info("process warm-up of %s skipped: %s", self.runtime_id, exc)
 
