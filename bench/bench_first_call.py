@@ -28,9 +28,9 @@ from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_peers import BOARD_DIR, ROOT, server_params, wait_for_runtime  # noqa: E402 - after the path fix above
+from bench_peers import BOARD_DIR, ROOT, server_params, wait_for_runtime
 
-from mcp_actions.demo.static import StaticSite  # noqa: E402
+from mcp_actions.demo.static import StaticSite
 
 __all__ = ["main"]
 

@@ -55,7 +55,7 @@ from mcp import Client, StdioServerParameters
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mcp_actions.demo.static import StaticSite  # noqa: E402 - after the path fix above
+from mcp_actions.demo.static import StaticSite
 
 __all__ = ["main"]
 
@@ -296,7 +296,7 @@ async def one_run(name: str, cards: int, base_url: str, peers_dir: Path, browser
             await client.call_tool("browser_tabs", {"action": "list"})
         elif name == "chrome-devtools-mcp":
             pages = result_text(await client.call_tool("list_pages", {}))
-            selected = re.search(r"^(\d+):.*\[selected\]", pages, re.M)
+            selected = re.search(r"^(\d+):.*\[selected\]", pages, re.MULTILINE)
             page_id = int(selected.group(1)) if selected else 1
         else:
             await wait_for_runtime(client)
@@ -403,11 +403,11 @@ def summarise(runs: list[Run]) -> list[dict[str, Any]]:
     for row in rows:
         peers = [r for r in rows if r["cards"] == row["cards"] and r["server"] in PEER_PACKAGES and r.get("ok")]
         if row["server"] not in PEER_PACKAGES and row.get("ok") and peers:
-            best = lambda key: min(p[key] for p in peers)  # noqa: E731
+            best = {key: min(p[key] for p in peers) for key in ("task_ms_median", "bytes_to_model", "tools_list_bytes")}
             row["vs_best_peer"] = {
-                "task_time": round(row["task_ms_median"] / best("task_ms_median"), 3),
-                "bytes_to_model": round(row["bytes_to_model"] / best("bytes_to_model"), 4),
-                "tools_list_bytes": round(row["tools_list_bytes"] / best("tools_list_bytes"), 3),
+                "task_time": round(row["task_ms_median"] / best["task_ms_median"], 3),
+                "bytes_to_model": round(row["bytes_to_model"] / best["bytes_to_model"], 4),
+                "tools_list_bytes": round(row["tools_list_bytes"] / best["tools_list_bytes"], 3),
             }
     return rows
 

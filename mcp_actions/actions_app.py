@@ -2,28 +2,45 @@
 
 ``ActionsApp`` loads the manifests, builds the catalog, starts the bridge and
 its WebSocket endpoint, owns the browser host (launched now, lazily, or
-never), and exposes runtimes' inline manifests as they arrive. The MCP
-adapter (``server/mcp_server.py``) and the ``demo`` command both drive one.
+never), and exposes runtimes' inline manifests as they arrive. The catalogue
+is live: the manifest files and directories are watched, and an edit is
+re-validated and applied (an invalid map withdraws its tools and reports its
+problems; fixing it brings them back). Listeners hear ``tools`` changes and
+the resource registry hears resource changes; the MCP adapter
+(``server/mcp_server.py``) turns both into notifications. The ``demo``
+command drives one too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import json
 import logging
 import secrets
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from .bridge.bridge import DEFAULT_TIMEOUT_MS, Bridge
 from .bridge.registry import RuntimeInfo
 from .catalog.catalog import Catalog
+from .catalog.selection import ToolSelection
+from .catalog.watch import ManifestWatcher
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.service import ActionService
-from .manifest.load import LoadedManifest, LoadResult, ManifestReport, bundled_manifests_dir, load_document, load_paths
+from .errors import ActionError, ErrorCode
+from .manifest.fetch import RemoteFetcher
+from .manifest.limits import DEFAULT_LIMITS, Limits
+from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
+from .manifest.paths import bundled_manifests_dir
+from .projection.extract import EXTRACT_PRIMITIVE
+from .projection.registry import ProjectionRegistry
+from .projection.service import ProjectionService
+from .resources import ResourceRegistry, expand, register_builtin_resources
+from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
+from .resources.projections import register_projection_resources
 from .runtimes.chromium import has_display
 from .runtimes.deferred import DeferredBrowser
 
@@ -49,7 +66,12 @@ class AppOptions:
     isolated: bool = False
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS
     serve_bridge: bool = True  # False: no WebSocket endpoint (in-process tests of the MCP layer only)
-    extra: dict[str, Any] = field(default_factory=dict)
+    tool_mode: Literal["tools", "site"] = "tools"  # site: the host sees actions.site and the browser tools only
+    tools: Sequence[str] = ()  # --tools: expose only tools whose dotted name matches one of these globs
+    exclude_tools: Sequence[str] = ()  # --exclude-tools: never expose tools matching these
+    watch: bool = True  # reload the catalogue when a manifest file changes
+    watch_debounce_ms: int = 150
+    limits: Limits = DEFAULT_LIMITS  # workflow and projection limits (validation and run time)
 
 
 class ActionsApp:
@@ -58,22 +80,33 @@ class ActionsApp:
     def __init__(self, options: AppOptions) -> None:
         self.options = options
         self.token = options.bridge_token or secrets.token_urlsafe(18)
-        self.catalog = Catalog(builtin_bindings())
+        selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
+        self.catalog = Catalog(builtin_bindings(), allow=selection if options.tools or options.exclude_tools else None)
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for)
         self.browser = self._make_browser() if options.browser != "none" else None
+        self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
+        self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)
         self.service = ActionService(
             bridge=self.bridge,
             catalog=self.catalog,
             browser=self.browser,
             browser_mode=options.browser,
             builtin_runners=BUILTIN_RUNNERS,
+            projections=self.projections,
+            limits=options.limits,
         )
         self.endpoint: Any = None
         self.load_result = LoadResult()
+        # The composition root owns the https fetcher: one cache for file maps and runtime maps.
+        self.fetcher = RemoteFetcher()
         self.inline_reports: dict[str, ManifestReport] = {}
         self.started_at: float | None = None
         self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self.bridge.add_listener(self._on_bridge_event)
+        self.resources = ResourceRegistry()
+        register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
+        register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
+        self.watcher: ManifestWatcher | None = None
 
     def _make_browser(self) -> DeferredBrowser:
         # Deferred: Playwright is imported when the browser first starts, not before tools/list.
@@ -87,18 +120,68 @@ class ActionsApp:
             isolated=self.options.isolated,
         )
 
+    async def _extract(self, runtime_id: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
+        """One ``dom.extract`` on a runtime (the projection service's only way to the page)."""
+        runtime = self.bridge.registry.get(runtime_id)
+        if runtime is not None and runtime.capabilities and EXTRACT_PRIMITIVE not in runtime.capabilities:
+            raise ActionError(
+                f"runtime {runtime_id!r} cannot extract state ({EXTRACT_PRIMITIVE})",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={"capability": EXTRACT_PRIMITIVE, "runtime_id": runtime_id},
+            )
+        return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
+
     # -- lifecycle ---------------------------------------------------------
+
+    @property
+    def manifest_paths(self) -> list[str]:
+        """The manifest files and directories served (the bundled ones when none were given)."""
+        return list(self.options.manifests) or [str(bundled_manifests_dir())]
 
     def load_manifests(self) -> LoadResult:
         """(Re)load the configured manifests; invalid ones expose nothing and are reported on stderr."""
-        paths = list(self.options.manifests) or [str(bundled_manifests_dir())]
-        self.load_result = load_paths(paths)
-        self.catalog.set_manifests(self.load_result.manifests)
-        for report in self.load_result.failures:
+        self._apply_load(load_paths(self.manifest_paths, limits=self.options.limits, fetcher=self.fetcher))
+        return self.load_result
+
+    def _apply_load(self, result: LoadResult) -> None:
+        self.load_result = result
+        self.catalog.set_manifests(result.manifests)
+        for report in result.failures:
             for problem in report.errors:
                 print(f"mcp-actions: {report.file}:{problem.path} {problem.code} {problem.message}", file=sys.stderr)
             log.warning("manifest %s is invalid and exposes nothing (%d errors)", report.file, len(report.errors))
-        return self.load_result
+
+    async def reload_manifests(self) -> bool:
+        """Load the manifests again and tell listeners what changed; True when the tools changed.
+
+        Loading runs in a worker thread: imports may be fetched over https.
+        """
+        tools_before = self._tools_fingerprint()
+        documents_before = self._documents()
+        result = await asyncio.to_thread(load_paths, self.manifest_paths, limits=self.options.limits, fetcher=self.fetcher)
+        self._apply_load(result)
+        documents_after = self._documents()
+        changed_tools = self._tools_fingerprint() != tools_before
+        log.info("manifests reloaded: %d valid, %d invalid; tools %s", len(result.manifests), len(result.failures), "changed" if changed_tools else "unchanged")
+        if changed_tools:
+            self._changed("tools")
+        self.resources.updated(LAUNCH_URI)
+        for namespace in documents_before.keys() & documents_after.keys():
+            if documents_before[namespace] != documents_after[namespace]:
+                self.resources.updated(expand(MANIFEST, namespace=namespace))
+        if documents_before.keys() != documents_after.keys():
+            self.resources.list_changed()
+        return changed_tools
+
+    def _tools_fingerprint(self) -> list[tuple[str, ...]]:
+        # What a host sees of each tool: a change in any of it is a tools/list_changed.
+        return sorted(
+            (b.mcp_name, b.name, b.description, json.dumps([b.input_schema, b.result_schema, b.annotations, b.meta()], sort_keys=True, default=str))
+            for b in self.catalog.tools.values()
+        )
+
+    def _documents(self) -> dict[str, str]:
+        return {ns: json.dumps(m.document, sort_keys=True, default=str) for ns, m in self.catalog.all_manifests().items()}
 
     async def start(self) -> None:
         """Load manifests, start the bridge and its endpoint, and launch the browser when asked to."""
@@ -122,22 +205,33 @@ class ActionsApp:
             # In the background: the MCP handshake and tools/list need no browser, and a
             # call that does waits for this same launch.
             self.browser.start_in_background()
+        if self.options.watch:
+            self.watcher = ManifestWatcher(self.manifest_paths, self.reload_manifests, debounce_ms=self.options.watch_debounce_ms)
+            await self.watcher.start()
         self.started_at = time.time()
 
     async def stop(self) -> None:
         """Stop the browser, the endpoint and the bridge; nothing is left pending."""
+        # Each part is stopped even when another failed; a failure is logged, never hidden.
+        if self.watcher is not None:
+            await self.watcher.stop()
+            self.watcher = None
         if self.browser is not None:
-            with contextlib.suppress(Exception):
+            try:
                 await self.browser.stop()
+            except Exception:
+                log.exception("stopping the browser host failed")
         if self.endpoint is not None:
-            with contextlib.suppress(Exception):
+            try:
                 await self.endpoint.stop()
+            except Exception:
+                log.exception("stopping the bridge endpoint failed")
         await self.bridge.stop()
 
     # -- change notification ----------------------------------------------
 
     def on_change(self, listener: Callable[[str, Mapping[str, Any]], None]) -> None:
-        """Hear ``tools`` / ``runtimes`` / ``events`` changes (the MCP layer turns them into notifications)."""
+        """Hear ``tools`` changes (the MCP layer turns them into notifications); resources change through ``resources``."""
         self._change_listeners.append(listener)
 
     def _changed(self, what: str, detail: Mapping[str, Any] | None = None) -> None:
@@ -149,7 +243,7 @@ class ActionsApp:
 
     def _on_bridge_event(self, kind: str, runtime: RuntimeInfo, detail: Mapping[str, Any]) -> None:
         if kind == "event":
-            self._changed("events", {"runtime_id": runtime.runtime_id})
+            self.resources.updated(expand(EVENTS, runtime_id=runtime.runtime_id))
             return
         if kind in ("ready", "updated") and runtime.manifest is not None:
             if runtime.manifest.get("imports"):
@@ -157,13 +251,19 @@ class ActionsApp:
                 asyncio.get_running_loop().create_task(self._expose_inline_in_thread(runtime))
             else:
                 self._apply_inline(runtime, self._load_inline(runtime))
-        elif kind == "gone" and self.catalog.set_inline(runtime.runtime_id, None):
-            self.inline_reports.pop(runtime.runtime_id, None)
-            self._changed("tools")
-        self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": kind})
+        elif kind == "gone":
+            self.projections.forget_runtime(runtime.runtime_id)
+            if self.catalog.set_inline(runtime.runtime_id, None):
+                self.inline_reports.pop(runtime.runtime_id, None)
+                self._changed("tools")
+        # A runtime that comes, goes or moves changes the runtime list, its states and which
+        # context blocks and projections apply: the set of resources changes with it.
+        for uri in (RUNTIMES_URI, LAUNCH_URI, *runtime_resource_uris(runtime.runtime_id)):
+            self.resources.updated(uri)
+        self.resources.list_changed()
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
-        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website")
+        return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", limits=self.options.limits, fetcher=self.fetcher)
 
     async def _expose_inline_in_thread(self, runtime: RuntimeInfo) -> None:
         loaded = await asyncio.to_thread(self._load_inline, runtime)
@@ -179,12 +279,15 @@ class ActionsApp:
                 print(f"mcp-actions: {source}:{problem.path} {problem.code} {problem.message}", file=sys.stderr)
             if self.catalog.set_inline(runtime.runtime_id, None):
                 self._changed("tools")
+            self.resources.updated(LAUNCH_URI)
             return
         self.inline_reports[runtime.runtime_id] = loaded.report
         if loaded.namespace == "inline":
             loaded.namespace = f"runtime-{runtime.runtime_id}"
         self.catalog.set_inline(runtime.runtime_id, loaded)
         self._changed("tools")
+        self.resources.updated(LAUNCH_URI)
+        self.resources.list_changed()
 
     # -- views -------------------------------------------------------------
 

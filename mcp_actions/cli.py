@@ -1,4 +1,4 @@
-"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``demo``.
+"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``check``, ``convert``, ``demo``.
 
 In stdio mode nothing but MCP JSON-RPC may reach stdout, so every message
 here goes to stderr and logging is configured onto stderr before anything
@@ -22,6 +22,16 @@ __all__ = ["build_parser", "main"]
 
 _TRANSPORTS = ("stdio", "sse", "streamable-http")
 
+#: Workflow and projection limits (manifest.limits.Limits fields): flag, env var, help.
+_LIMIT_OPTIONS = (
+    ("--max-steps", "MCP_ACTIONS_MAX_STEPS", "most steps a workflow may declare (default 25)"),
+    ("--max-loop-items", "MCP_ACTIONS_MAX_LOOP_ITEMS", "most items a for_each may visit (default 50)"),
+    ("--max-expression-bytes", "MCP_ACTIONS_MAX_EXPRESSION_BYTES", "longest JSONata source (default 16000)"),
+    ("--max-workflow-output-bytes", "MCP_ACTIONS_MAX_WORKFLOW_OUTPUT_BYTES", "largest workflow output (default 32000)"),
+    ("--max-state-bytes", "MCP_ACTIONS_MAX_STATE_BYTES", "largest projected state (default 48000)"),
+    ("--max-summary-bytes", "MCP_ACTIONS_MAX_SUMMARY_BYTES", "largest projection summary (default 12000)"),
+)
+
 
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
@@ -36,6 +46,10 @@ def _env_int(name: str, default: int) -> int:
         return int(value)
     except ValueError as exc:
         raise UsageError(f"{name} must be an integer, not {value!r}") from exc
+
+
+def _env_list(name: str, separator: str = ",") -> list[str]:
+    return [item for item in (_env(name) or "").split(separator) if item]
 
 
 def _add_serve_options(parser: argparse.ArgumentParser) -> None:
@@ -63,6 +77,15 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     profile.add_argument("--user-data-dir", default=_env("MCP_ACTIONS_USER_DATA_DIR"), help="persistent browser profile directory [MCP_ACTIONS_USER_DATA_DIR]")
     profile.add_argument("--isolated", action="store_true", default=_env("MCP_ACTIONS_ISOLATED") in ("1", "true"), help="use a fresh temporary profile [MCP_ACTIONS_ISOLATED=1]")
     parser.add_argument("--timeout-ms", type=int, default=None, help="default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default 30000)")
+    parser.add_argument("--tool-mode", choices=("tools", "site"), default=_env("MCP_ACTIONS_TOOL_MODE", "tools"), help="tools: every tool; site: only actions.site and the browser tools [MCP_ACTIONS_TOOL_MODE]")
+    parser.add_argument("--tools", action="append", metavar="GLOB", help="expose only tools whose dotted name matches; repeatable [MCP_ACTIONS_TOOLS, ','-separated]")
+    parser.add_argument("--exclude-tools", action="append", metavar="GLOB", help="never expose tools whose dotted name matches; repeatable [MCP_ACTIONS_EXCLUDE_TOOLS, ','-separated]")
+    parser.add_argument("--http-token", default=_env("MCP_ACTIONS_HTTP_TOKEN"), help="bearer token the HTTP transports require [MCP_ACTIONS_HTTP_TOKEN] (default: none)")
+    parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
+    parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS) besides loopback; repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
+    parser.add_argument("--no-watch", dest="watch", action="store_false", default=_env("MCP_ACTIONS_WATCH", "1") not in ("0", "false", "no"), help="do not reload the catalogue when a manifest file changes [MCP_ACTIONS_WATCH=0]")
+    for flag, env, help_text in _LIMIT_OPTIONS:
+        parser.add_argument(flag, type=int, default=None, metavar="N", help=f"{help_text} [{env}]")
     parser.add_argument("--log-level", default=_env("MCP_ACTIONS_LOG_LEVEL", "WARNING"), help="stderr log level [MCP_ACTIONS_LOG_LEVEL]")
 
 
@@ -76,14 +99,42 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="validate actions.json manifests")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
     validate.add_argument("--json", action="store_true", help="print one JSON array of per-file results")
+    check = sub.add_parser("check", help="drift report of a map against a live page (checks, states, projections, tool targets)")
+    check.add_argument("manifest", metavar="MANIFEST", help="the actions.json to check")
+    check.add_argument("--url", required=True, help="the live page to check it against")
+    check.add_argument("--json", action="store_true", help="print the report as one JSON object (see the README)")
+    check.add_argument("--fail-on", choices=("minor", "major", "critical"), default="major", help="lowest severity that makes the exit status 1 (default major)")
+    check.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
+    convert = sub.add_parser("convert", help="write an actions.json map from a WAB discovery document or an ABP manifest")
+    convert.add_argument("source", metavar="FILE|URL", help="the document to convert")
+    convert.add_argument("-o", "--output", metavar="OUT", help="write the map here instead of stdout")
     demo = sub.add_parser("demo", help="run the whole loop on the bundled demo site in a headless browser")
     demo.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     return parser
 
 
+def _limits(args: argparse.Namespace) -> object:
+    from dataclasses import replace
+
+    from .manifest.limits import DEFAULT_LIMITS
+
+    values: dict[str, int] = {}
+    for flag, env, _ in _LIMIT_OPTIONS:
+        field_name = flag[2:].replace("-", "_")
+        given = getattr(args, field_name)
+        value = given if given is not None else _env_int(env, getattr(DEFAULT_LIMITS, field_name))
+        if value < 1:
+            raise UsageError(f"{flag} must be at least 1, not {value}")
+        values[field_name] = value
+    return replace(DEFAULT_LIMITS, **values)
+
+
 def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
     from .actions_app import AppOptions
+    from .bridge.bridge import DEFAULT_TIMEOUT_MS
+    from .bridge.websocket import DEFAULT_BRIDGE_PORT
+    from .server.transports import DEFAULT_MCP_PORT
 
     manifests = args.manifests or [p for p in (_env("MCP_ACTIONS_MANIFESTS") or "").split(":") if p]
     origins = args.allowed_origins or [o for o in (_env("MCP_ACTIONS_ALLOWED_ORIGINS") or "").split(",") if o]
@@ -93,7 +144,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
     options = AppOptions(
         manifests=manifests,
         bridge_host=args.bridge_host,
-        bridge_port=args.bridge_port if args.bridge_port is not None else _env_int("MCP_ACTIONS_BRIDGE_PORT", 17345),
+        bridge_port=args.bridge_port if args.bridge_port is not None else _env_int("MCP_ACTIONS_BRIDGE_PORT", DEFAULT_BRIDGE_PORT),
         bridge_token=args.bridge_token,
         allowed_origins=origins,
         browser=args.browser,
@@ -102,10 +153,34 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
         headless=headless,
         user_data_dir=args.user_data_dir,
         isolated=args.isolated,
-        default_timeout_ms=args.timeout_ms if args.timeout_ms is not None else _env_int("MCP_ACTIONS_TIMEOUT_MS", 30_000),
+        default_timeout_ms=args.timeout_ms if args.timeout_ms is not None else _env_int("MCP_ACTIONS_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
+        tool_mode=args.tool_mode,
+        tools=args.tools or _env_list("MCP_ACTIONS_TOOLS"),
+        exclude_tools=args.exclude_tools or _env_list("MCP_ACTIONS_EXCLUDE_TOOLS"),
+        watch=args.watch,
+        limits=_limits(args),
     )
-    port = args.port if args.port is not None else _env_int("MCP_ACTIONS_PORT", 8931)
+    port = args.port if args.port is not None else _env_int("MCP_ACTIONS_PORT", DEFAULT_MCP_PORT)
     return options, args.transport, args.host, port
+
+
+def _run_convert(source: str, output: str | None) -> int:
+    import json
+
+    from .convert import convert_document, read_document
+
+    manifest = convert_document(read_document(source), source=source)
+    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    print(f"mcp-actions: wrote {len(manifest['tools'])} tools to {output}", file=sys.stderr)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,15 +198,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .manifest.report import run_validate
 
             return run_validate(args.paths, as_json=args.json, out=sys.stdout, err=sys.stderr)
+        if args.command == "check":
+            from .checks.command import run_check_command
+
+            return run_check_command(args.manifest, args.url, as_json=args.json, fail_on=args.fail_on, out=sys.stdout, err=sys.stderr, browser_path=args.browser_path)
+        if args.command == "convert":
+            return _run_convert(args.source, args.output)
         if args.command == "demo":
             from .demo.run import run_demo
 
             return asyncio.run(run_demo(browser_path=args.browser_path, headless=not args.headed))
         logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         options, transport, host, port = _serve_options(args)
-        from .server.mcp_server import serve
+        from .server.transports import serve
 
-        asyncio.run(serve(options, transport=transport, host=host, port=port))
+        asyncio.run(
+            serve(
+                options,
+                transport=transport,
+                host=host,
+                port=port,
+                http_token=args.http_token,
+                allowed_hosts=args.http_allowed_hosts or _env_list("MCP_ACTIONS_HTTP_ALLOWED_HOSTS"),
+                allowed_origins=args.http_allowed_origins or _env_list("MCP_ACTIONS_HTTP_ALLOWED_ORIGINS"),
+            )
+        )
         return 0
     except UsageError as exc:
         print(f"mcp-actions: {exc.message}", file=sys.stderr)

@@ -37,6 +37,8 @@ __all__ = [
     "UsageError",
     "WorkflowError",
     "codes_in_group",
+    "note_code",
+    "unlisted_codes",
 ]
 
 
@@ -82,6 +84,7 @@ class ErrorCode(enum.StrEnum):
     RETRY_EXHAUSTED = "retry_exhausted", "workflow", "retry_until never held within max_attempts"
     STATE_PAYLOAD_TOO_LARGE = "state_payload_too_large", "workflow", "a projection or summary exceeds its byte budget"
     MANIFEST_INVALID = "manifest_invalid", "workflow", "a manifest failed to load or validate"
+    WORKFLOW_INVALID = "workflow_invalid", "workflow", "a workflow's shape is wrong where the interpreter compiles it"
     # -- primitives (the reference dictionary's error names)
     INVALID_LOCATOR = "invalid_locator", "primitive", "a locator has no usable locating field"
     INVALID_KEY = "invalid_key", "primitive", "a key or key chord is not recognised"
@@ -94,6 +97,7 @@ class ErrorCode(enum.StrEnum):
     DRAG_FAILED = "drag_failed", "primitive", "a drag could not be performed"
     SCROLL_FAILED = "scroll_failed", "primitive", "scrolling failed"
     CLOSE_FAILED = "close_failed", "primitive", "a tab could not be closed"
+    DIALOG_OPEN = "dialog_open", "primitive", "a JavaScript dialog (confirm, prompt, beforeunload) blocks the tab; answer it with browser.dismiss_dialog"
     TIMEOUT = "timeout", "primitive", "a primitive's own wait ran out"
     IMPLICIT_SUBMISSION = "implicit_submission", "primitive", "typing would submit a form implicitly"
     # -- manifest validation problems (Problem.code); paths are JSON Pointers
@@ -151,6 +155,8 @@ class ErrorCode(enum.StrEnum):
     IMPORT_LIMIT_EXCEEDED = "import_limit_exceeded", "import", "more imports in one composition than the composer follows"
     NAME_CONFLICT = "name_conflict", "import", "an imported name is already declared (warning under prefer_local/prefer_import, error under error)"
     COMPOSITION_INVALID = "composition_invalid", "import", "the composed document does not validate (a bug: please report it)"
+    # -- the MCP surface
+    RESOURCE_NOT_FOUND = "resource_not_found", "server", "no actions:// resource at that URI (or the runtime or projection it names is gone)"
     # -- command line and configuration
     USAGE_ERROR = "usage_error", "usage", "bad command-line usage or configuration"
     PATH_NOT_FOUND = "path_not_found", "usage", "a manifest path does not exist"
@@ -162,6 +168,25 @@ def codes_in_group(*groups: str) -> dict[str, str]:
     """``code -> meaning`` of every member in ``groups`` (the tables docs and tests are built from)."""
     wanted = set(groups)
     return {member.value: member.meaning for member in ErrorCode if member.groups & wanted}
+
+
+_UNLISTED_CODES: set[str] = set()
+
+
+def note_code(code: str) -> None:
+    """Remember ``code`` when it is not an ``ErrorCode`` member: our own code must never produce one.
+
+    Every error and problem we create passes through here; the test suite
+    fails when any unlisted code was produced during the run, which keeps
+    the vocabulary whole. Codes a foreign runtime sends are not noted.
+    """
+    if code not in ErrorCode._value2member_map_:
+        _UNLISTED_CODES.add(code)
+
+
+def unlisted_codes() -> frozenset[str]:
+    """The codes ``note_code`` saw that are not ``ErrorCode`` members."""
+    return frozenset(_UNLISTED_CODES)
 
 
 class ActionsError(Exception):
@@ -180,6 +205,7 @@ class ActionsError(Exception):
     ) -> None:
         super().__init__(message)
         self.code = str(code or self.default_code)
+        note_code(self.code)
         self.message = message
         self.severity = severity
         self.recoverable = recoverable
@@ -224,14 +250,19 @@ class ActionError(ActionsError):
 
     @classmethod
     def from_error(cls, error: dict[str, Any]) -> ActionError:
-        """Rebuild an ``ActionError`` from the ``error`` object of an ``action_error`` item."""
-        return cls(
+        """Rebuild an ``ActionError`` from the ``error`` object of an ``action_error`` item.
+
+        The code is the runtime's own: runtimes written by others may use
+        codes of their dictionaries that are not ours, so it is not noted.
+        """
+        rebuilt = cls(
             str(error.get("message") or error.get("code") or "action failed"),
-            code=str(error.get("code") or ErrorCode.HANDLER_FAILED),
             severity=str(error.get("severity") or "major"),
             recoverable=bool(error.get("recoverable", True)),
             evidence=error.get("evidence") if isinstance(error.get("evidence"), dict) else None,
         )
+        rebuilt.code = str(error.get("code") or ErrorCode.HANDLER_FAILED)
+        return rebuilt
 
 
 class UnknownTool(ActionError):

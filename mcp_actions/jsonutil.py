@@ -1,4 +1,4 @@
-"""Small JSON helpers every layer shares: sizes and RFC 6901 JSON Pointers.
+"""Small JSON helpers every layer shares: sizes, RFC 6901 JSON Pointers and strict parsing.
 
 They live below every package (imports nothing of ours) so that the bridge,
 the manifest validator, the workflow interpreter and the catalogue count
@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["escape_pointer_token", "json_pointer", "json_size", "pointer_tokens"]
+__all__ = ["escape_pointer_token", "json_pointer", "json_size", "pointer_tokens", "strict_loads"]
 
 
 def json_size(value: Any) -> int:
@@ -37,3 +37,26 @@ def pointer_tokens(pointer: str) -> list[str]:
     if not pointer:
         return []
     return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
+
+
+def _no_constants(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def strict_loads(data: bytes) -> Any:
+    """Parse ``data`` as strict JSON: UTF-8 text, no NaN/Infinity, no repeated keys.
+
+    Repeated keys are refused because parsers disagree about which copy wins,
+    so a reviewer could read the other one. Raises ``ValueError`` (a
+    ``UnicodeDecodeError`` is one) or ``RecursionError`` on anything else.
+    """
+    return json.loads(data.decode("utf-8"), parse_constant=_no_constants, object_pairs_hook=_no_duplicates)

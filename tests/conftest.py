@@ -56,3 +56,15 @@ async def chromium() -> AsyncIterator[Browser]:
             yield browser
         finally:
             await browser.close()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when any error or problem created during it used a code outside ``ErrorCode``."""
+    from mcp_actions.errors import unlisted_codes
+
+    unlisted = sorted(unlisted_codes())
+    if unlisted:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"error codes produced outside ErrorCode: {', '.join(unlisted)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

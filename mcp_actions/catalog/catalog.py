@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -28,6 +28,7 @@ from ..manifest.compose import ToolOrigin
 from ..manifest.load import LoadedManifest
 from ..manifest.model import Tool
 from ..workflow.interpreter import CompiledWorkflow
+from .annotations import confirmation, derive_annotations, tool_title
 from .naming import disambiguated_name, mcp_tool_name
 
 __all__ = [
@@ -148,7 +149,9 @@ class ToolBinding:
     workflow: CompiledWorkflow | None = None
     result_schema: dict[str, Any] | None = None
     runtime_id: str | None = None  # tools of an inline manifest run on the runtime that sent it
-    annotations: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None  # MCP hints, camelCase (see annotations.py)
+    title: str | None = None
+    confirm: str | None = None  # the question to ask the user before a call, when the map asks for one
     tool: Tool | None = field(default=None, compare=False, repr=False)
 
     @cached_property
@@ -250,7 +253,9 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         workflow=workflow,
         result_schema=tool.effective_result_schema,
         runtime_id=runtime_id,
-        annotations=tool.annotations,
+        annotations=derive_annotations(tool, manifest.model),
+        title=tool_title(tool),
+        confirm=confirmation(tool, manifest.model),
         tool=tool,
     )
 
@@ -258,8 +263,9 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
 class Catalog:
     """Every exposed tool by MCP name, and the signals declared for each surface."""
 
-    def __init__(self, builtins: Iterable[ToolBinding] = ()) -> None:
+    def __init__(self, builtins: Iterable[ToolBinding] = (), *, allow: Callable[[str], bool] | None = None) -> None:
         self._builtins = list(builtins)
+        self._allow = allow  # --tools / --exclude-tools: a tool it refuses is neither listed nor callable
         self.manifests: dict[str, LoadedManifest] = {}
         self.inline: dict[str, LoadedManifest] = {}  # by runtime id
         self.tools: dict[str, ToolBinding] = {}
@@ -303,6 +309,8 @@ class Catalog:
             except ActionsError as exc:
                 # A manifest the interpreter cannot run exposes nothing; the others keep serving.
                 log.error("manifest %s exposes nothing: %s (%s)", manifest.source, exc.message, exc.code)
+        if self._allow is not None:
+            bindings = [b for b in bindings if self._allow(b.name)]
         tools: dict[str, ToolBinding] = {}
         # Sorting by dotted name makes the winner of a name clash independent of load order.
         for binding in sorted(bindings, key=lambda b: (b.kind != "builtin", b.name, b.runtime_id or "")):
@@ -326,13 +334,21 @@ class Catalog:
                 return binding
         return self.tools.get(dotted)
 
+    def manifests_for(self, runtime: RuntimeInfo) -> list[LoadedManifest]:
+        """The manifests that apply to a runtime: those whose surface it is on, then its inline one."""
+        found = [m for m in self.manifests.values() if m.model.surface.origin and surface_matches(m.model.surface.origin, runtime.url)]
+        if runtime.runtime_id in self.inline:
+            found.append(self.inline[runtime.runtime_id])
+        return found
+
+    def all_manifests(self) -> dict[str, LoadedManifest]:
+        """Every exposed manifest by namespace, file-loaded and inline."""
+        return {**self.manifests, **{m.namespace: m for m in self.inline.values()}}
+
     def signals_for(self, runtime: RuntimeInfo) -> dict[str, SignalSpec]:
         """The signals declared for a runtime: its inline manifest's and those of manifests whose surface it is on."""
         specs: dict[str, SignalSpec] = {}
-        sources = [m for m in self.manifests.values() if m.model.surface.origin and surface_matches(m.model.surface.origin, runtime.url)]
-        if runtime.runtime_id in self.inline:
-            sources.append(self.inline[runtime.runtime_id])
-        for manifest in sources:
+        for manifest in self.manifests_for(runtime):
             for signal in manifest.model.signals:
                 specs[signal.name] = SignalSpec(signal.name, signal.event, signal.enabled, signal.payload)
         return specs

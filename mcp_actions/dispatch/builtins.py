@@ -1,4 +1,4 @@
-"""Built-in tools: reach a site (``browser.navigate``) and the one-tool facade (``actions.site``).
+"""Built-in tools: browser control (``browser.*``, see ``browser_tools``) and the one-tool facade (``actions.site``).
 
 Built-ins are catalog entries like manifest tools (same naming, same
 ``_meta`` key, same argument checking) whose implementation is Python here
@@ -12,9 +12,11 @@ from typing import Any
 
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
+from ..catalog.context import context_for
 from ..catalog.naming import mcp_tool_name
 from ..errors import ActionError, ErrorCode
 from ..manifest.compose import ToolOrigin
+from .browser_tools import BROWSER_BINDINGS, BROWSER_RUNNERS
 from .service import ActionService, BuiltinRunner
 
 __all__ = ["BUILTIN_RUNNERS", "builtin_bindings"]
@@ -32,28 +34,18 @@ def _binding(name: str, description: str, schema: dict[str, Any], annotations: d
         origin=_BUILTIN_ORIGIN,
         namespace="builtin",
         annotations=annotations,
+        title=annotations.get("title"),
     )
 
 
-NAVIGATE = _binding(
-    "browser.navigate",
-    "Open a URL in the current browser tab (or reload it). Use it to reach a site before calling its tools.",
-    {
-        "type": "object",
-        "properties": {
-            "url": {"type": "string", "minLength": 1, "description": "Destination URL (http, https or file)."},
-            "reload": {"type": "boolean", "description": "Reload the current tab instead of navigating."},
-            "new_tab": {"type": "boolean", "description": "Open the URL in a new tab instead of the current one."},
-        },
-        "additionalProperties": False,
-    },
-    {"title": "Navigate browser", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
-)
-
 SITE = _binding(
     "actions.site",
-    "One tool for every site action: mode=list shows the tools of the loaded maps; mode=call runs `action` "
-    "(a dotted tool name) with `arguments`. The state modes (state_read, state_summary, state_diff) are reserved for state projections and answer capability_unavailable in this version.",
+    "One tool for every site action: mode=list shows the tools of the loaded maps and the context blocks that "
+    "apply to the current page (documentation, not permission); mode=call runs `action` "
+    "(a dotted tool name) with `arguments`. State modes read a map's state projections of the page: "
+    "state_read (the full state with diagnostics.selector_counts), state_summary (a declared compact summary, "
+    "`summary_name`), state_diff (JSON Patch and record deltas since your last read); name the projection "
+    "with `projection_name`.",
     {
         "type": "object",
         "required": ["mode"],
@@ -70,28 +62,6 @@ SITE = _binding(
 )
 
 
-async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
-    if not own.get("url") and not own.get("reload"):
-        raise ActionError("give a url, or reload: true", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url"})
-    route = Route.from_arguments(routing)
-    if own.get("new_tab"):
-        if service.browser is None or service.browser_mode == "none":
-            raise ActionError("no browser host is available to open a tab", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"capability": "browser.open_tab"})
-        await service.browser.ensure_started()
-        runtime_id = await service.browser.new_tab(own["url"])
-        service.bridge.registry.set_active(runtime_id)
-        info = service.bridge.registry.get(runtime_id)
-        return {"ok": True, "navigated": True, "runtime_id": runtime_id, "tab": {"url": info.url if info else own["url"], "title": info.title if info else None}}
-    runtime = await service.resolve_runtime(route, need="browser.navigate")
-    arguments = {key: own[key] for key in ("url", "reload") if key in own}
-    remaining = max(1, int((deadline - time.monotonic()) * 1000))
-    output = await service.bridge.call("browser.navigate", arguments, runtime_id=runtime.runtime_id, timeout_ms=remaining)
-    service.bridge.registry.set_active(runtime.runtime_id)
-    if isinstance(output, dict):
-        output = {**output, "runtime_id": runtime.runtime_id}
-    return output
-
-
 async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
     mode = own["mode"]
     if mode == "list":
@@ -100,7 +70,8 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
                 {"name": b.name, "mcp_name": b.mcp_name, "description": b.description, "input_schema": b.input_schema, "kind": b.kind, "manifest": b.namespace}
                 for b in service.catalog.tools.values()
                 if b.kind != "builtin"
-            ]
+            ],
+            "context": _context_summaries(service, routing),
         }
     if mode == "call":
         action = own.get("action")
@@ -111,18 +82,44 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
             raise ActionError(f"unknown action {action!r}", code=ErrorCode.UNKNOWN_ACTION, evidence={"path": "/action", "action": action})
         remaining = max(1, int((deadline - time.monotonic()) * 1000))
         arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": routing.get("timeout_ms", remaining)}
-        checked, args, route_fields = service.prepare(binding.mcp_name, arguments)
-        return await service.run(checked, args, route_fields)
-    raise ActionError(
-        f"mode={mode} needs state projections, which this version does not run yet",
-        code=ErrorCode.CAPABILITY_UNAVAILABLE,
-        evidence={"path": "/mode", "capability": "state_projections"},
-    )
+        prepared = service.prepare(binding.mcp_name, arguments)
+        return await service.run(prepared.binding, prepared.arguments, prepared.routing)
+    return await _state(service, mode, own, routing, deadline)
 
 
-BUILTIN_RUNNERS: dict[str, BuiltinRunner] = {NAVIGATE.name: _navigate, SITE.name: _site}
+async def _state(service: ActionService, mode: str, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+    """The state modes: read, summarise or diff a state projection of the routed runtime."""
+    if service.projections is None:
+        raise ActionError(
+            f"mode={mode} needs state projections, which this server does not run",
+            code=ErrorCode.CAPABILITY_UNAVAILABLE,
+            evidence={"path": "/mode", "capability": "state_projections"},
+        )
+    runtime = await service.resolve_runtime(Route.from_arguments(routing))
+    remaining = max(1, int((deadline - time.monotonic()) * 1000))
+    projection = own.get("projection_name")
+    if mode == "state_read":
+        return await service.projections.read(runtime.runtime_id, projection, timeout_ms=remaining)
+    if mode == "state_summary":
+        return await service.projections.summary(runtime.runtime_id, projection, own.get("summary_name"), timeout_ms=remaining)
+    return await service.projections.diff(runtime.runtime_id, projection, timeout_ms=remaining)
+
+
+def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[dict[str, Any]]:
+    """The context blocks that apply to the routed runtime now (documentation, never permission).
+
+    Listing never launches a browser: with no runtime to route to, there is no page and no context.
+    """
+    try:
+        runtime = service.bridge.resolve(Route.from_arguments(routing))
+    except ActionError:
+        return []
+    return [applied.summary() for applied in context_for(service.catalog, runtime)]
+
+
+BUILTIN_RUNNERS: dict[str, BuiltinRunner] = {**BROWSER_RUNNERS, SITE.name: _site}
 
 
 def builtin_bindings() -> list[ToolBinding]:
     """The built-in tools, as catalog entries."""
-    return [NAVIGATE, SITE]
+    return [*BROWSER_BINDINGS, SITE]

@@ -8,8 +8,9 @@ a ``Problem`` at the import's pointer (``/imports/2/uri``).
 
 How an import is composed:
 
-1. its source is resolved and read (``sources.py``: files, bundled package
-   manifests, storage sites, https URLs) and parsed as strict JSON;
+1. its source is resolved (``resolve.py``: files, bundled package
+   manifests, storage sites, https URLs), read and parsed as strict JSON
+   (``fetch.py``);
 2. it is validated on its own (``check_manifest``); its errors become
    ``import_invalid`` problems that name the imported file and pointer;
 3. its own imports are composed recursively (cycles, at any depth, are
@@ -30,7 +31,7 @@ a namespace is ``import_namespace_required``; when false, such an import is
 merged un-prefixed, still under the conflict policy.
 
 Trust: the root map has the ``trust`` passed in; an import has its declared
-``trust``, else its kind's default (``sources.DEFAULT_TRUST_BY_KIND``; a
+``trust``, else its kind's default (``resolve.DEFAULT_TRUST_BY_KIND``; a
 storage import gets the scope it was found in, and a ``local`` import made by
 a storage map gets that map's scope). An import is never trusted
 more than the map that imports it: a public map cannot declare its imports
@@ -49,7 +50,8 @@ from urllib.parse import urlsplit
 from ..errors import ManifestError, codes_in_group
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem
-from .sources import SOURCE_CODES, ImportContext, Location, RemoteFetcher, parse_json_strictly, read_source, resolve_import
+from .fetch import RemoteFetcher, parse_json_strictly, read_source
+from .resolve import SOURCE_CODES, ImportContext, Location, resolve_import
 from .validate import check_manifest
 
 __all__ = [
@@ -340,7 +342,8 @@ class _Composer:
     ) -> None:
         self.limits = limits
         self.storage_root = storage_root
-        self.fetcher = fetcher
+        # No process-wide fetcher: the caller's, or one of our own for this composition.
+        self.fetcher = fetcher if fetcher is not None else RemoteFetcher(allow_insecure_loopback=allow_insecure_loopback)
         self.allow_insecure_loopback = allow_insecure_loopback
         self.package_root = package_root
         self.budget = max_imports
@@ -484,7 +487,8 @@ def compose(
     imports resolve as URLs), ``base_dir`` is the directory relative imports
     resolve against, and ``local_root`` the directory local imports must stay
     inside (default ``base_dir``). ``storage_root`` serves ``storage:`` URIs;
-    ``fetcher`` defaults to the process-wide ``sources.default_fetcher()``;
+    ``fetcher`` reads https imports (default: a new ``RemoteFetcher`` for this
+    composition; pass one to share its cache);
     ``package_root`` defaults to the bundled manifests.
     """
     composer = _Composer(

@@ -4,7 +4,7 @@ The validator checks the figures a manifest *declares* against these limits
 (``max_items``, a summary's ``max_bytes``, the number of steps, the size of an
 expression's source); the interpreter and the projection engine enforce the
 byte budgets on the values they produce at run time
-(``max_workflow_output_bytes``, ``max_state_bytes``).
+(``max_workflow_output_bytes``, ``max_state_bytes``, ``max_projection_bytes``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ class Limits:
     max_expression_bytes: int = 16_000
     max_workflow_output_bytes: int = 32_000
     max_state_bytes: int = 48_000
+    # A projection expression's result before anything reaches an agent: summaries may
+    # condense a state larger than max_state_bytes, within this bound on memory and time.
+    max_projection_bytes: int = 1_000_000
     max_summary_bytes: int = 12_000
 
 

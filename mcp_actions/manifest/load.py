@@ -17,13 +17,13 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..errors import ErrorCode, UsageError
 from .compose import ToolOrigin, compose
-from .sources import RemoteFetcher
+from .fetch import RemoteFetcher
+from .paths import bundled_manifests_dir
 from .storage import ShadowedManifest, is_storage_root, load_storage, scope_dir
 from .limits import DEFAULT_LIMITS, Limits
 from .model import Manifest
@@ -93,14 +93,6 @@ class LoadResult:
     def failures(self) -> list[ManifestReport]:
         """Reports of the files that expose nothing."""
         return [r for r in self.reports if not r.valid]
-
-
-def bundled_manifests_dir() -> Path:
-    """The manifests shipped with the package (inside the wheel, or beside it in a checkout)."""
-    packaged = Path(str(resources.files("mcp_actions"))) / "_bundled_manifests"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "manifests"
 
 
 def _is_manifest_name(name: str) -> bool:
@@ -176,7 +168,7 @@ def load_document(
     ``namespace`` overrides ``namespace_for``; ``local_root`` is the directory
     local imports must stay inside (default: the file's directory);
     ``storage_root`` serves ``storage:`` imports; ``fetcher`` fetches https
-    imports (default: the process-wide cached one).
+    imports (default: a new one for this call; pass the application's to share its cache).
     """
     report = check_manifest(document, limits=limits)
     result = ManifestReport(file=source, errors=list(report.errors), warnings=list(report.warnings))
@@ -229,6 +221,8 @@ def load_paths(paths: Sequence[str | Path], *, limits: Limits = DEFAULT_LIMITS, 
     other manifests.
     """
     result = LoadResult()
+    # One fetcher for the whole load: an https import shared by several maps is fetched once.
+    fetcher = fetcher if fetcher is not None else RemoteFetcher()
     given_paths = [Path(raw).expanduser() for raw in paths]
     storage_root = next((p for p in given_paths if is_storage_root(p)), None)
     for given in given_paths:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import codes_in_group
+from ..errors import codes_in_group, note_code
 from ..jsonutil import escape_pointer_token, pointer_tokens
 
 __all__ = [
@@ -41,6 +41,9 @@ class Problem:
     code: str
     message: str
     severity: str = "error"
+
+    def __post_init__(self) -> None:
+        note_code(self.code)
 
     def to_dict(self) -> dict[str, str]:
         """The public JSON shape: ``{"code", "path", "message"}`` (CONTRACT §1)."""

@@ -4,11 +4,12 @@
     check_manifest(document)  ValidationReport: errors and warnings, sorted by path then code
     validate(document)        raises ManifestError(problems=errors) when there are errors
 
-The rules live in one module per concept (``rules_root``, ``rules_tools``,
-``rules_workflow``, ``rules_projection``, ``rules_states``, ``rules_context``,
-``rules_signals``, ``rules_checks``, ``rules_sources``; shared pieces in
-``rules_base``, ``rules_refs``, ``rules_targets``, ``rules_schema``,
-``rules_expressions``). Every code is listed in ``problems.PROBLEM_CODES``.
+The rules live in the ``rules`` subpackage, one module per concept
+(``rules.root``, ``rules.tools``, ``rules.workflow``, ``rules.projection``,
+``rules.states``, ``rules.context``, ``rules.signals``, ``rules.checks``,
+``rules.sources``; shared pieces in ``rules.base``, ``rules.refs``,
+``rules.targets``, ``rules.schema``, ``rules.expressions``). Every code is an
+``ErrorCode`` member listed in ``problems.PROBLEM_CODES``.
 
 The validator never raises and never hangs, whatever it is given: each rule
 checks types before it looks inside, generic walks are iterative and bounded
@@ -26,17 +27,17 @@ from typing import Any
 from ..errors import ManifestError
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem, ValidationReport, problem_sort_key
-from .rules_base import Rules, error, json_type
-from .rules_checks import check_checks
-from .rules_context import check_context
-from .rules_projection import check_state_projections
-from .rules_refs import Index
-from .rules_root import check_imports, check_root
-from .rules_signals import check_attachments, check_signals
-from .rules_sources import check_sources
-from .rules_states import check_states, check_transitions
-from .rules_tools import check_tools
-from .rules_workflow import dictionary_primitives
+from .rules.base import Rules, error, json_type
+from .rules.checks import check_checks
+from .rules.context import check_context
+from .rules.projection import check_state_projections
+from .rules.refs import Index
+from .rules.root import check_imports, check_root
+from .rules.signals import check_attachments, check_signals
+from .rules.sources import check_sources
+from .rules.states import check_states, check_transitions
+from .rules.tools import check_tools
+from .rules.workflow import dictionary_primitives
 
 __all__ = ["check_manifest", "iter_problems", "validate"]
 

@@ -1,31 +1,37 @@
-"""The browser host: Chromium driven by Playwright, one bridge runtime per tab.
+"""The browser host: Chromium driven by Playwright, one bridge runtime per tab and per same-origin frame.
 
-``BrowserHost`` launches Chromium (or attaches over CDP), installs the page
-engine in every document with an init script (engine only, so driven pages do
-not also open a WebSocket runtime), and registers each tab as a ``TabRuntime``
-with the bridge: ``tab-<n>`` / ``playwright:tab-<n>``. New pages (popups,
-``window.open``) become runtimes, closed pages stop theirs, and the tab most
-recently opened or navigated becomes the active runtime.
+``BrowserHost`` launches Chromium (or attaches over CDP; see ``launch.py``),
+installs the page engine in every document with an init script (engine only,
+so driven pages do not also open a WebSocket runtime), and registers each tab
+as a ``TabRuntime`` (``tab-<n>`` / ``playwright:tab-<n>``) and each
+same-origin frame as a ``FrameRuntime``. Pages the browser opens (popups,
+``window.open``, ``target=_blank``) become runtimes, closed pages and detached
+frames stop theirs, navigation re-announces url and title, and the tab most
+recently opened or navigated becomes the active runtime. Dialogs and crashes
+are watched per page (``PageWatch``); ``browser.*`` primitives run in
+``BrowserAuthority``. The host implements ``TabHost`` (what a tab may ask of
+it) and ``TabDirectory`` (what the privileged primitives may ask) publicly.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 from collections.abc import Coroutine
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page, Playwright, async_playwright
 
 from ..bridge.bridge import Bridge
 from ..errors import ActionError, ErrorCode
-from .chromium import CHROMIUM_ARGS, find_browser
-from .page_script import engine_only_js
+from .authority import BrowserAuthority
+from .frame import FrameRuntime, same_origin
+from .launch import BrowserOptions, BrowserSession, default_profile_dir, open_browser
+from .page_script import engine_js
+from .page_watch import PageWatch
 from .tab import TabRuntime
 
 __all__ = ["BrowserHost", "BrowserOptions", "default_profile_dir"]
@@ -45,45 +51,31 @@ _LISTEN_HOOK = """
 """
 
 
-def default_profile_dir() -> Path:
-    """Where a non-isolated browser keeps its profile when no --user-data-dir is given."""
-    return Path.home() / ".cache" / "mcp-actions" / "chromium-profile"
-
-
-@dataclass(frozen=True)
-class BrowserOptions:
-    """How to get a browser.
-
-    ``cdp_endpoint`` attaches to a running browser. Otherwise Chromium is
-    launched: with ``user_data_dir`` its profile lives there (persistent);
-    without it, ``isolated`` keeps the profile in memory, and ``isolated=False``
-    uses ``default_profile_dir()``.
-    """
-
-    executable_path: str | None = None
-    headless: bool = True
-    cdp_endpoint: str | None = None
-    user_data_dir: str | None = None
-    isolated: bool = True
-
-
 class BrowserHost:
-    """Chromium under Playwright, each tab a bridge runtime."""
+    """Chromium under Playwright, each tab and same-origin frame a bridge runtime."""
 
     def __init__(self, bridge: Bridge, options: BrowserOptions | None = None) -> None:
-        self.bridge = bridge
+        self._bridge = bridge
         self.options = options or BrowserOptions()
         self._lock = asyncio.Lock()
+        self._frame_lock = asyncio.Lock()
         self._playwright: Playwright | None = None
-        self._browser: Browser | None = None
-        self._context: BrowserContext | None = None
+        self._session: BrowserSession | None = None
         self._tabs: dict[str, TabRuntime] = {}
+        self._frames: dict[Frame, FrameRuntime] = {}
+        self._frame_numbers: dict[str, itertools.count[int]] = {}
         self._adoptions: dict[Page, asyncio.Task[TabRuntime]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._numbers = itertools.count(1)
         self._started = False
+        self._authority = BrowserAuthority(self)
 
-    # -- lifecycle -----------------------------------------------------------
+    # -- TabHost / TabDirectory ------------------------------------------------
+
+    @property
+    def bridge(self) -> Bridge:
+        """The bridge every tab and frame runtime connects to."""
+        return self._bridge
 
     @property
     def started(self) -> bool:
@@ -95,13 +87,55 @@ class BrowserHost:
         """The registered tabs, oldest first."""
         return list(self._tabs.values())
 
+    @property
+    def frames(self) -> list[FrameRuntime]:
+        """The registered same-origin frames of every tab."""
+        return list(self._frames.values())
+
+    @property
+    def profile_dir(self) -> Path | None:
+        """The profile directory of a launched browser (None when attached or stopped)."""
+        return self._session.profile_dir if self._session else None
+
     def tab(self, runtime_id: str) -> TabRuntime | None:
         """The tab with this runtime id."""
         return self._tabs.get(runtime_id)
 
     def tab_by_number(self, number: int) -> TabRuntime | None:
-        """The tab ``tab-<number>``."""
+        """The tab ``tab-<number>`` (its ``tab_id`` in the browser primitives)."""
         return self._tabs.get(f"tab-{number}")
+
+    def frames_of(self, tab: TabRuntime) -> list[FrameRuntime]:
+        """The frame runtimes inside ``tab``."""
+        return [f for f in self._frames.values() if f.tab is tab]
+
+    def active_tab(self) -> TabRuntime | None:
+        """The active runtime when it is one of this host's tabs."""
+        active = self._bridge.registry.active_id
+        return self._tabs.get(active) if active else None
+
+    def set_active(self, runtime_id: str) -> None:
+        """Make this runtime the one implicit calls go to."""
+        self._bridge.registry.set_active(runtime_id)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Run page-event work in the background, logging (not losing) failures."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                log.warning("browser host task %s failed: %r", name, t.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    async def run_privileged(self, name: str, caller: Any, arguments: dict[str, Any]) -> Any:
+        """Run a ``browser.*`` primitive asked of the tab ``caller``."""
+        return await self._authority.run(name, caller, arguments)
+
+    # -- lifecycle -----------------------------------------------------------
 
     async def start(self) -> None:
         """Launch (or attach to) the browser, open a blank tab if none, register every tab."""
@@ -122,16 +156,16 @@ class BrowserHost:
             self._started = True
 
     async def stop(self) -> None:
-        """Close everything; every tab runtime disconnects (its pending calls fail transport_failed)."""
+        """Close (or detach from) everything; every runtime disconnects (pending calls fail transport_failed)."""
         async with self._lock:
             await self._teardown("browser stopped")
 
     async def new_tab(self, url: str | None = None, *, active: bool = True) -> str:
         """Open a tab (at ``url`` when given, after it loads); return its runtime id."""
         await self.ensure_started()
-        assert self._context is not None
+        assert self._session is not None
         try:
-            page = await self._context.new_page()
+            page = await self._session.context.new_page()
             runtime = await self._adopt(page)
             if url:
                 await page.goto(url, wait_until="load")
@@ -141,64 +175,44 @@ class BrowserHost:
         except PlaywrightError as exc:
             raise ActionError(f"could not open a tab at {url!r}: {exc}", code=ErrorCode.HANDLER_FAILED, evidence={"url": url}) from exc
         if active:
-            self.bridge.registry.set_active(runtime.runtime_id)
+            self.set_active(runtime.runtime_id)
         return runtime.runtime_id
 
-    # -- launching -------------------------------------------------------------
-
     async def _launch(self) -> None:
-        options = self.options
-        self._playwright = pw = await async_playwright().start()
-        try:
-            if options.cdp_endpoint:
-                self._browser = await pw.chromium.connect_over_cdp(options.cdp_endpoint)
-                self._context = self._browser.contexts[0] if self._browser.contexts else await self._browser.new_context()
-            else:
-                executable = find_browser(options.executable_path)
-                viewport: dict[str, Any] = {"no_viewport": True} if not options.headless else {}
-                profile = options.user_data_dir or (None if options.isolated else str(default_profile_dir()))
-                if profile:
-                    Path(profile).mkdir(parents=True, exist_ok=True)
-                    self._context = await pw.chromium.launch_persistent_context(
-                        profile, executable_path=executable, headless=options.headless, args=list(CHROMIUM_ARGS), **viewport
-                    )
-                    self._browser = self._context.browser
-                else:
-                    self._browser = await pw.chromium.launch(executable_path=executable, headless=options.headless, args=list(CHROMIUM_ARGS))
-                    self._context = await self._browser.new_context(**viewport)
-        except PlaywrightError as exc:
-            where = options.cdp_endpoint or options.executable_path or "the detected browser"
-            raise ActionError(
-                f"could not start the browser ({where}): {str(exc).splitlines()[0]}",
-                code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                evidence={"capability": "browser", "cdp_endpoint": options.cdp_endpoint},
-            ) from exc
-        context = self._context
+        self._playwright = await async_playwright().start()
+        self._session = session = await open_browser(self._playwright, self.options)
+        context = session.context
         await context.expose_binding("__mcpActionsListen", self._listen_for)
         await context.expose_binding("__mcpActionsEmit", self._emit_from)
-        await context.add_init_script(script=engine_only_js() + _LISTEN_HOOK)
+        await context.add_init_script(script=engine_js() + _LISTEN_HOOK)
         # The first tab exists before page events are watched, so it is adopted (and warmed) below, once.
         pages = list(context.pages) or [await context.new_page()]
         context.on("page", self._on_page)
-        context.on("close", lambda _context: self._spawn(self._on_browser_gone("browser context closed"), "context-closed"))
-        if self._browser is not None:
-            self._browser.on("disconnected", lambda _browser: self._spawn(self._on_browser_gone("browser disconnected"), "disconnected"))
+        context.on("close", lambda _context: self.spawn(self._on_browser_gone("browser context closed"), "context-closed"))
+        if session.browser is not None:
+            session.browser.on("disconnected", lambda _browser: self.spawn(self._on_browser_gone("browser disconnected"), "disconnected"))
         for page in pages:
             # A browser we launched: its blank tab is ours to warm up (never an attached browser's pages).
-            await self._adopt(page, warm=not options.cdp_endpoint)
+            await self._adopt(page, warm=not self.options.cdp_endpoint)
 
     async def _teardown(self, reason: str) -> None:
         self._started = False
+        for frame_runtime in list(self._frames.values()):
+            await frame_runtime.stop(reason)
+        self._frames.clear()
         for runtime in list(self._tabs.values()):
             await runtime.stop(reason)
         self._tabs.clear()
         self._adoptions.clear()
-        context, browser, playwright = self._context, self._browser, self._playwright
-        self._context = self._browser = self._playwright = None
-        for closer in (context.close if context and not browser else None, browser.close if browser else None, playwright.stop if playwright else None):
-            if closer is not None:
-                with contextlib.suppress(Exception):
-                    await closer()
+        session, playwright = self._session, self._playwright
+        self._session = self._playwright = None
+        if session is not None:
+            await session.close()  # logs each failure itself
+        if playwright is not None:
+            try:
+                await playwright.stop()
+            except (PlaywrightError, OSError, RuntimeError) as exc:
+                log.warning("could not stop Playwright cleanly: %r", exc)
         for task in list(self._tasks):
             if task is not asyncio.current_task():
                 task.cancel()
@@ -212,21 +226,8 @@ class BrowserHost:
 
     # -- tabs --------------------------------------------------------------------
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
-        """Run page-event work in the background, logging (not losing) failures."""
-        task = asyncio.get_running_loop().create_task(coro, name=name)
-        self._tasks.add(task)
-
-        def done(t: asyncio.Task[Any]) -> None:
-            self._tasks.discard(t)
-            if not t.cancelled() and t.exception() is not None:
-                log.warning("browser host task %s failed: %r", name, t.exception())
-
-        task.add_done_callback(done)
-        return task
-
     def _on_page(self, page: Page) -> None:
-        self._spawn(self._adopt(page), "adopt-page")
+        self.spawn(self._adopt(page), "adopt-page")
 
     async def _adopt(self, page: Page, *, warm: bool = False) -> TabRuntime:
         # The context's "page" event and new_tab both adopt a new page; one registration wins.
@@ -236,44 +237,94 @@ class BrowserHost:
         return await asyncio.shield(task)
 
     async def _register(self, page: Page, *, warm: bool = False) -> TabRuntime:
-        runtime = TabRuntime(self, page, next(self._numbers))
+        number = next(self._numbers)
+        runtime = TabRuntime(self, page, number, PageWatch(page, f"tab-{number}", self.spawn))
         if warm:
             # Before the tab is a runtime anyone can route a call to, and before its page
             # events are watched: the warm-up's throwaway document is nobody's business.
             await runtime.warm_process()
         self._tabs[runtime.runtime_id] = runtime
-        page.on("close", lambda _page: self._spawn(self._on_close(runtime), f"{runtime.runtime_id}:closed"))
-        page.on(
-            "framenavigated",
-            lambda frame: self._spawn(runtime.on_navigated(), f"{runtime.runtime_id}:navigated") if frame == page.main_frame else None,
-        )
-        page.on("load", lambda _page: self._spawn(runtime.on_load(), f"{runtime.runtime_id}:load"))
-        with contextlib.suppress(PlaywrightError):
-            # Documents loaded before the init script existed (attached browsers) need the engine now.
-            if not await page.evaluate("() => !!window.__mcpActions"):
-                await runtime.install_engine()
+        self._frame_numbers[runtime.runtime_id] = itertools.count(1)
+        page.on("close", lambda _page: self.spawn(self._on_close(runtime), f"{runtime.runtime_id}:closed"))
+        page.on("framenavigated", lambda frame: self.spawn(self._on_frame_navigated(runtime, frame), f"{runtime.runtime_id}:navigated"))
+        page.on("framedetached", lambda frame: self.spawn(self._drop_frame(frame, "frame detached"), f"{runtime.runtime_id}:frame-detached"))
+        page.on("load", lambda _page: self.spawn(runtime.on_load(), f"{runtime.runtime_id}:load"))
+        await self._ensure_engine(runtime, page.main_frame)
         runtime.url, runtime.title = await runtime.page_state()
         await runtime.start()
         if page.is_closed():
             await self._on_close(runtime)
-        else:
-            self.bridge.registry.set_active(runtime.runtime_id)
-            log.info("tab %s registered at %s", runtime.runtime_id, runtime.url)
+            return runtime
+        self.set_active(runtime.runtime_id)
+        log.info("tab %s registered at %s", runtime.runtime_id, runtime.url)
+        for frame in page.frames[1:]:  # frames already there (attached browsers, a page opened with content)
+            await self._sync_frame(runtime, frame)
         return runtime
 
+    async def _ensure_engine(self, tab: TabRuntime, frame: Frame) -> None:
+        # Documents loaded before the init script existed (attached browsers) need the engine now.
+        try:
+            if not await frame.evaluate("() => !!window.__mcpActions"):
+                await tab.install_engine(None if frame is tab.page.main_frame else frame)
+        except PlaywrightError as exc:  # navigating or closing: the init script reaches the next document
+            log.debug("could not check the engine in %s: %s", frame.url, exc)
+
     async def _on_close(self, runtime: TabRuntime) -> None:
+        for frame_runtime in self.frames_of(runtime):
+            self._frames.pop(frame_runtime.frame, None)
+            await frame_runtime.stop("tab closed")
         self._tabs.pop(runtime.runtime_id, None)
         self._adoptions.pop(runtime.page, None)
         await runtime.stop("tab closed")
+        if self.active_tab() is None and self._tabs:
+            self.set_active(next(reversed(self._tabs)))  # the newest remaining tab, never one of its frames
 
-    def _runtime_of(self, source: dict[str, Any]) -> TabRuntime | None:
-        # Only a tab's own document speaks for it: an embedded (third-party)
+    # -- frames ------------------------------------------------------------------
+
+    async def _on_frame_navigated(self, tab: TabRuntime, frame: Frame) -> None:
+        if frame is tab.page.main_frame:
+            await tab.on_navigated()
+            # A new origin on top can turn surviving frames into cross-origin ones.
+            for child in list(self._frames.values()):
+                if child.tab is tab:
+                    await self._sync_frame(tab, child.frame)
+            return
+        await self._sync_frame(tab, frame)
+
+    async def _sync_frame(self, tab: TabRuntime, frame: Frame) -> None:
+        """Register, re-announce or drop the runtime of ``frame`` as its document now is."""
+        async with self._frame_lock:  # navigation events of one frame can overlap
+            eligible = not frame.is_detached() and not tab.page.is_closed() and tab.runtime_id in self._tabs and same_origin(frame.url, tab.page.main_frame.url)
+            runtime = self._frames.get(frame)
+            if runtime is not None and not eligible:
+                self._frames.pop(frame, None)
+                await runtime.stop("frame left the tab's origin")
+            elif runtime is not None:
+                await runtime.on_navigated()
+            elif eligible:
+                runtime = FrameRuntime(tab, frame, next(self._frame_numbers[tab.runtime_id]))
+                self._frames[frame] = runtime
+                await self._ensure_engine(tab, frame)
+                runtime.url, runtime.title = await runtime.page_state()
+                await runtime.start()
+                log.info("frame %s registered at %s", runtime.runtime_id, runtime.url)
+
+    async def _drop_frame(self, frame: Frame, reason: str) -> None:
+        runtime = self._frames.pop(frame, None)
+        if runtime is not None:
+            await runtime.stop(reason)
+
+    # -- page → host bindings ------------------------------------------------------
+
+    def _runtime_of(self, source: dict[str, Any]) -> TabRuntime | FrameRuntime | None:
+        # Only a runtime's own document speaks for it: an embedded third-party
         # frame must not be able to emit the page's declared signals.
+        frame = source.get("frame")
         page = source.get("page")
-        runtime = next((t for t in self._tabs.values() if t.page is page), None)
-        if runtime is None or source.get("frame") is not runtime.page.main_frame:
-            return None
-        return runtime
+        tab = next((t for t in self._tabs.values() if t.page is page), None)
+        if tab is not None and frame is tab.page.main_frame:
+            return tab
+        return self._frames.get(frame) if isinstance(frame, Frame) else None
 
     async def _listen_for(self, source: dict[str, Any]) -> list[dict[str, str]]:
         runtime = self._runtime_of(source)

@@ -70,7 +70,7 @@ class DeferredBrowser:
     async def _background_launch(self) -> None:
         try:
             await self.ensure_started()
-        except Exception as exc:  # reported again, with its code, to the first call that needs the browser
+        except Exception as exc:  # noqa: BLE001 - a background launch logs any failure; the next call reports it with its code
             log.warning("launching the browser at start failed: %s", getattr(exc, "message", exc))
 
     async def wait_launched(self) -> None:

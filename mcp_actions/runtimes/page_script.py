@@ -1,9 +1,23 @@
-"""The page runtime's JavaScript source, read once from the installed package.
+"""The page runtime's JavaScript, assembled from its modules with no build step.
 
-``runtime.js`` ships inside the package (``mcp_actions/runtimes/page/``) and
-is read through ``importlib.resources`` so it is found from a wheel or a zip
-as well as from a source checkout. The bridge serves it at ``/runtime.js``;
-the browser host injects it (engine only) into every page it drives.
+The runtime is a set of small plain-JavaScript modules in
+``mcp_actions/runtimes/page/``, read through ``importlib.resources`` (so they
+are found from a wheel or a zip as well as from a source checkout) and joined
+in the fixed order of ``ENGINE_MODULES`` / ``CLIENT_MODULES`` / ``BOOT_MODULES``.
+
+Joining scheme: the whole script is one IIFE that creates a namespace object
+``M``; every module file is the *body* of a function ``(M, root)`` that reads
+what it needs from ``M`` at its top (``var fail = M.fail, ...``) and registers
+what it offers (``M.resolveOne = resolveOne``; primitives through
+``M.definePrimitive(name, fn)``). A module may only use modules listed before
+it. Modules have no side effects on the page; ``boot.js`` (last) installs the
+engine once per window and starts the WebSocket client only when the client
+module is part of the script. A later protocol adapter (WebMCP, ABP, WAB) adds
+its own module file to ``ENGINE_MODULES`` before ``engine.js``.
+
+- ``runtime_js()``: engine + client + boot, served by the bridge at /runtime.js.
+- ``engine_js()``: engine + boot, injected by the Playwright browser host
+  (its pages are runtimes already and need no WebSocket client).
 """
 
 from __future__ import annotations
@@ -11,41 +25,100 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-__all__ = ["ENGINE_ONLY_PRELUDE", "ENGINE_PRIMITIVES", "engine_only_js", "runtime_js"]
+__all__ = [
+    "BOOT_MODULES",
+    "CLIENT_MODULES",
+    "ENGINE_MODULES",
+    "ENGINE_PRIMITIVES",
+    "engine_js",
+    "module_source",
+    "runtime_js",
+]
 
-#: The primitives the JavaScript engine implements (``__mcpActions.capabilities()``),
+#: The engine's modules, in load order (each may use only those before it).
+ENGINE_MODULES: tuple[str, ...] = (
+    "core.js",  # errors, envelopes, helpers, geometry, the primitive registry
+    "dom.js",  # deep (shadow DOM) queries, visibility and why not
+    "names.js",  # text, roles, accessible names
+    "locators.js",  # target descriptors to elements
+    "editing.js",  # text.insert, focusEditable
+    "keyboard.js",  # keyboard.press
+    "pointer.js",  # pointer.move/click/double_click, viewport.scroll
+    "drag.js",  # pointer.drag
+    "observe.js",  # page.info, dom.snapshot_text, dom.observe.visible, locator.*
+    "sections.js",  # dom.list_sections, dom.settle
+    "extract.js",  # dom.extract
+    "handlers.js",  # page handlers, DOM event forwarding
+    "engine.js",  # dispatch and the frozen engine object
+)
+#: The WebSocket client of the Actions Bridge Protocol (runtime_js only).
+CLIENT_MODULES: tuple[str, ...] = ("client.js",)
+#: Installs the engine (and starts the client when present); always last.
+BOOT_MODULES: tuple[str, ...] = ("boot.js",)
+
+#: The primitives the JavaScript engine implements, in the order its
+#: ``capabilities()`` reports them (module order, then registration order);
 #: known here without a browser so hosts can announce them up front.
 ENGINE_PRIMITIVES: tuple[str, ...] = (
+    "text.insert",
+    "keyboard.press",
+    "pointer.move",
+    "pointer.click",
+    "pointer.double_click",
+    "viewport.scroll",
+    "pointer.drag",
     "page.info",
     "dom.snapshot_text",
     "dom.observe.visible",
     "locator.element_info",
     "locator.text_content",
     "locator.wait_for",
-    "pointer.move",
-    "pointer.click",
-    "pointer.double_click",
-    "viewport.scroll",
-    "text.insert",
-    "keyboard.press",
+    "dom.list_sections",
+    "dom.settle",
+    "dom.extract",
 )
 
-#: Set before the source so the runtime installs its engine and skips its
-#: WebSocket client (pages driven by the browser host are already runtimes).
-#: Non-writable, so a page script cannot turn the client back on.
-ENGINE_ONLY_PRELUDE = (
-    "try { Object.defineProperty(window, '__MCP_ACTIONS_ENGINE_ONLY__', "
-    "{value: true, writable: false, configurable: false, enumerable: false}); } catch (e) {}\n"
-)
+_HEADER = """/*
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: {modules}).
+ *
+ * No build step, no dependencies. Loading it twice does nothing the second
+ * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
+ * portable primitives of the mcp-actions dictionary, locator resolution and
+ * handler calls.{client}
+ */
+(function (root) {{
+  "use strict";
+  if (!root || !root.document) return;
+  var M = {{}};
+"""
+_CLIENT_NOTE = """ The client connects to the bridge named by this script's own
+ * src (.../runtime.js?token=T) or by window.__MCP_ACTIONS_BRIDGE__ = {url, token}."""
+_FOOTER = "})(typeof window !== \"undefined\" ? window : null);\n"
+
+
+def module_source(name: str) -> str:
+    """One module file's text, as shipped in the package."""
+    return resources.files("mcp_actions.runtimes").joinpath("page", name).read_text(encoding="utf-8")
+
+
+def _assemble(modules: tuple[str, ...], with_client: bool) -> str:
+    parts = [_HEADER.format(modules=", ".join(modules), client=_CLIENT_NOTE if with_client else "")]
+    for name in modules:
+        # Each module runs in its own function scope: its local names cannot
+        # collide with another module's, and only M carries what it shares.
+        # boot.js may `return` early, which a function body allows.
+        parts.append(f"\n  // ---- {name} ----\n  (function (M, root) {{\n{module_source(name).rstrip()}\n  }})(M, root);\n")
+    parts.append(_FOOTER)
+    return "".join(parts)
 
 
 @functools.cache
 def runtime_js() -> str:
     """The full page runtime (engine and WebSocket client) as JavaScript text."""
-    return resources.files("mcp_actions.runtimes").joinpath("page", "runtime.js").read_text(encoding="utf-8")
+    return _assemble(ENGINE_MODULES + CLIENT_MODULES + BOOT_MODULES, with_client=True)
 
 
 @functools.cache
-def engine_only_js() -> str:
-    """The runtime with its client disabled: what a Playwright-driven page gets."""
-    return ENGINE_ONLY_PRELUDE + runtime_js()
+def engine_js() -> str:
+    """The engine without the client: what a Playwright-driven page gets."""
+    return _assemble(ENGINE_MODULES + BOOT_MODULES, with_client=False)

@@ -1,49 +1,48 @@
-"""One Playwright tab as one bridge runtime: trusted input, navigation, screenshots.
+"""One Playwright tab as one bridge runtime: trusted input, page handlers, browser authority.
 
 DOM primitives and page handlers run in the page through the JavaScript
 engine (``window.__mcpActions``, installed by the browser host's init script).
 Input is trusted where Playwright can make it so: clicks go through
 ``page.mouse``, text through ``page.keyboard.insert_text`` after the engine has
-focused the target, keys through ``page.keyboard.press``. Playwright errors
-are translated into ``ActionError`` with stable codes at this boundary.
+focused the target, keys through ``page.keyboard.press``. ``browser.*``
+primitives are asked of the host (``TabHost.run_privileged``). Playwright
+errors are translated into ``ActionError`` with stable codes at this boundary.
+Lifecycle (events, re-announcing, dialogs and crashes) is ``DocumentRuntime``'s.
 """
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import json
 import logging
-import time
-import uuid
-from datetime import UTC, datetime
-from functools import cache
-from importlib import resources
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from typing import Any
 
-from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..errors import ActionError, ErrorCode
-from .inprocess import InProcessRuntime
-from .page_script import ENGINE_PRIMITIVES, engine_only_js
+from .document import DocumentRuntime
+from .page_script import ENGINE_PRIMITIVES, engine_js
+from .page_watch import PageWatch
+from .tab_host import TabHost
 
-if TYPE_CHECKING:
-    from .browser import BrowserHost
-
-__all__ = ["PRIVILEGED_PRIMITIVES", "TAB_CAPABILITIES", "TabRuntime", "normalize_chord"]
-
-log = logging.getLogger(__name__)
+__all__ = ["PRIVILEGED_PRIMITIVES", "TAB_CAPABILITIES", "TAB_CAPABILITY_CLASSES", "TabRuntime", "normalize_chord"]
 
 #: What a Playwright tab adds to the page engine: browser-level authority.
-PRIVILEGED_PRIMITIVES: tuple[str, ...] = ("browser.navigate", "browser.screenshot", "browser.open_tab", "browser.close_tab")
-#: Announced in runtime_ready; ``input.trusted`` says clicks and keys are real input events.
-TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + ("input.trusted",)
+PRIVILEGED_PRIMITIVES: tuple[str, ...] = (
+    "browser.navigate",
+    "browser.screenshot",
+    "browser.open_tab",
+    "browser.close_tab",
+    "browser.claimed_tabs.list",
+    "browser.claimed_tabs.activate",
+    "browser.dismiss_dialog",
+)
+#: Capability classes of the dictionary a tab provides; ``input.trusted`` says clicks and keys are real input events.
+TAB_CAPABILITY_CLASSES: tuple[str, ...] = ("browser.tabs", "browser.claimed_tabs", "input.trusted")
+#: Announced in runtime_ready: every primitive a tab runs, then its capability classes.
+TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + TAB_CAPABILITY_CLASSES
 
-#: A dom_event may name the call that caused it when it follows within this window.
-PREVIOUS_CALL_WINDOW_S = 5.0
+log = logging.getLogger(__name__)
 
 _ENGINE_CALL = """async ([method, a, b]) => {
   const engine = window.__mcpActions;
@@ -52,14 +51,10 @@ _ENGINE_CALL = """async ([method, a, b]) => {
   if (method === "callHandler") return engine.callHandler(a, b);
   return engine.focusEditable(a, b);
 }"""
-_WATCH_EVENTS = """(listen) => {
-  const engine = window.__mcpActions, emit = window.__mcpActionsEmit;
-  return engine && typeof emit === "function" ? engine.watchEvents(listen, (s) => { emit(s); }) : -1;
-}"""
 _PROBE_POINT = "([x, y]) => ({width: innerWidth, height: innerHeight, hit: !!document.elementFromPoint(x, y)})"
+_FOCUSED_VALUE = "() => { const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
 #: What warm_process exercises: a field and a button, nothing that reaches the network.
 _WARM_UP_DOCUMENT = "<!doctype html><title></title><textarea></textarea><button type=button>warm</button>"
-_FOCUSED_VALUE = "() => { const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
 
 _MODIFIERS = {
     "alt": "Alt", "option": "Alt", "control": "Control", "ctrl": "Control",
@@ -70,12 +65,6 @@ _KEY_ALIASES = {
     "right": "ArrowRight", "del": "Delete", "spacebar": "Space", "space": "Space",
 }  # fmt: skip
 _BUTTONS = ("left", "middle", "right")
-
-
-@cache
-def _dictionary_names() -> frozenset[str]:
-    text = resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text(encoding="utf-8")
-    return frozenset(p["name"] for p in json.loads(text)["primitives"])
 
 
 def normalize_chord(key: Any, modifiers: Any = None) -> tuple[str, list[str]]:
@@ -124,7 +113,7 @@ def _translate(exc: PlaywrightError, name: str) -> ActionError:
     if isinstance(exc, PlaywrightTimeoutError):
         return ActionError(f"{name} timed out: {message}", code=ErrorCode.HANDLER_TIMEOUT, evidence={"name": name})
     lowered = message.lower()
-    if "has been closed" in lowered or "target closed" in lowered or "browser has disconnected" in lowered:
+    if "has been closed" in lowered or "target closed" in lowered or "browser has disconnected" in lowered or "crashed" in lowered:
         return ActionError(f"the tab closed during {name}", code=ErrorCode.TRANSPORT_FAILED, evidence={"name": name})
     if "execution context was destroyed" in lowered or ("navigat" in lowered and "context" in lowered):
         return ActionError(
@@ -133,60 +122,32 @@ def _translate(exc: PlaywrightError, name: str) -> ActionError:
     return ActionError(f"{name} failed: {message}", code=ErrorCode.HANDLER_FAILED, evidence={"name": name})
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
-
-
-class TabRuntime(InProcessRuntime):
+class TabRuntime(DocumentRuntime):
     """A browser tab driven by Playwright; its runtime id survives navigations."""
 
-    transport = "playwright"
-
-    def __init__(self, host: BrowserHost, page: Page, number: int) -> None:
+    def __init__(self, host: TabHost, page: Page, number: int, watch: PageWatch) -> None:
         super().__init__(
-            host.bridge,
+            host,
+            page,
+            page.main_frame,
+            watch,
             runtime_id=f"tab-{number}",
-            url=page.url or "about:blank",
             runtime_key=f"playwright:tab-{number}",
             capabilities=TAB_CAPABILITIES,
         )
-        self.host = host
-        self.page = page
         self.number = number
-        #: Declared DOM events to forward, as last sent by the bridge (runtime_config).
-        self.listen: list[dict[str, str]] = []
-        self._last_call: tuple[str, float] | None = None
-        self._cdp: CDPSession | None = None
-        self._navigating = 0  # browser.navigate calls in progress (they warm the new document up themselves)
-        #: True once warm_process ran the first-call path on this (blank, own) tab.
-        self.process_warmed = False
         self._primitives = {
             "pointer.click": self._click,
             "pointer.double_click": self._double_click,
             "pointer.move": self._move,
+            "pointer.drag": self._drag,
             "text.insert": self._insert_text,
             "keyboard.press": self._press,
-            "browser.navigate": self._navigate,
-            "browser.screenshot": self._screenshot,
-            "browser.open_tab": self._open_tab,
-            "browser.close_tab": self._close_tab,
         }
+        #: True once warm_process ran the first-call path on this (blank, own) tab.
+        self.process_warmed = False
 
-    # -- bridge side ---------------------------------------------------------
-
-    def _deliver(self, item: dict[str, Any]) -> None:
-        # Remember the latest call (events it causes name it) and apply event
-        # configuration; everything else is the base class's business.
-        kind = item.get("type")
-        if kind == "action_call" and isinstance(item.get("call_id"), str):
-            self._last_call = (item["call_id"], time.monotonic())
-        elif kind == "runtime_config":
-            listen = item.get("listen")
-            self.listen = [e for e in listen if isinstance(e, dict)] if isinstance(listen, list) else []
-            self.host._spawn(self.apply_listen(), f"{self.runtime_id}:listen")
-        super()._deliver(item)
-
-    async def execute(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
+    async def perform(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
         """Run a page handler, a trusted or privileged primitive, or an engine primitive."""
         try:
             if handler is not None:
@@ -194,23 +155,19 @@ class TabRuntime(InProcessRuntime):
             method = self._primitives.get(name)
             if method is not None:
                 return await method(arguments)
+            if name in PRIVILEGED_PRIMITIVES:
+                return await self.host.run_privileged(name, self, arguments)
             if name in ENGINE_PRIMITIVES:
                 return await self._engine("run", name, arguments)
         except PlaywrightError as exc:
             raise _translate(exc, handler or name) from exc
-        if name in _dictionary_names() or name.startswith("browser."):
-            raise ActionError(
-                f"{name} is not available in a Playwright tab",
-                code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                evidence={"capability": name, "host": "playwright"},
-            )
-        raise ActionError(f"no primitive is named {name}", code=ErrorCode.UNKNOWN_ACTION, evidence={"name": name})
+        raise self.unavailable(name)
 
     # -- page side -----------------------------------------------------------
 
-    async def install_engine(self) -> None:
-        """Put the engine into the current document (the init script covers later ones)."""
-        await self.page.evaluate("() => {\n" + engine_only_js() + "\n}")
+    async def install_engine(self, frame: Frame | None = None) -> None:
+        """Put the engine into the current document of the tab (or of one of its frames)."""
+        await (frame or self.page.main_frame).evaluate("() => {\n" + engine_js() + "\n}")
 
     async def _engine(self, method: str, a: Any, b: Any) -> Any:
         envelope = await self.page.evaluate(_ENGINE_CALL, [method, a, b])
@@ -223,30 +180,15 @@ class TabRuntime(InProcessRuntime):
             return envelope.get("output")
         raise ActionError.from_error(envelope.get("error") or {})
 
-    async def page_state(self) -> tuple[str, str | None]:
-        """The tab's url and title (title None while a navigation makes it unreadable)."""
-        try:
-            title = await self.page.title()
-        except PlaywrightError:
-            title = None
-        return self.page.url, title
-
     async def on_navigated(self) -> None:
         """Main-frame navigation: report where the tab is now and make it the active tab."""
-        url, title = await self.page_state()
-        await self.report(url=url, title=title)
-        self.host.bridge.registry.set_active(self.runtime_id)
+        await super().on_navigated()
+        self.host.set_active(self.runtime_id)
 
     async def on_load(self) -> None:
-        """A document finished loading: its title is final now; warm it up for the first call.
-
-        While our own ``browser.navigate`` is answering, it warms the document itself
-        once its answer is on the way, so the warm-up never delays that answer.
-        """
-        url, title = await self.page_state()
-        await self.report(url=url, title=title)
-        if not self._navigating:
-            await self.warm_up()
+        """A document finished loading: report it, then warm it up for the first call."""
+        await super().on_load()
+        await self.warm_up()
 
     async def warm_up(self) -> None:
         """Pay a new document's first-evaluation costs now rather than in the user's first call.
@@ -274,49 +216,25 @@ class TabRuntime(InProcessRuntime):
         wait code (tens of milliseconds each). The first site this tab opens usually
         loads into the same process, so paying here, on a throwaway document of our
         own, keeps that cost out of the user's first call. Only for a blank tab the
-        browser host itself opened; a failure is logged and changes nothing else.
+        browser host itself opened, before it is registered; a failure is logged
+        and changes nothing else.
         """
         if self.page.url != "about:blank":
             return
         field = {"selector": "textarea"}
         try:
             await self.page.set_content(_WARM_UP_DOCUMENT)
-            found = await self.execute("locator.element_info", {"locator": {"selector": "button"}}, None)
+            found = await self.perform("locator.element_info", {"locator": {"selector": "button"}}, None)
             center = found["clickable_center"]
-            await self.execute("pointer.click", {"x": center["x"], "y": center["y"]}, None)
-            await self.execute("locator.wait_for", {"locator": field, "state": "visible", "timeout_ms": 1000}, None)
-            await self.execute("text.insert", {"text": "warm", "target": field, "mode": "replace"}, None)
-            await self.execute("keyboard.press", {"key": "Enter"}, None)
-            await self.execute("locator.text_content", {"locator": field}, None)
+            await self.perform("pointer.click", {"x": center["x"], "y": center["y"]}, None)
+            await self.perform("locator.wait_for", {"locator": field, "state": "visible", "timeout_ms": 1000}, None)
+            await self.perform("text.insert", {"text": "warm", "target": field, "mode": "replace"}, None)
+            await self.perform("keyboard.press", {"key": "Enter"}, None)
+            await self.perform("locator.text_content", {"locator": field}, None)
             await self.page.set_content("")
             self.process_warmed = True
         except (ActionError, PlaywrightError, KeyError, TypeError) as exc:
             log.info("process warm-up of %s skipped: %s", self.runtime_id, exc)
-
-    async def apply_listen(self) -> None:
-        """Make the current document forward the declared events."""
-        try:
-            await self.page.evaluate(_WATCH_EVENTS, self.listen)
-        except PlaywrightError as exc:  # navigating: the init script asks for the list again
-            log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
-
-    async def forward_event(self, signal: Any) -> None:
-        """A declared DOM event fired in the page: send it to the bridge as a dom_event."""
-        if not isinstance(signal, dict) or not isinstance(signal.get("name"), str):
-            return
-        item: dict[str, Any] = {
-            "type": "dom_event",
-            "event_id": f"evt-{uuid.uuid4().hex[:16]}",
-            "runtime_id": self.runtime_id,
-            "name": signal["name"],
-            "event": signal.get("event"),
-            "url": self.page.url,
-            "payload": signal.get("payload") if signal.get("payload") is not None else {},
-            "observed_at": _now(),
-        }
-        if self._last_call and time.monotonic() - self._last_call[1] <= PREVIOUS_CALL_WINDOW_S:
-            item["previous_call_id"] = self._last_call[0]
-        await self.emit(item)
 
     # -- trusted input -------------------------------------------------------
 
@@ -351,6 +269,45 @@ class TabRuntime(InProcessRuntime):
         x, y = await self._checked_point(arguments)
         await self.page.mouse.move(x, y)
         return {"x": x, "y": y}
+
+    async def _endpoint(self, spec: Any, label: str) -> dict[str, Any]:
+        """A drag endpoint as a viewport point; a locator is resolved (and scrolled to) by the engine."""
+        if not isinstance(spec, dict):
+            raise ActionError(f"{label} must be an object", code=ErrorCode.INVALID_INPUT, evidence={"field": label})
+        locator = spec.get("locator") if isinstance(spec.get("locator"), dict) else {k: v for k, v in spec.items() if k not in ("x", "y", "text", "locator")}
+        if isinstance(spec.get("text"), str) and "locator" not in spec:
+            locator["text_contains"] = spec["text"]
+        if not locator:
+            x, y = await self._checked_point(spec)
+            return {"x": x, "y": y}
+        info = await self._engine("run", "locator.element_info", {"locator": locator})
+        return {**info["clickable_center"], "matched_by": info["matched_by"]}
+
+    async def _drag(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Trusted drag: the engine resolves both points, page.mouse presses, moves in steps and releases."""
+        steps = arguments.get("steps", 10)
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 40:
+            raise ActionError("steps must be an integer from 1 to 40", code=ErrorCode.INVALID_INPUT, evidence={"field": "steps"})
+        for field in ("from", "to"):
+            if field not in arguments:
+                raise ActionError(f"pointer.drag needs {field}", code=ErrorCode.INVALID_INPUT, evidence={"field": field})
+        # The target first, then the source: the press must happen where the source is now.
+        to = await self._endpoint(arguments["to"], "to")
+        start = await self._endpoint(arguments["from"], "from")
+        probe = await self.page.evaluate(_PROBE_POINT, [to["x"], to["y"]])
+        if not (0 <= to["x"] < probe["width"] and 0 <= to["y"] < probe["height"]):
+            raise ActionError(
+                "the drag's target scrolled out of the viewport while its source was brought into view",
+                code=ErrorCode.POINT_OUT_OF_VIEWPORT,
+                evidence={"endpoint": "to", **to, "viewport": {"width": probe["width"], "height": probe["height"]}},
+            )
+        await self.page.mouse.move(start["x"], start["y"])
+        await self.page.mouse.down()
+        try:
+            await self.page.mouse.move(to["x"], to["y"], steps=steps)
+        finally:
+            await self.page.mouse.up()  # never leave the button held, even when a move fails
+        return {"dragged": True, "steps": steps, "diagnostics": {"from": start, "to": to, "fidelity": "trusted"}}
 
     async def _insert_text(self, arguments: dict[str, Any]) -> dict[str, Any]:
         text, mode, target = arguments.get("text"), arguments.get("mode", "append"), arguments.get("target")
@@ -387,109 +344,3 @@ class TabRuntime(InProcessRuntime):
                 raise ActionError(f"unknown key: {arguments.get('key')}", code=ErrorCode.INVALID_KEY, evidence={"key": arguments.get("key")}) from exc
             raise
         return {"pressed": True, "key": chord.rsplit("+", 1)[-1] if chord != "+" else "+", "modifiers": modifiers, "fidelity": "trusted"}
-
-    # -- browser authority ---------------------------------------------------
-
-    async def _delegate(self, arguments: dict[str, Any], name: str) -> TabRuntime | None:
-        """The tab a ``tab_id`` argument names, when it is not this one."""
-        tab_id = arguments.get("tab_id")
-        if tab_id is None or tab_id == self.number:
-            return None
-        other = self.host.tab_by_number(tab_id) if isinstance(tab_id, int) else None
-        if other is None:
-            raise ActionError(f"no tab has id {tab_id!r}", code=ErrorCode.TARGET_NOT_FOUND, evidence={"tab_id": tab_id, "name": name})
-        return other
-
-    async def _navigate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        other = await self._delegate(arguments, "browser.navigate")
-        if other is not None:
-            return await other._navigate({k: v for k, v in arguments.items() if k != "tab_id"})
-        self._navigating += 1
-        try:
-            return await self._navigate_here(arguments)
-        finally:
-            self._navigating -= 1
-            # After the answer: the agent reads it while the new document warms up.
-            self.host._spawn(self.warm_up(), f"{self.runtime_id}:warm-up")
-
-    async def _navigate_here(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        if arguments.get("reload"):
-            response = await self.page.reload(wait_until="load")
-        else:
-            url = arguments.get("url")
-            if not isinstance(url, str) or not url.strip():
-                raise ActionError("browser.navigate needs a url (or reload: true)", code=ErrorCode.INVALID_INPUT, evidence={"field": "url"})
-            if not urlsplit(url).scheme:
-                # Relative to the current page, as a link on it would be.
-                if urlsplit(self.page.url).scheme not in ("http", "https", "file"):
-                    raise ActionError(f"{url!r} is not an absolute URL", code=ErrorCode.INVALID_INPUT, evidence={"url": url})
-                url = urljoin(self.page.url, url)
-            response = await self.page.goto(url, wait_until="load")
-        url, title = await self.page_state()
-        await self.report(url=url, title=title)
-        self.host.bridge.registry.set_active(self.runtime_id)
-        out: dict[str, Any] = {"ok": True, "navigated": True, "tab": {"tab_id": self.number, "runtime_id": self.runtime_id, "url": url, "title": title}}
-        if response is not None:
-            out["status"] = response.status
-        return out
-
-    async def _open_tab(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        url = arguments.get("url")
-        if url is not None and not isinstance(url, str):
-            raise ActionError("url must be a string", code=ErrorCode.INVALID_INPUT, evidence={"field": "url"})
-        runtime_id = await self.host.new_tab(url, active=arguments.get("active", True) is not False)
-        tab = self.host.tab(runtime_id)
-        return {"ok": True, "tab_id": tab.number if tab else None, "runtime_id": runtime_id, "url": tab.page.url if tab else url}
-
-    async def _close_tab(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        other = await self._delegate(arguments, "browser.close_tab")
-        tab = other or self
-        # Close after this call has answered: closing first would fail it with transport_failed.
-        self.host._spawn(tab._close_soon(), f"{tab.runtime_id}:close")
-        return {"ok": True, "closed_tab_id": tab.number, "closed_runtime_id": tab.runtime_id}
-
-    async def _close_soon(self) -> None:
-        await asyncio.sleep(0.05)
-        if not self.page.is_closed():
-            await self.page.close()
-
-    async def _screenshot(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        fmt = arguments.get("format", "png")
-        if fmt not in ("png", "jpeg"):
-            raise ActionError("format must be png or jpeg", code=ErrorCode.INVALID_INPUT, evidence={"field": "format"})
-        quality = int(arguments.get("quality", 80))
-        max_width, max_height = int(arguments.get("max_width", 1600)), int(arguments.get("max_height", 1600))
-        max_bytes = int(arguments.get("max_kilobytes", 512)) * 1024
-        size = await self.page.evaluate("() => ({w: innerWidth, h: innerHeight, dpr: devicePixelRatio || 1})")
-        # CDP's clip.scale resizes while capturing, so no image library is needed.
-        scale = min(1.0, max_width / (size["w"] * size["dpr"]), max_height / (size["h"] * size["dpr"]))
-        if self._cdp is None:
-            self._cdp = await self.page.context.new_cdp_session(self.page)
-        for _attempt in range(8):
-            params: dict[str, Any] = {
-                "format": fmt,
-                "clip": {"x": 0, "y": 0, "width": size["w"], "height": size["h"], "scale": scale},
-                "captureBeyondViewport": False,
-            }
-            if fmt == "jpeg":
-                params["quality"] = quality
-            data = (await self._cdp.send("Page.captureScreenshot", params))["data"]
-            if len(data) * 3 // 4 <= max_bytes:
-                return {
-                    "image": data,
-                    "mime_type": f"image/{fmt}",
-                    "width": round(size["w"] * size["dpr"] * scale),
-                    "height": round(size["h"] * size["dpr"] * scale),
-                }
-            # Too large: JPEG first, then lower quality, then smaller.
-            if fmt == "png":
-                fmt = "jpeg"
-            elif quality > 40:
-                quality -= 20
-            else:
-                scale *= 0.7
-        raise ActionError(
-            f"could not fit a screenshot into {max_bytes // 1024} KB",
-            code=ErrorCode.CAPTURE_FAILED,
-            evidence={"max_kilobytes": max_bytes // 1024, "bytes": len(base64.b64decode(data))},
-        )

@@ -1,79 +1,53 @@
-"""``actions://`` resources: the bridge's launch report, runtimes, manifests, page events.
+"""The resource registry as MCP: ``resources/list``, ``resources/templates/list``, ``resources/read``.
 
-Each resource is compact JSON. Fixed resources are listed; per-namespace and
-per-runtime ones are listed for what exists now and also offered as
-templates. Page events are marked as untrusted page data.
+Every resource is compact JSON text. Unknown URIs are the JSON-RPC error
+``-32002`` (the MCP spec's "resource not found") with the structured error as
+``data``; other failures (a runtime gone mid-read, a capability missing)
+are ``INVALID_PARAMS`` with the structured error. Page events are marked as
+untrusted page data by their provider; context blocks carry
+``_meta["mcp-actions/kind"] = "documentation"``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..actions_app import ActionsApp
+from ..errors import ActionError, ErrorCode
+from ..resources import ResourceRegistry
 
-__all__ = ["LAUNCH_URI", "RUNTIMES_URI", "list_resources", "list_templates", "read_resource"]
+__all__ = ["RESOURCE_NOT_FOUND", "list_resources", "list_templates", "read_resource"]
 
-LAUNCH_URI = "actions://bridge/launch"
-RUNTIMES_URI = "actions://runtimes"
-_MANIFEST_RE = re.compile(r"^actions://manifests/(?P<namespace>[^/]+)$")
-_EVENTS_RE = re.compile(r"^actions://runtimes/(?P<runtime_id>[^/]+)/events$")
-_JSON = "application/json"
+#: JSON-RPC error code the MCP spec gives a resource that does not exist.
+RESOURCE_NOT_FOUND = -32002
 
 
-def list_resources(app: ActionsApp) -> list[types.Resource]:
+def list_resources(registry: ResourceRegistry) -> list[types.Resource]:
     """The resources that exist right now."""
-    resources = [
-        types.Resource(name="bridge-launch", uri=LAUNCH_URI, mime_type=_JSON, description="How runtimes connect, which manifests loaded, and every problem of those that did not."),
-        types.Resource(name="runtimes", uri=RUNTIMES_URI, mime_type=_JSON, description="Connected runtimes: id, key, url, title, capabilities."),
-    ]
-    for namespace in sorted(app.catalog.manifests):
-        resources.append(types.Resource(name=f"manifest-{namespace}", uri=f"actions://manifests/{namespace}", mime_type=_JSON, description=f"The loaded actions.json of {namespace}."))
-    for runtime in app.bridge.registry.list():
-        resources.append(
-            types.Resource(
-                name=f"events-{runtime.runtime_id}",
-                uri=f"actions://runtimes/{runtime.runtime_id}/events",
-                mime_type=_JSON,
-                description=f"Recent declared page events from {runtime.url} (untrusted page data).",
-            )
-        )
-    return resources
-
-
-def list_templates() -> list[types.ResourceTemplate]:
-    """Templates for the per-manifest and per-runtime resources."""
     return [
-        types.ResourceTemplate(name="manifest", uri_template="actions://manifests/{namespace}", mime_type=_JSON, description="A loaded actions.json by namespace."),
-        types.ResourceTemplate(name="runtime-events", uri_template="actions://runtimes/{runtime_id}/events", mime_type=_JSON, description="Recent declared page events of a runtime (untrusted page data)."),
+        types.Resource(name=e.name, uri=e.uri, mime_type=e.mime_type, description=e.description, meta=dict(e.meta) or None)
+        for e in registry.entries()
     ]
 
 
-def _contents(uri: str, value: Any) -> types.ReadResourceResult:
+def list_templates(registry: ResourceRegistry) -> list[types.ResourceTemplate]:
+    """A template for every parameterised provider."""
+    return [
+        types.ResourceTemplate(name=p.name, uri_template=p.template, mime_type=p.mime_type, description=p.description)
+        for p in registry.providers()
+        if p.is_template
+    ]
+
+
+async def read_resource(registry: ResourceRegistry, uri: str) -> types.ReadResourceResult:
+    """Read one ``actions://`` resource as JSON text."""
+    try:
+        value: Any = await registry.read(uri)
+    except ActionError as exc:
+        code = RESOURCE_NOT_FOUND if exc.code == ErrorCode.RESOURCE_NOT_FOUND else types.INVALID_PARAMS
+        raise MCPError(code, f"{exc.code}: {exc.message}", data={**exc.to_error(), "uri": uri}) from exc
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=_JSON, text=text)])
-
-
-def read_resource(app: ActionsApp, uri: str) -> types.ReadResourceResult:
-    """Read one ``actions://`` resource; unknown URIs are a JSON-RPC error."""
-    if uri == LAUNCH_URI:
-        return _contents(uri, app.launch_report())
-    if uri == RUNTIMES_URI:
-        return _contents(uri, {"active_runtime_id": app.bridge.registry.active_id, "runtimes": [r.snapshot() for r in app.bridge.registry.list()]})
-    match = _MANIFEST_RE.match(uri)
-    if match:
-        manifest = app.catalog.manifests.get(match["namespace"])
-        if manifest is not None:
-            # Tool provenance lives here rather than in every tool's _meta (which tools/list repeats).
-            tools = [{"name": b.name, "mcp_name": b.mcp_name, **b.provenance()} for b in app.catalog.tools.values() if b.namespace == manifest.namespace and b.runtime_id is None]
-            return _contents(uri, {"namespace": manifest.namespace, "source": manifest.source, "tools": tools, "manifest": manifest.document})
-    match = _EVENTS_RE.match(uri)
-    if match:
-        runtime = app.bridge.registry.get(match["runtime_id"])
-        if runtime is not None:
-            return _contents(uri, {"runtime_id": runtime.runtime_id, "trust": "untrusted_page_data", "events": list(runtime.events)})
-    raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri}", data={"code": "resource_not_found", "uri": uri})
+    return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)])

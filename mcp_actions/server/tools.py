@@ -15,10 +15,9 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
-
 from ..errors import ActionError, UnknownTool
 
-__all__ = ["error_result", "mcp_tool", "protocol_error", "success_result"]
+__all__ = ["TEXT_LIMIT", "error_result", "mcp_tool", "protocol_error", "success_result"]
 
 _ANNOTATION_KEYS = {
     "title": "title",
@@ -30,27 +29,38 @@ _ANNOTATION_KEYS = {
 
 
 def mcp_tool(binding: ToolBinding) -> types.Tool:
-    """The MCP ``Tool`` for one binding: name, schemas, annotations and ``_meta``."""
+    """The MCP ``Tool`` for one binding: name, title, schemas, annotations and ``_meta``."""
     annotations = None
     if binding.annotations:
         values = {ours: binding.annotations[theirs] for theirs, ours in _ANNOTATION_KEYS.items() if theirs in binding.annotations}
         annotations = types.ToolAnnotations(**values) if values else None
     output_schema = binding.result_schema if isinstance(binding.result_schema, dict) and binding.result_schema.get("type") == "object" else None
+    meta = binding.meta()
+    if binding.confirm:
+        meta["mcp-actions/confirm"] = True  # the server asks the user before the call reaches the page
     return types.Tool(
         name=binding.mcp_name,
+        title=binding.title,
         description=binding.description,
         input_schema=binding.mcp_input_schema,
         output_schema=output_schema,
         annotations=annotations,
-        meta=binding.meta(),
+        meta=meta,
     )
 
 
+#: Longest text a result carries beside its structuredContent (the full value is structured).
+TEXT_LIMIT = 4000
+
+
 def success_result(output: Any) -> types.CallToolResult:
-    """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped)."""
+    """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text."""
     structured = output if isinstance(output, dict) else {"result": output}
+    text = json.dumps(output, ensure_ascii=False, default=str)
+    if len(text) > TEXT_LIMIT:
+        text = f"{text[:TEXT_LIMIT]}… ({len(text)} characters; the whole result is in structuredContent)"
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=json.dumps(output, ensure_ascii=False, default=str))],
+        content=[types.TextContent(type="text", text=text)],
         structured_content=structured,
         is_error=False,
     )

@@ -7,7 +7,7 @@ validator reports most of these problems first and with JSON-Pointer paths;
 this module re-checks only what running needs, and names the step and the
 field when it refuses.
 
-The key sets follow the validator (``manifest/rules_workflow.py``): closed,
+The key sets follow the validator (``manifest/rules/workflow.py``): closed,
 except ``x_*`` extensions, which are ignored here. ``postcondition`` is kept
 on the compiled workflow for the caller to act on; the interpreter itself does
 not evaluate it (it needs the projection engine). Expression fields (``when``,
@@ -45,7 +45,7 @@ __all__ = [
     "WorkflowLimits",
 ]
 
-WORKFLOW_INVALID = "workflow_invalid"
+WORKFLOW_INVALID = ErrorCode.WORKFLOW_INVALID
 WORKFLOW_FIELDS = frozenset({"version", "expression_language", "steps", "output", "postcondition"})
 STEP_FIELDS = frozenset(
     {

@@ -14,7 +14,6 @@ same thing every time it runs.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass

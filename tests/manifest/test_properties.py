@@ -29,7 +29,7 @@ from jsonschema import Draft202012Validator
 
 from mcp_actions.manifest.model import Manifest
 from mcp_actions.manifest.problems import PROBLEM_CODES, Problem, ValidationReport, pointer_tokens
-from mcp_actions.manifest.rules_schema import fast_schema_valid, official_schema_problems
+from mcp_actions.manifest.rules.schema import fast_schema_valid, official_schema_problems
 from mcp_actions.manifest.validate import check_manifest, iter_problems
 
 from .builders import base

@@ -19,14 +19,8 @@ import pytest
 from mcp_actions.demo.static import StaticSite
 from mcp_actions.errors import ManifestError
 from mcp_actions.manifest.compose import ToolOrigin, compose
-from mcp_actions.manifest.sources import (
-    ImportContext,
-    Location,
-    RemoteFetcher,
-    parse_json_strictly,
-    read_source,
-    resolve_import,
-)
+from mcp_actions.manifest.fetch import RemoteFetcher, parse_json_strictly, read_source
+from mcp_actions.manifest.resolve import ImportContext, Location, resolve_import
 from mcp_actions.manifest.validate import check_manifest
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
@@ -323,7 +317,7 @@ def test_symlink_out_of_the_root_is_refused(tmp_path: Path) -> None:
 
 def test_read_source_of_a_missing_file() -> None:
     with pytest.raises(ManifestError) as caught:
-        read_source(Location(path=FIXTURES / "no-such-file.json"))
+        read_source(Location(path=FIXTURES / "no-such-file.json"), fetcher=RemoteFetcher())
     assert caught.value.code == "import_not_found"
 
 

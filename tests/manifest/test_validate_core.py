@@ -12,7 +12,7 @@ import pytest
 from mcp_actions.errors import ManifestError
 from mcp_actions.manifest.limits import MAX_IDENTIFIER_LENGTH
 from mcp_actions.manifest.problems import PROBLEM_CODES, Problem, ValidationReport
-from mcp_actions.manifest.rules_sources import source_path_problem
+from mcp_actions.manifest.rules.sources import source_path_problem
 from mcp_actions.manifest.validate import check_manifest, iter_problems, validate
 
 from .builders import base, edit, errors
@@ -317,7 +317,7 @@ def test_every_code_in_the_source_is_documented_and_every_documented_code_is_use
     import mcp_actions.manifest as package
 
     emitted: set[str] = set()
-    for path in [*Path(package.__file__).parent.glob("rules_*.py"), Path(package.__file__).parent / "validate.py"]:
+    for path in [*(Path(package.__file__).parent / "rules").glob("*.py"), Path(package.__file__).parent / "validate.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("error", "warning", "Problem"):
                 if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
@@ -328,7 +328,7 @@ def test_every_code_in_the_source_is_documented_and_every_documented_code_is_use
                 and isinstance(node.elts[1], ast.Constant)
                 and getattr(node.elts[3], "value", None) in ("error", "warning")
             ):
-                emitted.add(node.elts[1].value)  # rules_schema's cached verdicts: (pointer, code, message, severity)
+                emitted.add(node.elts[1].value)  # rules.schema's cached verdicts: (pointer, code, message, severity)
             if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["code"]:
                 constants = (c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str))
                 emitted |= {value for value in constants if value.isidentifier()}  # not the '{%' it tests for

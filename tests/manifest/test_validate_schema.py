@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
-from mcp_actions.manifest.rules_schema import fast_schema_valid, official_schema_problems, subschema_keywords
+from mcp_actions.manifest.rules.schema import fast_schema_valid, official_schema_problems, subschema_keywords
 
 from .builders import base, edit, errors
 

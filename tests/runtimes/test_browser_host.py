@@ -207,7 +207,7 @@ async def test_reference_handler_and_its_signal(host: BrowserHost, bridge: Bridg
     [
         ("contact.submit_name", "contactForm.missing", "missing_handler"),  # no such handler on the page
         ("contact.submit_name", "contactForm.submitName()", "invalid_input"),  # source is never evaluated
-        ("browser.dismiss_dialog", None, "capability_unavailable"),  # dictionary primitive a tab lacks
+        ("clipboard.read", None, "capability_unavailable"),  # dictionary primitive a tab lacks
         ("made.up", None, "unknown_action"),  # not a primitive at all
     ],
 )

@@ -10,7 +10,7 @@ import pytest
 
 from mcp_actions.errors import ActionError
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, chromium_args, find_browser, has_display
-from mcp_actions.runtimes.page_script import ENGINE_ONLY_PRELUDE, engine_only_js, runtime_js
+from mcp_actions.runtimes.page_script import engine_js, runtime_js
 
 
 def make_executable(path: Path) -> str:
@@ -86,4 +86,7 @@ def test_runtime_script_is_packaged_and_cached() -> None:
     source = runtime_js()
     assert source is runtime_js()
     assert source.startswith("/*") and 'Object.defineProperty(root, "__mcpActions"' in source
-    assert engine_only_js() == ENGINE_ONLY_PRELUDE + source
+    engine = engine_js()
+    assert engine is engine_js() and engine.startswith("/*") and 'Object.defineProperty(root, "__mcpActions"' in engine
+    # The engine alone carries no WebSocket client; the full runtime does.
+    assert "M.startClient = startClient" in source and "M.startClient = startClient" not in engine

@@ -16,7 +16,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page
 
 from mcp_actions import __version__
-from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_only_js, runtime_js
+from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_js, runtime_js
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -27,7 +27,7 @@ CALL = "([p, a]) => window.__mcpActions.callHandler(p, a)"
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def page(chromium: Browser) -> AsyncIterator[Page]:
     context = await chromium.new_context(viewport={"width": 1000, "height": 700})
-    await context.add_init_script(script=engine_only_js())
+    await context.add_init_script(script=engine_js())
     page = await context.new_page()
     yield page
     await context.close()
@@ -123,25 +123,25 @@ LOCATOR_CASES = [
     # selector wins over fallbacks even when those match too
     ({"selector": "#close", "fallback_selectors": ["#save"]}, "close", "selector"),
     # role+name alone, accessible name from <label for>
-    ({"role": "textbox", "name": "User name"}, "user", "role"),
+    ({"role": "textbox", "name": "User name"}, "user", "role+name"),
     # accessible name from a wrapping <label> (password counts as a textbox)
-    ({"role": "textbox", "name": "Password"}, "pw", "role"),
+    ({"role": "textbox", "name": "Password"}, "pw", "role+name"),
     # aria-labelledby
-    ({"role": "textbox", "name": "Search terms"}, "search", "role"),
+    ({"role": "textbox", "name": "Search terms"}, "search", "role+name"),
     # title
-    ({"role": "textbox", "name": "Nickname"}, "titled", "role"),
+    ({"role": "textbox", "name": "Nickname"}, "titled", "role+name"),
     # aria-label beats content; names compare case-insensitively
-    ({"role": "button", "name": "close DIALOG"}, "close", "role"),
+    ({"role": "button", "name": "close DIALOG"}, "close", "role+name"),
     # an exact name wins over a partial one ("Sign in" vs "Sign in later")
-    ({"role": "button", "name": "Sign in"}, "sign-in", "role"),
+    ({"role": "button", "name": "Sign in"}, "sign-in", "role+name"),
     # explicit role attribute
-    ({"role": "button", "name": "Custom"}, "fake-button", "role"),
+    ({"role": "button", "name": "Custom"}, "fake-button", "role+name"),
     # a named form has the form role
-    ({"role": "form", "name": "Login"}, "login", "role"),
+    ({"role": "form", "name": "Login"}, "login", "role+name"),
     # heading
-    ({"role": "heading", "name": "Locators"}, None, "role"),
+    ({"role": "heading", "name": "Locators"}, None, "role+name"),
     # selector drifted, role+name still finds the target
-    ({"selector": "#gone", "role": "button", "name": "Save"}, "save", "role"),
+    ({"selector": "#gone", "role": "button", "name": "Save"}, "save", "role+name"),
     # text_equals filters candidates
     ({"selector": ".cell", "text_equals": "Beta"}, None, "selector"),
     # text_contains filters, closest retargets to the row
@@ -187,8 +187,8 @@ LOCATOR_ERRORS = [
     ({"selector": ".cell", "text_equals": "Gamma"}, "target_not_found"),
     # closest finds no ancestor
     ({"selector": "#save", "closest": "table"}, "target_not_found"),
-    # several hidden matches, none visible
-    ({"selector": ".ghost"}, "multiple_targets"),
+    # several hidden matches, none visible: element_info needs a visible target
+    ({"selector": ".ghost"}, "target_not_visible"),
     # broken CSS
     ({"selector": "button[["}, "invalid_locator"),
     # broken CSS in a later candidate is still an authoring error
@@ -197,8 +197,10 @@ LOCATOR_ERRORS = [
     ({"selector": "#save", "closest": "(("}, "invalid_locator"),
     # broken xpath
     ({"xpath": "//*["}, "invalid_locator"),
-    # no candidate at all
-    ({"text_contains": "Save"}, "invalid_locator"),
+    # no candidate at all (a name without a role locates nothing)
+    ({"name": "Save"}, "invalid_locator"),
+    # an empty text predicate is an authoring error, not a match-everything
+    ({"text_contains": "  "}, "invalid_locator"),
     # not an object
     (42, "invalid_locator"),
 ]
@@ -227,7 +229,7 @@ async def test_target_not_found_evidence_lists_what_was_tried(page: Page, pages_
     locator = {"selector": "#nope", "fallback_selectors": [".nope"], "role": "button", "name": "Nope"}
     error = await err(page, "locator.element_info", {"locator": locator})
     assert error["evidence"]["locator"] == locator
-    assert [t["matched_by"] for t in error["evidence"]["tried"]] == ["selector", "fallback_selectors[0]", "role"]
+    assert [t["matched_by"] for t in error["evidence"]["tried"]] == ["selector", "fallback_selectors[0]", "role+name"]
     assert all(t["count"] == 0 for t in error["evidence"]["tried"])
 
 
@@ -255,12 +257,25 @@ async def test_element_info_fields(page: Page, pages_url: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("selector", "reason"),
+    [
+        ("#ghost", "display_none"),  # display:none
+        ("#invisible", "visibility_hidden"),  # visibility:hidden has a box but is not visible
+    ],
+)
+async def test_element_info_on_a_hidden_element_fails_with_why(page: Page, pages_url: str, selector: str, reason: str) -> None:
+    # Never a (0, 0) centre a workflow would click: target_not_visible with what matched and why.
+    await open_fixture(page, pages_url, "locators.html")
+    error = await err(page, "locator.element_info", {"locator": {"selector": selector}})
+    assert error["code"] == "target_not_visible"
+    assert error["evidence"]["matched_by"] == "selector"
+    assert error["evidence"]["candidates"][0]["id"] == selector[1:]
+    assert error["evidence"]["candidates"][0]["hidden"]["reason"] == reason
+
+
+@pytest.mark.parametrize(
     ("selector", "expected"),
     [
-        # display:none: reported, not visible
-        ("#ghost", {"visible": False}),
-        # visibility:hidden has a box but is not visible
-        ("#invisible", {"visible": False}),
         # disabled buttons are visible but not enabled
         ("#disabled-btn", {"visible": True, "enabled": False}),
         # covered by another element: occluded

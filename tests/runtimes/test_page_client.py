@@ -22,7 +22,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from mcp_actions import __version__
-from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, runtime_js
+from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_js, runtime_js
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -185,9 +185,10 @@ async def test_reconnects_with_the_same_identity(page: Page, stand_in: StandInBr
 
 async def test_config_object_and_engine_only(page: Page, stand_in: StandInBridge, pages_url: str) -> None:
     await page.goto(f"{pages_url}/simple-form/index.html")
-    # Engine only: installs the engine, opens no connection.
-    await page.evaluate("() => { window.__MCP_ACTIONS_ENGINE_ONLY__ = true; }")
-    await page.add_script_tag(content=runtime_js())
+    # Engine only (what the browser host injects): installs the engine, opens no connection,
+    # even with a bridge configured.
+    await page.evaluate("(port) => { window.__MCP_ACTIONS_BRIDGE__ = {url: `http://127.0.0.1:${port}`, token: 'x'}; }", stand_in.port)
+    await page.add_script_tag(content=engine_js())
     assert await page.evaluate("() => window.__mcpActions.status().client") is None
     # Inline script (no src): the bridge comes from window.__MCP_ACTIONS_BRIDGE__.
     await page.goto(f"{pages_url}/simple-form/index.html")

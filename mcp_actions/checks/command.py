@@ -1,0 +1,129 @@
+"""``mcp-actions check MANIFEST --url URL``: a drift report of a map against a live page.
+
+Loads and validates the map, opens the URL in headless Chromium (the browser
+host, one tab), waits for the page to settle, and runs ``drift_report``.
+Prints one line per item (or, with ``--json``, the report object documented
+in the README) and returns the exit status: 0 when nothing at or above
+``--fail-on`` (default major) failed or could not be checked, 1 when
+something did, 2 on a usage or I/O error (no such file, an invalid map, a
+browser that does not start, a URL that does not load).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..bridge.bridge import Bridge
+from ..errors import ActionError, ActionsError
+from ..manifest.load import load_paths
+from ..projection.extract import EXTRACT_PRIMITIVE
+from ..projection.project import CompiledProjection
+from ..projection.service import ProjectionService
+from ..runtimes.browser import BrowserHost, BrowserOptions
+from .drift import SEVERITY_ORDER, drift_report, failing
+
+__all__ = ["CHECK_TIMEOUT_MS", "FAIL_ON_CHOICES", "format_report", "run_check_command"]
+
+log = logging.getLogger(__name__)
+
+FAIL_ON_CHOICES = ("minor", "major", "critical")
+#: Bound on each primitive call of the check (a page that never answers must not hang CI).
+CHECK_TIMEOUT_MS = 15_000
+# A page that renders after load (fetching its data) gets this long to become quiet.
+_SETTLE = {"quiet_ms": 200, "timeout_ms": 3000}
+_SETTLE_FALLBACK_S = 0.5
+
+_MARKS = {"pass": "ok  ", "warn": "warn", "fail": "FAIL", "error": "ERR "}
+
+
+def format_report(report: dict[str, Any], manifest: str) -> str:
+    """The human-readable report: one line per item, warnings and evidence where something drifted."""
+    lines = [f"mcp-actions check: {manifest} against {report['url']}"]
+    for item in report["items"]:
+        lines.append(f"  {_MARKS[item['status']]} {item['kind']:<10} {item['id']}  [{item['severity']}]  {item['message']}")
+        if item["status"] in ("fail", "error"):
+            evidence = json.dumps(item["evidence"], ensure_ascii=False, separators=(",", ":"), default=str)
+            lines.append(f"         evidence: {evidence[:400]}{'…' if len(evidence) > 400 else ''}")
+        for warning in item["warnings"]:
+            if warning != item["message"]:
+                lines.append(f"         warning: {warning}")
+    s = report["summary"]
+    verdict = "OK" if report["ok"] else f"DRIFT at or above {report['fail_on']}"
+    lines.append(f"{s['pass']} passed, {s['warn']} warnings, {s['fail']} failed, {s['error']} errors: {verdict}")
+    return "\n".join(lines)
+
+
+async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str | None) -> dict[str, Any]:
+    result = load_paths([manifest_path])
+    if result.failures or not result.manifests:
+        problems = [f"{r.file}:{p.path} {p.code} {p.message}" for r in result.failures for p in r.errors]
+        raise ActionsError("the map is not valid: " + ("; ".join(problems) or "no manifest found"), code="manifest_invalid")
+    manifest = result.manifests[0].model
+    projections = [CompiledProjection(p) for p in manifest.state_projections]
+    bridge = Bridge(default_timeout_ms=CHECK_TIMEOUT_MS)
+    await bridge.start()
+    host = BrowserHost(bridge, BrowserOptions(executable_path=browser_path, headless=True, isolated=True))
+    try:
+        await host.ensure_started()
+        runtime_id = await host.new_tab(url)
+        tab = host.tab(runtime_id)
+        assert tab is not None
+        capabilities = set(tab.capabilities)
+
+        async def call(name: str, arguments: dict[str, Any]) -> Any:
+            return await bridge.call(name, arguments, runtime_id=runtime_id, timeout_ms=CHECK_TIMEOUT_MS)
+
+        if "dom.settle" in capabilities:
+            await call("dom.settle", dict(_SETTLE))
+        else:
+            await asyncio.sleep(_SETTLE_FALLBACK_S)
+
+        async def extract(rid: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
+            if EXTRACT_PRIMITIVE not in capabilities:
+                raise ActionError(f"this browser host cannot run {EXTRACT_PRIMITIVE}", code="capability_unavailable", evidence={"capability": EXTRACT_PRIMITIVE})
+            return await bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=rid, timeout_ms=timeout_ms or CHECK_TIMEOUT_MS)
+
+        service = ProjectionService(extract=extract, projections_for=lambda _rid: {p.name: p for p in projections})
+        final_url = tab.page.url
+        return await drift_report(
+            manifest,
+            call,
+            lambda wanted: service.observe_all(runtime_id, wanted),
+            projections,
+            url=final_url,
+            fail_on=fail_on,
+        )
+    finally:
+        await host.stop()
+        await bridge.stop()
+
+
+def run_check_command(manifest: str, url: str, *, as_json: bool, fail_on: str, out: TextIO, err: TextIO, browser_path: str | None = None) -> int:
+    """Run ``mcp-actions check`` and return its exit status (0, 1 or 2)."""
+    if fail_on not in FAIL_ON_CHOICES:
+        print(f"mcp-actions check: --fail-on must be one of {', '.join(FAIL_ON_CHOICES)}", file=err)
+        return 2
+    if not Path(manifest).is_file():
+        print(f"mcp-actions check: no such manifest file: {manifest}", file=err)
+        return 2
+    try:
+        report = asyncio.run(_run(manifest, url, fail_on=fail_on, browser_path=browser_path))
+    except ActionsError as exc:
+        print(f"mcp-actions check: {exc.code}: {exc.message}", file=err)
+        return 2
+    except OSError as exc:
+        print(f"mcp-actions check: io_error: {exc}", file=err)
+        return 2
+    report["manifest"] = manifest
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False, indent=2, default=str), file=out)
+    else:
+        print(format_report(report, manifest), file=out)
+    return 1 if failing(report, fail_on) else 0
+
+
+assert set(FAIL_ON_CHOICES) <= set(SEVERITY_ORDER)

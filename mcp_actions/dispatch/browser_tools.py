@@ -1,0 +1,201 @@
+"""Built-in browser tools: navigate, list/open/close/activate tabs, screenshot, answer a dialog.
+
+Each tool runs one privileged primitive of the browser host (the reference
+dictionary's ``browser.*``) on a runtime that advertises it: the runtime the
+routing fields name, else the active runtime when it can, else the newest
+runtime that can; when none is connected the browser is launched first
+(unless ``--browser none``). Their output schemas are the dictionary's.
+``browser.screenshot`` returns ``image`` (base64), ``mime_type``, ``width``
+and ``height``; the MCP layer may show it as image content.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..bridge.registry import RuntimeInfo
+from ..bridge.routing import Route
+from ..catalog.catalog import ToolBinding
+from ..catalog.naming import mcp_tool_name
+from ..errors import ActionError, ErrorCode
+from ..manifest.compose import ToolOrigin
+from ..runtimes.dictionary import dictionary_entry
+from .service import ActionService, BuiltinRunner
+
+__all__ = ["BROWSER_BINDINGS", "BROWSER_RUNNERS"]
+
+_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
+_TAB_ID = {"type": "integer", "minimum": 1, "description": "tab_id from browser.list_tabs; omit for the routed (active) tab."}
+
+
+def _binding(name: str, primitive: str, description: str, schema: dict[str, Any], annotations: dict[str, Any]) -> ToolBinding:
+    return ToolBinding(
+        mcp_name=mcp_tool_name(name),
+        name=name,
+        description=description,
+        input_schema=schema,
+        kind="builtin",
+        origin=_ORIGIN,
+        namespace="builtin",
+        result_schema=dictionary_entry(primitive)["output_schema"],
+        title=annotations.get("title"),
+        annotations=annotations,
+    )
+
+
+NAVIGATE = _binding(
+    "browser.navigate",
+    "browser.navigate",
+    "Open a URL in the current browser tab (or reload it, or open it in a new tab). Use it to reach a site before calling its tools.",
+    {
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "minLength": 1, "description": "Destination URL (http, https or file; relative to the current page)."},
+            "reload": {"type": "boolean", "description": "Reload the current tab instead of navigating."},
+            "new_tab": {"type": "boolean", "description": "Open the URL in a new tab instead of the current one."},
+            "tab_id": _TAB_ID,
+        },
+        "additionalProperties": False,
+    },
+    {"title": "Navigate browser", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+)
+LIST_TABS = _binding(
+    "browser.list_tabs",
+    "browser.claimed_tabs.list",
+    "List the browser's tabs: tab_id, url, title, which one is active, their runtime ids and same-origin frames, any open dialog.",
+    {"type": "object", "properties": {}, "additionalProperties": False},
+    {"title": "List tabs", "readOnlyHint": True, "openWorldHint": False},
+)
+OPEN_TAB = _binding(
+    "browser.open_tab",
+    "browser.open_tab",
+    "Open a new tab (at url, once loaded); it becomes a runtime and, unless active is false, the active one.",
+    {
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "minLength": 1, "description": "URL to open; a blank tab when omitted."},
+            "active": {"type": "boolean", "description": "Bring the new tab to the front and make it active (default true)."},
+        },
+        "additionalProperties": False,
+    },
+    {"title": "Open tab", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+)
+CLOSE_TAB = _binding(
+    "browser.close_tab",
+    "browser.close_tab",
+    "Close a tab (the active one by default). The last tab is never closed.",
+    {"type": "object", "properties": {"tab_id": _TAB_ID}, "additionalProperties": False},
+    {"title": "Close tab", "readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},
+)
+ACTIVATE_TAB = _binding(
+    "browser.activate_tab",
+    "browser.claimed_tabs.activate",
+    "Bring a tab to the front and make it the active runtime, so calls without routing fields go to it.",
+    {"type": "object", "required": ["tab_id"], "properties": {"tab_id": {**_TAB_ID, "description": "tab_id from browser.list_tabs."}}, "additionalProperties": False},
+    {"title": "Activate tab", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": False},
+)
+SCREENSHOT = _binding(
+    "browser.screenshot",
+    "browser.screenshot",
+    "A screenshot of the tab's viewport, scaled and compressed to fit max_width/max_height (default 1600) and max_kilobytes (default 512).",
+    {
+        "type": "object",
+        "properties": {
+            "format": {"type": "string", "enum": ["png", "jpeg"]},
+            "quality": {"type": "integer", "minimum": 1, "maximum": 100, "description": "JPEG quality."},
+            "max_width": {"type": "integer", "minimum": 1},
+            "max_height": {"type": "integer", "minimum": 1},
+            "max_kilobytes": {"type": "integer", "minimum": 1},
+        },
+        "additionalProperties": False,
+    },
+    {"title": "Screenshot", "readOnlyHint": True, "openWorldHint": False},
+)
+DISMISS_DIALOG = _binding(
+    "browser.dismiss_dialog",
+    "browser.dismiss_dialog",
+    "Answer the JavaScript dialog (confirm, prompt, beforeunload) blocking a tab: accept (default) or cancel, with prompt_text for a prompt. "
+    "Calls on a tab with an open dialog fail with dialog_open until it is answered.",
+    {
+        "type": "object",
+        "properties": {
+            "tab_id": _TAB_ID,
+            "accept": {"type": "boolean", "description": "Accept (true, default) or cancel (false)."},
+            "prompt_text": {"type": "string", "description": "Text for a prompt() dialog."},
+        },
+        "additionalProperties": False,
+    },
+    {"title": "Answer dialog", "readOnlyHint": False, "destructiveHint": True, "openWorldHint": False},
+)
+
+
+def _remaining_ms(deadline: float) -> int:
+    return max(1, int((deadline - time.monotonic()) * 1000))
+
+
+async def _runtime_for(service: ActionService, routing: dict[str, Any], need: str) -> RuntimeInfo:
+    """The runtime to ask for ``need``: the routed one, else the active or newest runtime that has it."""
+    route = Route.from_arguments(routing)
+    if route.explicit:
+        return await service.resolve_runtime(route, need=need)
+    for attempt in range(2):
+        registry = service.bridge.registry
+        active = registry.active
+        if active is not None and need in active.capabilities:
+            return active
+        capable = [r for r in registry.list() if need in r.capabilities]
+        if capable:
+            return capable[-1]
+        if attempt or service.browser is None or service.browser_mode == "none":
+            break
+        await service.browser.ensure_started()
+    connected = service.bridge.registry.list()
+    raise ActionError(
+        f"no connected runtime can run {need}" + ("" if service.browser is not None and service.browser_mode != "none" else " (the browser host is off: --browser none)"),
+        code=ErrorCode.CAPABILITY_UNAVAILABLE,
+        evidence={"capability": need, "runtimes": [{**r.describe(), "host": r.transport} for r in connected]},
+    )
+
+
+async def _run(service: ActionService, primitive: str, arguments: dict[str, Any], routing: dict[str, Any], deadline: float) -> tuple[Any, RuntimeInfo]:
+    runtime = await _runtime_for(service, routing, primitive)
+    output = await service.bridge.call(primitive, arguments, runtime_id=runtime.runtime_id, timeout_ms=_remaining_ms(deadline))
+    return output, runtime
+
+
+async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+    if not own.get("url") and not own.get("reload"):
+        raise ActionError("give a url, or reload: true", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url"})
+    if own.get("new_tab"):
+        opened, runtime = await _run(service, "browser.open_tab", {"url": own["url"]}, routing, deadline)
+        info = service.bridge.registry.get(opened["runtime_id"])
+        tab = {"tab_id": opened.get("tab_id"), "runtime_id": opened["runtime_id"], "url": info.url if info else opened.get("url"), "title": info.title if info else None}
+        return {"ok": True, "navigated": True, "runtime_id": opened["runtime_id"], "tab": tab}
+    arguments = {key: own[key] for key in ("url", "reload", "tab_id") if key in own}
+    output, runtime = await _run(service, "browser.navigate", arguments, routing, deadline)
+    if isinstance(output, dict):
+        navigated = (output.get("tab") or {}).get("runtime_id", runtime.runtime_id)
+        service.bridge.registry.set_active(navigated)
+        output = {**output, "runtime_id": navigated}
+    return output
+
+
+def _passthrough(primitive: str) -> BuiltinRunner:
+    async def run(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+        output, _runtime = await _run(service, primitive, own, routing, deadline)
+        return output
+
+    return run
+
+
+BROWSER_BINDINGS: tuple[ToolBinding, ...] = (NAVIGATE, LIST_TABS, OPEN_TAB, CLOSE_TAB, ACTIVATE_TAB, SCREENSHOT, DISMISS_DIALOG)
+BROWSER_RUNNERS: dict[str, BuiltinRunner] = {
+    NAVIGATE.name: _navigate,
+    LIST_TABS.name: _passthrough("browser.claimed_tabs.list"),
+    OPEN_TAB.name: _passthrough("browser.open_tab"),
+    CLOSE_TAB.name: _passthrough("browser.close_tab"),
+    ACTIVATE_TAB.name: _passthrough("browser.claimed_tabs.activate"),
+    SCREENSHOT.name: _passthrough("browser.screenshot"),
+    DISMISS_DIALOG.name: _passthrough("browser.dismiss_dialog"),
+}

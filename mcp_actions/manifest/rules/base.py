@@ -1,0 +1,270 @@
+"""Shared vocabulary of the rule modules: JSON types, identifiers, key sets, problem helpers.
+
+Every rule is a generator of ``Problem``s that never raises on malformed
+input: it checks a value's type before it looks inside. Helpers that also
+*return* something (the entries of an array, say) do so as a generator's
+return value, so a rule writes ``items = yield from object_entries(...)``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Generator, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..limits import MAX_IDENTIFIER_LENGTH, MAX_NESTING_DEPTH, Limits
+from ..problems import Problem, child_pointer
+
+__all__ = [
+    "check_required_identifier",
+    "IDENTIFIER_RE",
+    "STEP_ID_RE",
+    "Checks",
+    "Rules",
+    "array_entries",
+    "check_enum",
+    "check_identifier",
+    "check_keys",
+    "check_non_negative_integer",
+    "check_string",
+    "check_string_list",
+    "check_unique_names",
+    "depth_of",
+    "error",
+    "expect_type",
+    "is_integer",
+    "json_type",
+    "object_entries",
+    "warning",
+]
+
+IDENTIFIER_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*(\.[a-zA-Z][a-zA-Z0-9_-]*)*$")
+# Step ids are used as steps.<id> inside JSONata, where '.' and '-' would break the path.
+STEP_ID_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+Checks = Iterator[Problem]
+"""What every rule returns: a lazy stream of problems."""
+
+
+@dataclass
+class Rules:
+    """What every rule needs besides the document: limits, primitives, and the name index."""
+
+    limits: Limits
+    primitives: frozenset[str]
+    primitive_schemas: Mapping[str, Any]
+    index: Any  # refs.Index; typed loosely to keep this module free of cycles
+    max_depth: int = MAX_NESTING_DEPTH
+
+
+def error(path: str, code: str, message: str) -> Problem:
+    """An error problem."""
+    return Problem(path, code, message, "error")
+
+
+def warning(path: str, code: str, message: str) -> Problem:
+    """A warning problem."""
+    return Problem(path, code, message, "warning")
+
+
+_JSON_TYPES: dict[type, str] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    type(None): "null",
+}
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of ``value`` (a Python type name for values that are not JSON)."""
+    name = _JSON_TYPES.get(type(value))
+    if name is not None:
+        return name
+    for base, base_name in _JSON_TYPES.items():
+        if isinstance(value, base):
+            return base_name
+    return type(value).__name__
+
+
+# Beyond 2**53 a float no longer holds every integer exactly: such a number is not an exact integer.
+_MAX_EXACT_FLOAT_INTEGER = 2.0**53
+
+
+def is_integer(value: Any) -> bool:
+    """True for a JSON integer: an int (not a bool) or an integral float such as ``1.0`` (up to 2**53)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) <= _MAX_EXACT_FLOAT_INTEGER
+
+
+def _has_type(value: Any, expected: str) -> bool:
+    if expected == "integer":
+        return is_integer(value)
+    if expected == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return json_type(value) == expected
+
+
+def expect_type(value: Any, expected: str | tuple[str, ...], path: str) -> Problem | None:
+    """An ``invalid_type`` problem when ``value`` is not of the expected JSON type(s), else None."""
+    options = (expected,) if isinstance(expected, str) else expected
+    if any(_has_type(value, option) for option in options):
+        return None
+    return error(path, "invalid_type", f"expected {' or '.join(options)}, got {json_type(value)}")
+
+
+def check_keys(
+    obj: Mapping[Any, Any], path: str, known: Collection[str], *, subject: str, closed: bool = False
+) -> Checks:
+    """Keys of ``obj`` outside ``known``: a warning in an open object, an error in a closed one.
+
+    ``x_*`` keys are extensions and always allowed.
+    """
+    for key in obj:
+        if isinstance(key, str) and (key in known or key.startswith("x_")):
+            continue
+        shown = key if isinstance(key, str) else repr(key)
+        if closed:
+            yield error(child_pointer(path, key), "field_not_allowed", f"{subject}: field '{shown}' is not allowed")
+        else:
+            yield warning(child_pointer(path, key), "unknown_field", f"{subject}: unknown field '{shown}'")
+
+
+def check_identifier(value: Any, path: str, what: str, *, pattern: re.Pattern[str] = IDENTIFIER_RE) -> Checks:
+    """A safe identifier: a string matching ``pattern`` and at most 128 characters."""
+    if not isinstance(value, str):
+        yield error(path, "invalid_type", f"{what} must be a string, got {json_type(value)}")
+        return
+    code = "invalid_step_id" if pattern is STEP_ID_RE else "invalid_identifier"
+    if len(value) > MAX_IDENTIFIER_LENGTH:
+        yield error(path, code, f"{what} is longer than {MAX_IDENTIFIER_LENGTH} characters")
+    elif not pattern.match(value):
+        yield error(path, code, f"{what} {value!r} is not a safe identifier")
+
+
+def check_required_identifier(
+    entry: Mapping[str, Any], key: str, path: str, *, missing: str, what: str, pattern: re.Pattern[str] = IDENTIFIER_RE
+) -> Checks:
+    """A required ``name``/``id`` member: ``missing_field`` when absent, else a safe identifier."""
+    if key not in entry:
+        yield error(child_pointer(path, key), "missing_field", missing)
+    else:
+        yield from check_identifier(entry[key], child_pointer(path, key), what, pattern=pattern)
+
+
+def check_string(obj: Mapping[str, Any], key: str, path: str, *, required: bool = False, non_empty: bool = False) -> Checks:
+    """``obj[key]`` is a string (present when ``required``; not blank when ``non_empty``)."""
+    where = child_pointer(path, key)
+    if key not in obj:
+        if required:
+            yield error(where, "missing_field", f"'{key}' is required")
+        return
+    value = obj[key]
+    problem = expect_type(value, "string", where)
+    if problem:
+        yield problem
+    elif non_empty and not value.strip():
+        yield error(where, "invalid_value", f"'{key}' must not be empty")
+
+
+def check_string_list(obj: Mapping[str, Any], key: str, path: str) -> Checks:
+    """``obj[key]``, when present, is an array of strings."""
+    if key not in obj:
+        return
+    where = child_pointer(path, key)
+    value = obj[key]
+    if not isinstance(value, list):
+        yield error(where, "invalid_type", f"expected array, got {json_type(value)}")
+        return
+    for position, item in enumerate(value):
+        problem = expect_type(item, "string", child_pointer(where, position))
+        if problem:
+            yield problem
+
+
+def check_enum(obj: Mapping[str, Any], key: str, path: str, allowed: Collection[str]) -> Checks:
+    """``obj[key]``, when present, is one of ``allowed``."""
+    if key not in obj:
+        return
+    where = child_pointer(path, key)
+    value = obj[key]
+    problem = expect_type(value, "string", where)
+    if problem:
+        yield problem
+    elif value not in allowed:
+        yield error(where, "invalid_value", f"'{key}' must be one of {', '.join(sorted(allowed))}")
+
+
+def check_non_negative_integer(obj: Mapping[str, Any], key: str, path: str, *, minimum: int = 0) -> Checks:
+    """``obj[key]``, when present, is an integer of at least ``minimum``."""
+    if key not in obj:
+        return
+    where = child_pointer(path, key)
+    value = obj[key]
+    problem = expect_type(value, "integer", where)
+    if problem:
+        yield problem
+    elif value < minimum:
+        yield error(where, "invalid_value", f"'{key}' must be at least {minimum}")
+
+
+def array_entries(obj: Mapping[str, Any], key: str, path: str) -> Generator[Problem, None, list[tuple[str, Any]]]:
+    """Yield a type problem when ``obj[key]`` is present but not an array; return its ``(path, item)`` pairs."""
+    if key not in obj:
+        return []
+    where = child_pointer(path, key)
+    value = obj[key]
+    if not isinstance(value, list):
+        yield error(where, "invalid_type", f"'{key}' must be an array, got {json_type(value)}")
+        return []
+    return [(child_pointer(where, position), item) for position, item in enumerate(value)]
+
+
+def object_entries(obj: Mapping[str, Any], key: str, path: str, *, what: str) -> Generator[Problem, None, list[tuple[str, dict[str, Any]]]]:
+    """Like ``array_entries``, and each entry must be an object (others are reported and dropped)."""
+    entries = yield from array_entries(obj, key, path)
+    kept = []
+    for where, item in entries:
+        if isinstance(item, dict):
+            kept.append((where, item))
+        else:
+            yield error(where, "invalid_type", f"{what} must be an object, got {json_type(item)}")
+    return kept
+
+
+def check_unique_names(entries: list[tuple[str, dict[str, Any]]], key: str, what: str) -> Checks:
+    """Report every entry whose ``key`` repeats an earlier entry's (one namespace per call)."""
+    seen: set[str] = set()
+    for where, entry in entries:
+        name = entry.get(key)
+        if not isinstance(name, str):
+            continue
+        if name in seen:
+            yield error(child_pointer(where, key), "duplicate_name", f"{what} {name!r} is declared more than once")
+        seen.add(name)
+
+
+def depth_of(value: Any, limit: int) -> tuple[int, list[Any]]:
+    """Depth of the deepest object or array inside ``value`` (``value`` itself is 0), counted up to
+    ``limit + 1``, with the token path to it. Iterative, so arbitrarily deep input cannot exhaust the stack.
+    """
+    deepest, deepest_tokens = 0, []
+    stack: list[tuple[Any, int, list[Any]]] = [(value, 0, [])]
+    while stack:
+        node, depth, tokens = stack.pop()
+        if depth > deepest:
+            deepest, deepest_tokens = depth, tokens
+            if deepest > limit:
+                break
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1, tokens + [key]) for key, child in node.items() if isinstance(child, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1, tokens + [position]) for position, child in enumerate(node) if isinstance(child, (dict, list)))
+    return deepest, deepest_tokens

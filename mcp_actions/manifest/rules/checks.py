@@ -1,0 +1,72 @@
+"""Checks: drift and safety probes of the live site.
+
+A check has a safe, unique ``id`` and a severity from the spec's four. What it
+references must exist: an assertion's ``target`` is a target descriptor that
+locates something, and ``tool`` (in ``call`` steps and elsewhere), ``state``
+and ``attachment`` members of its setup, assertions and steps name declared
+tools, states and attachments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..problems import child_pointer
+from .base import (
+    check_required_identifier,
+    Checks,
+    Rules,
+    check_enum,
+    check_keys,
+    check_string,
+    check_unique_names,
+    error,
+    json_type,
+    object_entries,
+)
+from .refs import check_reference, check_reference_list
+from .targets import check_check_target
+
+__all__ = ["CHECK_FIELDS", "SEVERITIES", "check_checks"]
+
+CHECK_FIELDS = ("id", "description", "severity", "assertions", "on_fail", "setup", "steps", "expected_result")
+SEVERITIES = ("info", "minor", "major", "critical")
+_REFERENCES = (("tool", "tool"), ("state", "state"), ("attachment", "attachment"))
+_REFERENCE_LISTS = (("states", "state"), ("attachments", "attachment"))
+
+
+def _check_references(entry: dict[str, Any], where: str, rules: Rules) -> Checks:
+    for key, kind in _REFERENCES:
+        if key in entry:
+            yield from check_reference(entry[key], child_pointer(where, key), kind, rules.index)
+    for key, kind in _REFERENCE_LISTS:
+        yield from check_reference_list(entry, key, where, kind, rules.index)
+
+
+def check_checks(document: dict[str, Any], rules: Rules) -> Checks:
+    """checks: ids, severity, and every reference of setup, assertions and steps."""
+    checks = yield from object_entries(document, "checks", "", what="a check")
+    for where, check in checks:
+        yield from check_keys(check, where, CHECK_FIELDS, subject="check")
+        yield from check_required_identifier(check, "id", where, missing="check: 'id' is required", what="check id")
+        yield from check_string(check, "description", where)
+        yield from check_enum(check, "severity", where, SEVERITIES)
+        assertions = yield from object_entries(check, "assertions", where, what="an assertion")
+        for assertion_path, assertion in assertions:
+            if "target" in assertion:
+                yield from check_check_target(assertion["target"], child_pointer(assertion_path, "target"), rules)
+            yield from _check_references(assertion, assertion_path, rules)
+        for key, what in (("setup", "a setup entry"), ("steps", "a check step")):
+            entries = yield from object_entries(check, key, where, what=what)
+            for entry_path, entry in entries:
+                yield from check_string(entry, "type", entry_path, non_empty=True)
+                if entry.get("type") == "call" and "tool" not in entry:
+                    yield error(child_pointer(entry_path, "tool"), "missing_field", "a call step needs 'tool'")
+                yield from _check_references(entry, entry_path, rules)
+                if "arguments" in entry and not isinstance(entry["arguments"], dict):
+                    got = json_type(entry["arguments"])
+                    yield error(child_pointer(entry_path, "arguments"), "invalid_type", f"arguments must be an object, got {got}")
+        for key in ("on_fail", "expected_result"):
+            if key in check and not isinstance(check[key], dict):
+                yield error(child_pointer(where, key), "invalid_type", f"{key} must be an object, got {json_type(check[key])}")
+    yield from check_unique_names(checks, "id", "check id")

@@ -1,0 +1,104 @@
+"""Cross-references: the names a manifest declares, and references that must resolve to them.
+
+``Index.build`` collects the declared names (tools, states, signals,
+attachments, state projections) tolerantly: malformed entries are simply not
+indexed, their own problems are reported elsewhere. A reference that names
+nothing declared is an ``unknown_<kind>`` error, with two exceptions that keep
+problems about causes rather than symptoms:
+
+* when the declaring list itself is malformed (``"states": {}``), references
+  to it are not checked, since every one of them would be a false alarm;
+* a name inside an enabled import's namespace (``example.search`` with an
+  import whose namespace is ``example``) comes from a map composed at load
+  time, which a static check cannot see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import Checks, error, json_type
+
+__all__ = ["Index", "check_reference", "check_reference_list"]
+
+_DECLARING = {
+    "tool": ("tools", "name"),
+    "state": ("states", "name"),
+    "signal": ("signals", "name"),
+    "attachment": ("attachments", "id"),
+    "projection": ("state_projections", "name"),
+}
+
+
+@dataclass(frozen=True)
+class Index:
+    """Names declared by one manifest, by kind (``tool``, ``state``, ``signal``, ``attachment``, ``projection``)."""
+
+    names: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    unchecked_kinds: frozenset[str] = frozenset()
+    namespaces: tuple[str, ...] = ()
+
+    @classmethod
+    def build(cls, document: Any) -> Index:
+        """Index the declared names of ``document`` (any value; non-objects declare nothing)."""
+        if not isinstance(document, dict):
+            return cls(unchecked_kinds=frozenset(_DECLARING))
+        names: dict[str, frozenset[str]] = {}
+        unchecked: set[str] = set()
+        for kind, (list_key, name_key) in _DECLARING.items():
+            entries = document.get(list_key, [])
+            if not isinstance(entries, list):
+                unchecked.add(kind)
+                continue
+            names[kind] = frozenset(
+                entry[name_key] for entry in entries if isinstance(entry, dict) and isinstance(entry.get(name_key), str)
+            )
+        namespaces = []
+        imports = document.get("imports")
+        if isinstance(imports, list):
+            if any(
+                isinstance(entry, dict) and entry.get("enabled", True) is not False and not entry.get("namespace")
+                for entry in imports
+            ):
+                unchecked.update(_DECLARING)  # an un-namespaced import may declare any name at all
+            # A disabled import composes nothing, so its namespace declares nothing either.
+            namespaces = [
+                entry["namespace"]
+                for entry in imports
+                if isinstance(entry, dict)
+                and isinstance(entry.get("namespace"), str)
+                and entry["namespace"]
+                and entry.get("enabled", True) is not False
+            ]
+        elif imports is not None:
+            unchecked.update(_DECLARING)  # imports we cannot read may declare anything
+        return cls(names=names, unchecked_kinds=frozenset(unchecked), namespaces=tuple(namespaces))
+
+    def declares(self, kind: str, name: str) -> bool:
+        """True when ``name`` is declared (or cannot be judged statically) for ``kind``."""
+        if kind in self.unchecked_kinds or name in self.names.get(kind, ()):
+            return True
+        return any(name.startswith(namespace + ".") for namespace in self.namespaces)
+
+
+def check_reference(value: Any, path: str, kind: str, index: Index) -> Checks:
+    """``value`` is a string naming a declared ``kind``."""
+    if not isinstance(value, str):
+        yield error(path, "invalid_type", f"a {kind} reference must be a string, got {json_type(value)}")
+    elif not index.declares(kind, value):
+        yield error(path, f"unknown_{kind}", f"{kind} {value!r} is not declared in this manifest")
+
+
+def check_reference_list(obj: Mapping[str, Any], key: str, path: str, kind: str, index: Index) -> Checks:
+    """``obj[key]``, when present, is an array of references to declared ``kind``s."""
+    if key not in obj:
+        return
+    where = f"{path}/{key}"
+    value = obj[key]
+    if not isinstance(value, list):
+        yield error(where, "invalid_type", f"'{key}' must be an array, got {json_type(value)}")
+        return
+    for position, item in enumerate(value):
+        yield from check_reference(item, f"{where}/{position}", kind, index)

@@ -1,0 +1,113 @@
+"""The root object: protocol, version, its documented keys, surface, imports and composition.
+
+Unknown root keys are warnings (the published simple-form map carries a
+``prompt``), ``x_*`` keys are extensions; an unsupported protocol or version
+is an error, since nothing else about the document can be trusted then.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..problems import child_pointer
+from .base import (
+    check_required_identifier,
+    Checks,
+    Rules,
+    check_enum,
+    check_identifier,
+    check_keys,
+    check_string,
+    check_unique_names,
+    error,
+    expect_type,
+    json_type,
+    object_entries,
+)
+
+__all__ = ["IMPORT_FIELDS", "ROOT_FIELDS", "check_imports", "check_root"]
+
+ROOT_FIELDS = (
+    "$schema", "protocol", "version", "surface", "imports", "composition", "context", "states", "transitions",
+    "tools", "signals", "attachments", "checks", "provenance", "state_projections",
+)  # fmt: skip
+SURFACE_TEXT_FIELDS = ("origin", "name", "kind", "description", "surface_id")
+IMPORT_FIELDS = ("id", "kind", "uri", "namespace", "trust", "enabled", "provenance")
+IMPORT_KINDS = ("website", "local", "storage", "shared", "public", "package")
+TRUST_LEVELS = ("website", "private", "shared", "public", "local", "unknown")
+COMPOSITION_FIELDS = ("default_conflict_policy", "namespace_required")
+
+
+def check_root(document: dict[str, Any], rules: Rules) -> Checks:
+    """protocol, version, unknown root keys, surface, provenance."""
+    if "protocol" not in document:
+        yield error("/protocol", "missing_field", "'protocol' is required and must be 'actions.json'")
+    else:
+        problem = expect_type(document["protocol"], "string", "/protocol")
+        if problem:
+            yield problem
+        elif document["protocol"] != "actions.json":
+            yield error("/protocol", "unsupported_protocol", "protocol must be 'actions.json'")
+    if "version" not in document:
+        yield error("/version", "missing_field", "'version' is required (the current version is 1)")
+    else:
+        problem = expect_type(document["version"], "integer", "/version")
+        if problem:
+            yield problem
+        elif document["version"] != 1:
+            yield error("/version", "unsupported_version", "version must be 1")
+    yield from check_keys(document, "", ROOT_FIELDS, subject="manifest")
+    if "$schema" in document:
+        yield from check_string(document, "$schema", "")
+    if "surface" in document:
+        surface = document["surface"]
+        if not isinstance(surface, dict):
+            yield error("/surface", "invalid_type", f"surface must be an object, got {json_type(surface)}")
+        else:
+            # The spec lists surface's "common fields" only: other keys are fine here.
+            for key in SURFACE_TEXT_FIELDS:
+                yield from check_string(surface, key, "/surface")
+    if "provenance" in document and not isinstance(document["provenance"], dict):
+        yield error("/provenance", "invalid_type", f"provenance must be an object, got {json_type(document['provenance'])}")
+
+
+def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
+    """imports (id, kind, uri, namespace, trust, enabled) and the composition policy."""
+    composition = document.get("composition")
+    # "Namespace imported maps unless a composition policy explicitly allows another behavior."
+    namespace_required = True
+    if "composition" in document:
+        if not isinstance(composition, dict):
+            yield error("/composition", "invalid_type", f"composition must be an object, got {json_type(composition)}")
+        else:
+            yield from check_keys(composition, "/composition", COMPOSITION_FIELDS, subject="composition")
+            # Its values (prefer_local, prefer_import, error) are the composer's to judge: it reports
+            # invalid_value at this same pointer when it composes the map.
+            yield from check_string(composition, "default_conflict_policy", "/composition", non_empty=True)
+            if "namespace_required" in composition:
+                problem = expect_type(composition["namespace_required"], "boolean", "/composition/namespace_required")
+                if problem:
+                    yield problem
+                namespace_required = composition["namespace_required"] is not False
+    imports = yield from object_entries(document, "imports", "", what="an import")
+    for where, entry in imports:
+        yield from check_keys(entry, where, IMPORT_FIELDS, subject="import")
+        yield from check_required_identifier(entry, "id", where, missing="import: 'id' is required", what="import id")
+        if "kind" not in entry:
+            yield error(child_pointer(where, "kind"), "missing_field", "import: 'kind' is required")
+        yield from check_enum(entry, "kind", where, IMPORT_KINDS)
+        yield from check_string(entry, "uri", where, required=True, non_empty=True)
+        if "namespace" in entry:
+            yield from check_identifier(entry["namespace"], child_pointer(where, "namespace"), "import namespace")
+        elif namespace_required and entry.get("enabled", True) is not False:
+            # Same code and pointer as the composer reports, so a map reads the same in both.
+            message = "an enabled import needs a namespace (composition.namespace_required is true by default)"
+            yield error(child_pointer(where, "namespace"), "import_namespace_required", message)
+        yield from check_enum(entry, "trust", where, TRUST_LEVELS)
+        if "enabled" in entry:
+            problem = expect_type(entry["enabled"], "boolean", child_pointer(where, "enabled"))
+            if problem:
+                yield problem
+        if "provenance" in entry and not isinstance(entry["provenance"], dict):
+            yield error(child_pointer(where, "provenance"), "invalid_type", f"provenance must be an object, got {json_type(entry['provenance'])}")
+    yield from check_unique_names(imports, "id", "import id")

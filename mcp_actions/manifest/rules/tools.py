@@ -1,0 +1,154 @@
+"""Tools: the agent-callable actions, their x_actions metadata and legacy execution steps.
+
+A tool needs a safe, unique ``name``, a ``description`` and an
+``input_schema`` that is a valid JSON Schema object. An agent-callable tool
+(``x_actions.direction`` other than ``html_to_agent``) must also be runnable:
+a page ``handler``, a ``workflow`` (at the tool or under ``x_actions``, not
+both), or legacy ``x_actions.execution.steps``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..problems import child_pointer
+from .base import (
+    check_required_identifier,
+    Checks,
+    Rules,
+    check_enum,
+    check_identifier,
+    check_keys,
+    check_non_negative_integer,
+    check_string,
+    check_string_list,
+    check_unique_names,
+    error,
+    json_type,
+    object_entries,
+)
+from .schema import check_schema
+from .targets import check_target
+from .workflow import check_workflow
+
+__all__ = ["DIRECTIONS", "TOOL_FIELDS", "X_ACTIONS_FIELDS", "check_tools"]
+
+TOOL_FIELDS = (
+    "name", "description", "input_schema", "target", "requires", "x_actions", "workflow", "result_schema", "annotations",
+)  # fmt: skip
+# state_machine and execution.fallback are used by the published simple-form map.
+X_ACTIONS_FIELDS = ("direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine", "annotations", "confirm")
+#: MCP tool hints a map may set explicitly under x_actions.annotations (booleans, and a title string).
+ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+EXECUTION_FIELDS = ("mode", "steps", "fallback")
+DIRECTIONS = ("agent_to_html", "html_to_agent", "bidirectional")
+SCOPES = ("active_surface", "persistent")
+EXECUTION_MODES = ("handler_first", "steps_first")
+
+
+def _check_execution(execution: Any, path: str, label: str, rules: Rules) -> Checks:
+    """Legacy ``x_actions.execution``: a mode and inspectable steps with safe, unique ids."""
+    if not isinstance(execution, dict):
+        yield error(path, "invalid_type", f"{label}: execution must be an object, got {json_type(execution)}")
+        return
+    yield from check_keys(execution, path, EXECUTION_FIELDS, subject=f"{label} execution")
+    yield from check_enum(execution, "mode", path, EXECUTION_MODES)
+    yield from check_string(execution, "fallback", path)
+    steps = yield from object_entries(execution, "steps", path, what="an execution step")
+    for where, step in steps:
+        # Legacy steps are documentation-grade (their execution is pending), so their keys stay open.
+        yield from check_required_identifier(step, "id", where, missing="execution step: 'id' is required", what="execution step id")
+        yield from check_string(step, "type", where)
+        for key in ("target", "until"):
+            if isinstance(step.get(key), dict):
+                yield from check_target(step[key], child_pointer(where, key), rules, what=f"execution step {key}")
+            elif key == "target" and key in step:
+                yield error(child_pointer(where, key), "invalid_type", f"execution step target must be an object, got {json_type(step[key])}")
+        yield from check_non_negative_integer(step, "timeout_ms", where)
+    yield from check_unique_names(steps, "id", "execution step id")
+
+
+def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Checks:
+    if not isinstance(x_actions, dict):
+        yield error(path, "invalid_type", f"{label}: x_actions must be an object, got {json_type(x_actions)}")
+        return
+    yield from check_keys(x_actions, path, X_ACTIONS_FIELDS, subject=f"{label} x_actions")
+    yield from check_enum(x_actions, "direction", path, DIRECTIONS)
+    yield from check_enum(x_actions, "scope", path, SCOPES)
+    if "handler" in x_actions:
+        yield from check_identifier(x_actions["handler"], child_pointer(path, "handler"), "handler")
+    for key in ("source", "state_machine"):
+        if key in x_actions and not isinstance(x_actions[key], dict):
+            yield error(child_pointer(path, key), "invalid_type", f"{label}: x_actions.{key} must be an object, got {json_type(x_actions[key])}")
+    if "annotations" in x_actions:
+        yield from _check_annotations(x_actions["annotations"], child_pointer(path, "annotations"), label)
+    if "confirm" in x_actions and not isinstance(x_actions["confirm"], (bool, str)):
+        yield error(child_pointer(path, "confirm"), "invalid_type", f"{label}: x_actions.confirm must be a boolean or a message, got {json_type(x_actions['confirm'])}")
+    if "execution" in x_actions:
+        yield from _check_execution(x_actions["execution"], child_pointer(path, "execution"), label, rules)
+    if "result_schema" in x_actions:
+        yield from check_schema(x_actions["result_schema"], child_pointer(path, "result_schema"), "result_schema")
+    if "workflow" in x_actions:
+        yield from check_workflow(x_actions["workflow"], child_pointer(path, "workflow"), rules)
+
+
+def _check_annotations(annotations: Any, path: str, label: str) -> Checks:
+    """``x_actions.annotations``: MCP hints that override the derived ones."""
+    if not isinstance(annotations, dict):
+        yield error(path, "invalid_type", f"{label}: x_actions.annotations must be an object, got {json_type(annotations)}")
+        return
+    yield from check_keys(annotations, path, ("title", *ANNOTATION_HINTS), subject=f"{label} x_actions.annotations")
+    for key, value in annotations.items():
+        expected = str if key == "title" else bool
+        if key in ("title", *ANNOTATION_HINTS) and not isinstance(value, expected):
+            yield error(child_pointer(path, key), "invalid_type", f"{label}: x_actions.annotations.{key} must be a {'string' if expected is str else 'boolean'}, got {json_type(value)}")
+
+
+def _is_executable(tool: dict[str, Any]) -> bool:
+    x_actions = tool.get("x_actions")
+    x_actions = x_actions if isinstance(x_actions, dict) else {}
+    if "workflow" in tool or "workflow" in x_actions or "handler" in x_actions:
+        return True
+    execution = x_actions.get("execution")
+    return isinstance(execution, dict) and isinstance(execution.get("steps"), list) and bool(execution["steps"])
+
+
+def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
+    name = tool.get("name")
+    label = f"tool {name!r}" if isinstance(name, str) else "tool"
+    yield from check_keys(tool, path, TOOL_FIELDS, subject=label)
+    yield from check_required_identifier(tool, "name", path, missing="tool: 'name' is required", what="tool name")
+    yield from check_string(tool, "description", path, required=True, non_empty=True)
+    if "input_schema" not in tool:
+        yield error(child_pointer(path, "input_schema"), "missing_field", f"{label}: 'input_schema' is required")
+    else:
+        yield from check_schema(tool["input_schema"], child_pointer(path, "input_schema"), "input_schema")
+    if "target" in tool:
+        yield from check_target(tool["target"], child_pointer(path, "target"), rules)
+    yield from check_string_list(tool, "requires", path)
+    if "annotations" in tool and not isinstance(tool["annotations"], dict):
+        yield error(child_pointer(path, "annotations"), "invalid_type", f"annotations must be an object, got {json_type(tool['annotations'])}")
+    if "result_schema" in tool:
+        yield from check_schema(tool["result_schema"], child_pointer(path, "result_schema"), "result_schema")
+    x_actions = tool.get("x_actions")
+    if "x_actions" in tool:
+        yield from _check_x_actions(x_actions, child_pointer(path, "x_actions"), label, rules)
+    if "workflow" in tool:
+        yield from check_workflow(tool["workflow"], child_pointer(path, "workflow"), rules)
+        if isinstance(x_actions, dict) and "workflow" in x_actions:
+            where = child_pointer(child_pointer(path, "x_actions"), "workflow")
+            yield error(where, "conflicting_fields", f"{label}: declare the workflow once, at the tool or under x_actions")
+    direction = x_actions.get("direction") if isinstance(x_actions, dict) else None
+    if direction != "html_to_agent" and not _is_executable(tool):
+        yield error(path, "tool_not_executable", f"{label} has no x_actions.handler, no workflow and no x_actions.execution.steps")
+
+
+def check_tools(document: dict[str, Any], rules: Rules) -> Checks:
+    """``tools``: present, an array of well-formed, uniquely named tools."""
+    if "tools" not in document:
+        yield error("/tools", "missing_field", "'tools' is required (an empty array is valid)")
+        return
+    tools = yield from object_entries(document, "tools", "", what="a tool")
+    for where, tool in tools:
+        yield from _check_tool(tool, where, rules)
+    yield from check_unique_names(tools, "name", "tool name")

@@ -1,0 +1,174 @@
+"""One document of a Playwright page (a tab's main frame or a same-origin frame) as a bridge runtime.
+
+``DocumentRuntime`` is what tabs and frames share: it connects to the bridge
+through the host (``TabHost``), runs every call under the page's
+``PageWatch`` (so dialogs and crashes end calls instead of wedging them),
+re-announces url and title when its document changes, runs engine calls in
+its own frame, and forwards the declared DOM events of its own document.
+Subclasses implement ``perform``: ``TabRuntime`` (trusted input, browser
+authority) and ``FrameRuntime`` (a same-origin frame inside a tab).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page
+
+from ..errors import ActionError, ErrorCode
+from .dictionary import dictionary_entry, dictionary_names
+from .inprocess import InProcessRuntime
+from .page_watch import PageWatch
+from .tab_host import TabHost
+
+__all__ = ["PREVIOUS_CALL_WINDOW_S", "DocumentRuntime", "dictionary_entry", "dictionary_names"]
+
+log = logging.getLogger(__name__)
+
+#: A dom_event may name the call that caused it when it follows within this window.
+PREVIOUS_CALL_WINDOW_S = 5.0
+
+_ENGINE_CALL = """async ([method, a, b]) => {
+  const engine = window.__mcpActions;
+  if (!engine) return null;
+  if (method === "run") return engine.run(a, b);
+  if (method === "callHandler") return engine.callHandler(a, b);
+  return engine.focusEditable(a, b);
+}"""
+_WATCH_EVENTS = """(listen) => {
+  const engine = window.__mcpActions, emit = window.__mcpActionsEmit;
+  return engine && typeof emit === "function" ? engine.watchEvents(listen, (s) => { emit(s); }) : -1;
+}"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+class DocumentRuntime(InProcessRuntime):
+    """A document in a Playwright page, connected to the bridge as one runtime."""
+
+    transport = "playwright"
+    #: Names this kind of host in ``capability_unavailable`` evidence.
+    host_kind = "playwright"
+
+    def __init__(
+        self,
+        host: TabHost,
+        page: Page,
+        frame: Frame,
+        watch: PageWatch,
+        *,
+        runtime_id: str,
+        runtime_key: str,
+        capabilities: Sequence[str],
+    ) -> None:
+        super().__init__(host.bridge, runtime_id=runtime_id, url=frame.url or "about:blank", runtime_key=runtime_key, capabilities=capabilities)
+        self.host = host
+        self.page = page
+        self.frame = frame
+        self.watch = watch
+        #: Declared DOM events to forward, as last sent by the bridge (runtime_config).
+        self.listen: list[dict[str, str]] = []
+        self._last_call: tuple[str, float] | None = None
+        #: When the host took this document over (``browser.claimed_tabs.list`` shows it).
+        self.claimed_at = _now()
+
+    # -- bridge side ---------------------------------------------------------
+
+    def _deliver(self, item: dict[str, Any]) -> None:
+        # Remember the latest call (events it causes name it) and apply event
+        # configuration; everything else is the base class's business.
+        kind = item.get("type")
+        if kind == "action_call" and isinstance(item.get("call_id"), str):
+            self._last_call = (item["call_id"], time.monotonic())
+        elif kind == "runtime_config":
+            listen = item.get("listen")
+            self.listen = [e for e in listen if isinstance(e, dict)] if isinstance(listen, list) else []
+            self.host.spawn(self.apply_listen(), f"{self.runtime_id}:listen")
+        super()._deliver(item)
+
+    async def execute(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
+        """Run one call under the page's guard: a dialog or a crash ends it at once."""
+        return await self.watch.guard(self.perform(name, arguments, handler), handler or name)
+
+    async def perform(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
+        """Run a page handler or a primitive (subclasses say how)."""
+        raise self.unavailable(name)
+
+    def unavailable(self, name: str) -> ActionError:
+        """``capability_unavailable`` naming this host and the capability, or ``unknown_action``."""
+        if name in dictionary_names() or name.startswith("browser."):
+            return ActionError(
+                f"{name} is not available in a {self.host_kind} runtime ({self.runtime_id})",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={"capability": name, "host": self.host_kind, "runtime_id": self.runtime_id},
+            )
+        return ActionError(f"no primitive is named {name}", code=ErrorCode.UNKNOWN_ACTION, evidence={"name": name})
+
+    # -- page side -----------------------------------------------------------
+
+    async def run_engine(self, method: str, a: Any, b: Any) -> Any:
+        """Call the page engine in this document: ``run`` a primitive, ``callHandler``, or ``focusEditable``."""
+        envelope = await self.frame.evaluate(_ENGINE_CALL, [method, a, b])
+        if envelope is None:  # a document the init script did not reach (attached pages)
+            await self.install_engine()
+            envelope = await self.frame.evaluate(_ENGINE_CALL, [method, a, b])
+        if not isinstance(envelope, dict) or "ok" not in envelope:
+            raise ActionError("the page engine is not available", code=ErrorCode.RUNTIME_NOT_READY, evidence={"url": self.frame.url})
+        if envelope["ok"]:
+            return envelope.get("output")
+        raise ActionError.from_error(envelope.get("error") or {})
+
+    async def install_engine(self) -> None:
+        """Put the engine into the current document (the init script covers later ones)."""
+        raise NotImplementedError
+
+    async def page_state(self) -> tuple[str, str | None]:
+        """The document's url and title (title None while a navigation makes it unreadable)."""
+        try:
+            title = await self.frame.title()
+        except PlaywrightError:
+            title = None
+        return self.frame.url, title
+
+    async def on_navigated(self) -> None:
+        """The document changed: report where it is now."""
+        url, title = await self.page_state()
+        await self.report(url=url, title=title)
+
+    async def on_load(self) -> None:
+        """A document finished loading: its title is final now."""
+        url, title = await self.page_state()
+        await self.report(url=url, title=title)
+
+    async def apply_listen(self) -> None:
+        """Make the current document forward the declared events."""
+        try:
+            await self.frame.evaluate(_WATCH_EVENTS, self.listen)
+        except PlaywrightError as exc:  # navigating: the init script asks for the list again
+            log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
+
+    async def forward_event(self, signal: Any) -> None:
+        """A declared DOM event fired in the document: send it to the bridge as a dom_event."""
+        if not isinstance(signal, dict) or not isinstance(signal.get("name"), str):
+            return
+        item: dict[str, Any] = {
+            "type": "dom_event",
+            "event_id": f"evt-{uuid.uuid4().hex[:16]}",
+            "runtime_id": self.runtime_id,
+            "name": signal["name"],
+            "event": signal.get("event"),
+            "url": self.frame.url,
+            "payload": signal.get("payload") if signal.get("payload") is not None else {},
+            "observed_at": _now(),
+        }
+        if self._last_call and time.monotonic() - self._last_call[1] <= PREVIOUS_CALL_WINDOW_S:
+            item["previous_call_id"] = self._last_call[0]
+        await self.emit(item)

@@ -1,0 +1,363 @@
+/*
+ * client.js — The WebSocket client of the Actions Bridge Protocol: finds the bridge,
+ * announces the page, executes action_call items, forwards DOM events, and
+ * reconnects with backoff.
+ */
+var VERSION = M.VERSION;
+
+function discoverBridge() {
+  var explicit = root.__MCP_ACTIONS_BRIDGE__;
+  if (explicit && typeof explicit === "object" && typeof explicit.url === "string" && explicit.url) {
+    var token = typeof explicit.token === "string" ? explicit.token : tokenOf(explicit.url);
+    return { url: toBridgeUrl(explicit.url), token: token };
+  }
+  var script = document.currentScript;
+  var src = script && script.src;
+  if (!src) return null;
+  var parsed;
+  try {
+    parsed = new URL(src, root.location.href);
+  } catch (_ignored) {
+    return null;
+  }
+  if (!/\/runtime\.js$/.test(parsed.pathname) || !/^https?:$/.test(parsed.protocol)) return null;
+  var base = parsed.pathname.replace(/runtime\.js$/, "bridge");
+  var scheme = parsed.protocol === "https:" ? "wss:" : "ws:";
+  return { url: scheme + "//" + parsed.host + base, token: parsed.searchParams.get("token") };
+}
+
+function tokenOf(url) {
+  try {
+    return new URL(url, root.location.href).searchParams.get("token");
+  } catch (_ignored) {
+    return null;
+  }
+}
+
+function toBridgeUrl(url) {
+  // Accept ws(s)://host/bridge as given, or an http(s) base such as http://host:port.
+  var parsed;
+  try {
+    parsed = new URL(url, root.location.href);
+  } catch (_ignored) {
+    return url;
+  }
+  if (parsed.protocol === "http:" || parsed.protocol === "https:") {
+    parsed.protocol = parsed.protocol === "https:" ? "wss:" : "ws:";
+    if (!/\/bridge$/.test(parsed.pathname)) parsed.pathname = parsed.pathname.replace(/\/?$/, "/bridge");
+  }
+  parsed.searchParams.delete("token");
+  return parsed.toString();
+}
+
+function randomId(bytes) {
+  var arr = new Uint8Array(bytes || 8);
+  if (root.crypto && root.crypto.getRandomValues) root.crypto.getRandomValues(arr);
+  else for (var i = 0; i < arr.length; i++) arr[i] = Math.floor(Math.random() * 256);
+  return Array.prototype.map.call(arr, function (b) { return (b < 16 ? "0" : "") + b.toString(16); }).join("");
+}
+
+function sessionValue(key, make) {
+  // sessionStorage survives reloads of the same tab; it throws on opaque
+  // origins and in some sandboxes, where an in-memory id has to do.
+  try {
+    var value = root.sessionStorage.getItem(key);
+    if (!value) {
+      value = make();
+      root.sessionStorage.setItem(key, value);
+    }
+    return value;
+  } catch (_ignored) {
+    return make();
+  }
+}
+
+/** "" for a top-level page; "/frame/0/2" for the third frame of the first frame. */
+function framePath() {
+  var parts = [];
+  var w = root;
+  try {
+    while (w.parent && w !== w.parent) {
+      var parent = w.parent;
+      var index = -1;
+      for (var i = 0; i < parent.frames.length; i++) {
+        if (parent.frames[i] === w) {
+          index = i;
+          break;
+        }
+      }
+      parts.unshift(index);
+      w = parent;
+    }
+  } catch (_ignored) {
+    parts.unshift("x"); // an ancestor we may not inspect
+  }
+  return parts.length ? "/frame/" + parts.join("/") : "";
+}
+
+function startClient(engine, config) {
+  var HEARTBEAT_MS = 15000;
+  var BACKOFF_MIN_MS = 500;
+  var BACKOFF_MAX_MS = 10000;
+  var PREVIOUS_CALL_WINDOW_MS = 5000;
+  var MAX_EVENT_CHARS = 16000;
+
+  // A same-origin frame shares its tab's sessionStorage: its path among the
+  // frames keeps its identity apart from the page's (and stable across reloads).
+  var frame = framePath();
+  var runtimeId = sessionValue("__mcp_actions_runtime_id" + frame, function () { return "page-" + randomId(8); });
+  var runtimeKey = "page:" + sessionValue("__mcp_actions_tab_id", function () { return randomId(8); }) + frame;
+  var wsUrl = config.url + (config.token ? (config.url.indexOf("?") >= 0 ? "&" : "?") + "token=" + encodeURIComponent(config.token) : "");
+  var socket = null;
+  var connected = false;
+  var backoff = BACKOFF_MIN_MS;
+  var reconnectTimer = null;
+  var heartbeatTimer = null;
+  var suspended = false;
+  var lastAnnounced = { url: null, title: null };
+  var lastCall = null; // {call_id, at}: the call an event may have been caused by
+  var listenConfig = [];
+
+  engine._attachClient(function () {
+    return { connected: connected, runtime_id: runtimeId, runtime_key: runtimeKey, bridge_url: config.url, listening: listenConfig.length };
+  });
+
+  function log(level, message, detail) {
+    try {
+      (console[level] || console.log).call(console, "[mcp-actions] " + message, detail === undefined ? "" : detail);
+    } catch (_ignored) { /* no console */ }
+  }
+
+  function send(item) {
+    if (!socket || socket.readyState !== 1) return false;
+    try {
+      socket.send(JSON.stringify(item));
+      return true;
+    } catch (err) {
+      log("warn", "could not send " + item.type, err);
+      return false;
+    }
+  }
+
+  function now() {
+    return new Date().toISOString();
+  }
+
+  function pageState() {
+    return { url: String(root.location.href), title: String(document.title || "") };
+  }
+
+  function announceReady() {
+    var page = pageState();
+    lastAnnounced = page;
+    send({
+      type: "runtime_ready",
+      runtime_id: runtimeId,
+      runtime_key: runtimeKey,
+      url: page.url,
+      title: page.title,
+      capabilities: engine.capabilities(),
+      extension_version: "page-runtime/" + VERSION,
+    });
+  }
+
+  function sendStatus(force) {
+    var page = pageState();
+    if (!force && page.url === lastAnnounced.url && page.title === lastAnnounced.title) return;
+    lastAnnounced = page;
+    send({ type: "runtime_status", runtime_id: runtimeId, url: page.url, title: page.title, observed_at: now() });
+  }
+
+  function scheduleAnnounce() {
+    // Let the single-page app update its title after the route change.
+    setTimeout(function () { sendStatus(false); }, 50);
+  }
+
+  function hookHistory() {
+    ["pushState", "replaceState"].forEach(function (method) {
+      var original = root.history && root.history[method];
+      if (typeof original !== "function") return;
+      root.history[method] = function () {
+        var result = original.apply(this, arguments);
+        scheduleAnnounce();
+        return result;
+      };
+    });
+    root.addEventListener("popstate", scheduleAnnounce);
+    root.addEventListener("hashchange", scheduleAnnounce);
+  }
+
+  function errorItem(callId, error) {
+    var body = { code: String(error.code || "handler_failed"), message: String(error.message || error.code || "failed"), severity: "major", recoverable: true };
+    if (error.evidence !== undefined) body.evidence = error.evidence;
+    return { type: "action_error", call_id: callId, runtime_id: runtimeId, error: body };
+  }
+
+  function execute(item) {
+    var name = item.name;
+    var args = item.arguments && typeof item.arguments === "object" ? item.arguments : {};
+    if (typeof item.handler === "string" && item.handler) return engine.callHandler(item.handler, args);
+    // The engine answers privileged names with capability_unavailable and
+    // anything else it does not know with unknown_action.
+    return engine.run(name, args);
+  }
+
+  function handleCall(item) {
+    var callId = item.call_id;
+    if (typeof callId !== "string" || !callId) {
+      log("warn", "ignored an action_call without call_id");
+      return;
+    }
+    lastCall = { call_id: callId, at: Date.now() };
+    var settled = false;
+    var timer = null;
+    function reply(envelope) {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      lastCall = { call_id: callId, at: Date.now() };
+      if (envelope.ok) send({ type: "action_call_output", call_id: callId, runtime_id: runtimeId, output: envelope.output === undefined ? null : envelope.output });
+      else send(errorItem(callId, envelope.error));
+    }
+    var timeoutMs = item.timeout_ms;
+    if (typeof timeoutMs === "number" && timeoutMs >= 0 && isFinite(timeoutMs)) {
+      var started = Date.now();
+      timer = setTimeout(function () {
+        reply({ ok: false, error: {
+          code: "handler_timeout",
+          message: (item.handler || item.name) + " did not finish within " + timeoutMs + " ms",
+          evidence: { elapsed_ms: Date.now() - started, timeout_ms: timeoutMs, name: item.name },
+        } });
+      }, timeoutMs);
+    }
+    execute(item).then(reply, function (err) {
+      reply({ ok: false, error: { code: "handler_failed", message: String((err && err.message) || err) } });
+    });
+  }
+
+  function forwardEvent(signal) {
+    var item = {
+      type: "dom_event",
+      event_id: "evt-" + randomId(8),
+      runtime_id: runtimeId,
+      name: signal.name,
+      event: signal.event,
+      url: String(root.location.href),
+      payload: signal.payload,
+      observed_at: now(),
+    };
+    if (lastCall && Date.now() - lastCall.at <= PREVIOUS_CALL_WINDOW_MS) item.previous_call_id = lastCall.call_id;
+    var text = JSON.stringify(item);
+    if (text.length > MAX_EVENT_CHARS) {
+      log("warn", "dropped " + signal.name + ": its payload is too large", text.length);
+      return;
+    }
+    send(item);
+  }
+
+  function applyConfig(item) {
+    listenConfig = Array.isArray(item.listen) ? item.listen : [];
+    engine.watchEvents(listenConfig, forwardEvent);
+  }
+
+  function onMessage(ev) {
+    var item;
+    try {
+      item = JSON.parse(ev.data);
+    } catch (_ignored) {
+      log("warn", "ignored a frame that is not JSON");
+      return;
+    }
+    if (!item || typeof item !== "object") return;
+    if (item.type === "action_call") handleCall(item);
+    else if (item.type === "runtime_config") applyConfig(item);
+    else if (item.type === "action_error") log("warn", "bridge reported an error", item.error);
+  }
+
+  function scheduleReconnect() {
+    if (suspended || reconnectTimer) return;
+    var delay = Math.min(backoff, BACKOFF_MAX_MS);
+    delay = delay * (0.8 + Math.random() * 0.4); // jitter: tabs reloaded together do not reconnect in lockstep
+    backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+    reconnectTimer = setTimeout(function () {
+      reconnectTimer = null;
+      connect();
+    }, delay);
+  }
+
+  function stopHeartbeat() {
+    if (heartbeatTimer) clearInterval(heartbeatTimer);
+    heartbeatTimer = null;
+  }
+
+  function connect() {
+    if (suspended) return;
+    var ws;
+    try {
+      ws = new WebSocket(wsUrl);
+    } catch (err) {
+      log("warn", "cannot open the bridge connection", err && err.message);
+      scheduleReconnect();
+      return;
+    }
+    socket = ws;
+    ws.onopen = function () {
+      if (socket !== ws) return;
+      connected = true;
+      backoff = BACKOFF_MIN_MS;
+      announceReady();
+      stopHeartbeat();
+      heartbeatTimer = setInterval(function () { sendStatus(true); }, HEARTBEAT_MS);
+    };
+    ws.onmessage = function (ev) {
+      if (socket === ws) onMessage(ev);
+    };
+    ws.onclose = function (ev) {
+      if (socket !== ws) return;
+      connected = false;
+      socket = null;
+      stopHeartbeat();
+      // 4001: the bridge replaced this connection with a newer one of the same runtime_key
+      // (a reload, or a copy sharing this tab's sessionStorage such as a same-origin
+      // iframe or a duplicated tab). Reconnecting would replace that one in turn, forever.
+      if (ev && ev.code === 4001) {
+        log("warn", "another connection of this runtime took over; not reconnecting");
+        return;
+      }
+      scheduleReconnect();
+    };
+    ws.onerror = function () { /* onclose follows and reconnects */ };
+  }
+
+  function suspend() {
+    suspended = true;
+    if (reconnectTimer) clearTimeout(reconnectTimer);
+    reconnectTimer = null;
+    stopHeartbeat();
+    var ws = socket;
+    socket = null;
+    connected = false;
+    if (ws) {
+      try {
+        ws.close(1000, "page hidden");
+      } catch (_ignored) { /* already closing */ }
+    }
+  }
+
+  // Leaving the page (or entering the back/forward cache) closes cleanly;
+  // coming back from the cache reconnects.
+  root.addEventListener("pagehide", suspend);
+  root.addEventListener("pageshow", function (ev) {
+    if (ev.persisted && suspended) {
+      suspended = false;
+      backoff = BACKOFF_MIN_MS;
+      connect();
+    }
+  });
+
+  hookHistory();
+  connect();
+}
+
+M.discoverBridge = discoverBridge;
+M.startClient = startClient;

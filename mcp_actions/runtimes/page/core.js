@@ -1,0 +1,156 @@
+/*
+ * core.js — Engine basics: the error type and envelopes, small helpers, geometry and
+ * visibility, and the primitive registry every other module registers into.
+ */
+var VERSION = "0.1.0";
+var TEXT_CAP = 500;
+var DESCRIBE_TEXT_CAP = 80;
+var CANDIDATE_CAP = 5;
+
+// -- errors ---------------------------------------------------------------
+
+function EngineError(code, message, evidence) {
+  this.code = code;
+  this.message = message;
+  this.evidence = evidence;
+}
+
+function fail(code, message, evidence) {
+  throw new EngineError(code, message, evidence);
+}
+
+function toEnvelopeError(err) {
+  if (err instanceof EngineError) {
+    var error = { code: err.code, message: err.message };
+    if (err.evidence !== undefined) error.evidence = err.evidence;
+    return error;
+  }
+  return {
+    code: "handler_failed",
+    message: String((err && err.message) || err || "unexpected failure"),
+    evidence: { name: err && err.name ? String(err.name) : "Error" },
+  };
+}
+
+function guard(fn) {
+  return Promise.resolve()
+    .then(fn)
+    .then(
+      function (output) { return { ok: true, output: output }; },
+      function (err) { return { ok: false, error: toEnvelopeError(err) }; }
+    );
+}
+
+// -- small helpers --------------------------------------------------------
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function normalize(text) {
+  return String(text == null ? "" : text).replace(/\s+/g, " ").trim();
+}
+
+function cap(text, limit) {
+  return text.length > limit ? text.slice(0, limit) : text;
+}
+
+function round(n) {
+  return Math.round(n * 100) / 100;
+}
+
+function jsonClone(value) {
+  return JSON.parse(JSON.stringify(value));
+}
+
+function tagOf(el) {
+  return String(el.tagName || "").toLowerCase();
+}
+
+function viewport() {
+  var de = document.documentElement;
+  return {
+    width: root.innerWidth || (de && de.clientWidth) || 0,
+    height: root.innerHeight || (de && de.clientHeight) || 0,
+  };
+}
+
+function requireString(args, key, optional) {
+  var value = args[key];
+  if (value === undefined && optional) return undefined;
+  if (typeof value !== "string") fail("invalid_input", key + " must be a string", { field: key });
+  return value;
+}
+
+function requireNumber(args, key) {
+  var value = args[key];
+  if (typeof value !== "number" || !isFinite(value)) fail("invalid_input", key + " must be a finite number", { field: key });
+  return value;
+}
+
+// -- geometry ---------------------------------------------
+
+function box(el) {
+  var r = el.getBoundingClientRect();
+  return { x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height) };
+}
+
+function clickableCenter(el) {
+  // The centre of the part of the element inside the viewport, so a
+  // partially scrolled element is still clicked where a user would.
+  var r = el.getBoundingClientRect();
+  var vp = viewport();
+  var left = Math.max(r.left, 0), right = Math.min(r.right, vp.width);
+  var top = Math.max(r.top, 0), bottom = Math.min(r.bottom, vp.height);
+  if (right > left && bottom > top) return { x: round((left + right) / 2), y: round((top + bottom) / 2) };
+  return { x: round(r.left + r.width / 2), y: round(r.top + r.height / 2) };
+}
+
+function inViewport(point) {
+  var vp = viewport();
+  return point.x >= 0 && point.y >= 0 && point.x < vp.width && point.y < vp.height;
+}
+
+function isEnabled(el) {
+  try {
+    if (el.matches(":disabled")) return false;
+  } catch (_ignored) { /* not a form element */ }
+  return el.getAttribute("aria-disabled") !== "true";
+}
+
+// -- the primitive registry ------------------------------------------------
+
+// name -> {fn, required}; insertion order is the order capabilities() reports.
+var PRIMITIVES = {};
+
+/**
+ * Register a primitive under its dictionary name. `required` lists argument
+ * names the dispatcher checks before calling fn(args).
+ */
+function definePrimitive(name, fn, required) {
+  if (Object.prototype.hasOwnProperty.call(PRIMITIVES, name)) throw new Error("primitive defined twice: " + name);
+  PRIMITIVES[name] = { fn: fn, required: required || [] };
+}
+
+M.VERSION = VERSION;
+M.PRIMITIVES = PRIMITIVES;
+M.definePrimitive = definePrimitive;
+M.CANDIDATE_CAP = CANDIDATE_CAP;
+M.DESCRIBE_TEXT_CAP = DESCRIBE_TEXT_CAP;
+M.EngineError = EngineError;
+M.TEXT_CAP = TEXT_CAP;
+M.box = box;
+M.cap = cap;
+M.clickableCenter = clickableCenter;
+M.fail = fail;
+M.guard = guard;
+M.inViewport = inViewport;
+M.isEnabled = isEnabled;
+M.isObject = isObject;
+M.jsonClone = jsonClone;
+M.normalize = normalize;
+M.round = round;
+M.requireNumber = requireNumber;
+M.requireString = requireString;
+M.tagOf = tagOf;
+M.viewport = viewport;

@@ -1,0 +1,85 @@
+/*
+ * engine.js — The engine's dispatch: run(name, args) over the registered primitives,
+ * capability_unavailable for dictionary names a page cannot serve, and the
+ * frozen engine object (createEngine).
+ */
+var VERSION = M.VERSION,
+  PRIMITIVES = M.PRIMITIVES,
+  fail = M.fail,
+  guard = M.guard,
+  isObject = M.isObject,
+  focusEditable = M.focusEditable,
+  callHandler = M.callHandler,
+  watchEvents = M.watchEvents;
+
+
+// Every primitive name of the dictionary. Those this engine does not
+// implement need a host a page cannot be (tabs, screenshots, storage,
+// clipboard reads…): they fail with capability_unavailable, not unknown_action.
+var DICTIONARY_NAMES = [
+  "browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate",
+  "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog",
+  "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll",
+  "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear",
+  "transfer.read", "transfer.write", "clipboard.write", "clipboard.read",
+  "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible",
+  "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content",
+  "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close",
+];
+var PRIVILEGED_PREFIXES = ["browser.", "tabs.", "screenshot", "clipboard.", "storage.", "transfer.", "runtime.session."];
+
+function capabilities() {
+  return Object.keys(PRIMITIVES);
+}
+
+function isPrivileged(name) {
+  if (DICTIONARY_NAMES.indexOf(name) >= 0) return true;
+  return PRIVILEGED_PREFIXES.some(function (p) { return name.indexOf(p) === 0; });
+}
+
+function run(name, args) {
+  return guard(function () {
+    if (typeof name !== "string" || !name) fail("unknown_action", "a primitive name is required", { name: name === undefined ? null : name });
+    var entry = Object.prototype.hasOwnProperty.call(PRIMITIVES, name) ? PRIMITIVES[name] : null;
+    if (!entry) {
+      if (isPrivileged(name)) fail("capability_unavailable", name + " needs browser-level authority that a page runtime does not have", { capability: name, host: "page" });
+      fail("unknown_action", "no primitive is named " + name, { name: name });
+    }
+    if (args === undefined || args === null) args = {};
+    if (!isObject(args)) fail("invalid_input", "arguments must be an object", { name: name });
+    entry.required.forEach(function (field) {
+      if (args[field] === undefined) fail("invalid_input", name + " needs a " + field, { field: field });
+    });
+    return entry.fn(args);
+  });
+}
+
+/**
+ * The engine object installed as window.__mcpActions. Every entry point
+ * answers with an envelope and never rejects:
+ *   {ok: true, output} | {ok: false, error: {code, message, evidence?}}
+ */
+function createEngine() {
+  var clientState = { client: null };
+
+  function status() {
+    var c = clientState.client;
+    return { version: VERSION, client: c ? c() : null };
+  }
+
+  return Object.freeze({
+    version: VERSION,
+    run: run,
+    callHandler: callHandler,
+    capabilities: capabilities,
+    focusEditable: focusEditable,
+    watchEvents: watchEvents,
+    status: status,
+    // Internal: lets the client module publish its state to status().
+    _attachClient: function (reporter) {
+      if (!clientState.client && typeof reporter === "function") clientState.client = reporter;
+    },
+  });
+}
+
+M.createEngine = createEngine;

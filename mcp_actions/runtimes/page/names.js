@@ -1,0 +1,140 @@
+/*
+ * names.js — Text, ARIA roles and accessible names of elements, and short element
+ * descriptions for evidence.
+ */
+var DESCRIBE_TEXT_CAP = M.DESCRIBE_TEXT_CAP,
+  normalize = M.normalize,
+  cap = M.cap,
+  tagOf = M.tagOf,
+  box = M.box;
+
+// -- text, roles and accessible names ------------------------------------
+
+function elementText(el) {
+  if (el instanceof HTMLInputElement) {
+    var type = (el.type || "").toLowerCase();
+    if (type === "submit" || type === "reset" || type === "button") return normalize(el.value || (type === "reset" ? "Reset" : type === "submit" ? "Submit" : ""));
+    if (type === "image") return normalize(el.alt);
+    return "";
+  }
+  var text = typeof el.innerText === "string" ? el.innerText : el.textContent;
+  return normalize(text);
+}
+
+var INPUT_ROLES = {
+  button: "button", submit: "button", reset: "button", image: "button",
+  checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton",
+  search: "searchbox", email: "textbox", tel: "textbox", text: "textbox",
+  url: "textbox", password: "textbox", "": "textbox",
+};
+var TAG_ROLES = {
+  button: "button", textarea: "textbox", nav: "navigation", main: "main",
+  aside: "complementary", ul: "list", ol: "list", li: "listitem", table: "table",
+  tr: "row", td: "cell", th: "columnheader", dialog: "dialog", option: "option",
+  progress: "progressbar", article: "article", hr: "separator", output: "status",
+  h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading",
+  fieldset: "group", details: "group", summary: "button", menu: "list", meter: "meter",
+};
+// Roles whose accessible name comes from their content.
+var NAME_FROM_CONTENT = {
+  button: true, link: true, heading: true, cell: true, columnheader: true, rowheader: true,
+  option: true, tab: true, menuitem: true, menuitemcheckbox: true, menuitemradio: true,
+  checkbox: true, radio: true, switch: true, treeitem: true, listitem: true, tooltip: true,
+  row: true, status: true,
+};
+
+function roleOf(el) {
+  var explicit = normalize(el.getAttribute && el.getAttribute("role")).split(" ")[0];
+  if (explicit) return explicit.toLowerCase();
+  var tag = tagOf(el);
+  if (tag === "a" || tag === "area") return el.hasAttribute("href") ? "link" : null;
+  if (tag === "input") {
+    var type = (el.getAttribute("type") || "").toLowerCase();
+    if (type === "hidden") return null;
+    if (el.hasAttribute("list") && (type === "" || type === "text" || type === "search" || type === "email" || type === "tel" || type === "url")) return "combobox";
+    return Object.prototype.hasOwnProperty.call(INPUT_ROLES, type) ? INPUT_ROLES[type] : "textbox";
+  }
+  if (tag === "select") return el.multiple || el.size > 1 ? "listbox" : "combobox";
+  if (tag === "img") return el.getAttribute("alt") === "" ? "presentation" : "img";
+  if (tag === "form") return accessibleName(el, "form") ? "form" : null;
+  if (tag === "section") return accessibleName(el, "region") ? "region" : null;
+  if (tag === "header" || tag === "footer") {
+    if (el.closest("article, aside, main, nav, section")) return null;
+    return tag === "header" ? "banner" : "contentinfo";
+  }
+  if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
+  return Object.prototype.hasOwnProperty.call(TAG_ROLES, tag) ? TAG_ROLES[tag] : null;
+}
+
+function textWithoutControls(node) {
+  // The text of a <label>, without the value/options of the control it wraps.
+  var parts = [];
+  (function walk(n) {
+    for (var child = n.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 3) parts.push(child.nodeValue);
+      else if (child.nodeType === 1) {
+        var t = tagOf(child);
+        if (t === "input" || t === "select" || t === "textarea" || t === "script" || t === "style") continue;
+        walk(child);
+      }
+    }
+  })(node);
+  return normalize(parts.join(" "));
+}
+
+function accessibleName(el, knownRole) {
+  var ids = normalize(el.getAttribute("aria-labelledby"));
+  if (ids) {
+    var byIds = ids.split(" ").map(function (id) {
+      var ref = document.getElementById(id);
+      return ref ? normalize(ref.textContent) : "";
+    }).filter(Boolean).join(" ");
+    if (byIds) return byIds;
+  }
+  var aria = normalize(el.getAttribute("aria-label"));
+  if (aria) return aria;
+  var tag = tagOf(el);
+  if (tag === "input" || tag === "select" || tag === "textarea" || tag === "meter" || tag === "progress" || tag === "output") {
+    var type = (el.getAttribute("type") || "").toLowerCase();
+    if (tag === "input" && (type === "submit" || type === "reset" || type === "button" || type === "image")) {
+      var own = elementText(el);
+      if (own) return own;
+    }
+    var labels = el.labels ? Array.prototype.slice.call(el.labels) : [];
+    var fromLabels = labels.map(textWithoutControls).filter(Boolean).join(" ");
+    if (fromLabels) return fromLabels;
+  }
+  if (tag === "img" || tag === "area") {
+    var alt = normalize(el.getAttribute("alt"));
+    if (alt) return alt;
+  }
+  if (tag === "fieldset") {
+    var legend = el.querySelector(":scope > legend");
+    if (legend && normalize(legend.textContent)) return normalize(legend.textContent);
+  }
+  if (tag === "table") {
+    var caption = el.querySelector(":scope > caption");
+    if (caption && normalize(caption.textContent)) return normalize(caption.textContent);
+  }
+  var role = knownRole === undefined ? roleOf(el) : knownRole;
+  if (role && NAME_FROM_CONTENT[role]) {
+    var text = elementText(el);
+    if (text) return text;
+  }
+  var title = normalize(el.getAttribute("title"));
+  if (title) return title;
+  var placeholder = normalize(el.getAttribute("placeholder"));
+  if (placeholder) return placeholder;
+  return "";
+}
+
+function describe(el) {
+  var out = { tag: tagOf(el), text: cap(elementText(el), DESCRIBE_TEXT_CAP), bounding_box: box(el) };
+  if (el.id) out.id = el.id;
+  return out;
+}
+
+M.accessibleName = accessibleName;
+M.describe = describe;
+M.elementText = elementText;
+M.roleOf = roleOf;

@@ -1,0 +1,38 @@
+"""What a tab or frame runtime needs from the browser host that owns it.
+
+A ``TabRuntime`` (and a ``FrameRuntime``) runs inside a ``BrowserHost`` but
+must not reach into it: this ``Protocol`` is the whole of what it may ask.
+``BrowserHost`` implements it publicly; a test or another host (an extension
+relay, say) can implement it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, Protocol
+
+from ..bridge.bridge import Bridge
+
+__all__ = ["TabHost"]
+
+
+class TabHost(Protocol):
+    """The host side of a tab: its bridge, background work, activation and browser authority."""
+
+    @property
+    def bridge(self) -> Bridge:
+        """The bridge every tab and frame runtime connects to."""
+        ...
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Run page-event work in the background; failures are logged, never lost."""
+        ...
+
+    def set_active(self, runtime_id: str) -> None:
+        """Make this runtime the one implicit calls go to (a tab navigated or was opened)."""
+        ...
+
+    async def run_privileged(self, name: str, caller: Any, arguments: dict[str, Any]) -> Any:
+        """Run a ``browser.*`` primitive asked of ``caller`` (a tab runtime): tabs, navigation, dialogs, screenshots."""
+        ...

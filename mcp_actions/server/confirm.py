@@ -1,0 +1,90 @@
+"""Asking the user before a call the map marks as needing confirmation (MCP elicitation).
+
+A tool whose binding carries ``confirm`` (``x_actions.confirm``, or a related
+check whose ``on_fail.contingency`` is ``handoff_to_user``) runs only after
+the user said yes through the client:
+
+- a handshake-era client with the elicitation capability gets an
+  ``elicitation/create`` request while the call waits;
+- a 2026-07-28 client with the capability gets an ``InputRequiredResult``
+  carrying the same form, and retries the call with the answer under
+  ``input_responses`` (the SDK client does this for its elicitation callback).
+
+Declining, cancelling, answering "no", or a client without elicitation is
+``permission_denied``: the call never reaches the page.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from ..catalog.catalog import ToolBinding
+from ..errors import ActionError, ErrorCode
+from .peers import Peers
+
+__all__ = ["CONFIRM_KEY", "CONFIRM_SCHEMA", "Confirmation", "confirm_call"]
+
+log = logging.getLogger(__name__)
+
+#: The key of our question in ``InputRequiredResult.input_requests`` and of its answer in ``input_responses``.
+CONFIRM_KEY = "mcp-actions/confirm"
+CONFIRM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"allow": {"type": "boolean", "title": "Allow this action", "default": True}},
+    "required": ["allow"],
+}
+
+
+class Confirmation:
+    """The outcome of asking: ``allowed``, or ``ask`` (an ``InputRequiredResult`` to return as the call's result)."""
+
+    def __init__(self, *, allowed: bool = False, ask: types.InputRequiredResult | None = None) -> None:
+        self.allowed = allowed
+        self.ask = ask
+
+
+def _denied(binding: ToolBinding, reason: str, **evidence: Any) -> ActionError:
+    return ActionError(
+        f"{binding.name} needs the user's confirmation: {reason}",
+        code=ErrorCode.PERMISSION_DENIED,
+        recoverable=False,
+        evidence={"tool": binding.name, "reason": reason, **evidence},
+    )
+
+
+def _can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
+    capabilities = ctx.session.client_capabilities
+    return capabilities is not None and capabilities.elicitation is not None
+
+
+def _judge(binding: ToolBinding, answer: types.ElicitResult) -> Confirmation:
+    if answer.action != "accept":
+        raise _denied(binding, f"the user chose {answer.action}", action=answer.action)
+    if (answer.content or {}).get("allow") is False:
+        raise _denied(binding, "the user answered no", action="accept")
+    return Confirmation(allowed=True)
+
+
+async def confirm_call(ctx: ServerRequestContext[Any, Any], binding: ToolBinding, params: types.CallToolRequestParams) -> Confirmation:
+    """Ask the user about a call of ``binding``; raises ``permission_denied`` unless they allow it."""
+    question = binding.confirm or f"Allow {binding.name}?"
+    if not _can_elicit(ctx):
+        raise _denied(binding, "the client cannot ask the user (no elicitation capability)")
+    if Peers.is_modern(ctx):
+        answer = (params.input_responses or {}).get(CONFIRM_KEY)
+        if answer is None:
+            form = types.ElicitRequestFormParams(message=question, requested_schema=CONFIRM_SCHEMA)
+            return Confirmation(ask=types.InputRequiredResult(input_requests={CONFIRM_KEY: types.ElicitRequest(params=form)}))
+        if not isinstance(answer, types.ElicitResult):
+            raise _denied(binding, "the client's answer is not an elicitation result")
+        return _judge(binding, answer)
+    try:
+        answer = await ctx.session.elicit_form(question, CONFIRM_SCHEMA, related_request_id=ctx.request_id)
+    except MCPError as exc:
+        raise _denied(binding, f"the client could not ask the user ({exc.error.message})") from exc
+    return _judge(binding, answer)

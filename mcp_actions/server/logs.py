@@ -1,0 +1,87 @@
+"""Log messages to MCP clients, at each client's own level.
+
+Call start and end, refusals, and warnings of the product's own loggers
+(drift: a locator that matched only through a fallback, a map withdrawn
+after an edit) reach clients as ``notifications/message``:
+
+- a handshake-era client chooses its threshold with ``logging/setLevel``
+  (``warning`` until it does);
+- a 2026-07-28 client opts in per request (``_meta`` log level), and only
+  messages about that request reach it: the SDK's session enforces this.
+
+Logging is deprecated by the 2026-07-28 protocol (SEP-2577); the SDK warns
+when it is used, and the warning is silenced here on purpose because
+handshake clients still rely on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import warnings
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import LoggingLevel
+
+from .peers import LOG_LEVELS, Peer, Peers
+
+__all__ = ["LOGGER_NAME", "ClientLogHandler", "allows", "tell"]
+
+log = logging.getLogger(__name__)
+
+LOGGER_NAME = "mcp-actions"
+_FROM_PYTHON: dict[int, LoggingLevel] = {logging.DEBUG: "debug", logging.INFO: "info", logging.WARNING: "warning", logging.ERROR: "error", logging.CRITICAL: "critical"}
+
+
+def allows(peer: Peer, level: LoggingLevel) -> bool:
+    """Whether ``peer`` asked for messages of ``level``."""
+    return LOG_LEVELS.index(level) >= LOG_LEVELS.index(peer.log_level)
+
+
+async def tell(ctx: ServerRequestContext[Any, Any], peer: Peer | None, level: LoggingLevel, data: Any) -> None:
+    """Send a log message about the request of ``ctx`` to its client, when the client wants that level."""
+    if peer is not None and not allows(peer, level):
+        return
+    if peer is None and not Peers.is_modern(ctx):
+        return  # a handshake client we cannot place: it never set a level
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await ctx.session.send_log_message(level, data, logger=LOGGER_NAME, related_request_id=ctx.request_id)
+    except Exception:
+        log.debug("a log message to the client was lost", exc_info=True)
+
+
+class ClientLogHandler(logging.Handler):
+    """Forwards the product's own log records to handshake-era clients that want their level."""
+
+    def __init__(self, peers: Peers, level: int = logging.WARNING) -> None:
+        super().__init__(level)
+        self.peers = peers
+        self._tasks: set[asyncio.Task[None]] = set()  # held so a pending send is not collected
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith(__name__.rsplit(".", 1)[0]):
+            return  # never echo the MCP layer's own troubles back through it
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # logged from a worker thread: stderr has it
+        level = _FROM_PYTHON.get(record.levelno, "warning")
+        data = {"logger": record.name, "message": record.getMessage()}
+        for peer in self.peers.peers():
+            if allows(peer, level):
+                task = loop.create_task(self._send(peer, level, data))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    async def _send(peer: Peer, level: LoggingLevel, data: Any) -> None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await peer.session.send_log_message(level, data, logger=LOGGER_NAME)
+        except Exception:
+            log.debug("a forwarded log message was lost", exc_info=True)

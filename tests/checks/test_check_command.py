@@ -1,0 +1,81 @@
+"""``mcp-actions check`` through ``python -m``: exit codes, drifted items named, --json shape, fallback warnings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES
+
+MAP = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "board" / "actions.json"
+ROOT = Path(__file__).resolve().parents[2]
+HAS_EXTRACT = "dom.extract" in ENGINE_PRIMITIVES
+
+
+def check(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "mcp_actions", "check", *args], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+
+
+def items(report: dict) -> dict[tuple[str, str], dict]:
+    return {(item["kind"], item["id"]): item for item in report["items"]}
+
+
+@pytest.mark.skipif(not HAS_EXTRACT, reason="pending: projections need the page engine's dom.extract (branch pageruntime)")
+def test_matching_page_exits_0(pages_url):
+    done = check(str(MAP), "--url", f"{pages_url}/board/index.html")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok   projection board.state" in done.stdout
+
+
+def test_drifted_page_exits_1_naming_each_drifted_item(pages_url):
+    done = check(str(MAP), "--url", f"{pages_url}/board-drifted/index.html", "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    found = items(report)
+    # The missing ready marker: the check and the state a tool needs both fail, at major.
+    assert found[("check", "board_visible")]["status"] == "fail"
+    result = found[("check", "board_visible")]["evidence"]
+    assert result["drift_detected"] is True and result["error"]["code"] == "drift_detected" and result["severity"] == "major"
+    assert result["check_id"] == "board_visible" and result["url"].endswith("/board-drifted/index.html") and result["observed_at"]
+    assert result["evidence"]["url"] == result["url"]  # on_fail.store_evidence: url ...
+    assert "Sprint board" in result["evidence"]["dom_snapshot"]["text"]  # ... and a bounded DOM snapshot
+    assert found[("state", "board_ready")]["status"] == "fail" and found[("state", "board_ready")]["severity"] == "major"
+    # What still matches passes.
+    assert found[("check", "todo_add_button")]["status"] == "pass"
+    assert found[("tool", "board.add_card")]["status"] == "pass"
+    if HAS_EXTRACT:  # the renamed card-title selector: required titles are missing
+        assert found[("projection", "board.state")]["status"] == "fail"
+        assert "lists.cards.title" in found[("projection", "board.state")]["message"]
+    assert report["ok"] is False and report["fail_on"] == "major"
+
+
+def test_fallback_only_match_is_a_warning_naming_the_fallback(pages_url):
+    done = check(str(MAP), "--url", f"{pages_url}/board/index.html", "--json")
+    tool = items(json.loads(done.stdout))[("tool", "board.clear_done")]
+    assert tool["status"] == "warn"
+    assert tool["warnings"] and "fallback_selectors[0]" in tool["warnings"][0] and "[data-testid='clear-done']" in tool["warnings"][0]
+
+
+def test_threshold_critical_passes_what_major_fails(pages_url):
+    done = check(str(MAP), "--url", f"{pages_url}/board-drifted/index.html", "--fail-on", "critical")
+    assert done.returncode == 0, done.stdout
+    assert "FAIL check      board_visible" in done.stdout  # still reported, just not fatal
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("missing.json", "--url", "http://127.0.0.1:9/"),  # no such manifest
+        (str(MAP),),  # --url is required
+        (str(MAP), "--url", "http://127.0.0.1:9/", "--fail-on", "info"),  # not a threshold
+        (str(MAP), "--url", "http://127.0.0.1:9/"),  # the URL does not load
+    ],
+)
+def test_usage_and_io_errors_exit_2(args):
+    assert check(*args).returncode == 2

@@ -1,0 +1,125 @@
+"""A live catalogue: manifest edits on disk reach clients of both generations without a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp import Client
+
+from mcp_actions.actions_app import ActionsApp, AppOptions
+from mcp_actions.server.mcp_server import build_server
+
+
+def tool(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": f"The {name} action.",
+        "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
+        "x_actions": {"handler": f"app.{name.rsplit('.', 1)[-1]}"},
+    }
+
+
+def manifest(*names: str) -> str:
+    return json.dumps({"protocol": "actions.json", "version": 1, "surface": {"origin": "memory://live"}, "tools": [tool(n) for n in names]})
+
+
+class Heard:
+    """Notifications a handshake-era client received, by method."""
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+        self.event = asyncio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if isinstance(message, types.ServerNotification) or method:
+            self.methods.append(method or type(message).__name__)
+            self.event.set()
+
+    async def wait_for(self, method: str, timeout: float = 10) -> None:
+        async def seen() -> None:
+            while method not in self.methods:
+                self.event.clear()
+                await self.event.wait()
+
+        await asyncio.wait_for(seen(), timeout)
+        self.methods.clear()
+
+
+@contextlib.asynccontextmanager
+async def live_env(tmp_path: Path, mode: str, heard: Heard | None = None):
+    maps = tmp_path / "maps"
+    maps.mkdir()
+    (maps / "live.actions.json").write_text(manifest("live.ping"))
+    app = ActionsApp(AppOptions(manifests=[str(maps)], browser="none", serve_bridge=False, watch_debounce_ms=50))
+    async with Client(build_server(app), mode=mode, message_handler=heard) as client:
+        yield app, client, maps
+
+
+async def _names(client: Client) -> set[str]:
+    return {t.name for t in (await client.list_tools()).tools}
+
+
+async def test_edit_invalid_fix_on_disk_reaches_a_handshake_client(tmp_path, capfd):
+    heard = Heard()
+    async with live_env(tmp_path, "legacy", heard) as (app, client, maps):
+        assert "live_ping" in await _names(client)
+        (maps / "live.actions.json").write_text(manifest("live.ping", "live.pong"))
+        await heard.wait_for("notifications/tools/list_changed")
+        assert {"live_ping", "live_pong"} <= await _names(client)
+        # An edit that breaks the map withdraws its tools and says why, on stderr and in the launch report.
+        (maps / "live.actions.json").write_text(manifest("live.ping").replace('"version": 1', '"version": 9'))
+        await heard.wait_for("notifications/tools/list_changed")
+        assert not {"live_ping", "live_pong"} & await _names(client)
+        launch = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)
+        report = [m for m in launch["manifests"] if m["file"].endswith("live.actions.json")][0]
+        assert report["valid"] is False and report["errors"][0]["path"] == "/version"
+        assert "/version" in capfd.readouterr().err
+        # Fixing it brings them back; a new file in the directory counts too.
+        (maps / "live.actions.json").write_text(manifest("live.ping"))
+        (maps / "more.actions.json").write_text(manifest("more.hello"))
+        await heard.wait_for("notifications/tools/list_changed")
+        for _ in range(50):  # the two files may land in two reloads
+            if {"live_ping", "more_hello"} <= await _names(client):
+                break
+            await asyncio.sleep(0.05)
+        assert {"live_ping", "more_hello"} <= await _names(client)
+
+
+async def test_edit_on_disk_reaches_a_listen_client(tmp_path):
+    async with live_env(tmp_path, "auto") as (app, client, maps):
+        async with client.listen(tools_list_changed=True, resources_list_changed=True) as events:
+            (maps / "live.actions.json").write_text(manifest("live.ping", "live.pong"))
+            event = await asyncio.wait_for(anext(aiter(events)), 10)
+            assert type(event).__name__ == "ToolsListChanged"
+        assert "live_pong" in await _names(client)
+
+
+async def test_a_new_manifest_is_a_new_resource(tmp_path):
+    heard = Heard()
+    async with live_env(tmp_path, "legacy", heard) as (app, client, maps):
+        (maps / "other.actions.json").write_text(manifest("other.go"))
+        await heard.wait_for("notifications/resources/list_changed")
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert "actions://manifests/other" in listed
+
+
+async def test_unchanged_tools_send_no_tools_list_changed(tmp_path):
+    heard = Heard()
+    async with live_env(tmp_path, "legacy", heard) as (app, client, maps):
+        await client.list_tools()
+        reloads = app.watcher.reloads
+        # Same tools, a cosmetic whitespace change: the file is reloaded, the tool list is not announced.
+        (maps / "live.actions.json").write_text(manifest("live.ping") + "\n\n")
+        for _ in range(100):
+            if app.watcher.reloads > reloads:
+                break
+            await asyncio.sleep(0.05)
+        assert app.watcher.reloads > reloads
+        await asyncio.sleep(0.1)
+        assert "notifications/tools/list_changed" not in heard.methods

@@ -1,0 +1,307 @@
+"""The MCP surface of issue 11 through the SDK's in-process Client, for both protocol generations.
+
+``legacy`` is a handshake-era session (initialize, resources/subscribe,
+logging/setLevel, elicitation/create); ``auto`` is the 2026-07-28
+generation in process (subscriptions/listen, InputRequiredResult).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from mcp_actions.actions_app import ActionsApp, AppOptions
+from mcp_actions.dispatch.browser_tools import BROWSER_BINDINGS
+from mcp_actions.runtimes.memory import MemoryRuntime
+from mcp_actions.server.mcp_server import build_server
+
+#: The built-in browser tools (navigate, tabs, screenshot, dialogs), always offered in site mode.
+BROWSER_TOOLS = {binding.mcp_name for binding in BROWSER_BINDINGS}
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "server"
+GENERATIONS = pytest.mark.parametrize("mode", ["legacy", "auto"])
+
+
+class Notes:
+    """The simulated notes page."""
+
+    def __init__(self) -> None:
+        self.deleted = 0
+        self.archived = 0
+
+    def handlers(self) -> dict[str, Any]:
+        return {
+            "notes.delete": lambda a: self._count("deleted"),
+            "notes.archive": lambda a: self._count("archived"),
+            "notes.rename": lambda a: {"ok": True, "title": a["title"]},
+        }
+
+    def _count(self, what: str) -> dict[str, Any]:
+        setattr(self, what, getattr(self, what) + 1)
+        return {"ok": True}
+
+
+@contextlib.asynccontextmanager
+async def notes_env(mode: str = "legacy", *, url: str = "memory://notes/edit/1", options: dict[str, Any] | None = None, **client: Any):
+    app = ActionsApp(AppOptions(manifests=[str(FIXTURES / "notes"), str(FIXTURES / "good")], browser="none", serve_bridge=False, watch=False, **(options or {})))
+    notes = Notes()
+    async with Client(build_server(app), mode=mode, **client) as session:
+        runtime = MemoryRuntime(
+            app.bridge,
+            runtime_id="notes-1",
+            url=url,
+            title="Note 1",
+            handlers=notes.handlers(),
+            primitives={"locator.text_content": lambda a: {"text": "Groceries" if a["locator"]["selector"] == "h1" else "milk"}},
+        )
+        await runtime.start()
+        try:
+            yield app, session, runtime, notes
+        finally:
+            await runtime.stop()
+
+
+def _json(result: types.ReadResourceResult) -> Any:
+    return json.loads(result.contents[0].text)
+
+
+async def test_tools_have_titles_and_annotations_from_the_map():
+    async with notes_env() as (app, client, runtime, notes):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        read = tools["notes_read_title"]
+        # A workflow of reads only is a read-only, idempotent tool; every site tool is open-world.
+        assert (read.annotations.read_only_hint, read.annotations.idempotent_hint, read.annotations.open_world_hint) == (True, True, True)
+        assert read.title == "Notes: read title"
+        assert read.output_schema["required"] == ["title"]
+        delete = tools["notes_delete"]
+        # A related critical check makes it destructive; a handler is never called read-only.
+        assert (delete.annotations.read_only_hint, delete.annotations.destructive_hint) == (False, True)
+        assert delete.meta["mcp-actions/confirm"] is True
+        rename = tools["notes_rename"]
+        # x_actions.annotations overrides title and hints; its click transition keeps it not read-only.
+        assert (rename.title, rename.annotations.title, rename.annotations.idempotent_hint, rename.annotations.read_only_hint) == ("Rename the note", "Rename the note", True, False)
+        assert "mcp-actions/confirm" not in rename.meta
+        assert tools["browser_navigate"].title == "Navigate browser"
+
+
+async def test_results_carry_structured_content_and_a_short_text():
+    async with notes_env() as (app, client, runtime, notes):
+        result = await client.call_tool("notes_read_title", {})
+        assert result.structured_content == {"title": "Groceries"}
+        assert json.loads(result.content[0].text) == {"title": "Groceries"}
+
+
+@GENERATIONS
+async def test_every_resource_and_template_reads(mode):
+    async with notes_env(mode) as (app, client, runtime, notes):
+        await runtime.report(states=["editing"])
+        templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+        assert templates == {
+            "actions://manifests/{namespace}",
+            "actions://runtimes/{runtime_id}/states",
+            "actions://runtimes/{runtime_id}/projections/{projection}",
+            "actions://runtimes/{runtime_id}/projections/{projection}/summaries/{summary}",
+            "actions://runtimes/{runtime_id}/projections/{projection}/diff",
+            "actions://runtimes/{runtime_id}/events",
+            "actions://runtimes/{runtime_id}/context/{block}",
+        }
+        listed = {str(r.uri): r for r in (await client.list_resources()).resources}
+        assert {
+            "actions://bridge/launch",
+            "actions://runtimes",
+            "actions://manifests/notes",
+            "actions://manifests/shop",
+            "actions://runtimes/notes-1/states",
+            "actions://runtimes/notes-1/events",
+            "actions://runtimes/notes-1/projections/notes.list",
+            "actions://runtimes/notes-1/context/notes.editing_help",
+            "actions://runtimes/notes-1/context/notes.everywhere",
+        } <= set(listed)
+        # The settings block's URL predicate does not hold on this page.
+        assert "actions://runtimes/notes-1/context/notes.elsewhere" not in listed
+        assert listed["actions://runtimes/notes-1/context/notes.everywhere"].meta["mcp-actions/kind"] == "documentation"
+        for uri in listed:
+            if "/projections/" in uri:
+                continue
+            assert (await client.read_resource(uri)).contents[0].mime_type == "application/json", uri
+        states = _json(await client.read_resource("actions://runtimes/notes-1/states"))
+        assert states["current"] == ["editing"]
+        assert {s["name"]: s["current"] for s in states["declared"]} == {"editing": True, "viewing": False}
+        context = _json(await client.read_resource("actions://runtimes/notes-1/context/notes.editing_help"))
+        assert context["kind"] == "documentation" and "no permission" in context["note"]
+        assert context["available_tools"] == ["notes.rename"]
+        assert _json(await client.read_resource("actions://manifests/notes"))["manifest"]["surface"]["origin"] == "memory://notes"
+        # Projections are templated and listed; running them is the projection engine's (a placeholder here).
+        for uri in (
+            "actions://runtimes/notes-1/projections/notes.list",
+            "actions://runtimes/notes-1/projections/notes.list/summaries/count",
+            "actions://runtimes/notes-1/projections/notes.list/diff",
+        ):
+            with pytest.raises(MCPError) as caught:
+                await client.read_resource(uri)
+            assert caught.value.data["code"] == "capability_unavailable", uri
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("actions://runtimes/gone/states")
+        assert caught.value.code == -32002 and caught.value.data["code"] == "resource_not_found"
+
+
+async def test_context_follows_the_runtime_state_and_shows_in_site_list():
+    async with notes_env() as (app, client, runtime, notes):
+        listed = (await client.call_tool("actions_site", {"mode": "list"})).structured_content
+        # Not in the editing state yet: only the block without load_when applies.
+        assert [c["id"] for c in listed["context"]] == ["notes.everywhere"]
+        assert all(c["kind"] == "documentation" for c in listed["context"])
+        await runtime.report(states=["editing"])
+        listed = (await client.call_tool("actions_site", {"mode": "list"})).structured_content
+        assert sorted(c["id"] for c in listed["context"]) == ["notes.editing_help", "notes.everywhere"]
+
+
+async def test_handshake_subscription_hears_updates_of_that_resource_only():
+    updated: list[str] = []
+    heard = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.append(str(message.params.uri))
+            heard.set()
+
+    async with notes_env("legacy", message_handler=on_message) as (app, client, runtime, notes):
+        await client.subscribe_resource("actions://runtimes/notes-1/states")
+        await runtime.emit({"type": "dom_event", "event_id": "e1", "runtime_id": "notes-1", "name": "nothing.declared", "payload": {}})
+        await runtime.report(states=["viewing"])
+        await asyncio.wait_for(heard.wait(), 5)
+        assert updated == ["actions://runtimes/notes-1/states"]
+        await client.unsubscribe_resource("actions://runtimes/notes-1/states")
+        heard.clear()
+        await runtime.report(states=["editing"])
+        await asyncio.sleep(0.2)
+        assert not heard.is_set()
+        with pytest.raises(MCPError):
+            await client.subscribe_resource("actions://nothing/here")
+
+
+async def test_listen_subscription_hears_updates_and_list_changes():
+    async with notes_env("auto") as (app, client, runtime, notes):
+        async with client.listen(resource_subscriptions=["actions://runtimes/notes-1/states"], resources_list_changed=True) as events:
+            await runtime.report(states=["viewing"])
+            seen: set[str] = set()
+            async for event in events:
+                seen.add(type(event).__name__)
+                if {"ResourceUpdated", "ResourcesListChanged"} <= seen:
+                    break
+            assert {"ResourceUpdated", "ResourcesListChanged"} <= seen
+
+
+@GENERATIONS
+async def test_confirmation_accepted_runs_declined_is_permission_denied(mode):
+    answers: list[str] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        answers.append(params.message)
+        if len(answers) == 1:
+            return types.ElicitResult(action="accept", content={"allow": True})
+        return types.ElicitResult(action="decline")
+
+    async with notes_env(mode, elicitation_callback=elicit) as (app, client, runtime, notes):
+        allowed = await client.call_tool("notes_archive", {})
+        assert not allowed.is_error and notes.archived == 1
+        assert answers == ["Archive this note? It leaves the list."]
+        declined = await client.call_tool("notes_archive", {})
+        assert declined.is_error and declined.structured_content["error"]["code"] == "permission_denied"
+        assert notes.archived == 1
+        # A critical check that hands off to the user also asks.
+        await client.call_tool("notes_delete", {})
+        assert len(answers) == 3 and notes.deleted == 0
+
+
+@GENERATIONS
+async def test_client_without_elicitation_is_refused_before_the_page(mode):
+    async with notes_env(mode) as (app, client, runtime, notes):
+        refused = await client.call_tool("notes_delete", {})
+        assert refused.is_error and refused.structured_content["error"]["code"] == "permission_denied"
+        assert notes.deleted == 0 and runtime.calls == []
+        # Tools without confirmation run as always.
+        assert not (await client.call_tool("notes_rename", {"title": "x"})).is_error
+
+
+async def test_log_messages_follow_the_client_level():
+    messages: list[tuple[str, Any]] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        messages.append((params.level, params.data))
+
+    async with notes_env("legacy", logging_callback=on_log) as (app, client, runtime, notes):
+        await client.call_tool("notes_rename", {"title": "a"})
+        assert messages == []  # warning until the client asks for more
+        await client.set_logging_level("info")
+        await client.call_tool("notes_rename", {"title": "b"})
+        with pytest.raises(MCPError):
+            await client.call_tool("notes_rename", {})
+        await asyncio.sleep(0.05)
+        events = [(level, data["event"]) for level, data in messages if isinstance(data, dict) and "event" in data]
+        assert events == [("info", "call_started"), ("info", "call_finished"), ("warning", "call_refused")]
+
+
+async def test_workflow_steps_are_reported_as_progress():
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    async with notes_env("legacy") as (app, client, runtime, notes):
+        result = await client.call_tool("notes_read_title", {}, progress_callback=on_progress)
+        assert not result.is_error
+        await asyncio.sleep(0.05)
+        assert progress == [(1, 2, "step title succeeded"), (2, 2, "step body succeeded")]
+
+
+async def test_cancelled_call_leaves_nothing_pending():
+    async with notes_env("legacy") as (app, client, runtime, notes):
+        started = asyncio.Event()
+
+        async def never(_: dict[str, Any]) -> Any:
+            started.set()
+            await asyncio.Event().wait()
+
+        runtime.handlers["notes.rename"] = never
+        call = asyncio.create_task(client.call_tool("notes_rename", {"title": "x"}))
+        await asyncio.wait_for(started.wait(), 5)
+        call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        for _ in range(50):
+            if app.bridge.pending_count == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert app.bridge.pending_count == 0
+
+
+async def test_site_mode_shows_only_builtins_and_reaches_the_rest_through_actions_site():
+    async with notes_env(options={"tool_mode": "site"}) as (app, client, runtime, notes):
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert names == BROWSER_TOOLS | {"actions_site"}
+        with pytest.raises(MCPError):
+            await client.call_tool("notes_rename", {"title": "x"})
+        called = await client.call_tool("actions_site", {"mode": "call", "action": "notes.rename", "arguments": {"title": "y"}})
+        assert called.structured_content == {"ok": True, "title": "y"}
+
+
+@pytest.mark.parametrize(
+    ("include", "exclude", "expected"),
+    [
+        (["notes.*"], [], {"notes_read_title", "notes_delete", "notes_rename", "notes_archive"}),  # only the notes map
+        ([], ["notes.*", "shop.*"], BROWSER_TOOLS | {"actions_site"}),  # everything but the two maps
+        (["notes.*", "actions.site"], ["notes.delete"], {"notes_read_title", "notes_rename", "notes_archive", "actions_site"}),  # deny beats allow
+    ],
+)
+async def test_tool_globs_choose_what_is_exposed(include, exclude, expected):
+    async with notes_env(options={"tools": include, "exclude_tools": exclude}) as (app, client, runtime, notes):
+        assert {t.name for t in (await client.list_tools()).tools} == expected
