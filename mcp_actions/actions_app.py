@@ -29,12 +29,17 @@ from .catalog.catalog import Catalog
 from .catalog.selection import ToolSelection
 from .catalog.watch import ManifestWatcher
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
+from .dispatch.observe_tools import OBSERVE_RUNNERS, observe_bindings
 from .dispatch.service import ActionService
 from .errors import ActionError, ErrorCode
 from .manifest.fetch import RemoteFetcher
 from .manifest.limits import DEFAULT_LIMITS, Limits
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
 from .manifest.paths import bundled_manifests_dir
+from .protocols.exposure import page_manifest, wab_manifest
+from .protocols.wab import discover as discover_wab
+from .protocols.wab import origin_of
+from .protocols.runner import PageToolRunner
 from .projection.extract import EXTRACT_PRIMITIVE
 from .projection.registry import ProjectionRegistry
 from .projection.service import ProjectionService
@@ -81,7 +86,7 @@ class ActionsApp:
         self.options = options
         self.token = options.bridge_token or secrets.token_urlsafe(18)
         selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
-        self.catalog = Catalog(builtin_bindings(), allow=selection if options.tools or options.exclude_tools else None)
+        self.catalog = Catalog(builtin_bindings() + observe_bindings(), allow=selection if options.tools or options.exclude_tools else None)
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for)
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
@@ -91,7 +96,8 @@ class ActionsApp:
             catalog=self.catalog,
             browser=self.browser,
             browser_mode=options.browser,
-            builtin_runners=BUILTIN_RUNNERS,
+            builtin_runners={**BUILTIN_RUNNERS, **OBSERVE_RUNNERS},
+            page_tool_runner=PageToolRunner(self.bridge),
             projections=self.projections,
             limits=options.limits,
         )
@@ -100,6 +106,9 @@ class ActionsApp:
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
         self.fetcher = RemoteFetcher()
         self.inline_reports: dict[str, ManifestReport] = {}
+        #: WAB discovery per runtime: the origin last looked at, and the document found there.
+        self.wab_origins: dict[str, str | None] = {}
+        self.wab_documents: dict[str, dict[str, Any]] = {}
         self.started_at: float | None = None
         self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self.bridge.add_listener(self._on_bridge_event)
@@ -245,6 +254,9 @@ class ActionsApp:
         if kind == "event":
             self.resources.updated(expand(EVENTS, runtime_id=runtime.runtime_id))
             return
+        if kind in ("ready", "updated"):
+            self._expose_page_tools(runtime)
+            self._discover_wab(runtime)
         if kind in ("ready", "updated") and runtime.manifest is not None:
             if runtime.manifest.get("imports"):
                 # Imports may be fetched over https: compose in a worker thread, off the event loop.
@@ -253,7 +265,9 @@ class ActionsApp:
                 self._apply_inline(runtime, self._load_inline(runtime))
         elif kind == "gone":
             self.projections.forget_runtime(runtime.runtime_id)
-            if self.catalog.set_inline(runtime.runtime_id, None):
+            self.wab_origins.pop(runtime.runtime_id, None)
+            self.wab_documents.pop(runtime.runtime_id, None)
+            if self.catalog.drop_runtime(runtime.runtime_id):
                 self.inline_reports.pop(runtime.runtime_id, None)
                 self._changed("tools")
         # A runtime that comes, goes or moves changes the runtime list, its states and which
@@ -261,6 +275,54 @@ class ActionsApp:
         for uri in (RUNTIMES_URI, LAUNCH_URI, *runtime_resource_uris(runtime.runtime_id)):
             self.resources.updated(uri)
         self.resources.list_changed()
+
+    def _expose_page_tools(self, runtime: RuntimeInfo) -> None:
+        """The runtime's page-declared tools (WebMCP, ABP) as its tools; ``tools`` changes when they change."""
+        changed = False
+        for protocol in ("webmcp", "abp"):
+            tools = runtime.page_tools.get(protocol)
+            loaded: LoadedManifest | None = None
+            if tools:
+                source = f"runtime:{runtime.runtime_id}#{protocol}"
+                result = load_document(page_manifest(protocol, tools, url=runtime.url), source=source, trust="website", fetcher=self.fetcher)
+                if isinstance(result, ManifestReport):
+                    self.inline_reports[source] = result
+                    log.warning("runtime %s declares %s tools that cannot be exposed: %s", runtime.runtime_id, protocol, [p.to_dict() for p in result.errors][:3])
+                else:
+                    result.namespace = f"runtime-{runtime.runtime_id}-{protocol}"
+                    loaded = result
+            changed = self.catalog.set_page_tools(runtime.runtime_id, protocol, loaded) or changed
+        if changed:
+            self._changed("tools")
+
+    def _discover_wab(self, runtime: RuntimeInfo) -> None:
+        """Look for the site's WAB discovery document once per origin a runtime reaches."""
+        origin = origin_of(runtime.url)
+        if self.wab_origins.get(runtime.runtime_id) == origin:
+            return
+        self.wab_origins[runtime.runtime_id] = origin
+        self.wab_documents.pop(runtime.runtime_id, None)
+        if self.catalog.set_page_tools(runtime.runtime_id, "wab", None):
+            self._changed("tools")
+        if origin is not None:
+            asyncio.get_running_loop().create_task(self._expose_wab(runtime, origin))
+
+    async def _expose_wab(self, runtime: RuntimeInfo, origin: str) -> None:
+        found = await discover_wab(runtime.url)
+        if found is None or self.wab_origins.get(runtime.runtime_id) != origin or self.bridge.registry.get(runtime.runtime_id) is not runtime:
+            return
+        url, document = found
+        source = f"runtime:{runtime.runtime_id}#wab"
+        loaded = load_document(wab_manifest(document, url=runtime.url), source=source, trust="website", fetcher=self.fetcher)
+        if isinstance(loaded, ManifestReport):
+            self.inline_reports[source] = loaded
+            log.warning("WAB discovery document %s cannot be exposed: %s", url, [p.to_dict() for p in loaded.errors][:3])
+            return
+        loaded.namespace = f"runtime-{runtime.runtime_id}-wab"
+        self.wab_documents[runtime.runtime_id] = {"url": url, "document": document}
+        if self.catalog.set_page_tools(runtime.runtime_id, "wab", loaded):
+            self._changed("tools")
+        self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": "wab"})
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
         return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", limits=self.options.limits, fetcher=self.fetcher)

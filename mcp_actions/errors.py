@@ -72,6 +72,7 @@ class ErrorCode(enum.StrEnum):
     DRIFT_DETECTED = "drift_detected", "bridge", "the page no longer matches its map"
     UNSAFE_STATE = "unsafe_state", "bridge", "acting now could do harm"
     TRANSPORT_FAILED = "transport_failed", "bridge", "the runtime's connection dropped or its tab crashed"
+    RATE_LIMITED = "rate_limited", "bridge workflow", "called too soon: a transition's rate_limit_ms or a site's command budget; the evidence says when to retry"
     # -- protocol hygiene on the bridge
     INVALID_ITEM = "invalid_item", "hygiene", "a bridge item is malformed"
     DUPLICATE_CALL_ID = "duplicate_call_id", "hygiene", "a call id is already in flight"

@@ -35,6 +35,7 @@ from .items import (
     RuntimeStatus,
     parse_item,
 )
+from .page_tools import parse_page_tools
 from .registry import RuntimeInfo, RuntimeRegistry
 from .routing import Route, select_runtime
 from .signals import DEFAULT_MAX_EVENT_BYTES, SignalSource, SignalSpec, accept_event
@@ -396,6 +397,9 @@ class Bridge:
 
     @staticmethod
     def _apply_ready(info: RuntimeInfo, item: RuntimeReady) -> None:
+        extra = item.model_extra or {}
+        if "page_tools" in extra:
+            info.page_tools = parse_page_tools(extra["page_tools"])
         info.url = item.url
         info.runtime_key = item.runtime_key
         info.title = item.title
@@ -423,6 +427,9 @@ class Bridge:
         return self.signal_source(info) if self.signal_source else {}
 
     def _on_status(self, info: RuntimeInfo, item: RuntimeStatus) -> None:
+        extra = item.model_extra or {}
+        # Checked before anything changes: a bad report is refused whole.
+        page_tools = parse_page_tools(extra["page_tools"]) if "page_tools" in extra else None
         changed = False
         if item.url is not None and item.url != info.url:
             info.url, changed = item.url, True
@@ -430,7 +437,16 @@ class Bridge:
             info.title, changed = item.title, True
         if item.states is not None and tuple(item.states) != info.states:
             info.states, changed = tuple(item.states), True
+        if page_tools is not None and page_tools != info.page_tools:
+            info.page_tools, changed = page_tools, True
         if changed:
+            self._notify("updated", info)
+
+    def note_states(self, runtime_id: str, states: tuple[str, ...]) -> None:
+        """Record the states dispatch diagnosed on a runtime (as a ``runtime_status`` with states would)."""
+        info = self.registry.get(runtime_id)
+        if info is not None and tuple(states) != info.states:
+            info.states = tuple(states)
             self._notify("updated", info)
 
     def _on_event(self, info: RuntimeInfo, item: DomEvent) -> None:

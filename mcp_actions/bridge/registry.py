@@ -31,6 +31,8 @@ class RuntimeInfo:
     capabilities: tuple[str, ...] = ()
     states: tuple[str, ...] = ()
     manifest: dict[str, Any] | None = None
+    #: Tools the page declares through WebMCP, ABP or WAB (``page_tools``, see bridge/page_tools.py).
+    page_tools: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     authorization_id: str | None = None
     extension_version: str | None = None
     connected_at: float = field(default_factory=time.time)
@@ -49,6 +51,7 @@ class RuntimeInfo:
             "capabilities": list(self.capabilities),
             "states": list(self.states),
             "has_manifest": self.manifest is not None,
+            "page_tools": {protocol: [t["name"] for t in tools] for protocol, tools in self.page_tools.items()},
             "authorization_id": self.authorization_id,
             "extension_version": self.extension_version,
             "connected_at": self.connected_at,

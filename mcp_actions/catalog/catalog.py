@@ -33,6 +33,7 @@ from .naming import disambiguated_name, mcp_tool_name
 
 __all__ = [
     "ADVERTISED_ROUTING",
+    "META_PROTOCOL",
     "META_TOOL",
     "ROUTE_SELECTORS",
     "ROUTING_HELP",
@@ -47,6 +48,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 META_TOOL = "mcp-actions/tool"
+#: Where a tool came from: ``actions.json``, ``webmcp``, ``abp`` or ``wab`` (see protocols/naming.py).
+META_PROTOCOL = "mcp-actions/protocol"
 
 #: Optional arguments every tool accepts to choose its runtime and bound its time (CONTRACT §3),
 #: flat. They are accepted by every tool but not spelled out in each schema: see ADVERTISED_ROUTING.
@@ -152,6 +155,7 @@ class ToolBinding:
     annotations: dict[str, Any] | None = None  # MCP hints, camelCase (see annotations.py)
     title: str | None = None
     confirm: str | None = None  # the question to ask the user before a call, when the map asks for one
+    protocol: str = "actions.json"  # or the neighbouring protocol a page declared the tool through
     tool: Tool | None = field(default=None, compare=False, repr=False)
 
     @cached_property
@@ -179,13 +183,13 @@ class ToolBinding:
         _ = (self._validator, self._result_validator, self.own_properties)
 
     def meta(self) -> dict[str, Any]:
-        """The MCP tool's ``_meta``: its dotted name and kind (and the runtime of an inline map's tool).
+        """The MCP tool's ``_meta``: its dotted name, protocol and kind (and the runtime of an inline map's tool).
 
         Provenance (manifest, source file, trust) is in ``provenance()``, which the
         ``actions://manifests/{namespace}`` resource shows: a file path in every
         tool of every ``tools/list`` cost a host's context for nothing.
         """
-        meta: dict[str, Any] = {META_TOOL: self.name, "mcp-actions/kind": self.kind}
+        meta: dict[str, Any] = {META_TOOL: self.name, META_PROTOCOL: self.protocol, "mcp-actions/kind": self.kind}
         if self.runtime_id:
             meta["mcp-actions/runtime_id"] = self.runtime_id
         return meta
@@ -228,7 +232,7 @@ def _validator_for(schema: Mapping[str, Any]) -> Any:
     return validators.validator_for(schema, default=Draft202012Validator)(schema)
 
 
-def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None) -> ToolBinding:
+def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None, protocol: str = "actions.json") -> ToolBinding:
     workflow_model = tool.effective_workflow
     if tool.x_actions.handler:
         kind = "handler"
@@ -256,6 +260,7 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         annotations=derive_annotations(tool, manifest.model),
         title=tool_title(tool),
         confirm=confirmation(tool, manifest.model),
+        protocol=protocol,
         tool=tool,
     )
 
@@ -268,6 +273,7 @@ class Catalog:
         self._allow = allow  # --tools / --exclude-tools: a tool it refuses is neither listed nor callable
         self.manifests: dict[str, LoadedManifest] = {}
         self.inline: dict[str, LoadedManifest] = {}  # by runtime id
+        self.page_tools: dict[tuple[str, str], LoadedManifest] = {}  # by (runtime id, protocol)
         self.tools: dict[str, ToolBinding] = {}
         self._rebuild()
 
@@ -293,14 +299,42 @@ class Catalog:
         self._rebuild()
         return set(self.tools) != before or manifest is not None
 
+    def set_page_tools(self, runtime_id: str, protocol: str, manifest: LoadedManifest | None) -> bool:
+        """Expose (or withdraw, with None) the tools a runtime's page declares through ``protocol``.
+
+        True when the exposed tools changed (names, schemas or descriptions).
+        """
+        key = (runtime_id, protocol)
+        before = {n: (b.input_schema, b.description, b.annotations) for n, b in self.tools.items() if b.runtime_id == runtime_id and b.protocol == protocol}
+        if manifest is None:
+            if self.page_tools.pop(key, None) is None:
+                return False
+        else:
+            self.page_tools[key] = manifest
+        self._rebuild()
+        after = {n: (b.input_schema, b.description, b.annotations) for n, b in self.tools.items() if b.runtime_id == runtime_id and b.protocol == protocol}
+        return before != after
+
+    def drop_runtime(self, runtime_id: str) -> bool:
+        """Withdraw every tool a gone runtime exposed (inline map and page tools); True when any was."""
+        keys = [key for key in self.page_tools if key[0] == runtime_id]
+        had = runtime_id in self.inline or bool(keys)
+        self.inline.pop(runtime_id, None)
+        for key in keys:
+            del self.page_tools[key]
+        if had:
+            self._rebuild()
+        return had
+
     def _rebuild(self) -> None:
         bindings: list[ToolBinding] = list(self._builtins)
-        sources = [(m, None) for m in self.manifests.values()] + [(m, rid) for rid, m in self.inline.items()]
-        for manifest, runtime_id in sources:
+        sources = [(m, None, "actions.json") for m in self.manifests.values()] + [(m, rid, "actions.json") for rid, m in self.inline.items()]
+        sources += [(m, rid, protocol) for (rid, protocol), m in self.page_tools.items()]
+        for manifest, runtime_id, protocol in sources:
             try:
                 bindings.extend(
                     [
-                        _binding_for(tool, manifest=manifest, runtime_id=runtime_id)
+                        _binding_for(tool, manifest=manifest, runtime_id=runtime_id, protocol=protocol)
                         for tool in manifest.model.tools
                         # Page-originated entries describe what the page does; an agent cannot call them.
                         if tool.x_actions.direction != "html_to_agent"

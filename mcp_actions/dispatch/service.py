@@ -2,10 +2,22 @@
 
 ``ActionService.call`` checks the arguments against the tool's input schema
 before anything reaches a runtime, chooses exactly one runtime (launching the
-browser lazily when allowed and needed), runs the tool (a page handler in one
-bridge call, or a workflow whose steps are bridge calls to that same runtime),
-and checks the output against the tool's result schema. It knows nothing of
-MCP; the server adapter turns its outcomes into MCP results and errors.
+browser lazily when allowed and needed), and before the tool acts checks:
+
+1. its ``requires`` against the runtime's advertised capabilities
+   (``capability_unavailable``);
+2. its ``target.state`` against the states diagnosed live on the page
+   (``state_mismatch``, evidence: required state and current states);
+3. the rules of transitions naming it (``rate_limited`` / waiting,
+   ``limit_exceeded`` past ``convergence.max_attempts``).
+
+Then it runs the tool (see ``execution.py``), re-checks a declared
+postcondition through the ``PostconditionChecker`` when one is installed,
+and checks the output against the tool's result schema (``invalid_result``
+with the failing path). After a call of a transition's tool the runtime's
+states are diagnosed again, so ``runtime_status`` views stay current.
+It knows nothing of MCP; the server adapter turns its outcomes into MCP
+results and errors, and forwards ``progress`` reports.
 """
 
 from __future__ import annotations
@@ -21,11 +33,15 @@ from ..bridge.routing import Route
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
 from ..errors import ActionError, ErrorCode, UnknownTool
 from ..manifest.limits import DEFAULT_LIMITS, Limits
+from ..manifest.model import Manifest
+from ..workflow.progress import ProgressCallback
+from .execution import ToolExecution, missing, remaining_ms
 from ..projection.service import ProjectionService
-from ..workflow.interpreter import StepEvent, run_workflow
-from .progress import ProgressFn, StepProgress
+from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
+from .states import Diagnosis, StateDiagnoser
+from .transitions import TransitionGuard, TransitionRules
 
-__all__ = ["ActionService", "BrowserControl", "BrowserMode", "PreparedCall", "ProgressFn"]
+__all__ = ["ActionService", "BrowserControl", "BrowserMode", "PageToolRunner", "PreparedCall"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +57,12 @@ class BrowserControl(Protocol):
     async def ensure_started(self) -> None: ...
 
     async def new_tab(self, url: str | None = None) -> str: ...
+
+
+class PageToolRunner(Protocol):
+    """Runs tools a page declares through WebMCP, ABP or WAB (``mcp_actions.protocols.runner``)."""
+
+    async def run(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any: ...
 
 
 class PreparedCall(NamedTuple):
@@ -66,17 +88,26 @@ class ActionService:
         browser: BrowserControl | None = None,
         browser_mode: BrowserMode = "auto",
         builtin_runners: Mapping[str, BuiltinRunner] | None = None,
+        page_tool_runner: PageToolRunner | None = None,
         projections: ProjectionService | None = None,
+        postconditions: PostconditionChecker | None = None,
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
-        self.limits = limits
         self.bridge = bridge
+        #: Workflow limits (the manifest's Limits, set from the command line).
+        self.limits = limits
         self.catalog = catalog
         self.browser = browser
         self.browser_mode = browser_mode
         self.builtin_runners = dict(builtin_runners or {})
+        self.page_tool_runner = page_tool_runner
         #: State projections of runtimes (read by actions.site's state modes, postconditions, change hooks).
         self.projections = projections
+        #: Judges workflow postconditions: the given checker, else the projection service's.
+        self.postconditions = postconditions or (ProjectionPostconditions(projections) if projections is not None else None)
+        self.transitions = TransitionGuard()
+        # By manifest identity; the manifest is kept beside its diagnoser so a recycled id cannot match.
+        self._diagnosers: dict[int, tuple[Manifest, StateDiagnoser]] = {}
 
     def binding(self, mcp_name: str) -> ToolBinding:
         """The tool with this MCP name, or ``UnknownTool``."""
@@ -106,12 +137,14 @@ class ActionService:
         mcp_name: str,
         arguments: Mapping[str, Any] | None,
         *,
-        on_step: Callable[[StepEvent], None] | None = None,
-        progress: ProgressFn | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Any:
-        """Run one tool to its end; return its output or raise ``ActionError``."""
+        """Run one tool to its end; return its output or raise ``ActionError``.
+
+        ``progress(progress, total, message)`` hears each workflow step (sync or async).
+        """
         binding, own, routing = self.prepare(mcp_name, arguments)
-        return await self.run(binding, own, routing, on_step=on_step, progress=progress)
+        return await self.run(binding, own, routing, progress=progress)
 
     async def run(
         self,
@@ -119,25 +152,33 @@ class ActionService:
         own: dict[str, Any],
         routing: Mapping[str, Any],
         *,
-        on_step: Callable[[StepEvent], None] | None = None,
-        progress: ProgressFn | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Any:
-        """Run an already-checked call of ``binding``.
-
-        ``progress``, when given, hears each workflow step as it finishes
-        (``(steps done, steps in all, "step <id> <status>")``).
-        """
+        """Run an already-checked call of ``binding``."""
         timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
         deadline = time.monotonic() + timeout_ms / 1000
         if binding.kind == "builtin":
             output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
-        elif progress is None:
-            output = await self._run_manifest_tool(binding, own, routing, deadline, on_step)
         else:
-            async with StepProgress(progress, on_step) as forward:
-                output = await self._run_manifest_tool(binding, own, routing, deadline, forward)
+            output = await self._run_manifest_tool(binding, own, routing, deadline, progress)
         binding.check_result(output)
         return output
+
+    def manifest_of(self, binding: ToolBinding) -> Manifest | None:
+        """The manifest a tool came from (an inline one for tools of a runtime's own map)."""
+        loaded = self.catalog.inline.get(binding.runtime_id) if binding.runtime_id else self.catalog.manifests.get(binding.namespace)
+        return loaded.model if loaded is not None else None
+
+    async def diagnose_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> Diagnosis:
+        """Diagnose ``manifest``'s states on ``runtime`` (one ``locator.probe`` round trip) and record them."""
+        diagnoser = self._diagnoser(manifest)
+
+        async def call(name: str, arguments: dict[str, Any]) -> Any:
+            return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=remaining_ms(deadline))
+
+        diagnosis = await diagnoser.diagnose(call, capabilities=runtime.capabilities, url=runtime.url)
+        self.bridge.note_states(runtime.runtime_id, diagnosis.current)
+        return diagnosis
 
     async def resolve_runtime(self, route: Route, *, need: str | None = None) -> RuntimeInfo:
         """Exactly one runtime for ``route``, launching the browser when allowed and nothing is connected.
@@ -154,7 +195,7 @@ class ActionService:
             raise ActionError(
                 f"runtime {runtime.runtime_id!r} cannot run {need}",
                 code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                evidence={"capability": need, "runtime_id": runtime.runtime_id, "host": runtime.transport, "transport": runtime.transport},
+                evidence={"capability": need, "runtime_id": runtime.runtime_id, "transport": runtime.transport},
             )
         return runtime
 
@@ -189,65 +230,93 @@ class ActionService:
         own: dict[str, Any],
         routing: Mapping[str, Any],
         deadline: float,
-        on_step: Callable[[StepEvent], None] | None,
+        progress: ProgressCallback | None,
     ) -> Any:
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route)
+        if binding.protocol != "actions.json" and self.page_tool_runner is not None:
+            try:
+                return await self.page_tool_runner.run(binding, own, runtime, deadline)
+            finally:
+                # Even a failed call may have changed the page: projection subscribers hear of it.
+                if self.projections is not None:
+                    await self.projections.after_call(runtime.runtime_id)
+        manifest = self.manifest_of(binding)
+        execution = ToolExecution(self.bridge, binding, runtime, manifest, deadline, progress, limits=self.limits)
+        tool = binding.tool
+        lacking = missing(tool.requires if tool is not None else (), runtime.capabilities)
+        if lacking:
+            raise ActionError(
+                f"{binding.name} requires {', '.join(lacking)}, which runtime {runtime.runtime_id!r} does not provide",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={"tool": binding.name, "capability": lacking[0], "missing": lacking, "runtime_id": runtime.runtime_id},
+            )
+        if manifest is not None:
+            await self._check_state(binding, runtime, manifest, deadline)
+        rules = TransitionRules.for_tool(binding.name, manifest.transitions) if manifest is not None else None
+        postcondition = binding.workflow.postcondition if binding.workflow is not None else None
+        request = PostconditionRequest(binding.name, postcondition, own, runtime.runtime_id, execution.caller(), deadline)
+        before = None
+        if postcondition is not None:
+            if self.postconditions is None:
+                log.info("%s declares a postcondition, but no checker is installed; not enforced", binding.name)
+            else:
+                before = await self.postconditions.before(request)  # what the check compares with
         try:
-            if binding.kind == "handler":
-                return await self.bridge.call(binding.name, own, runtime_id=runtime.runtime_id, handler=binding.handler, timeout_ms=_remaining_ms(deadline))
-            if binding.kind == "workflow" and binding.workflow is not None:
-                return await self._run_workflow(binding, runtime, own, deadline, on_step)
+            if rules is None:
+                try:
+                    output = await execution.run(own)
+                finally:
+                    self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=False)
+            else:
+                async with self.transitions.lock(runtime.runtime_id, binding.name):
+                    await self.transitions.admit(rules, runtime_id=runtime.runtime_id, url=runtime.url, deadline=deadline)
+                    try:
+                        output = await execution.run(own)
+                    finally:
+                        self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=bool(rules.rate_limit_ms))
+                await self._refresh_states(runtime, manifest, deadline)  # type: ignore[arg-type]
         finally:
-            # Even a failed call may have changed the page: subscribers hear of it.
-            if binding.kind in ("handler", "workflow"):
-                await self._after_call(runtime.runtime_id)
-        raise ActionError(
-            f"{binding.name} declares only legacy execution steps, which this version cannot run yet; give it an x_actions.handler or a workflow",
-            code=ErrorCode.CAPABILITY_UNAVAILABLE,
-            evidence={"tool": binding.name, "capability": "x_actions.execution"},
-        )
-
-    async def _run_workflow(
-        self, binding: ToolBinding, runtime: RuntimeInfo, own: dict[str, Any], deadline: float, on_step: Callable[[StepEvent], None] | None
-    ) -> Any:
-        """Run the tool's workflow; with a ``postcondition``, re-read its projection after and fail ``state_mismatch`` unless it holds."""
-        assert binding.workflow is not None
-        call = self._primitive_caller(runtime, deadline)
-        postcondition = binding.workflow.postcondition
-        if postcondition is None or self.projections is None:
-            return await run_workflow(binding.workflow, own, call, deadline=deadline, on_step=on_step, limits=self.limits)
-        # The state before the action is what the postcondition's diff is taken against.
-        before = await self.projections.before_postcondition(runtime.runtime_id, postcondition, timeout_ms=_remaining_ms(deadline))
-        output = await run_workflow(binding.workflow, own, call, deadline=deadline, on_step=on_step, limits=self.limits)
-        await self.projections.check_postcondition(runtime.runtime_id, postcondition, before, input=own, output=output, timeout_ms=_remaining_ms(deadline))
+            # Even a failed call may have changed the page: projection subscribers hear of it.
+            if self.projections is not None:
+                await self.projections.after_call(runtime.runtime_id)
+        if postcondition is not None and self.postconditions is not None:
+            await self.postconditions.check(request, before, output)
         return output
 
-    async def _after_call(self, runtime_id: str) -> None:
-        """Refresh the runtime's watched projections so subscribers hear of changes (never fails the call)."""
-        if self.projections is not None:
-            await self.projections.after_call(runtime_id)
+    async def _check_state(self, binding: ToolBinding, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
+        """Refuse with ``state_mismatch`` when the tool's ``target.state`` is not current on the page."""
+        tool = binding.tool
+        required = tool.target.state if tool is not None and tool.target is not None else None
+        if not required:
+            return
+        if required not in self._diagnoser(manifest).diagnosable:
+            log.info("%s needs state %s, which its map gives no diagnostics for; not checked", binding.name, required)
+            return
+        diagnosis = await self.diagnose_states(runtime, manifest, deadline)
+        if required not in diagnosis.current:
+            raise ActionError(
+                f"{binding.name} needs the page in state {required!r}; current states: {', '.join(diagnosis.current) or 'none'}",
+                code=ErrorCode.STATE_MISMATCH,
+                evidence={"tool": binding.name, "required_state": required, **diagnosis.to_evidence()},
+            )
 
-    def _primitive_caller(self, runtime: RuntimeInfo, deadline: float) -> Callable[[str, dict[str, Any], int | None], Awaitable[Any]]:
-        async def call_primitive(name: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
-            if runtime.capabilities and name not in runtime.capabilities:
-                raise ActionError(
-                    f"runtime {runtime.runtime_id!r} cannot run {name}",
-                    code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                    evidence={"capability": name, "runtime_id": runtime.runtime_id, "host": runtime.transport},
-                )
-            remaining = _remaining_ms(deadline)
-            return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=min(timeout_ms, remaining) if timeout_ms else remaining)
+    def _diagnoser(self, manifest: Manifest) -> StateDiagnoser:
+        """The (cached) diagnoser of ``manifest``'s states."""
+        cached = self._diagnosers.get(id(manifest))
+        if cached is None or cached[0] is not manifest:
+            cached = self._diagnosers[id(manifest)] = (manifest, StateDiagnoser(manifest.states))
+        return cached[1]
 
-        return call_primitive
+    async def _refresh_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
+        """Re-diagnose after a transition's tool ran; advisory, so a failure is only logged."""
+        if not manifest.states or deadline - time.monotonic() <= 0.05:
+            return
+        try:
+            await self.diagnose_states(runtime, manifest, deadline)
+        except ActionError as exc:
+            log.info("could not re-diagnose states of %s: %s", runtime.runtime_id, exc.code)
 
 
 def _invalid(pointer: str, problem: str) -> ActionError:
     return ActionError(f"invalid arguments at {pointer}: {problem}", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer})
-
-
-def _remaining_ms(deadline: float) -> int:
-    remaining = int((deadline - time.monotonic()) * 1000)
-    if remaining <= 0:
-        raise ActionError("the call ran out of time", code=ErrorCode.HANDLER_TIMEOUT, evidence={"elapsed_ms": 0})
-    return remaining

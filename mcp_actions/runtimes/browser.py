@@ -48,6 +48,13 @@ _LISTEN_HOOK = """
     if (Array.isArray(listen) && listen.length) engine.watchEvents(listen, function (s) { emit(s); });
   }, function () {});
 })();
+;(function () {
+  // Tools the page declares (WebMCP, ABP): reported now (an empty list clears a previous
+  // document's) and on every change. Only the tab's own document speaks for it.
+  var engine = window.__mcpActions, report = window.__mcpActionsPageTools;
+  if (!engine || typeof engine.onPageTools !== "function" || typeof report !== "function" || window !== window.top) return;
+  engine.onPageTools(function (snapshot) { report(snapshot).catch(function () {}); });
+})();
 """
 
 
@@ -184,6 +191,7 @@ class BrowserHost:
         context = session.context
         await context.expose_binding("__mcpActionsListen", self._listen_for)
         await context.expose_binding("__mcpActionsEmit", self._emit_from)
+        await context.expose_binding("__mcpActionsPageTools", self._page_tools_from)
         await context.add_init_script(script=engine_js() + _LISTEN_HOOK)
         # The first tab exists before page events are watched, so it is adopted (and warmed) below, once.
         pages = list(context.pages) or [await context.new_page()]
@@ -329,6 +337,11 @@ class BrowserHost:
     async def _listen_for(self, source: dict[str, Any]) -> list[dict[str, str]]:
         runtime = self._runtime_of(source)
         return runtime.listen if runtime else []
+
+    async def _page_tools_from(self, source: dict[str, Any], snapshot: Any) -> None:
+        runtime = self._runtime_of(source)
+        if runtime is not None:
+            await runtime.report_page_tools(snapshot)
 
     async def _emit_from(self, source: dict[str, Any], signal: Any) -> None:
         runtime = self._runtime_of(source)

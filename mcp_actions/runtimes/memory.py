@@ -4,6 +4,11 @@ Like ``httpx.MockTransport``, it is a genuine runtime that speaks the bridge
 items; only its page is simulated. Handlers are plain callables registered by
 dotted name (resolved the way the page runtime resolves them: a property path,
 never evaluated text), and primitives are callables by primitive name.
+
+``locator.probe`` (the batch presence check state diagnosis uses, one round
+trip for every diagnostic) is provided on top of the page's own
+``locator.wait_for`` when the page does not register one itself: each probe
+is one zero-timeout wait inside this runtime, so the bridge sees one call.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ from ..bridge.bridge import Bridge
 from ..errors import ActionError, ErrorCode
 from .inprocess import InProcessRuntime
 
-__all__ = ["MemoryRuntime", "sleep_forever"]
+__all__ = ["PROBE_PRIMITIVE", "MemoryRuntime", "sleep_forever"]
+
+#: The batch presence primitive (see ``dispatch/states.py`` for its contract).
+PROBE_PRIMITIVE = "locator.probe"
 
 Handler = Callable[[dict[str, Any]], Any | Awaitable[Any]]
 
@@ -42,6 +50,8 @@ class MemoryRuntime(InProcessRuntime):
     ) -> None:
         self.handlers = dict(handlers or {})
         self.primitives = dict(primitives or {})
+        if PROBE_PRIMITIVE not in self.primitives and "locator.wait_for" in self.primitives:
+            self.primitives[PROBE_PRIMITIVE] = self._probe
         super().__init__(
             bridge,
             runtime_id=runtime_id,
@@ -68,6 +78,32 @@ class MemoryRuntime(InProcessRuntime):
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+    async def _probe(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``locator.probe`` from the page's ``locator.wait_for``: which probes match right now."""
+        probes = arguments.get("probes")
+        if not isinstance(probes, list):
+            raise ActionError("locator.probe needs a probes array", code=ErrorCode.INVALID_INPUT, evidence={"field": "probes"})
+        wait_for = self.primitives["locator.wait_for"]
+        results = []
+        for probe in probes:
+            if not isinstance(probe, dict) or not isinstance(probe.get("locator"), dict):
+                raise ActionError("each probe needs an id and a locator object", code=ErrorCode.INVALID_INPUT, evidence={"probe": probe})
+            state = probe.get("state", "visible")
+            try:
+                output = wait_for({"locator": probe["locator"], "state": state, "timeout_ms": 0})
+                if inspect.isawaitable(output):
+                    output = await output
+                matched = not (isinstance(output, dict) and output.get("matched") is False)
+                count = output.get("match_count", 1) if isinstance(output, dict) else 1
+                matched_by = output.get("matched_by") if isinstance(output, dict) else None
+            except ActionError as exc:
+                if exc.code in (ErrorCode.INVALID_LOCATOR, ErrorCode.INVALID_INPUT):
+                    raise
+                matched, count, matched_by = False, 0, None
+            results.append({"id": probe.get("id"), "matched": matched, "match_count": count if matched else 0, "matched_by": matched_by})
+        return {"results": results, "url": self.url}
 
 
 async def sleep_forever(_: dict[str, Any]) -> Any:

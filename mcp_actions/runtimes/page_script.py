@@ -48,7 +48,13 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe.js",  # page.info, dom.snapshot_text, dom.observe.visible, locator.*
     "sections.js",  # dom.list_sections, dom.settle
     "extract.js",  # dom.extract
+    "states.js",  # locator.probe (state diagnosis in one round trip)
     "handlers.js",  # page handlers, DOM event forwarding
+    "pagetools.js",  # tools declared by neighbouring protocols, change reports
+    "webmcp.js",  # navigator.modelContext polyfill, declarative forms
+    "webmcp_call.js",  # webmcp.list_tools, webmcp.call, webmcp.page_result
+    "wab.js",  # wab.execute through window.AICommands
+    "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "engine.js",  # dispatch and the frozen engine object
 )
 #: The WebSocket client of the Actions Bridge Protocol (runtime_js only).
@@ -76,6 +82,14 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "dom.list_sections",
     "dom.settle",
     "dom.extract",
+    "locator.probe",
+    "webmcp.list_tools",
+    "webmcp.call",
+    "webmcp.page_result",
+    "wab.execute",
+    "refs.observe",
+    "refs.resolve",
+    "refs.select",
 )
 
 _HEADER = """/*

@@ -146,6 +146,15 @@ class TabRuntime(DocumentRuntime):
         }
         #: True once warm_process ran the first-call path on this (blank, own) tab.
         self.process_warmed = False
+        #: The page's declared tools (WebMCP, WAB) as last reported; kept for start(), since a page
+        #: may declare tools before the tab has registered with the bridge.
+        self._page_tools: dict[str, Any] | None = None
+
+    async def start(self) -> None:
+        """Announce the tab, then the tools its page already declared."""
+        await super().start()
+        if self._page_tools:
+            await self.report_page_tools(self._page_tools)
 
     async def perform(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
         """Run a page handler, a trusted or privileged primitive, or an engine primitive."""
@@ -235,6 +244,12 @@ class TabRuntime(DocumentRuntime):
             self.process_warmed = True
         except (ActionError, PlaywrightError, KeyError, TypeError) as exc:
             log.info("process warm-up of %s skipped: %s", self.runtime_id, exc)
+    async def report_page_tools(self, snapshot: Any) -> None:
+        """The page's declared tools changed (or a document arrived): a runtime_status with ``page_tools``."""
+        if not isinstance(snapshot, dict):
+            return
+        self._page_tools = snapshot
+        await self.emit({"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.page.url, "page_tools": snapshot})
 
     # -- trusted input -------------------------------------------------------
 

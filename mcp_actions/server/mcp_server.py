@@ -31,7 +31,7 @@ from . import resources as res
 from .confirm import confirm_call
 from .logs import ClientLogHandler, tell
 from .peers import SCOPE_KEY, Peers
-from .tools import error_result, mcp_tool, protocol_error, success_result
+from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
 
 __all__ = ["INSTRUCTIONS", "NOTIFICATIONS", "build_server"]
 
@@ -149,12 +149,12 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         except ActionError as exc:
             elapsed = int((loop.time() - started) * 1000)
             await tell(ctx, peer, "warning", {"event": "call_failed", "tool": name, "code": exc.code, "message": exc.message, "elapsed_ms": elapsed})
-            return error_result(exc)
+            return mark_page_content(error_result(exc), prepared.binding)
         except asyncio.CancelledError:
             log.info("call of %s cancelled by the client", name)
             raise
         await tell(ctx, peer, "info", {"event": "call_finished", "tool": name, "elapsed_ms": int((loop.time() - started) * 1000)})
-        return success_result(output)
+        return mark_page_content(success_result(output), prepared.binding)
 
     async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         peers.seen(ctx)

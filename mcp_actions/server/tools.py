@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, UnknownTool
 
-__all__ = ["TEXT_LIMIT", "error_result", "mcp_tool", "protocol_error", "success_result"]
+__all__ = ["TEXT_LIMIT", "error_result", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
 _ANNOTATION_KEYS = {
     "title": "title",
@@ -81,3 +81,17 @@ def protocol_error(error: ActionError) -> MCPError:
     code = types.METHOD_NOT_FOUND if isinstance(error, UnknownTool) else types.INVALID_PARAMS
     return MCPError(code, f"{error.code}: {error.message}", data=error.to_error())
 
+
+
+def mark_page_content(result: types.CallToolResult, binding: ToolBinding) -> types.CallToolResult:
+    """Results of tools a page declared (WebMCP, ABP, WAB) are the page's words: untrusted data.
+
+    ``_meta["mcp-actions/untrusted"]`` is true and ``_meta["mcp-actions/protocol"]``
+    names the protocol, so a host can show or fence them as page content.
+    """
+    if binding.protocol == "actions.json":
+        return result
+    meta = dict(result.meta or {})
+    meta.update({"mcp-actions/untrusted": True, "mcp-actions/protocol": binding.protocol})
+    result.meta = meta
+    return result

@@ -113,6 +113,9 @@ class CompiledStep:
     settle_after: SettleAfter | None = None
     on_error: str = "stop"
     timeout_ms: int | None = None
+    #: Internal, never read from a manifest: a condition the step's output must meet, else
+    #: ``state_mismatch`` (legacy ``inspect``/``wait`` assertions are translated to it).
+    check: CompiledExpression | None = None
 
 
 @dataclass(frozen=True)

@@ -260,7 +260,12 @@ async def test_workflow_steps_are_reported_as_progress():
         result = await client.call_tool("notes_read_title", {}, progress_callback=on_progress)
         assert not result.is_error
         await asyncio.sleep(0.05)
-        assert progress == [(1, 2, "step title succeeded"), (2, 2, "step body succeeded")]
+        # Each step is announced as it starts (naming it and its primitive), then the end.
+        assert progress == [
+            (0, 2, "step title (locator.text_content)"),
+            (1, 2, "step body (locator.text_content)"),
+            (2, 2, "done"),
+        ]
 
 
 async def test_cancelled_call_leaves_nothing_pending():
@@ -287,18 +292,22 @@ async def test_cancelled_call_leaves_nothing_pending():
 async def test_site_mode_shows_only_builtins_and_reaches_the_rest_through_actions_site():
     async with notes_env(options={"tool_mode": "site"}) as (app, client, runtime, notes):
         names = {t.name for t in (await client.list_tools()).tools}
-        assert names == BROWSER_TOOLS | {"actions_site"}
+        assert names == BROWSER_TOOLS | {"actions_site"} | OBSERVE_TOOLS
         with pytest.raises(MCPError):
             await client.call_tool("notes_rename", {"title": "x"})
         called = await client.call_tool("actions_site", {"mode": "call", "action": "notes.rename", "arguments": {"title": "y"}})
         assert called.structured_content == {"ok": True, "title": "y"}
 
 
+#: The built-in observe and act-on-ref tools (dispatch/observe_tools.py).
+OBSERVE_TOOLS = {"page_observe", "page_click", "page_fill", "page_press", "page_select"}
+
+
 @pytest.mark.parametrize(
     ("include", "exclude", "expected"),
     [
         (["notes.*"], [], {"notes_read_title", "notes_delete", "notes_rename", "notes_archive"}),  # only the notes map
-        ([], ["notes.*", "shop.*"], BROWSER_TOOLS | {"actions_site"}),  # everything but the two maps
+        ([], ["notes.*", "shop.*"], BROWSER_TOOLS | {"actions_site"} | OBSERVE_TOOLS),  # everything but the two maps
         (["notes.*", "actions.site"], ["notes.delete"], {"notes_read_title", "notes_rename", "notes_archive", "actions_site"}),  # deny beats allow
     ],
 )

@@ -150,7 +150,7 @@ function startClient(engine, config) {
   function announceReady() {
     var page = pageState();
     lastAnnounced = page;
-    send({
+    var ready = {
       type: "runtime_ready",
       runtime_id: runtimeId,
       runtime_key: runtimeKey,
@@ -158,6 +158,17 @@ function startClient(engine, config) {
       title: page.title,
       capabilities: engine.capabilities(),
       extension_version: "page-runtime/" + VERSION,
+    };
+    var tools = engine.pageTools ? engine.pageTools() : {};
+    if (Object.keys(tools).length) ready.page_tools = tools;
+    send(ready);
+  }
+
+  // Tools the page declares (WebMCP, ABP): the whole list after every change (README: page_tools).
+  if (typeof engine.onPageTools === "function") {
+    engine.onPageTools(function (snapshot) {
+      var page = pageState();
+      send({ type: "runtime_status", runtime_id: runtimeId, url: page.url, page_tools: snapshot, observed_at: now() });
     });
   }
 

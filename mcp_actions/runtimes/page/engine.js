@@ -61,6 +61,12 @@ function run(name, args) {
  */
 function createEngine() {
   var clientState = { client: null };
+  // Protocol adapters (WebMCP's polyfill, form watching...) start once per window, here.
+  (M.installers || []).forEach(function (install) {
+    try {
+      install();
+    } catch (_ignored) { /* an adapter that cannot start leaves the others working */ }
+  });
 
   function status() {
     var c = clientState.client;
@@ -75,6 +81,9 @@ function createEngine() {
     focusEditable: focusEditable,
     watchEvents: watchEvents,
     status: status,
+    // Tools the page declares through WebMCP, ABP or WAB: fn(snapshot) now and on every change.
+    onPageTools: M.onPageTools,
+    pageTools: M.pageToolsSnapshot,
     // Internal: lets the client module publish its state to status().
     _attachClient: function (reporter) {
       if (!clientState.client && typeof reporter === "function") clientState.client = reporter;

@@ -1,0 +1,188 @@
+"""How one manifest tool runs on one runtime: handler, primitive, workflow or legacy steps.
+
+The forms a published map uses, in the order they are tried:
+
+- ``x_actions.handler`` naming a primitive the runtime provides (maps written
+  for the reference runtime do this, e.g. ``"handler": "overlay.menu.hide"``):
+  the runtime runs that primitive with ``x_actions.binding.arguments`` as
+  defaults under the call's own arguments.
+- ``x_actions.handler`` otherwise: the page function at that dotted path.
+- ``workflow``: the interpreter runs its steps over primitives.
+- legacy ``x_actions.execution`` steps, translated to a workflow
+  (``workflow/legacy.py``). ``mode: handler_first`` calls the handler and
+  falls back to the steps when the page has no such handler
+  (``missing_handler``) or reports drift; ``steps_first`` runs the steps.
+- no handler, workflow or steps, and the tool's name is a primitive of the
+  host's dictionary (ours, or the map's own ``primitive_dictionary``): a
+  host-native tool; the runtime runs that primitive with the tool's arguments.
+
+Anything else, or a primitive the runtime does not advertise, is refused with
+``capability_unavailable`` before anything reaches the page.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Collection
+from functools import lru_cache
+from typing import Any
+
+from ..bridge.bridge import Bridge
+from ..bridge.registry import RuntimeInfo
+from ..catalog.catalog import ToolBinding
+from ..errors import ActionError, ErrorCode
+from ..manifest.limits import DEFAULT_LIMITS, Limits
+from ..manifest.model import Manifest
+from ..manifest.rules.workflow import dictionary_primitives
+from ..workflow.interpreter import CompiledWorkflow, run_workflow
+from ..workflow.legacy import execution_steps, translate_execution
+from ..workflow.progress import ProgressCallback, ProgressReporter
+
+__all__ = ["ToolExecution", "host_dictionary", "remaining_ms"]
+
+log = logging.getLogger(__name__)
+
+#: Handler errors after which ``handler_first`` falls back to the legacy steps.
+_FALLBACK_CODES = frozenset({ErrorCode.MISSING_HANDLER, ErrorCode.DRIFT_DETECTED})
+
+
+def remaining_ms(deadline: float) -> int:
+    """Milliseconds left before ``deadline``; ``handler_timeout`` when none are."""
+    remaining = int((deadline - time.monotonic()) * 1000)
+    if remaining <= 0:
+        raise ActionError("the call ran out of time", code=ErrorCode.HANDLER_TIMEOUT, evidence={"elapsed_ms": 0})
+    return remaining
+
+
+def host_dictionary(manifest: Manifest | None) -> frozenset[str]:
+    """Primitive names a host may provide: our bundled dictionary plus the map's ``primitive_dictionary``."""
+    names = set(_bundled_names())
+    declared = (manifest.model_extra or {}).get("primitive_dictionary") if manifest is not None else None
+    if isinstance(declared, dict) and isinstance(declared.get("primitives"), list):
+        names.update(p["name"] for p in declared["primitives"] if isinstance(p, dict) and isinstance(p.get("name"), str))
+    return frozenset(names)
+
+
+@lru_cache(maxsize=1)
+def _bundled_names() -> frozenset[str]:
+    return frozenset(dictionary_primitives())
+
+
+class ToolExecution:
+    """One call of one manifest tool on one runtime, within a deadline."""
+
+    def __init__(
+        self,
+        bridge: Bridge,
+        binding: ToolBinding,
+        runtime: RuntimeInfo,
+        manifest: Manifest | None,
+        deadline: float,
+        progress: ProgressCallback | None,
+        *,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.bridge = bridge
+        self.limits = limits
+        self.binding = binding
+        self.runtime = runtime
+        self.manifest = manifest
+        self.deadline = deadline
+        self.progress = progress
+        self.mode = "primitive"  # what finally ran: primitive, handler, workflow, steps, host_native
+
+    # -- what the runtime can do ---------------------------------------
+
+    def provides(self, primitive: str) -> bool:
+        """True when the runtime advertises ``primitive`` (a runtime advertising nothing is trusted)."""
+        capabilities = self.runtime.capabilities
+        return not capabilities or primitive in capabilities
+
+    def require(self, primitive: str) -> None:
+        """Refuse with ``capability_unavailable`` unless the runtime provides ``primitive``."""
+        if not self.provides(primitive):
+            raise ActionError(
+                f"runtime {self.runtime.runtime_id!r} cannot run {primitive}",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={"capability": primitive, "runtime_id": self.runtime.runtime_id, "tool": self.binding.name},
+            )
+
+    async def call_primitive(self, name: str, arguments: dict[str, Any], timeout_ms: int | None = None) -> Any:
+        """One primitive on this runtime, bounded by the deadline (and ``timeout_ms``)."""
+        self.require(name)
+        remaining = remaining_ms(self.deadline)
+        bound = min(timeout_ms, remaining) if timeout_ms else remaining
+        return await self.bridge.call(name, arguments, runtime_id=self.runtime.runtime_id, timeout_ms=bound)
+
+    # -- running ---------------------------------------------------------
+
+    async def run(self, own: dict[str, Any]) -> Any:
+        """Run the tool in the first form it declares (see the module docstring)."""
+        binding, tool = self.binding, self.binding.tool
+        handler = binding.handler
+        execution = tool.x_actions.execution if tool is not None else None
+        legacy_steps = execution_steps(execution)
+        mode = execution.get("mode", "handler_first") if isinstance(execution, dict) else "handler_first"
+        if binding.kind == "workflow" and binding.workflow is not None:
+            self.mode = "workflow"
+            return await self._workflow(binding.workflow, own)
+        if handler and (mode == "handler_first" or not legacy_steps):
+            try:
+                return await self._handler(handler, own)
+            except ActionError as exc:
+                if not legacy_steps or exc.code not in _FALLBACK_CODES:
+                    raise
+                log.info("%s: handler %s unavailable (%s); running its execution steps", binding.name, handler, exc.code)
+        if legacy_steps:
+            self.mode = "steps"
+            return await self._workflow(translate_execution(execution), own)  # type: ignore[arg-type]
+        if binding.name in host_dictionary(self.manifest) or binding.name in self.runtime.capabilities:
+            self.mode = "host_native"
+            return await self._single(binding.name, own)
+        raise ActionError(
+            f"{binding.name} has no handler, workflow or execution steps, and no host of ours provides it",
+            code=ErrorCode.CAPABILITY_UNAVAILABLE,
+            evidence={"tool": binding.name, "capability": binding.name},
+        )
+
+    async def _handler(self, handler: str, own: dict[str, Any]) -> Any:
+        """A handler naming a provided primitive runs it; any other handler is a page function."""
+        if self.runtime.capabilities and handler in self.runtime.capabilities:
+            self.mode = "primitive"
+            tool = self.binding.tool
+            extra = (tool.x_actions.model_extra or {}) if tool is not None else {}
+            binding = extra.get("binding") if isinstance(extra.get("binding"), dict) else {}
+            bound = binding.get("arguments") if isinstance(binding.get("arguments"), dict) else {}
+            return await self._single(handler, {**bound, **own})
+        self.mode = "handler"
+        reporter = ProgressReporter(self.progress)
+        await reporter.report(0, 1, f"handler {handler}")
+        output = await self.bridge.call(
+            self.binding.name, own, runtime_id=self.runtime.runtime_id, handler=handler, timeout_ms=remaining_ms(self.deadline)
+        )
+        await reporter.report(1, 1, "done")
+        return output
+
+    async def _single(self, primitive: str, arguments: dict[str, Any]) -> Any:
+        reporter = ProgressReporter(self.progress)
+        await reporter.report(0, 1, f"primitive {primitive}")
+        output = await self.call_primitive(primitive, arguments)
+        await reporter.report(1, 1, "done")
+        return output
+
+    async def _workflow(self, workflow: CompiledWorkflow, own: dict[str, Any]) -> Any:
+        return await run_workflow(workflow, own, self.call_primitive, deadline=self.deadline, progress=self.progress, limits=self.limits)
+
+    def caller(self) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:
+        """A two-argument primitive caller bound to this execution (for states and postconditions)."""
+
+        async def call(name: str, arguments: dict[str, Any]) -> Any:
+            return await self.call_primitive(name, arguments)
+
+        return call
+
+
+def missing(required: Collection[str], capabilities: Collection[str]) -> list[str]:
+    """The names in ``required`` a runtime advertising ``capabilities`` lacks (none when it advertises nothing)."""
+    return [name for name in required if capabilities and name not in capabilities]

@@ -1,0 +1,118 @@
+"""From a runtime's ``page_tools`` to actions.json maps the catalog exposes as that runtime's tools.
+
+One map per protocol and runtime. WebMCP tools are converted here; ABP
+capabilities and WAB commands go through ``mcp_actions.convert`` (the same
+functions ``mcp-actions convert`` uses) and are then renamed by the one
+naming rule (``naming.page_tool_name``). Each tool runs through its
+protocol's page primitive (``webmcp.call``, ``abp.call``, ``wab.execute``)
+with the page's own name bound in ``x_actions.binding.arguments``; the page's
+input schema is the tool's, so arguments are checked before they reach the page.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..convert.abp import abp_to_actions
+from ..convert.wab import wab_to_actions
+from .naming import page_tool_name, site_namespace
+
+__all__ = ["PAGE_PRIMITIVES", "abp_manifest", "page_manifest", "wab_manifest", "webmcp_manifest"]
+
+#: The page primitive each protocol's tools run through, and the argument naming the tool.
+PAGE_PRIMITIVES: dict[str, tuple[str, str]] = {
+    "webmcp": ("webmcp.call", "tool"),
+    "abp": ("abp.call", "capability"),
+    "wab": ("wab.execute", "command"),
+}
+
+
+def _surface(url: str | None) -> dict[str, Any]:
+    surface: dict[str, Any] = {"name": site_namespace(url), "kind": "page"}
+    parts = urlsplit(url or "")
+    if parts.scheme in ("http", "https") and parts.netloc:
+        surface["origin"] = f"{parts.scheme}://{parts.netloc}"
+    return surface
+
+
+def _object_schema(schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        return {"type": "object", "properties": {}}
+    schema = copy.deepcopy(schema)
+    schema.pop("$schema", None)  # a page's draft marker; ours is 2020-12
+    schema.setdefault("type", "object")
+    return schema
+
+
+def _unique(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Two page names that make the same safe name: the first keeps it, the rest are dropped (and
+    # stay callable by their page names through the page itself).
+    seen: set[str] = set()
+    out = []
+    for tool in tools:
+        if tool["name"] not in seen:
+            seen.add(tool["name"])
+            out.append(tool)
+    return out
+
+
+def webmcp_manifest(tools: list[dict[str, Any]], *, url: str | None) -> dict[str, Any]:
+    """The actions.json map of a page's WebMCP tools (descriptors from ``webmcp.list_tools``)."""
+    converted = []
+    for tool in tools:
+        name = tool["name"]
+        entry: dict[str, Any] = {
+            "name": page_tool_name(url, name),
+            "description": tool.get("description") or f"WebMCP tool {name} of this page",
+            "input_schema": _object_schema(tool.get("inputSchema")),
+            "x_actions": {"direction": "agent_to_html", "handler": "webmcp.call", "binding": {"arguments": {"tool": name}}},
+            "x_webmcp": {"tool": name, "kind": tool.get("kind", "imperative")},
+        }
+        annotations = tool.get("annotations")
+        if isinstance(annotations, dict) and isinstance(annotations.get("readOnlyHint"), bool):
+            entry["annotations"] = {"readOnlyHint": annotations["readOnlyHint"]}
+        converted.append(entry)
+    return {
+        "protocol": "actions.json",
+        "version": 1,
+        "surface": _surface(url),
+        "tools": _unique(converted),
+        "provenance": {"generated_by": "mcp-actions", "converted_from": "webmcp"},
+    }
+
+
+def _renamed(manifest: dict[str, Any], url: str | None, key: str, protocol: str) -> dict[str, Any]:
+    for tool in manifest["tools"]:
+        own = tool[f"x_{protocol}"][key]
+        tool["name"] = page_tool_name(url, own)
+    manifest["tools"] = _unique(manifest["tools"])
+    manifest["surface"] = {**manifest["surface"], **{k: v for k, v in _surface(url).items() if k == "origin"}}
+    return manifest
+
+
+def abp_manifest(tools: list[dict[str, Any]], *, url: str | None, app: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The actions.json map of a page's available ABP capabilities (through ``convert.abp``)."""
+    document = {"abp": "0.1", "app": app or {"id": site_namespace(url), "name": site_namespace(url)}, "capabilities": tools}
+    return _renamed(abp_to_actions(document), url, "capability", "abp")
+
+
+def wab_manifest(document: dict[str, Any], *, url: str | None) -> dict[str, Any]:
+    """The actions.json map of a site's WAB discovery document (through ``convert.wab``)."""
+    manifest = _renamed(wab_to_actions(document), url, "command", "wab")
+    # Commands whose trigger needs a permission the site denies stay listed: calling one
+    # answers permission_denied (the runner checks before anything reaches the page).
+    max_rate = manifest["x_wab"].get("max_rate")
+    for tool in manifest["tools"]:
+        tool["x_wab"]["max_rate"] = max_rate if isinstance(max_rate, int) and not isinstance(max_rate, bool) and max_rate >= 1 else 60
+    return manifest
+
+
+def page_manifest(protocol: str, tools: list[dict[str, Any]], *, url: str | None) -> dict[str, Any]:
+    """The actions.json map of one protocol's reported page tools."""
+    if protocol == "webmcp":
+        return webmcp_manifest(tools, url=url)
+    if protocol == "abp":
+        return abp_manifest(tools, url=url)
+    raise ValueError(f"no page tools of protocol {protocol!r}")

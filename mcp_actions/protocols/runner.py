@@ -1,0 +1,134 @@
+"""Running tools that pages declare through WebMCP, ABP or WAB.
+
+``PageToolRunner.run`` is what dispatch calls for a tool whose protocol is not
+actions.json, after the arguments passed the page's own schema. Each
+protocol's call goes to the runtime as its page primitive with the page's
+tool name and the arguments kept apart (``{"tool": name, "arguments": {...}}``
+for ``webmcp.call``), so a page parameter can never rename the tool.
+
+WebMCP: an imperative tool answers with what its ``execute`` returned; a
+declarative one with what ``respondWith`` resolved to, or, when the
+submission navigated, ``{"navigated": true, "page": {url, title, json_ld |
+summary}}`` read from the next document with ``webmcp.page_result``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from ..bridge.bridge import Bridge
+from ..bridge.registry import RuntimeInfo
+from ..catalog.catalog import ToolBinding
+from ..errors import ActionError, ErrorCode
+from .wab import RateLimiter, map_wab_error, origin_of
+
+__all__ = ["PageToolRunner", "page_name_of"]
+
+log = logging.getLogger(__name__)
+
+#: Codes under which the next document is not readable yet (still navigating or loading).
+_NOT_YET = frozenset({ErrorCode.STATE_MISMATCH, ErrorCode.HANDLER_FAILED, ErrorCode.RUNTIME_NOT_READY, ErrorCode.TRANSPORT_FAILED})
+
+
+def page_name_of(binding: ToolBinding, key: str) -> str:
+    """The page's own name of a page-declared tool (bound in ``x_actions.binding.arguments``)."""
+    tool = binding.tool
+    extra = (tool.x_actions.model_extra or {}) if tool is not None else {}
+    bound = extra.get("binding", {}).get("arguments", {}) if isinstance(extra.get("binding"), dict) else {}
+    name = bound.get(key) if isinstance(bound, dict) else None
+    if not isinstance(name, str):
+        raise ActionError(f"{binding.name} does not name its page tool", code=ErrorCode.MANIFEST_INVALID, evidence={"tool": binding.name, "field": key})
+    return name
+
+
+def _remaining_ms(deadline: float) -> int:
+    remaining = int((deadline - time.monotonic()) * 1000)
+    if remaining <= 0:
+        raise ActionError("the call ran out of time", code=ErrorCode.HANDLER_TIMEOUT, evidence={"elapsed_ms": 0})
+    return remaining
+
+
+class PageToolRunner:
+    """Runs page-declared tools through the bridge; one per application."""
+
+    def __init__(self, bridge: Bridge) -> None:
+        self.bridge = bridge
+        self.rates = RateLimiter()
+
+    async def run(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
+        """Run one checked call of a page-declared tool on ``runtime``; its output or ``ActionError``."""
+        if binding.protocol == "webmcp":
+            return await self._webmcp(binding, own, runtime, deadline)
+        if binding.protocol == "wab":
+            return await self._wab(binding, own, runtime, deadline)
+        raise ActionError(
+            f"{binding.name} comes from {binding.protocol}, which this runtime cannot run",
+            code=ErrorCode.CAPABILITY_UNAVAILABLE,
+            evidence={"tool": binding.name, "capability": binding.protocol},
+        )
+
+    async def _webmcp(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
+        name = page_name_of(binding, "tool")
+        output = await self.bridge.call(
+            "webmcp.call", {"tool": name, "arguments": own}, runtime_id=runtime.runtime_id, timeout_ms=_remaining_ms(deadline)
+        )
+        if not isinstance(output, dict):
+            return output
+        if output.get("navigating"):
+            page = await self._next_document(runtime, output.get("document"), deadline)
+            return {"submitted": True, "navigated": True, "page": page}
+        return output.get("result")
+
+    async def _next_document(self, runtime: RuntimeInfo, document: Any, deadline: float) -> Any:
+        """``webmcp.page_result`` of the document after ``document``, retried while the tab navigates."""
+        last: ActionError | None = None
+        while time.monotonic() < deadline:
+            try:
+                return await self.bridge.call(
+                    "webmcp.page_result", {"after_document": document}, runtime_id=runtime.runtime_id, timeout_ms=min(_remaining_ms(deadline), 2000)
+                )
+            except ActionError as exc:
+                if exc.code not in _NOT_YET:
+                    raise
+                last = exc
+            await asyncio.sleep(0.15)
+        raise ActionError(
+            "the form was submitted but the next page did not load in time",
+            code=ErrorCode.HANDLER_TIMEOUT,
+            evidence={"runtime_id": runtime.runtime_id, "last_error": last.code if last else None},
+        )
+
+    async def _wab(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
+        command = page_name_of(binding, "command")
+        tool = binding.tool
+        x_wab = (tool.model_extra or {}).get("x_wab", {}) if tool is not None else {}
+        if isinstance(x_wab, dict) and x_wab.get("permitted") is False:
+            # WAB §4.5: refused here, before anything reaches the page.
+            raise ActionError(
+                f"the site does not permit {x_wab.get('permission')}, which command {command} ({x_wab.get('trigger')}) needs",
+                code=ErrorCode.PERMISSION_DENIED,
+                evidence={"command": command, "trigger": x_wab.get("trigger"), "permission": x_wab.get("permission"), "protocol": "wab", "wab_code": "PERMISSION_DENIED"},
+            )
+        site = origin_of(runtime.url) or runtime.runtime_id
+        self.rates.check(site, binding_max_rate(binding))
+        try:
+            return await self.bridge.call(
+                "wab.execute", {"command": command, "params": own}, runtime_id=runtime.runtime_id, timeout_ms=_remaining_ms(deadline)
+            )
+        except ActionError as exc:
+            mapped = map_wab_error(exc, command)
+            retry = mapped.evidence.get("retry_after_s") if isinstance(mapped.evidence, dict) else None
+            if mapped.code == ErrorCode.RATE_LIMITED and isinstance(retry, (int, float)):
+                self.rates.retry_after(site, float(retry))
+            raise mapped from exc
+
+
+def binding_max_rate(binding: ToolBinding) -> int:
+    """The site's ``security.max_rate`` (commands per minute) kept on the tool, default 60."""
+    tool = binding.tool
+    x_wab = (tool.model_extra or {}).get("x_wab", {}) if tool is not None else {}
+    rate = x_wab.get("max_rate") if isinstance(x_wab, dict) else None
+    return rate if isinstance(rate, int) and not isinstance(rate, bool) and rate >= 1 else 60

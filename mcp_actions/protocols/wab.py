@@ -1,0 +1,147 @@
+"""WAB (Web Agent Bridge) on the host side: discovery, permissions, rate limits, error mapping.
+
+Discovery (WAB §6): ``https://{host}/agent-bridge.json``, then
+``/.well-known/wab.json``, fetched with httpx under ``MAX_DISCOVERY_BYTES``
+and ``DISCOVERY_TIMEOUT_S``; a document that is not a WAB discovery document
+is ignored. Before a command reaches the page, the trigger's permission is
+checked (a false permission is ``permission_denied``) and the site's
+``security.max_rate`` (commands per minute) is enforced, as is a
+``retryAfter`` the site answered with; WAB error codes map onto our stable
+codes with the WAB code in ``evidence.wab_code``.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
+
+from ..convert.wab import is_wab_discovery
+from ..errors import ActionError, ErrorCode
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["DISCOVERY_PATHS", "RateLimiter", "discover", "map_wab_error", "origin_of"]
+
+log = logging.getLogger(__name__)
+
+DISCOVERY_PATHS = ("/agent-bridge.json", "/.well-known/wab.json")
+MAX_DISCOVERY_BYTES = 256 * 1024
+DISCOVERY_TIMEOUT_S = 5.0
+
+#: WAB error codes (Appendix B) and the stable code each becomes.
+WAB_CODES: dict[str, ErrorCode] = {
+    "INVALID_COMMAND": ErrorCode.INVALID_INPUT,
+    "INVALID_PARAMS": ErrorCode.INVALID_INPUT,
+    "INVALID_METHOD": ErrorCode.UNKNOWN_ACTION,
+    "ACTION_NOT_FOUND": ErrorCode.UNKNOWN_ACTION,
+    "AUTHENTICATION_REQUIRED": ErrorCode.PERMISSION_DENIED,
+    "INVALID_TOKEN": ErrorCode.PERMISSION_DENIED,
+    "SESSION_EXPIRED": ErrorCode.PERMISSION_DENIED,
+    "PERMISSION_DENIED": ErrorCode.PERMISSION_DENIED,
+    "ORIGIN_MISMATCH": ErrorCode.PERMISSION_DENIED,
+    "SELECTOR_BLOCKED": ErrorCode.PERMISSION_DENIED,
+    "SANDBOX_VIOLATION": ErrorCode.PERMISSION_DENIED,
+    "SIGNATURE_INVALID": ErrorCode.PERMISSION_DENIED,
+    "SELECTOR_NOT_FOUND": ErrorCode.TARGET_NOT_FOUND,
+    "RATE_LIMITED": ErrorCode.RATE_LIMITED,
+    "DUPLICATE_COMMAND_ID": ErrorCode.HANDLER_FAILED,
+    "EXECUTION_FAILED": ErrorCode.HANDLER_FAILED,
+    "BRIDGE_ERROR": ErrorCode.HANDLER_FAILED,
+    "TRANSPORT_ERROR": ErrorCode.TRANSPORT_FAILED,
+    "TIMEOUT": ErrorCode.HANDLER_TIMEOUT,
+    "UNSUPPORTED_VERSION": ErrorCode.CAPABILITY_UNAVAILABLE,
+}
+
+
+def origin_of(url: str | None) -> str | None:
+    """``scheme://host[:port]`` of an http(s) URL, else None."""
+    parts = urlsplit(url or "")
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+async def _fetch_json(client: httpx.AsyncClient, url: str) -> Any:
+    async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
+        if response.status_code != 200:
+            return None
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > MAX_DISCOVERY_BYTES:
+                log.warning("WAB discovery document at %s exceeds %d bytes; ignored", url, MAX_DISCOVERY_BYTES)
+                return None
+    try:
+        return json.loads(bytes(body))
+    except ValueError:
+        return None
+
+
+async def discover(page_url: str) -> tuple[str, dict[str, Any]] | None:
+    """``(url, document)`` of the site's WAB discovery document, or None when it has none."""
+    origin = origin_of(page_url)
+    if origin is None:
+        return None
+    # Imported on the first discovery (a page reached), not at start-up: it is a tenth
+    # of the time before the first tools/list.
+    import httpx
+
+    async with httpx.AsyncClient(timeout=DISCOVERY_TIMEOUT_S, follow_redirects=False) as client:
+        for path in DISCOVERY_PATHS:
+            url = urljoin(origin, path)
+            try:
+                document = await _fetch_json(client, url)
+            except httpx.HTTPError as exc:
+                log.info("no WAB discovery at %s: %s", url, exc)
+                continue
+            if is_wab_discovery(document):
+                return url, document
+    return None
+
+
+def map_wab_error(exc: ActionError, command: str) -> ActionError:
+    """A page-side WAB failure under our stable code, the WAB code kept in the evidence."""
+    wab_code = exc.evidence.get("wab_code") if isinstance(exc.evidence, dict) else None
+    if not isinstance(wab_code, str):
+        return exc
+    code = WAB_CODES.get(wab_code, ErrorCode.HANDLER_FAILED)
+    evidence = {**exc.evidence, "command": command, "protocol": "wab"}
+    return ActionError(exc.message, code=code, evidence=evidence)
+
+
+class RateLimiter:
+    """Per-site command budget: ``max_rate`` per 60 s, and any ``retryAfter`` the site asked for."""
+
+    WINDOW_S = 60.0
+
+    def __init__(self) -> None:
+        self._calls: dict[str, collections.deque[float]] = {}
+        self._blocked_until: dict[str, float] = {}
+
+    def check(self, site: str, max_rate: int) -> None:
+        """Count one command for ``site``; ``rate_limited`` (with ``retry_after_s``) when over budget."""
+        now = time.monotonic()
+        until = self._blocked_until.get(site, 0.0)
+        if now < until:
+            raise ActionError(
+                f"{site} asked to wait before the next command",
+                code=ErrorCode.RATE_LIMITED,
+                evidence={"site": site, "retry_after_s": round(until - now, 1), "source": "site"},
+            )
+        calls = self._calls.setdefault(site, collections.deque())
+        while calls and now - calls[0] >= self.WINDOW_S:
+            calls.popleft()
+        if len(calls) >= max_rate:
+            raise ActionError(
+                f"{site} allows {max_rate} commands per minute",
+                code=ErrorCode.RATE_LIMITED,
+                evidence={"site": site, "max_rate": max_rate, "retry_after_s": round(self.WINDOW_S - (now - calls[0]), 1), "source": "max_rate"},
+            )
+        calls.append(now)
+
+    def retry_after(self, site: str, seconds: float) -> None:
+        """The site answered RATE_LIMITED: refuse its commands here until ``seconds`` have passed."""
+        self._blocked_until[site] = time.monotonic() + max(0.0, seconds)

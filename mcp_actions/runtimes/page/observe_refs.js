@@ -1,0 +1,192 @@
+/*
+ * observe_refs.js — Observation with stable element refs, for pages without a
+ * map (the idea of BAP's observe): refs.observe lists the visible interactive
+ * elements as {ref: "@e1", role, name, value?, actions, bounds?, change},
+ * under a byte budget, with the total count when it truncates. A ref names
+ * the same element across observations for as long as the element lives
+ * (change: "new" the first time, then "stable", or "moved" when its box
+ * moved). refs.resolve marks one ref's element with data-mcp-actions-ref so
+ * every locator-based primitive can act on it; refs.select chooses options.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  cap = M.cap,
+  box = M.box,
+  tagOf = M.tagOf,
+  isEnabled = M.isEnabled,
+  queryAllDeep = M.queryAllDeep,
+  isVisible = M.isVisible,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  viewport = M.viewport;
+
+var INTERACTIVE = [
+  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary", "[contenteditable=''], [contenteditable=true]",
+  "[role=button]", "[role=link]", "[role=checkbox]", "[role=radio]", "[role=switch]", "[role=tab]", "[role=menuitem]",
+  "[role=option]", "[role=combobox]", "[role=textbox]", "[role=searchbox]", "[role=slider]", "[role=spinbutton]",
+  "[tabindex]:not([tabindex='-1'])",
+].join(", ");
+var NAME_CAP = 80;
+var VALUE_CAP = 120;
+var REF_ATTR = "data-mcp-actions-ref";
+
+var refOf = typeof WeakMap === "function" ? new WeakMap() : null;
+var byRef = {}; // "e12" -> element (pruned when the element leaves the document)
+var lastBox = {}; // "e12" -> "x,y,w,h" at the previous observation
+var counter = 0;
+
+function refFor(el) {
+  var ref = refOf.get(el);
+  if (!ref) {
+    counter += 1;
+    ref = "e" + counter;
+    refOf.set(el, ref);
+    byRef[ref] = el;
+  }
+  return ref;
+}
+
+function actionsOf(el, role) {
+  var tag = tagOf(el);
+  var type = String(el.type || "").toLowerCase();
+  if (!isEnabled(el)) return [];
+  if (tag === "select") return ["select"];
+  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"].indexOf(type) < 0)) {
+    return ["fill", "press", "click"];
+  }
+  return ["click", "press"];
+}
+
+function valueOf(el) {
+  var tag = tagOf(el);
+  if (tag === "select") {
+    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
+    return chosen.join(", ");
+  }
+  if (tag === "input" || tag === "textarea") {
+    if (el.type === "password") return el.value ? "••••" : "";
+    return String(el.value == null ? "" : el.value);
+  }
+  return null;
+}
+
+function entryFor(el, withBounds) {
+  var role = roleOf(el) || tagOf(el);
+  var entry = { ref: "@" + refFor(el), role: role };
+  var name = accessibleName(el, role);
+  if (name) entry.name = cap(name, NAME_CAP);
+  var value = valueOf(el);
+  if (value !== null && value !== "") entry.value = cap(value, VALUE_CAP);
+  if (el.type === "checkbox" || el.type === "radio") entry.checked = !!el.checked;
+  entry.actions = actionsOf(el, role);
+  var b = box(el);
+  var key = [b.x, b.y, b.width, b.height].join(",");
+  var ref = entry.ref.slice(1);
+  entry.change = lastBox[ref] === undefined ? "new" : lastBox[ref] === key ? "stable" : "moved";
+  lastBox[ref] = key;
+  if (withBounds) entry.bounds = b;
+  return entry;
+}
+
+function prune() {
+  Object.keys(byRef).forEach(function (ref) {
+    if (!byRef[ref].isConnected) {
+      delete byRef[ref];
+      delete lastBox[ref];
+    }
+  });
+}
+
+function inViewport(el) {
+  var r = el.getBoundingClientRect();
+  var vp = viewport();
+  return r.bottom > 0 && r.right > 0 && r.top < vp.height && r.left < vp.width;
+}
+
+var encoder = typeof TextEncoder === "function" ? new TextEncoder() : null;
+function utf8Length(text) {
+  return encoder ? encoder.encode(text).length : unescape(encodeURIComponent(text)).length;
+}
+
+/** Interactive elements in composed-tree order: a shadow root's elements where its host is. */
+function interactiveInOrder() {
+  var out = [];
+  (function walk(scope) {
+    var walker = document.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.matches(INTERACTIVE)) out.push(n);
+      if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
+    }
+  })(document);
+  return out;
+}
+
+function observe(args) {
+  var maxBytes = args.max_bytes === undefined ? 16000 : args.max_bytes;
+  if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
+  if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.observe" });
+  prune();
+  var all = interactiveInOrder().filter(function (el) {
+    return isVisible(el) && (!args.viewport_only || inViewport(el));
+  });
+  var elements = [];
+  var used = 2; // the brackets of the list
+  var truncated = false;
+  for (var i = 0; i < all.length; i++) {
+    var entry = entryFor(all[i], args.bounds === true);
+    var size = utf8Length(JSON.stringify(entry)) + 1; // the budget counts UTF-8 bytes of compact JSON
+    if (used + size > maxBytes) {
+      truncated = true;
+      break;
+    }
+    used += size;
+    elements.push(entry);
+  }
+  var out = { elements: elements, total: all.length, returned: elements.length, truncated: truncated, url: String(root.location.href), title: String(document.title || "") };
+  if (truncated) out.hint = "more elements than max_bytes allows: raise max_bytes or pass viewport_only";
+  return out;
+}
+
+function elementOf(ref) {
+  if (typeof ref !== "string" || !/^@?e[0-9]+$/.test(ref)) fail("invalid_input", "ref must look like @e12", { field: "ref" });
+  var key = ref.charAt(0) === "@" ? ref.slice(1) : ref;
+  var el = byRef[key];
+  if (!el || !el.isConnected) fail("target_not_found", "no live element has ref @" + key + " (observe again)", { ref: "@" + key });
+  if (!isVisible(el)) fail("target_not_visible", "the element @" + key + " is not visible now", { ref: "@" + key });
+  return { key: key, el: el };
+}
+
+function resolve(args) {
+  var found = elementOf(args.ref);
+  // Only the acted-on element carries the mark, and only one at a time.
+  queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (other !== found.el) other.removeAttribute(REF_ATTR); });
+  found.el.setAttribute(REF_ATTR, found.key);
+  if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
+  var role = roleOf(found.el) || tagOf(found.el);
+  var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
+  var name = accessibleName(found.el, role);
+  if (name) out.name = cap(name, NAME_CAP);
+  return out;
+}
+
+function selectOptions(args) {
+  var found = elementOf(args.ref);
+  var el = found.el;
+  if (tagOf(el) !== "select") fail("target_not_editable", "@" + found.key + " is not a <select>", { ref: "@" + found.key, tag: tagOf(el) });
+  var wanted = Array.isArray(args.values) ? args.values.map(String) : [String(args.value)];
+  var matched = [];
+  Array.prototype.forEach.call(el.options, function (o) {
+    var hit = !o.disabled && (wanted.indexOf(o.value) >= 0 || wanted.indexOf(o.label) >= 0 || wanted.indexOf(M.normalize(o.textContent)) >= 0);
+    if (hit && (el.multiple || matched.length === 0)) matched.push(o);
+  });
+  if (!matched.length) fail("target_not_found", "no enabled option of @" + found.key + " matches", { ref: "@" + found.key, values: wanted });
+  Array.prototype.forEach.call(el.options, function (o) { o.selected = matched.indexOf(o) >= 0; });
+  el.dispatchEvent(new Event("input", { bubbles: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  return { ref: "@" + found.key, selected: matched.map(function (o) { return o.value; }) };
+}
+
+definePrimitive("refs.observe", observe);
+definePrimitive("refs.resolve", resolve, ["ref"]);
+definePrimitive("refs.select", selectOptions, ["ref"]);

@@ -1,0 +1,105 @@
+"""WebMCP pages end to end: polyfilled navigator.modelContext in real headless Chromium, through the SDK Client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from .conftest import product
+
+
+async def test_imperative_tools_become_mcp_tools_and_run_the_pages_execute(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp/imperative.html")
+        add = await s.page_tool("webmcp", "add_todo")
+        listing = await s.page_tool("webmcp", "list_todos")
+        # One naming rule: <site>.<tool>, host-safe MCP name, protocol in _meta.
+        assert add.meta["mcp-actions/tool"] == "x127_0_0_1.add_todo" and add.name == "x127_0_0_1_add_todo"
+        assert add.meta["mcp-actions/protocol"] == "webmcp"
+        assert add.meta["mcp-actions/runtime_id"] == s.tab().runtime_id
+        assert add.input_schema["required"] == ["title"] and {"target", "timeout_ms"} <= set(add.input_schema["properties"])
+        assert listing.annotations is not None and listing.annotations.read_only_hint is True
+        builtins = await s.tools()
+        assert builtins["browser_navigate"].meta["mcp-actions/protocol"] == "actions.json"
+
+        result = await s.client.call_tool(add.name, {"title": "Water the plants", "priority": 1})
+        assert not result.is_error
+        assert result.structured_content == {"content": [{"type": "text", "text": 'Added "Water the plants" (1 items)'}]}
+        assert result.meta and result.meta.get("mcp-actions/untrusted") is True
+        assert await s.tab().page.evaluate("() => todosForTest().map(t => t.title)") == ["Water the plants"]
+
+        # The page's schema is checked before anything reaches the page.
+        with pytest.raises(MCPError) as caught:
+            await s.client.call_tool(add.name, {"title": "x", "priority": 7})
+        assert caught.value.data["code"] == "invalid_input" and caught.value.data["evidence"]["path"] == "/priority"
+        with pytest.raises(MCPError):
+            await s.client.call_tool(add.name, {"title": "x", "colour": "red"})
+        assert await s.tab().page.evaluate("() => todosForTest().length") == 1
+
+        listed = await s.client.call_tool(listing.name, {})
+        assert json.loads(listed.structured_content["content"][0]["text"])[0]["title"] == "Water the plants"
+
+
+async def test_a_tool_registered_later_arrives_with_list_changed_and_leaves_with_unregister(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp/imperative.html")
+        await s.page_tool("webmcp", "add_todo")
+        assert not any(n.endswith("archive_done") for n in await s.tools())
+        before = len(s.changes)
+        await s.tab().page.click("#enable-archive")
+        archive = await s.page_tool("webmcp", "archive_done")
+        assert len(s.changes) > before, "no tools/list_changed was sent"
+        result = await s.client.call_tool(archive.name, {})
+        assert result.structured_content == {"archived": 0}
+
+        before = len(s.changes)
+        await s.tab().page.evaluate("() => disableArchive()")
+        await s.wait_for_tools(lambda ts: not any(n.endswith("archive_done") for n in ts))
+        assert len(s.changes) > before
+        # Navigating away withdraws the page's tools.
+        await s.navigate(f"{pages_url}/webmcp/booked.html")
+        await s.wait_for_tools(lambda ts: not any(t.meta.get("mcp-actions/protocol") == "webmcp" for t in ts.values()))
+
+
+async def test_declarative_form_compiles_to_a_schema_and_answers_through_respond_with(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp/declarative.html")
+        search = await s.page_tool("webmcp", "search_flights")
+        schema = search.input_schema
+        assert search.description == "Search flights between two cities."
+        assert schema["required"] == ["from", "to"]
+        props = schema["properties"]
+        assert props["from"] == {"type": "string", "description": "Departure city"}
+        assert props["to"]["description"] == "Arrival city"
+        assert props["passengers"] == {"type": "number", "minimum": 1, "maximum": 9, "description": "How many people travel"}
+        assert props["cabin"]["enum"] == ["economy", "business"] and props["cabin"]["description"] == "Cabin class"
+        assert props["trip"] == {"type": "string", "enum": ["oneway", "return"], "description": "Trip"}
+        assert "csrf" not in props  # hidden controls are the page's, not the agent's
+
+        result = await s.client.call_tool(search.name, {"from": "Paris", "to": "Oslo", "passengers": 2, "cabin": "business", "trip": "return"})
+        assert not result.is_error, result.structured_content
+        out = result.structured_content
+        assert out["agent"] is True and out["passengers"] == 2 and out["trip"] == "return"
+        assert [f["price"] for f in out["flights"]] == [900, 1200] and out["flights"][0]["from"] == "Paris"
+        assert await s.tab().page.text_content("#status") == "2 flights found"
+
+        with pytest.raises(MCPError):
+            await s.client.call_tool(search.name, {"from": "Paris", "to": "Oslo", "cabin": "first"})
+
+
+async def test_declarative_form_that_navigates_answers_with_the_next_pages_json_ld(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp/declarative.html")
+        book = await s.page_tool("webmcp", "book_flight")
+        assert book.input_schema["properties"]["flight"]["pattern"] == "^(?:[A-Z]{2}[0-9]{2,4})$"
+        with pytest.raises(MCPError):
+            await s.client.call_tool(book.name, {"flight": "nope", "passenger": "Ada"})
+        result = await s.client.call_tool(book.name, {"flight": "AB12", "passenger": "Ada Lovelace"})
+        assert not result.is_error, result.structured_content
+        out = result.structured_content
+        assert out["navigated"] is True and out["page"]["title"] == "Booking confirmed"
+        assert "booked.html?flight=AB12" in out["page"]["url"]
+        (ld,) = out["page"]["json_ld"]
+        assert ld["reservationFor"]["flightNumber"] == "AB12" and ld["underName"]["name"] == "Ada Lovelace"
