@@ -406,7 +406,7 @@ def summarise(runs: list[Run]) -> list[dict[str, Any]]:
             best = {key: min(p[key] for p in peers) for key in ("task_ms_median", "bytes_to_model", "tools_list_bytes")}
             row["vs_best_peer"] = {
                 "task_time": round(row["task_ms_median"] / best["task_ms_median"], 3),
-                "bytes_to_model": round(row["bytes_to_model"] / best["bytes_to_model"], 4),
+                "bytes_to_model": round(row["bytes_to_model"] / best["bytes_to_model"], 6),
                 "tools_list_bytes": round(row["tools_list_bytes"] / best["tools_list_bytes"], 3),
             }
     return rows
