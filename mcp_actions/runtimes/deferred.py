@@ -21,6 +21,7 @@ from ..bridge.bridge import Bridge
 
 if TYPE_CHECKING:
     from .browser import BrowserHost
+    from .tab import TabRuntime
 
 __all__ = ["DeferredBrowser"]
 
@@ -53,6 +54,15 @@ class DeferredBrowser:
     def started(self) -> bool:
         """True while a browser is running (or attached) and its tabs are registered."""
         return self._host is not None and self._host.started
+
+    @property
+    def tabs(self) -> list[TabRuntime]:
+        """The registered tabs, oldest first (none before the browser starts)."""
+        return self._host.tabs if self._host is not None else []
+
+    def tab(self, runtime_id: str) -> TabRuntime | None:
+        """The tab with this runtime id."""
+        return self._host.tab(runtime_id) if self._host is not None else None
 
     async def ensure_started(self) -> None:
         """Start the browser once; concurrent callers (and a background launch) share one start."""
