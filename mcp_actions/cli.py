@@ -14,11 +14,13 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from . import __version__
 from .errors import UsageError
+from .manifest.report import human_lines, json_text, validate_paths
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run_validate"]
 
 _TRANSPORTS = ("stdio", "sse", "streamable-http")
 
@@ -114,6 +116,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def run_validate(paths: Sequence[str], *, as_json: bool, out: TextIO, err: TextIO) -> int:
+    """``mcp-actions validate PATH... [--json]``: write the report (``manifest.report``); return the exit status.
+
+    Problem lines (or the JSON array) go to ``out``; unreadable paths and the summary line go to ``err``.
+    """
+    if not paths:
+        err.write("usage: mcp-actions validate PATH... [--json]\n")
+        return 2
+    run = validate_paths(paths)
+    for message in run.path_errors:
+        err.write(f"error: {message}\n")
+    if as_json:
+        out.write(json_text(run) + "\n")
+    else:
+        for line in human_lines(run):
+            out.write(line + "\n")
+    err.write(run.summary() + "\n")
+    return run.exit_status
+
+
 def _limits(args: argparse.Namespace) -> object:
     from dataclasses import replace
 
@@ -195,8 +217,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         if args.command == "validate":
-            from .manifest.report import run_validate
-
             return run_validate(args.paths, as_json=args.json, out=sys.stdout, err=sys.stderr)
         if args.command == "check":
             from .checks.command import run_check_command

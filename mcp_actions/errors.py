@@ -123,7 +123,11 @@ class ErrorCode(enum.StrEnum):
     SCHEMA_NOT_OBJECT = "schema_not_object", "problem", "input_schema, payload, result_schema or output_schema is present but not an object"
     INVALID_SCHEMA = "invalid_schema", "problem", "a schema fails its metaschema; the path points inside the schema"
     UNKNOWN_SCHEMA_DIALECT = "unknown_schema_dialect", "problem", "warning: $schema names a dialect jsonschema does not know; checked as Draft 2020-12"
-    TOOL_NOT_EXECUTABLE = "tool_not_executable", "problem", "an agent-callable tool has no x_actions.handler, no workflow and no x_actions.execution.steps"
+    TOOL_NOT_EXECUTABLE = "tool_not_executable", "problem", "an agent-callable tool has no x_actions.handler, no workflow, no x_actions.execution.steps, and its name is no primitive of the host's dictionary or the map's primitive_dictionary"
+    HOST_NATIVE_UNDECLARED = "host_native_undeclared", "problem", (
+        "warning: a tool of a map that carries its own primitive_dictionary has no handler or workflow and its name is in "
+        "no primitive dictionary; it runs only on the host that publishes the map (elsewhere: capability_unavailable)"
+    )
     INVALID_SELECTOR = "invalid_selector", "problem", "a selector field is not a non-empty string (or, for list fields, an array of them)"
     INVALID_TARGET = "invalid_target", "problem", "a target is not a target descriptor object with at least one locating field"
     UNSAFE_SOURCE_PATH = "unsafe_source_path", "problem", "a source.files entry is absolute, a URL, or climbs above the root with '..'"

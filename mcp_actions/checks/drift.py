@@ -28,7 +28,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.model import Manifest
 from ..projection.project import CompiledProjection
 from ..projection.service import Observation
-from ..workflow.expressions import has_partial_slot, slot_source
+from ..manifest.expressions import has_partial_slot, slot_source
 from .probe import PrimitiveCall, probe_target
 from .runner import DEFAULT_SEVERITY, run_check, state_current
 

@@ -34,7 +34,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
-from ..manifest.rules.workflow import dictionary_primitives
+from ..manifest.dictionary import host_primitives
 from ..workflow.interpreter import CompiledWorkflow, run_workflow
 from ..workflow.legacy import execution_steps, translate_execution
 from ..workflow.progress import ProgressCallback, ProgressReporter
@@ -66,7 +66,7 @@ def host_dictionary(manifest: Manifest | None) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _bundled_names() -> frozenset[str]:
-    return frozenset(dictionary_primitives())
+    return frozenset(host_primitives())
 
 
 class ToolExecution:
@@ -151,9 +151,7 @@ class ToolExecution:
         if self.runtime.capabilities and handler in self.runtime.capabilities:
             self.mode = "primitive"
             tool = self.binding.tool
-            extra = (tool.x_actions.model_extra or {}) if tool is not None else {}
-            binding = extra.get("binding") if isinstance(extra.get("binding"), dict) else {}
-            bound = binding.get("arguments") if isinstance(binding.get("arguments"), dict) else {}
+            bound = tool.x_actions.bound_arguments if tool is not None else {}
             return await self._single(handler, {**bound, **own})
         self.mode = "handler"
         reporter = ProgressReporter(self.progress)

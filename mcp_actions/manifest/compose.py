@@ -47,9 +47,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import ManifestError, codes_in_group
+from ..errors import ErrorCode, ManifestError, codes_in_group
 from .limits import DEFAULT_LIMITS, Limits
-from .problems import Problem
+from ..jsonutil import json_pointer
+from .problems import Problem, child_pointer
+from .dictionary import map_primitives
+from .execution import classify_tool
 from .fetch import RemoteFetcher, parse_json_strictly, read_source
 from .resolve import SOURCE_CODES, ImportContext, Location, resolve_import
 from .validate import check_manifest
@@ -217,6 +220,8 @@ class _Renamer:
                 continue
             for entry in entries:
                 if isinstance(entry, dict):
+                    if kind == "tool":
+                        _pin_host_native(entry)
                     self.key(entry, name_key, kind)
                     renamers[list_key](entry)
 
@@ -259,6 +264,38 @@ class _Renamer:
         self.target_states(check)
         for key in ("setup", "assertions", "steps"):
             self.check_refs(check.get(key))
+
+
+def _pin_host_native(tool: dict[str, Any]) -> None:
+    """Before a host-native tool is renamed, name its primitive as its handler.
+
+    A tool with no handler, workflow or steps runs the primitive of its own
+    name; ``ns.browser.navigate`` no longer names one, so it keeps
+    ``browser.navigate`` as a primitive handler (the same run, said explicitly).
+    """
+    name = tool.get("name")
+    x_actions = tool.get("x_actions", {})
+    if not isinstance(name, str) or not isinstance(x_actions, dict) or x_actions.get("direction") == "html_to_agent":
+        return
+    if classify_tool(tool, host_primitives=(), map_primitives=()) is None:
+        tool["x_actions"] = {**x_actions, "handler": name}
+
+
+def _merge_primitive_dictionary(document: dict[str, Any], imported: dict[str, Any]) -> None:
+    """Add the primitives an import's own ``primitive_dictionary`` declares (names are not namespaced)."""
+    incoming = map_primitives(imported)
+    if not incoming:
+        return
+    dictionary = document.get("primitive_dictionary")
+    if not isinstance(dictionary, dict):
+        dictionary = document["primitive_dictionary"] = {"primitives": []}
+    if not isinstance(dictionary.get("primitives"), list):
+        dictionary["primitives"] = []
+    present = set(map_primitives(document))
+    source = imported["primitive_dictionary"]["primitives"]
+    dictionary["primitives"].extend(
+        copy.deepcopy(entry) for entry in source if isinstance(entry, dict) and entry.get("name") in incoming and entry["name"] not in present
+    )
 
 
 # ---------------------------------------------------------------- merging
@@ -315,12 +352,12 @@ class _Merger:
     def _conflict(self, kind: str, name: str, owner: str, label: str, pointer: str) -> None:
         if self.policy == "error":
             self.problems.append(
-                Problem(pointer, "name_conflict", f"{kind} {name!r} from {label} conflicts with the one from {owner} (conflict policy: error)", "error")
+                Problem(pointer, ErrorCode.NAME_CONFLICT, f"{kind} {name!r} from {label} conflicts with the one from {owner} (conflict policy: error)", "error")
             )
             return
         kept, dropped = (owner, label) if self.policy == "prefer_local" else (label, owner)
         self.problems.append(
-            Problem(pointer, "name_conflict", f"{kind} {name!r} is declared by {owner} and by {label}; kept {kept}'s, dropped {dropped}'s ({self.policy})", "warning")
+            Problem(pointer, ErrorCode.NAME_CONFLICT, f"{kind} {name!r} is declared by {owner} and by {label}; kept {kept}'s, dropped {dropped}'s ({self.policy})", "warning")
         )
 
 
@@ -373,7 +410,7 @@ class _Composer:
         settings = doc.get("composition") if isinstance(doc.get("composition"), dict) else {}
         policy = settings.get("default_conflict_policy", "prefer_local")
         if policy not in CONFLICT_POLICIES:
-            problems.append(Problem("/composition/default_conflict_policy", "invalid_value", f"default_conflict_policy must be one of {', '.join(CONFLICT_POLICIES)}"))
+            problems.append(Problem("/composition/default_conflict_policy", ErrorCode.INVALID_VALUE, f"default_conflict_policy must be one of {', '.join(CONFLICT_POLICIES)}"))
             return Composition(document=doc, origins=origins, problems=problems)
         namespace_required = settings.get("namespace_required", True) is not False
         merger = _Merger.start(doc, origins, policy, f"this manifest ({source})")
@@ -388,12 +425,13 @@ class _Composer:
         for position, entry in enumerate(imports):
             if not isinstance(entry, dict) or entry.get("enabled", True) is False:
                 continue
-            pointer = f"/imports/{position}"
+            pointer = json_pointer(("imports", position))
             imported = self._import(entry, pointer=pointer, context=context, namespace_required=namespace_required, stack=stack, problems=problems)
             if imported is None:
                 continue
             sub, label = imported
             merger.merge(sub.document, sub.origins, label=label, pointer=pointer)
+            _merge_primitive_dictionary(merger.document, sub.document)
         problems.extend(merger.problems)
         return Composition(document=merger.document, origins=merger.origins, problems=problems)
 
@@ -414,20 +452,20 @@ class _Composer:
             return None  # malformed entries are the validator's to report
         label = f"import {import_id!r} ({uri})"
         if namespace is None and namespace_required:
-            problems.append(Problem(f"{pointer}/namespace", "import_namespace_required", f"{label} has no namespace and composition.namespace_required is true"))
+            problems.append(Problem(child_pointer(pointer, "namespace"), ErrorCode.IMPORT_NAMESPACE_REQUIRED, f"{label} has no namespace and composition.namespace_required is true"))
             return None
         if not isinstance(namespace, (str, type(None))):
             return None
-        where = f"{pointer}/uri"
+        where = child_pointer(pointer, "uri")
         if self.budget <= 0:
-            problems.append(Problem(where, "import_limit_exceeded", f"{label}: more than {self.max_imports} imports in one composition"))
+            problems.append(Problem(where, ErrorCode.IMPORT_LIMIT_EXCEEDED, f"{label}: more than {self.max_imports} imports in one composition"))
             return None
         self.budget -= 1
         try:
             resolved = resolve_import(kind, uri, context)
             if resolved.location.key in stack:
                 chain = " -> ".join([*stack[stack.index(resolved.location.key) :], resolved.location.key])
-                problems.append(Problem(where, "import_cycle", f"{label} imports a manifest that is already being composed: {chain}"))
+                problems.append(Problem(where, ErrorCode.IMPORT_CYCLE, f"{label} imports a manifest that is already being composed: {chain}"))
                 return None
             data = read_source(resolved.location, fetcher=self.fetcher)
             imported = parse_json_strictly(data, what=str(resolved.location))
@@ -437,7 +475,7 @@ class _Composer:
         report = check_manifest(imported, limits=self.limits)
         if report.errors:
             problems.extend(
-                Problem(where, "import_invalid", f"{resolved.location}#{p.path or '/'}: {p.code}: {p.message}") for p in report.errors
+                Problem(where, ErrorCode.IMPORT_INVALID, f"{resolved.location}#{p.path or '/'}: {p.code}: {p.message}") for p in report.errors
             )
             return None
         default_trust = resolved.default_trust
@@ -507,7 +545,7 @@ def compose(
         # A safety net: renaming must leave a consistent document; never expose one that is not.
         report = check_manifest(composition.document, limits=limits)
         composition.problems.extend(
-            Problem(p.path, "composition_invalid", f"the composed document is inconsistent: {p.code}: {p.message}") for p in report.errors
+            Problem(p.path, ErrorCode.COMPOSITION_INVALID, f"the composed document is inconsistent: {p.code}: {p.message}") for p in report.errors
         )
     return composition
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urljoin, urlsplit
+
+import httpx
 
 from ..errors import ErrorCode, ManifestError
 from ..jsonutil import strict_loads
 from .resolve import Location, check_remote_url, is_loopback, source_error
-
-if TYPE_CHECKING:
-    import httpx
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -102,10 +101,6 @@ class RemoteFetcher:
             headers["If-None-Match"] = cached.etag
         if cached is not None and cached.last_modified:
             headers["If-Modified-Since"] = cached.last_modified
-        # httpx is imported on the first remote fetch: most servers never make one, and
-        # importing it costs about a tenth of the start-up before the first tools/list.
-        import httpx
-
         deadline = time.monotonic() + self.timeout
         try:
             status, body, response_headers = self._get(url, headers, deadline)
@@ -123,8 +118,6 @@ class RemoteFetcher:
         return body
 
     def _get(self, url: str, headers: dict[str, str], deadline: float) -> tuple[int, bytes, httpx.Headers]:
-        import httpx  # deferred, see fetch
-
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             remaining = max(deadline - time.monotonic(), 0.001)
@@ -162,8 +155,6 @@ class RemoteFetcher:
             if total > self.max_bytes:
                 raise source_error(ErrorCode.IMPORT_TOO_LARGE, f"{url}: more than {self.max_bytes} bytes", uri=url)
             if time.monotonic() > deadline:
-                import httpx  # deferred, see fetch
-
                 # httpx's timeouts bound each read; a server dripping bytes needs the overall deadline.
                 raise httpx.ReadTimeout("overall deadline exceeded")
             chunks.append(chunk)

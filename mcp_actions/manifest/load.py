@@ -22,6 +22,8 @@ from typing import Any
 
 from ..errors import ErrorCode, UsageError
 from .compose import ToolOrigin, compose
+from .dictionary import host_primitives, map_primitives
+from .execution import ToolExecution, classify_tool
 from .fetch import RemoteFetcher
 from .paths import bundled_manifests_dir
 from .storage import ShadowedManifest, is_storage_root, load_storage, scope_dir
@@ -40,6 +42,7 @@ __all__ = [
     "load_paths",
     "namespace_for",
     "read_document",
+    "tool_executions",
 ]
 
 MAX_MANIFEST_BYTES = 8 * 1024 * 1024
@@ -79,6 +82,8 @@ class LoadedManifest:
     model: Manifest
     origins: dict[str, ToolOrigin]
     report: ManifestReport
+    # How each tool runs (tool name -> ToolExecution); every agent-callable tool has one.
+    executions: dict[str, ToolExecution] = field(default_factory=dict)
 
 
 @dataclass
@@ -126,12 +131,12 @@ def read_document(path: Path) -> tuple[Any, list[Problem]]:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code=ErrorCode.IO_ERROR) from exc
     if len(data) > MAX_MANIFEST_BYTES:
-        return None, [Problem("", "manifest_too_large", f"file is {len(data)} bytes; the limit is {MAX_MANIFEST_BYTES}")]
+        return None, [Problem("", ErrorCode.MANIFEST_TOO_LARGE, f"file is {len(data)} bytes; the limit is {MAX_MANIFEST_BYTES}")]
     try:
         return json.loads(data), []
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         # RecursionError: absurdly nested arrays/objects are refused like any other bad JSON.
-        return None, [Problem("", "invalid_json", f"not JSON: {exc}")]
+        return None, [Problem("", ErrorCode.INVALID_JSON, f"not JSON: {exc}")]
 
 
 def namespace_for(document: Any, path: Path | None) -> str:
@@ -195,7 +200,22 @@ def load_document(
         model=Manifest.model_validate(composition.document),
         origins=composition.origins,
         report=result,
+        executions=tool_executions(composition.document),
     )
+
+
+def tool_executions(document: dict[str, Any]) -> dict[str, ToolExecution]:
+    """How each tool of a valid (composed) document runs, by tool name (tools that cannot run are left out)."""
+    host = host_primitives()
+    own = map_primitives(document)
+    published = isinstance(document.get("primitive_dictionary"), dict)
+    executions = {}
+    for tool in document.get("tools", []):
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            execution = classify_tool(tool, host_primitives=host, map_primitives=own, host_published=published)
+            if execution is not None:
+                executions[tool["name"]] = execution
+    return executions
 
 
 def _load_file(result: LoadResult, path: Path, **options: Any) -> None:

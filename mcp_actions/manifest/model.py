@@ -140,11 +140,18 @@ class XActions(_Open):
 
     direction: str = "agent_to_html"
     handler: str | None = None
+    binding: dict[str, Any] | None = None
     scope: str | None = None
     source: dict[str, Any] | None = None
     execution: dict[str, Any] | None = None
     result_schema: dict[str, Any] | None = None
     workflow: Workflow | None = None
+
+    @property
+    def bound_arguments(self) -> dict[str, Any]:
+        """``binding.arguments``: what a handler naming a primitive runs with, under the call's own arguments."""
+        arguments = (self.binding or {}).get("arguments")
+        return dict(arguments) if isinstance(arguments, dict) else {}
 
 
 class Tool(_Open):
@@ -238,3 +245,4 @@ class Manifest(_Open):
     checks: list[Check] = Field(default_factory=list)
     provenance: dict[str, Any] | None = None
     state_projections: list[Projection] = Field(default_factory=list)
+    primitive_dictionary: dict[str, Any] | None = None

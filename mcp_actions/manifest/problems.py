@@ -38,7 +38,7 @@ class Problem:
     """One thing wrong (or questionable) with a manifest."""
 
     path: str
-    code: str
+    code: str  # an ErrorCode member (a str): the one error vocabulary
     message: str
     severity: str = "error"
 

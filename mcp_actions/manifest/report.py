@@ -1,39 +1,43 @@
-"""The ``mcp-actions validate PATH... [--json]`` command: validate manifest files, report, exit.
+"""The report of ``mcp-actions validate``: validate manifest files, as data and as text.
+
+Pure functions: ``validate_paths`` validates what the paths name and returns
+a ``ValidationRun``; ``human_lines``, ``json_text`` and
+``ValidationRun.summary`` render it; ``ValidationRun.exit_status`` is the
+command's exit status. The command line (``mcp_actions.cli``) parses the
+arguments and writes these to stdout and stderr.
 
 Exit status (CONTRACT §1): 0 when every manifest is valid, 1 when any is
-invalid, 2 on a usage or I/O error (no paths, a path that does not exist, a
-directory holding no manifest, a file that cannot be read). A file that is
-read but is not JSON is an *invalid manifest* (``invalid_json`` at ``""``),
-not an I/O error. Every readable file is reported even when another path
-fails; the exit status is then 2.
+invalid, 2 on a usage or I/O error (a path that does not exist, a directory
+holding no manifest, a file that cannot be read). A file that is read but is
+not JSON is an *invalid manifest* (``invalid_json`` at ``""``), not an I/O
+error. Every readable file is reported even when another path fails; the
+exit status is then 2.
 
-Human output, one line per problem on ``out`` (errors and warnings together,
-in path order), then one summary line on ``err``::
+Human output, one line per problem (errors and warnings together, in path
+order), then one summary line::
 
     shop.actions.json:/tools/0/name invalid_identifier tool name '1x' is not a safe identifier
     shop.actions.json:/prompt unknown_field warning: manifest: unknown field 'prompt'
     shop.actions.json: invalid_json not JSON: Expecting value: line 1 column 1 (char 0)
 
 The pointer is printed as-is, so a problem of the whole document shows
-``file:`` followed by an empty pointer. ``--json`` prints one array instead:
+``file:`` followed by an empty pointer. JSON output is one array instead:
 ``[{"file", "valid", "errors": [Problem], "warnings": [Problem]}]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
-from ..errors import UsageError
+from ..errors import ErrorCode, UsageError
 from .load import ManifestReport, discover, read_document
 from .problems import Problem, problem_sort_key
 from .validate import check_manifest
 
-__all__ = ["format_problem", "main", "run_validate", "validate_file"]
+__all__ = ["ValidationRun", "format_problem", "human_lines", "json_text", "validate_file", "validate_paths"]
 
 
 def validate_file(path: Path) -> ManifestReport:
@@ -42,7 +46,7 @@ def validate_file(path: Path) -> ManifestReport:
         document, problems = read_document(path)
     except RecursionError:
         # json.loads recurses per nesting level: absurdly nested text is not a manifest.
-        document, problems = None, [Problem("", "invalid_json", "not JSON: nested too deeply to parse")]
+        document, problems = None, [Problem("", ErrorCode.INVALID_JSON, "not JSON: nested too deeply to parse")]
     if problems:
         return ManifestReport(file=str(path), errors=list(problems))
     report = check_manifest(document)
@@ -59,60 +63,64 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def run_validate(paths: Sequence[str], *, as_json: bool, out: TextIO, err: TextIO) -> int:
-    """Validate the manifests named by ``paths``; write the report; return the exit status."""
-    if not paths:
-        err.write("usage: mcp-actions validate PATH... [--json]\n")
-        return 2
-    failed_paths = 0
+@dataclass
+class ValidationRun:
+    """Every file's report, and the paths that could not be read (messages, in the order met)."""
+
+    reports: list[ManifestReport] = field(default_factory=list)
+    path_errors: list[str] = field(default_factory=list)
+
+    @property
+    def exit_status(self) -> int:
+        """2 when a path could not be read, else 1 when any manifest is invalid, else 0."""
+        if self.path_errors:
+            return 2
+        return 1 if any(not report.valid for report in self.reports) else 0
+
+    def summary(self) -> str:
+        """The one summary line (without its newline)."""
+        invalid = sum(1 for report in self.reports if not report.valid)
+        errors = sum(len(report.errors) for report in self.reports)
+        warnings = sum(len(report.warnings) for report in self.reports)
+        text = (
+            f"checked {_plural(len(self.reports), 'manifest')}: {len(self.reports) - invalid} valid, {invalid} invalid "
+            f"({_plural(errors, 'error')}, {_plural(warnings, 'warning')})"
+        )
+        if self.path_errors:
+            text += f"; {_plural(len(self.path_errors), 'path')} could not be read"
+        return text
+
+
+def validate_paths(paths: Sequence[str | Path]) -> ValidationRun:
+    """Validate every manifest the paths name (files, or directories searched recursively)."""
+    run = ValidationRun()
     files: list[Path] = []
     for raw in paths:
         try:
             found = discover([raw])
         except UsageError as exc:
-            err.write(f"error: {exc.message}\n")
-            failed_paths += 1
+            run.path_errors.append(exc.message)
             continue
         if not found:
-            err.write(f"error: no actions.json or *.actions.json under {raw}\n")
-            failed_paths += 1
+            run.path_errors.append(f"no actions.json or *.actions.json under {raw}")
         files.extend(found)
-    reports: list[ManifestReport] = []
     for path in files:
         try:
-            reports.append(validate_file(path))
+            run.reports.append(validate_file(path))
         except UsageError as exc:
-            err.write(f"error: {exc.message}\n")
-            failed_paths += 1
-    if as_json:
-        out.write(json.dumps([report.to_dict() for report in reports], indent=2, ensure_ascii=False) + "\n")
-    else:
-        for report in reports:
-            for problem in sorted(report.errors + report.warnings, key=problem_sort_key):
-                out.write(format_problem(report.file, problem) + "\n")
-    invalid = sum(1 for report in reports if not report.valid)
-    errors = sum(len(report.errors) for report in reports)
-    warnings = sum(len(report.warnings) for report in reports)
-    summary = (
-        f"checked {_plural(len(reports), 'manifest')}: {len(reports) - invalid} valid, {invalid} invalid "
-        f"({_plural(errors, 'error')}, {_plural(warnings, 'warning')})"
-    )
-    if failed_paths:
-        summary += f"; {_plural(failed_paths, 'path')} could not be read"
-    err.write(summary + "\n")
-    if failed_paths:
-        return 2
-    return 1 if invalid else 0
+            run.path_errors.append(exc.message)
+    return run
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mcp_actions.manifest.report PATH... [--json]`` (the CLI wires the same function)."""
-    parser = argparse.ArgumentParser(prog="mcp-actions validate", description="Validate actions.json manifests.")
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="a manifest file, or a directory to search")
-    parser.add_argument("--json", action="store_true", help="print one JSON array of results")
-    arguments = parser.parse_args(argv)
-    return run_validate(arguments.paths, as_json=arguments.json, out=sys.stdout, err=sys.stderr)
+def human_lines(run: ValidationRun) -> list[str]:
+    """One line per problem of every file (errors and warnings together, in path order)."""
+    return [
+        format_problem(report.file, problem)
+        for report in run.reports
+        for problem in sorted(report.errors + report.warnings, key=problem_sort_key)
+    ]
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def json_text(run: ValidationRun) -> str:
+    """The ``--json`` output: one array of per-file results (without the final newline)."""
+    return json.dumps([report.to_dict() for report in run.reports], indent=2, ensure_ascii=False)

@@ -24,12 +24,15 @@ import logging
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
-from ..errors import ManifestError
+from ..errors import ErrorCode, ManifestError
+from .dictionary import host_primitives, map_primitives
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem, ValidationReport, problem_sort_key
+from .verdict_cache import flush_all
 from .rules.base import Rules, error, json_type
 from .rules.checks import check_checks
 from .rules.context import check_context
+from .rules.dictionary import check_primitive_dictionary
 from .rules.projection import check_state_projections
 from .rules.refs import Index
 from .rules.root import check_imports, check_root
@@ -37,7 +40,6 @@ from .rules.signals import check_attachments, check_signals
 from .rules.sources import check_sources
 from .rules.states import check_states, check_transitions
 from .rules.tools import check_tools
-from .rules.workflow import dictionary_primitives
 
 __all__ = ["check_manifest", "iter_problems", "validate"]
 
@@ -46,6 +48,7 @@ logger = logging.getLogger(__name__)
 # Document order, roughly: a lazy consumer sees the root's problems first.
 _RULE_GROUPS: tuple[Callable[[dict[str, Any], Rules], Iterator[Problem]], ...] = (
     check_root,
+    check_primitive_dictionary,
     check_imports,
     check_context,
     check_states,
@@ -60,13 +63,15 @@ _RULE_GROUPS: tuple[Callable[[dict[str, Any], Rules], Iterator[Problem]], ...] =
 
 
 def _rules(document: Any, limits: Any, primitives: Collection[str] | None) -> Rules:
-    schemas = dictionary_primitives()
+    schemas = host_primitives()
     names = frozenset(schemas) if primitives is None else frozenset(name for name in primitives if isinstance(name, str))
     return Rules(
         limits=limits if isinstance(limits, Limits) else DEFAULT_LIMITS,
         primitives=names,
         primitive_schemas=schemas,
         index=Index.build(document),
+        map_primitives=map_primitives(document),
+        host_published=isinstance(document.get("primitive_dictionary"), dict),
     )
 
 
@@ -77,13 +82,13 @@ def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives:
     (default: the names of the bundled dictionary). Never raises.
     """
     if not isinstance(document, dict):
-        yield error("", "invalid_type", f"a manifest must be a JSON object, got {json_type(document)}")
+        yield error("", ErrorCode.INVALID_TYPE, f"a manifest must be a JSON object, got {json_type(document)}")
         return
     try:
         rules = _rules(document, limits, primitives)
     except Exception as exc:  # noqa: BLE001 - never raise; see the module docstring
         logger.exception("manifest validator could not start")
-        yield error("", "validator_internal_error", f"validator failed to start: {type(exc).__name__}")
+        yield error("", ErrorCode.VALIDATOR_INTERNAL_ERROR, f"validator failed to start: {type(exc).__name__}")
         return
     seen: set[Problem] = set()
     for group in _RULE_GROUPS:
@@ -94,7 +99,9 @@ def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives:
                     yield problem
         except Exception as exc:  # noqa: BLE001 - a bug must refuse the manifest, not crash the caller
             logger.exception("manifest validator rule %s failed", group.__name__)
-            yield error("", "validator_internal_error", f"{group.__name__} failed: {type(exc).__name__}")
+            yield error("", ErrorCode.VALIDATOR_INTERNAL_ERROR, f"{group.__name__} failed: {type(exc).__name__}")
+    # New verdicts go to disk once per manifest, so the next process starts warm (verdict_cache.py).
+    flush_all()
 
 
 def check_manifest(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None) -> ValidationReport:

@@ -27,7 +27,7 @@ from ..errors import ActionError, ErrorCode
 from ..jsonutil import json_pointer, json_size
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Projection
-from ..workflow.expressions import CompiledExpression, compile_slot
+from ..manifest.expressions import CompiledExpression, compile_slot
 
 __all__ = ["DEFAULT_DELTA_KEYS", "CompiledProjection", "CompiledSummary", "check_budget"]
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode
 from ..manifest.limits import DEFAULT_LIMITS, Limits
-from ..workflow.expressions import compile_slot
+from ..manifest.expressions import compile_slot
 from ..workflow.interpreter import jsonata_truthy
 from .diff import json_patch, semantic_deltas
 from .extract import ExtractPlan

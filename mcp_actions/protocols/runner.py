@@ -36,9 +36,7 @@ _NOT_YET = frozenset({ErrorCode.STATE_MISMATCH, ErrorCode.HANDLER_FAILED, ErrorC
 def page_name_of(binding: ToolBinding, key: str) -> str:
     """The page's own name of a page-declared tool (bound in ``x_actions.binding.arguments``)."""
     tool = binding.tool
-    extra = (tool.x_actions.model_extra or {}) if tool is not None else {}
-    bound = extra.get("binding", {}).get("arguments", {}) if isinstance(extra.get("binding"), dict) else {}
-    name = bound.get(key) if isinstance(bound, dict) else None
+    name = tool.x_actions.bound_arguments.get(key) if tool is not None else None
     if not isinstance(name, str):
         raise ActionError(f"{binding.name} does not name its page tool", code=ErrorCode.MANIFEST_INVALID, evidence={"tool": binding.name, "field": key})
     return name

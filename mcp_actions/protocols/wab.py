@@ -16,14 +16,13 @@ import collections
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urljoin, urlsplit
+
+import httpx
 
 from ..convert.wab import is_wab_discovery
 from ..errors import ActionError, ErrorCode
-
-if TYPE_CHECKING:
-    import httpx
 
 __all__ = ["DISCOVERY_PATHS", "RateLimiter", "discover", "map_wab_error", "origin_of"]
 
@@ -85,10 +84,6 @@ async def discover(page_url: str) -> tuple[str, dict[str, Any]] | None:
     origin = origin_of(page_url)
     if origin is None:
         return None
-    # Imported on the first discovery (a page reached), not at start-up: it is a tenth
-    # of the time before the first tools/list.
-    import httpx
-
     async with httpx.AsyncClient(timeout=DISCOVERY_TIMEOUT_S, follow_redirects=False) as client:
         for path in DISCOVERY_PATHS:
             url = urljoin(origin, path)

@@ -11,6 +11,7 @@ authority) and ``FrameRuntime`` (a same-origin frame inside a tab).
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 import uuid
@@ -22,7 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from ..errors import ActionError, ErrorCode
-from .dictionary import dictionary_entry, dictionary_names
+from ..manifest.dictionary import host_dictionary
 from .inprocess import InProcessRuntime
 from .page_watch import PageWatch
 from .tab_host import TabHost
@@ -45,6 +46,16 @@ _WATCH_EVENTS = """(listen) => {
   const engine = window.__mcpActions, emit = window.__mcpActionsEmit;
   return engine && typeof emit === "function" ? engine.watchEvents(listen, (s) => { emit(s); }) : -1;
 }"""
+
+
+def dictionary_names() -> frozenset[str]:
+    """Every primitive name of the shipped dictionary (``runtimes/dictionary.json``)."""
+    return frozenset(host_dictionary())
+
+
+def dictionary_entry(name: str) -> dict[str, Any]:
+    """One primitive's dictionary entry (name, summary, capabilities, schemas, errors); KeyError when absent."""
+    return copy.deepcopy(host_dictionary()[name])
 
 
 def _now() -> str:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode
 from ..manifest.limits import Limits
-from .expressions import (
+from ..manifest.expressions import (
     CompiledExpression,
     ExpressionSyntaxError,
     compile_expression,

@@ -55,8 +55,8 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode, WorkflowError
 from ..jsonutil import json_size
+from ..manifest.expressions import CompiledExpression, render_args
 from .compiled import CompiledStep, CompiledWorkflow, WorkflowLimits
-from .expressions import CompiledExpression, render_args
 from .failures import PHASES, map_error, stamp
 from .pacing import DeadlineReached, Pacer, PacingOptions
 from .progress import ProgressCallback, ProgressReporter

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode
 from .compiled import CompiledStep, CompiledWorkflow
-from .expressions import compile_expression
+from ..manifest.expressions import compile_expression
 
 __all__ = ["LEGACY_STEP_TYPES", "translate_execution", "execution_steps"]
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_actions.manifest.report import format_problem, run_validate
+from mcp_actions.cli import run_validate
+from mcp_actions.manifest.report import format_problem
 
 from .builders import base, edit
 

@@ -315,24 +315,37 @@ def test_every_code_in_the_source_is_documented_and_every_documented_code_is_use
     from pathlib import Path
 
     import mcp_actions.manifest as package
+    from mcp_actions.errors import ErrorCode
 
-    emitted: set[str] = set()
-    for path in [*(Path(package.__file__).parent / "rules").glob("*.py"), Path(package.__file__).parent / "validate.py"]:
+    literals: list[str] = []
+
+    def code_of(node: ast.AST) -> str | None:
+        """The code a node names: an ``ErrorCode.X`` member (or, refused below, a string literal)."""
+        if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "ErrorCode":
+            return ErrorCode[node.attr].value
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            literals.append(node.value)
+            return node.value
+        return None
+
+    emitted: set[str | None] = set()
+    root = Path(package.__file__).parent
+    for path in [*(root / "rules").glob("*.py"), root / "validate.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("error", "warning", "Problem"):
-                if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
-                    emitted.add(node.args[1].value)
+                if len(node.args) >= 2:
+                    emitted.add(code_of(node.args[1]))
             if (
                 isinstance(node, ast.Tuple)
                 and len(node.elts) == 4
-                and isinstance(node.elts[1], ast.Constant)
                 and getattr(node.elts[3], "value", None) in ("error", "warning")
             ):
-                emitted.add(node.elts[1].value)  # rules.schema's cached verdicts: (pointer, code, message, severity)
+                emitted.add(code_of(node.elts[1]))  # rules.schema's cached verdicts: (pointer, code, message, severity)
             if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["code"]:
-                constants = (c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str))
-                emitted |= {value for value in constants if value.isidentifier()}  # not the '{%' it tests for
-    emitted |= {"unknown_tool", "unknown_state", "unknown_signal", "unknown_attachment", "unknown_projection"}  # f"unknown_{kind}"
+                emitted |= {code_of(c) for c in ast.walk(node.value) if isinstance(c, ast.Attribute)}
+    emitted.discard(None)
+    assert literals == []  # every code is an ErrorCode member, never a string literal
+    emitted |= {"unknown_tool", "unknown_state", "unknown_signal", "unknown_attachment", "unknown_projection"}  # refs._UNKNOWN_CODE
     emitted |= {"expression_invalid", "expression_forbidden_function"}  # raised by compile_expression, surfaced as-is
     emitted |= {"invalid_json", "manifest_too_large"}  # reported when a file is read (load.read_document, report.py)
     assert emitted - set(PROBLEM_CODES) == set()

@@ -126,6 +126,7 @@ VALID = [
     "minimal",  # the spec's minimal manifest
     "spec_examples",  # every snippet of the spec, assembled into one map
     "kitchen_sink",  # every feature: workflows with every step field, projections, imports, checks, ...
+    "extension_overlay",  # the reference extension's own published map, unchanged (58 tools, primitive_dictionary)
 ]
 
 

@@ -14,7 +14,7 @@ from mcp_actions.errors import ActionError, ErrorCode
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_serving_imports_neither_playwright_nor_httpx_until_needed() -> None:
+def test_serving_imports_no_playwright_until_the_browser_starts() -> None:
     # A fresh interpreter: this test process may have imported Playwright already.
     code = (
         "import asyncio, sys\n"
@@ -23,7 +23,7 @@ def test_serving_imports_neither_playwright_nor_httpx_until_needed() -> None:
         "app = ActionsApp(AppOptions(browser='auto', serve_bridge=False))\n"
         "build_server(app)\n"
         "asyncio.run(app.start())\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('playwright', 'httpx') or m == 'mcp_actions.runtimes.browser'))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'playwright' or m == 'mcp_actions.runtimes.browser'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"

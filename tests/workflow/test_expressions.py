@@ -7,7 +7,7 @@ import time
 import pytest
 
 from mcp_actions.errors import ActionError
-from mcp_actions.workflow.expressions import (
+from mcp_actions.manifest.expressions import (
     EVALUATION_BUDGET_S,
     FORBIDDEN_FUNCTIONS,
     ExpressionSyntaxError,

@@ -16,7 +16,7 @@ import pytest
 
 from mcp_actions.errors import ActionError, WorkflowError
 from mcp_actions.manifest.model import Workflow
-from mcp_actions.workflow.expressions import ExpressionSyntaxError
+from mcp_actions.manifest.expressions import ExpressionSyntaxError
 from mcp_actions.workflow.interpreter import (
     CompiledWorkflow,
     StepEvent,

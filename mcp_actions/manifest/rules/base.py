@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Generator, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import ErrorCode
 from ..limits import MAX_IDENTIFIER_LENGTH, MAX_NESTING_DEPTH, Limits
 from ..problems import Problem, child_pointer
 
@@ -56,6 +57,9 @@ class Rules:
     primitives: frozenset[str]
     primitive_schemas: Mapping[str, Any]
     index: Any  # refs.Index; typed loosely to keep this module free of cycles
+    # The map's own primitive_dictionary (name -> input_schema), and whether it carries one at all.
+    map_primitives: Mapping[str, Any] = field(default_factory=dict)
+    host_published: bool = False
     max_depth: int = MAX_NESTING_DEPTH
 
 
@@ -117,7 +121,7 @@ def expect_type(value: Any, expected: str | tuple[str, ...], path: str) -> Probl
     options = (expected,) if isinstance(expected, str) else expected
     if any(_has_type(value, option) for option in options):
         return None
-    return error(path, "invalid_type", f"expected {' or '.join(options)}, got {json_type(value)}")
+    return error(path, ErrorCode.INVALID_TYPE, f"expected {' or '.join(options)}, got {json_type(value)}")
 
 
 def check_keys(
@@ -132,17 +136,17 @@ def check_keys(
             continue
         shown = key if isinstance(key, str) else repr(key)
         if closed:
-            yield error(child_pointer(path, key), "field_not_allowed", f"{subject}: field '{shown}' is not allowed")
+            yield error(child_pointer(path, key), ErrorCode.FIELD_NOT_ALLOWED, f"{subject}: field '{shown}' is not allowed")
         else:
-            yield warning(child_pointer(path, key), "unknown_field", f"{subject}: unknown field '{shown}'")
+            yield warning(child_pointer(path, key), ErrorCode.UNKNOWN_FIELD, f"{subject}: unknown field '{shown}'")
 
 
 def check_identifier(value: Any, path: str, what: str, *, pattern: re.Pattern[str] = IDENTIFIER_RE) -> Checks:
     """A safe identifier: a string matching ``pattern`` and at most 128 characters."""
     if not isinstance(value, str):
-        yield error(path, "invalid_type", f"{what} must be a string, got {json_type(value)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be a string, got {json_type(value)}")
         return
-    code = "invalid_step_id" if pattern is STEP_ID_RE else "invalid_identifier"
+    code = ErrorCode.INVALID_STEP_ID if pattern is STEP_ID_RE else ErrorCode.INVALID_IDENTIFIER
     if len(value) > MAX_IDENTIFIER_LENGTH:
         yield error(path, code, f"{what} is longer than {MAX_IDENTIFIER_LENGTH} characters")
     elif not pattern.match(value):
@@ -154,7 +158,7 @@ def check_required_identifier(
 ) -> Checks:
     """A required ``name``/``id`` member: ``missing_field`` when absent, else a safe identifier."""
     if key not in entry:
-        yield error(child_pointer(path, key), "missing_field", missing)
+        yield error(child_pointer(path, key), ErrorCode.MISSING_FIELD, missing)
     else:
         yield from check_identifier(entry[key], child_pointer(path, key), what, pattern=pattern)
 
@@ -164,14 +168,14 @@ def check_string(obj: Mapping[str, Any], key: str, path: str, *, required: bool 
     where = child_pointer(path, key)
     if key not in obj:
         if required:
-            yield error(where, "missing_field", f"'{key}' is required")
+            yield error(where, ErrorCode.MISSING_FIELD, f"'{key}' is required")
         return
     value = obj[key]
     problem = expect_type(value, "string", where)
     if problem:
         yield problem
     elif non_empty and not value.strip():
-        yield error(where, "invalid_value", f"'{key}' must not be empty")
+        yield error(where, ErrorCode.INVALID_VALUE, f"'{key}' must not be empty")
 
 
 def check_string_list(obj: Mapping[str, Any], key: str, path: str) -> Checks:
@@ -181,7 +185,7 @@ def check_string_list(obj: Mapping[str, Any], key: str, path: str) -> Checks:
     where = child_pointer(path, key)
     value = obj[key]
     if not isinstance(value, list):
-        yield error(where, "invalid_type", f"expected array, got {json_type(value)}")
+        yield error(where, ErrorCode.INVALID_TYPE, f"expected array, got {json_type(value)}")
         return
     for position, item in enumerate(value):
         problem = expect_type(item, "string", child_pointer(where, position))
@@ -199,7 +203,7 @@ def check_enum(obj: Mapping[str, Any], key: str, path: str, allowed: Collection[
     if problem:
         yield problem
     elif value not in allowed:
-        yield error(where, "invalid_value", f"'{key}' must be one of {', '.join(sorted(allowed))}")
+        yield error(where, ErrorCode.INVALID_VALUE, f"'{key}' must be one of {', '.join(sorted(allowed))}")
 
 
 def check_non_negative_integer(obj: Mapping[str, Any], key: str, path: str, *, minimum: int = 0) -> Checks:
@@ -212,7 +216,7 @@ def check_non_negative_integer(obj: Mapping[str, Any], key: str, path: str, *, m
     if problem:
         yield problem
     elif value < minimum:
-        yield error(where, "invalid_value", f"'{key}' must be at least {minimum}")
+        yield error(where, ErrorCode.INVALID_VALUE, f"'{key}' must be at least {minimum}")
 
 
 def array_entries(obj: Mapping[str, Any], key: str, path: str) -> Generator[Problem, None, list[tuple[str, Any]]]:
@@ -222,7 +226,7 @@ def array_entries(obj: Mapping[str, Any], key: str, path: str) -> Generator[Prob
     where = child_pointer(path, key)
     value = obj[key]
     if not isinstance(value, list):
-        yield error(where, "invalid_type", f"'{key}' must be an array, got {json_type(value)}")
+        yield error(where, ErrorCode.INVALID_TYPE, f"'{key}' must be an array, got {json_type(value)}")
         return []
     return [(child_pointer(where, position), item) for position, item in enumerate(value)]
 
@@ -235,7 +239,7 @@ def object_entries(obj: Mapping[str, Any], key: str, path: str, *, what: str) ->
         if isinstance(item, dict):
             kept.append((where, item))
         else:
-            yield error(where, "invalid_type", f"{what} must be an object, got {json_type(item)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"{what} must be an object, got {json_type(item)}")
     return kept
 
 
@@ -247,7 +251,7 @@ def check_unique_names(entries: list[tuple[str, dict[str, Any]]], key: str, what
         if not isinstance(name, str):
             continue
         if name in seen:
-            yield error(child_pointer(where, key), "duplicate_name", f"{what} {name!r} is declared more than once")
+            yield error(child_pointer(where, key), ErrorCode.DUPLICATE_NAME, f"{what} {name!r} is declared more than once")
         seen.add(name)
 
 

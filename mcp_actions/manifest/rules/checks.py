@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -61,12 +62,12 @@ def check_checks(document: dict[str, Any], rules: Rules) -> Checks:
             for entry_path, entry in entries:
                 yield from check_string(entry, "type", entry_path, non_empty=True)
                 if entry.get("type") == "call" and "tool" not in entry:
-                    yield error(child_pointer(entry_path, "tool"), "missing_field", "a call step needs 'tool'")
+                    yield error(child_pointer(entry_path, "tool"), ErrorCode.MISSING_FIELD, "a call step needs 'tool'")
                 yield from _check_references(entry, entry_path, rules)
                 if "arguments" in entry and not isinstance(entry["arguments"], dict):
                     got = json_type(entry["arguments"])
-                    yield error(child_pointer(entry_path, "arguments"), "invalid_type", f"arguments must be an object, got {got}")
+                    yield error(child_pointer(entry_path, "arguments"), ErrorCode.INVALID_TYPE, f"arguments must be an object, got {got}")
         for key in ("on_fail", "expected_result"):
             if key in check and not isinstance(check[key], dict):
-                yield error(child_pointer(where, key), "invalid_type", f"{key} must be an object, got {json_type(check[key])}")
+                yield error(child_pointer(where, key), ErrorCode.INVALID_TYPE, f"{key} must be an object, got {json_type(check[key])}")
     yield from check_unique_names(checks, "id", "check id")

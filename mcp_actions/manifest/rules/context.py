@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -31,7 +32,7 @@ CONTEXT_FIELDS = ("id", "title", "body", "load_when", "available_tools", "next_s
 
 def _check_load_when(load_when: Any, path: str, rules: Rules) -> Checks:
     if not isinstance(load_when, dict):
-        yield error(path, "invalid_type", f"load_when must be an object, got {json_type(load_when)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"load_when must be an object, got {json_type(load_when)}")
         return
     # "predicates such as states, targets, or URL patterns": an open set, so other keys pass.
     yield from check_reference_list(load_when, "states", path, "state", rules.index)
@@ -41,7 +42,7 @@ def _check_load_when(load_when: Any, path: str, rules: Rules) -> Checks:
         targets_path = child_pointer(path, "targets")
         targets = load_when["targets"]
         if not isinstance(targets, list):
-            yield error(targets_path, "invalid_type", f"'targets' must be an array, got {json_type(targets)}")
+            yield error(targets_path, ErrorCode.INVALID_TYPE, f"'targets' must be an array, got {json_type(targets)}")
             return
         for position, target in enumerate(targets):
             where = child_pointer(targets_path, position)
@@ -64,5 +65,5 @@ def check_context(document: dict[str, Any], rules: Rules) -> Checks:
         yield from check_reference_list(block, "available_tools", where, "tool", rules.index)
         yield from check_reference_list(block, "next_states", where, "state", rules.index)
         if "source" in block and not isinstance(block["source"], dict):
-            yield error(child_pointer(where, "source"), "invalid_type", f"source must be an object, got {json_type(block['source'])}")
+            yield error(child_pointer(where, "source"), ErrorCode.INVALID_TYPE, f"source must be an object, got {json_type(block['source'])}")
     yield from check_unique_names(blocks, "id", "context id")

@@ -9,8 +9,8 @@ Two shapes occur in a manifest:
   ``output``) are any JSON in which every string containing ``{%`` or ``%}``
   is one whole slot.
 
-Every slot's expression is compiled with the interpreter's own
-``compile_expression`` (so ``$eval``/``$random``/``$now``/``$millis`` are
+Every slot's expression is compiled with ``manifest.expressions.compile_expression``,
+the same compiler the workflow interpreter runs (so ``$eval``/``$random``/``$now``/``$millis`` are
 refused exactly as at run time). The verdict per distinct source text is
 memoised here, because ``compile_expression``'s cache is bounded and a big
 map would otherwise recompile on every validation.
@@ -20,8 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...workflow.expressions import ExpressionSyntaxError, compile_expression, slot_source
+from ...errors import ErrorCode
+from ..expressions import ExpressionSyntaxError, compile_expression, slot_source
 from ..problems import child_pointer
+from ..verdict_cache import DiskMemo, digest, is_code
 from .base import Checks, Rules, error, json_type
 
 __all__ = ["check_expression_field", "check_templated", "is_slot"]
@@ -37,16 +39,29 @@ def is_slot(value: Any) -> bool:
     return isinstance(value, str) and "{%" in value and slot_source(value) is not None
 
 
+def _valid_outcome(value: Any) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 2 and is_code(value[0]) and isinstance(value[1], str))
+
+
+# The same verdicts on disk, for the next process: compiling is most of a cold validation.
+_disk = DiskMemo("expressions", valid=_valid_outcome, decode=lambda value: None if value is None else (ErrorCode(value[0]), value[1]))
+
+
 def _compile_outcome(source: str) -> tuple[str, str] | None:
     if source in _outcomes:
         return _outcomes[source]
+    key = digest(source)
+    known, stored = _disk.get(key)
+    if known:
+        _outcomes[source] = stored
+        return stored
     outcome: tuple[str, str] | None = None
     try:
         compile_expression(source)
     except ExpressionSyntaxError as exc:
         outcome = (exc.code, exc.message)
     except Exception as exc:  # noqa: BLE001 - the JSONata parser may fail in ways of its own
-        outcome = ("expression_invalid", f"JSONata syntax error: {type(exc).__name__}: {exc}")
+        outcome = (ErrorCode.EXPRESSION_INVALID, f"JSONata syntax error: {type(exc).__name__}: {exc}")
     message = " ".join(outcome[1].split()) if outcome else ""
     if outcome and len(message) > _MAX_MESSAGE:
         message = message[: _MAX_MESSAGE - 1] + "…"
@@ -54,6 +69,7 @@ def _compile_outcome(source: str) -> tuple[str, str] | None:
     if len(_outcomes) > _MAX_CACHE:
         _outcomes.clear()
     _outcomes[source] = result
+    _disk.put(key, None if result is None else [str(result[0]), result[1]])
     return result
 
 
@@ -62,7 +78,7 @@ def _check_source(source: str, path: str, what: str, rules: Rules) -> Checks:
     if size > rules.limits.max_expression_bytes:
         yield error(
             path,
-            "limit_expression_bytes_exceeded",
+            ErrorCode.LIMIT_EXPRESSION_BYTES_EXCEEDED,
             f"{what}: expression of {size} bytes exceeds the {rules.limits.max_expression_bytes}-byte limit",
         )
         return
@@ -74,11 +90,11 @@ def _check_source(source: str, path: str, what: str, rules: Rules) -> Checks:
 def check_expression_field(value: Any, path: str, what: str, rules: Rules) -> Checks:
     """An expression field: one whole ``{% … %}`` slot whose expression compiles."""
     if not isinstance(value, str):
-        yield error(path, "invalid_type", f"{what} must be a {{% … %}} expression string, got {json_type(value)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be a {{% … %}} expression string, got {json_type(value)}")
         return
     source = slot_source(value)
     if source is None:
-        code = "expression_partial_slot" if ("{%" in value or "%}" in value) else "expression_not_slot"
+        code = ErrorCode.EXPRESSION_PARTIAL_SLOT if ("{%" in value or "%}" in value) else ErrorCode.EXPRESSION_NOT_SLOT
         yield error(path, code, f"{what} must be one whole {{% … %}} expression slot")
         return
     yield from _check_source(source, path, what, rules)
@@ -97,7 +113,7 @@ def check_templated(value: Any, path: str, what: str, rules: Rules, depth: int) 
             if "{%" in node or "%}" in node:
                 source = slot_source(node)
                 if source is None:
-                    yield error(where, "expression_partial_slot", f"{what}: embeds {{% … %}} without being one whole slot")
+                    yield error(where, ErrorCode.EXPRESSION_PARTIAL_SLOT, f"{what}: embeds {{% … %}} without being one whole slot")
                 else:
                     yield from _check_source(source, where, what, rules)
             continue
@@ -110,6 +126,6 @@ def check_templated(value: Any, path: str, what: str, rules: Rules, depth: int) 
         children = [(child, child_pointer(where, key)) for key, child in members]
         if level + 1 > rules.max_depth and any(isinstance(child, (dict, list)) for child, _ in children):
             first = next(child_path for child, child_path in children if isinstance(child, (dict, list)))
-            yield error(first, "nesting_too_deep", f"nested deeper than {rules.max_depth} levels")
+            yield error(first, ErrorCode.NESTING_TOO_DEEP, f"nested deeper than {rules.max_depth} levels")
             children = [(child, child_path) for child, child_path in children if not isinstance(child, (dict, list))]
         stack.extend((child, child_path, level + 1) for child, child_path in reversed(children))

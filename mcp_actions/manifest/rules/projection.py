@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from ..problems import child_pointer, pointer_tokens
 from .base import (
     check_required_identifier,
@@ -58,9 +59,9 @@ def _check_locating(obj: dict[str, Any], path: str, what: str, *, required: bool
     """selector or xpath (never both); required for extract entries, optional for fields."""
     has_selector, has_xpath = "selector" in obj, "xpath" in obj
     if has_selector and has_xpath:
-        yield error(path, "conflicting_fields", f"{what}: give selector or xpath, not both")
+        yield error(path, ErrorCode.CONFLICTING_FIELDS, f"{what}: give selector or xpath, not both")
     elif required and not has_selector and not has_xpath:
-        yield error(child_pointer(path, "selector"), "missing_field", f"{what}: needs a selector (or xpath)")
+        yield error(child_pointer(path, "selector"), ErrorCode.MISSING_FIELD, f"{what}: needs a selector (or xpath)")
     for key in ("selector", "xpath", "closest"):
         if key in obj:
             yield from check_selector_value(obj[key], child_pointer(path, key), key)
@@ -69,21 +70,21 @@ def _check_locating(obj: dict[str, Any], path: str, what: str, *, required: bool
 def _check_fields(fields: Any, path: str, rules: Rules) -> Checks:
     """A ``fields`` object, recursively (nested record fields)."""
     if not isinstance(fields, dict):
-        yield error(path, "invalid_type", f"fields must be an object, got {json_type(fields)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"fields must be an object, got {json_type(fields)}")
         return
     # Field objects sit one level below their 'fields' object; follow them only within the depth bound.
     if len(pointer_tokens(path)) + 1 > rules.max_depth:
         nested = [name for name, field in fields.items() if isinstance(field, (dict, list))]
         if nested:
-            yield error(child_pointer(path, nested[0]), "nesting_too_deep", f"nested deeper than {rules.max_depth} levels")
+            yield error(child_pointer(path, nested[0]), ErrorCode.NESTING_TOO_DEEP, f"nested deeper than {rules.max_depth} levels")
         return
     for name, field in fields.items():
         where = child_pointer(path, name)
         label = f"field {name!r}"
         if not isinstance(name, str) or not name:
-            yield error(where, "invalid_value", "a field name must be a non-empty string")
+            yield error(where, ErrorCode.INVALID_VALUE, "a field name must be a non-empty string")
         if not isinstance(field, dict):
-            yield error(where, "invalid_type", f"{label} must be an object, got {json_type(field)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"{label} must be an object, got {json_type(field)}")
             continue
         yield from check_keys(field, where, FIELD_FIELDS, subject=label, closed=True)
         yield from _check_locating(field, where, label, required=False)
@@ -96,41 +97,41 @@ def _check_fields(fields: Any, path: str, rules: Rules) -> Checks:
             if problem:
                 yield problem
             elif value not in FIELD_PROPERTIES:
-                yield error(child_pointer(where, "property"), "invalid_value", f"{label}: property must be one of {', '.join(FIELD_PROPERTIES)}")
+                yield error(child_pointer(where, "property"), ErrorCode.INVALID_VALUE, f"{label}: property must be one of {', '.join(FIELD_PROPERTIES)}")
         sources = [key for key in ("fields", "attribute", "property") if key in field]
         if len(sources) > 1:
-            yield error(where, "conflicting_fields", f"{label}: {' and '.join(sources)} exclude each other")
+            yield error(where, ErrorCode.CONFLICTING_FIELDS, f"{label}: {' and '.join(sources)} exclude each other")
         if "fields" in field:
             yield from _check_fields(field["fields"], child_pointer(where, "fields"), rules)
 
 
 def _check_snapshot(snapshot: Any, path: str, rules: Rules) -> Checks:
     if not isinstance(snapshot, dict):
-        yield error(path, "invalid_type", f"snapshot must be an object, got {json_type(snapshot)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"snapshot must be an object, got {json_type(snapshot)}")
         return
     yield from check_keys(snapshot, path, SNAPSHOT_FIELDS, subject="snapshot")
     version_path = child_pointer(path, "version")
     if "version" not in snapshot:
-        yield error(version_path, "missing_field", "snapshot: 'version' is required")
+        yield error(version_path, ErrorCode.MISSING_FIELD, "snapshot: 'version' is required")
     else:
         problem = expect_type(snapshot["version"], "integer", version_path)
         if problem:
             yield problem
         elif snapshot["version"] != 1:
-            yield error(version_path, "unsupported_version", "snapshot version must be 1")
+            yield error(version_path, ErrorCode.UNSUPPORTED_VERSION, "snapshot version must be 1")
     source_path = child_pointer(path, "source")
     if "source" not in snapshot:
-        yield error(source_path, "missing_field", "snapshot: 'source' is required")
+        yield error(source_path, ErrorCode.MISSING_FIELD, "snapshot: 'source' is required")
     else:
         problem = expect_type(snapshot["source"], "string", source_path)
         if problem:
             yield problem
         elif snapshot["source"] != "dom":
-            yield error(source_path, "invalid_value", "snapshot source must be 'dom'")
+            yield error(source_path, ErrorCode.INVALID_VALUE, "snapshot source must be 'dom'")
     if "extract" not in snapshot:
-        yield error(child_pointer(path, "extract"), "missing_field", "snapshot: 'extract' is required")
+        yield error(child_pointer(path, "extract"), ErrorCode.MISSING_FIELD, "snapshot: 'extract' is required")
     elif isinstance(snapshot["extract"], list) and not snapshot["extract"]:
-        yield error(child_pointer(path, "extract"), "invalid_value", "snapshot: 'extract' must not be empty")
+        yield error(child_pointer(path, "extract"), ErrorCode.INVALID_VALUE, "snapshot: 'extract' must not be empty")
     entries = yield from object_entries(snapshot, "extract", path, what="an extract entry")
     for where, entry in entries:
         entry_id = entry.get("id")
@@ -150,20 +151,20 @@ def _check_snapshot(snapshot: Any, path: str, rules: Rules) -> Checks:
 
 def _check_projection_expression(projection: Any, path: str, rules: Rules) -> Checks:
     if not isinstance(projection, dict):
-        yield error(path, "invalid_type", f"projection must be an object, got {json_type(projection)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"projection must be an object, got {json_type(projection)}")
         return
     yield from check_keys(projection, path, EXPRESSION_FIELDS, subject="projection", closed=True)
     language_path = child_pointer(path, "language")
     if "language" not in projection:
-        yield error(language_path, "missing_field", "projection: 'language' is required")
+        yield error(language_path, ErrorCode.MISSING_FIELD, "projection: 'language' is required")
     else:
         problem = expect_type(projection["language"], "string", language_path)
         if problem:
             yield problem
         elif projection["language"] != "jsonata":
-            yield error(language_path, "unsupported_expression_language", "projection language must be 'jsonata'")
+            yield error(language_path, ErrorCode.UNSUPPORTED_EXPRESSION_LANGUAGE, "projection language must be 'jsonata'")
     if "expression" not in projection:
-        yield error(child_pointer(path, "expression"), "missing_field", "projection: 'expression' is required")
+        yield error(child_pointer(path, "expression"), ErrorCode.MISSING_FIELD, "projection: 'expression' is required")
     else:
         yield from check_expression_field(projection["expression"], child_pointer(path, "expression"), "projection expression", rules)
 
@@ -178,19 +179,19 @@ def _check_summaries(projection: dict[str, Any], path: str, rules: Rules) -> Che
         yield from check_string(summary, "description", where)
         bytes_path = child_pointer(where, "max_bytes")
         if "max_bytes" not in summary:
-            yield error(bytes_path, "missing_field", f"{label}: 'max_bytes' is required")
+            yield error(bytes_path, ErrorCode.MISSING_FIELD, f"{label}: 'max_bytes' is required")
         else:
             value = summary["max_bytes"]
             problem = expect_type(value, "integer", bytes_path)
             if problem:
                 yield problem
             elif value < 1:
-                yield error(bytes_path, "invalid_value", f"{label}: max_bytes must be at least 1")
+                yield error(bytes_path, ErrorCode.INVALID_VALUE, f"{label}: max_bytes must be at least 1")
             elif value > rules.limits.max_summary_bytes:
                 limit = rules.limits.max_summary_bytes
-                yield error(bytes_path, "limit_summary_bytes_exceeded", f"{label}: max_bytes {int(value)} exceeds the limit of {limit}")
+                yield error(bytes_path, ErrorCode.LIMIT_SUMMARY_BYTES_EXCEEDED, f"{label}: max_bytes {int(value)} exceeds the limit of {limit}")
         if "expression" not in summary:
-            yield error(child_pointer(where, "expression"), "missing_field", f"{label}: 'expression' is required")
+            yield error(child_pointer(where, "expression"), ErrorCode.MISSING_FIELD, f"{label}: 'expression' is required")
         else:
             yield from check_expression_field(summary["expression"], child_pointer(where, "expression"), f"{label} expression", rules)
     yield from check_unique_names(summaries, "name", "summary name")
@@ -204,7 +205,7 @@ def check_state_projections(document: dict[str, Any], rules: Rules) -> Checks:
         yield from check_required_identifier(projection, "name", where, missing="state projection: 'name' is required", what="state projection name")
         yield from check_string(projection, "description", where)
         if "snapshot" not in projection:
-            yield error(child_pointer(where, "snapshot"), "missing_field", "state projection: 'snapshot' is required")
+            yield error(child_pointer(where, "snapshot"), ErrorCode.MISSING_FIELD, "state projection: 'snapshot' is required")
         else:
             yield from _check_snapshot(projection["snapshot"], child_pointer(where, "snapshot"), rules)
         yield from _check_summaries(projection, where, rules)

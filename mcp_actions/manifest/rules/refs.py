@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import ErrorCode
+from ..problems import child_pointer
 from .base import Checks, error, json_type
 
 __all__ = ["Index", "check_reference", "check_reference_list"]
@@ -29,6 +31,14 @@ _DECLARING = {
     "signal": ("signals", "name"),
     "attachment": ("attachments", "id"),
     "projection": ("state_projections", "name"),
+}
+# The code of a reference to an undeclared name, by kind.
+_UNKNOWN_CODE = {
+    "tool": ErrorCode.UNKNOWN_TOOL,
+    "state": ErrorCode.UNKNOWN_STATE,
+    "signal": ErrorCode.UNKNOWN_SIGNAL,
+    "attachment": ErrorCode.UNKNOWN_ATTACHMENT,
+    "projection": ErrorCode.UNKNOWN_PROJECTION,
 }
 
 
@@ -86,19 +96,19 @@ class Index:
 def check_reference(value: Any, path: str, kind: str, index: Index) -> Checks:
     """``value`` is a string naming a declared ``kind``."""
     if not isinstance(value, str):
-        yield error(path, "invalid_type", f"a {kind} reference must be a string, got {json_type(value)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"a {kind} reference must be a string, got {json_type(value)}")
     elif not index.declares(kind, value):
-        yield error(path, f"unknown_{kind}", f"{kind} {value!r} is not declared in this manifest")
+        yield error(path, _UNKNOWN_CODE[kind], f"{kind} {value!r} is not declared in this manifest")
 
 
 def check_reference_list(obj: Mapping[str, Any], key: str, path: str, kind: str, index: Index) -> Checks:
     """``obj[key]``, when present, is an array of references to declared ``kind``s."""
     if key not in obj:
         return
-    where = f"{path}/{key}"
+    where = child_pointer(path, key)
     value = obj[key]
     if not isinstance(value, list):
-        yield error(where, "invalid_type", f"'{key}' must be an array, got {json_type(value)}")
+        yield error(where, ErrorCode.INVALID_TYPE, f"'{key}' must be an array, got {json_type(value)}")
         return
     for position, item in enumerate(value):
-        yield from check_reference(item, f"{where}/{position}", kind, index)
+        yield from check_reference(item, child_pointer(where, position), kind, index)

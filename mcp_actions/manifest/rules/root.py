@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -29,7 +30,7 @@ __all__ = ["IMPORT_FIELDS", "ROOT_FIELDS", "check_imports", "check_root"]
 
 ROOT_FIELDS = (
     "$schema", "protocol", "version", "surface", "imports", "composition", "context", "states", "transitions",
-    "tools", "signals", "attachments", "checks", "provenance", "state_projections",
+    "tools", "signals", "attachments", "checks", "provenance", "state_projections", "primitive_dictionary",
 )  # fmt: skip
 SURFACE_TEXT_FIELDS = ("origin", "name", "kind", "description", "surface_id")
 IMPORT_FIELDS = ("id", "kind", "uri", "namespace", "trust", "enabled", "provenance")
@@ -41,34 +42,34 @@ COMPOSITION_FIELDS = ("default_conflict_policy", "namespace_required")
 def check_root(document: dict[str, Any], rules: Rules) -> Checks:
     """protocol, version, unknown root keys, surface, provenance."""
     if "protocol" not in document:
-        yield error("/protocol", "missing_field", "'protocol' is required and must be 'actions.json'")
+        yield error("/protocol", ErrorCode.MISSING_FIELD, "'protocol' is required and must be 'actions.json'")
     else:
         problem = expect_type(document["protocol"], "string", "/protocol")
         if problem:
             yield problem
         elif document["protocol"] != "actions.json":
-            yield error("/protocol", "unsupported_protocol", "protocol must be 'actions.json'")
+            yield error("/protocol", ErrorCode.UNSUPPORTED_PROTOCOL, "protocol must be 'actions.json'")
     if "version" not in document:
-        yield error("/version", "missing_field", "'version' is required (the current version is 1)")
+        yield error("/version", ErrorCode.MISSING_FIELD, "'version' is required (the current version is 1)")
     else:
         problem = expect_type(document["version"], "integer", "/version")
         if problem:
             yield problem
         elif document["version"] != 1:
-            yield error("/version", "unsupported_version", "version must be 1")
+            yield error("/version", ErrorCode.UNSUPPORTED_VERSION, "version must be 1")
     yield from check_keys(document, "", ROOT_FIELDS, subject="manifest")
     if "$schema" in document:
         yield from check_string(document, "$schema", "")
     if "surface" in document:
         surface = document["surface"]
         if not isinstance(surface, dict):
-            yield error("/surface", "invalid_type", f"surface must be an object, got {json_type(surface)}")
+            yield error("/surface", ErrorCode.INVALID_TYPE, f"surface must be an object, got {json_type(surface)}")
         else:
             # The spec lists surface's "common fields" only: other keys are fine here.
             for key in SURFACE_TEXT_FIELDS:
                 yield from check_string(surface, key, "/surface")
     if "provenance" in document and not isinstance(document["provenance"], dict):
-        yield error("/provenance", "invalid_type", f"provenance must be an object, got {json_type(document['provenance'])}")
+        yield error("/provenance", ErrorCode.INVALID_TYPE, f"provenance must be an object, got {json_type(document['provenance'])}")
 
 
 def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
@@ -78,7 +79,7 @@ def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
     namespace_required = True
     if "composition" in document:
         if not isinstance(composition, dict):
-            yield error("/composition", "invalid_type", f"composition must be an object, got {json_type(composition)}")
+            yield error("/composition", ErrorCode.INVALID_TYPE, f"composition must be an object, got {json_type(composition)}")
         else:
             yield from check_keys(composition, "/composition", COMPOSITION_FIELDS, subject="composition")
             # Its values (prefer_local, prefer_import, error) are the composer's to judge: it reports
@@ -94,7 +95,7 @@ def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
         yield from check_keys(entry, where, IMPORT_FIELDS, subject="import")
         yield from check_required_identifier(entry, "id", where, missing="import: 'id' is required", what="import id")
         if "kind" not in entry:
-            yield error(child_pointer(where, "kind"), "missing_field", "import: 'kind' is required")
+            yield error(child_pointer(where, "kind"), ErrorCode.MISSING_FIELD, "import: 'kind' is required")
         yield from check_enum(entry, "kind", where, IMPORT_KINDS)
         yield from check_string(entry, "uri", where, required=True, non_empty=True)
         if "namespace" in entry:
@@ -102,12 +103,12 @@ def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
         elif namespace_required and entry.get("enabled", True) is not False:
             # Same code and pointer as the composer reports, so a map reads the same in both.
             message = "an enabled import needs a namespace (composition.namespace_required is true by default)"
-            yield error(child_pointer(where, "namespace"), "import_namespace_required", message)
+            yield error(child_pointer(where, "namespace"), ErrorCode.IMPORT_NAMESPACE_REQUIRED, message)
         yield from check_enum(entry, "trust", where, TRUST_LEVELS)
         if "enabled" in entry:
             problem = expect_type(entry["enabled"], "boolean", child_pointer(where, "enabled"))
             if problem:
                 yield problem
         if "provenance" in entry and not isinstance(entry["provenance"], dict):
-            yield error(child_pointer(where, "provenance"), "invalid_type", f"provenance must be an object, got {json_type(entry['provenance'])}")
+            yield error(child_pointer(where, "provenance"), ErrorCode.INVALID_TYPE, f"provenance must be an object, got {json_type(entry['provenance'])}")
     yield from check_unique_names(imports, "id", "import id")

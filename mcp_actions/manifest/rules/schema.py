@@ -38,8 +38,11 @@ from typing import Any
 from jsonschema import Draft202012Validator, exceptions, validators
 from jsonschema_specifications import REGISTRY as _SPECIFICATIONS
 
+from ...errors import ErrorCode
 from ..limits import MAX_NESTING_DEPTH
+from ...jsonutil import json_pointer
 from ..problems import Problem, child_pointer, pointer_tokens
+from ..verdict_cache import DiskMemo, digest, is_code
 from .base import Checks, depth_of, error, json_type, warning
 
 __all__ = ["check_schema", "fast_schema_valid", "official_schema_problems", "subschema_keywords"]
@@ -54,6 +57,26 @@ _MAX_CACHE = 50_000
 
 # (canonical JSON, dialect class, depth in the manifest) of a whole schema -> problems relative to the schema root
 _verdicts: dict[tuple[str, str, int], tuple[tuple[str, str, str, str], ...]] = {}
+
+
+def _valid_verdict(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(item, list)
+        and len(item) == 4
+        and isinstance(item[0], str)
+        and is_code(item[1])
+        and isinstance(item[2], str)
+        and item[3] in ("error", "warning")
+        for item in value
+    )
+
+
+# The same verdicts on disk (keyed by a digest of the canonical schema), for the next process.
+_disk = DiskMemo(
+    "schemas",
+    valid=_valid_verdict,
+    decode=lambda value: tuple((relative, ErrorCode(code), message, severity) for relative, code, message, severity in value),
+)
 # (keyword, its value's shape) -> passes that keyword's 2020-12 metaschema entry?
 _keyword_verdicts: dict[tuple[Any, ...], bool] = {}
 
@@ -226,10 +249,7 @@ def official_schema_problems(schema: Any, cls: type = Draft202012Validator) -> l
     found = []
     for top in _official_validator(cls).iter_errors(schema):
         best = exceptions.best_match([top]) or top
-        relative = ""
-        for token in best.absolute_path:
-            relative = child_pointer(relative, token)
-        found.append((relative, _short(f"{best.message} (metaschema keyword '{best.validator}')")))
+        found.append((json_pointer(best.absolute_path), _short(f"{best.message} (metaschema keyword '{best.validator}')")))
     return sorted(set(found))
 
 
@@ -253,33 +273,38 @@ def _verdict(schema: dict[str, Any], cls: type, base_depth: int) -> tuple[tuple[
         where = ""
         for token in tokens:
             where = child_pointer(where, token)
-        return ((where, "nesting_too_deep", f"nested deeper than {MAX_NESTING_DEPTH} levels", "error"),)
+        return ((where, ErrorCode.NESTING_TOO_DEEP, f"nested deeper than {MAX_NESTING_DEPTH} levels", "error"),)
     if cls is Draft202012Validator and fast_schema_valid(schema):
         return ()
     try:
         found = official_schema_problems(schema, cls)
     except RecursionError:
-        return (("", "nesting_too_deep", "schema nests too deeply to check", "error"),)
+        return (("", ErrorCode.NESTING_TOO_DEEP, "schema nests too deeply to check", "error"),)
     except Exception as exc:  # noqa: BLE001 - e.g. values that are not JSON at all
         logger.debug("metaschema check failed", exc_info=True)
-        return (("", "invalid_schema", _short(f"schema cannot be checked: {type(exc).__name__}"), "error"),)
-    return tuple((relative, "invalid_schema", message, "error") for relative, message in found)
+        return (("", ErrorCode.INVALID_SCHEMA, _short(f"schema cannot be checked: {type(exc).__name__}"), "error"),)
+    return tuple((relative, ErrorCode.INVALID_SCHEMA, message, "error") for relative, message in found)
 
 
 def check_schema(value: Any, path: str, what: str) -> Checks:
     """``value`` (found at ``path``) is an object and a valid JSON Schema of its declared dialect."""
     if not isinstance(value, dict):
-        yield error(path, "schema_not_object", f"{what} must be a JSON Schema object, got {json_type(value)}")
+        yield error(path, ErrorCode.SCHEMA_NOT_OBJECT, f"{what} must be a JSON Schema object, got {json_type(value)}")
         return
     cls, known = _dialect(value)
     if not known:
-        yield warning(child_pointer(path, "$schema"), "unknown_schema_dialect", f"{what}: unknown $schema; checked as Draft 2020-12")
+        yield warning(child_pointer(path, "$schema"), ErrorCode.UNKNOWN_SCHEMA_DIALECT, f"{what}: unknown $schema; checked as Draft 2020-12")
     base_depth = len(pointer_tokens(path))
     canonical = _canonical(value)
     key = (canonical, cls.__name__, base_depth) if canonical is not None else None
     verdict = _verdicts.get(key) if key is not None else None
     if verdict is None:
-        verdict = _verdict(value, cls, base_depth)
+        disk_key = digest(canonical, cls.__name__, str(base_depth)) if canonical is not None else None
+        known, verdict = _disk.get(disk_key) if disk_key is not None else (False, None)
+        if not known:
+            verdict = _verdict(value, cls, base_depth)
+            if disk_key is not None:
+                _disk.put(disk_key, [[relative, str(code), message, severity] for relative, code, message, severity in verdict])
         if key is not None:
             if len(_verdicts) > _MAX_CACHE:
                 _verdicts.clear()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -46,7 +47,7 @@ def check_signals(document: dict[str, Any], rules: Rules) -> Checks:
         yield from check_enum(signal, "direction", where, DIRECTIONS)
         yield from check_enum(signal, "ingestion", where, INGESTION_VALUES)
         if signal.get("ingestion") == "enabled" and "event" not in signal:
-            yield error(child_pointer(where, "event"), "missing_field", "an enabled signal needs 'event'")
+            yield error(child_pointer(where, "event"), ErrorCode.MISSING_FIELD, "an enabled signal needs 'event'")
         yield from check_string(signal, "event", where, non_empty=True)
         if "target" in signal:
             yield from check_target(signal["target"], child_pointer(where, "target"), rules)
@@ -54,7 +55,7 @@ def check_signals(document: dict[str, Any], rules: Rules) -> Checks:
             yield from check_schema(signal["payload"], child_pointer(where, "payload"), "payload")
         for key in ("protocol", "source"):
             if key in signal and not isinstance(signal[key], dict):
-                yield error(child_pointer(where, key), "invalid_type", f"{key} must be an object, got {json_type(signal[key])}")
+                yield error(child_pointer(where, key), ErrorCode.INVALID_TYPE, f"{key} must be an object, got {json_type(signal[key])}")
     yield from check_unique_names(signals, "name", "signal name")
 
 
@@ -62,7 +63,7 @@ def _check_attachment_signals(value: Any, path: str) -> Checks:
     # An object (lifecycle event -> signal name), as the published simple-form map writes it
     # and as the manifest model loads it.
     if not isinstance(value, dict):
-        yield error(path, "invalid_type", f"signals must be an object mapping events to signal names, got {json_type(value)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"signals must be an object mapping events to signal names, got {json_type(value)}")
         return
     for key, name in value.items():
         yield from check_identifier(name, child_pointer(path, key), "attachment signal name")
@@ -70,22 +71,22 @@ def _check_attachment_signals(value: Any, path: str) -> Checks:
 
 def _check_affordance(affordance: Any, path: str, rules: Rules) -> Checks:
     if not isinstance(affordance, dict):
-        yield error(path, "invalid_type", f"affordance must be an object, got {json_type(affordance)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"affordance must be an object, got {json_type(affordance)}")
         return
     opens = affordance.get("opens")
     if "opens" not in affordance:
         return
     opens_path = child_pointer(path, "opens")
     if not isinstance(opens, dict):
-        yield error(opens_path, "invalid_type", f"opens must be an object, got {json_type(opens)}")
+        yield error(opens_path, ErrorCode.INVALID_TYPE, f"opens must be an object, got {json_type(opens)}")
         return
     if "tool" in opens:
         tool = opens["tool"]
         where = child_pointer(opens_path, "tool")
         if not isinstance(tool, str):
-            yield error(where, "invalid_type", f"a tool reference must be a string, got {json_type(tool)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"a tool reference must be a string, got {json_type(tool)}")
         elif tool not in rules.primitives and not rules.index.declares("tool", tool):
-            yield error(where, "unknown_tool", f"{tool!r} is neither a declared tool nor a primitive")
+            yield error(where, ErrorCode.UNKNOWN_TOOL, f"{tool!r} is neither a declared tool nor a primitive")
 
 
 def check_attachments(document: dict[str, Any], rules: Rules) -> Checks:
@@ -97,13 +98,13 @@ def check_attachments(document: dict[str, Any], rules: Rules) -> Checks:
         yield from check_string(attachment, "kind", where, non_empty=True)
         yield from check_string(attachment, "description", where)
         if "target" not in attachment:
-            yield error(child_pointer(where, "target"), "missing_field", "an attachment needs a 'target'")
+            yield error(child_pointer(where, "target"), ErrorCode.MISSING_FIELD, "an attachment needs a 'target'")
         else:
             yield from check_target(attachment["target"], child_pointer(where, "target"), rules)
         if "lifecycle" not in attachment:
-            yield error(child_pointer(where, "lifecycle"), "missing_field", "an attachment needs a 'lifecycle' policy")
+            yield error(child_pointer(where, "lifecycle"), ErrorCode.MISSING_FIELD, "an attachment needs a 'lifecycle' policy")
         elif not isinstance(attachment["lifecycle"], dict):
-            yield error(child_pointer(where, "lifecycle"), "invalid_type", f"lifecycle must be an object, got {json_type(attachment['lifecycle'])}")
+            yield error(child_pointer(where, "lifecycle"), ErrorCode.INVALID_TYPE, f"lifecycle must be an object, got {json_type(attachment['lifecycle'])}")
         if "affordance" in attachment:
             yield from _check_affordance(attachment["affordance"], child_pointer(where, "affordance"), rules)
         if "signals" in attachment:

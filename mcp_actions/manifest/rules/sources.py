@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import Checks, Rules, error, json_type
 
@@ -55,18 +56,18 @@ def source_path_problem(value: str) -> str | None:
 
 def _check_files(files: Any, path: str) -> Checks:
     if not isinstance(files, list):
-        yield error(path, "invalid_type", f"source.files must be an array, got {json_type(files)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"source.files must be an array, got {json_type(files)}")
         return
     for position, entry in enumerate(files):
         where = child_pointer(path, position)
         if not isinstance(entry, str):
-            yield error(where, "invalid_type", f"a source file must be a string, got {json_type(entry)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"a source file must be a string, got {json_type(entry)}")
         elif not entry.strip():
-            yield error(where, "invalid_value", "a source file path must not be empty")
+            yield error(where, ErrorCode.INVALID_VALUE, "a source file path must not be empty")
         else:
             reason = source_path_problem(entry)
             if reason:
-                yield error(where, "unsafe_source_path", f"source file {entry[:100]!r} {reason}")
+                yield error(where, ErrorCode.UNSAFE_SOURCE_PATH, f"source file {entry[:100]!r} {reason}")
 
 
 def check_sources(document: Any, rules: Rules) -> Checks:
@@ -85,6 +86,6 @@ def check_sources(document: Any, rules: Rules) -> Checks:
             members = enumerate(node)
         children = [(value, child_pointer(path, key)) for key, value in members if isinstance(value, (dict, list))]
         if children and depth + 1 > rules.max_depth:
-            yield error(children[0][1], "nesting_too_deep", f"nested deeper than {rules.max_depth} levels")
+            yield error(children[0][1], ErrorCode.NESTING_TOO_DEEP, f"nested deeper than {rules.max_depth} levels")
             continue
         stack.extend((value, where, depth + 1) for value, where in reversed(children))

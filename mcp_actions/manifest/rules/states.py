@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -66,7 +67,7 @@ def _check_text_or_list(entry: dict[str, Any], key: str, where: str) -> Checks:
     if isinstance(value, str):
         return
     if not isinstance(value, list):
-        yield error(child_pointer(where, key), "invalid_type", f"'{key}' must be a string or an array, got {json_type(value)}")
+        yield error(child_pointer(where, key), ErrorCode.INVALID_TYPE, f"'{key}' must be a string or an array, got {json_type(value)}")
 
 
 def check_transitions(document: dict[str, Any], rules: Rules) -> Checks:
@@ -91,7 +92,7 @@ def check_transitions(document: dict[str, Any], rules: Rules) -> Checks:
             convergence = transition["convergence"]
             convergence_path = child_pointer(where, "convergence")
             if not isinstance(convergence, dict):
-                yield error(convergence_path, "invalid_type", f"convergence must be an object, got {json_type(convergence)}")
+                yield error(convergence_path, ErrorCode.INVALID_TYPE, f"convergence must be an object, got {json_type(convergence)}")
             else:
                 yield from check_non_negative_integer(convergence, "max_attempts", convergence_path, minimum=1)
     yield from check_unique_names(transitions, "name", "transition name")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ErrorCode
 from .expressions import is_slot
 from ..problems import child_pointer
 from .base import Checks, Rules, check_keys, error, json_type
@@ -37,9 +38,9 @@ CONFIDENCE_VALUES = ("observed", "inferred", "generated", "unknown")
 def check_selector_value(value: Any, path: str, field: str) -> Checks:
     """One selector: a non-empty string."""
     if not isinstance(value, str):
-        yield error(path, "invalid_selector", f"'{field}' must be a selector string, got {json_type(value)}")
+        yield error(path, ErrorCode.INVALID_SELECTOR, f"'{field}' must be a selector string, got {json_type(value)}")
     elif not value.strip():
-        yield error(path, "invalid_selector", f"'{field}' must not be an empty selector")
+        yield error(path, ErrorCode.INVALID_SELECTOR, f"'{field}' must not be an empty selector")
 
 
 def check_target(target: Any, path: str, rules: Rules, *, templated: bool = False, what: str = "target") -> Checks:
@@ -47,7 +48,7 @@ def check_target(target: Any, path: str, rules: Rules, *, templated: bool = Fals
     if templated and is_slot(target):
         return
     if not isinstance(target, dict):
-        yield error(path, "invalid_type", f"{what} must be a target descriptor object, got {json_type(target)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be a target descriptor object, got {json_type(target)}")
         return
     yield from check_keys(target, path, TARGET_FIELDS, subject=what)
     for field, value in target.items():
@@ -60,7 +61,7 @@ def check_target(target: Any, path: str, rules: Rules, *, templated: bool = Fals
             yield from check_selector_value(value, where, field)
         elif field in LIST_SELECTOR_FIELDS:
             if not isinstance(value, list):
-                yield error(where, "invalid_selector", f"'{field}' must be an array of selector strings, got {json_type(value)}")
+                yield error(where, ErrorCode.INVALID_SELECTOR, f"'{field}' must be an array of selector strings, got {json_type(value)}")
                 continue
             for position, item in enumerate(value):
                 if not (templated and is_slot(item)):
@@ -69,18 +70,18 @@ def check_target(target: Any, path: str, rules: Rules, *, templated: bool = Fals
             yield from check_reference(value, where, "state", rules.index)
         elif field == "confidence":
             if not isinstance(value, str):
-                yield error(where, "invalid_type", f"expected string, got {json_type(value)}")
+                yield error(where, ErrorCode.INVALID_TYPE, f"expected string, got {json_type(value)}")
             elif value not in CONFIDENCE_VALUES:
-                yield error(where, "invalid_value", f"'confidence' must be one of {', '.join(CONFIDENCE_VALUES)}")
+                yield error(where, ErrorCode.INVALID_VALUE, f"'confidence' must be one of {', '.join(CONFIDENCE_VALUES)}")
         elif not isinstance(value, str):
-            yield error(where, "invalid_type", f"'{field}' must be a string, got {json_type(value)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"'{field}' must be a string, got {json_type(value)}")
 
 
 def check_check_target(target: Any, path: str, rules: Rules) -> Checks:
     """A check assertion's target: a descriptor object with at least one locating field."""
     if not isinstance(target, dict):
-        yield error(path, "invalid_target", f"an assertion target must be a target descriptor object, got {json_type(target)}")
+        yield error(path, ErrorCode.INVALID_TARGET, f"an assertion target must be a target descriptor object, got {json_type(target)}")
         return
     if not any(field in target for field in LOCATING_FIELDS):
-        yield error(path, "invalid_target", "an assertion target needs a selector, selectors, fallback_selectors, xpath, role or text predicate")
+        yield error(path, ErrorCode.INVALID_TARGET, "an assertion target needs a selector, selectors, fallback_selectors, xpath, role or text predicate")
     yield from check_target(target, path, rules)

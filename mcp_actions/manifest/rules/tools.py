@@ -2,15 +2,26 @@
 
 A tool needs a safe, unique ``name``, a ``description`` and an
 ``input_schema`` that is a valid JSON Schema object. An agent-callable tool
-(``x_actions.direction`` other than ``html_to_agent``) must also be runnable:
-a page ``handler``, a ``workflow`` (at the tool or under ``x_actions``, not
-both), or legacy ``x_actions.execution.steps``.
+(``x_actions.direction`` other than ``html_to_agent``) must also be runnable
+(``execution.classify_tool``): a ``handler`` (a page function, or a primitive
+of the host's or the map's dictionary, whose ``x_actions.binding.arguments``
+must fit that primitive's schema), a ``workflow`` (at the tool or under
+``x_actions``, not both), legacy ``x_actions.execution.steps``, or, with none
+of these, a name that is a primitive of the host's dictionary or of the map's
+own ``primitive_dictionary`` (a host-native tool). In a map that carries a
+``primitive_dictionary`` (a host's own map), a host-native tool named in no
+dictionary is only a warning: it runs where that host provides it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
+from ...errors import ErrorCode
+from ...jsonutil import json_pointer
+from ..execution import ToolExecution, ToolKind, classify_tool
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -26,8 +37,9 @@ from .base import (
     error,
     json_type,
     object_entries,
+    warning,
 )
-from .schema import check_schema
+from .schema import check_schema, fast_schema_valid
 from .targets import check_target
 from .workflow import check_workflow
 
@@ -37,7 +49,11 @@ TOOL_FIELDS = (
     "name", "description", "input_schema", "target", "requires", "x_actions", "workflow", "result_schema", "annotations",
 )  # fmt: skip
 # state_machine and execution.fallback are used by the published simple-form map.
-X_ACTIONS_FIELDS = ("direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine", "annotations", "confirm")
+# binding.arguments: the bound arguments of a handler that names a primitive (published reference maps).
+X_ACTIONS_FIELDS = (
+    "direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine", "annotations", "confirm", "binding",
+)  # fmt: skip
+BINDING_FIELDS = ("arguments",)
 #: MCP tool hints a map may set explicitly under x_actions.annotations (booleans, and a title string).
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 EXECUTION_FIELDS = ("mode", "steps", "fallback")
@@ -49,7 +65,7 @@ EXECUTION_MODES = ("handler_first", "steps_first")
 def _check_execution(execution: Any, path: str, label: str, rules: Rules) -> Checks:
     """Legacy ``x_actions.execution``: a mode and inspectable steps with safe, unique ids."""
     if not isinstance(execution, dict):
-        yield error(path, "invalid_type", f"{label}: execution must be an object, got {json_type(execution)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{label}: execution must be an object, got {json_type(execution)}")
         return
     yield from check_keys(execution, path, EXECUTION_FIELDS, subject=f"{label} execution")
     yield from check_enum(execution, "mode", path, EXECUTION_MODES)
@@ -63,14 +79,14 @@ def _check_execution(execution: Any, path: str, label: str, rules: Rules) -> Che
             if isinstance(step.get(key), dict):
                 yield from check_target(step[key], child_pointer(where, key), rules, what=f"execution step {key}")
             elif key == "target" and key in step:
-                yield error(child_pointer(where, key), "invalid_type", f"execution step target must be an object, got {json_type(step[key])}")
+                yield error(child_pointer(where, key), ErrorCode.INVALID_TYPE, f"execution step target must be an object, got {json_type(step[key])}")
         yield from check_non_negative_integer(step, "timeout_ms", where)
     yield from check_unique_names(steps, "id", "execution step id")
 
 
 def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Checks:
     if not isinstance(x_actions, dict):
-        yield error(path, "invalid_type", f"{label}: x_actions must be an object, got {json_type(x_actions)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions must be an object, got {json_type(x_actions)}")
         return
     yield from check_keys(x_actions, path, X_ACTIONS_FIELDS, subject=f"{label} x_actions")
     yield from check_enum(x_actions, "direction", path, DIRECTIONS)
@@ -79,11 +95,11 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
         yield from check_identifier(x_actions["handler"], child_pointer(path, "handler"), "handler")
     for key in ("source", "state_machine"):
         if key in x_actions and not isinstance(x_actions[key], dict):
-            yield error(child_pointer(path, key), "invalid_type", f"{label}: x_actions.{key} must be an object, got {json_type(x_actions[key])}")
+            yield error(child_pointer(path, key), ErrorCode.INVALID_TYPE, f"{label}: x_actions.{key} must be an object, got {json_type(x_actions[key])}")
     if "annotations" in x_actions:
         yield from _check_annotations(x_actions["annotations"], child_pointer(path, "annotations"), label)
     if "confirm" in x_actions and not isinstance(x_actions["confirm"], (bool, str)):
-        yield error(child_pointer(path, "confirm"), "invalid_type", f"{label}: x_actions.confirm must be a boolean or a message, got {json_type(x_actions['confirm'])}")
+        yield error(child_pointer(path, "confirm"), ErrorCode.INVALID_TYPE, f"{label}: x_actions.confirm must be a boolean or a message, got {json_type(x_actions['confirm'])}")
     if "execution" in x_actions:
         yield from _check_execution(x_actions["execution"], child_pointer(path, "execution"), label, rules)
     if "result_schema" in x_actions:
@@ -95,22 +111,55 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
 def _check_annotations(annotations: Any, path: str, label: str) -> Checks:
     """``x_actions.annotations``: MCP hints that override the derived ones."""
     if not isinstance(annotations, dict):
-        yield error(path, "invalid_type", f"{label}: x_actions.annotations must be an object, got {json_type(annotations)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions.annotations must be an object, got {json_type(annotations)}")
         return
     yield from check_keys(annotations, path, ("title", *ANNOTATION_HINTS), subject=f"{label} x_actions.annotations")
     for key, value in annotations.items():
         expected = str if key == "title" else bool
         if key in ("title", *ANNOTATION_HINTS) and not isinstance(value, expected):
-            yield error(child_pointer(path, key), "invalid_type", f"{label}: x_actions.annotations.{key} must be a {'string' if expected is str else 'boolean'}, got {json_type(value)}")
+            yield error(child_pointer(path, key), ErrorCode.INVALID_TYPE, f"{label}: x_actions.annotations.{key} must be a {'string' if expected is str else 'boolean'}, got {json_type(value)}")
 
 
-def _is_executable(tool: dict[str, Any]) -> bool:
-    x_actions = tool.get("x_actions")
-    x_actions = x_actions if isinstance(x_actions, dict) else {}
-    if "workflow" in tool or "workflow" in x_actions or "handler" in x_actions:
-        return True
-    execution = x_actions.get("execution")
-    return isinstance(execution, dict) and isinstance(execution.get("steps"), list) and bool(execution["steps"])
+def _execution(tool: dict[str, Any], rules: Rules) -> ToolExecution | None:
+    return classify_tool(tool, host_primitives=rules.primitives, map_primitives=rules.map_primitives, host_published=rules.host_published)
+
+
+def _primitive_schema(primitive: str, rules: Rules) -> Any:
+    """The input_schema of ``primitive``: the host's dictionary first, then the map's own."""
+    schema = rules.primitive_schemas.get(primitive)
+    return schema if isinstance(schema, dict) else rules.map_primitives.get(primitive)
+
+
+def _check_binding(binding: Any, path: str, label: str, execution: ToolExecution | None, rules: Rules) -> Checks:
+    """``x_actions.binding``: an object whose ``arguments`` (an object) fit the handler's primitive.
+
+    The call's own arguments are laid over the bound ones, so a required
+    argument may come from either: only the bound arguments that are present are checked.
+    """
+    if not isinstance(binding, dict):
+        yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions.binding must be an object, got {json_type(binding)}")
+        return
+    yield from check_keys(binding, path, BINDING_FIELDS, subject=f"{label} x_actions.binding")
+    if "arguments" not in binding:
+        return
+    where = child_pointer(path, "arguments")
+    arguments = binding["arguments"]
+    if not isinstance(arguments, dict):
+        yield error(where, ErrorCode.INVALID_TYPE, f"{label}: binding.arguments must be an object, got {json_type(arguments)}")
+        return
+    if execution is None or execution.kind is not ToolKind.PRIMITIVE_HANDLER or execution.primitive is None:
+        return
+    schema = _primitive_schema(execution.primitive, rules)
+    if not isinstance(schema, dict) or not fast_schema_valid(schema):
+        return  # an invalid map dictionary schema is reported at the dictionary
+    for problem in Draft202012Validator(schema).iter_errors(arguments):
+        if problem.validator == "required" and not problem.absolute_path:
+            continue  # the call may supply it
+        yield error(
+            where + json_pointer(problem.absolute_path),
+            ErrorCode.PRIMITIVE_ARGS_INVALID,
+            f"{label}: bound arguments of {execution.primitive}: {' '.join(problem.message.split())[:200]}",
+        )
 
 
 def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
@@ -120,14 +169,14 @@ def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
     yield from check_required_identifier(tool, "name", path, missing="tool: 'name' is required", what="tool name")
     yield from check_string(tool, "description", path, required=True, non_empty=True)
     if "input_schema" not in tool:
-        yield error(child_pointer(path, "input_schema"), "missing_field", f"{label}: 'input_schema' is required")
+        yield error(child_pointer(path, "input_schema"), ErrorCode.MISSING_FIELD, f"{label}: 'input_schema' is required")
     else:
         yield from check_schema(tool["input_schema"], child_pointer(path, "input_schema"), "input_schema")
     if "target" in tool:
         yield from check_target(tool["target"], child_pointer(path, "target"), rules)
     yield from check_string_list(tool, "requires", path)
     if "annotations" in tool and not isinstance(tool["annotations"], dict):
-        yield error(child_pointer(path, "annotations"), "invalid_type", f"annotations must be an object, got {json_type(tool['annotations'])}")
+        yield error(child_pointer(path, "annotations"), ErrorCode.INVALID_TYPE, f"annotations must be an object, got {json_type(tool['annotations'])}")
     if "result_schema" in tool:
         yield from check_schema(tool["result_schema"], child_pointer(path, "result_schema"), "result_schema")
     x_actions = tool.get("x_actions")
@@ -137,16 +186,31 @@ def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
         yield from check_workflow(tool["workflow"], child_pointer(path, "workflow"), rules)
         if isinstance(x_actions, dict) and "workflow" in x_actions:
             where = child_pointer(child_pointer(path, "x_actions"), "workflow")
-            yield error(where, "conflicting_fields", f"{label}: declare the workflow once, at the tool or under x_actions")
+            yield error(where, ErrorCode.CONFLICTING_FIELDS, f"{label}: declare the workflow once, at the tool or under x_actions")
+    execution = _execution(tool, rules)
+    if isinstance(x_actions, dict) and "binding" in x_actions:
+        yield from _check_binding(x_actions["binding"], child_pointer(child_pointer(path, "x_actions"), "binding"), label, execution, rules)
     direction = x_actions.get("direction") if isinstance(x_actions, dict) else None
-    if direction != "html_to_agent" and not _is_executable(tool):
-        yield error(path, "tool_not_executable", f"{label} has no x_actions.handler, no workflow and no x_actions.execution.steps")
+    if direction == "html_to_agent":
+        return
+    if execution is None:
+        yield error(
+            path,
+            ErrorCode.TOOL_NOT_EXECUTABLE,
+            f"{label} has no x_actions.handler, no workflow and no x_actions.execution.steps, and its name is no primitive of the host's dictionary",
+        )
+    elif not execution.declared_primitive:
+        yield warning(
+            path,
+            ErrorCode.HOST_NATIVE_UNDECLARED,
+            f"{label} has no handler or workflow and its name is in no primitive dictionary: it runs only on the host that publishes this map",
+        )
 
 
 def check_tools(document: dict[str, Any], rules: Rules) -> Checks:
     """``tools``: present, an array of well-formed, uniquely named tools."""
     if "tools" not in document:
-        yield error("/tools", "missing_field", "'tools' is required (an empty array is valid)")
+        yield error("/tools", ErrorCode.MISSING_FIELD, "'tools' is required (an empty array is valid)")
         return
     tools = yield from object_entries(document, "tools", "", what="a tool")
     for where, tool in tools:

@@ -21,12 +21,15 @@ import json
 import logging
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from jsonschema import Draft202012Validator, exceptions
 
-from ..problems import child_pointer, pointer_tokens
+from ...errors import ErrorCode
+from ...jsonutil import json_pointer, pointer_tokens
+from ..dictionary import host_primitives
+from ..verdict_cache import DiskMemo, digest
+from ..problems import child_pointer
 from .base import (
     check_required_identifier,
     STEP_ID_RE,
@@ -38,7 +41,7 @@ from .base import (
     expect_type,
     json_type,
 )
-from ...workflow.expressions import has_partial_slot
+from ..expressions import has_partial_slot
 from .expressions import check_expression_field, check_templated, is_slot
 from .refs import check_reference
 from .targets import check_target
@@ -49,7 +52,6 @@ __all__ = [
     "STEP_FIELDS",
     "WORKFLOW_FIELDS",
     "check_workflow",
-    "dictionary_primitives",
 ]
 
 logger = logging.getLogger(__name__)
@@ -70,28 +72,18 @@ _MAX_CACHE = 50_000
 _SLOT_PLACEHOLDER = "{% slot %}"
 # (primitive, canonical args with slots normalised) -> ((relative pointer, message), ...)
 _args_verdicts: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
-
-
-@lru_cache(maxsize=1)
-def dictionary_primitives() -> dict[str, Any]:
-    """The primitives of the bundled dictionary (``runtimes/dictionary.json``): name -> input_schema."""
-    try:
-        text = resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text(encoding="utf-8")
-        entries = json.loads(text).get("primitives", [])
-    except (OSError, ValueError, AttributeError) as exc:
-        logger.warning("primitive dictionary unavailable, primitive names cannot be checked: %s", exc)
-        return {}
-    return {
-        entry["name"]: entry.get("input_schema")
-        for entry in entries
-        if isinstance(entry, dict) and isinstance(entry.get("name"), str)
-    }
+# The same verdicts on disk, for the next process.
+_disk = DiskMemo(
+    "step-args",
+    valid=lambda value: isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and all(isinstance(t, str) for t in p) for p in value),
+    decode=lambda value: tuple(tuple(pair) for pair in value),
+)
 
 
 @lru_cache(maxsize=1)
 def _settle_states() -> tuple[str, ...]:
     # settle_after's state is locator.wait_for's state; follow the dictionary's enum.
-    schema = dictionary_primitives().get("locator.wait_for") or {}
+    schema = host_primitives().get("locator.wait_for") or {}
     try:
         states = schema["properties"]["state"]["enum"]
         return tuple(state for state in states if isinstance(state, str))
@@ -101,7 +93,7 @@ def _settle_states() -> tuple[str, ...]:
 
 @lru_cache(maxsize=256)
 def _args_validator(primitive: str) -> Any:
-    schema = dictionary_primitives().get(primitive)
+    schema = host_primitives().get(primitive)
     if not isinstance(schema, dict):
         return None
     try:
@@ -182,19 +174,22 @@ def _args_problems(primitive: str, args: Any) -> tuple[tuple[str, str], ...]:
     known = _args_verdicts.get(key)
     if known is not None:
         return known
+    disk_key = digest(*key)
+    stored, verdict_from_disk = _disk.get(disk_key)
+    if stored:
+        _args_verdicts[key] = verdict_from_disk
+        return verdict_from_disk
     found = []
     for problem in validator.iter_errors(normalised):
         # A slot may evaluate to anything: skip what depends on one (its type, enum, combinators over it).
         if _contains_slot(problem.instance) and problem.validator not in _SLOT_INDEPENDENT:
             continue
-        relative = ""
-        for token in problem.absolute_path:
-            relative = child_pointer(relative, token)
-        found.extend(_pinpoint(problem, relative))
+        found.extend(_pinpoint(problem, json_pointer(problem.absolute_path)))
     verdict = tuple(sorted(set(found)))
     if len(_args_verdicts) > _MAX_CACHE:
         _args_verdicts.clear()
     _args_verdicts[key] = verdict
+    _disk.put(disk_key, [list(pair) for pair in verdict])
     return verdict
 
 
@@ -203,18 +198,18 @@ def _check_primitive(owner: dict[str, Any], path: str, what: str, rules: Rules) 
     primitive_path = child_pointer(path, "primitive")
     known_primitive = None
     if "primitive" not in owner:
-        yield error(primitive_path, "missing_field", f"{what}: 'primitive' is required")
+        yield error(primitive_path, ErrorCode.MISSING_FIELD, f"{what}: 'primitive' is required")
     elif not isinstance(owner["primitive"], str):
-        yield error(primitive_path, "invalid_type", f"{what}: 'primitive' must be a string, got {json_type(owner['primitive'])}")
+        yield error(primitive_path, ErrorCode.INVALID_TYPE, f"{what}: 'primitive' must be a string, got {json_type(owner['primitive'])}")
     elif owner["primitive"] not in rules.primitives:
-        yield error(primitive_path, "unknown_primitive", f"{what}: primitive {owner['primitive']!r} is not in the dictionary")
+        yield error(primitive_path, ErrorCode.UNKNOWN_PRIMITIVE, f"{what}: primitive {owner['primitive']!r} is not in the dictionary")
     else:
         known_primitive = owner["primitive"]
     args_path = child_pointer(path, "args")
     args = owner.get("args")
     if "args" in owner:
         if not isinstance(args, dict):
-            yield error(args_path, "invalid_type", f"{what}: 'args' must be an object, got {json_type(args)}")
+            yield error(args_path, ErrorCode.INVALID_TYPE, f"{what}: 'args' must be an object, got {json_type(args)}")
             return
         yield from check_templated(args, args_path, f"{what} args", rules, len(pointer_tokens(args_path)))
         for key in _LOCATOR_ARGS:
@@ -223,7 +218,7 @@ def _check_primitive(owner: dict[str, Any], path: str, what: str, rules: Rules) 
     if known_primitive is not None and known_primitive in rules.primitive_schemas:
         for relative, message in _args_problems(known_primitive, args if "args" in owner else {}):
             where = args_path + relative if "args" in owner else args_path
-            yield error(where, "primitive_args_invalid", f"{what}: {known_primitive} args: {message}")
+            yield error(where, ErrorCode.PRIMITIVE_ARGS_INVALID, f"{what}: {known_primitive} args: {message}")
 
 
 def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) -> Checks:
@@ -232,9 +227,9 @@ def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) ->
         if expression_field in step:
             yield from check_expression_field(step[expression_field], child_pointer(path, expression_field), f"{label} {expression_field}", rules)
             if bound_field not in step:
-                yield error(child_pointer(path, bound_field), "missing_field", f"{label}: {expression_field} needs {bound_field}")
+                yield error(child_pointer(path, bound_field), ErrorCode.MISSING_FIELD, f"{label}: {expression_field} needs {bound_field}")
         elif bound_field in step:
-            yield error(child_pointer(path, bound_field), "unpaired_field", f"{label}: {bound_field} without {expression_field}")
+            yield error(child_pointer(path, bound_field), ErrorCode.UNPAIRED_FIELD, f"{label}: {bound_field} without {expression_field}")
         if bound_field not in step:
             continue
         where = child_pointer(path, bound_field)
@@ -243,16 +238,16 @@ def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) ->
         if problem:
             yield problem
         elif value < 1:
-            yield error(where, "invalid_value", f"{label}: {bound_field} must be at least 1")
+            yield error(where, ErrorCode.INVALID_VALUE, f"{label}: {bound_field} must be at least 1")
         elif bound_field == "max_items" and value > rules.limits.max_loop_items:
-            yield error(where, "limit_loop_items_exceeded", f"{label}: max_items {int(value)} exceeds the limit of {rules.limits.max_loop_items}")
+            yield error(where, ErrorCode.LIMIT_LOOP_ITEMS_EXCEEDED, f"{label}: max_items {int(value)} exceeds the limit of {rules.limits.max_loop_items}")
     if "after_each" in step:
         where = child_pointer(path, "after_each")
         if "retry_until" not in step:
-            yield error(where, "unpaired_field", f"{label}: after_each without retry_until")
+            yield error(where, ErrorCode.UNPAIRED_FIELD, f"{label}: after_each without retry_until")
         after_each = step["after_each"]
         if not isinstance(after_each, dict):
-            yield error(where, "invalid_type", f"{label}: after_each must be an object, got {json_type(after_each)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"{label}: after_each must be an object, got {json_type(after_each)}")
         else:
             yield from check_keys(after_each, where, AFTER_EACH_FIELDS, subject=f"{label} after_each", closed=True)
             yield from _check_primitive(after_each, where, f"{label} after_each", rules)
@@ -261,14 +256,14 @@ def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) ->
 def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
     what = f"{label} settle_after"
     if not isinstance(settle, dict):
-        yield error(path, "invalid_type", f"{what} must be an object, got {json_type(settle)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be an object, got {json_type(settle)}")
         return
     yield from check_keys(settle, path, SETTLE_AFTER_FIELDS, subject=what, closed=True)
     has_locator, has_delay = "locator" in settle, "delay_ms" in settle
     if has_locator and has_delay:
-        yield error(path, "conflicting_fields", f"{what}: give exactly one of locator and delay_ms, not both")
+        yield error(path, ErrorCode.CONFLICTING_FIELDS, f"{what}: give exactly one of locator and delay_ms, not both")
     elif not has_locator and not has_delay:
-        yield error(path, "missing_field", f"{what}: needs exactly one of locator and delay_ms")
+        yield error(path, ErrorCode.MISSING_FIELD, f"{what}: needs exactly one of locator and delay_ms")
     if has_locator:
         locator_path = child_pointer(path, "locator")
         yield from check_templated(settle["locator"], locator_path, f"{what} locator", rules, len(pointer_tokens(locator_path)))
@@ -276,14 +271,14 @@ def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
     yield from check_non_negative_integer(settle, "delay_ms", path)
     for companion in ("state", "timeout_ms"):
         if companion in settle and not has_locator:
-            yield error(child_pointer(path, companion), "unpaired_field", f"{what}: {companion} applies only with locator")
+            yield error(child_pointer(path, companion), ErrorCode.UNPAIRED_FIELD, f"{what}: {companion} applies only with locator")
     if "state" in settle:
         where = child_pointer(path, "state")
         state = settle["state"]
         if not isinstance(state, str):
-            yield error(where, "invalid_type", f"expected string, got {json_type(state)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"expected string, got {json_type(state)}")
         elif state not in _settle_states():
-            yield error(where, "invalid_value", f"{what}: state must be one of {', '.join(_settle_states())}")
+            yield error(where, ErrorCode.INVALID_VALUE, f"{what}: state must be one of {', '.join(_settle_states())}")
     yield from check_non_negative_integer(settle, "timeout_ms", path)
 
 
@@ -302,9 +297,9 @@ def _check_step(step: dict[str, Any], path: str, position: int, rules: Rules) ->
         where = child_pointer(path, "on_error")
         value = step["on_error"]
         if not isinstance(value, str):
-            yield error(where, "invalid_type", f"expected string, got {json_type(value)}")
+            yield error(where, ErrorCode.INVALID_TYPE, f"expected string, got {json_type(value)}")
         elif value not in ON_ERROR_VALUES:
-            yield error(where, "invalid_value", f"{label}: on_error must be 'stop' or 'continue'")
+            yield error(where, ErrorCode.INVALID_VALUE, f"{label}: on_error must be 'stop' or 'continue'")
     yield from check_non_negative_integer(step, "timeout_ms", path)
     if "description" in step:
         problem = expect_type(step["description"], "string", child_pointer(path, "description"))
@@ -318,61 +313,61 @@ def _check_postcondition(value: Any, path: str, rules: Rules) -> Checks:
         yield from check_reference(value, path, "projection", rules.index)
     elif isinstance(value, dict):
         if "projection" not in value:
-            yield error(child_pointer(path, "projection"), "missing_field", "postcondition: 'projection' is required")
+            yield error(child_pointer(path, "projection"), ErrorCode.MISSING_FIELD, "postcondition: 'projection' is required")
         else:
             yield from check_reference(value["projection"], child_pointer(path, "projection"), "projection", rules.index)
     else:
-        yield error(path, "invalid_type", f"postcondition must be a projection name or an object, got {json_type(value)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"postcondition must be a projection name or an object, got {json_type(value)}")
 
 
 def check_workflow(workflow: Any, path: str, rules: Rules) -> Checks:
     """One workflow object, every step, every expression."""
     if not isinstance(workflow, dict):
-        yield error(path, "invalid_type", f"workflow must be an object, got {json_type(workflow)}")
+        yield error(path, ErrorCode.INVALID_TYPE, f"workflow must be an object, got {json_type(workflow)}")
         return
     yield from check_keys(workflow, path, WORKFLOW_FIELDS, subject="workflow", closed=True)
     version_path = child_pointer(path, "version")
     if "version" not in workflow:
-        yield error(version_path, "missing_field", "workflow: 'version' is required")
+        yield error(version_path, ErrorCode.MISSING_FIELD, "workflow: 'version' is required")
     else:
         version = workflow["version"]
         problem = expect_type(version, "integer", version_path)
         if problem:
             yield problem
         elif version != 1:
-            yield error(version_path, "unsupported_version", "workflow version must be 1")
+            yield error(version_path, ErrorCode.UNSUPPORTED_VERSION, "workflow version must be 1")
     language_path = child_pointer(path, "expression_language")
     if "expression_language" not in workflow:
-        yield error(language_path, "missing_field", "workflow: 'expression_language' is required")
+        yield error(language_path, ErrorCode.MISSING_FIELD, "workflow: 'expression_language' is required")
     else:
         language = workflow["expression_language"]
         problem = expect_type(language, "string", language_path)
         if problem:
             yield problem
         elif language != "jsonata":
-            yield error(language_path, "unsupported_expression_language", "workflow expression_language must be 'jsonata'")
+            yield error(language_path, ErrorCode.UNSUPPORTED_EXPRESSION_LANGUAGE, "workflow expression_language must be 'jsonata'")
     steps_path = child_pointer(path, "steps")
     steps = workflow.get("steps")
     if "steps" not in workflow:
-        yield error(steps_path, "missing_field", "workflow: 'steps' is required")
+        yield error(steps_path, ErrorCode.MISSING_FIELD, "workflow: 'steps' is required")
     elif not isinstance(steps, list):
-        yield error(steps_path, "invalid_type", f"workflow steps must be an array, got {json_type(steps)}")
+        yield error(steps_path, ErrorCode.INVALID_TYPE, f"workflow steps must be an array, got {json_type(steps)}")
     elif not steps:
-        yield error(steps_path, "empty_steps", "workflow steps must not be empty")
+        yield error(steps_path, ErrorCode.EMPTY_STEPS, "workflow steps must not be empty")
     else:
         if len(steps) > rules.limits.max_steps:
-            yield error(steps_path, "limit_steps_exceeded", f"workflow has {len(steps)} steps; the limit is {rules.limits.max_steps}")
+            yield error(steps_path, ErrorCode.LIMIT_STEPS_EXCEEDED, f"workflow has {len(steps)} steps; the limit is {rules.limits.max_steps}")
         seen_ids: set[str] = set()
         for position, step in enumerate(steps):
             where = child_pointer(steps_path, position)
             if not isinstance(step, dict):
-                yield error(where, "invalid_type", f"step {position} must be an object, got {json_type(step)}")
+                yield error(where, ErrorCode.INVALID_TYPE, f"step {position} must be an object, got {json_type(step)}")
                 continue
             yield from _check_step(step, where, position, rules)
             step_id = step.get("id")
             if isinstance(step_id, str):
                 if step_id in seen_ids:
-                    yield error(child_pointer(where, "id"), "duplicate_name", f"step id {step_id!r} is used more than once")
+                    yield error(child_pointer(where, "id"), ErrorCode.DUPLICATE_NAME, f"step id {step_id!r} is used more than once")
                 seen_ids.add(step_id)
     if "output" in workflow:
         output_path = child_pointer(path, "output")

@@ -1,5 +1,9 @@
 """JSONata expression slots: recognise, compile once, evaluate with bounds.
 
+The manifest defines the expression language, so the compiler lives here:
+the validator compiles every slot with it, and the workflow interpreter
+(``mcp_actions.workflow``) imports it to evaluate them.
+
 A slot is a whole string of the form ``{% expression %}``; partial embeds
 (``"id-{% x %}"``) are not slots and are refused by validation. Expressions
 are compiled once per distinct source text and cached, because compiling is
@@ -126,7 +130,7 @@ def compile_expression(source: str) -> CompiledExpression:
     if forbidden:
         raise ExpressionSyntaxError(
             f"function ${forbidden.group(1)} is not allowed in expressions",
-            code="expression_forbidden_function",
+            code=ErrorCode.EXPRESSION_FORBIDDEN_FUNCTION,
             evidence={"function": f"${forbidden.group(1)}", "position": forbidden.start()},
         )
     try:
@@ -146,7 +150,7 @@ def compile_slot(value: str) -> CompiledExpression:
     """Compile the expression of a whole ``{% … %}`` slot string."""
     source = slot_source(value)
     if source is None:
-        raise ExpressionSyntaxError("not a whole {% … %} expression slot", code="expression_partial_slot")
+        raise ExpressionSyntaxError("not a whole {% … %} expression slot", code=ErrorCode.EXPRESSION_PARTIAL_SLOT)
     return compile_expression(source)
 
 

@@ -1,0 +1,108 @@
+"""How a tool runs: the one place that decides a tool's kind from its declaration.
+
+The spec calls a ``handler`` "a reference to already-loaded page/runtime
+code", and published maps use both kinds of reference:
+
+* ``handler``: the page function at the handler's dotted path;
+* ``primitive_handler``: the handler names a primitive (of the host's
+  dictionary or of the map's own ``primitive_dictionary``); the runtime runs
+  that primitive with ``x_actions.binding.arguments`` as bound arguments,
+  under the call's own arguments (the call's win);
+* ``workflow``: a ``workflow`` (at the tool or under ``x_actions``);
+* ``legacy_steps``: only ``x_actions.execution.steps``;
+* ``host_native``: no handler, no workflow, no steps, and the tool's name is
+  a primitive of the host's dictionary or of the map's own
+  ``primitive_dictionary`` (or the map carries a ``primitive_dictionary``,
+  i.e. it is the self-description of the host that publishes it); the
+  runtime runs the primitive of that name with the tool's arguments.
+
+A handler wins over a workflow, and a workflow over legacy steps (the
+catalogue's long-standing order); ``execution.mode`` and the fallback are
+the interpreter's business and are carried as declared.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ToolExecution", "ToolKind", "classify_tool"]
+
+
+class ToolKind(enum.StrEnum):
+    """How a tool runs."""
+
+    HANDLER = "handler"
+    PRIMITIVE_HANDLER = "primitive_handler"
+    WORKFLOW = "workflow"
+    LEGACY_STEPS = "legacy_steps"
+    HOST_NATIVE = "host_native"
+
+
+@dataclass(frozen=True)
+class ToolExecution:
+    """A tool's kind and what its runner needs.
+
+    ``primitive`` is the primitive a ``primitive_handler`` or ``host_native``
+    tool runs; ``bound_arguments`` are ``x_actions.binding.arguments`` (the
+    base the call's own arguments are laid over); ``declared_primitive`` is
+    False for a ``host_native`` tool of a host-published map whose name is in
+    no dictionary (it runs only where that host provides it);
+    ``legacy_mode`` is ``x_actions.execution.mode`` when the tool also has
+    legacy steps.
+    """
+
+    kind: ToolKind
+    handler: str | None = None
+    primitive: str | None = None
+    bound_arguments: Mapping[str, Any] = field(default_factory=dict)
+    declared_primitive: bool = True
+    legacy_mode: str | None = None
+
+
+def _has_steps(x_actions: Mapping[str, Any]) -> bool:
+    execution = x_actions.get("execution")
+    return isinstance(execution, dict) and isinstance(execution.get("steps"), list) and bool(execution["steps"])
+
+
+def classify_tool(
+    tool: Mapping[str, Any],
+    *,
+    host_primitives: Collection[str],
+    map_primitives: Collection[str] = (),
+    host_published: bool = False,
+    name: str | None = None,
+) -> ToolExecution | None:
+    """The execution of ``tool`` (a tool object of a manifest), or None when it declares no way to run.
+
+    ``host_published``: the map carries its own ``primitive_dictionary``.
+    ``name`` overrides the tool's name for the host-native match (a composed
+    tool's name before its namespace prefix).
+    """
+    x_actions = tool.get("x_actions")
+    x_actions = x_actions if isinstance(x_actions, Mapping) else {}
+    handler = x_actions.get("handler")
+    steps = _has_steps(x_actions)
+    execution = x_actions.get("execution")
+    mode = execution.get("mode") if steps and isinstance(execution, Mapping) and isinstance(execution.get("mode"), str) else None
+    binding = x_actions.get("binding")
+    arguments = binding.get("arguments") if isinstance(binding, Mapping) else None
+    bound = dict(arguments) if isinstance(arguments, Mapping) else {}
+    if isinstance(handler, str) and handler:
+        if handler in host_primitives or handler in map_primitives:
+            return ToolExecution(ToolKind.PRIMITIVE_HANDLER, handler=handler, primitive=handler, bound_arguments=bound, legacy_mode=mode)
+        return ToolExecution(ToolKind.HANDLER, handler=handler, bound_arguments=bound, legacy_mode=mode)
+    if "workflow" in tool or "workflow" in x_actions:
+        return ToolExecution(ToolKind.WORKFLOW, legacy_mode=mode)
+    if steps:
+        return ToolExecution(ToolKind.LEGACY_STEPS, legacy_mode=mode)
+    own = name if name is not None else tool.get("name")
+    if not isinstance(own, str):
+        return None
+    if own in host_primitives or own in map_primitives:
+        return ToolExecution(ToolKind.HOST_NATIVE, primitive=own)
+    if host_published:
+        return ToolExecution(ToolKind.HOST_NATIVE, primitive=own, declared_primitive=False)
+    return None

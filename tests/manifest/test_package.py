@@ -1,0 +1,42 @@
+"""The manifest package's declared public API, and its place in the layers."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import mcp_actions.manifest as package
+
+ROOT = Path(package.__file__).parent
+
+
+def test_every_export_is_documented_and_resolves() -> None:
+    documented = set(re.findall(r"``([A-Za-z_]+)(?:\(|``)", package.__doc__ or ""))
+    assert set(package.__all__) <= documented
+    for name in package.__all__:
+        assert getattr(package, name) is not None
+
+
+def test_no_lazy_string_or_upward_imports() -> None:
+    """manifest/ imports at module level only, never by string, and nothing above it in the layers."""
+    upward = ("workflow", "bridge", "runtimes", "catalog", "dispatch", "actions_app", "server", "cli", "demo", "mcp")
+    for path in ROOT.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                assert id(node) in top_level, f"{path.name}:{node.lineno}: import inside a function"
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [alias.name for alias in node.names]
+                for name in names:
+                    if isinstance(node, ast.ImportFrom) and node.level:
+                        # A relative import that climbs to mcp_actions itself may reach only the layers below.
+                        if node.level > (2 if path.parent.name == "rules" else 1):
+                            assert name.split(".")[0] in ("errors", "jsonutil"), f"{path.name}:{node.lineno}: imports {name}"
+                    else:
+                        parts = name.split(".")
+                        assert parts[0] not in upward, f"{path.name}:{node.lineno}: imports {name}"
+                        if parts[0] == "mcp_actions" and len(parts) > 1:
+                            assert parts[1] in ("errors", "jsonutil", "manifest"), f"{path.name}:{node.lineno}: imports {name}"
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("import_module", "__import__"):
+                raise AssertionError(f"{path.name}:{node.lineno}: string import")
