@@ -50,6 +50,8 @@ from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runti
 from .resources.projections import register_projection_resources
 from .runtimes.page_script import runtime_js
 from .resources.wab import WAB, register_wab_resource
+from .runtimes.chromium import has_display
+from .runtimes.deferred import DeferredBrowser
 
 __all__ = ["ActionsApp", "AppOptions"]
 
@@ -121,20 +123,16 @@ class ActionsApp:
         register_wab_resource(self.resources, self.wab_documents)
         self.watcher: ManifestWatcher | None = None
 
-    def _make_browser(self) -> Any:
-        from .runtimes.browser import BrowserHost, BrowserOptions
-        from .runtimes.chromium import has_display
-
+    def _make_browser(self) -> DeferredBrowser:
+        # Deferred: Playwright is imported when the browser first starts, not before tools/list.
         headless = self.options.headless if self.options.headless is not None else not has_display()
-        return BrowserHost(
+        return DeferredBrowser(
             self.bridge,
-            BrowserOptions(
-                executable_path=self.options.browser_path,
-                headless=headless,
-                cdp_endpoint=self.options.cdp_endpoint,
-                user_data_dir=self.options.user_data_dir,
-                isolated=self.options.isolated,
-            ),
+            executable_path=self.options.browser_path,
+            headless=headless,
+            cdp_endpoint=self.options.cdp_endpoint,
+            user_data_dir=self.options.user_data_dir,
+            isolated=self.options.isolated,
         )
 
     async def _extract(self, runtime_id: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
@@ -218,7 +216,9 @@ class ActionsApp:
                 print(f"mcp-actions: bridge token for this run: {self.token}", file=sys.stderr)
             print(f"mcp-actions: runtimes connect at {self.endpoint.url}; status page {self.endpoint.status_url()}", file=sys.stderr)
         if self.browser is not None and self.options.browser == "launch":
-            await self.browser.ensure_started()
+            # In the background: the MCP handshake and tools/list need no browser, and a
+            # call that does waits for this same launch.
+            self.browser.start_in_background()
         if self.options.watch:
             self.watcher = ManifestWatcher(self.manifest_paths, self.reload_manifests, debounce_ms=self.options.watch_debounce_ms)
             await self.watcher.start()
@@ -233,7 +233,7 @@ class ActionsApp:
         if self.browser is not None:
             try:
                 await self.browser.stop()
-            except Exception:  # noqa: BLE001 - stopping goes on (endpoint, bridge), but the failure is told
+            except Exception:
                 log.exception("stopping the browser host failed")
         if self.endpoint is not None:
             try:

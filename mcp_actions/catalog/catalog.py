@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -30,7 +30,19 @@ from ..workflow.interpreter import CompiledWorkflow
 from .annotations import confirmation, derive_annotations, tool_title
 from .naming import disambiguated_name, mcp_tool_name
 
-__all__ = ["META_PROTOCOL", "META_TOOL", "ROUTE_SELECTORS", "ROUTING_PROPERTIES", "Catalog", "ToolBinding", "split_routing", "with_routing_fields"]
+__all__ = [
+    "ADVERTISED_ROUTING",
+    "META_PROTOCOL",
+    "META_TOOL",
+    "ROUTE_SELECTORS",
+    "ROUTING_HELP",
+    "ROUTING_PROPERTIES",
+    "TARGET_KEYS",
+    "Catalog",
+    "ToolBinding",
+    "split_routing",
+    "with_routing_fields",
+]
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +50,8 @@ META_TOOL = "mcp-actions/tool"
 #: Where a tool came from: ``actions.json``, ``webmcp``, ``abp`` or ``wab`` (see protocols/naming.py).
 META_PROTOCOL = "mcp-actions/protocol"
 
-#: Optional arguments every tool accepts to choose its runtime and bound its time.
+#: Optional arguments every tool accepts to choose its runtime and bound its time (CONTRACT §3),
+#: flat. They are accepted by every tool but not spelled out in each schema: see ADVERTISED_ROUTING.
 ROUTING_PROPERTIES: dict[str, dict[str, Any]] = {
     "target_runtime_id": {"type": "string", "description": "Run on the runtime with this id (see actions://runtimes)."},
     "target_runtime_key": {"type": "string", "description": "Run on the runtime announced with this runtime_key."},
@@ -51,21 +64,74 @@ ROUTING_PROPERTIES: dict[str, dict[str, Any]] = {
 #: The routing fields that name a runtime (all but ``timeout_ms``).
 ROUTE_SELECTORS: tuple[str, ...] = tuple(key for key, spec in ROUTING_PROPERTIES.items() if spec["type"] == "string")
 
+#: The keys of the nested ``target`` object and the flat field each one stands for.
+TARGET_KEYS: dict[str, str] = {key.removeprefix("target_"): key for key in ROUTE_SELECTORS}
+
+#: What every tool's inputSchema shows of routing. Spelling the five flat fields out,
+#: each with its description, cost ~650 bytes per tool, repeated in every tool of
+#: tools/list; one ``target`` object and the time limit cost 57, and ROUTING_HELP (in
+#: the server's instructions) describes them once. Ranges are checked on the server.
+ADVERTISED_ROUTING: dict[str, dict[str, Any]] = {
+    "target": {"type": "object"},
+    "timeout_ms": {"type": "integer"},
+}
+
+#: Routing, described once for the whole tool list (the MCP server puts it in its instructions).
+ROUTING_HELP = (
+    "Every tool runs on one page. By default that is the page of the tool's site, else the active tab; to choose, "
+    "pass target: {url_contains, title_contains, runtime_id or runtime_key} (ids and keys are in actions://runtimes; "
+    "the flat forms target_url_contains, target_title_contains, target_runtime_id and target_runtime_key work too). "
+    "timeout_ms bounds a call (default 30000)."
+)
+
 
 def with_routing_fields(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """An input schema plus the optional routing fields (the manifest's own properties win)."""
+    """An input schema plus the advertised routing fields (the manifest's own properties win)."""
     merged = copy.deepcopy(dict(schema))
     merged.setdefault("type", "object")
     properties = merged.setdefault("properties", {})
-    for key, value in ROUTING_PROPERTIES.items():
-        properties.setdefault(key, value)
+    for key, value in ADVERTISED_ROUTING.items():
+        properties.setdefault(key, copy.deepcopy(value))
     return merged
 
 
-def split_routing(arguments: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Separate routing fields from the tool's own arguments."""
-    own = {k: v for k, v in arguments.items() if k not in ROUTING_PROPERTIES}
-    routing = {k: v for k, v in arguments.items() if k in ROUTING_PROPERTIES}
+def split_routing(arguments: Mapping[str, Any], own_properties: Collection[str] = ()) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Separate routing fields (flat, as ``target_*``) from the tool's own arguments.
+
+    A property the tool's own schema declares (``own_properties``) belongs to the
+    tool even when it shares a routing field's name. A ``target`` object is
+    unfolded into the flat fields; a flat field given as well must agree with it.
+    Raises ``invalid_input`` for a ``target`` that is not such an object.
+    """
+    own: dict[str, Any] = {}
+    routing: dict[str, Any] = {}
+    target: Any = None
+    for key, value in arguments.items():
+        if key in own_properties:
+            own[key] = value
+        elif key in ROUTING_PROPERTIES:
+            routing[key] = value
+        elif key == "target":
+            target = value
+        else:
+            own[key] = value
+    if target is not None:
+        if not isinstance(target, Mapping):
+            raise ActionError("invalid arguments at /target: must be an object", code=ErrorCode.INVALID_INPUT, evidence={"path": "/target"})
+        for key, value in target.items():
+            flat = TARGET_KEYS.get(key)
+            pointer = json_pointer(["target", key])
+            if flat is None:
+                raise ActionError(
+                    f"invalid arguments at {pointer}: not one of {', '.join(TARGET_KEYS)}",
+                    code=ErrorCode.INVALID_INPUT,
+                    evidence={"path": pointer, "allowed": list(TARGET_KEYS)},
+                )
+            if not isinstance(value, str):
+                raise ActionError(f"invalid arguments at {pointer}: must be a string", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer})
+            if flat in routing and routing[flat] != value:
+                raise ActionError(f"invalid arguments at {pointer}: {flat} says otherwise", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer, "conflicts_with": f"/{flat}"})
+            routing[flat] = value
     return own, routing
 
 
@@ -95,7 +161,7 @@ class ToolBinding:
 
     @cached_property
     def mcp_input_schema(self) -> dict[str, Any]:
-        """The MCP inputSchema: the manifest's schema plus routing fields."""
+        """The MCP inputSchema: the manifest's schema plus the advertised routing fields."""
         return with_routing_fields(self.input_schema)
 
     @cached_property
@@ -103,19 +169,36 @@ class ToolBinding:
         return CompiledSchema(self.input_schema, label=f"the input_schema of tool {self.name}")
 
     @cached_property
+    def own_properties(self) -> frozenset[str]:
+        """The property names the tool's own input schema declares (they are never routing)."""
+        properties = self.input_schema.get("properties") if isinstance(self.input_schema, dict) else None
+        return frozenset(properties) if isinstance(properties, dict) else frozenset()
+
+    @cached_property
     def _result_check(self) -> CompiledSchema | None:
         # Built once per tool, not per call: results are checked on every call, and a schema
         # that cannot be compiled is logged once.
         return CompiledSchema(self.result_schema, label=f"the result_schema of tool {self.name}") if isinstance(self.result_schema, dict) else None
 
+    def build_checks(self) -> None:
+        """Build the argument and result validators now (at load), not in the tool's first call."""
+        _ = (self._input_check, self._result_check, self.own_properties)
+
     def meta(self) -> dict[str, Any]:
-        """The MCP tool's ``_meta``."""
+        """The MCP tool's ``_meta``: its dotted name, protocol and kind (and the runtime of an inline map's tool).
+
+        Provenance (manifest, source file, trust) is in ``provenance()``, which the
+        ``actions://manifests/{namespace}`` resource shows: a file path in every
+        tool of every ``tools/list`` cost a host's context for nothing.
+        """
         meta: dict[str, Any] = {META_TOOL: self.name, META_PROTOCOL: self.protocol, "mcp-actions/kind": self.kind}
-        if self.kind != "builtin":
-            meta.update({"mcp-actions/manifest": self.namespace, "mcp-actions/source": self.origin.source, "mcp-actions/trust": self.origin.trust})
         if self.runtime_id:
             meta["mcp-actions/runtime_id"] = self.runtime_id
         return meta
+
+    def provenance(self) -> dict[str, Any]:
+        """Where the tool comes from: its manifest namespace, source and trust."""
+        return {"manifest": self.namespace, "source": self.origin.source, "trust": self.origin.trust}
 
     def check_arguments(self, arguments: Mapping[str, Any]) -> None:
         """Validate the tool's own arguments; raise ``invalid_input`` naming the offending path.
@@ -281,6 +364,7 @@ class Catalog:
                 name = disambiguated_name(f"{binding.name}@{binding.runtime_id}" if binding.runtime_id else binding.name)
                 log.warning("tool %s would be named %s, which %s already has; exposing it as %s", binding.name, binding.mcp_name, tools[binding.mcp_name].name, name)
                 binding = replace(binding, mcp_name=name)
+            binding.build_checks()
             tools[name] = binding
         self.tools = tools
 

@@ -11,6 +11,7 @@ and ``height``; the MCP layer sends the image as image content (server/media.py)
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -20,7 +21,7 @@ from ..catalog.catalog import ToolBinding
 from ..catalog.naming import mcp_tool_name
 from ..errors import ActionError, ErrorCode
 from ..manifest.compose import ToolOrigin
-from ..runtimes.document import dictionary_entry
+from ..manifest.dictionary import host_dictionary
 from .service import ActionService, BuiltinRunner
 
 __all__ = ["BROWSER_BINDINGS", "BROWSER_RUNNERS"]
@@ -38,7 +39,7 @@ def _binding(name: str, primitive: str, description: str, schema: dict[str, Any]
         kind="builtin",
         origin=_ORIGIN,
         namespace="builtin",
-        result_schema=dictionary_entry(primitive)["output_schema"],
+        result_schema=copy.deepcopy(host_dictionary()[primitive]["output_schema"]),
         title=annotations.get("title"),
         annotations=annotations,
     )

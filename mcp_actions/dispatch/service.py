@@ -153,7 +153,7 @@ class ActionService:
         Raises ``UnknownTool`` or ``ActionError`` ``invalid_input`` with the offending path.
         """
         binding = self.binding(mcp_name)
-        own, routing = split_routing(dict(arguments or {}))
+        own, routing = split_routing(dict(arguments or {}), binding.own_properties)
         for key in ROUTE_SELECTORS:
             if key in routing and not isinstance(routing[key], str):
                 raise _invalid(f"/{key}", "must be a string")

@@ -79,7 +79,9 @@ def register_builtin_resources(
         manifest = catalog.all_manifests().get(params["namespace"])
         if manifest is None:
             raise not_found(expand(MANIFEST, **params))
-        return {"namespace": manifest.namespace, "source": manifest.source, "manifest": manifest.document}
+        # Tool provenance lives here rather than in every tool's _meta (which tools/list repeats).
+        tools = [{"name": b.name, "mcp_name": b.mcp_name, **b.provenance()} for b in catalog.tools.values() if b.kind != "builtin" and b.namespace == manifest.namespace]
+        return {"namespace": manifest.namespace, "source": manifest.source, "tools": tools, "manifest": manifest.document}
 
     def list_manifests() -> list[ResourceEntry]:
         return [

@@ -201,13 +201,15 @@ class BrowserHost:
         await context.expose_binding("__mcpActionsPageTools", self._page_tools_from)
         await context.expose_binding("__mcpActionsCallMessage", self._call_message_from)
         await context.add_init_script(script=engine_js() + _LISTEN_HOOK)
+        # The first tab exists before page events are watched, so it is adopted (and warmed) below, once.
+        pages = list(context.pages) or [await context.new_page()]
         context.on("page", self._on_page)
         context.on("close", lambda _context: self.spawn(self._on_browser_gone("browser context closed"), "context-closed"))
         if session.browser is not None:
             session.browser.on("disconnected", lambda _browser: self.spawn(self._on_browser_gone("browser disconnected"), "disconnected"))
-        pages = list(context.pages) or [await context.new_page()]
         for page in pages:
-            await self._adopt(page)
+            # A browser we launched: its blank tab is ours to warm up (never an attached browser's pages).
+            await self._adopt(page, warm=not self.options.cdp_endpoint)
 
     async def _teardown(self, reason: str) -> None:
         self._started = False
@@ -243,16 +245,20 @@ class BrowserHost:
     def _on_page(self, page: Page) -> None:
         self.spawn(self._adopt(page), "adopt-page")
 
-    async def _adopt(self, page: Page) -> TabRuntime:
+    async def _adopt(self, page: Page, *, warm: bool = False) -> TabRuntime:
         # The context's "page" event and new_tab both adopt a new page; one registration wins.
         task = self._adoptions.get(page)
         if task is None:
-            task = self._adoptions[page] = asyncio.get_running_loop().create_task(self._register(page))
+            task = self._adoptions[page] = asyncio.get_running_loop().create_task(self._register(page, warm=warm))
         return await asyncio.shield(task)
 
-    async def _register(self, page: Page) -> TabRuntime:
+    async def _register(self, page: Page, *, warm: bool = False) -> TabRuntime:
         number = next(self._numbers)
         runtime = TabRuntime(self, page, number, PageWatch(page, f"tab-{number}", self.spawn))
+        if warm:
+            # Before the tab is a runtime anyone can route a call to, and before its page
+            # events are watched: the warm-up's throwaway document is nobody's business.
+            await runtime.warm_process()
         self._tabs[runtime.runtime_id] = runtime
         self._frame_numbers[runtime.runtime_id] = itertools.count(1)
         page.on("close", lambda _page: self.spawn(self._on_close(runtime), f"{runtime.runtime_id}:closed"))

@@ -12,6 +12,7 @@ Lifecycle (events, re-announcing, dialogs and crashes) is ``DocumentRuntime``'s.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -41,8 +42,12 @@ TAB_CAPABILITY_CLASSES: tuple[str, ...] = ("browser.tabs", "browser.claimed_tabs
 #: Announced in runtime_ready: every primitive a tab runs, then its capability classes.
 TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + TAB_CAPABILITY_CLASSES
 
+log = logging.getLogger(__name__)
+
 _PROBE_POINT = "([x, y]) => ({width: innerWidth, height: innerHeight, hit: !!document.elementFromPoint(x, y)})"
 _FOCUSED_VALUE = "() => { const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
+#: What warm_process exercises: a field and a button, nothing that reaches the network.
+_WARM_UP_DOCUMENT = "<!doctype html><title></title><textarea></textarea><button type=button>warm</button>"
 
 _MODIFIERS = {
     "alt": "Alt", "option": "Alt", "control": "Control", "ctrl": "Control",
@@ -132,6 +137,8 @@ class TabRuntime(DocumentRuntime):
             "text.insert": self._insert_text,
             "keyboard.press": self._press,
         }
+        #: True once warm_process ran the first-call path on this (blank, own) tab.
+        self.process_warmed = False
         #: The page's declared tools (WebMCP, WAB) as last reported; kept for start(), since a page
         #: may declare tools before the tab has registered with the bridge.
         self._page_tools: dict[str, Any] | None = None
@@ -169,6 +176,56 @@ class TabRuntime(DocumentRuntime):
         await super().on_navigated()
         self.host.set_active(self.runtime_id)
 
+    async def on_load(self) -> None:
+        """A document finished loading: report it, then warm it up for the first call."""
+        await super().on_load()
+        await self.warm_up()
+
+    async def warm_up(self) -> None:
+        """Pay a new document's first-evaluation costs now rather than in the user's first call.
+
+        The first ``page.evaluate`` in a document makes Playwright install its
+        utility script there (~30 ms), and each function source we evaluate is
+        compiled on first use; the engine's locator path is compiled by V8 on
+        its first run. These reads change nothing on the page (no input events,
+        no scrolling); they run when the document loads, while the agent reads
+        the navigation's answer.
+        """
+        try:
+            await self.run_engine("run", "page.info", {})
+            await self.run_engine("run", "locator.text_content", {"locator": {"selector": "title"}})
+            await self.page.evaluate(_PROBE_POINT, [0, 0])
+            await self.page.evaluate(_FOCUSED_VALUE)
+        except (PlaywrightError, ActionError) as exc:  # the document went away meanwhile (or has no title): nothing to warm
+            log.debug("warm-up of %s skipped: %s", self.runtime_id, exc)
+
+    async def warm_process(self) -> None:
+        """On our own blank tab, before any site loads: run the first-call path once.
+
+        A renderer process pays once for its first click, its first text insertion,
+        its first key press and the first run of the engine's locator, focus and
+        wait code (tens of milliseconds each). The first site this tab opens usually
+        loads into the same process, so paying here, on a throwaway document of our
+        own, keeps that cost out of the user's first call. Only for a blank tab the
+        browser host itself opened, before it is registered; a failure is logged
+        and changes nothing else.
+        """
+        if self.page.url != "about:blank":
+            return
+        field = {"selector": "textarea"}
+        try:
+            await self.page.set_content(_WARM_UP_DOCUMENT)
+            found = await self.perform("locator.element_info", {"locator": {"selector": "button"}}, None)
+            center = found["clickable_center"]
+            await self.perform("pointer.click", {"x": center["x"], "y": center["y"]}, None)
+            await self.perform("locator.wait_for", {"locator": field, "state": "visible", "timeout_ms": 1000}, None)
+            await self.perform("text.insert", {"text": "warm", "target": field, "mode": "replace"}, None)
+            await self.perform("keyboard.press", {"key": "Enter"}, None)
+            await self.perform("locator.text_content", {"locator": field}, None)
+            await self.page.set_content("")
+            self.process_warmed = True
+        except (ActionError, PlaywrightError, KeyError, TypeError) as exc:
+            log.info("process warm-up of %s skipped: %s", self.runtime_id, exc)
     async def report_page_tools(self, snapshot: Any) -> None:
         """The page's declared tools changed (or a document arrived): a runtime_status with ``page_tools``."""
         if not isinstance(snapshot, dict):

@@ -401,12 +401,14 @@ def test_import_trust(kind: str, extra: dict[str, Any], root_trust: str, expecte
     assert imported and {o.trust for o in imported} == {expected}
 
 
-def test_origins_reach_mcp_meta_through_load_paths_and_the_catalog() -> None:
+def test_origins_reach_tool_provenance_through_load_paths_and_the_catalog() -> None:
     meta = FIXTURES / "meta"
     catalog = Catalog()
     catalog.set_manifests(load_paths([meta / "actions.json"]).manifests)
-    metas = {binding.name: binding.meta() for binding in catalog.tools.values() if binding.kind != "builtin"}
-    assert {name: (m["mcp-actions/source"], m["mcp-actions/trust"], m["mcp-actions/manifest"]) for name, m in metas.items()} == {
+    bindings = [binding for binding in catalog.tools.values() if binding.kind != "builtin"]
+    metas = {binding.name: binding.meta() for binding in bindings}
+    provenance = {binding.name: binding.provenance() for binding in bindings}
+    assert {name: (p["source"], p["trust"], p["manifest"]) for name, p in provenance.items()} == {
         "own.run": (str(meta / "actions.json"), "local", "meta"),
         # declared trust 'shared' on the import; the nested import (kind local, default local) is capped at shared
         "lib.run": (str(meta / "lib" / "actions.json"), "shared", "meta"),

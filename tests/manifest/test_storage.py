@@ -131,10 +131,10 @@ def test_load_paths_loads_chosen_manifests_with_scope_trust_and_site_namespace()
     ]
 
 
-def test_storage_trust_reaches_mcp_meta() -> None:
+def test_storage_trust_reaches_tool_provenance() -> None:
     catalog = Catalog()
     catalog.set_manifests(load_paths([ROOT]).manifests)
-    trust = {b.name: (b.meta()["mcp-actions/trust"], b.meta()["mcp-actions/manifest"]) for b in catalog.tools.values() if b.kind != "builtin"}
+    trust = {b.name: (b.provenance()["trust"], b.provenance()["manifest"]) for b in catalog.tools.values() if b.kind != "builtin"}
     assert trust == {
         "cart.add": ("shared", "example-com-cart"),
         "search.submit": ("private", "example-com-search"),

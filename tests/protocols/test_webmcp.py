@@ -19,7 +19,7 @@ async def test_imperative_tools_become_mcp_tools_and_run_the_pages_execute(pages
         assert add.meta["mcp-actions/tool"] == "x127_0_0_1.add_todo" and add.name == "x127_0_0_1_add_todo"
         assert add.meta["mcp-actions/protocol"] == "webmcp"
         assert add.meta["mcp-actions/runtime_id"] == s.tab().runtime_id
-        assert add.input_schema["required"] == ["title"] and "target_runtime_id" in add.input_schema["properties"]
+        assert add.input_schema["required"] == ["title"] and {"target", "timeout_ms"} <= set(add.input_schema["properties"])
         assert listing.annotations is not None and listing.annotations.read_only_hint is True
         builtins = await s.tools()
         assert builtins["browser_navigate"].meta["mcp-actions/protocol"] == "actions.json"

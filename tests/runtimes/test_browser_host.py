@@ -66,6 +66,15 @@ async def test_start_registers_the_first_tab(host: BrowserHost, bridge: Bridge) 
     assert bridge.registry.get("tab-1") is info and host.started
 
 
+async def test_the_launched_blank_tab_is_warmed_before_it_is_a_runtime(host: BrowserHost, bridge: Bridge) -> None:
+    # warm_process ran the first-call path on a throwaway document of ours, then left the tab blank.
+    tab = host.tab("tab-1")
+    assert tab is not None and tab.process_warmed
+    assert tab.page.url == "about:blank"
+    assert await tab.page.evaluate("() => document.body.innerHTML") == ""
+    assert list(bridge.registry.get("tab-1").events) == []  # nothing of it reached the bridge
+
+
 async def test_new_tab_registers_with_url_and_title_and_becomes_active(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
     runtime_id = await open_tab(host, f"{pages_url}/engine/inputs.html")
     info = bridge.registry.get(runtime_id)

@@ -71,9 +71,16 @@ async def test_tools_list_names_meta_and_schemas():
             assert NAME_RE.match(tool.name)
             assert tool.meta and "mcp-actions/tool" in tool.meta
         add = tools["shop_add_item"]
-        assert add.meta["mcp-actions/tool"] == "shop.add_item"
-        assert add.meta["mcp-actions/trust"] == "local"
-        assert set(add.input_schema["properties"]) >= {"sku", "quantity", "target_runtime_id", "target_runtime_key", "target_url_contains", "target_title_contains", "timeout_ms"}
+        # _meta is the dotted name, protocol and kind; provenance is in actions://manifests/shop.
+        assert add.meta == {"mcp-actions/tool": "shop.add_item", "mcp-actions/protocol": "actions.json", "mcp-actions/kind": "handler"}
+        # Routing is advertised compactly: one target object and the time limit. The flat
+        # target_* fields are accepted (test_routing_fields_choose_among_several_runtimes)
+        # and described once, in the server's instructions.
+        assert set(add.input_schema["properties"]) == {"sku", "quantity", "target", "timeout_ms"}
+        assert add.input_schema["properties"]["target"] == {"type": "object"}
+        assert "target_url_contains" in (client.instructions or "") and "target:" in (client.instructions or "")
+        # A manifest's own property of a routing name stays the tool's.
+        assert tools["shop_deliver"].input_schema["properties"]["target"] == {"type": "string"}
         assert add.output_schema["required"] == ["ok", "cart_size"]
         # The invalid manifest exposes nothing.
         assert not any(t.meta["mcp-actions/tool"].startswith("broken") for t in tools.values())
@@ -95,6 +102,10 @@ async def test_handler_call_returns_structured_content():
         ({"sku": "ABC-1"}, ""),  # required field missing: reported at the object (RFC 6901 root pointer)
         ({"sku": "ABC-1", "quantity": 1, "extra": True}, ""),  # additionalProperties false: at the object
         ({"sku": "ABC-1", "quantity": 1, "timeout_ms": "soon"}, "/timeout_ms"),  # routing field of the wrong type
+        ({"sku": "ABC-1", "quantity": 1, "target": "shop-2"}, "/target"),  # target must be an object
+        ({"sku": "ABC-1", "quantity": 1, "target": {"tab": 2}}, "/target/tab"),  # not a routing key
+        ({"sku": "ABC-1", "quantity": 1, "target": {"url_contains": 3}}, "/target/url_contains"),  # a selector is a string
+        ({"sku": "ABC-1", "quantity": 1, "target": {"runtime_id": "a"}, "target_runtime_id": "b"}, "/target/runtime_id"),  # two answers
     ],
 )
 async def test_bad_arguments_are_refused_before_reaching_the_page(arguments, pointer):
@@ -151,10 +162,12 @@ async def test_routing_fields_choose_among_several_runtimes():
             # No selector: the active runtime (the first to connect) takes it.
             await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1})
             assert len(cart.items) == 1 and not other_cart.items
-            for routing in ({"target_runtime_id": "shop-2"}, {"target_runtime_key": "tab:2"}, {"target_url_contains": "wishlist"}, {"target_title_contains": "Wish"}):
+            flat = ({"target_runtime_id": "shop-2"}, {"target_runtime_key": "tab:2"}, {"target_url_contains": "wishlist"}, {"target_title_contains": "Wish"})
+            nested = ({"target": {"runtime_id": "shop-2"}}, {"target": {"runtime_key": "tab:2"}}, {"target": {"url_contains": "wishlist"}}, {"target": {"title_contains": "Wish"}})
+            for routing in (*flat, *nested, {"target": {"runtime_id": "shop-2"}, "target_runtime_id": "shop-2"}):
                 result = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1, **routing})
                 assert not result.is_error, routing
-            assert len(other_cart.items) == 4
+            assert len(other_cart.items) == 9 and len(cart.items) == 1
             ambiguous = await client.call_tool("shop_add_item", {"sku": "ABC-1", "quantity": 1, "target_url_contains": "memory://shop"})
             error = structured(ambiguous)["error"]
             assert error["code"] == "ambiguous_runtime"
@@ -164,6 +177,28 @@ async def test_routing_fields_choose_among_several_runtimes():
             assert structured(missing)["error"]["evidence"]["asked"]["runtime_id"] == "nope"
         finally:
             await other.stop()
+
+
+async def test_a_manifest_property_named_like_routing_belongs_to_the_tool():
+    async with shop_env() as (app, client, runtime, cart):
+        runtime.handlers["shop.deliver"] = lambda a: {"to": a["target"]}
+        result = await client.call_tool("shop_deliver", {"target": "front door", "target_runtime_id": "shop-1"})
+        assert structured(result) == {"to": "front door"}
+        assert runtime.calls[-1] == ("shop.deliver", {"target": "front door"}, "shop.deliver")
+
+
+async def test_manifest_resource_carries_tool_provenance():
+    async with shop_env() as (app, client, runtime, cart):
+        body = json.loads((await client.read_resource("actions://manifests/shop")).contents[0].text)
+        tools = {t["name"]: t for t in body["tools"]}
+        assert tools["shop.add_item"] == {
+            "name": "shop.add_item",
+            "mcp_name": "shop_add_item",
+            "manifest": "shop",
+            "source": str(FIXTURES / "good" / "shop.actions.json"),
+            "trust": "local",
+        }
+        assert body["manifest"]["surface"]["surface_id"] == "shop"
 
 
 async def test_dropped_runtime_fails_its_calls_at_once():
