@@ -18,31 +18,19 @@ from typing import Any
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
-from ..catalog.naming import mcp_tool_name
 from ..errors import ActionError, ErrorCode
-from ..manifest.compose import ToolOrigin
 from ..manifest.dictionary import host_dictionary
+from .builtin_tool import builtin_binding
 from .service import ActionService, BuiltinRunner
 
 __all__ = ["BROWSER_BINDINGS", "BROWSER_RUNNERS"]
 
-_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
 _TAB_ID = {"type": "integer", "minimum": 1, "description": "tab_id from browser.list_tabs; omit for the routed (active) tab."}
 
 
 def _binding(name: str, primitive: str, description: str, schema: dict[str, Any], annotations: dict[str, Any]) -> ToolBinding:
-    return ToolBinding(
-        mcp_name=mcp_tool_name(name),
-        name=name,
-        description=description,
-        input_schema=schema,
-        kind="builtin",
-        origin=_ORIGIN,
-        namespace="builtin",
-        result_schema=copy.deepcopy(host_dictionary()[primitive]["output_schema"]),
-        title=annotations.get("title"),
-        annotations=annotations,
-    )
+    """A browser tool whose result has the shape of ``primitive``'s dictionary output."""
+    return builtin_binding(name, description, schema, annotations, result_schema=copy.deepcopy(host_dictionary()[primitive]["output_schema"]))
 
 
 NAVIGATE = _binding(

@@ -13,32 +13,14 @@ from typing import Any
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
 from ..catalog.context import context_for
-from ..catalog.naming import mcp_tool_name
 from ..errors import ActionError, ErrorCode
-from ..manifest.compose import ToolOrigin
 from .browser_tools import BROWSER_BINDINGS, BROWSER_RUNNERS
+from .builtin_tool import builtin_binding
 from .service import ActionService, BuiltinRunner
 
 __all__ = ["BUILTIN_RUNNERS", "builtin_bindings"]
 
-_BUILTIN_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
-
-
-def _binding(name: str, description: str, schema: dict[str, Any], annotations: dict[str, Any]) -> ToolBinding:
-    return ToolBinding(
-        mcp_name=mcp_tool_name(name),
-        name=name,
-        description=description,
-        input_schema=schema,
-        kind="builtin",
-        origin=_BUILTIN_ORIGIN,
-        namespace="builtin",
-        annotations=annotations,
-        title=annotations.get("title"),
-    )
-
-
-SITE = _binding(
+SITE = builtin_binding(
     "actions.site",
     "One tool for every site action: mode=list shows the tools of the loaded maps and the context blocks that "
     "apply to the current page (documentation, not permission); mode=call runs `action` "

@@ -18,13 +18,11 @@ from typing import Any
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
-from ..catalog.naming import mcp_tool_name
-from ..manifest.compose import ToolOrigin
+from .builtin_tool import builtin_binding
 from .service import ActionService, BuiltinRunner
 
 __all__ = ["OBSERVE_RUNNERS", "observe_bindings"]
 
-_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
 _REF = {"type": "string", "pattern": "^@?e[0-9]+$", "description": "An element ref from page_observe, e.g. @e12."}
 
 
@@ -32,9 +30,7 @@ def _binding(name: str, description: str, properties: dict[str, Any], required: 
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
-    return ToolBinding(
-        mcp_name=mcp_tool_name(name), name=name, description=description, input_schema=schema, kind="builtin", origin=_ORIGIN, namespace="builtin", annotations=annotations
-    )
+    return builtin_binding(name, description, schema, annotations)
 
 
 OBSERVE = _binding(
