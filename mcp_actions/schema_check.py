@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
@@ -24,9 +25,21 @@ from jsonschema.exceptions import SchemaError, ValidationError
 from .errors import ActionError, ErrorCode
 from .jsonutil import json_pointer
 
-__all__ = ["CompiledSchema"]
+__all__ = ["CompiledSchema", "SchemaFailure"]
+
+#: How many failures an error's evidence lists.
+LISTED_FAILURES = 10
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SchemaFailure:
+    """Why an instance fails a schema: the first failure in path order, and the first few of all."""
+
+    path: str  # JSON Pointer of the first failure
+    message: str
+    errors: list[dict[str, str]]  # up to LISTED_FAILURES ``{path, message}``, in path order
 
 
 class CompiledSchema:
@@ -62,6 +75,10 @@ class CompiledSchema:
             evidence={"schema": self.label, "problem": self._problem},
         )
 
+    def prepare(self) -> None:
+        """Compile now rather than at the first check (a schema that cannot be compiled is logged now)."""
+        _ = self.usable
+
     @property
     def usable(self) -> bool:
         """False once the schema is known not to compile (compiles it if needed)."""
@@ -94,3 +111,10 @@ class CompiledSchema:
         found = self.errors(instance, limit=1)
         return found[0] if found else None
 
+    def failure(self, instance: Any) -> SchemaFailure | None:
+        """Every failure of ``instance`` in path order, summarised; None when it is valid (same refusals as ``errors``)."""
+        errors = sorted(self.errors(instance), key=lambda e: list(e.absolute_path))
+        if not errors:
+            return None
+        listed = [{"path": json_pointer(e.absolute_path), "message": e.message} for e in errors[:LISTED_FAILURES]]
+        return SchemaFailure(listed[0]["path"], errors[0].message, listed)

@@ -181,8 +181,11 @@ class ToolBinding:
         return CompiledSchema(self.result_schema, label=f"the result_schema of tool {self.name}") if isinstance(self.result_schema, dict) else None
 
     def build_checks(self) -> None:
-        """Build the argument and result validators now (at load), not in the tool's first call."""
-        _ = (self._input_check, self._result_check, self.own_properties)
+        """Compile the argument and result validators now (at load), not in the tool's first call."""
+        self._input_check.prepare()
+        if self._result_check is not None:
+            self._result_check.prepare()
+        _ = self.own_properties
 
     def meta(self) -> dict[str, Any]:
         """The MCP tool's ``_meta``: its dotted name, protocol and kind (and the runtime of an inline map's tool).
@@ -205,14 +208,12 @@ class ToolBinding:
 
         An ``input_schema`` that cannot be compiled refuses every call (``invalid_schema``).
         """
-        errors = sorted(self._input_check.errors(dict(arguments)), key=lambda e: list(e.absolute_path))
-        if errors:
-            first = errors[0]
-            pointer = json_pointer(first.absolute_path)
+        failure = self._input_check.failure(dict(arguments))
+        if failure is not None:
             raise ActionError(
-                f"invalid arguments for {self.name} at {pointer}: {first.message}",
+                f"invalid arguments for {self.name} at {failure.path}: {failure.message}",
                 code=ErrorCode.INVALID_INPUT,
-                evidence={"path": pointer, "errors": [{"path": json_pointer(e.absolute_path), "message": e.message} for e in errors[:10]]},
+                evidence={"path": failure.path, "errors": failure.errors},
             )
 
     def check_result(self, output: Any) -> None:

@@ -21,13 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
 
 from ..errors import ActionError, ErrorCode
-from ..jsonutil import json_pointer, json_size
+from ..jsonutil import json_size
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Projection
 from ..manifest.expressions import CompiledExpression, compile_slot
+from ..schema_check import CompiledSchema
 
 __all__ = ["DEFAULT_DELTA_KEYS", "CompiledProjection", "CompiledSummary", "check_budget"]
 
@@ -71,7 +71,9 @@ class CompiledProjection:
         self.expression: CompiledExpression | None = compile_slot(spec["expression"]) if isinstance(spec, dict) else None
         schema = snapshot.get("output_schema")
         self.output_schema: dict[str, Any] | None = schema if isinstance(schema, dict) else None
-        self._validator = validators.validator_for(schema, default=Draft202012Validator)(schema) if self.output_schema else None
+        self._check = CompiledSchema(self.output_schema, label=f"the output_schema of projection {self.name}") if self.output_schema else None
+        if self._check is not None:
+            self._check.prepare()  # at load, not in the first read
         self.summaries: dict[str, CompiledSummary] = {}
         for raw in projection.summaries:
             max_bytes = min(int(raw.get("max_bytes") or limits.max_summary_bytes), limits.max_summary_bytes)
@@ -95,20 +97,14 @@ class CompiledProjection:
 
     def validate(self, state: Any) -> None:
         """Check ``state`` against ``output_schema``; ``invalid_result`` names the failing path."""
-        if self._validator is None:
+        if self._check is None:
             return
-        errors = sorted(self._validator.iter_errors(state), key=lambda e: list(e.absolute_path))
-        if errors:
-            first = errors[0]
-            pointer = json_pointer(first.absolute_path)
+        failure = self._check.failure(state)
+        if failure is not None:
             raise ActionError(
-                f"projection {self.name!r} breaks its output_schema at {pointer or '/'}: {first.message}",
+                f"projection {self.name!r} breaks its output_schema at {failure.path or '/'}: {failure.message}",
                 code=ErrorCode.INVALID_RESULT,
-                evidence={
-                    "projection": self.name,
-                    "path": pointer,
-                    "errors": [{"path": json_pointer(e.absolute_path), "message": e.message} for e in errors[:10]],
-                },
+                evidence={"projection": self.name, "path": failure.path, "errors": failure.errors},
             )
 
     def require_summary(self, name: str) -> CompiledSummary:
