@@ -39,14 +39,6 @@ async def bridge() -> AsyncIterator[Bridge]:
     await bridge.stop()
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def host(bridge: Bridge) -> AsyncIterator[BrowserHost]:
-    host = BrowserHost(bridge, BrowserOptions(headless=True))
-    await host.start()
-    yield host
-    await host.stop()
-
-
 async def open_tab(host: BrowserHost, url: str) -> str:
     return await host.new_tab(url)
 

@@ -18,7 +18,7 @@ import pytest_asyncio
 
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.errors import ActionError
-from mcp_actions.runtimes.browser import BrowserHost, BrowserOptions
+from mcp_actions.runtimes.browser import BrowserHost
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -28,14 +28,6 @@ async def bridge() -> AsyncIterator[Bridge]:
     bridge = Bridge(default_timeout_ms=20_000)
     yield bridge
     await bridge.stop()
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def host(bridge: Bridge) -> AsyncIterator[BrowserHost]:
-    host = BrowserHost(bridge, BrowserOptions(headless=True))
-    await host.start()
-    yield host
-    await host.stop()
 
 
 async def call(bridge: Bridge, runtime_id: str, name: str, arguments: dict[str, Any] | None = None, **kw: Any) -> Any:

@@ -29,14 +29,6 @@ async def bridge() -> AsyncIterator[Bridge]:
     await bridge.stop()
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def host(bridge: Bridge) -> AsyncIterator[BrowserHost]:
-    host = BrowserHost(bridge, BrowserOptions(headless=True))
-    await host.start()
-    yield host
-    await host.stop()
-
-
 async def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
     """Poll ``check`` until it returns something truthy (page events arrive asynchronously)."""
     deadline = asyncio.get_running_loop().time() + timeout
