@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection
-from functools import lru_cache
 from typing import Any
 
 from ..bridge.bridge import Bridge
@@ -34,12 +33,12 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
-from ..manifest.dictionary import host_primitives
+from ..manifest.dictionary import host_primitives, map_primitives
 from ..workflow.interpreter import CompiledWorkflow, run_workflow
 from ..workflow.legacy import execution_steps, translate_execution
 from ..workflow.progress import ProgressCallback, ProgressReporter
 
-__all__ = ["ToolExecution", "host_dictionary", "remaining_ms"]
+__all__ = ["ToolExecution", "provided_primitives", "remaining_ms"]
 
 log = logging.getLogger(__name__)
 
@@ -55,18 +54,12 @@ def remaining_ms(deadline: float) -> int:
     return remaining
 
 
-def host_dictionary(manifest: Manifest | None) -> frozenset[str]:
-    """Primitive names a host may provide: our bundled dictionary plus the map's ``primitive_dictionary``."""
-    names = set(_bundled_names())
-    declared = (manifest.model_extra or {}).get("primitive_dictionary") if manifest is not None else None
-    if isinstance(declared, dict) and isinstance(declared.get("primitives"), list):
-        names.update(p["name"] for p in declared["primitives"] if isinstance(p, dict) and isinstance(p.get("name"), str))
+def provided_primitives(manifest: Manifest | None) -> frozenset[str]:
+    """Primitive names a host may provide: our bundled dictionary plus the map's own ``primitive_dictionary``."""
+    names = set(host_primitives())
+    if manifest is not None:
+        names.update(map_primitives(manifest.model_extra or {}))
     return frozenset(names)
-
-
-@lru_cache(maxsize=1)
-def _bundled_names() -> frozenset[str]:
-    return frozenset(host_primitives())
 
 
 class ToolExecution:
@@ -139,7 +132,7 @@ class ToolExecution:
         if legacy_steps:
             self.mode = "steps"
             return await self._workflow(translate_execution(execution), own)  # type: ignore[arg-type]
-        if binding.name in host_dictionary(self.manifest) or binding.name in self.runtime.capabilities:
+        if binding.name in provided_primitives(self.manifest) or binding.name in self.runtime.capabilities:
             self.mode = "host_native"
             return await self._single(binding.name, own)
         raise ActionError(
