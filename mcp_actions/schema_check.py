@@ -75,10 +75,6 @@ class CompiledSchema:
             evidence={"schema": self.label, "problem": self._problem},
         )
 
-    def prepare(self) -> None:
-        """Compile now rather than at the first check (a schema that cannot be compiled is logged now)."""
-        _ = self.usable
-
     @property
     def usable(self) -> bool:
         """False once the schema is known not to compile (compiles it if needed)."""

@@ -72,8 +72,6 @@ class CompiledProjection:
         schema = snapshot.get("output_schema")
         self.output_schema: dict[str, Any] | None = schema if isinstance(schema, dict) else None
         self._check = CompiledSchema(self.output_schema, label=f"the output_schema of projection {self.name}") if self.output_schema else None
-        if self._check is not None:
-            self._check.prepare()  # at load, not in the first read
         self.summaries: dict[str, CompiledSummary] = {}
         for raw in projection.summaries:
             max_bytes = min(int(raw.get("max_bytes") or limits.max_summary_bytes), limits.max_summary_bytes)
