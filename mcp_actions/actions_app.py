@@ -26,10 +26,11 @@ from typing import Any, Literal
 from .bridge.bridge import Bridge
 from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
 from .bridge.websocket import BridgeServer
-from .catalog.catalog import Catalog
+from .catalog.catalog import Catalog, ToolBinding
 from .catalog.selection import ToolSelection
 from .catalog.watch import ManifestWatcher
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
+from .dispatch.builtin_groups import listed_builtins
 from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.observe_tools import OBSERVE_RUNNERS, observe_bindings
 from .dispatch.service import ActionService
@@ -79,6 +80,7 @@ class AppOptions:
     tool_mode: Literal["tools", "site"] = "tools"  # site: the host sees actions.site and the browser tools only
     tools: Sequence[str] = ()  # --tools: expose only tools whose dotted name matches one of these globs
     exclude_tools: Sequence[str] = ()  # --exclude-tools: never expose tools matching these
+    builtin_tools: Sequence[str] = ()  # --builtin-tools: the built-in groups tools/list shows (empty: auto)
     watch: bool = True  # reload the catalogue when a manifest file changes
     watch_debounce_ms: int = 150
     limits: Limits = DEFAULT_LIMITS  # workflow and projection limits (validation and run time)
@@ -92,6 +94,8 @@ class ActionsApp:
         self.token = options.bridge_token or secrets.token_urlsafe(18)
         selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
         self.catalog = Catalog(builtin_bindings() + observe_bindings(), allow=selection if options.tools or options.exclude_tools else None)
+        #: Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
+        self.listed_builtins = listed_builtins(options.builtin_tools, manifests_given=bool(options.manifests), tool_mode=options.tool_mode)
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size)
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
@@ -145,6 +149,14 @@ class ActionsApp:
                 evidence={"capability": EXTRACT_PRIMITIVE, "runtime_id": runtime_id},
             )
         return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
+
+    def takes_calls(self, binding: ToolBinding) -> bool:
+        """Whether a call of this tool is taken: in site mode only built-ins are (actions.site reaches the rest)."""
+        return self.options.tool_mode != "site" or binding.kind == "builtin"
+
+    def listed(self, binding: ToolBinding) -> bool:
+        """Whether ``tools/list`` shows this tool: callable, and for a built-in, one of ``--builtin-tools``."""
+        return self.takes_calls(binding) and (binding.kind != "builtin" or binding.name in self.listed_builtins)
 
     # -- lifecycle ---------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import TextIO
 
 from . import __version__
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_EVENT_LOG_SIZE, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
-from .errors import UsageError
+from .errors import ActionError, UsageError
 from .manifest.report import human_lines, json_text, validate_paths
 
 __all__ = ["build_parser", "main", "run_validate"]
@@ -49,6 +49,18 @@ def _env_int(name: str, default: int) -> int:
         return int(value)
     except ValueError as exc:
         raise UsageError(f"{name} must be an integer, not {value!r}") from exc
+
+
+def _builtin_groups(value: str) -> list[str]:
+    """``--builtin-tools`` words, checked now so that a typo is a usage error, not a silent default."""
+    from .dispatch.builtin_groups import listed_builtins  # serve only: validate and check never pay for dispatch
+
+    words = [w.strip() for w in value.split(",") if w.strip()]
+    try:
+        listed_builtins(words, manifests_given=True)
+    except ActionError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from exc
+    return words
 
 
 def _env_list(name: str, separator: str = ",") -> list[str]:
@@ -84,6 +96,15 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tool-mode", choices=("tools", "site"), default=_env("MCP_ACTIONS_TOOL_MODE", "tools"), help="tools: every tool; site: only actions.site and the browser tools [MCP_ACTIONS_TOOL_MODE]")
     parser.add_argument("--tools", action="append", metavar="GLOB", help="expose only tools whose dotted name matches; repeatable [MCP_ACTIONS_TOOLS, ','-separated]")
     parser.add_argument("--exclude-tools", action="append", metavar="GLOB", help="never expose tools whose dotted name matches; repeatable [MCP_ACTIONS_EXCLUDE_TOOLS, ','-separated]")
+    parser.add_argument(
+        "--builtin-tools",
+        action="append",
+        metavar="GROUPS",
+        type=_builtin_groups,
+        help="built-in tools tools/list shows: auto (default: navigate and site when --manifests is given, else all), all, none, "
+        "or groups among navigate, tabs, capture, dialogs, observe, site; repeatable or ','-separated; unlisted built-ins "
+        "still answer by name [MCP_ACTIONS_BUILTIN_TOOLS]",
+    )
     parser.add_argument("--http-token", default=_env("MCP_ACTIONS_HTTP_TOKEN"), help="bearer token the HTTP transports require [MCP_ACTIONS_HTTP_TOKEN] (default: none)")
     parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
     parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS) besides loopback; repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
@@ -182,6 +203,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
         tool_mode=args.tool_mode,
         tools=args.tools or _env_list("MCP_ACTIONS_TOOLS"),
         exclude_tools=args.exclude_tools or _env_list("MCP_ACTIONS_EXCLUDE_TOOLS"),
+        builtin_tools=[w for words in args.builtin_tools for w in words] if args.builtin_tools else _builtin_groups(_env("MCP_ACTIONS_BUILTIN_TOOLS", "") or "auto"),
         watch=args.watch,
         limits=_limits(args),
     )

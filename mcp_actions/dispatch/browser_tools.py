@@ -36,14 +36,16 @@ def _binding(name: str, primitive: str, description: str, schema: dict[str, Any]
 NAVIGATE = _binding(
     "browser.navigate",
     "browser.navigate",
-    "Open a URL in the current browser tab (or reload it, or open it in a new tab). Use it to reach a site before calling its tools.",
+    # Listed beside every map's tools (see builtin_groups.py): described once, in the description.
+    "Open url in the active tab, or reload it (reload: true), or open it in a new tab (new_tab: true); tab_id "
+    "(from browser_list_tabs) picks another tab. Reach a site with it before calling the site's tools.",
     {
         "type": "object",
         "properties": {
-            "url": {"type": "string", "minLength": 1, "description": "Destination URL (http, https or file; relative to the current page)."},
-            "reload": {"type": "boolean", "description": "Reload the current tab instead of navigating."},
-            "new_tab": {"type": "boolean", "description": "Open the URL in a new tab instead of the current one."},
-            "tab_id": _TAB_ID,
+            "url": {"type": "string", "minLength": 1, "description": "http(s) or file URL, or relative to the current page."},
+            "reload": {"type": "boolean"},
+            "new_tab": {"type": "boolean"},
+            "tab_id": {"type": "integer", "minimum": 1},
         },
         "additionalProperties": False,
     },

@@ -22,21 +22,20 @@ __all__ = ["BUILTIN_RUNNERS", "builtin_bindings"]
 
 SITE = builtin_binding(
     "actions.site",
-    "One tool for every site action: mode=list shows the tools of the loaded maps and the context blocks that "
-    "apply to the current page (documentation, not permission); mode=call runs `action` "
-    "(a dotted tool name) with `arguments`. State modes read a map's state projections of the page: "
-    "state_read (the full state with diagnostics.selector_counts), state_summary (a declared compact summary, "
-    "`summary_name`), state_diff (JSON Patch and record deltas since your last read); name the projection "
-    "with `projection_name`.",
+    # Listed beside every map's tools (see builtin_groups.py), so each word is paid for on every turn.
+    "One tool for every site action. mode=list: the maps' tools and the context blocks (documentation, not "
+    "permission) for this page; mode=call: run `action` (dotted tool name) with `arguments`; state_read, "
+    "state_summary (`summary_name`) and state_diff (JSON Patch since your last read) read the state projection "
+    "`projection_name`.",
     {
         "type": "object",
         "required": ["mode"],
         "properties": {
             "mode": {"type": "string", "enum": ["list", "call", "state_read", "state_summary", "state_diff"]},
-            "action": {"type": "string", "description": "Dotted tool name, for mode=call."},
-            "arguments": {"type": "object", "description": "Arguments of the action, for mode=call."},
-            "projection_name": {"type": "string", "description": "State projection, for the state modes."},
-            "summary_name": {"type": "string", "description": "Declared summary, for mode=state_summary."},
+            "action": {"type": "string"},
+            "arguments": {"type": "object"},
+            "projection_name": {"type": "string"},
+            "summary_name": {"type": "string"},
         },
         "additionalProperties": False,
     },

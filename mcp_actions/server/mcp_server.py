@@ -25,7 +25,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from .. import __version__
 from ..actions_app import ActionsApp
-from ..catalog.catalog import ROUTING_HELP, ToolBinding
+from ..catalog.catalog import ROUTING_HELP
 from ..errors import ActionError, UnknownTool
 from . import resources as res
 from .confirm import confirm_call, page_elicitor
@@ -48,13 +48,18 @@ INSTRUCTIONS = (
     + ROUTING_HELP
 )
 
+def instructions(app: ActionsApp) -> str:
+    """The server's instructions: INSTRUCTIONS, plus the built-ins left out of tools/list (they answer by name)."""
+    unlisted = [b.mcp_name for b in app.catalog.tools.values() if b.kind == "builtin" and app.takes_calls(b) and not app.listed(b)]
+    if not unlisted:
+        return INSTRUCTIONS
+    # One line here instead of their schemas in every tools/list: an agent that needs a tab or a
+    # screenshot learns the name; a call with wrong arguments is refused with the path of what is wrong.
+    return f"{INSTRUCTIONS} Not listed, but answering by name: {', '.join(unlisted)}."
+
+
 #: The capabilities we announce: the tool and resource lists change, resources can be subscribed to.
 NOTIFICATIONS = NotificationOptions(tools_changed=True, resources_changed=True)
-
-
-def _visible(app: ActionsApp, binding: ToolBinding) -> bool:
-    # Site mode: the host sees only actions.site and the browser tools; actions.site reaches the rest.
-    return app.options.tool_mode != "site" or binding.kind == "builtin"
 
 
 def _progress_of(ctx: Ctx) -> Any:
@@ -125,13 +130,14 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
 
     async def list_tools(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         peers.seen(ctx)
-        return types.ListToolsResult(tools=[mcp_tool(b) for b in app.catalog.tools.values() if _visible(app, b)])
+        listing = types.ListToolsResult(tools=[mcp_tool(b) for b in app.catalog.tools.values() if app.listed(b)])
+        return listing
 
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         peer = peers.seen(ctx)
         binding = app.catalog.get(params.name)
         try:
-            if binding is None or not _visible(app, binding):
+            if binding is None or not app.takes_calls(binding):
                 raise UnknownTool(f"unknown tool {params.name!r}", evidence={"tool": params.name})
             prepared = app.service.prepare(params.name, params.arguments)
         except ActionError as exc:
@@ -215,7 +221,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         server: Server[dict[str, Any]] = Server(
             "mcp-actions",
             version=__version__,
-            instructions=INSTRUCTIONS,
+            instructions=instructions(app),
             lifespan=lifespan,
             on_list_tools=list_tools,
             on_call_tool=call_tool,

@@ -18,10 +18,9 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, UnknownTool
 from .media import IMAGE_TOOLS, image_output_schema, split_image
 
-__all__ = ["META_STATE_SUMMARY", "TEXT_LIMIT", "error_result", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
+__all__ = ["META_STATE_SUMMARY", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
 _ANNOTATION_KEYS = {
-    "title": "title",
     "readOnlyHint": "read_only_hint",
     "destructiveHint": "destructive_hint",
     "idempotentHint": "idempotent_hint",
@@ -29,12 +28,32 @@ _ANNOTATION_KEYS = {
 }
 
 
+#: Hints whose value here is what MCP assumes when a tool says nothing.
+_SILENT_DEFAULTS = {"readOnlyHint": False, "idempotentHint": False, "openWorldHint": True}
+
+
+def listed_hints(hints: dict[str, Any] | None) -> dict[str, Any]:
+    """The hints worth sending: those that differ from MCP's defaults and mean something.
+
+    Every byte of ``tools/list`` is paid in the host's context on every turn, so a
+    hint equal to MCP's default (``openWorldHint: true``, ``readOnlyHint: false``)
+    is left out, and so are ``destructiveHint``/``idempotentHint`` of a read-only
+    tool (the spec gives them meaning only when ``readOnlyHint`` is false).
+    ``destructiveHint`` is kept either way when set: true is the default, but
+    said explicitly it is the map's warning. The title is the tool's own
+    ``title``, not repeated here.
+    """
+    listed = {key: value for key, value in (hints or {}).items() if key in _ANNOTATION_KEYS and _SILENT_DEFAULTS.get(key, not value) != value}
+    if listed.get("readOnlyHint"):
+        listed.pop("destructiveHint", None)
+        listed.pop("idempotentHint", None)
+    return listed
+
+
 def mcp_tool(binding: ToolBinding) -> types.Tool:
     """The MCP ``Tool`` for one binding: name, title, schemas, annotations and ``_meta``."""
-    annotations = None
-    if binding.annotations:
-        values = {ours: binding.annotations[theirs] for theirs, ours in _ANNOTATION_KEYS.items() if theirs in binding.annotations}
-        annotations = types.ToolAnnotations(**values) if values else None
+    hints = listed_hints(binding.annotations)
+    annotations = types.ToolAnnotations(**{_ANNOTATION_KEYS[key]: value for key, value in hints.items()}) if hints else None
     output_schema = binding.result_schema if isinstance(binding.result_schema, dict) and binding.result_schema.get("type") == "object" else None
     if output_schema is not None and _image_tool(binding):
         output_schema = image_output_schema(output_schema)

@@ -77,17 +77,19 @@ async def test_tools_have_titles_and_annotations_from_the_map():
     async with notes_env() as (app, client, runtime, notes):
         tools = {t.name: t for t in (await client.list_tools()).tools}
         read = tools["notes_read_title"]
-        # A workflow of reads only is a read-only, idempotent tool; every site tool is open-world.
-        assert (read.annotations.read_only_hint, read.annotations.idempotent_hint, read.annotations.open_world_hint) == (True, True, True)
+        # A workflow of reads only is a read-only tool. Hints equal to MCP's defaults (open-world, not
+        # read-only) and those without meaning for a read-only tool (idempotent) are not listed.
+        assert (read.annotations.read_only_hint, read.annotations.idempotent_hint, read.annotations.open_world_hint) == (True, None, None)
+        assert read.annotations.title is None  # the title is the tool's own, not repeated
         assert read.title == "Notes: read title"
         assert read.output_schema["required"] == ["title"]
         delete = tools["notes_delete"]
         # A related critical check makes it destructive; a handler is never called read-only.
-        assert (delete.annotations.read_only_hint, delete.annotations.destructive_hint) == (False, True)
+        assert (delete.annotations.read_only_hint, delete.annotations.destructive_hint) == (None, True)
         assert delete.meta["mcp-actions/confirm"] is True
         rename = tools["notes_rename"]
         # x_actions.annotations overrides title and hints; its click transition keeps it not read-only.
-        assert (rename.title, rename.annotations.title, rename.annotations.idempotent_hint, rename.annotations.read_only_hint) == ("Rename the note", "Rename the note", True, False)
+        assert (rename.title, rename.annotations.idempotent_hint, rename.annotations.read_only_hint) == ("Rename the note", True, None)
         assert "mcp-actions/confirm" not in rename.meta
         assert tools["browser_navigate"].title == "Navigate browser"
 
@@ -313,8 +315,33 @@ OBSERVE_TOOLS = {"page_observe", "page_click", "page_fill", "page_press", "page_
     ],
 )
 async def test_tool_globs_choose_what_is_exposed(include, exclude, expected):
-    async with notes_env(options={"tools": include, "exclude_tools": exclude}) as (app, client, runtime, notes):
+    options = {"tools": include, "exclude_tools": exclude, "builtin_tools": ["all"]}
+    async with notes_env(options=options) as (app, client, runtime, notes):
         assert {t.name for t in (await client.list_tools()).tools} == expected
+
+
+MAP_TOOLS = {"notes_read_title", "notes_delete", "notes_rename", "notes_archive"}
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected"),
+    [
+        ([], MAP_TOOLS | {"browser_navigate", "actions_site"}),  # auto, with --manifests: how to reach a site, and the facade
+        (["none"], MAP_TOOLS),
+        (["tabs", "capture"], MAP_TOOLS | {"browser_list_tabs", "browser_open_tab", "browser_activate_tab", "browser_close_tab", "browser_screenshot"}),
+        (["all"], MAP_TOOLS | BROWSER_TOOLS | {"actions_site"} | OBSERVE_TOOLS),
+    ],
+)
+async def test_builtin_groups_choose_which_builtins_are_listed(groups, expected):
+    async with notes_env(options={"builtin_tools": groups, "exclude_tools": ["shop.*"]}) as (app, client, runtime, notes):
+        assert {t.name for t in (await client.list_tools()).tools} == expected
+
+
+async def test_an_unlisted_builtin_still_answers_by_name():
+    async with notes_env(options={"builtin_tools": ["none"]}) as (app, client, runtime, notes):
+        assert "actions_site" not in {t.name for t in (await client.list_tools()).tools}
+        listing = await client.call_tool("actions_site", {"mode": "list"})
+        assert not listing.is_error and "notes.rename" in {t["name"] for t in listing.structured_content["tools"]}
 
 
 async def test_site_call_forwards_progress_like_a_direct_call():

@@ -1,0 +1,68 @@
+"""Which built-in tools ``tools/list`` shows: groups of built-ins and ``--builtin-tools``.
+
+Every tool in ``tools/list`` is paid for in the host's context on every turn.
+When the user points the server at their own maps (``--manifests``), those
+maps' tools are the interface, and a dozen generic browser tools beside them
+would cost more than the maps themselves; without maps, the server is a
+general browser server and lists every built-in. So the default, ``auto``,
+lists only ``navigate`` (how an agent reaches a site) and ``site`` (the
+contract's one-tool facade, which also reads state projections) when
+manifests were given, and everything otherwise.
+
+Groups: ``navigate`` (``browser.navigate``), ``tabs`` (list, open, activate,
+close), ``capture`` (screenshot), ``dialogs`` (answer a JavaScript dialog),
+``observe`` (``page.observe`` and the act-on-ref tools), ``site``
+(``actions.site``); ``all`` and ``none`` say what they mean. An unlisted
+built-in still answers when called by its name: listing is about the
+host's context, not about permission (``--exclude-tools`` is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import ActionError, ErrorCode
+
+__all__ = ["AUTO", "BUILTIN_GROUPS", "listed_builtins"]
+
+#: Built-in tools by group, in the order the README lists them.
+BUILTIN_GROUPS: dict[str, tuple[str, ...]] = {
+    "navigate": ("browser.navigate",),
+    "tabs": ("browser.list_tabs", "browser.open_tab", "browser.activate_tab", "browser.close_tab"),
+    "capture": ("browser.screenshot",),
+    "dialogs": ("browser.dismiss_dialog",),
+    "observe": ("page.observe", "page.click", "page.fill", "page.press", "page.select"),
+    "site": ("actions.site",),
+}
+#: The default choice: every group without ``--manifests``, ``navigate`` and ``site`` with them.
+AUTO = "auto"
+_WORDS = frozenset({AUTO, "all", "none"})
+
+
+def listed_builtins(choice: Iterable[str], *, manifests_given: bool, tool_mode: str = "tools") -> frozenset[str]:
+    """The dotted names of the built-ins ``tools/list`` shows for ``--builtin-tools choice``.
+
+    ``choice`` holds group names, ``all``, ``none`` or ``auto`` (empty = ``auto``).
+    In site mode (``--tool-mode site``) ``auto`` is every group and ``actions.site``
+    is always listed, since it is then the only way to the maps' tools.
+    Raises ``invalid_input`` naming an unknown group.
+    """
+    words = [w.strip() for w in choice if w.strip()] or [AUTO]
+    unknown = [w for w in words if w not in BUILTIN_GROUPS and w not in _WORDS]
+    if unknown:
+        raise ActionError(
+            f"unknown built-in tool group(s) {', '.join(unknown)}; choose from {', '.join([*BUILTIN_GROUPS, *sorted(_WORDS)])}",
+            code=ErrorCode.INVALID_INPUT,
+            evidence={"groups": unknown, "known": [*BUILTIN_GROUPS, *sorted(_WORDS)]},
+        )
+    groups: set[str] = set()
+    for word in words:
+        if word == "all" or (word == AUTO and (tool_mode == "site" or not manifests_given)):
+            groups.update(BUILTIN_GROUPS)
+        elif word == AUTO:
+            groups.update(("navigate", "site"))
+        elif word != "none":
+            groups.add(word)
+    if tool_mode == "site":
+        groups.add("site")
+    return frozenset(name for group in groups for name in BUILTIN_GROUPS[group])
