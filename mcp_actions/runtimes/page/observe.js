@@ -123,9 +123,18 @@ function waitFor(args) {
         finish(reject, err);
       }
     }
+    var lastCheck = 0;
     function schedule() {
-      // Coalesce bursts of mutations into one check per frame.
       if (frame || finished) return;
+      // The first change after a quiet spell is checked at once: an answer that lands
+      // as one DOM change (a saved card appended) is seen in the same task, not up to a
+      // frame (16 ms) later. Bursts after it are coalesced into one check per frame.
+      var now = Date.now();
+      if (now - lastCheck >= 16) {
+        lastCheck = now;
+        poll();
+        return;
+      }
       frame = root.requestAnimationFrame ? root.requestAnimationFrame(poll) : setTimeout(poll, 16);
     }
     if (typeof MutationObserver === "function") {
