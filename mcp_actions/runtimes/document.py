@@ -42,6 +42,7 @@ _ENGINE_CALL = """async ([method, a, b]) => {
   if (method === "callHandler") return engine.callHandler(a, b);
   return engine.focusEditable(a, b);
 }"""
+_TITLE = "() => document.title"
 _DELIVER = """(item) => {
   const engine = window.__mcpActions;
   return engine && typeof engine.deliver === "function" ? engine.deliver(item) : false;
@@ -117,7 +118,7 @@ class DocumentRuntime(InProcessRuntime):
     async def deliver_to_page(self, item: dict[str, Any]) -> None:
         """Hand an answer or a cancel for a running call to the page engine (callchannel.js)."""
         try:
-            delivered = await self.frame.evaluate(_DELIVER, item)
+            delivered = await self.evaluate(_DELIVER, item)
         except PlaywrightError as exc:
             log.info("could not deliver %s for call %s to %s: %s", item.get("type"), item.get("call_id"), self.runtime_id, exc)
             return
@@ -151,12 +152,16 @@ class DocumentRuntime(InProcessRuntime):
 
     # -- page side -----------------------------------------------------------
 
+    async def evaluate(self, function_source: str, *argument: Any) -> Any:
+        """``(function_source)(argument)`` in this document's main world (the argument is JSON data)."""
+        return await self.frame.evaluate(function_source, *argument)
+
     async def run_engine(self, method: str, a: Any, b: Any) -> Any:
         """Call the page engine in this document: ``run`` a primitive, ``callHandler``, or ``focusEditable``."""
-        envelope = await self.frame.evaluate(_ENGINE_CALL, [method, a, b])
+        envelope = await self.evaluate(_ENGINE_CALL, [method, a, b])
         if envelope is None:  # a document the init script did not reach (attached pages)
             await self.install_engine()
-            envelope = await self.frame.evaluate(_ENGINE_CALL, [method, a, b])
+            envelope = await self.evaluate(_ENGINE_CALL, [method, a, b])
         if not isinstance(envelope, dict) or "ok" not in envelope:
             raise ActionError("the page engine is not available", code=ErrorCode.RUNTIME_NOT_READY, evidence={"url": self.frame.url})
         if envelope["ok"]:
@@ -168,12 +173,18 @@ class DocumentRuntime(InProcessRuntime):
         raise NotImplementedError
 
     async def page_state(self) -> tuple[str, str | None]:
-        """The document's url and title (title None while a navigation makes it unreadable)."""
+        """The document's url and title (title None while a navigation makes it unreadable).
+
+        The title is read in the page's own world: Playwright's ``frame.title()`` runs in
+        its utility world, whose creation in each new document (its injected script) cost
+        ~40 ms on every navigation, on the navigation's answer; a tab reads it through
+        ``evaluate`` without Playwright's scripts at all (``main_world.py``).
+        """
         try:
-            title = await self.frame.title()
+            title = await self.evaluate(_TITLE)
         except PlaywrightError:
             title = None
-        return self.frame.url, title
+        return self.frame.url, title if isinstance(title, str) else None
 
     async def on_navigated(self) -> None:
         """The document changed: report where it is now."""
@@ -188,7 +199,7 @@ class DocumentRuntime(InProcessRuntime):
     async def apply_listen(self) -> None:
         """Make the current document forward the declared events."""
         try:
-            await self.frame.evaluate(_WATCH_EVENTS, self.listen)
+            await self.evaluate(_WATCH_EVENTS, self.listen)
         except PlaywrightError as exc:  # navigating: the init script asks for the list again
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
 

@@ -21,6 +21,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..errors import ActionError, ErrorCode
 from .document import DocumentRuntime
+from .main_world import MainWorld
 from .page_script import ENGINE_PRIMITIVES, engine_js
 from .page_watch import PageWatch
 from .tab_host import TabHost
@@ -108,7 +109,8 @@ def _translate(exc: PlaywrightError, name: str) -> ActionError:
     lowered = message.lower()
     if "has been closed" in lowered or "target closed" in lowered or "browser has disconnected" in lowered or "crashed" in lowered:
         return ActionError(f"the tab closed during {name}", code=ErrorCode.TRANSPORT_FAILED, evidence={"name": name})
-    if "execution context was destroyed" in lowered or ("navigat" in lowered and "context" in lowered):
+    navigated = ("execution context was destroyed", "inspected target navigated", "cannot find default execution context")
+    if any(phrase in lowered for phrase in navigated) or ("navigat" in lowered and "context" in lowered):
         return ActionError(
             f"the page navigated while {name} ran", code=ErrorCode.HANDLER_FAILED, evidence={"name": name, "navigated": True}
         )
@@ -137,11 +139,22 @@ class TabRuntime(DocumentRuntime):
             "text.insert": self._insert_text,
             "keyboard.press": self._press,
         }
+        #: Where the tab's hot-path evaluations run (engine calls, probes, the title).
+        self.main_world = MainWorld(page)
         #: True once warm_process ran the first-call path on this (blank, own) tab.
         self.process_warmed = False
         #: The page's declared tools (WebMCP, WAB) as last reported; kept for start(), since a page
         #: may declare tools before the tab has registered with the bridge.
         self._page_tools: dict[str, Any] | None = None
+
+    async def evaluate(self, function_source: str, *argument: Any) -> Any:
+        """In the tab's top document, over its CDP session: no Playwright utility script (see main_world.py)."""
+        return await self.main_world.call(function_source, *argument)
+
+    async def stop(self, reason: str = "closed") -> None:
+        """Leave the bridge, then detach the tab's CDP session."""
+        await super().stop(reason)
+        await self.main_world.close()
 
     async def start(self) -> None:
         """Announce the tab, then the tools its page already declared."""
@@ -176,31 +189,12 @@ class TabRuntime(DocumentRuntime):
         await super().on_navigated()
         self.host.set_active(self.runtime_id)
 
-    async def on_load(self) -> None:
-        """A document finished loading: report it, then warm it up for the first call."""
-        await super().on_load()
-        await self.warm_up()
-
-    async def warm_up(self) -> None:
-        """Pay a new document's first-evaluation costs now rather than in the user's first call.
-
-        The first ``page.evaluate`` in a document makes Playwright install its
-        utility script there (~30 ms), and each function source we evaluate is
-        compiled on first use; the engine's locator path is compiled by V8 on
-        its first run. These reads change nothing on the page (no input events,
-        no scrolling); they run when the document loads, while the agent reads
-        the navigation's answer.
-        """
-        try:
-            await self.run_engine("run", "page.info", {})
-            await self.run_engine("run", "locator.text_content", {"locator": {"selector": "title"}})
-            await self.page.evaluate(_PROBE_POINT, [0, 0])
-            await self.page.evaluate(_FOCUSED_VALUE)
-        except (PlaywrightError, ActionError) as exc:  # the document went away meanwhile (or has no title): nothing to warm
-            log.debug("warm-up of %s skipped: %s", self.runtime_id, exc)
-
     async def warm_process(self) -> None:
         """On our own blank tab, before any site loads: run the first-call path once.
+
+        (A loaded document is not warmed up: that paid Playwright's per-document
+        utility script, which a tab no longer uses (``main_world.py``), and its reads
+        competed with the agent's first call on the page.)
 
         A renderer process pays once for its first click, its first text insertion,
         its first key press and the first run of the engine's locator, focus and
@@ -237,7 +231,7 @@ class TabRuntime(DocumentRuntime):
 
     async def _checked_point(self, arguments: dict[str, Any]) -> tuple[float, float]:
         x, y = _number(arguments, "x"), _number(arguments, "y")
-        probe = await self.page.evaluate(_PROBE_POINT, [x, y])
+        probe = await self.evaluate(_PROBE_POINT, [x, y])
         viewport = {"width": probe["width"], "height": probe["height"]}
         if not (0 <= x < probe["width"] and 0 <= y < probe["height"]):
             raise ActionError(
@@ -291,7 +285,7 @@ class TabRuntime(DocumentRuntime):
         # The target first, then the source: the press must happen where the source is now.
         to = await self._endpoint(arguments["to"], "to")
         start = await self._endpoint(arguments["from"], "from")
-        probe = await self.page.evaluate(_PROBE_POINT, [to["x"], to["y"]])
+        probe = await self.evaluate(_PROBE_POINT, [to["x"], to["y"]])
         if not (0 <= to["x"] < probe["width"] and 0 <= to["y"] < probe["height"]):
             raise ActionError(
                 "the drag's target scrolled out of the viewport while its source was brought into view",
@@ -323,7 +317,7 @@ class TabRuntime(DocumentRuntime):
             await self.page.keyboard.press("Delete")  # replace with "": clear the selection
         before = prepared.get("value")
         if before is not None and text:
-            after = await self.page.evaluate(_FOCUSED_VALUE)
+            after = await self.evaluate(_FOCUSED_VALUE)
             if after == (before if prepared["caret_placed"] and mode == "append" else ""):
                 raise ActionError(
                     "the field did not accept the text (its type or a page script refused it)",
