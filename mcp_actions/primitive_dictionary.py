@@ -54,6 +54,10 @@ class Primitive:
         """The capabilities of this primitive a runtime announcing ``announced`` lacks."""
         return [c for c in self.capabilities if c not in announced]
 
+    def prepare(self) -> None:
+        """Compile the input check now, so that the first call using this primitive does not."""
+        self._input.prepare()
+
     def check_input(self, arguments: Any) -> None:
         """Raise ``invalid_input`` (evidence: JSON Pointer ``path``) when ``arguments`` break ``input_schema``."""
         error = self._input.first_error(arguments)

@@ -75,6 +75,10 @@ class CompiledSchema:
             evidence={"schema": self.label, "problem": self._problem},
         )
 
+    def prepare(self) -> None:
+        """Compile now rather than at the first check; a schema that cannot compile is logged once, as then."""
+        _ = self.usable
+
     @property
     def usable(self) -> bool:
         """False once the schema is known not to compile (compiles it if needed)."""

@@ -144,6 +144,11 @@ class Bridge:
         return self.calls.pending_count
 
     @property
+    def quiet_for(self) -> float:
+        """Seconds without a call in flight (0 while one is): background work waits for a quiet spell."""
+        return self.calls.quiet_for
+
+    @property
     def session_count(self) -> int:
         """Connections that have announced a runtime."""
         return len(self._sessions)

@@ -88,11 +88,17 @@ class CallTracker:
         self._background: set[asyncio.Task[Any]] = set()
         self._ids = itertools.count(1)
         self._id_prefix = os.urandom(3).hex()
+        self._last_end = time.monotonic()
 
     @property
     def pending_count(self) -> int:
         """Calls sent and not yet ended."""
         return len(self._pending)
+
+    @property
+    def quiet_for(self) -> float:
+        """Seconds since the last call ended, when none is in flight (0 while one is)."""
+        return 0.0 if self._pending else time.monotonic() - self._last_end
 
     @property
     def channel_count(self) -> int:
@@ -184,6 +190,7 @@ class CallTracker:
 
     def _forget(self, pending: _PendingCall) -> None:
         self._pending.pop(pending.call_id, None)
+        self._last_end = time.monotonic()
         for asking in list(pending.asking):
             asking.cancel()  # nobody waits for the answer any more
         ids = self._by_channel.get(pending.channel)

@@ -189,6 +189,12 @@ class ToolBinding:
         """
         _ = (self._input_check, self._result_check, self.own_properties)
 
+    def prepare_checks(self) -> None:
+        """Compile the argument and result checks now (the server does it after start, off the first call's path)."""
+        self._input_check.prepare()
+        if self._result_check is not None:
+            self._result_check.prepare()
+
     def meta(self) -> dict[str, Any]:
         """The MCP tool's ``_meta``: its dotted name, protocol and kind (and the runtime of an inline map's tool).
 

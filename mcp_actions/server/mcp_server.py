@@ -131,6 +131,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
     async def list_tools(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         peers.seen(ctx)
         listing = types.ListToolsResult(tools=[mcp_tool(b) for b in app.catalog.tools.values() if app.listed(b)])
+        app.prepare_in_background()  # the host has its list: compile the calls' checks while it thinks
         return listing
 
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
