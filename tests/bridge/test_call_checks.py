@@ -261,3 +261,26 @@ async def test_call_checks_leave_nothing_pending(make_runtime: MakeRuntime, brid
     )
     assert [kind for kind, _ in results] == ["capability_unavailable"] * 5 + ["invalid_input"] * 5
     await eventually(lambda: bridge.pending_count == 0)
+
+
+# -- quiet spells ---------------------------------------------------------------
+
+
+async def test_quiet_for_is_zero_while_a_call_is_in_flight_and_grows_after(make_runtime: MakeRuntime, bridge: Any) -> None:
+    # Background work (WAB discovery) waits for a quiet spell; a call in flight is never one.
+    runtime = await make_runtime("rt-quiet")
+    release = asyncio.Event()
+
+    async def answer(call: dict[str, Any]) -> Any:
+        await release.wait()
+        return {"done": True}
+
+    runtime.serve(answer)
+    call = asyncio.create_task(bridge.call("search.submit", {}, runtime_id="rt-quiet", handler="search.submit", timeout_ms=3000))
+    await eventually(lambda: bridge.pending_count == 1)
+    await asyncio.sleep(0.05)
+    assert bridge.quiet_for == 0.0
+    release.set()
+    assert await call == {"done": True}
+    await asyncio.sleep(0.05)
+    assert 0.04 <= bridge.quiet_for < 5.0

@@ -365,3 +365,14 @@ async def test_site_call_forwards_progress_like_a_direct_call():
         assert not (await client.call_tool("actions_site", {"mode": "call", "action": "notes.read_title", "arguments": {}})).is_error
         await asyncio.sleep(0.05)
         assert progress == []
+
+
+async def test_the_first_tools_list_starts_compiling_every_check_in_the_background():
+    # So that no first call pays ~2 ms per JSON Schema validator (its arguments, its result, each primitive).
+    async with notes_env() as (app, client, runtime, notes):
+        compiled_early = [b.name for b in app.catalog.tools.values() if b._input_check._validator is not None]
+        assert compiled_early == []  # start-up compiles nothing: the host's first tools/list comes first
+        await client.list_tools()
+        await asyncio.wait_for(app._preparing, timeout=10)
+        assert all(b._input_check._validator is not None for b in app.catalog.tools.values())
+        assert all(app.bridge.dictionary.get(name)._input._validator is not None for name in app.bridge.dictionary)
