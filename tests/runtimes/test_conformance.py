@@ -198,6 +198,19 @@ async def test_ambiguous_look_alike_rows_fail_instead_of_clicking_the_first(fixt
     assert await text_of(fixture, "#opened") == "opened Row 2"
 
 
+async def test_click_by_target_resolves_one_visible_element(fixture: Host) -> None:
+    # pointer.click with a locator instead of x and y: one step where a map needed element_info and a click.
+    await settled_layout(fixture)
+    clicked = await fixture.call("pointer.click", {"target": {"selector": "li.row[data-id='3'] button"}})
+    assert clicked["clicked"] is True and clicked["matched_by"] == "selector"
+    assert await text_of(fixture, "#opened") == "opened Row 3"
+    # Look-alike rows are refused, hidden targets say why, and x/y with a target is a mistake.
+    assert (await fixture.fails("pointer.click", {"target": {"role": "button", "name": "Open"}})).code == "multiple_targets"
+    assert (await fixture.fails("pointer.click", {"target": {"selector": "#ghost"}})).code == "target_not_visible"
+    assert (await fixture.fails("pointer.click", {"target": {"selector": "#dbl"}, "x": 5, "y": 5})).code == "invalid_input"
+    assert (await fixture.fails("pointer.click", {"button": "left"})).code == "invalid_input"  # neither a point nor a target
+
+
 async def test_missing_targets(fixture: Host) -> None:
     error = await fixture.fails("locator.element_info", {"locator": {"selector": "#nope", "fallback_selectors": [".nope"], "text_equals": "Nope"}})
     assert error.code == "target_not_found"
