@@ -56,6 +56,9 @@ X_ACTIONS_FIELDS = (
     "result_summary",
 )  # fmt: skip
 BINDING_FIELDS = ("arguments",)
+#: Top-level rules about which arguments are present (pointer.click: x and y, or target): bound
+#: arguments may leave them to the call, whose own arguments are laid over them.
+_PRESENCE_RULES = frozenset({"required", "dependentRequired", "anyOf"})
 #: ``x_actions.result_summary``: the projection summary a successful call's result carries.
 RESULT_SUMMARY_FIELDS = ("projection", "summary")
 #: MCP tool hints a map may set explicitly under x_actions.annotations (booleans, and a title string).
@@ -175,8 +178,8 @@ def _check_binding(binding: Any, path: str, label: str, execution: ToolExecution
     if not isinstance(schema, dict) or not fast_schema_valid(schema):
         return  # an invalid map dictionary schema is reported at the dictionary
     for problem in Draft202012Validator(schema).iter_errors(arguments):
-        if problem.validator == "required" and not problem.absolute_path:
-            continue  # the call may supply it
+        if problem.validator in _PRESENCE_RULES and not problem.absolute_path:
+            continue  # the call may supply what is missing
         yield error(
             where + json_pointer(problem.absolute_path),
             ErrorCode.PRIMITIVE_ARGS_INVALID,

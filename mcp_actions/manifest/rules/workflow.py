@@ -153,6 +153,11 @@ def _pinpoint(problem: Any, relative: str) -> list[tuple[str, str]]:
         missing = [name for name in problem.validator_value if isinstance(name, str) and name not in instance]
         if missing:
             return [(child_pointer(relative, name), f"required argument '{name}' is missing") for name in missing]
+    if problem.validator == "dependentRequired" and isinstance(instance, dict) and isinstance(problem.validator_value, dict):
+        # pointer.click's x needs y (and y x): point at the missing partner, as for "required".
+        missing = sorted({name for key, needs in problem.validator_value.items() if key in instance for name in needs if name not in instance})
+        if missing:
+            return [(child_pointer(relative, name), f"required argument '{name}' is missing") for name in missing]
     if problem.validator == "additionalProperties" and isinstance(instance, dict) and isinstance(schema, dict):
         declared = schema.get("properties") or {}
         patterns = schema.get("patternProperties") or {}
