@@ -277,7 +277,9 @@ def server_params(name: str, peers_dir: Path, browser: str, workdir: Path, *, la
         args += ["--chromeArg=--no-sandbox"] if no_sandbox else []
         return StdioServerParameters(command=str(bin_dir / "chrome-devtools-mcp"), args=args, env=env, cwd=str(workdir))
     env["PYTHONPATH"] = str(source)  # the mcp-actions tree to run (another checkout compares before/after)
-    args = ["-m", "mcp_actions", "serve", "--manifests", str(BOARD_DIR / "actions.json"), "--browser", "launch" if launch else "auto", "--headless", "--isolated"]
+    # That tree's own board map: a map may use what its tree's dictionary has (pointer.click's target).
+    board_map = source / "bench" / "board" / "actions.json"
+    args = ["-m", "mcp_actions", "serve", "--manifests", str(board_map if board_map.is_file() else BOARD_DIR / "actions.json"), "--browser", "launch" if launch else "auto", "--headless", "--isolated"]
     args += ["--browser-path", browser, "--bridge-port", "0", "--bridge-token", "bench"]
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(workdir))
 
