@@ -63,6 +63,14 @@ def _builtin_groups(value: str) -> list[str]:
     return words
 
 
+def _builtin_groups_from_env() -> list[str]:
+    """``MCP_ACTIONS_BUILTIN_TOOLS`` (default ``auto``), refused as a usage error when it names no group."""
+    try:
+        return _builtin_groups(_env("MCP_ACTIONS_BUILTIN_TOOLS", "") or "auto")
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"MCP_ACTIONS_BUILTIN_TOOLS: {exc}") from exc
+
+
 def _env_list(name: str, separator: str = ",") -> list[str]:
     return [item for item in (_env(name) or "").split(separator) if item]
 
@@ -203,7 +211,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
         tool_mode=args.tool_mode,
         tools=args.tools or _env_list("MCP_ACTIONS_TOOLS"),
         exclude_tools=args.exclude_tools or _env_list("MCP_ACTIONS_EXCLUDE_TOOLS"),
-        builtin_tools=[w for words in args.builtin_tools for w in words] if args.builtin_tools else _builtin_groups(_env("MCP_ACTIONS_BUILTIN_TOOLS", "") or "auto"),
+        builtin_tools=[w for words in args.builtin_tools for w in words] if args.builtin_tools else _builtin_groups_from_env(),
         watch=args.watch,
         limits=_limits(args),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -46,3 +47,9 @@ def test_an_unknown_group_is_refused_with_the_known_ones():
 def test_the_cli_refuses_an_unknown_group_as_a_usage_error():
     done = subprocess.run([sys.executable, "-m", "mcp_actions", "serve", "--builtin-tools", "navigate,tab"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "unknown built-in tool group(s) tab" in done.stderr
+
+
+def test_the_environment_variable_is_checked_the_same_way():
+    env = {**os.environ, "MCP_ACTIONS_BUILTIN_TOOLS": "navigate,tab"}
+    done = subprocess.run([sys.executable, "-m", "mcp_actions", "serve", "--browser", "none"], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 2 and "MCP_ACTIONS_BUILTIN_TOOLS: unknown built-in tool group(s) tab" in done.stderr
