@@ -42,7 +42,8 @@ from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_docu
 from .manifest.paths import bundled_manifests_dir
 from .protocols.exposure import page_manifest, wab_manifest
 from .protocols.wab import discover as discover_wab
-from .protocols.wab import discovery_client
+from .protocols.wab import META_EXTRACT, discovery_client, meta_from_records
+from .protocols.wab import UNREAD as WAB_META_UNREAD
 from .protocols.wab import origin_of
 from .protocols.runner import PageToolRunner
 from .projection.extract import EXTRACT_PRIMITIVE
@@ -63,6 +64,8 @@ PREPARE_AFTER_S = 0.1
 #: WAB discovery waits for this long a spell without calls in flight, but no longer than WAB_QUIET_WAIT_S.
 WAB_QUIET_S = 0.3
 WAB_QUIET_WAIT_S = 5.0
+#: How long reading a page's wab-discovery meta tag may take before discovery fetches the HTML instead.
+WAB_META_TIMEOUT_MS = 2000
 
 if TYPE_CHECKING:
     import httpx
@@ -395,11 +398,28 @@ class ActionsApp:
         while (quiet := self.bridge.quiet_for) < WAB_QUIET_S and time.monotonic() < give_up:
             await asyncio.sleep(max(0.02, WAB_QUIET_S - quiet))
 
+    async def _wab_meta(self, runtime: RuntimeInfo) -> Any:
+        """The page's ``wab-discovery`` meta content, read from the live document (None: it has none).
+
+        Reading it in the page spares fetching the page's HTML again (a whole page, for a
+        real site) and sees a tag a script added. A runtime without ``dom.extract``, or a
+        read that fails, leaves it ``UNREAD``: discovery then fetches the HTML as before.
+        """
+        extract = self.bridge.dictionary.get(EXTRACT_PRIMITIVE)
+        if extract is None or (runtime.capabilities and not extract.provided_by(runtime.capabilities)):
+            return WAB_META_UNREAD
+        try:
+            output = await self.bridge.call(EXTRACT_PRIMITIVE, META_EXTRACT, runtime_id=runtime.runtime_id, timeout_ms=WAB_META_TIMEOUT_MS)
+        except ActionError as exc:
+            log.info("could not read the wab-discovery meta tag of %s in the page: %s", runtime.url, exc)
+            return WAB_META_UNREAD
+        return meta_from_records(output)
+
     async def _expose_wab(self, runtime: RuntimeInfo, origin: str) -> None:
         await self._quiet_spell()
         if self.wab_origins.get(runtime.runtime_id) != origin or self.bridge.registry.get(runtime.runtime_id) is not runtime:
             return  # the page moved on (or went away) meanwhile
-        found = await discover_wab(runtime.url, self._discovery_client())
+        found = await discover_wab(runtime.url, self._discovery_client(), read_meta=lambda: self._wab_meta(runtime))
         if found is None or self.wab_origins.get(runtime.runtime_id) != origin or self.bridge.registry.get(runtime.runtime_id) is not runtime:
             return
         url, document = found

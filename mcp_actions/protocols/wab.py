@@ -3,7 +3,8 @@
 Discovery (WAB §4.1, §6.2): ``https://{host}/agent-bridge.json``, then
 ``/.well-known/wab.json``, then the document the page's
 ``<meta name="wab-discovery" content="…">`` names (same origin only: a page
-cannot hand its tools' description to another site), fetched with httpx under
+cannot hand its tools' description to another site; the tag is read in the
+live page when the caller can, else in the page's HTML), fetched with httpx under
 ``MAX_DISCOVERY_BYTES`` and ``DISCOVERY_TIMEOUT_S``; a document that is not a
 WAB discovery document is ignored. Before a command reaches the page, the trigger's permission is
 checked (a false permission is ``permission_denied``) and the site's
@@ -18,6 +19,7 @@ import collections
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -27,7 +29,20 @@ import httpx
 from ..convert.wab import is_wab_discovery
 from ..errors import ActionError, ErrorCode
 
-__all__ = ["DISCOVERY_META", "DISCOVERY_PATHS", "RateLimiter", "discover", "discovery_meta", "map_wab_error", "origin_of"]
+__all__ = [
+    "DISCOVERY_META",
+    "DISCOVERY_PATHS",
+    "META_EXTRACT",
+    "UNREAD",
+    "RateLimiter",
+    "discover",
+    "discovery_client",
+    "discovery_meta",
+    "map_wab_error",
+    "meta_from_records",
+    "meta_target",
+    "origin_of",
+]
 
 log = logging.getLogger(__name__)
 
@@ -115,20 +130,44 @@ def discovery_meta(html: str, page_url: str) -> str | None:
     finder = _MetaFinder()
     finder.feed(html)
     finder.close()
-    if finder.content is None:
+    return meta_target(finder.content, page_url)
+
+
+def meta_target(content: str | None, page_url: str) -> str | None:
+    """A ``wab-discovery`` meta tag's ``content`` resolved against the page; None when absent or another origin."""
+    if content is None or not content.strip():
         return None
-    url = urljoin(page_url, finder.content)
+    url = urljoin(page_url, content.strip())
     if origin_of(url) != origin_of(page_url):
         log.info("ignoring the wab-discovery meta tag of %s: %s is another origin", page_url, url)
         return None
     return url
 
 
-async def _meta_document(client: httpx.AsyncClient, page_url: str) -> tuple[str, Any] | None:
-    body = await _fetch(client, page_url, "text/html", MAX_PAGE_BYTES, truncate=True)
-    if body is None:
-        return None
-    url = discovery_meta(body.decode("utf-8", errors="replace"), page_url)
+#: ``discover``'s ``meta``: the page's meta tag was not read, so discovery fetches the page's HTML for it.
+UNREAD = object()
+#: The ``dom.extract`` arguments that read the meta tag from a live page (``meta_from_records`` reads the answer).
+META_EXTRACT = {
+    "extract": [{"id": "wab", "selector": f'meta[name="{DISCOVERY_META}" i]', "many": False, "fields": {"content": {"attribute": "content"}}}]
+}
+
+
+def meta_from_records(output: Any) -> str | None:
+    """The meta tag's ``content`` from the answer to a ``META_EXTRACT`` call (None when the page has none)."""
+    records = output.get("records") if isinstance(output, dict) else None
+    record = records.get("wab") if isinstance(records, dict) else None
+    content = record.get("content") if isinstance(record, dict) else None
+    return content if isinstance(content, str) else None
+
+
+async def _meta_document(client: httpx.AsyncClient, page_url: str, meta: Any) -> tuple[str, Any] | None:
+    if meta is UNREAD:
+        body = await _fetch(client, page_url, "text/html", MAX_PAGE_BYTES, truncate=True)
+        if body is None:
+            return None
+        url = discovery_meta(body.decode("utf-8", errors="replace"), page_url)
+    else:
+        url = meta_target(meta, page_url)
     if url is None:
         return None
     return url, await _fetch_json(client, url)
@@ -143,17 +182,22 @@ def discovery_client() -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=DISCOVERY_TIMEOUT_S, follow_redirects=False)
 
 
-async def discover(page_url: str, client: httpx.AsyncClient | None = None) -> tuple[str, dict[str, Any]] | None:
+async def discover(
+    page_url: str, client: httpx.AsyncClient | None = None, *, read_meta: Callable[[], Awaitable[Any]] | None = None
+) -> tuple[str, dict[str, Any]] | None:
     """``(url, document)`` of the site's WAB discovery document, or None when it has none.
 
     ``client`` (from ``discovery_client``) is used and left open; without one, a client is made for this call.
+    ``read_meta``, asked only when neither well-known path has a document, reads the page's
+    ``wab-discovery`` meta content from the live page (None: the page has none; ``UNREAD``: it
+    could not tell); without it, or when it cannot tell, the page's HTML is fetched again for the tag.
     """
     origin = origin_of(page_url)
     if origin is None:
         return None
     if client is None:
         async with discovery_client() as own:
-            return await discover(page_url, own)
+            return await discover(page_url, own, read_meta=read_meta)
     for path in DISCOVERY_PATHS:
         url = urljoin(origin, path)
         try:
@@ -164,7 +208,7 @@ async def discover(page_url: str, client: httpx.AsyncClient | None = None) -> tu
         if is_wab_discovery(document):
             return url, document
     try:
-        found = await _meta_document(client, page_url)
+        found = await _meta_document(client, page_url, await read_meta() if read_meta is not None else UNREAD)
     except httpx.HTTPError as exc:
         log.info("no WAB discovery through the meta tag of %s: %s", page_url, exc)
         return None

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mcp_actions.protocols.wab import discovery_meta
+from mcp_actions.protocols.wab import discovery_meta, meta_from_records, meta_target
 
 from .conftest import product
 
@@ -21,14 +21,23 @@ SITE = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "wab"
 META_SITE = SITE.parent / "wab-meta"
 
 
+#: Paths requested from the test sites, in order (the meta-tag test counts the page's own).
+REQUESTED: list[str] = []
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - stdlib signature
         pass
+
+    def do_GET(self):  # noqa: N802 - stdlib name
+        REQUESTED.append(self.path)
+        super().do_GET()
 
 
 def _serve(directory: Path):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    REQUESTED.clear()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
@@ -82,6 +91,15 @@ async def test_wab_commands_permissions_and_rate_limits(bakery_url):
         assert len(await page.evaluate("() => wabLog")) == 3
 
 
+def test_the_meta_tag_as_a_live_page_reads_it():
+    # What dom.extract answers for META_EXTRACT, and what discovery makes of it.
+    assert meta_from_records({"records": {"wab": {"content": " /wab.json "}}}) == " /wab.json "
+    assert meta_from_records({"records": {"wab": None}}) is None and meta_from_records({"records": {}}) is None
+    page = "http://127.0.0.1:8000/shop/index.html"
+    assert meta_target(" wab/doc.json ", page) == "http://127.0.0.1:8000/shop/wab/doc.json"
+    assert meta_target("https://elsewhere.example/wab.json", page) is None and meta_target(None, page) is None
+
+
 def test_discovery_meta_tag_is_read_and_kept_to_the_page_origin():
     page = "http://127.0.0.1:8000/shop/index.html"
     assert discovery_meta('<head><META Name="WAB-Discovery" content=" wab/doc.json "></head>', page) == "http://127.0.0.1:8000/shop/wab/doc.json"
@@ -96,6 +114,8 @@ async def test_meta_tag_discovery_and_the_discovery_resource(meta_bakery_url):
         opened = await s.navigate(f"{meta_bakery_url}/index.html")
         runtime_id = opened["tab"]["runtime_id"]
         search = await s.page_tool("wab", "searchMenu")  # found through the meta tag alone
+        # The tag was read in the live page: the page's HTML was fetched once, by the browser.
+        assert REQUESTED.count("/index.html") == 1 and "/bakery/discovery.json" in REQUESTED
         found = await s.client.call_tool(search.name, {"query": "tart"})
         assert not found.is_error and found.structured_content == {"items": [{"id": "tart", "name": "Lemon tart", "price": 3.9}]}
 
