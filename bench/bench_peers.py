@@ -9,7 +9,7 @@ way an agent drives each server:
   title box), click and type by ref, and read a snapshot again until the new
   card shows in the Doing list;
 - mcp-actions: ``browser_navigate``, then the board map's ``board_add_card``
-  and ``board_find_cards``.
+  (and ``board_find_cards`` only when add_card's answer does not show the card).
 
 Every run starts a fresh server process (cold) over stdio with the MCP SDK's
 ``Client``. The browser is up before the clock starts: mcp-actions launches
@@ -246,11 +246,19 @@ async def task_devtools(driver: Driver, url: str, page_id: int) -> None:
 
 
 async def task_actions(driver: Driver, url: str) -> None:
-    """browser_navigate, board_add_card, board_find_cards: the map's tools."""
+    """browser_navigate, board_add_card; board_find_cards only when add_card's answer does not show the card.
+
+    The same rule as the peers' drivers: an action's own answer confirms the task when it
+    shows the new card (their click/type answers carry a snapshot; add_card's carries the
+    last card of the list, read from the page after the save), and only otherwise is the
+    page read again.
+    """
     await driver.call("browser_navigate", {"url": url})
     added = (await driver.call("board_add_card", {"list": LIST, "title": TITLE})).structured_content
     if not added.get("added"):
         raise TaskFailed(f"board_add_card did not add the card: {added}")
+    if added.get("last_card") == TITLE:
+        return
     found = (await driver.call("board_find_cards", {"list": LIST, "query": TITLE})).structured_content
     if not any(card.get("title") == TITLE for card in found.get("cards", [])):
         raise TaskFailed(f"board_find_cards does not show the card: {found}")
