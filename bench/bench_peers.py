@@ -340,6 +340,33 @@ async def wait_for_runtime(client: Client, timeout_s: float = 60.0) -> None:
     raise TaskFailed("the browser never connected a tab")
 
 
+def _browsers_left(browser: str) -> list[int]:
+    """Pids of processes still running ``browser`` (a Chromium an earlier run started)."""
+    left = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+        except OSError:
+            continue  # gone meanwhile
+        if command == browser or command.endswith("/" + Path(browser).name):
+            left.append(int(entry.name))
+    return left
+
+
+async def wait_for_quiet(browser: str, limit_s: float = 10.0) -> None:
+    """Untimed: wait until the browser of the previous run has exited (at most ``limit_s``).
+
+    Each server closes its Chromium when its process ends, but the browser's shutdown
+    (and its profile's removal) can outlast that by a second; the next run would share
+    the two cores with it, and that run is always the same server's.
+    """
+    deadline = time.monotonic() + limit_s
+    while _browsers_left(browser) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+
+
 def _cpu_ms(pid: int) -> float:
     """CPU time (user + system) a process has used so far, from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -459,6 +486,7 @@ async def run_all(args: argparse.Namespace, peers_dir: Path, startup: dict[str, 
         for cards in args.cards:
             for repeat in range(args.runs):
                 for name in args.servers:
+                    await wait_for_quiet(args.browser_path)
                     run = await one_run(name, cards, site.url, peers_dir, args.browser_path, Path(work), args.actions_roots.get(name, ROOT))
                     runs.append(run)
                     status = "ok" if run.ok else f"FAILED: {run.error}"
@@ -519,7 +547,9 @@ def main() -> int:
     }
     if not args.no_save:
         RESULTS_DIR.mkdir(exist_ok=True)
-        path = RESULTS_DIR / f"peers-{report['date']}-{commit}.json"
+        # Runs of one commit with other card counts or run counts must not overwrite each other.
+        shape = "" if (args.cards, args.runs) == ([4, 300, 3000], 3) else f"-{'-'.join(map(str, args.cards))}x{args.runs}"
+        path = RESULTS_DIR / f"peers-{report['date']}-{commit}{shape}.json"
         path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
     print(markdown(rows, {k: v for k, v in versions.items() if k != "mcp-actions"}))
