@@ -292,7 +292,9 @@ def server_params(name: str, peers_dir: Path, browser: str, workdir: Path, *, la
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(workdir))
 
 
-async def one_run(name: str, cards: int, base_url: str, peers_dir: Path, browser: str, workdir: Path, source: Path = ROOT) -> Run:
+async def one_run(
+    name: str, cards: int, base_url: str, peers_dir: Path, browser: str, workdir: Path, source: Path = ROOT, *, settle_s: float = 0.0
+) -> Run:
     run = Run(server=name, cards=cards)
     url = f"{base_url}?cards={cards}"
     spawned = time.perf_counter()
@@ -310,6 +312,9 @@ async def one_run(name: str, cards: int, base_url: str, peers_dir: Path, browser
             page_id = int(selected.group(1)) if selected else 1
         else:
             await wait_for_runtime(client)
+        # Untimed, the same for every server: Chromium's first renderer burns ~0.6 s of CPU in its
+        # first second; a user's first request does not come within it (--settle-s 0: back to back).
+        await asyncio.sleep(settle_s)
         driver = Driver(client, run)
         started = time.perf_counter()
         try:
@@ -487,7 +492,8 @@ async def run_all(args: argparse.Namespace, peers_dir: Path, startup: dict[str, 
             for repeat in range(args.runs):
                 for name in args.servers:
                     await wait_for_quiet(args.browser_path)
-                    run = await one_run(name, cards, site.url, peers_dir, args.browser_path, Path(work), args.actions_roots.get(name, ROOT))
+                    source = args.actions_roots.get(name, ROOT)
+                    run = await one_run(name, cards, site.url, peers_dir, args.browser_path, Path(work), source, settle_s=args.settle_s)
                     runs.append(run)
                     status = "ok" if run.ok else f"FAILED: {run.error}"
                     print(
@@ -514,6 +520,12 @@ def main() -> int:
     parser.add_argument("--browser-path", default=shutil.which("chromium") or "/usr/bin/chromium")
     parser.add_argument("--startup-runs", type=int, default=5, help="cold spawns per server timed to the first tools/list")
     parser.add_argument("--no-save", action="store_true", help="print, but do not write bench/results/")
+    parser.add_argument(
+        "--settle-s",
+        type=float,
+        default=0.0,
+        help="untimed pause after every server's browser is up, before the task (Chromium's start-up burn; default 0)",
+    )
     args = parser.parse_args()
     args.actions_roots = {"mcp-actions": ROOT}
     for spec in args.actions_root:
@@ -541,6 +553,7 @@ def main() -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "node": _node_version(), "chromium": chromium, "load_average": os.getloadavg()},
         "versions": versions,
         "sources": {label: str(path) for label, path in args.actions_roots.items()},
+        "settle_s": args.settle_s,
         "summary": rows,
         "start_to_tools_list_ms": startup,
         "runs": [run.__dict__ for run in runs],
@@ -549,6 +562,7 @@ def main() -> int:
         RESULTS_DIR.mkdir(exist_ok=True)
         # Runs of one commit with other card counts or run counts must not overwrite each other.
         shape = "" if (args.cards, args.runs) == ([4, 300, 3000], 3) else f"-{'-'.join(map(str, args.cards))}x{args.runs}"
+        shape += f"-settle{args.settle_s:g}" if args.settle_s else ""
         path = RESULTS_DIR / f"peers-{report['date']}-{commit}{shape}.json"
         path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
