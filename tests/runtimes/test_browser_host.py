@@ -283,3 +283,22 @@ async def test_only_the_main_document_emits_signals(host: BrowserHost, bridge: B
             break
         await asyncio.sleep(0.02)
     assert [e["payload"]["name"] for e in info.events] == ["Eve"]
+
+
+async def test_a_call_whose_page_navigates_away_ends_as_navigated(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
+    # Engine calls run over the tab's CDP session (main_world.py): the document going away under a
+    # pending evaluation still ends the call at once with the navigation named, never leaves it pending.
+    runtime_id = await open_tab(host, f"{pages_url}/engine/inputs.html")
+    tab = host.tab(runtime_id)
+    assert tab is not None
+    await tab.page.evaluate(
+        "(next) => { window.leaveSoon = () => { setTimeout(() => { location.href = next; }, 20); return new Promise(() => {}); }; }",
+        f"{pages_url}/engine/inputs.html?after",
+    )
+    with pytest.raises(ActionError) as caught:
+        await call(bridge, runtime_id, "page.leave", {}, handler="leaveSoon", timeout_ms=10_000)
+    assert caught.value.code == "handler_failed" and caught.value.evidence.get("navigated") is True
+    assert bridge.pending_count == 0
+    # The tab keeps working in its new document.
+    await tab.page.wait_for_url("**/inputs.html?after", wait_until="load")
+    assert (await call(bridge, runtime_id, "page.info"))["url"].endswith("inputs.html?after")
