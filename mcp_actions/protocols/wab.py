@@ -144,7 +144,7 @@ def meta_target(content: str | None, page_url: str) -> str | None:
     return url
 
 
-#: ``discover``'s ``meta``: the page's meta tag was not read, so discovery fetches the page's HTML for it.
+#: What ``discover``'s ``read_meta`` answers when it could not read the page: the HTML is fetched for the tag.
 UNREAD = object()
 #: The ``dom.extract`` arguments that read the meta tag from a live page (``meta_from_records`` reads the answer).
 META_EXTRACT = {

@@ -1,7 +1,8 @@
 """One Playwright tab as one bridge runtime: trusted input, page handlers, browser authority.
 
 DOM primitives and page handlers run in the page through the JavaScript
-engine (``window.__mcpActions``, installed by the browser host's init script).
+engine (``window.__mcpActions``, installed by the browser host's init script),
+evaluated over the tab's own CDP session (``main_world.py``).
 Input is trusted where Playwright can make it so: clicks go through
 ``page.mouse``, text through ``page.keyboard.insert_text`` after the engine has
 focused the target, keys through ``page.keyboard.press``. ``browser.*``
