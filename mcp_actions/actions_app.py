@@ -402,14 +402,12 @@ class ActionsApp:
         """The page's ``wab-discovery`` meta content, read from the live document (None: it has none).
 
         Reading it in the page spares fetching the page's HTML again (a whole page, for a
-        real site) and sees a tag a script added. A runtime without ``dom.extract``, or a
-        read that fails, leaves it ``UNREAD``: discovery then fetches the HTML as before.
+        real site) and sees a tag a script added. A runtime without ``dom.extract`` (refused
+        as ``capability_unavailable`` before the call leaves), or a read that fails, leaves it
+        ``UNREAD``: discovery then fetches the HTML as before.
         """
-        extract = self.bridge.dictionary.get(EXTRACT_PRIMITIVE)
-        if extract is None or (runtime.capabilities and not extract.provided_by(runtime.capabilities)):
-            return WAB_META_UNREAD
         try:
-            output = await self.bridge.call(EXTRACT_PRIMITIVE, META_EXTRACT, runtime_id=runtime.runtime_id, timeout_ms=WAB_META_TIMEOUT_MS)
+            output = await self._extract(runtime.runtime_id, META_EXTRACT, WAB_META_TIMEOUT_MS)
         except ActionError as exc:
             log.info("could not read the wab-discovery meta tag of %s in the page: %s", runtime.url, exc)
             return WAB_META_UNREAD
