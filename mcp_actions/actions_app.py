@@ -253,8 +253,8 @@ class ActionsApp:
             await self.watcher.start()
         self.started_at = time.time()
 
-    def prepare_in_background(self) -> None:
-        """Compile every tool's and primitive's schema checks in an idle task (again after a catalogue change).
+    def prepare_in_background(self, *, again: bool = False) -> None:
+        """Compile every tool's and primitive's schema checks in an idle task, once (``again``: the catalogue changed).
 
         A JSON Schema validator costs about 2 ms to build, and a workflow call checks
         its arguments, its result and each primitive's input: a first ``add_card``
@@ -267,7 +267,8 @@ class ActionsApp:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # no event loop (a synchronous reload): each first call compiles what it needs
-        if self._preparing is None or self._preparing.done():
+        # Later tools/list requests find everything compiled; only new bindings need another pass.
+        if self._preparing is None or (again and self._preparing.done()):
             self._preparing = loop.create_task(self._prepare_checks(), name="prepare-checks")
 
     def _discovery_client(self) -> httpx.AsyncClient:
@@ -322,7 +323,7 @@ class ActionsApp:
 
     def _changed(self, what: str, detail: Mapping[str, Any] | None = None) -> None:
         if what == "tools" and self._preparing is not None:
-            self.prepare_in_background()  # new bindings: their checks too, before their first call
+            self.prepare_in_background(again=True)  # new bindings: their checks too, before their first call
         for listener in list(self._change_listeners):
             try:
                 listener(what, detail or {})
