@@ -253,10 +253,9 @@ class TabRuntime(DocumentRuntime):
             # centre (what locator.element_info and the point check would take two for).
             if "x" in arguments or "y" in arguments:
                 raise ActionError("give x and y, or target, not both", code=ErrorCode.INVALID_INPUT, evidence={"field": "target"})
-            info = await self.run_engine("run", "locator.element_info", {"locator": arguments["target"]})
-            center = info["clickable_center"]
+            center = await self._center_of(arguments["target"])
             await self.page.mouse.click(center["x"], center["y"], button=button)
-            return {"clicked": True, "button": button, "matched_by": info.get("matched_by"), "fidelity": "trusted"}
+            return {"clicked": True, "button": button, "matched_by": center["matched_by"], "fidelity": "trusted"}
         x, y = await self._checked_point(arguments)
         await self.page.mouse.click(x, y, button=button)
         return {"clicked": True, "button": button, "fidelity": "trusted"}
@@ -281,6 +280,10 @@ class TabRuntime(DocumentRuntime):
         if not locator:
             x, y = await self._checked_point(spec)
             return {"x": x, "y": y}
+        return await self._center_of(locator)
+
+    async def _center_of(self, locator: Any) -> dict[str, Any]:
+        """The clickable centre (``x``, ``y``) of the one visible element ``locator`` resolves to, scrolled into view, and ``matched_by``."""
         info = await self.run_engine("run", "locator.element_info", {"locator": locator})
         return {**info["clickable_center"], "matched_by": info["matched_by"]}
 
