@@ -267,7 +267,21 @@ function resolveOne(rawLocator, requireVisible) {
   return { element: element, matched_by: res.matched_by, match_count: res.matches.length, tried: res.tried };
 }
 
+/**
+ * The one visible element a locator resolves to, scrolled into view when its
+ * clickable centre is off-screen (as a user scrolls to it first), and that
+ * centre: what locator.element_info reports and pointer.click's target clicks.
+ */
+function resolveClickable(locator) {
+  var resolved = resolveOne(locator, true);
+  var el = resolved.element;
+  if (!M.inViewport(M.clickableCenter(el)) && typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  resolved.center = M.clickableCenter(el);
+  return resolved;
+}
+
 M.asLocator = asLocator;
 M.locatorEvidence = locatorEvidence;
 M.resolveAll = resolveAll;
 M.resolveOne = resolveOne;
+M.resolveClickable = resolveClickable;

@@ -15,7 +15,6 @@ var definePrimitive = M.definePrimitive,
   selectAll = M.selectAll,
   elementFromPointDeep = M.elementFromPointDeep,
   isWithin = M.isWithin,
-  clickableCenter = M.clickableCenter,
   inViewport = M.inViewport,
   isEnabled = M.isEnabled,
   elementText = M.elementText,
@@ -26,6 +25,7 @@ var definePrimitive = M.definePrimitive,
   locatorEvidence = M.locatorEvidence,
   resolveAll = M.resolveAll,
   resolveOne = M.resolveOne,
+  resolveClickable = M.resolveClickable,
   editableOf = M.editableOf;
 
 // -- primitives -----------------------------------------------------------
@@ -33,14 +33,11 @@ var definePrimitive = M.definePrimitive,
 function elementInfo(args) {
   // Visible only: a hidden element has no point a click could use (its
   // centre would be (0, 0), the page's corner), so it fails target_not_visible.
-  var resolved = resolveOne(args.locator, true);
+  // Brought into view when off-screen, so clickable_center is a point pointer.click can use.
+  var resolved = resolveClickable(args.locator);
   var el = resolved.element;
   var visible = true;
-  // Bring an off-screen target into view so clickable_center is a point
-  // pointer.click can use, as a user would scroll to it first.
-  var c = clickableCenter(el);
-  if (!inViewport(c) && typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-  var center = clickableCenter(el);
+  var center = resolved.center;
   var info = {
     bounding_box: box(el),
     clickable_center: center,

@@ -9,8 +9,7 @@ var definePrimitive = M.definePrimitive,
   requireNumber = M.requireNumber,
   inViewport = M.inViewport,
   describe = M.describe,
-  resolveOne = M.resolveOne,
-  clickableCenter = M.clickableCenter;
+  resolveClickable = M.resolveClickable;
 
 // -- pointer --------------------------------------------------------------
 
@@ -23,11 +22,8 @@ var BUTTONS = { left: [0, 1], middle: [1, 4], right: [2, 2] };
  */
 function targetPoint(args) {
   if (args.x !== undefined || args.y !== undefined) fail("invalid_input", "give x and y, or target, not both", { field: "target" });
-  var resolved = resolveOne(args.target, true);
-  var el = resolved.element;
-  if (!inViewport(clickableCenter(el)) && typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-  var center = clickableCenter(el);
-  return { x: center.x, y: center.y, matched_by: resolved.matched_by };
+  var resolved = resolveClickable(args.target);
+  return { x: resolved.center.x, y: resolved.center.y, matched_by: resolved.matched_by };
 }
 
 function pointTarget(args) {
