@@ -2,7 +2,8 @@
 
 mcp-actions drives an installed Chromium or Chrome (it never downloads one):
 ``find_browser`` looks where browsers are usually installed, ``CHROMIUM_ARGS``
-are the launch flags that keep a headless browser quiet and reproducible, and
+are the launch flags that keep a headless browser quiet, reproducible and
+light at start-up (``DISABLED_FEATURES``), and
 ``has_display`` decides the headed/headless default.
 """
 
@@ -17,12 +18,45 @@ from pathlib import Path
 
 from ..errors import ActionError, ErrorCode
 
-__all__ = ["BROWSER_CANDIDATES", "CHROMIUM_ARGS", "chromium_args", "find_browser", "has_display"]
+__all__ = ["BROWSER_CANDIDATES", "CHROMIUM_ARGS", "DISABLED_FEATURES", "chromium_args", "find_browser", "has_display"]
 
 log = logging.getLogger(__name__)
 
 #: Environment variable naming the browser binary (below --browser-path, above detection).
 BROWSER_PATH_ENV = "MCP_ACTIONS_BROWSER_PATH"
+
+#: Features an automation browser keeps off. Chromium honours only the *last*
+#: ``--disable-features`` switch, and Playwright passes its own list before ours,
+#: so ours restates Playwright's list (as of Playwright 1.65: network quiet at
+#: start-up, HTTP kept on HTTP, beforeunload and Fetch-interception fixes)
+#: and adds ``WebUIOmniboxPopup``/``WebUIOmniboxAimPopup``: since Chromium ~150 a
+#: new window builds its omnibox popup as a WebUI page in its own renderer, which
+#: burns about 0.7 s of CPU in the browser's first second — on a 2-core machine,
+#: right when the user's first call runs. A headless browser never shows it.
+#: ``tests/runtimes/test_chromium.py`` checks that every feature the installed
+#: Playwright disables is still disabled in a browser launched with these args.
+DISABLED_FEATURES: tuple[str, ...] = (
+    # Playwright's own list.
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+    # Ours: the omnibox popup's WebUI renderer (see above).
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
+)
 
 _BASE_ARGS = (
     "--disable-gpu",
@@ -31,6 +65,7 @@ _BASE_ARGS = (
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
 )
 
 
