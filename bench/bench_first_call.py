@@ -2,8 +2,9 @@
 
 Each session is a fresh ``mcp-actions serve`` process (``--browser launch``)
 driven by the MCP SDK's ``Client``: wait (untimed) until its browser has a
-tab, ``browser_navigate`` to the board of ``bench/board/`` (``?cards=N``),
-then ``board_add_card`` ten times into Doing with distinct titles. Per
+tab, ``browser_navigate`` (called by name: the board map names its site, so
+it is not listed) to the board of ``bench/board/`` (``/cards/N/``), then
+``board_add_card`` ten times into Doing with distinct titles. Per
 session it records each call's wall time as the client sees it; across
 sessions it reports the median first ``add_card``, the median of calls 2–10,
 and their difference (what the first call pays once). ``--actions-root
@@ -28,7 +29,7 @@ from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_peers import BOARD_DIR, ROOT, server_params, wait_for_runtime
+from bench_peers import ROOT, board_map, board_site, board_url, server_params, wait_for_runtime
 
 from mcp_actions.demo.static import StaticSite
 
@@ -37,7 +38,7 @@ __all__ = ["main"]
 
 async def session(source: Path, url: str, browser: str, workdir: Path, calls: int) -> dict[str, float | list[float]]:
     """One cold server: navigate, then ``calls`` add_card calls; their times in ms."""
-    params = server_params("mcp-actions", Path("/nonexistent"), browser, workdir, source=source)
+    params = server_params("mcp-actions", Path("/nonexistent"), browser, workdir, board_map(source, url, workdir), source=source)
     async with Client(params, mode="legacy", read_timeout_seconds=120) as client:
         await client.list_tools()
         await wait_for_runtime(client)
@@ -56,10 +57,10 @@ async def session(source: Path, url: str, browser: str, workdir: Path, calls: in
 
 async def run(args: argparse.Namespace) -> dict[str, list[dict[str, float | list[float]]]]:
     results: dict[str, list[dict[str, float | list[float]]]] = {label: [] for label in args.roots}
-    with StaticSite(BOARD_DIR) as site, tempfile.TemporaryDirectory(prefix="bench-first-call-") as work:
+    with tempfile.TemporaryDirectory(prefix="bench-first-call-") as work, StaticSite(board_site(Path(work), [args.cards])) as site:
         for n in range(args.sessions):
             for label, source in args.roots.items():
-                outcome = await session(source, f"{site.url}?cards={args.cards}", args.browser_path, Path(work), args.calls)
+                outcome = await session(source, board_url(site.url, args.cards), args.browser_path, Path(work), args.calls)
                 results[label].append(outcome)
                 print(f"{label:12} session {n + 1}: navigate {outcome['navigate_ms']:.0f} ms, add_card {outcome['add_card_ms']}", file=sys.stderr)
     return results

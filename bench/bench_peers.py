@@ -1,15 +1,18 @@
 """Side by side: one board task through mcp-actions, @playwright/mcp and chrome-devtools-mcp.
 
 The task is "add card 'Buy ladders' to Doing and confirm it" on the board in
-``bench/board/`` (served on loopback, ``?cards=N`` seeds N cards), driven the
-way an agent drives each server:
+``bench/board/`` (served on loopback at ``/cards/N/``, which seeds N cards),
+driven the way an agent drives each server:
 
 - the peers: navigate, take a snapshot, find the refs it needs by reading the
   snapshot text (the "+ Add a card" button of the Doing list, then the card
   title box), click and type by ref, and read a snapshot again until the new
   card shows in the Doing list;
-- mcp-actions: ``browser_navigate``, then the board map's ``board_add_card``
-  (and ``board_find_cards`` only when add_card's answer does not show the card).
+- mcp-actions: the board map's ``board_add_card`` (and ``board_find_cards``
+  only when add_card's answer does not show the card). The map names its
+  site (``surface.origin``, set per run to the board's address), so the
+  server opens it for the first call and does not list ``browser_navigate``;
+  a tree that still lists it is driven with ``browser_navigate`` first.
 
 Every run starts a fresh server process (cold) over stdio with the MCP SDK's
 ``Client``. The browser is up before the clock starts: mcp-actions launches
@@ -245,15 +248,16 @@ async def task_devtools(driver: Driver, url: str, page_id: int) -> None:
     raise TaskFailed("the new card never showed in Doing")
 
 
-async def task_actions(driver: Driver, url: str) -> None:
-    """browser_navigate, board_add_card; board_find_cards only when add_card's answer does not show the card.
+async def task_actions(driver: Driver, url: str, *, navigate: bool) -> None:
+    """board_add_card (after browser_navigate when listed); board_find_cards only when add_card's answer does not show the card.
 
     The same rule as the peers' drivers: an action's own answer confirms the task when it
     shows the new card (their click/type answers carry a snapshot; add_card's carries the
     last card of the list, read from the page after the save), and only otherwise is the
     page read again.
     """
-    await driver.call("browser_navigate", {"url": url})
+    if navigate:
+        await driver.call("browser_navigate", {"url": url})
     added = (await driver.call("board_add_card", {"list": LIST, "title": TITLE})).structured_content
     if not added.get("added"):
         raise TaskFailed(f"board_add_card did not add the card: {added}")
@@ -267,7 +271,7 @@ async def task_actions(driver: Driver, url: str) -> None:
 # -- servers ----------------------------------------------------------------------
 
 
-def server_params(name: str, peers_dir: Path, browser: str, workdir: Path, *, launch: bool = True, source: Path = ROOT) -> StdioServerParameters:
+def server_params(name: str, peers_dir: Path, browser: str, workdir: Path, board_map: Path, *, launch: bool = True, source: Path = ROOT) -> StdioServerParameters:
     """How to start each server: headless, isolated, on the same Chromium.
 
     ``launch=False`` starts mcp-actions as a host would by default (``--browser auto``:
@@ -285,20 +289,44 @@ def server_params(name: str, peers_dir: Path, browser: str, workdir: Path, *, la
         args += ["--chromeArg=--no-sandbox"] if no_sandbox else []
         return StdioServerParameters(command=str(bin_dir / "chrome-devtools-mcp"), args=args, env=env, cwd=str(workdir))
     env["PYTHONPATH"] = str(source)  # the mcp-actions tree to run (another checkout compares before/after)
-    # That tree's own board map: a map may use what its tree's dictionary has (pointer.click's target).
-    board_map = source / "bench" / "board" / "actions.json"
-    args = ["-m", "mcp_actions", "serve", "--manifests", str(board_map if board_map.is_file() else BOARD_DIR / "actions.json"), "--browser", "launch" if launch else "auto", "--headless", "--isolated"]
+    args = ["-m", "mcp_actions", "serve", "--manifests", str(board_map), "--browser", "launch" if launch else "auto", "--headless", "--isolated"]
     args += ["--browser-path", browser, "--bridge-port", "0", "--bridge-token", "bench"]
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(workdir))
+
+
+def board_url(base_url: str, cards: int) -> str:
+    """The board seeded with ``cards`` cards (see ``board_site``)."""
+    return f"{base_url}cards/{cards}/"
+
+
+def board_site(workdir: Path, card_counts: list[int]) -> Path:
+    """A folder serving the board at ``/cards/N/`` for each count: the count is in the path, so a map's origin can name it."""
+    root = workdir / "site"
+    for cards in card_counts:
+        (root / "cards" / str(cards)).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(BOARD_DIR / "index.html", root / "cards" / str(cards) / "index.html")
+    return root
+
+
+def board_map(source: Path, url: str, workdir: Path) -> Path:
+    """The board map of the tree at ``source`` (a map may use what its tree's dictionary has), naming ``url`` as its site."""
+    own = source / "bench" / "board" / "actions.json"
+    document = json.loads((own if own.is_file() else BOARD_DIR / "actions.json").read_text())
+    document["surface"]["origin"] = url
+    folder = workdir / "maps" / f"{abs(hash((str(source), url))):x}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "actions.json").write_text(json.dumps(document))
+    return folder / "actions.json"
 
 
 async def one_run(
     name: str, cards: int, base_url: str, peers_dir: Path, browser: str, workdir: Path, source: Path = ROOT, *, settle_s: float = 0.0
 ) -> Run:
     run = Run(server=name, cards=cards)
-    url = f"{base_url}?cards={cards}"
+    url = board_url(base_url, cards)
+    params = server_params(name, peers_dir, browser, workdir, board_map(source, url, workdir), source=source)
     spawned = time.perf_counter()
-    async with Client(server_params(name, peers_dir, browser, workdir, source=source), mode="legacy", read_timeout_seconds=120) as client:
+    async with Client(params, mode="legacy", read_timeout_seconds=120) as client:
         listing = await client.list_tools()
         run.start_to_tools_list_ms = (time.perf_counter() - spawned) * 1000
         run.tools, run.tools_list_bytes = len(listing.tools), tools_list_bytes(listing)
@@ -323,7 +351,7 @@ async def one_run(
             elif name == "chrome-devtools-mcp":
                 await task_devtools(driver, url, page_id)
             else:
-                await task_actions(driver, url)
+                await task_actions(driver, url, navigate=any(t.name == "browser_navigate" for t in listing.tools))
             run.ok = True
         except TaskFailed as exc:
             run.error = str(exc)
@@ -378,13 +406,13 @@ def _cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-async def startup_run(name: str, peers_dir: Path, browser: str, workdir: Path, source: Path = ROOT) -> tuple[float, float]:
+async def startup_run(name: str, peers_dir: Path, browser: str, workdir: Path, board_map: Path, source: Path = ROOT) -> tuple[float, float]:
     """Spawn to first ``tools/list`` answer, with the server's default (lazy) browser start.
 
     Returns the wall time and the CPU time the server process used until then: on a
     shared machine the CPU time says what the server itself costs, whatever the load.
     """
-    params = server_params(name, peers_dir, browser, workdir, launch=False, source=source)
+    params = server_params(name, peers_dir, browser, workdir, board_map, launch=False, source=source)
     pid_file = workdir / f"{name}.pid"
     # A shell that writes its pid and execs the server: the server keeps that pid.
     wrapped = params.model_copy(update={"command": "/bin/sh", "args": ["-c", 'echo $$ > "$0"; exec "$@"', str(pid_file), params.command, *params.args]})
@@ -482,10 +510,11 @@ async def run_all(args: argparse.Namespace, peers_dir: Path, startup: dict[str, 
     # The commit as the runs start (the tree may be edited while they run).
     versions["mcp-actions"] = _git("rev-parse", "--short", "HEAD") + ("-dirty" if _git("status", "--porcelain", "--untracked-files=no") else "")
     runs: list[Run] = []
-    with StaticSite(BOARD_DIR) as site, tempfile.TemporaryDirectory(prefix="bench-peers-work-") as work:
+    with tempfile.TemporaryDirectory(prefix="bench-peers-work-") as work, StaticSite(board_site(Path(work), args.cards)) as site:
         for name in args.servers:
             source = args.actions_roots.get(name, ROOT)
-            pairs = [await startup_run(name, peers_dir, args.browser_path, Path(work), source) for _ in range(args.startup_runs)]
+            startup_map = board_map(source, board_url(site.url, args.cards[0]), Path(work))
+            pairs = [await startup_run(name, peers_dir, args.browser_path, Path(work), startup_map, source) for _ in range(args.startup_runs)]
             startup[name] = {"wall_ms": [round(w, 1) for w, _ in pairs], "cpu_ms": [round(c, 1) for _, c in pairs]}
             print(f"{name:20} start→tools/list: {', '.join(f'{w:.0f} ms ({c:.0f} ms CPU)' for w, c in pairs)}", file=sys.stderr)
         for cards in args.cards:

@@ -109,7 +109,8 @@ class ActionsApp:
         selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
         self.catalog = Catalog(builtin_bindings() + observe_bindings(), allow=selection if options.tools or options.exclude_tools else None)
         #: Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
-        self.listed_builtins = listed_builtins(options.builtin_tools, manifests_given=bool(options.manifests), tool_mode=options.tool_mode)
+        #: With ``auto`` it depends on the maps, so every load computes it again.
+        self.listed_builtins = self._listed_builtins()
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size)
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
@@ -167,6 +168,10 @@ class ActionsApp:
             )
         return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
 
+    def _listed_builtins(self) -> frozenset[str]:
+        maps = [loaded.model for loaded in self.catalog.manifests.values()] if self.options.manifests else None
+        return listed_builtins(self.options.builtin_tools, maps=maps, opens_sites=self.options.browser != "none", tool_mode=self.options.tool_mode)
+
     def takes_calls(self, binding: ToolBinding) -> bool:
         """Whether a call of this tool is taken: in site mode only built-ins are (actions.site reaches the rest)."""
         return self.options.tool_mode != "site" or binding.kind == "builtin"
@@ -190,6 +195,7 @@ class ActionsApp:
     def _apply_load(self, result: LoadResult) -> None:
         self.load_result = result
         self.catalog.set_manifests(result.manifests)
+        self.listed_builtins = self._listed_builtins()
         for report in result.failures:
             for problem in report.errors:
                 print(f"mcp-actions: {report.file}:{problem.path} {problem.code} {problem.message}", file=sys.stderr)
@@ -220,7 +226,7 @@ class ActionsApp:
     def _tools_fingerprint(self) -> list[tuple[str, ...]]:
         # What a host sees of each tool: a change in any of it is a tools/list_changed.
         return sorted(
-            (b.mcp_name, b.name, b.description, json.dumps([b.input_schema, b.result_schema, b.annotations, b.meta()], sort_keys=True, default=str))
+            (b.mcp_name, b.name, b.description, json.dumps([self.listed(b), b.input_schema, b.result_schema, b.annotations, b.meta()], sort_keys=True, default=str))
             for b in self.catalog.tools.values()
         )
 

@@ -57,7 +57,7 @@ def _builtin_groups(value: str) -> list[str]:
 
     words = [w.strip() for w in value.split(",") if w.strip()]
     try:
-        listed_builtins(words, manifests_given=True)
+        listed_builtins(words, maps=[])
     except ActionError as exc:
         raise argparse.ArgumentTypeError(exc.message) from exc
     return words
@@ -109,7 +109,8 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="GROUPS",
         type=_builtin_groups,
-        help="built-in tools tools/list shows: auto (default: navigate and site when --manifests is given, else all), all, none, "
+        help="built-in tools tools/list shows: auto (default; with --manifests, navigate unless every map names a site the server "
+        "opens itself, and site when a map has state projections or context; else all), all, none, "
         "or groups among navigate, tabs, capture, dialogs, observe, site; repeatable or ','-separated; unlisted built-ins "
         "still answer by name [MCP_ACTIONS_BUILTIN_TOOLS]",
     )

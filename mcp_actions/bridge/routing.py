@@ -17,13 +17,13 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from ..errors import ActionError, ErrorCode
 from .registry import RuntimeInfo
 
-__all__ = ["Route", "select_runtime", "surface_matches"]
+__all__ = ["Route", "opens_itself", "select_runtime", "surface_matches"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
@@ -84,6 +84,11 @@ def surface_matches(origin: str, url: str) -> bool:
     if not host_ok or _port(want) != _port(have):
         return False
     return have.path.startswith(want.path.rstrip("/")) if want.path not in ("", "/") else True
+
+
+def opens_itself(origin: str | None) -> TypeGuard[str]:
+    """Whether a map's ``surface.origin`` is a page the server can open for it: concrete http(s), no wildcard."""
+    return bool(origin) and origin.startswith(("http://", "https://")) and "*" not in origin
 
 
 def select_runtime(runtimes: Sequence[RuntimeInfo], route: Route, *, active_id: str | None = None) -> RuntimeInfo:

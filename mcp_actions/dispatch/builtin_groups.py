@@ -5,9 +5,14 @@ When the user points the server at their own maps (``--manifests``), those
 maps' tools are the interface, and a dozen generic browser tools beside them
 would cost more than the maps themselves; without maps, the server is a
 general browser server and lists every built-in. So the default, ``auto``,
-lists only ``navigate`` (how an agent reaches a site) and ``site`` (the
-contract's one-tool facade, which also reads state projections) when
-manifests were given, and everything otherwise.
+lists with manifests only the built-ins the maps leave a need for:
+
+- ``navigate`` (how an agent reaches a site), unless every map names a site
+  the server opens by itself when one of its tools is called (a concrete
+  http(s) ``surface.origin``, and a browser the server drives);
+- ``site`` (the contract's one-tool facade), when a map declares state
+  projections or context blocks: its state and list modes are the only tool
+  that reads them; the maps' own tools are listed one by one anyway.
 
 Groups: ``navigate`` (``browser.navigate``), ``tabs`` (list, open, activate,
 close), ``capture`` (screenshot), ``dialogs`` (answer a JavaScript dialog),
@@ -19,9 +24,14 @@ host's context, not about permission (``--exclude-tools`` is).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
+from ..bridge.routing import opens_itself
 from ..errors import ActionError, ErrorCode
+
+if TYPE_CHECKING:
+    from ..manifest.model import Manifest
 
 __all__ = ["AUTO", "BUILTIN_GROUPS", "listed_builtins"]
 
@@ -34,15 +44,20 @@ BUILTIN_GROUPS: dict[str, tuple[str, ...]] = {
     "observe": ("page.observe", "page.click", "page.fill", "page.press", "page.select"),
     "site": ("actions.site",),
 }
-#: The default choice: every group without ``--manifests``, ``navigate`` and ``site`` with them.
+#: The default choice: every group without ``--manifests``; with them, what the maps leave a need for.
 AUTO = "auto"
 _WORDS = frozenset({AUTO, "all", "none"})
 
 
-def listed_builtins(choice: Iterable[str], *, manifests_given: bool, tool_mode: str = "tools") -> frozenset[str]:
+def listed_builtins(
+    choice: Iterable[str], *, maps: Sequence[Manifest] | None, opens_sites: bool = True, tool_mode: str = "tools"
+) -> frozenset[str]:
     """The dotted names of the built-ins ``tools/list`` shows for ``--builtin-tools choice``.
 
     ``choice`` holds group names, ``all``, ``none`` or ``auto`` (empty = ``auto``).
+    ``maps`` are the valid maps of ``--manifests`` (``None`` when none were given:
+    ``auto`` is then every group); ``opens_sites`` says whether the server drives a
+    browser that can open a map's site (not with ``--browser none``).
     In site mode (``--tool-mode site``) ``auto`` is every group and ``actions.site``
     is always listed, since it is then the only way to the maps' tools.
     Raises ``invalid_input`` naming an unknown group.
@@ -57,12 +72,22 @@ def listed_builtins(choice: Iterable[str], *, manifests_given: bool, tool_mode: 
         )
     groups: set[str] = set()
     for word in words:
-        if word == "all" or (word == AUTO and (tool_mode == "site" or not manifests_given)):
+        if word == "all" or (word == AUTO and (tool_mode == "site" or maps is None)):
             groups.update(BUILTIN_GROUPS)
         elif word == AUTO:
-            groups.update(("navigate", "site"))
+            groups.update(_needed_by(maps or (), opens_sites=opens_sites))
         elif word != "none":
             groups.add(word)
     if tool_mode == "site":
         groups.add("site")
     return frozenset(name for group in groups for name in BUILTIN_GROUPS[group])
+
+
+def _needed_by(maps: Sequence[Manifest], *, opens_sites: bool) -> set[str]:
+    """The groups ``auto`` lists beside these maps' tools (see the module's docstring)."""
+    needed = set()
+    if not (opens_sites and maps and all(opens_itself(m.surface.origin) for m in maps)):
+        needed.add("navigate")
+    if any(m.state_projections or m.context for m in maps):
+        needed.add("site")
+    return needed

@@ -32,7 +32,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
-from ..bridge.routing import Route
+from ..bridge.routing import Route, opens_itself
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode, UnknownTool
@@ -297,7 +297,7 @@ class ActionService:
         if route.runtime_id or route.runtime_key:
             return launched
         origin = route.surface_origin
-        if origin and origin.startswith(("http://", "https://")) and "*" not in origin:
+        if opens_itself(origin):
             # The map names its site: opening it is what the user asked for implicitly.
             # A blank tab of ours (the one a fresh launch opens) is reused rather than left behind.
             blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and "browser.navigate" in r.capabilities), None)

@@ -12,6 +12,7 @@ from mcp_actions.dispatch.builtin_groups import BUILTIN_GROUPS, listed_builtins
 from mcp_actions.dispatch.builtins import builtin_bindings
 from mcp_actions.dispatch.observe_tools import observe_bindings
 from mcp_actions.errors import ActionError
+from mcp_actions.manifest.model import Manifest
 
 ALL = frozenset(b.name for b in builtin_bindings() + observe_bindings())
 
@@ -21,25 +22,46 @@ def test_every_builtin_is_in_exactly_one_group():
     assert sorted(grouped) == sorted(ALL)  # a new built-in must be given a group
 
 
+def a_map(**fields):
+    """A valid map (validated by the model) with the given root fields."""
+    return Manifest.model_validate({"protocol": "actions.json", "version": 1, "tools": [], **fields})
+
+
+SITE_MAP = a_map(surface={"origin": "https://shop.example"})  # the server opens it for its tools
+WILD_MAP = a_map(surface={"origin": "https://*.shop.example"})  # no one page to open
+NO_ORIGIN = a_map()
+STATEFUL = a_map(surface={"origin": "https://shop.example"}, state_projections=[{"name": "cart", "snapshot": {"extract": []}}])
+DOCUMENTED = a_map(surface={"origin": "https://shop.example"}, context=[{"id": "help", "text": "How the shop works."}])
+
+
 @pytest.mark.parametrize(
-    ("choice", "manifests_given", "tool_mode", "expected"),
+    ("choice", "maps", "tool_mode", "expected"),
     [
-        ([], True, "tools", {"browser.navigate", "actions.site"}),
-        (["auto"], False, "tools", ALL),  # no maps: a general browser server
-        ([], True, "site", ALL),  # site mode: the built-ins are the whole interface
-        (["none"], True, "site", {"actions.site"}),  # ... and actions.site is the way to the maps
-        (["capture", "dialogs"], False, "tools", {"browser.screenshot", "browser.dismiss_dialog"}),
-        (["none", "navigate"], True, "tools", {"browser.navigate"}),
-        (["all"], True, "tools", ALL),
+        ([], [NO_ORIGIN], "tools", {"browser.navigate"}),  # the agent must reach the site itself
+        ([], [], "tools", {"browser.navigate"}),  # --manifests, but none of them valid
+        ([], [SITE_MAP], "tools", set()),  # the map opens its site: its own tools are enough
+        ([], [SITE_MAP, WILD_MAP], "tools", {"browser.navigate"}),  # one map names no page to open
+        ([], [STATEFUL], "tools", {"actions.site"}),  # only actions.site reads its projections
+        ([], [DOCUMENTED, NO_ORIGIN], "tools", {"actions.site", "browser.navigate"}),  # ... and its context blocks
+        (["auto"], None, "tools", ALL),  # no maps: a general browser server
+        ([], [SITE_MAP], "site", ALL),  # site mode: the built-ins are the whole interface
+        (["none"], [SITE_MAP], "site", {"actions.site"}),  # ... and actions.site is the way to the maps
+        (["capture", "dialogs"], None, "tools", {"browser.screenshot", "browser.dismiss_dialog"}),
+        (["none", "navigate"], [SITE_MAP], "tools", {"browser.navigate"}),
+        (["all"], [SITE_MAP], "tools", ALL),
     ],
 )
-def test_choices_resolve_to_these_tools(choice, manifests_given, tool_mode, expected):
-    assert listed_builtins(choice, manifests_given=manifests_given, tool_mode=tool_mode) == expected
+def test_choices_resolve_to_these_tools(choice, maps, tool_mode, expected):
+    assert listed_builtins(choice, maps=maps, tool_mode=tool_mode) == expected
+
+
+def test_without_a_browser_of_its_own_the_server_cannot_open_a_maps_site():
+    assert listed_builtins([], maps=[SITE_MAP], opens_sites=False) == {"browser.navigate"}
 
 
 def test_an_unknown_group_is_refused_with_the_known_ones():
     with pytest.raises(ActionError) as caught:
-        listed_builtins(["tab"], manifests_given=True)
+        listed_builtins(["tab"], maps=[])
     assert caught.value.code == "invalid_input" and caught.value.evidence["groups"] == ["tab"]
     assert "tabs" in caught.value.evidence["known"]
 

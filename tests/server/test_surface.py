@@ -326,7 +326,7 @@ MAP_TOOLS = {"notes_read_title", "notes_delete", "notes_rename", "notes_archive"
 @pytest.mark.parametrize(
     ("groups", "expected"),
     [
-        ([], MAP_TOOLS | {"browser_navigate", "actions_site"}),  # auto, with --manifests: how to reach a site, and the facade
+        ([], MAP_TOOLS | {"browser_navigate", "actions_site"}),  # auto: the notes map has no site to open, and projections only actions_site reads
         (["none"], MAP_TOOLS),
         (["tabs", "capture"], MAP_TOOLS | {"browser_list_tabs", "browser_open_tab", "browser_activate_tab", "browser_close_tab", "browser_screenshot"}),
         (["all"], MAP_TOOLS | BROWSER_TOOLS | {"actions_site"} | OBSERVE_TOOLS),

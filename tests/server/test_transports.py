@@ -53,6 +53,9 @@ async def test_stdio_published_example_submits_in_chromium(simple_form):
     async with Client(params, read_timeout_seconds=60) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert tools["contact_submit_name"].meta["mcp-actions/tool"] == "contact.submit_name"
+        # The map names its page, which the server opens itself: no browser_navigate listed.
+        # It declares a context block, which only actions_site (mode=list) reads: that one is.
+        assert "browser_navigate" not in tools and "actions_site" in tools
         with pytest.raises(MCPError) as refused:
             await client.call_tool("contact_submit_name", {"name": 7})
         assert "/name" in refused.value.message
