@@ -308,11 +308,16 @@ def board_site(workdir: Path, card_counts: list[int]) -> Path:
     return root
 
 
-def board_map(source: Path, url: str, workdir: Path) -> Path:
-    """The board map of the tree at ``source`` (a map may use what its tree's dictionary has), naming ``url`` as its site."""
+def board_map(source: Path, url: str | None, workdir: Path) -> Path:
+    """The board map of the tree at ``source`` (a map may use what its tree's dictionary has), naming ``url`` as its site.
+
+    ``url=None`` leaves the map without a site, as a map written for any page would be: the
+    server then lists ``browser_navigate`` and the driver reaches the board with it.
+    """
     own = source / "bench" / "board" / "actions.json"
     document = json.loads((own if own.is_file() else BOARD_DIR / "actions.json").read_text())
-    document["surface"]["origin"] = url
+    if url is not None:
+        document["surface"]["origin"] = url
     folder = workdir / "maps" / f"{abs(hash((str(source), url))):x}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "actions.json").write_text(json.dumps(document))
@@ -320,11 +325,20 @@ def board_map(source: Path, url: str, workdir: Path) -> Path:
 
 
 async def one_run(
-    name: str, cards: int, base_url: str, peers_dir: Path, browser: str, workdir: Path, source: Path = ROOT, *, settle_s: float = 0.0
+    name: str,
+    cards: int,
+    base_url: str,
+    peers_dir: Path,
+    browser: str,
+    workdir: Path,
+    source: Path = ROOT,
+    *,
+    settle_s: float = 0.0,
+    map_names_site: bool = True,
 ) -> Run:
     run = Run(server=name, cards=cards)
     url = board_url(base_url, cards)
-    params = server_params(name, peers_dir, browser, workdir, board_map(source, url, workdir), source=source)
+    params = server_params(name, peers_dir, browser, workdir, board_map(source, url if map_names_site else None, workdir), source=source)
     spawned = time.perf_counter()
     async with Client(params, mode="legacy", read_timeout_seconds=120) as client:
         listing = await client.list_tools()
@@ -522,7 +536,9 @@ async def run_all(args: argparse.Namespace, peers_dir: Path, startup: dict[str, 
                 for name in args.servers:
                     await wait_for_quiet(args.browser_path)
                     source = args.actions_roots.get(name, ROOT)
-                    run = await one_run(name, cards, site.url, peers_dir, args.browser_path, Path(work), source, settle_s=args.settle_s)
+                    run = await one_run(
+                        name, cards, site.url, peers_dir, args.browser_path, Path(work), source, settle_s=args.settle_s, map_names_site=not args.map_without_site
+                    )
                     runs.append(run)
                     status = "ok" if run.ok else f"FAILED: {run.error}"
                     print(
@@ -555,6 +571,11 @@ def main() -> int:
         default=0.0,
         help="untimed pause after every server's browser is up, before the task (Chromium's start-up burn; default 0)",
     )
+    parser.add_argument(
+        "--map-without-site",
+        action="store_true",
+        help="serve the board map without surface.origin: mcp-actions lists browser_navigate and the driver navigates first",
+    )
     args = parser.parse_args()
     args.actions_roots = {"mcp-actions": ROOT}
     for spec in args.actions_root:
@@ -583,6 +604,7 @@ def main() -> int:
         "versions": versions,
         "sources": {label: str(path) for label, path in args.actions_roots.items()},
         "settle_s": args.settle_s,
+        "map_names_site": not args.map_without_site,
         "summary": rows,
         "start_to_tools_list_ms": startup,
         "runs": [run.__dict__ for run in runs],
@@ -592,6 +614,7 @@ def main() -> int:
         # Runs of one commit with other card counts or run counts must not overwrite each other.
         shape = "" if (args.cards, args.runs) == ([4, 300, 3000], 3) else f"-{'-'.join(map(str, args.cards))}x{args.runs}"
         shape += f"-settle{args.settle_s:g}" if args.settle_s else ""
+        shape += "-nosite" if args.map_without_site else ""
         path = RESULTS_DIR / f"peers-{report['date']}-{commit}{shape}.json"
         path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
