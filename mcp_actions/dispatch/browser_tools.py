@@ -36,7 +36,7 @@ def _binding(name: str, primitive: str, description: str, schema: dict[str, Any]
 NAVIGATE = _binding(
     "browser.navigate",
     "browser.navigate",
-    # Listed beside every map's tools (see builtin_groups.py): described once, in the description.
+    # Listed beside maps that name no page to open (see builtin_groups.py): described once, in the description.
     "Open url in the active tab, or reload it (reload: true), or open it in a new tab (new_tab: true); tab_id "
     "(from browser_list_tabs) picks another tab. Reach a site with it before calling the site's tools.",
     {
