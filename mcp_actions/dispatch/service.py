@@ -24,6 +24,7 @@ results and errors, and forwards ``progress`` reports.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -139,6 +140,9 @@ class ActionService:
         self.transitions = TransitionGuard()
         # By manifest identity; the manifest is kept beside its diagnoser so a recycled id cannot match.
         self._diagnosers: dict[int, tuple[Manifest, StateDiagnoser]] = {}
+        # Held while a call launches the browser or opens a map's page: parallel first calls
+        # (hosts send them) would otherwise open it twice, one navigation aborting the other.
+        self._opening = asyncio.Lock()
 
     def binding(self, mcp_name: str) -> ToolBinding:
         """The tool with this MCP name, or ``UnknownTool``."""
@@ -274,9 +278,15 @@ class ActionService:
         try:
             runtime = self.bridge.resolve(route)
         except ActionError as exc:
-            if exc.code != ErrorCode.RUNTIME_NOT_FOUND or not await self._launch_for(route):
+            if exc.code != ErrorCode.RUNTIME_NOT_FOUND:
                 raise
-            runtime = self.bridge.resolve(route)
+            async with self._opening:
+                try:
+                    runtime = self.bridge.resolve(route)  # a call ahead of this one may have opened it
+                except ActionError as still:
+                    if still.code != ErrorCode.RUNTIME_NOT_FOUND or not await self._launch_for(route):
+                        raise
+                    runtime = self.bridge.resolve(route)
         if need and runtime.capabilities and need not in runtime.capabilities:
             raise ActionError(
                 f"runtime {runtime.runtime_id!r} cannot run {need}",

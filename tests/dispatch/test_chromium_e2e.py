@@ -7,6 +7,7 @@ adapter forwarding it as MCP progress notifications belongs to the server branch
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
@@ -195,3 +196,14 @@ async def test_published_simple_form_map_in_both_modes_with_and_without_the_page
             assert result == {"ok": True, "result": f"Submitted Ada {number}"}
         runtimes = json.loads((await client.read_resource("actions://runtimes")).contents[0].text)
         assert runtimes["runtimes"][0]["states"] == ["form_ready", "form_submitted"]
+
+
+async def test_first_calls_at_once_open_the_page_their_map_names_once(tmp_path: Path, pages_url: str) -> None:
+    # The map names its page: tools/list has no browser_navigate, and the agent's first calls
+    # (hosts send parallel calls) find no runtime there; the server opens the page once for both.
+    async with app_with(tmp_path, feed_map(f"{pages_url}/feed/index.html")) as (app, client):
+        assert "browser_navigate" not in {t.name for t in (await client.list_tools()).tools}
+        first, second = await asyncio.gather(client.call_tool("feed_find_item", {"n": 2}), client.call_tool("feed_find_item", {"n": 3}))
+        assert ok(first)["text"] != ok(second)["text"]
+        tabs = ok(await client.call_tool("browser_list_tabs", {}))["tabs"]
+        assert [tab["url"] for tab in tabs] == [f"{pages_url}/feed/index.html"]
