@@ -29,7 +29,13 @@ DICTIONARY_RESOURCE = ("runtimes", "dictionary.json")
 
 @dataclass(frozen=True)
 class Primitive:
-    """One dictionary entry."""
+    """One dictionary entry.
+
+    ``argument_capabilities`` (our addition to the reference entry's fields) names, per
+    argument, the capabilities a runtime must announce to be sent that argument: an
+    argument the reference dictionary does not have, such as ``pointer.click``'s
+    ``target``, means nothing to a runtime written from the reference alone.
+    """
 
     name: str
     summary: str
@@ -38,6 +44,7 @@ class Primitive:
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None
     errors: tuple[str, ...]
+    argument_capabilities: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     _input: CompiledSchema = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -53,6 +60,14 @@ class Primitive:
     def missing(self, announced: Collection[str]) -> list[str]:
         """The capabilities of this primitive a runtime announcing ``announced`` lacks."""
         return [c for c in self.capabilities if c not in announced]
+
+    def unsupported_arguments(self, arguments: Mapping[str, Any], announced: Collection[str]) -> dict[str, list[str]]:
+        """The given arguments a runtime announcing ``announced`` was not said to understand, with the capabilities each needs."""
+        return {
+            argument: [c for c in needed if c not in announced]
+            for argument, needed in self.argument_capabilities.items()
+            if argument in arguments and any(c not in announced for c in needed)
+        }
 
     def prepare(self) -> None:
         """Compile the input check now, so that the first call using this primitive does not."""
@@ -104,6 +119,7 @@ class PrimitiveDictionary:
                 input_schema=raw.get("input_schema") or {"type": "object"},
                 output_schema=raw.get("output_schema"),
                 errors=tuple(raw.get("errors") or ()),
+                argument_capabilities={arg: tuple(caps) for arg, caps in (raw.get("argument_capabilities") or {}).items()},
             )
         return cls(entries, version=data.get("version"), source=data.get("source"))
 

@@ -234,6 +234,23 @@ class Bridge:
                     "extension_version": info.extension_version,
                 },
             )
+        unsupported = primitive.unsupported_arguments(arguments, info.capabilities) if info.capabilities and isinstance(arguments, dict) else {}
+        if unsupported:
+            argument, needed = next(iter(unsupported.items()))
+            raise ActionError(
+                f"runtime {info.runtime_id!r} ({info.host} host) does not announce {', '.join(needed)}, "
+                f"so it cannot take {name}'s {argument!r} argument (an addition to the reference dictionary)",
+                code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                evidence={
+                    "capability": needed[0],
+                    "missing": needed,
+                    "argument": argument,
+                    "primitive": name,
+                    "host": info.host,
+                    "runtime_id": info.runtime_id,
+                    "runtime_key": info.runtime_key,
+                },
+            )
         primitive.check_input(arguments)
 
     # -- what sessions report (SessionOwner) ------------------------------

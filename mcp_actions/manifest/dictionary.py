@@ -15,7 +15,7 @@ from typing import Any
 
 from ..primitive_dictionary import dictionary_document
 
-__all__ = ["host_dictionary", "host_primitives", "map_primitives"]
+__all__ = ["host_argument_capabilities", "host_dictionary", "host_primitives", "map_primitives"]
 
 
 @lru_cache(maxsize=1)
@@ -29,6 +29,13 @@ def host_dictionary() -> dict[str, dict[str, Any]]:
 def host_primitives() -> dict[str, Any]:
     """The primitives of the bundled dictionary: name -> input_schema."""
     return {name: entry.get("input_schema") for name, entry in host_dictionary().items()}
+
+
+def host_argument_capabilities(primitive: str) -> dict[str, list[str]]:
+    """Arguments of ``primitive`` that the bundled dictionary adds to the reference one, with the capability each needs."""
+    entry = host_dictionary().get(primitive) or {}
+    added = entry.get("argument_capabilities")
+    return dict(added) if isinstance(added, dict) else {}
 
 
 def map_primitives(document: Any) -> dict[str, Any]:

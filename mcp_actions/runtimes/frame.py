@@ -24,13 +24,13 @@ from playwright.async_api import Frame
 
 from ..errors import ActionError, ErrorCode
 from .document import DocumentRuntime
-from .page_script import ENGINE_PRIMITIVES
+from .page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES
 from .tab import TabRuntime
 
 __all__ = ["FRAME_CAPABILITIES", "FrameRuntime", "frame_key", "same_origin"]
 
 #: A frame runs the engine's primitives; pointer input is trusted (clicked by its tab).
-FRAME_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + ("input.trusted",)
+FRAME_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + ("input.trusted",) + ENGINE_EXTENSIONS
 #: Coordinate primitives the tab performs as real input once moved into the top viewport.
 _POINTER = frozenset({"pointer.click", "pointer.double_click", "pointer.move"})
 

@@ -29,6 +29,7 @@ __all__ = [
     "BOOT_MODULES",
     "CLIENT_MODULES",
     "ENGINE_MODULES",
+    "ENGINE_EXTENSIONS",
     "ENGINE_PRIMITIVES",
     "engine_js",
     "module_source",
@@ -96,6 +97,9 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.resolve",
     "refs.select",
 )
+#: Additions to the reference dictionary the engine implements, announced after its
+#: primitives (``EXTENSION_CAPABILITIES`` in engine.js; see the dictionary's ``argument_capabilities``).
+ENGINE_EXTENSIONS: tuple[str, ...] = ("pointer.click.target",)
 
 _HEADER = """/*
  * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: {modules}).

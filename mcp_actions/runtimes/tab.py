@@ -23,7 +23,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from ..errors import ActionError, ErrorCode
 from .document import DocumentRuntime
 from .main_world import MainWorld
-from .page_script import ENGINE_PRIMITIVES, engine_js
+from .page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
@@ -41,8 +41,8 @@ PRIVILEGED_PRIMITIVES: tuple[str, ...] = (
 )
 #: Capability classes of the dictionary a tab provides; ``input.trusted`` says clicks and keys are real input events.
 TAB_CAPABILITY_CLASSES: tuple[str, ...] = ("browser.tabs", "browser.claimed_tabs", "input.trusted")
-#: Announced in runtime_ready: every primitive a tab runs, then its capability classes.
-TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + TAB_CAPABILITY_CLASSES
+#: Announced in runtime_ready: every primitive a tab runs, then its capability classes and the engine's extensions.
+TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + TAB_CAPABILITY_CLASSES + ENGINE_EXTENSIONS
 
 log = logging.getLogger(__name__)
 

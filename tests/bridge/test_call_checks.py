@@ -165,6 +165,24 @@ async def test_a_primitive_the_runtime_did_not_announce_is_refused_naming_host_a
     assert (await bridge.call("page.info", {}, runtime_id="rt-cap", timeout_ms=3000))["name"] == "page.info"
 
 
+async def test_an_argument_added_to_the_reference_dictionary_goes_only_to_runtimes_announcing_it(make_runtime: MakeRuntime, bridge: Any) -> None:
+    # A runtime written from the reference dictionary: it clicks at x/y and knows nothing of target.
+    spec_only = await make_runtime("rt-spec", capabilities=["pointer.visible", "pointer.click", "page.info"])
+    kind, exc = await outcome(bridge.call("pointer.click", {"target": {"selector": "#save"}}, runtime_id="rt-spec", timeout_ms=3000))
+    assert kind == "capability_unavailable"
+    assert exc.evidence["argument"] == "target" and exc.evidence["missing"] == ["pointer.click.target"]
+    assert "'rt-spec'" in exc.message and "reference dictionary" in exc.message
+    await spec_only.expect_silence(0.1)  # refused before it left the bridge
+    spec_only.serve()
+    assert (await bridge.call("pointer.click", {"x": 3, "y": 4}, runtime_id="rt-spec", timeout_ms=3000))["name"] == "pointer.click"
+    # A runtime announcing the extension (ours do), or announcing nothing at all, is sent it.
+    for runtime_id, announced in (("rt-ours", {"capabilities": ["pointer.visible", "pointer.click", "pointer.click.target"]}), ("rt-quiet", {})):
+        runtime = await make_runtime(runtime_id, **announced)
+        runtime.serve()
+        sent = await bridge.call("pointer.click", {"target": {"selector": "#save"}}, runtime_id=runtime_id, timeout_ms=3000)
+        assert sent["name"] == "pointer.click" and sent["arguments"] == {"target": {"selector": "#save"}}
+
+
 async def test_without_a_keyed_runtime_the_transport_names_the_host(make_runtime: MakeRuntime, bridge: Any) -> None:
     await make_runtime("rt-bare", capabilities=["page.info"])
     kind, exc = await outcome(bridge.call("text.insert", {"text": "hi"}, runtime_id="rt-bare", timeout_ms=3000))

@@ -11,7 +11,7 @@ import pytest
 from mcp_actions.manifest.limits import Limits
 from mcp_actions.manifest.validate import check_manifest
 
-from .builders import _DELETE, base, edit, errors
+from .builders import _DELETE, base, edit, errors, warnings
 
 WF = "/tools/1/workflow"
 FIND = f"{WF}/steps/0"
@@ -235,3 +235,13 @@ def test_a_runtime_supplied_primitive_list_replaces_the_dictionary() -> None:
     # a primitive only the runtime knows: its name passes, its arguments cannot be checked
     assert errors(document, primitives=["locator.element_info", "vendor.tap"]) == []
     assert errors(base(), primitives=["locator.element_info"]) == [("unknown_primitive", f"{CLICK}/primitive")]
+
+
+def test_an_argument_our_dictionary_adds_to_the_reference_is_a_warning_unless_the_map_describes_its_runtime() -> None:
+    by_locator = edit(base(), f"{CLICK}/args", {"target": {"selector": "button[type='submit']"}})
+    assert errors(by_locator) == []
+    assert warnings(by_locator) == [("non_reference_argument", f"{CLICK}/args/target")]
+    assert warnings(base()) == []  # x and y: the reference's own arguments
+    # A map carrying its own primitive_dictionary describes the runtime that publishes it: no portability warning.
+    own = edit(by_locator, "/primitive_dictionary", {"host": "extension", "primitives": [{"name": "pointer.click", "input_schema": {"type": "object"}}]})
+    assert "non_reference_argument" not in [code for code, _ in warnings(own)]

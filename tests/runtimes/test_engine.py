@@ -16,7 +16,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page
 
 from mcp_actions import __version__
-from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_js, runtime_js
+from mcp_actions.runtimes.page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js, runtime_js
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -83,10 +83,13 @@ async def test_capabilities_match_python_and_the_dictionary(page: Page, pages_ur
     capabilities = await page.evaluate("() => window.__mcpActions.capabilities()")
     dictionary = json.loads(resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text())
     names = {p["name"] for p in dictionary["primitives"]}
-    assert tuple(capabilities) == ENGINE_PRIMITIVES
-    assert set(capabilities) <= names
+    assert tuple(capabilities) == ENGINE_PRIMITIVES + ENGINE_EXTENSIONS
+    assert set(ENGINE_PRIMITIVES) <= names
+    # Each extension is the argument capability of a dictionary entry.
+    needed = {c for p in dictionary["primitives"] for caps in p.get("argument_capabilities", {}).values() for c in caps}
+    assert set(ENGINE_EXTENSIONS) == needed
     # Every dictionary primitive the engine lacks is refused as a capability, not as unknown.
-    for name in sorted(names - set(capabilities)):
+    for name in sorted(names - set(ENGINE_PRIMITIVES)):
         error = await err(page, name)
         assert (error["code"], error["evidence"]) == ("capability_unavailable", {"capability": name, "host": "page"})
 

@@ -22,7 +22,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from mcp_actions import __version__
-from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES, engine_js, runtime_js
+from mcp_actions.runtimes.page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js, runtime_js
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -113,7 +113,7 @@ async def test_ready_calls_events_and_errors(page: Page, stand_in: StandInBridge
         "runtime_key": None,
         "url": f"{pages_url}/simple-form/index.html",
         "title": "actions.json simple form example",
-        "capabilities": list(ENGINE_PRIMITIVES),
+        "capabilities": [*ENGINE_PRIMITIVES, *ENGINE_EXTENSIONS],
         "extension_version": f"page-runtime/{__version__}",
     }
     runtime_id = ready["runtime_id"]

@@ -27,7 +27,7 @@ from jsonschema import Draft202012Validator, exceptions
 
 from ...errors import ErrorCode
 from ...jsonutil import json_pointer, pointer_tokens
-from ..dictionary import host_primitives
+from ..dictionary import host_argument_capabilities, host_primitives
 from ..verdict_cache import DiskMemo, digest
 from ..problems import child_pointer
 from .base import (
@@ -40,6 +40,7 @@ from .base import (
     error,
     expect_type,
     json_type,
+    warning,
 )
 from ..expressions import has_partial_slot
 from .expressions import check_expression_field, check_templated, is_slot
@@ -220,6 +221,16 @@ def _check_primitive(owner: dict[str, Any], path: str, what: str, rules: Rules) 
         for key in _LOCATOR_ARGS:
             if isinstance(args.get(key), dict):
                 yield from check_target(args[key], child_pointer(args_path, key), rules, templated=True, what=f"{what} args.{key}")
+        if known_primitive is not None and known_primitive not in rules.map_primitives:
+            # A map's own primitive_dictionary describes its runtime; otherwise say what is not portable.
+            for key, needed in host_argument_capabilities(known_primitive).items():
+                if key in args:
+                    yield warning(
+                        child_pointer(args_path, key),
+                        ErrorCode.NON_REFERENCE_ARGUMENT,
+                        f"{what}: {known_primitive}'s {key!r} is an addition to the reference dictionary; runtimes that do not announce "
+                        f"{', '.join(needed)} refuse this step (mcp-actions' own runtimes announce it)",
+                    )
     if known_primitive is not None and known_primitive in rules.primitive_schemas:
         for relative, message in _args_problems(known_primitive, args if "args" in owner else {}):
             where = args_path + relative if "args" in owner else args_path

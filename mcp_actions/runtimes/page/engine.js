@@ -28,8 +28,13 @@ var DICTIONARY_NAMES = [
 ];
 var PRIVILEGED_PREFIXES = ["browser.", "tabs.", "screenshot", "clipboard.", "storage.", "transfer.", "runtime.session."];
 
+// Additions to the reference dictionary this engine implements, announced beside the
+// primitive names: the bridge sends an argument that needs one (the dictionary's
+// argument_capabilities) only to a runtime announcing it.
+var EXTENSION_CAPABILITIES = ["pointer.click.target"];
+
 function capabilities() {
-  return Object.keys(PRIMITIVES);
+  return Object.keys(PRIMITIVES).concat(EXTENSION_CAPABILITIES);
 }
 
 function isPrivileged(name) {
