@@ -54,9 +54,10 @@ def instructions(app: ActionsApp) -> str:
     unlisted = [b.mcp_name for b in app.catalog.tools.values() if b.kind == "builtin" and app.takes_calls(b) and not app.listed(b)]
     if not unlisted:
         return INSTRUCTIONS
-    # One line here instead of their schemas in every tools/list: an agent that needs a tab or a
-    # screenshot learns the name; a call with wrong arguments is refused with the path of what is wrong.
-    return f"{INSTRUCTIONS} Not listed, but answering by name: {', '.join(unlisted)}."
+    # One line here instead of their schemas in every tools/list. A client may call them by name (a
+    # call with wrong arguments is refused with the path of what is wrong); a host whose model sees
+    # only listed tools can tell its user which option lists them.
+    return f"{INSTRUCTIONS} Built-in tools not listed (the server's --builtin-tools option lists them; a client may call them by name): {', '.join(unlisted)}."
 
 
 #: The capabilities we announce: the tool and resource lists change, resources can be subscribed to.
