@@ -311,11 +311,21 @@ class ActionService:
             # The map names its site: opening it is what the user asked for implicitly.
             # A blank tab of ours (the one a fresh launch opens) is reused rather than left behind.
             blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and "browser.navigate" in r.capabilities), None)
-            if blank is not None:
-                await self.bridge.call("browser.navigate", {"url": origin}, runtime_id=blank.runtime_id)
-                runtime_id = blank.runtime_id
-            else:
-                runtime_id = await self.browser.new_tab(origin)
+            try:
+                if blank is not None:
+                    await self.bridge.call("browser.navigate", {"url": origin}, runtime_id=blank.runtime_id)
+                    runtime_id = blank.runtime_id
+                else:
+                    runtime_id = await self.browser.new_tab(origin)
+            except ActionError as exc:
+                # The agent called a site's tool, not browser.navigate: say which page could not be opened, and why.
+                raise ActionError(
+                    f"could not open {origin}, the page its map names (surface.origin): {exc.message}",
+                    code=exc.code,
+                    severity=exc.severity,
+                    recoverable=exc.recoverable,
+                    evidence={**exc.evidence, "surface_origin": origin},
+                ) from exc
             self.bridge.registry.set_active(runtime_id)
             return True
         return launched

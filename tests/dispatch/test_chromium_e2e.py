@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -207,3 +208,13 @@ async def test_first_calls_at_once_open_the_page_their_map_names_once(tmp_path: 
         assert ok(first)["text"] != ok(second)["text"]
         tabs = ok(await client.call_tool("browser_list_tabs", {}))["tabs"]
         assert [tab["url"] for tab in tabs] == [f"{pages_url}/feed/index.html"]
+
+
+async def test_a_page_its_map_names_that_cannot_be_opened_fails_the_call_naming_that_page(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/feed/"
+    async with app_with(tmp_path, feed_map(closed)) as (app, client):
+        error = failed(await client.call_tool("feed_find_item", {"n": 2}))
+        assert error["code"] == "handler_failed" and error["evidence"]["surface_origin"] == closed
+        assert error["message"].startswith(f"could not open {closed}, the page its map names") and "ERR_CONNECTION_REFUSED" in error["message"]
