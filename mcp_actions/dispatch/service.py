@@ -270,10 +270,11 @@ class ActionService:
         self.bridge.note_states(runtime.runtime_id, diagnosis.current)
         return diagnosis
 
-    async def resolve_runtime(self, route: Route, *, need: str | None = None) -> RuntimeInfo:
+    async def resolve_runtime(self, route: Route, *, need: str | None = None, deadline: float | None = None) -> RuntimeInfo:
         """Exactly one runtime for ``route``, launching the browser when allowed and nothing is connected.
 
-        ``need`` names a capability the runtime must advertise.
+        ``need`` names a capability the runtime must advertise; ``deadline`` (the call's) bounds
+        opening a map's page for it.
         """
         try:
             runtime = self.bridge.resolve(route)
@@ -284,7 +285,7 @@ class ActionService:
                 try:
                     runtime = self.bridge.resolve(route)  # a call ahead of this one may have opened it
                 except ActionError as still:
-                    if still.code != ErrorCode.RUNTIME_NOT_FOUND or not await self._launch_for(route):
+                    if still.code != ErrorCode.RUNTIME_NOT_FOUND or not await self._launch_for(route, deadline):
                         raise
                     runtime = self.bridge.resolve(route)
         if need and runtime.capabilities and need not in runtime.capabilities:
@@ -295,8 +296,8 @@ class ActionService:
             )
         return runtime
 
-    async def _launch_for(self, route: Route) -> bool:
-        """Start the browser (auto mode) and open the route's surface when that can help."""
+    async def _launch_for(self, route: Route, deadline: float | None = None) -> bool:
+        """Start the browser (auto mode) and open the route's surface when that can help, by ``deadline``."""
         if self.browser is None or self.browser_mode == "none":
             return False
         launched = False
@@ -313,10 +314,11 @@ class ActionService:
             blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and "browser.navigate" in r.capabilities), None)
             try:
                 if blank is not None:
-                    await self.bridge.call("browser.navigate", {"url": origin}, runtime_id=blank.runtime_id)
+                    timeout_ms = remaining_ms(deadline) if deadline is not None else None
+                    await self.bridge.call("browser.navigate", {"url": origin}, runtime_id=blank.runtime_id, timeout_ms=timeout_ms)
                     runtime_id = blank.runtime_id
                 else:
-                    runtime_id = await self.browser.new_tab(origin)
+                    runtime_id = await self._new_tab_by(origin, deadline)
             except ActionError as exc:
                 # The agent called a site's tool, not browser.navigate: say which page could not be opened, and why.
                 raise ActionError(
@@ -330,6 +332,21 @@ class ActionService:
             return True
         return launched
 
+    async def _new_tab_by(self, url: str, deadline: float | None) -> str:
+        """A new tab of ours at ``url``, its runtime id; ``handler_timeout`` when it has not loaded by ``deadline``."""
+        assert self.browser is not None
+        if deadline is None:
+            return await self.browser.new_tab(url)
+        limit_ms = remaining_ms(deadline)
+        try:
+            return await asyncio.wait_for(self.browser.new_tab(url), limit_ms / 1000)
+        except TimeoutError as exc:
+            raise ActionError(
+                f"a new tab at {url} did not load within {limit_ms} ms",
+                code=ErrorCode.HANDLER_TIMEOUT,
+                evidence={"url": url, "timeout_ms": limit_ms},
+            ) from exc
+
     async def _run_manifest_tool(
         self,
         binding: ToolBinding,
@@ -342,7 +359,7 @@ class ActionService:
     ) -> tuple[Any, RuntimeInfo]:
         """Run a tool of a map or a page on its runtime; return its output and the runtime it ran on."""
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
-        runtime = await self.resolve_runtime(route)
+        runtime = await self.resolve_runtime(route, deadline=deadline)
         if binding.protocol != "actions.json" and self.page_tool_runner is not None:
             try:
                 output = await self.page_tool_runner.run(binding, own, runtime, deadline, progress=progress, elicit=elicit, request_id=request_id)

@@ -27,6 +27,9 @@ from playwright.async_api import Error as PlaywrightError
 __all__ = ["MainWorld"]
 
 _NO_ARGUMENT = object()
+#: How long detaching may take. A tab whose navigation hangs (a server that accepts and never
+#: answers) does not answer the detach either, and stopping the host must not wait on it.
+DETACH_TIMEOUT_S = 1.0
 
 
 class MainWorld:
@@ -64,6 +67,8 @@ class MainWorld:
         session, self._session = self._session, None
         if session is not None:
             try:
-                await session.detach()
+                await asyncio.wait_for(session.detach(), DETACH_TIMEOUT_S)
             except PlaywrightError:
                 pass  # the tab is already gone, and its session with it
+            except TimeoutError:
+                pass  # the session goes with its tab or the browser, which are closing

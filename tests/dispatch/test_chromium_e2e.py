@@ -218,3 +218,17 @@ async def test_a_page_its_map_names_that_cannot_be_opened_fails_the_call_naming_
         error = failed(await client.call_tool("feed_find_item", {"n": 2}))
         assert error["code"] == "handler_failed" and error["evidence"]["surface_origin"] == closed
         assert error["message"].startswith(f"could not open {closed}, the page its map names") and "ERR_CONNECTION_REFUSED" in error["message"]
+
+
+@pytest.mark.parametrize("tab", ["blank", "new"])
+async def test_opening_a_maps_page_that_never_answers_ends_within_the_calls_time_limit(tmp_path: Path, pages_url: str, tab: str) -> None:
+    with socket.socket() as silent:  # accepts connections (the backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        hanging = f"http://127.0.0.1:{silent.getsockname()[1]}/feed/"
+        async with app_with(tmp_path, feed_map(hanging)) as (app, client):
+            if tab == "new":  # the browser's tab is on another page: the map's page gets a tab of its own
+                await navigate(client, f"{pages_url}/feed/index.html")
+            error = failed(await client.call_tool("feed_find_item", {"n": 2, "timeout_ms": 1500}))
+            assert error["code"] == "handler_timeout" and error["evidence"]["surface_origin"] == hanging
+            assert 0 < error["evidence"]["timeout_ms"] <= 1500  # the call's own limit, not the bridge's default
