@@ -281,13 +281,15 @@ class ActionService:
         except ActionError as exc:
             if exc.code != ErrorCode.RUNTIME_NOT_FOUND:
                 raise
-            async with self._opening:
-                try:
-                    runtime = self.bridge.resolve(route)  # a call ahead of this one may have opened it
-                except ActionError as still:
-                    if still.code != ErrorCode.RUNTIME_NOT_FOUND or not await self._launch_for(route, deadline):
-                        raise
-                    runtime = self.bridge.resolve(route)
+            await self._wait_to_open(deadline)
+            try:
+                runtime = self.bridge.resolve(route)  # a call ahead of this one may have opened it
+            except ActionError as still:
+                if still.code != ErrorCode.RUNTIME_NOT_FOUND or not await self._launch_for(route, deadline):
+                    raise
+                runtime = self.bridge.resolve(route)
+            finally:
+                self._opening.release()
         if need and runtime.capabilities and need not in runtime.capabilities:
             raise ActionError(
                 f"runtime {runtime.runtime_id!r} cannot run {need}",
@@ -295,6 +297,21 @@ class ActionService:
                 evidence={"capability": need, "runtime_id": runtime.runtime_id, "transport": runtime.transport},
             )
         return runtime
+
+    async def _wait_to_open(self, deadline: float | None) -> None:
+        """Take the opening lock, waiting no longer than the call may (``handler_timeout``)."""
+        if deadline is None:
+            await self._opening.acquire()
+            return
+        limit_ms = remaining_ms(deadline)
+        try:
+            await asyncio.wait_for(self._opening.acquire(), limit_ms / 1000)
+        except TimeoutError as exc:
+            raise ActionError(
+                f"another call was still launching the browser or opening a page after {limit_ms} ms, this call's time",
+                code=ErrorCode.HANDLER_TIMEOUT,
+                evidence={"timeout_ms": limit_ms, "phase": "opening"},
+            ) from exc
 
     async def _launch_for(self, route: Route, deadline: float | None = None) -> bool:
         """Start the browser (auto mode) and open the route's surface when that can help, by ``deadline``."""

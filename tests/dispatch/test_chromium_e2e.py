@@ -232,3 +232,23 @@ async def test_opening_a_maps_page_that_never_answers_ends_within_the_calls_time
             error = failed(await client.call_tool("feed_find_item", {"n": 2, "timeout_ms": 1500}))
             assert error["code"] == "handler_timeout" and error["evidence"]["surface_origin"] == hanging
             assert 0 < error["evidence"]["timeout_ms"] <= 1500  # the call's own limit, not the bridge's default
+
+
+async def test_a_call_waiting_for_another_to_open_its_page_waits_no_longer_than_its_own_time_limit(tmp_path: Path, pages_url: str) -> None:
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        hanging = feed_map(f"http://127.0.0.1:{silent.getsockname()[1]}/feed/")
+        reachable = feed_map(f"{pages_url}/feed/index.html")
+        reachable["tools"][0]["name"] = "news.find_item"  # a second map, on a page that does load
+        (tmp_path / "feed.actions.json").write_text(json.dumps(hanging))
+        (tmp_path / "news.actions.json").write_text(json.dumps(reachable))
+        app = ActionsApp(AppOptions(manifests=[str(tmp_path)], browser="launch", headless=True, isolated=True, serve_bridge=False))
+        async with Client(build_server(app)) as client:
+            slow = asyncio.ensure_future(client.call_tool("feed_find_item", {"n": 2, "timeout_ms": 4000}))
+            await asyncio.sleep(0.3)  # the first call now holds the opening (its page never answers)
+            waiting = failed(await client.call_tool("news_find_item", {"n": 2, "timeout_ms": 1000}))
+            assert waiting["code"] == "handler_timeout" and waiting["evidence"]["phase"] == "opening"
+            assert failed(await slow)["code"] == "handler_timeout"
+            # Once the opening is free, the other map's page opens as usual.
+            assert ok(await client.call_tool("news_find_item", {"n": 2}))["text"]
