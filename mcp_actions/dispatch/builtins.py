@@ -22,7 +22,7 @@ __all__ = ["BUILTIN_RUNNERS", "builtin_bindings"]
 
 SITE = builtin_binding(
     "actions.site",
-    # Listed beside every map's tools (see builtin_groups.py), so each word is paid for on every turn.
+    # Listed beside maps' tools when a map has projections or context (see builtin_groups.py): each word is paid for on every turn.
     "One tool for every site action. mode=list: the maps' tools and the context blocks (documentation, not "
     "permission) for this page; mode=call: run `action` (dotted tool name) with `arguments`; state_read, "
     "state_summary (`summary_name`) and state_diff (JSON Patch since your last read) read the state projection "
