@@ -15,6 +15,7 @@ This module sits below every package (it imports only ``errors`` and
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -113,8 +114,32 @@ class CompiledSchema:
 
     def failure(self, instance: Any) -> SchemaFailure | None:
         """Every failure of ``instance`` in path order, summarised; None when it is valid (same refusals as ``errors``)."""
-        errors = sorted(self.errors(instance), key=lambda e: list(e.absolute_path))
+        errors = sorted(self.errors(instance), key=lambda e: [(isinstance(part, str), part) for part in _where(e)])
         if not errors:
             return None
-        listed = [{"path": json_pointer(e.absolute_path), "message": e.message} for e in errors[:LISTED_FAILURES]]
+        listed = [{"path": json_pointer(_where(e)), "message": e.message} for e in errors[:LISTED_FAILURES]]
         return SchemaFailure(listed[0]["path"], errors[0].message, listed)
+
+
+def _where(error: ValidationError) -> list[Any]:
+    """The path of what is wrong: for a missing or unexpected property, the property's own path.
+
+    ``jsonschema`` reports a missing required property, and one that
+    ``additionalProperties: false`` refuses, at the object that holds them (an
+    empty path for a tool's arguments); a caller correcting itself needs ``/name``.
+    """
+    path = list(error.absolute_path)
+    if not isinstance(error.instance, Mapping):
+        return path
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        for name in error.validator_value:
+            if name not in error.instance and error.message == f"{name!r} is a required property":
+                return [*path, name]
+    if error.validator == "additionalProperties" and error.validator_value is False and isinstance(error.schema, Mapping):
+        # The first property the schema does not allow, as the argument to drop or rename.
+        declared = error.schema.get("properties") or {}
+        patterns = error.schema.get("patternProperties") or {}
+        extra = sorted(k for k in error.instance if k not in declared and not any(re.search(p, k) for p in patterns))
+        if extra:
+            return [*path, extra[0]]
+    return path

@@ -1,9 +1,10 @@
 """MCP tools from catalog bindings, and MCP results from call outcomes.
 
-Protocol errors stay protocol errors: an unknown tool or arguments that break
-the input schema are JSON-RPC errors (``INVALID_PARAMS``) and never reach a
-runtime. An action that ran and failed is a result with ``isError: true``
-whose ``structuredContent`` holds the structured error.
+An unknown tool is a protocol error (JSON-RPC ``METHOD_NOT_FOUND``). Arguments
+that break the input schema never reach a runtime and, like an action that ran
+and failed, are a result with ``isError: true`` whose ``structuredContent``
+holds the structured error (MCP 2025-11-25, SEP-1303: the model sees results,
+not JSON-RPC errors, and corrects itself from the error's path).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def _summary_text(state_summary: dict[str, Any]) -> str:
 
 
 def error_result(error: ActionError) -> types.CallToolResult:
-    """A call that ran and failed: ``isError`` with the structured error."""
+    """A call refused for its arguments, or that ran and failed: ``isError`` with the structured error."""
     body = error.to_error()
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=f"{error.code}: {error.message}")],
@@ -131,7 +132,7 @@ def error_result(error: ActionError) -> types.CallToolResult:
 
 
 def protocol_error(error: ActionError) -> MCPError:
-    """The JSON-RPC error for a call refused before it ran (unknown tool, invalid arguments)."""
+    """The JSON-RPC error for a call of a tool that does not exist (or, given another error, invalid params)."""
     code = types.METHOD_NOT_FOUND if isinstance(error, UnknownTool) else types.INVALID_PARAMS
     return MCPError(code, f"{error.code}: {error.message}", data=error.to_error())
 

@@ -266,7 +266,7 @@ def _compile_condition(raw: dict[str, Any], field: str, step_id: str) -> Compile
     if source is None:
         raise ExpressionSyntaxError(
             f"step {step_id!r}: {field} must be one whole {{% … %}} expression slot",
-            code="expression_partial_slot" if has_partial_slot(value) else "expression_not_slot",
+            code=ErrorCode.EXPRESSION_PARTIAL_SLOT if has_partial_slot(value) else ErrorCode.EXPRESSION_NOT_SLOT,
             evidence={"step": step_id, "field": field},
         )
     return _compile_named(source, step=step_id, field=field)
@@ -343,7 +343,7 @@ def _compile_slots(value: Any, *, step: str | None, field: str) -> None:
                 evidence["step"] = step
             raise ExpressionSyntaxError(
                 f"{path}: partial {{% … %}} embeds are not allowed; make the whole string one slot",
-                code="expression_partial_slot",
+                code=ErrorCode.EXPRESSION_PARTIAL_SLOT,
                 evidence=evidence,
             )
 

@@ -102,8 +102,8 @@ async def test_handler_call_returns_structured_content():
     [
         ({"sku": "ABC-1", "quantity": 0}, "/quantity"),  # below minimum
         ({"sku": "abc", "quantity": 1}, "/sku"),  # breaks the pattern
-        ({"sku": "ABC-1"}, ""),  # required field missing: reported at the object (RFC 6901 root pointer)
-        ({"sku": "ABC-1", "quantity": 1, "extra": True}, ""),  # additionalProperties false: at the object
+        ({"sku": "ABC-1"}, "/quantity"),  # required field missing: its own path, not the object's
+        ({"sku": "ABC-1", "quantity": 1, "extra": True}, "/extra"),  # additionalProperties false: the argument to drop
         ({"sku": "ABC-1", "quantity": 1, "timeout_ms": "soon"}, "/timeout_ms"),  # routing field of the wrong type
         ({"sku": "ABC-1", "quantity": 1, "target": "shop-2"}, "/target"),  # target must be an object
         ({"sku": "ABC-1", "quantity": 1, "target": {"tab": 2}}, "/target/tab"),  # not a routing key
@@ -112,12 +112,14 @@ async def test_handler_call_returns_structured_content():
     ],
 )
 async def test_bad_arguments_are_refused_before_reaching_the_page(arguments, pointer):
+    # A tool execution error (MCP 2025-11-25, SEP-1303), not a JSON-RPC error: hosts show it to the
+    # model, which corrects itself from the path.
     async with shop_env() as (app, client, runtime, cart):
-        with pytest.raises(MCPError) as caught:
-            await client.call_tool("shop_add_item", arguments)
-        assert caught.value.code == types.INVALID_PARAMS
-        assert pointer in caught.value.message
-        assert caught.value.data["code"] == "invalid_input"
+        result = await client.call_tool("shop_add_item", arguments)
+        assert result.is_error
+        error = structured(result)["error"]
+        assert error["code"] == "invalid_input" and error["evidence"]["path"] == pointer
+        assert pointer in result.content[0].text and result.content[0].text.startswith("invalid_input: ")
         assert runtime.calls == [] and cart.items == []
 
 
