@@ -108,10 +108,10 @@ class ActionsApp:
         self.token = options.bridge_token or secrets.token_urlsafe(18)
         selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
         self.catalog = Catalog(builtin_bindings() + observe_bindings(), allow=selection if options.tools or options.exclude_tools else None)
-        #: Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
-        #: With ``auto`` it depends on the maps, so every load computes it again.
-        self.listed_builtins = self._listed_builtins()
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size)
+        #: Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
+        #: With ``auto`` it depends on the maps and the active page, so loads and page moves compute it again.
+        self.listed_builtins = self._listed_builtins()
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
         self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)
@@ -130,6 +130,7 @@ class ActionsApp:
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
         self.fetcher = RemoteFetcher()
         self.inline_reports: dict[str, ManifestReport] = {}
+        self._told_failures: set[str] = set()  # failed maps already announced (see _note_failures)
         #: WAB discovery per runtime: the origin last looked at, and the document found there.
         self.wab_origins: dict[str, str | None] = {}
         self.wab_documents: dict[str, dict[str, Any]] = {}
@@ -169,8 +170,23 @@ class ActionsApp:
         return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
 
     def _listed_builtins(self) -> frozenset[str]:
-        maps = [loaded.model for loaded in self.catalog.manifests.values()] if self.options.manifests else None
-        return listed_builtins(self.options.builtin_tools, maps=maps, opens_sites=self.options.browser != "none", tool_mode=self.options.tool_mode)
+        # The bundled sample map (served when no --manifests is given) does not make this a map server.
+        maps = [loaded.model for loaded in self.catalog.manifests.values()] if self.options.manifests else []
+        return listed_builtins(self.options.builtin_tools, maps=maps, uncovered_page=self._active_page_uncovered(), tool_mode=self.options.tool_mode)
+
+    def _active_page_uncovered(self) -> bool:
+        """Whether the active tab shows an http(s) page that no loaded map covers (observe tools help there)."""
+        active = self.bridge.registry.active
+        if active is None or not active.url.startswith(("http://", "https://")) or active.runtime_id in self.catalog.inline:
+            return False
+        return not self.catalog.manifests_for(active)
+
+    def _relist(self) -> None:
+        """Recompute the listed built-ins (the active page moved, maps changed); announce a change."""
+        listed = self._listed_builtins()
+        if listed != self.listed_builtins:
+            self.listed_builtins = listed
+            self._changed("tools")
 
     def takes_calls(self, binding: ToolBinding) -> bool:
         """Whether a call of this tool is taken: in site mode only built-ins are (actions.site reaches the rest)."""
@@ -199,7 +215,27 @@ class ActionsApp:
         for report in result.failures:
             for problem in report.errors:
                 print(f"mcp-actions: {report.file}:{problem.path} {problem.code} {problem.message}", file=sys.stderr)
-            log.warning("manifest %s is invalid and exposes nothing (%d errors)", report.file, len(report.errors))
+            log.info("manifest %s is invalid and exposes nothing (%d errors)", report.file, len(report.errors))
+        self._note_failures()
+
+    def failed_maps(self) -> list[dict[str, Any]]:
+        """Every map that failed to load (files, and runtimes' inline maps): ``{file, errors}``, errors as problems."""
+        reports = [*self.load_result.failures, *(r for r in self.inline_reports.values() if not r.valid)]
+        return [{"file": r.file, "errors": [p.to_dict() for p in r.errors]} for r in reports]
+
+    def _note_failures(self) -> None:
+        """Keep the catalogue's list of failed maps current, and tell listeners of failures not told yet.
+
+        A user inside a desktop host sees neither stderr nor a missing tool, so each
+        failure reaches the host as an error log message (``maps_failed``), once per
+        distinct failure: an edit elsewhere does not repeat it, a new problem does.
+        """
+        failed = self.failed_maps()
+        self.catalog.failed_maps = failed
+        new = [entry for entry in failed if json.dumps(entry, sort_keys=True) not in self._told_failures]
+        self._told_failures = {json.dumps(entry, sort_keys=True) for entry in failed}
+        if new:
+            self._changed("maps_failed", {"maps": new})
 
     async def reload_manifests(self) -> bool:
         """Load the manifests again and tell listeners what changed; True when the tools changed.
@@ -324,7 +360,10 @@ class ActionsApp:
     # -- change notification ----------------------------------------------
 
     def on_change(self, listener: Callable[[str, Mapping[str, Any]], None]) -> None:
-        """Hear ``tools`` changes (the MCP layer turns them into notifications); resources change through ``resources``."""
+        """Hear ``tools`` changes and ``maps_failed`` (``{"maps": [{file, errors}]}``, newly failed maps).
+
+        The MCP layer turns them into notifications; resources change through ``resources``.
+        """
         self._change_listeners.append(listener)
 
     def _changed(self, what: str, detail: Mapping[str, Any] | None = None) -> None:
@@ -339,6 +378,9 @@ class ActionsApp:
     def _on_bridge_event(self, kind: str, runtime: RuntimeInfo, detail: Mapping[str, Any]) -> None:
         if kind == "event":
             self.resources.updated(expand(EVENTS, runtime_id=runtime.runtime_id))
+            return
+        if kind == "active":
+            self._relist()
             return
         if kind in ("ready", "updated"):
             self._expose_page_tools(runtime)
@@ -356,6 +398,7 @@ class ActionsApp:
             if self.catalog.drop_runtime(runtime.runtime_id):
                 self.inline_reports.pop(runtime.runtime_id, None)
                 self._changed("tools")
+        self._relist()  # the active page may have moved to (or away from) a page no map covers
         # A runtime that comes, goes or moves changes the runtime list, its states and which
         # context blocks and projections apply: the set of resources changes with it.
         for uri in (RUNTIMES_URI, LAUNCH_URI, *runtime_resource_uris(runtime.runtime_id)):
@@ -459,9 +502,11 @@ class ActionsApp:
                 print(f"mcp-actions: {source}:{problem.path} {problem.code} {problem.message}", file=sys.stderr)
             if self.catalog.set_inline(runtime.runtime_id, None):
                 self._changed("tools")
+            self._note_failures()
             self.resources.updated(LAUNCH_URI)
             return
         self.inline_reports[runtime.runtime_id] = loaded.report
+        self._note_failures()
         if loaded.namespace == "inline":
             loaded.namespace = f"runtime-{runtime.runtime_id}"
         self.catalog.set_inline(runtime.runtime_id, loaded)

@@ -150,6 +150,9 @@ class ErrorCode(enum.StrEnum):
         "warning: a tool of a map that carries its own primitive_dictionary has no handler or workflow and its name is in "
         "no primitive dictionary; it runs only on the host that publishes the map (elsewhere: capability_unavailable)"
     )
+    ORIGIN_NOT_AN_ORIGIN = "origin_not_an_origin", "problem", (
+        "warning: surface.origin holds a path, query or fragment; an origin is scheme://host[:port], and the server relies on nothing else there"
+    )
     INVALID_SELECTOR = "invalid_selector", "problem", "a selector field is not a non-empty string (or, for list fields, an array of them)"
     INVALID_TARGET = "invalid_target", "problem", "a target is not a target descriptor object with at least one locating field"
     UNSAFE_SOURCE_PATH = "unsafe_source_path", "problem", "a source.files entry is absolute, a URL, or climbs above the root with '..'"

@@ -101,6 +101,7 @@ class Bridge:
         self.signal_source = signal_source
         self.dictionary = dictionary if dictionary is not None else load_dictionary()
         self.registry = RuntimeRegistry()
+        self.registry.on_active = lambda info: self._notify("active", info)
         self.calls = CallTracker()
         self._sessions: dict[str, RuntimeSession] = {}
         self._listeners: list[BridgeListener] = []
@@ -130,7 +131,7 @@ class Bridge:
         return RuntimeSession(self, link, transport)
 
     def add_listener(self, listener: BridgeListener) -> None:
-        """Hear about runtimes arriving (ready), changing (updated), leaving (gone), and events."""
+        """Hear about runtimes arriving (ready), changing (updated), becoming the active one (active), leaving (gone), and events."""
         self._listeners.append(listener)
 
     def remove_listener(self, listener: BridgeListener) -> None:

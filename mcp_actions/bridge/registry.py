@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,6 +91,9 @@ class RuntimeRegistry:
     def __init__(self) -> None:
         self._runtimes: dict[str, RuntimeInfo] = {}
         self.active_id: str | None = None
+        #: Called with the new active runtime whenever another one becomes active (the bridge
+        #: turns it into an ``active`` event: what the agent sees may depend on the active page).
+        self.on_active: Callable[[RuntimeInfo], None] | None = None
 
     def __len__(self) -> int:
         return len(self._runtimes)
@@ -120,13 +124,20 @@ class RuntimeRegistry:
         """Forget a runtime; the active runtime falls back to the newest remaining one."""
         info = self._runtimes.pop(runtime_id, None)
         if self.active_id == runtime_id:
-            self.active_id = next(reversed(self._runtimes), None) if self._runtimes else None
+            self._activate(next(reversed(self._runtimes), None) if self._runtimes else None)
         return info
 
     def set_active(self, runtime_id: str | None) -> None:
         """Mark the runtime an implicit call goes to when several could take it."""
         if runtime_id is None or runtime_id in self._runtimes:
-            self.active_id = runtime_id
+            self._activate(runtime_id)
+
+    def _activate(self, runtime_id: str | None) -> None:
+        changed = runtime_id != self.active_id
+        self.active_id = runtime_id
+        active = self.active
+        if changed and active is not None and self.on_active is not None:
+            self.on_active(active)
 
     @property
     def active(self) -> RuntimeInfo | None:

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from ..errors import ActionError, ErrorCode
 from .registry import RuntimeInfo
 
-__all__ = ["Route", "opens_itself", "select_runtime", "surface_matches"]
+__all__ = ["WEB_SCHEMES", "Route", "front_page", "opens_itself", "select_runtime", "surface_matches"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
@@ -66,12 +66,18 @@ def _port(parts: Any) -> int | None:
         return None
 
 
+#: Schemes whose ``surface.origin`` is a web origin: scheme, host and port, never a path.
+WEB_SCHEMES = ("http", "https", "ws", "wss")
+
+
 def surface_matches(origin: str, url: str) -> bool:
     """Does a runtime at ``url`` belong to a manifest surface with this ``origin``?
 
     Scheme, host (``*`` wildcards allowed, as in ``https://*.example.com``) and
-    port must agree; a path in the origin must prefix the URL's path.
-    ``file:`` origins compare as path prefixes.
+    port must agree. A web origin is only that (the spec's ``surface.origin``
+    is the site's origin): a path, query or fragment written there is not
+    relied on, and ``validate`` warns about it. Other schemes (``file:``, a
+    test's ``memory:``) compare their path as a prefix.
     """
     if not origin or not url:
         return False
@@ -83,12 +89,23 @@ def surface_matches(origin: str, url: str) -> bool:
     host_ok = fnmatch.fnmatchcase((have.hostname or "").lower(), (want.hostname or "").lower())
     if not host_ok or _port(want) != _port(have):
         return False
-    return have.path.startswith(want.path.rstrip("/")) if want.path not in ("", "/") else True
+    if want.scheme in WEB_SCHEMES or want.path in ("", "/"):
+        return True
+    return have.path.startswith(want.path.rstrip("/"))
 
 
 def opens_itself(origin: str | None) -> TypeGuard[str]:
-    """Whether a map's ``surface.origin`` is a page the server can open for it: concrete http(s), no wildcard."""
+    """Whether a map's ``surface.origin`` is a site the server can open for it: concrete http(s), no wildcard."""
     return bool(origin) and origin.startswith(("http://", "https://")) and "*" not in origin
+
+
+def front_page(origin: str) -> str:
+    """The page the server opens for a map whose site has no tab: the origin's root (``scheme://host[:port]/``).
+
+    Only the origin counts; a path written in ``surface.origin`` is not relied on.
+    """
+    parts = urlsplit(origin)
+    return f"{parts.scheme}://{parts.netloc}/"
 
 
 def select_runtime(runtimes: Sequence[RuntimeInfo], route: Route, *, active_id: str | None = None) -> RuntimeInfo:

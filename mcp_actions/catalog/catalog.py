@@ -40,6 +40,7 @@ __all__ = [
     "TARGET_KEYS",
     "Catalog",
     "ToolBinding",
+    "is_routing_object",
     "split_routing",
     "with_routing_fields",
 ]
@@ -95,13 +96,28 @@ def with_routing_fields(schema: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def split_routing(arguments: Mapping[str, Any], own_properties: Collection[str] = ()) -> tuple[dict[str, Any], dict[str, Any]]:
+def is_routing_object(value: Any) -> bool:
+    """Whether ``value`` is a routing ``target``: an object whose keys are all routing keys (``TARGET_KEYS``).
+
+    A locator (``{"selector": …}``, ``{"role": …, "name": …}``), which the spec also
+    calls a target, has other keys, so it is never taken for routing.
+    """
+    return isinstance(value, Mapping) and bool(value) and all(key in TARGET_KEYS for key in value)
+
+
+def split_routing(
+    arguments: Mapping[str, Any], own_properties: Collection[str] = (), *, admits_other: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Separate routing fields (flat, as ``target_*``) from the tool's own arguments.
 
     A property the tool's own schema declares (``own_properties``) belongs to the
-    tool even when it shares a routing field's name. A ``target`` object is
+    tool even when it shares a routing field's name. A ``target`` the schema does
+    not declare belongs to the tool too when the schema admits undeclared
+    properties (``admits_other``) and the value is not a routing object (see
+    ``is_routing_object``): an open-schema tool whose workflow reads
+    ``input.target`` as a locator gets it. Otherwise a ``target`` object is
     unfolded into the flat fields; a flat field given as well must agree with it.
-    Raises ``invalid_input`` for a ``target`` that is not such an object.
+    Raises ``invalid_input`` for a ``target`` that is neither.
     """
     own: dict[str, Any] = {}
     routing: dict[str, Any] = {}
@@ -111,28 +127,36 @@ def split_routing(arguments: Mapping[str, Any], own_properties: Collection[str] 
             own[key] = value
         elif key in ROUTING_PROPERTIES:
             routing[key] = value
-        elif key == "target":
+        elif key == "target" and (not admits_other or is_routing_object(value)):
             target = value
         else:
             own[key] = value
     if target is not None:
-        if not isinstance(target, Mapping):
-            raise ActionError("invalid arguments at /target: must be an object", code=ErrorCode.INVALID_INPUT, evidence={"path": "/target"})
-        for key, value in target.items():
-            flat = TARGET_KEYS.get(key)
-            pointer = json_pointer(["target", key])
-            if flat is None:
-                raise ActionError(
-                    f"invalid arguments at {pointer}: not one of {', '.join(TARGET_KEYS)}",
-                    code=ErrorCode.INVALID_INPUT,
-                    evidence={"path": pointer, "allowed": list(TARGET_KEYS)},
-                )
-            if not isinstance(value, str):
-                raise ActionError(f"invalid arguments at {pointer}: must be a string", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer})
-            if flat in routing and routing[flat] != value:
-                raise ActionError(f"invalid arguments at {pointer}: {flat} says otherwise", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer, "conflicts_with": f"/{flat}"})
-            routing[flat] = value
+        _unfold_target(target, routing)
     return own, routing
+
+
+def _unfold_target(target: Any, routing: dict[str, Any]) -> None:
+    """Lay a routing ``target`` object into the flat fields of ``routing``; ``invalid_input`` when it is not one."""
+    # The tool takes no argument named target, so this can only be routing: say how, in case
+    # the caller meant something else (the flat fields cannot be mistaken for a tool's own).
+    hint = "; to choose the page, use the flat fields target_url_contains, target_title_contains, target_runtime_id or target_runtime_key"
+    if not isinstance(target, Mapping):
+        raise ActionError(f"invalid arguments at /target: this tool takes no target argument, and routing's target must be an object{hint}", code=ErrorCode.INVALID_INPUT, evidence={"path": "/target"})
+    for key, value in target.items():
+        flat = TARGET_KEYS.get(key)
+        pointer = json_pointer(["target", key])
+        if flat is None:
+            raise ActionError(
+                f"invalid arguments at {pointer}: this tool takes no target argument, and {key!r} is not a routing key ({', '.join(TARGET_KEYS)}){hint}",
+                code=ErrorCode.INVALID_INPUT,
+                evidence={"path": pointer, "allowed": list(TARGET_KEYS)},
+            )
+        if not isinstance(value, str):
+            raise ActionError(f"invalid arguments at {pointer}: must be a string", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer})
+        if flat in routing and routing[flat] != value:
+            raise ActionError(f"invalid arguments at {pointer}: {flat} says otherwise", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer, "conflicts_with": f"/{flat}"})
+        routing[flat] = value
 
 
 @dataclass(frozen=True)
@@ -175,6 +199,12 @@ class ToolBinding:
         return frozenset(properties) if isinstance(properties, dict) else frozenset()
 
     @cached_property
+    def admits_other(self) -> bool:
+        """Whether the tool's input schema admits properties it does not declare (an open schema)."""
+        schema = self.input_schema if isinstance(self.input_schema, dict) else {}
+        return schema.get("additionalProperties", True) is not False and schema.get("unevaluatedProperties", True) is not False
+
+    @cached_property
     def _result_check(self) -> CompiledSchema | None:
         # Built once per tool, not per call: results are checked on every call, and a schema
         # that cannot be compiled is logged once.
@@ -187,7 +217,7 @@ class ToolBinding:
         about 0.1 s to start-up before the first ``tools/list`` for a 17-tool
         catalogue, while a call compiles only its own tool's schemas.
         """
-        _ = (self._input_check, self._result_check, self.own_properties)
+        _ = (self._input_check, self._result_check, self.own_properties, self.admits_other)
 
     def prepare_checks(self) -> None:
         """Compile the argument and result checks now (the server does it after start, off the first call's path)."""
@@ -294,6 +324,9 @@ class Catalog:
         self.manifests: dict[str, LoadedManifest] = {}
         self.inline: dict[str, LoadedManifest] = {}  # by runtime id
         self.page_tools: dict[tuple[str, str], LoadedManifest] = {}  # by (runtime id, protocol)
+        #: Maps that failed to load and expose nothing, as ``{file, errors}`` (set by whoever loads them):
+        #: an agent asking what exists (``actions.site`` ``list``) hears of them too.
+        self.failed_maps: list[dict[str, Any]] = []
         self.tools: dict[str, ToolBinding] = {}
         self._rebuild()
 

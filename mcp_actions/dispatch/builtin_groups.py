@@ -1,18 +1,29 @@
 """Which built-in tools ``tools/list`` shows: groups of built-ins and ``--builtin-tools``.
 
 Every tool in ``tools/list`` is paid for in the host's context on every turn.
-When the user points the server at their own maps (``--manifests``), those
-maps' tools are the interface, and a dozen generic browser tools beside them
-would cost more than the maps themselves; without maps, the server is a
-general browser server and lists every built-in. So the default, ``auto``,
-lists with manifests only the built-ins the maps leave a need for:
+When maps are loaded, those maps' tools are the interface, and a dozen generic
+browser tools beside them would cost more than the maps themselves; without
+maps, the server is a general browser server and lists every built-in. So the
+default, ``auto``, lists with maps only the built-ins they leave a need for:
 
-- ``navigate`` (how an agent reaches a site), unless every map names a site
-  the server opens by itself when one of its tools is called (a concrete
-  http(s) ``surface.origin``, and a browser the server drives);
+- ``navigate``, always: a map's ``surface.origin`` is the site's origin
+  (scheme, host, port), not the page its tools work on (the search results,
+  the board, the checkout), so the agent must be able to reach that page.
+  The server still opens a map's origin by itself for a call that finds no
+  tab there; that is a convenience, not a way to every page.
+- ``observe`` (look at a page and act on what is there), while the active tab
+  shows a web page (http or https) that no loaded map covers: an agent with
+  maps still visits other pages. On a blank tab, or a page a map covers,
+  the map's own tools are the interface and ``observe`` is withdrawn. The
+  caller re-evaluates this as tabs move and announces each change.
 - ``site`` (the contract's one-tool facade), when a map declares state
   projections or context blocks: its state and list modes are the only tool
   that reads them; the maps' own tools are listed one by one anyway.
+
+"Maps" are the valid maps actually loaded from the user's ``--manifests``: a
+folder with no valid map in it lists every built-in, as no maps do; the
+sample map bundled with the package (served when no ``--manifests`` is
+given) does not make the server a map server.
 
 Groups: ``navigate`` (``browser.navigate``), ``tabs`` (list, open, activate,
 close), ``capture`` (screenshot), ``dialogs`` (answer a JavaScript dialog),
@@ -27,7 +38,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ..bridge.routing import opens_itself
 from ..errors import ActionError, ErrorCode
 
 if TYPE_CHECKING:
@@ -44,20 +54,20 @@ BUILTIN_GROUPS: dict[str, tuple[str, ...]] = {
     "observe": ("page.observe", "page.click", "page.fill", "page.press", "page.select"),
     "site": ("actions.site",),
 }
-#: The default choice: every group without ``--manifests``; with them, what the maps leave a need for.
+#: The default choice: every group without maps; with them, what the maps leave a need for.
 AUTO = "auto"
 _WORDS = frozenset({AUTO, "all", "none"})
 
 
 def listed_builtins(
-    choice: Iterable[str], *, maps: Sequence[Manifest] | None, opens_sites: bool = True, tool_mode: str = "tools"
+    choice: Iterable[str], *, maps: Sequence[Manifest], uncovered_page: bool = False, tool_mode: str = "tools"
 ) -> frozenset[str]:
     """The dotted names of the built-ins ``tools/list`` shows for ``--builtin-tools choice``.
 
     ``choice`` holds group names, ``all``, ``none`` or ``auto`` (empty = ``auto``).
-    ``maps`` are the valid maps of ``--manifests`` (``None`` when none were given:
-    ``auto`` is then every group); ``opens_sites`` says whether the server drives a
-    browser that can open a map's site (not with ``--browser none``).
+    ``maps`` are the valid maps loaded (empty: ``auto`` is every group);
+    ``uncovered_page`` says whether the active tab shows an http(s) page that
+    none of them covers (``auto`` then lists ``observe``).
     In site mode (``--tool-mode site``) ``auto`` is every group and ``actions.site``
     is always listed, since it is then the only way to the maps' tools.
     Raises ``invalid_input`` naming an unknown group.
@@ -72,10 +82,10 @@ def listed_builtins(
         )
     groups: set[str] = set()
     for word in words:
-        if word == "all" or (word == AUTO and (tool_mode == "site" or maps is None)):
+        if word == "all" or (word == AUTO and (tool_mode == "site" or not maps)):
             groups.update(BUILTIN_GROUPS)
         elif word == AUTO:
-            groups.update(_needed_by(maps or (), opens_sites=opens_sites))
+            groups.update(_needed_by(maps, uncovered_page=uncovered_page))
         elif word != "none":
             groups.add(word)
     if tool_mode == "site":
@@ -83,11 +93,11 @@ def listed_builtins(
     return frozenset(name for group in groups for name in BUILTIN_GROUPS[group])
 
 
-def _needed_by(maps: Sequence[Manifest], *, opens_sites: bool) -> set[str]:
+def _needed_by(maps: Sequence[Manifest], *, uncovered_page: bool) -> set[str]:
     """The groups ``auto`` lists beside these maps' tools (see the module's docstring)."""
-    needed = set()
-    if not (opens_sites and maps and all(opens_itself(m.surface.origin) for m in maps)):
-        needed.add("navigate")
+    needed = {"navigate"}
+    if uncovered_page:
+        needed.add("observe")
     if any(m.state_projections or m.context for m in maps):
         needed.add("site")
     return needed

@@ -46,7 +46,7 @@ SITE = builtin_binding(
 async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
     mode = own["mode"]
     if mode == "list":
-        return {
+        listing: dict[str, Any] = {
             "tools": [
                 {"name": b.name, "mcp_name": b.mcp_name, "description": b.description, "input_schema": b.input_schema, "kind": b.kind, "manifest": b.namespace}
                 for b in service.catalog.tools.values()
@@ -54,6 +54,10 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
             ],
             "context": _context_summaries(service, routing),
         }
+        if service.catalog.failed_maps:
+            # Their tools are missing; the agent (and through it the user) should know why.
+            listing["failed_maps"] = service.catalog.failed_maps
+        return listing
     if mode == "call":
         action = own.get("action")
         if not action:

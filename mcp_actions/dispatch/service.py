@@ -33,7 +33,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
-from ..bridge.routing import Route, opens_itself
+from ..bridge.routing import Route, front_page, opens_itself
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode, UnknownTool
@@ -42,6 +42,7 @@ from ..manifest.model import Manifest
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
 from .execution import ToolExecution, missing, remaining_ms
+from .page_guidance import no_page_open, on_front_page, opens_its_own_page, shows_no_page
 from ..projection.service import ProjectionService
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
@@ -157,7 +158,7 @@ class ActionService:
         Raises ``UnknownTool`` or ``ActionError`` ``invalid_input`` with the offending path.
         """
         binding = self.binding(mcp_name)
-        own, routing = split_routing(dict(arguments or {}), binding.own_properties)
+        own, routing = split_routing(dict(arguments or {}), binding.own_properties, admits_other=binding.admits_other)
         for key in ROUTE_SELECTORS:
             if key in routing and not isinstance(routing[key], str):
                 raise _invalid(f"/{key}", "must be a string")
@@ -326,24 +327,26 @@ class ActionService:
             return launched
         origin = route.surface_origin
         if opens_itself(origin):
-            # The map names its site: opening it is what the user asked for implicitly.
-            # A blank tab of ours (the one a fresh launch opens) is reused rather than left behind.
+            # The map names its site: opening its front page is a convenience for a first call (the
+            # tool's own page may be elsewhere on the site; browser_navigate reaches it). A blank
+            # tab of ours (the one a fresh launch opens) is reused rather than left behind.
+            page = front_page(origin)
             blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and "browser.navigate" in r.capabilities), None)
             try:
                 if blank is not None:
                     timeout_ms = remaining_ms(deadline) if deadline is not None else None
-                    await self.bridge.call("browser.navigate", {"url": origin}, runtime_id=blank.runtime_id, timeout_ms=timeout_ms)
+                    await self.bridge.call("browser.navigate", {"url": page}, runtime_id=blank.runtime_id, timeout_ms=timeout_ms)
                     runtime_id = blank.runtime_id
                 else:
-                    runtime_id = await self._new_tab_by(origin, deadline)
+                    runtime_id = await self._new_tab_by(page, deadline)
             except ActionError as exc:
                 # The agent called a site's tool, not browser.navigate: say which page could not be opened, and why.
                 raise ActionError(
-                    f"could not open {origin}, the page its map names (surface.origin): {exc.message}",
+                    f"could not open {page}, the site its map names (surface.origin): {exc.message}",
                     code=exc.code,
                     severity=exc.severity,
                     recoverable=exc.recoverable,
-                    evidence={**exc.evidence, "surface_origin": origin},
+                    evidence={**exc.evidence, "surface_origin": origin, "url": page},
                 ) from exc
             self.bridge.registry.set_active(runtime_id)
             return True
@@ -377,10 +380,30 @@ class ActionService:
         """Run a tool of a map or a page on its runtime; return its output and the runtime it ran on."""
         route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
         runtime = await self.resolve_runtime(route, deadline=deadline)
+        if binding.protocol == "actions.json" and binding.runtime_id is None and shows_no_page(runtime.url) and not opens_its_own_page(binding):
+            raise no_page_open(binding, self.manifest_of(binding), runtime)
+        try:
+            return await self._run_on(runtime, binding, own, deadline, progress, elicit, request_id), runtime
+        except ActionError as exc:
+            hinted = on_front_page(exc, binding, runtime)
+            if hinted is exc:
+                raise
+            raise hinted from exc
+
+    async def _run_on(
+        self,
+        runtime: RuntimeInfo,
+        binding: ToolBinding,
+        own: dict[str, Any],
+        deadline: float,
+        progress: ProgressCallback | None,
+        elicit: Elicit | None,
+        request_id: str | None,
+    ) -> Any:
+        """Run a tool of a map or a page on the runtime chosen for it; return its output."""
         if binding.protocol != "actions.json" and self.page_tool_runner is not None:
             try:
-                output = await self.page_tool_runner.run(binding, own, runtime, deadline, progress=progress, elicit=elicit, request_id=request_id)
-                return output, runtime
+                return await self.page_tool_runner.run(binding, own, runtime, deadline, progress=progress, elicit=elicit, request_id=request_id)
             finally:
                 # Even a failed call may have changed the page: projection subscribers hear of it.
                 if self.projections is not None:
@@ -407,26 +430,33 @@ class ActionService:
             else:
                 before = await self.postconditions.before(request)  # what the check compares with
         try:
-            if rules is None:
-                try:
-                    output = await execution.run(own)
-                finally:
-                    self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=False)
-            else:
-                async with self.transitions.lock(runtime.runtime_id, binding.name):
-                    await self.transitions.admit(rules, runtime_id=runtime.runtime_id, url=runtime.url, deadline=deadline)
-                    try:
-                        output = await execution.run(own)
-                    finally:
-                        self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=bool(rules.rate_limit_ms))
-                await self._refresh_states(runtime, manifest, deadline)  # type: ignore[arg-type]
+            output = await self._execute(execution, own, rules, runtime, manifest, deadline)
         finally:
             # Even a failed call may have changed the page: projection subscribers hear of it.
             if self.projections is not None:
                 await self.projections.after_call(runtime.runtime_id)
         if postcondition is not None and self.postconditions is not None:
             await self.postconditions.check(request, before, output)
-        return output, runtime
+        return output
+
+    async def _execute(
+        self, execution: ToolExecution, own: dict[str, Any], rules: TransitionRules | None, runtime: RuntimeInfo, manifest: Manifest | None, deadline: float
+    ) -> Any:
+        """Run the tool under its transitions' rules (rate limit, convergence); re-diagnose states after."""
+        binding = execution.binding
+        if rules is None:
+            try:
+                return await execution.run(own)
+            finally:
+                self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=False)
+        async with self.transitions.lock(runtime.runtime_id, binding.name):
+            await self.transitions.admit(rules, runtime_id=runtime.runtime_id, url=runtime.url, deadline=deadline)
+            try:
+                output = await execution.run(own)
+            finally:
+                self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=bool(rules.rate_limit_ms))
+        await self._refresh_states(runtime, manifest, deadline)  # type: ignore[arg-type]
+        return output
 
     async def _check_state(self, binding: ToolBinding, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
         """Refuse with ``state_mismatch`` when the tool's ``target.state`` is not current on the page."""

@@ -27,7 +27,7 @@ from mcp_types import LoggingLevel
 
 from .peers import LOG_LEVELS, Peer, Peers
 
-__all__ = ["LOGGER_NAME", "ClientLogHandler", "allows", "tell"]
+__all__ = ["LOGGER_NAME", "ClientLogHandler", "allows", "failed_map_message", "tell", "tell_peer"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,31 @@ async def tell(ctx: ServerRequestContext[Any, Any], peer: Peer | None, level: Lo
             await ctx.session.send_log_message(level, data, logger=LOGGER_NAME, related_request_id=ctx.request_id)
     except Exception:
         log.debug("a log message to the client was lost", exc_info=True)
+
+
+async def tell_peer(peer: Peer, level: LoggingLevel, data: Any) -> None:
+    """Send a log message to a handshake-era client outside any request, when it wants that level."""
+    if not allows(peer, level):
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await peer.session.send_log_message(level, data, logger=LOGGER_NAME)
+    except Exception:
+        log.debug("a log message to a client was lost", exc_info=True)
+
+
+def failed_map_message(failed: dict[str, Any]) -> dict[str, Any]:
+    """The log message (level ``error``) saying that a map failed to load: its file, each problem's pointer and code.
+
+    ``message`` is one line a host can show as it is; ``errors`` are the problems
+    as ``mcp-actions validate --json`` gives them (at most 10 here).
+    """
+    errors = failed.get("errors") or []
+    first = errors[0] if errors else {"path": "", "code": "invalid", "message": "invalid"}
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    line = f"map {failed['file']} is invalid and exposes no tools: {first['path'] or '/'} {first['code']}: {first['message']}{more}"
+    return {"event": "map_invalid", "file": failed["file"], "message": line, "errors": errors[:10]}
 
 
 class ClientLogHandler(logging.Handler):
@@ -79,9 +104,4 @@ class ClientLogHandler(logging.Handler):
 
     @staticmethod
     async def _send(peer: Peer, level: LoggingLevel, data: Any) -> None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", MCPDeprecationWarning)
-                await peer.session.send_log_message(level, data, logger=LOGGER_NAME)
-        except Exception:
-            log.debug("a forwarded log message was lost", exc_info=True)
+        await tell_peer(peer, level, data)

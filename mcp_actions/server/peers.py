@@ -56,6 +56,8 @@ class Peer:
     subscriptions: set[str] = field(default_factory=set)
     last_seen: float = field(default_factory=time.monotonic)
     http: bool = False
+    #: Whether the maps that had failed when this client arrived were told to it (once, on arrival).
+    greeted: bool = False
 
 
 class Peers:

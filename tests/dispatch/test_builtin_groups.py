@@ -34,29 +34,32 @@ STATEFUL = a_map(surface={"origin": "https://shop.example"}, state_projections=[
 DOCUMENTED = a_map(surface={"origin": "https://shop.example"}, context=[{"id": "help", "text": "How the shop works."}])
 
 
+OBSERVE = {"page.observe", "page.click", "page.fill", "page.press", "page.select"}
+
+
 @pytest.mark.parametrize(
-    ("choice", "maps", "tool_mode", "expected"),
+    ("choice", "maps", "uncovered", "tool_mode", "expected"),
     [
-        ([], [NO_ORIGIN], "tools", {"browser.navigate"}),  # the agent must reach the site itself
-        ([], [], "tools", {"browser.navigate"}),  # --manifests, but none of them valid
-        ([], [SITE_MAP], "tools", set()),  # the map opens its site: its own tools are enough
-        ([], [SITE_MAP, WILD_MAP], "tools", {"browser.navigate"}),  # one map names no page to open
-        ([], [STATEFUL], "tools", {"actions.site"}),  # only actions.site reads its projections
-        ([], [DOCUMENTED, NO_ORIGIN], "tools", {"actions.site", "browser.navigate"}),  # ... and its context blocks
-        (["auto"], None, "tools", ALL),  # no maps: a general browser server
-        ([], [SITE_MAP], "site", ALL),  # site mode: the built-ins are the whole interface
-        (["none"], [SITE_MAP], "site", {"actions.site"}),  # ... and actions.site is the way to the maps
-        (["capture", "dialogs"], None, "tools", {"browser.screenshot", "browser.dismiss_dialog"}),
-        (["none", "navigate"], [SITE_MAP], "tools", {"browser.navigate"}),
-        (["all"], [SITE_MAP], "tools", ALL),
+        ([], [NO_ORIGIN], False, "tools", {"browser.navigate"}),  # the agent must reach the site itself
+        # A map names its site's origin, not the page its tools work on: navigation is listed anyway.
+        ([], [SITE_MAP], False, "tools", {"browser.navigate"}),
+        ([], [SITE_MAP, WILD_MAP], False, "tools", {"browser.navigate"}),
+        # The active tab shows a web page no map covers: the observe-and-act tools join.
+        ([], [SITE_MAP], True, "tools", {"browser.navigate"} | OBSERVE),
+        ([], [STATEFUL], False, "tools", {"browser.navigate", "actions.site"}),  # only actions.site reads its projections
+        ([], [DOCUMENTED, NO_ORIGIN], False, "tools", {"actions.site", "browser.navigate"}),  # ... and its context blocks
+        ([], [], False, "tools", ALL),  # no valid map loaded (a --manifests folder of broken maps): as no maps
+        (["auto"], [], True, "tools", ALL),  # no maps: a general browser server
+        ([], [SITE_MAP], False, "site", ALL),  # site mode: the built-ins are the whole interface
+        (["none"], [SITE_MAP], False, "site", {"actions.site"}),  # ... and actions.site is the way to the maps
+        (["capture", "dialogs"], [], False, "tools", {"browser.screenshot", "browser.dismiss_dialog"}),
+        (["none", "navigate"], [SITE_MAP], True, "tools", {"browser.navigate"}),  # a choice is exactly what is listed
+        (["none"], [SITE_MAP], True, "tools", set()),
+        (["all"], [SITE_MAP], False, "tools", ALL),
     ],
 )
-def test_choices_resolve_to_these_tools(choice, maps, tool_mode, expected):
-    assert listed_builtins(choice, maps=maps, tool_mode=tool_mode) == expected
-
-
-def test_without_a_browser_of_its_own_the_server_cannot_open_a_maps_site():
-    assert listed_builtins([], maps=[SITE_MAP], opens_sites=False) == {"browser.navigate"}
+def test_choices_resolve_to_these_tools(choice, maps, uncovered, tool_mode, expected):
+    assert listed_builtins(choice, maps=maps, uncovered_page=uncovered, tool_mode=tool_mode) == expected
 
 
 def test_an_unknown_group_is_refused_with_the_known_ones():

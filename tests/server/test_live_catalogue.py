@@ -130,13 +130,14 @@ async def test_an_edit_that_changes_which_builtins_a_map_needs_is_a_list_change(
     maps = tmp_path / "maps"
     maps.mkdir()
     named = json.loads(manifest("live.ping"))
-    named["surface"]["origin"] = "https://live.example/app/"  # a page the server would open itself
+    named["surface"]["origin"] = "https://live.example"
     (maps / "live.actions.json").write_text(json.dumps(named))
-    # browser="auto": the server could open that page, but no call asks it to, so nothing is launched.
+    # browser="auto": the server could open that site, but no call asks it to, so nothing is launched.
     app = ActionsApp(AppOptions(manifests=[str(maps)], browser="auto", serve_bridge=False, watch_debounce_ms=50))
     async with Client(build_server(app), mode="legacy", message_handler=heard) as client:
-        assert await _names(client) == {"live_ping"}
-        del named["surface"]["origin"]  # now the agent has to reach the site itself
+        # The origin is not the page the tools work on: navigation is listed beside them.
+        assert await _names(client) == {"live_ping", "browser_navigate"}
+        named["context"] = [{"id": "help", "text": "How the live site works."}]  # only actions_site reads it
         (maps / "live.actions.json").write_text(json.dumps(named))
         await heard.wait_for("notifications/tools/list_changed")
-        assert await _names(client) == {"live_ping", "browser_navigate"}
+        assert await _names(client) == {"live_ping", "browser_navigate", "actions_site"}

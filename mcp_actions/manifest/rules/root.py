@@ -8,6 +8,7 @@ is an error, since nothing else about the document can be trusted then.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
@@ -24,6 +25,7 @@ from .base import (
     expect_type,
     json_type,
     object_entries,
+    warning,
 )
 
 __all__ = ["IMPORT_FIELDS", "ROOT_FIELDS", "check_imports", "check_root"]
@@ -68,8 +70,31 @@ def check_root(document: dict[str, Any], rules: Rules) -> Checks:
             # The spec lists surface's "common fields" only: other keys are fine here.
             for key in SURFACE_TEXT_FIELDS:
                 yield from check_string(surface, key, "/surface")
+            if isinstance(surface.get("origin"), str):
+                yield from _check_origin(surface["origin"])
     if "provenance" in document and not isinstance(document["provenance"], dict):
         yield error("/provenance", ErrorCode.INVALID_TYPE, f"provenance must be an object, got {json_type(document['provenance'])}")
+
+
+def _check_origin(origin: str) -> Checks:
+    """Warn when a web ``surface.origin`` is more than an origin (the spec: scheme, host and port).
+
+    A map's tools work on pages of its site, and the server routes and opens by
+    the origin alone, so a path there would be silently ignored; the warning
+    says what to write instead, and that the page is reached with navigation.
+    """
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return
+    extra = [what for what, present in (("a path", parts.path not in ("", "/")), ("a query", bool(parts.query)), ("a fragment", bool(parts.fragment))) if present]
+    if extra:
+        fix = f"{parts.scheme}://{parts.netloc}"
+        yield warning(
+            "/surface/origin",
+            ErrorCode.ORIGIN_NOT_AN_ORIGIN,
+            f"surface.origin {origin!r} has {' and '.join(extra)}; an origin is scheme://host[:port]: write {fix!r} "
+            "(the server opens and matches the origin only; agents reach the tools' page with browser_navigate)",
+        )
 
 
 def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
