@@ -80,6 +80,7 @@ class AppOptions:
     manifests: Sequence[str] = ()
     bridge_host: str = "127.0.0.1"
     bridge_port: int = DEFAULT_BRIDGE_PORT
+    bridge_port_fallback: bool = True  # a taken bridge_port gives way to a free one (False: --bridge-port given, taken = error)
     bridge_token: str | None = None
     allowed_origins: Sequence[str] = ()
     browser: Literal["auto", "launch", "none"] = "auto"
@@ -278,6 +279,7 @@ class ActionsApp:
                 self.bridge,
                 host=self.options.bridge_host,
                 port=self.options.bridge_port,
+                fallback=self.options.bridge_port_fallback,
                 token=self.token,
                 runtime_script=runtime_js,
                 allowed_origins=list(self.options.allowed_origins) or None,

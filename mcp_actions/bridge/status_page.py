@@ -2,7 +2,8 @@
 
 Served at ``GET /?token=…`` on the bridge port (see ``websocket.py``). It is
 meant for the person running mcp-actions: it lists the connected runtimes
-(id, key, url, title, transport, idle time), the calls in flight, and offers a
+(id, key, url, title, transport, idle time), the calls in flight, the port it
+serves on when the default one was taken, and offers a
 bookmarklet plus a ``<script>`` tag that load the page runtime into any page.
 
 Everything that came from a runtime (urls, titles, keys) is page-controlled
@@ -86,10 +87,16 @@ def render_status_page(
     bridge_url: str,
     script_url: str,
     active_id: str | None = None,
+    port_note: str | None = None,
 ) -> str:
-    """The complete HTML of the local status page."""
+    """The complete HTML of the local status page.
+
+    ``port_note``: the sentence saying that the default bridge port was taken and which one serves
+    instead, shown under the address (a runtime set up for the default port will not find this bridge).
+    """
     runtimes = list(runtimes)
     e = html.escape
+    note = f'\n<p id="port-note"><strong>{e(port_note[:1].upper() + port_note[1:])}.</strong></p>' if port_note else ""
     bookmarklet = bookmarklet_url(script_url)
     script_tag = f'<script src="{script_url}"></script>'
     return f"""<!doctype html>
@@ -112,7 +119,7 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 <body>
 <h1>mcp-actions bridge</h1>
 <p>Runtimes connect at <code>{e(bridge_url)}</code>.
-<span id="summary">{len(runtimes)} runtime(s) connected, {pending_calls} call(s) in flight.</span></p>
+<span id="summary">{len(runtimes)} runtime(s) connected, {pending_calls} call(s) in flight.</span></p>{note}
 
 <h2>Connected runtimes</h2>
 <table id="runtimes">

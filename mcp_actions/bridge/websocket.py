@@ -1,6 +1,9 @@
 """The Actions Bridge Protocol over WebSocket: one port, one connection per runtime.
 
 ``BridgeServer`` binds the bridge port and serves ``ws://host:port/bridge``.
+With ``fallback`` (the port came from the default), a port another program
+already listens on (say a second mcp-actions beside the first) gives way to a
+free one, and ``port_note`` says so; without it a taken port is ``PortInUse``.
 Every opening handshake first passes ``HttpRoutes`` (``http_routes.py``),
 which authorises the upgrade (token, allowed origins) and answers the port's
 plain HTTP routes (``/runtime.js``, the status page, ``/healthz``).
@@ -33,6 +36,7 @@ from websockets.http11 import Request, Response
 
 from ..defaults import DEFAULT_BRIDGE_PORT
 from ..errors import ActionError, ErrorCode
+from ..ports import PortInUse, address_in_use, bind_error, fallback_note
 from .bridge import Bridge, RuntimeSession
 from .http_routes import HttpRoutes
 from .status_page import bookmarklet_url, render_status_page, runtime_script_url
@@ -131,6 +135,7 @@ class BridgeServer:
         *,
         host: str = "127.0.0.1",
         port: int = DEFAULT_BRIDGE_PORT,
+        fallback: bool = False,
         token: str,
         runtime_script: Callable[[], str],
         allowed_origins: Sequence[str] | None = None,
@@ -143,11 +148,19 @@ class BridgeServer:
         composition root passes the page runtime's assembler). ``max_item_bytes``
         (default: the bridge's) is the largest item accepted; bigger frames up to
         ``max_frame_bytes`` (default: twice that) are answered with
-        ``item_too_large``, and anything bigger closes the connection."""
+        ``item_too_large``, and anything bigger closes the connection.
+
+        ``fallback``: when ``port`` is taken, serve on a free port instead of
+        raising ``PortInUse`` (for a port that came from the default)."""
         self.routes = HttpRoutes(token=token, runtime_script=runtime_script, status_page=self._status_page, allowed_origins=allowed_origins)
         self.bridge = bridge
         self.host = host
-        self._requested_port = port
+        #: The port asked for; ``port`` is the one bound.
+        self.requested_port = port
+        #: Whether a taken ``requested_port`` may give way to a free one.
+        self.port_fallback = fallback
+        #: Set when it did: one sentence naming both ports (None while serving on ``requested_port``).
+        self.port_note: str | None = None
         self._token_text = token
         self.max_item_bytes = max_item_bytes or bridge.max_item_bytes
         self.max_frame_bytes = max(max_frame_bytes or 2 * self.max_item_bytes, self.max_item_bytes)
@@ -162,14 +175,41 @@ class BridgeServer:
     # -- lifecycle ---------------------------------------------------------
 
     async def start(self) -> None:
-        """Bind and start serving (``port=0`` picks a free port); starts the bridge's stale sweeper."""
+        """Bind and start serving (``port=0`` picks a free port); starts the bridge's stale sweeper.
+
+        A taken port gives way to a free one with ``fallback`` (``port_note`` says so) and
+        raises ``PortInUse`` without it; any other failure to listen is a ``UsageError``.
+        """
         if self._server is not None:
             return
         self._stopping = False
-        self._server = await serve(
+        self.port_note = None
+        try:
+            self._server = await self._listen(self.requested_port)
+        except OSError as exc:
+            # Bound for real, and only the refusal decides: probing first would race another server starting now.
+            if not address_in_use(exc):
+                raise bind_error("bridge", self.host, self.requested_port, exc) from exc
+            if not self.port_fallback or self.requested_port == 0:
+                raise PortInUse("bridge", self.host, self.requested_port) from exc
+            try:
+                self._server = await self._listen(0)
+            except OSError as again:
+                raise bind_error("bridge", self.host, 0, again) from again
+        sockets = self._server.sockets
+        self._port = sockets[0].getsockname()[1] if sockets else self.requested_port
+        if self._port != self.requested_port and self.requested_port != 0:
+            self.port_note = fallback_note("bridge", self.requested_port, self._port, default=DEFAULT_BRIDGE_PORT)
+            log.info("%s", self.port_note)
+        await self.bridge.start()
+        log.info("bridge listening at %s", self.url)
+
+    async def _listen(self, port: int) -> Server:
+        # asyncio closes whatever it bound when a bind fails, so a refused port leaves nothing open.
+        return await serve(
             self._handle,
             self.host,
-            self._requested_port,
+            port,
             process_request=self._process_request,
             max_size=self.max_frame_bytes,
             # Items are small and local: per-connection zlib state would cost more than it saves.
@@ -179,10 +219,6 @@ class BridgeServer:
             server_header=None,
             create_connection=_BridgeConnection,
         )
-        sockets = self._server.sockets
-        self._port = sockets[0].getsockname()[1] if sockets else self._requested_port
-        await self.bridge.start()
-        log.info("bridge listening at %s", self.url)
 
     async def stop(self) -> None:
         """Close every connection (their pending calls fail with ``transport_failed``) and unbind."""
@@ -210,7 +246,7 @@ class BridgeServer:
     @property
     def port(self) -> int:
         """The bound port (the requested one until ``start``)."""
-        return self._port if self._port is not None else self._requested_port
+        return self._port if self._port is not None else self.requested_port
 
     @property
     def _public_host(self) -> str:
@@ -261,6 +297,7 @@ class BridgeServer:
             bridge_url=self.url,
             script_url=self.script_url(),
             active_id=self.bridge.registry.active_id,
+            port_note=self.port_note,
         )
 
     # -- WebSocket ---------------------------------------------------------
