@@ -4,6 +4,11 @@ In stdio mode nothing but MCP JSON-RPC may reach stdout, so every message
 here goes to stderr and logging is configured onto stderr before anything
 else runs. Each ``serve`` option can also come from the environment variable
 named in its help.
+
+A port (``--bridge-port``, ``--port``) left to its default may give way to a
+free one when another program (often a second mcp-actions) holds it; a port
+given by option or environment variable may not, and a taken one ends the
+command with one line naming the way out (exit 2).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import TextIO
 from . import __version__
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_EVENT_LOG_SIZE, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
 from .errors import ActionError, UsageError
+from .ports import PortInUse
 from .manifest.report import human_lines, json_text, validate_paths
 
 __all__ = ["build_parser", "main", "run_validate"]
@@ -51,6 +57,28 @@ def _env_int(name: str, default: int) -> int:
         raise UsageError(f"{name} must be an integer, not {value!r}") from exc
 
 
+def _port(flag: str, given: int | None, env: str, default: int) -> tuple[int, str | None]:
+    """The port and where it was chosen: ``flag``, ``env``, or None when it is the default (which may give way)."""
+    if given is not None:
+        port, source = given, flag
+    elif _env(env) is not None:
+        port, source = _env_int(env, default), env
+    else:
+        return default, None
+    if not 0 <= port <= 65535:
+        raise UsageError(f"{source} must be a port between 0 and 65535 (0: any free port), not {port}")
+    return port, source
+
+
+def _port_in_use(exc: PortInUse, sources: dict[str, tuple[str, str, str | None]]) -> str:
+    """The one line for a chosen port that is taken: what is taken and how to choose another."""
+    flag, env, source = sources.get(exc.service, ("", "", None))
+    if not flag:
+        return exc.message
+    how = f"with {flag}" if source != env else f"with {env} or {flag}"
+    return f"{exc.message}; choose another {how}, or 0 for any free port"
+
+
 def _builtin_groups(value: str) -> list[str]:
     """``--builtin-tools`` words, checked now so that a typo is a usage error, not a silent default."""
     from .dispatch.builtin_groups import listed_builtins  # serve only: validate and check never pay for dispatch
@@ -78,7 +106,7 @@ def _env_list(name: str, separator: str = ",") -> list[str]:
 def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=_TRANSPORTS, default=_env("MCP_ACTIONS_TRANSPORT", "stdio"), help="MCP transport [MCP_ACTIONS_TRANSPORT] (default stdio)")
     parser.add_argument("--host", default=_env("MCP_ACTIONS_HOST", "127.0.0.1"), help="HTTP host for sse/streamable-http [MCP_ACTIONS_HOST]")
-    parser.add_argument("--port", type=int, default=None, help=f"HTTP port for sse/streamable-http [MCP_ACTIONS_PORT] (default {DEFAULT_MCP_PORT})")
+    parser.add_argument("--port", type=int, default=None, help=f"HTTP port for sse/streamable-http, 0 for any free port [MCP_ACTIONS_PORT] (default {DEFAULT_MCP_PORT}, or a free port when that one is taken)")
     parser.add_argument(
         "--manifests",
         action="append",
@@ -87,7 +115,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "[MCP_ACTIONS_MANIFESTS, ':'-separated] (default: the bundled manifests)",
     )
     parser.add_argument("--bridge-host", default=_env("MCP_ACTIONS_BRIDGE_HOST", "127.0.0.1"), help="bridge WebSocket host [MCP_ACTIONS_BRIDGE_HOST]")
-    parser.add_argument("--bridge-port", type=int, default=None, help=f"bridge WebSocket port [MCP_ACTIONS_BRIDGE_PORT] (default {DEFAULT_BRIDGE_PORT})")
+    parser.add_argument("--bridge-port", type=int, default=None, help=f"bridge WebSocket port, 0 for any free port [MCP_ACTIONS_BRIDGE_PORT] (default {DEFAULT_BRIDGE_PORT}, or a free port when that one is taken)")
     parser.add_argument("--bridge-token", default=_env("MCP_ACTIONS_BRIDGE_TOKEN"), help="token runtimes must present [MCP_ACTIONS_BRIDGE_TOKEN] (default: generated per start, printed to stderr)")
     parser.add_argument("--allowed-origins", action="append", metavar="ORIGIN", help="only accept runtimes whose Origin is one of these; repeatable [MCP_ACTIONS_ALLOWED_ORIGINS, ','-separated]")
     parser.add_argument("--browser", choices=("auto", "launch", "none"), default=_env("MCP_ACTIONS_BROWSER", "auto"), help="auto: launch lazily when a call needs a runtime; launch: at start; none: never [MCP_ACTIONS_BROWSER]")
@@ -184,7 +212,8 @@ def _limits(args: argparse.Namespace) -> object:
     return replace(DEFAULT_LIMITS, **values)
 
 
-def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
+def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int | None, dict[str, tuple[str, str, str | None]]]:
+    """``AppOptions``, transport, HTTP host and port (None: the default, which may give way), and where each port came from."""
     from .actions_app import AppOptions
 
     manifests = args.manifests or [p for p in (_env("MCP_ACTIONS_MANIFESTS") or "").split(":") if p]
@@ -195,10 +224,13 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
     event_log_size = args.event_log_size if args.event_log_size is not None else _env_int("MCP_ACTIONS_EVENT_LOG_SIZE", DEFAULT_EVENT_LOG_SIZE)
     if event_log_size < 1:
         raise UsageError(f"--event-log-size must be at least 1, not {event_log_size}")
+    bridge_port, bridge_source = _port("--bridge-port", args.bridge_port, "MCP_ACTIONS_BRIDGE_PORT", DEFAULT_BRIDGE_PORT)
+    http_port, http_source = _port("--port", args.port, "MCP_ACTIONS_PORT", DEFAULT_MCP_PORT)
     options = AppOptions(
         manifests=manifests,
         bridge_host=args.bridge_host,
-        bridge_port=args.bridge_port if args.bridge_port is not None else _env_int("MCP_ACTIONS_BRIDGE_PORT", DEFAULT_BRIDGE_PORT),
+        bridge_port=bridge_port,
+        bridge_port_fallback=bridge_source is None,  # only a default gives way; a chosen port is a promise
         bridge_token=args.bridge_token,
         allowed_origins=origins,
         browser=args.browser,
@@ -216,8 +248,8 @@ def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int]:
         watch=args.watch,
         limits=_limits(args),
     )
-    port = args.port if args.port is not None else _env_int("MCP_ACTIONS_PORT", DEFAULT_MCP_PORT)
-    return options, args.transport, args.host, port
+    sources = {"bridge": ("--bridge-port", "MCP_ACTIONS_BRIDGE_PORT", bridge_source), "HTTP": ("--port", "MCP_ACTIONS_PORT", http_source)}
+    return options, args.transport, args.host, http_port if http_source is not None else None, sources
 
 
 def _run_convert(source: str, output: str | None) -> int:
@@ -263,20 +295,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return asyncio.run(run_demo(browser_path=args.browser_path, headless=not args.headed))
         logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        options, transport, host, port = _serve_options(args)
+        options, transport, host, port, sources = _serve_options(args)
         from .server.transports import serve
 
-        asyncio.run(
-            serve(
-                options,
-                transport=transport,
-                host=host,
-                port=port,
-                http_token=args.http_token,
-                allowed_hosts=args.http_allowed_hosts or _env_list("MCP_ACTIONS_HTTP_ALLOWED_HOSTS"),
-                allowed_origins=args.http_allowed_origins or _env_list("MCP_ACTIONS_HTTP_ALLOWED_ORIGINS"),
+        try:
+            asyncio.run(
+                serve(
+                    options,
+                    transport=transport,
+                    host=host,
+                    port=port,
+                    http_token=args.http_token,
+                    allowed_hosts=args.http_allowed_hosts or _env_list("MCP_ACTIONS_HTTP_ALLOWED_HOSTS"),
+                    allowed_origins=args.http_allowed_origins or _env_list("MCP_ACTIONS_HTTP_ALLOWED_ORIGINS"),
+                )
             )
-        )
+        except PortInUse as exc:
+            print(f"mcp-actions: {_port_in_use(exc, sources)}", file=sys.stderr)
+            return 2
         return 0
     except UsageError as exc:
         print(f"mcp-actions: {exc.message}", file=sys.stderr)

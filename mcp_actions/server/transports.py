@@ -1,19 +1,34 @@
 """Serving the MCP server: stdio, SSE (``/sse``) and streamable HTTP (``/mcp``).
 
-Over stdio the server's lifespan owns the app (one client, one process).
-Over HTTP the app lives as long as the process and each client is a session
-of the transport. Both HTTP transports sit behind ``HttpGuard``: Host and
-Origin allow-lists (loopback by default), the optional bearer token, and CORS
-for allowed browser origins. The SDK's own Host/Origin check is switched off
-in favour of the guard, so one policy covers every route (the SSE message
-endpoint included) the same way.
+``serve`` starts the app before the transport takes any client, so a port
+that cannot be had (the bridge's, the HTTP transports') ends the command with
+one line and exit 2 (``ports.PortInUse``) before anything is half started.
+A taken default port gives way to a free one, said once on stderr. Over stdio
+the app then serves one client for the life of the process; over HTTP it
+lives as long as the process and each client is a session of the transport.
+
+Both HTTP transports sit behind ``HttpGuard``: Host and Origin allow-lists
+(loopback by default), the optional bearer token, and CORS for allowed browser
+origins. The SDK's own Host/Origin check is switched off in favour of the
+guard, so one policy covers every route (the SSE message endpoint included)
+the same way. Their sockets are bound here and handed to uvicorn, whose own
+binding would exit the process on a taken port with a logged traceback.
+
+Over stdio, stdout carries MCP JSON-RPC only: everything this module says goes
+to stderr.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+import os
+import shlex
+import shutil
+import signal
+import sys
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from mcp.server.lowlevel import Server
@@ -26,6 +41,7 @@ from starlette.routing import Mount, Route
 
 from ..actions_app import ActionsApp, AppOptions
 from ..defaults import DEFAULT_MCP_PORT
+from ..ports import listen_sockets
 from .http_guard import HttpGuard, HttpPolicy
 from .mcp_server import NOTIFICATIONS, build_server
 
@@ -35,6 +51,10 @@ log = logging.getLogger(__name__)
 
 TRANSPORTS = ("stdio", "sse", "streamable-http")
 _GUARDED_BY_US = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+#: Where each HTTP transport answers, and how the stderr line names it.
+_HTTP_PATHS = {"streamable-http": ("/mcp", "streamable HTTP"), "sse": ("/sse", "SSE")}
+#: Hosts that mean "every interface": a client on this machine reaches them through loopback.
+_WILDCARD_HOSTS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
 
 
 def sse_app(server: Server[Any]) -> Starlette:
@@ -51,8 +71,20 @@ def sse_app(server: Server[Any]) -> Starlette:
     return Starlette(routes=[Route("/sse", endpoint=handle_sse, methods=["GET"]), Mount("/messages/", app=sse.handle_post_message)])
 
 
+class _AppLife:
+    """Who starts an HTTP server's app, and whether it was stopped (so that it is stopped exactly once)."""
+
+    def __init__(self, *, start: bool) -> None:
+        self.start = start
+        self.stopped = False
+
+
 def http_app(app: ActionsApp, transport: str, policy: HttpPolicy) -> Any:
     """The guarded ASGI app of an HTTP transport; its lifespan starts and stops ``app``."""
+    return _guarded_app(app, transport, policy, _AppLife(start=True))
+
+
+def _guarded_app(app: ActionsApp, transport: str, policy: HttpPolicy, life: _AppLife) -> Any:
     if transport == "streamable-http":
         # One lifespan for every session: clients are told apart by session id, forgotten when idle.
         server = build_server(app, manage_app=False, http_idle_seconds=DEFAULT_SESSION_IDLE_TIMEOUT)
@@ -66,15 +98,116 @@ def http_app(app: ActionsApp, transport: str, policy: HttpPolicy) -> Any:
 
     @contextlib.asynccontextmanager
     async def lifespan(app_: Any) -> AsyncIterator[None]:
-        await app.start()
+        if life.start:
+            await app.start()
         try:
             async with inner(app_):
                 yield
         finally:
+            # Here, not after uvicorn returns: on SIGTERM uvicorn re-raises the signal once shut down,
+            # which ends the process before any code after it runs.
+            life.stopped = True
             await app.stop()
 
     starlette_app.router.lifespan_context = lifespan
     return HttpGuard(starlette_app, policy)
+
+
+def _say(line: str) -> None:
+    # stderr, always: over stdio, stdout is the MCP wire.
+    print(f"mcp-actions: {line}", file=sys.stderr, flush=True)
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):  # closed or replaced stdin
+        return False
+
+
+def _command() -> str:
+    """How the person at this terminal runs this mcp-actions again (for the hints)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) in ("mcp-actions", "mcp-actions.exe"):
+        on_path = shutil.which("mcp-actions")
+        if on_path and os.path.realpath(on_path) == os.path.realpath(argv0):
+            return "mcp-actions"
+        return shlex.quote(argv0)
+    return f"{shlex.quote(sys.executable)} -m mcp_actions"
+
+
+def _stdio_hint() -> str:
+    """What a person who started the stdio server on a terminal is told (nothing will happen until a client speaks)."""
+    command = _command()
+    # The Inspector reads flags of its own; after "--" everything is the server's command line.
+    inspector = f"npx @modelcontextprotocol/inspector {'-- ' if ' -' in command else ''}{command}"
+    return (
+        "waiting for an MCP client on stdio (an MCP host such as Claude Desktop or an IDE agent starts this command itself).\n"
+        f"mcp-actions: to try it: `{command} demo` runs the whole loop on a demo page; "
+        f"`{inspector}` opens the MCP Inspector on it. Ctrl-C stops this server."
+    )
+
+
+def _http_url(host: str, port: int, path: str) -> str:
+    reach = _WILDCARD_HOSTS.get(host, host)
+    return f"http://{f'[{reach}]' if ':' in reach else reach}:{port}{path}"
+
+
+#: Longest wait for the app to stop after Ctrl-C before the process leaves anyway.
+_INTERRUPT_STOP_S = 10.0
+
+
+@contextlib.contextmanager
+def _interrupt_stops(app: ActionsApp) -> Iterator[None]:
+    """While serving stdio, SIGINT (Ctrl-C) stops the app and ends the process with 130.
+
+    The SDK reads stdin in a worker thread that cancellation cannot interrupt, so the
+    default handling (cancel the main task) would wait for another line or end of input
+    on stdin, forever on an idle terminal. Instead the app (browser, bridge, watcher) is
+    stopped here, then the process leaves without waiting for that thread.
+    """
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[None]] = []
+
+    async def stop_and_leave() -> None:
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(app.stop(), _INTERRUPT_STOP_S)
+        _leave(130)
+
+    def interrupted() -> None:
+        if stopping:  # a second Ctrl-C: leave now
+            _leave(130)
+        stopping.append(loop.create_task(stop_and_leave()))
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, interrupted)
+    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here (Windows, a thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def _leave(status: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
+
+
+async def _start(app: ActionsApp) -> None:
+    """Start ``app``; when that fails, stop what did start (the bridge's sweeper, a bound port) and re-raise."""
+    try:
+        await app.start()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await app.stop()
+        raise
+    endpoint = app.endpoint
+    if endpoint is not None and endpoint.port_note:
+        _say(f"{endpoint.port_note}; choose the port with --bridge-port")
 
 
 async def serve(
@@ -82,23 +215,52 @@ async def serve(
     *,
     transport: str = "stdio",
     host: str = "127.0.0.1",
-    port: int = DEFAULT_MCP_PORT,
+    port: int | None = None,
     http_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
 ) -> None:
-    """Run the MCP server until its transport closes (stdio) or the process is stopped (HTTP)."""
+    """Run the MCP server until its transport closes (stdio) or the process is stopped (HTTP).
+
+    ``port`` (HTTP transports): None serves on ``DEFAULT_MCP_PORT``, or on a free port when
+    that one is taken; a port given is that port or ``ports.PortInUse``. The bridge follows
+    ``options.bridge_port`` and ``options.bridge_port_fallback`` the same way.
+    """
+    if transport not in TRANSPORTS:
+        raise ValueError(f"unknown transport {transport!r}")
     app = ActionsApp(options)
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
 
-        server = build_server(app)
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options(NOTIFICATIONS))
+        on_terminal = _stdin_is_terminal()  # asked now: while serving, the SDK points fd 0 elsewhere
+        await _start(app)
+        try:
+            server = build_server(app, manage_app=False)
+            with _interrupt_stops(app):
+                if on_terminal:
+                    _say(_stdio_hint())
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, server.create_initialization_options(NOTIFICATIONS))
+        finally:
+            await app.stop()
         return
     import uvicorn
 
-    policy = HttpPolicy.for_bind(host, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, token=http_token)
-    asgi = http_app(app, transport, policy)
-    config = uvicorn.Config(asgi, host=host, port=port, log_level="warning", lifespan="on")
-    await uvicorn.Server(config).serve()
+    path, name = _HTTP_PATHS[transport]
+    # Bound before the app starts: a port given and taken stops here, with nothing started.
+    listening = listen_sockets(host, DEFAULT_MCP_PORT if port is None else port, service="HTTP", fallback=port is None, default=DEFAULT_MCP_PORT)
+    try:
+        if listening.note:
+            _say(f"{listening.note}; choose the port with --port")
+        await _start(app)
+        life = _AppLife(start=False)
+        try:
+            policy = HttpPolicy.for_bind(host, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, token=http_token)
+            config = uvicorn.Config(_guarded_app(app, transport, policy, life), host=host, port=listening.port, log_level="warning", lifespan="on")
+            _say(f"MCP over {name} at {_http_url(host, listening.port, path)}")
+            await uvicorn.Server(config).serve(sockets=listening.sockets)
+        finally:
+            if not life.stopped:  # uvicorn never ran the lifespan, which stops the app
+                await app.stop()
+    finally:
+        listening.close()
