@@ -91,7 +91,7 @@ class RuntimeRegistry:
     def __init__(self) -> None:
         self._runtimes: dict[str, RuntimeInfo] = {}
         self.active_id: str | None = None
-        #: Called with the new active runtime whenever another one becomes active (the bridge
+        #: Called with the new active runtime when the active one moves to another (the bridge
         #: turns it into an ``active`` event: what the agent sees may depend on the active page).
         self.on_active: Callable[[RuntimeInfo], None] | None = None
 
@@ -124,19 +124,21 @@ class RuntimeRegistry:
         """Forget a runtime; the active runtime falls back to the newest remaining one."""
         info = self._runtimes.pop(runtime_id, None)
         if self.active_id == runtime_id:
-            self._activate(next(reversed(self._runtimes), None) if self._runtimes else None)
+            # Not announced: the runtime's going is (the bridge's ``gone``), and this follows from it.
+            self.active_id = next(reversed(self._runtimes), None) if self._runtimes else None
         return info
 
     def set_active(self, runtime_id: str | None) -> None:
-        """Mark the runtime an implicit call goes to when several could take it."""
-        if runtime_id is None or runtime_id in self._runtimes:
-            self._activate(runtime_id)
+        """Mark the runtime an implicit call goes to when several could take it.
 
-    def _activate(self, runtime_id: str | None) -> None:
-        changed = runtime_id != self.active_id
-        self.active_id = runtime_id
+        A move from one runtime to another is announced (``on_active``); the first
+        runtime becoming active is not, since its arrival already is.
+        """
+        if runtime_id is not None and runtime_id not in self._runtimes:
+            return
+        previous, self.active_id = self.active_id, runtime_id
         active = self.active
-        if changed and active is not None and self.on_active is not None:
+        if previous is not None and runtime_id != previous and active is not None and self.on_active is not None:
             self.on_active(active)
 
     @property

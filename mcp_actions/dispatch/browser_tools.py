@@ -162,13 +162,15 @@ async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[s
         opened, runtime = await _run(service, "browser.open_tab", {"url": own["url"]}, routing, deadline)
         info = service.bridge.registry.get(opened["runtime_id"])
         tab = {"tab_id": opened.get("tab_id"), "runtime_id": opened["runtime_id"], "url": info.url if info else opened.get("url"), "title": info.title if info else None}
-        return {"ok": True, "navigated": True, "runtime_id": opened["runtime_id"], "tab": tab}
+        return {"ok": True, "runtime_id": opened["runtime_id"], "tab": tab}
     arguments = {key: own[key] for key in ("url", "reload", "tab_id") if key in own}
     output, runtime = await _run(service, "browser.navigate", arguments, routing, deadline)
     if isinstance(output, dict):
         navigated = (output.get("tab") or {}).get("runtime_id", runtime.runtime_id)
         service.bridge.registry.set_active(navigated)
-        output = {**output, "runtime_id": navigated}
+        # The answer an agent reads after every navigation: the page, its title, its status and the
+        # runtime, nothing else (``navigated`` only repeats ``ok``).
+        output = {**{k: v for k, v in output.items() if k != "navigated"}, "runtime_id": navigated}
     return output
 
 

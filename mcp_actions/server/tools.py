@@ -98,7 +98,8 @@ def success_result(output: Any, binding: ToolBinding | None = None, *, state_sum
     if binding is not None and _image_tool(binding):
         output, image = split_image(output)
     structured = output if isinstance(output, dict) else {"result": output}
-    text = json.dumps(output, ensure_ascii=False, default=str)
+    # Compact: the text is what most hosts put in the model's context, on every call.
+    text = json.dumps(output, ensure_ascii=False, default=str, separators=(",", ":"))
     if len(text) > TEXT_LIMIT:
         text = f"{text[:TEXT_LIMIT]}… ({len(text)} characters; the whole result is in structuredContent)"
     content: list[types.TextContent | types.ImageContent] = [types.TextContent(type="text", text=text)]

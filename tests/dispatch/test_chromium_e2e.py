@@ -12,7 +12,7 @@ import contextlib
 import json
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,12 @@ import pytest
 from mcp import Client
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
+from mcp_actions.demo.static import StaticSite
 from mcp_actions.server.mcp_server import build_server
 
 pytestmark = pytest.mark.asyncio
+
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 
 WF = {"version": 1, "expression_language": "jsonata"}
 
@@ -199,25 +202,33 @@ async def test_published_simple_form_map_in_both_modes_with_and_without_the_page
         assert runtimes["runtimes"][0]["states"] == ["form_ready", "form_submitted"]
 
 
-async def test_first_calls_at_once_open_the_page_their_map_names_once(tmp_path: Path, pages_url: str) -> None:
-    # The map names its page: tools/list has no browser_navigate, and the agent's first calls
-    # (hosts send parallel calls) find no runtime there; the server opens the page once for both.
-    async with app_with(tmp_path, feed_map(f"{pages_url}/feed/index.html")) as (app, client):
-        assert "browser_navigate" not in {t.name for t in (await client.list_tools()).tools}
+@pytest.fixture
+def feed_site() -> Iterator[str]:
+    """The feed fixture served as a site of its own: its front page is the feed (the origin's root)."""
+    with StaticSite(PAGES / "feed") as site:
+        yield site.url.rstrip("/")
+
+
+async def test_first_calls_at_once_open_the_site_their_map_names_once(tmp_path: Path, feed_site: str) -> None:
+    # The map names its site; the agent's first calls (hosts send parallel calls) find no tab
+    # there, and the server opens the site's front page once for both.
+    async with app_with(tmp_path, feed_map(feed_site)) as (app, client):
+        assert "browser_navigate" in {t.name for t in (await client.list_tools()).tools}  # listed anyway
         first, second = await asyncio.gather(client.call_tool("feed_find_item", {"n": 2}), client.call_tool("feed_find_item", {"n": 3}))
         assert ok(first)["text"] != ok(second)["text"]
         tabs = ok(await client.call_tool("browser_list_tabs", {}))["tabs"]
-        assert [tab["url"] for tab in tabs] == [f"{pages_url}/feed/index.html"]
+        assert [tab["url"] for tab in tabs] == [f"{feed_site}/"]
 
 
-async def test_a_page_its_map_names_that_cannot_be_opened_fails_the_call_naming_that_page(tmp_path: Path) -> None:
+async def test_a_site_its_map_names_that_cannot_be_opened_fails_the_call_naming_that_site(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a loopback port nothing listens on
         probe.bind(("127.0.0.1", 0))
-        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/feed/"
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
     async with app_with(tmp_path, feed_map(closed)) as (app, client):
         error = failed(await client.call_tool("feed_find_item", {"n": 2}))
         assert error["code"] == "handler_failed" and error["evidence"]["surface_origin"] == closed
-        assert error["message"].startswith(f"could not open {closed}, the page its map names") and "ERR_CONNECTION_REFUSED" in error["message"]
+        assert error["evidence"]["url"] == f"{closed}/"  # the front page: only the origin is relied on
+        assert error["message"].startswith(f"could not open {closed}/, the site its map names") and "ERR_CONNECTION_REFUSED" in error["message"]
 
 
 @pytest.mark.parametrize("tab", ["blank", "new"])
@@ -234,12 +245,12 @@ async def test_opening_a_maps_page_that_never_answers_ends_within_the_calls_time
             assert 0 < error["evidence"]["timeout_ms"] <= 1500  # the call's own limit, not the bridge's default
 
 
-async def test_a_call_waiting_for_another_to_open_its_page_waits_no_longer_than_its_own_time_limit(tmp_path: Path, pages_url: str) -> None:
+async def test_a_call_waiting_for_another_to_open_its_page_waits_no_longer_than_its_own_time_limit(tmp_path: Path, feed_site: str) -> None:
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
-        hanging = feed_map(f"http://127.0.0.1:{silent.getsockname()[1]}/feed/")
-        reachable = feed_map(f"{pages_url}/feed/index.html")
+        hanging = feed_map(f"http://127.0.0.1:{silent.getsockname()[1]}")
+        reachable = feed_map(feed_site)
         reachable["tools"][0]["name"] = "news.find_item"  # a second map, on a page that does load
         (tmp_path / "feed.actions.json").write_text(json.dumps(hanging))
         (tmp_path / "news.actions.json").write_text(json.dumps(reachable))

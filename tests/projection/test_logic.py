@@ -79,7 +79,7 @@ def test_project_runs_the_expression_and_checks_the_schema():
     with pytest.raises(ActionError) as caught:
         compiled.project({"rows": [{"text": "no id"}]})
     assert caught.value.code == ErrorCode.INVALID_RESULT
-    assert caught.value.evidence["path"] == "/rows/0"
+    assert caught.value.evidence["path"] == "/rows/0/id"  # the missing field itself, not the record lacking it
 
 
 def test_without_an_expression_the_records_are_the_state():

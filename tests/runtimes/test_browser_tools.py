@@ -63,7 +63,7 @@ async def test_browser_tools_end_to_end(pages_url: str) -> None:
 
         navigated = ok(await client.call_tool("browser_navigate", {"url": f"{pages_url}/engine/inputs.html"}))
         first = navigated["runtime_id"]
-        assert app.browser.started and navigated["navigated"] is True and navigated["tab"]["title"] == "Input fixture"
+        assert app.browser.started and navigated["ok"] is True and navigated["tab"]["title"] == "Input fixture"
         first_tab = navigated["tab"]["tab_id"]
 
         opened = ok(await client.call_tool("browser_open_tab", {"url": f"{pages_url}/engine/handlers.html"}))

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
 
 from mcp_actions.demo.static import StaticSite
 
@@ -53,13 +52,15 @@ async def test_stdio_published_example_submits_in_chromium(simple_form):
     async with Client(params, read_timeout_seconds=60) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert tools["contact_submit_name"].meta["mcp-actions/tool"] == "contact.submit_name"
-        # The map names its page, which the server opens itself: no browser_navigate listed.
-        # It declares a context block, which only actions_site (mode=list) reads: that one is.
-        assert "browser_navigate" not in tools and "actions_site" in tools
-        with pytest.raises(MCPError) as refused:
-            await client.call_tool("contact_submit_name", {"name": 7})
-        assert "/name" in refused.value.message
-        # No runtime yet: the server launches Chromium and opens the map's origin, then calls the handler.
+        # A map names its site's origin, not its tools' page: browser_navigate is listed beside it.
+        # It declares a context block, which only actions_site (mode=list) reads: that one is too.
+        assert "browser_navigate" in tools and "actions_site" in tools
+        # Bad arguments are a result the model reads (SEP-1303), naming the argument.
+        refused = await client.call_tool("contact_submit_name", {"name": 7})
+        assert refused.is_error and refused.structured_content["error"]["code"] == "invalid_input"
+        assert refused.structured_content["error"]["evidence"]["path"] == "/name" and "/name" in refused.content[0].text
+        # No runtime yet: the server launches Chromium and opens the site's front page (here the
+        # form), then calls the handler.
         result = await client.call_tool("contact_submit_name", {"name": "Ada"})
         assert not result.is_error, result
         assert result.structured_content["ok"] is True
