@@ -146,7 +146,8 @@ def listen_sockets(host: str, port: int, *, service: str, fallback: bool, defaul
     except OSError as exc:  # socket.gaierror: the host does not resolve
         raise bind_error(service, host, port, exc) from exc
     try:
-        return Listening(_bind_all(addresses, port), host, port, port)
+        sockets = _bind_all(addresses, port)
+        return Listening(sockets, host, port, sockets[0].getsockname()[1])  # port 0: the one the system chose
     except OSError as exc:
         if not address_in_use(exc):
             raise bind_error(service, host, port, exc) from exc
