@@ -6,7 +6,8 @@ Prints one line per item (or, with ``--json``, the report object documented
 in the README) and returns the exit status: 0 when nothing at or above
 ``--fail-on`` (default major) failed or could not be checked, 1 when
 something did, 2 on a usage or I/O error (no such file, an invalid map, a
-browser that does not start, a URL that does not load).
+browser that does not start, a URL that does not load). Every error line
+names its ``ErrorCode``: ``mcp-actions check: <code>: <message>``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..bridge.bridge import Bridge
-from ..errors import ActionError, ActionsError
+from ..errors import ActionError, ActionsError, ErrorCode
 from ..manifest.load import load_paths
 from ..projection.extract import EXTRACT_PRIMITIVE
 from ..projection.project import CompiledProjection
@@ -61,7 +62,7 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
     result = load_paths([manifest_path])
     if result.failures or not result.manifests:
         problems = [f"{r.file}:{p.path} {p.code} {p.message}" for r in result.failures for p in r.errors]
-        raise ActionsError("the map is not valid: " + ("; ".join(problems) or "no manifest found"), code="manifest_invalid")
+        raise ActionsError("the map is not valid: " + ("; ".join(problems) or "no manifest found"), code=ErrorCode.MANIFEST_INVALID)
     manifest = result.manifests[0].model
     projections = [CompiledProjection(p) for p in manifest.state_projections]
     bridge = Bridge(default_timeout_ms=CHECK_TIMEOUT_MS)
@@ -71,7 +72,8 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
         await host.ensure_started()
         runtime_id = await host.new_tab(url)
         tab = host.tab(runtime_id)
-        assert tab is not None
+        if tab is None:
+            raise ActionsError(f"the tab opened for {url} is gone", code=ErrorCode.RUNTIME_NOT_FOUND, evidence={"runtime_id": runtime_id})
         capabilities = set(tab.capabilities)
 
         async def call(name: str, arguments: dict[str, Any]) -> Any:
@@ -84,7 +86,7 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
 
         async def extract(rid: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
             if EXTRACT_PRIMITIVE not in capabilities:
-                raise ActionError(f"this browser host cannot run {EXTRACT_PRIMITIVE}", code="capability_unavailable", evidence={"capability": EXTRACT_PRIMITIVE})
+                raise ActionError(f"this browser host cannot run {EXTRACT_PRIMITIVE}", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"capability": EXTRACT_PRIMITIVE})
             return await bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=rid, timeout_ms=timeout_ms or CHECK_TIMEOUT_MS)
 
         service = ProjectionService(extract=extract, projections_for=lambda _rid: {p.name: p for p in projections})
@@ -105,10 +107,10 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
 def run_check_command(manifest: str, url: str, *, as_json: bool, fail_on: str, out: TextIO, err: TextIO, browser_path: str | None = None) -> int:
     """Run ``mcp-actions check`` and return its exit status (0, 1 or 2)."""
     if fail_on not in FAIL_ON_CHOICES:
-        print(f"mcp-actions check: --fail-on must be one of {', '.join(FAIL_ON_CHOICES)}", file=err)
+        print(f"mcp-actions check: {ErrorCode.USAGE_ERROR}: --fail-on must be one of {', '.join(FAIL_ON_CHOICES)}", file=err)
         return 2
     if not Path(manifest).is_file():
-        print(f"mcp-actions check: no such manifest file: {manifest}", file=err)
+        print(f"mcp-actions check: {ErrorCode.PATH_NOT_FOUND}: no such manifest file: {manifest}", file=err)
         return 2
     try:
         report = asyncio.run(_run(manifest, url, fail_on=fail_on, browser_path=browser_path))
@@ -116,7 +118,7 @@ def run_check_command(manifest: str, url: str, *, as_json: bool, fail_on: str, o
         print(f"mcp-actions check: {exc.code}: {exc.message}", file=err)
         return 2
     except OSError as exc:
-        print(f"mcp-actions check: io_error: {exc}", file=err)
+        print(f"mcp-actions check: {ErrorCode.IO_ERROR}: {exc}", file=err)
         return 2
     report["manifest"] = manifest
     if as_json:

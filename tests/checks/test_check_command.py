@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_actions.errors import ErrorCode
 from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES
 
 MAP = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "board" / "actions.json"
@@ -68,14 +69,21 @@ def test_threshold_critical_passes_what_major_fails(pages_url):
     assert "FAIL check      board_visible" in done.stdout  # still reported, just not fatal
 
 
+INVALID_MAP = Path(__file__).resolve().parents[1] / "fixtures" / "manifests" / "invalid"
+
+
 @pytest.mark.parametrize(
-    "args",
+    ("args", "code"),
     [
-        ("missing.json", "--url", "http://127.0.0.1:9/"),  # no such manifest
-        (str(MAP),),  # --url is required
-        (str(MAP), "--url", "http://127.0.0.1:9/", "--fail-on", "info"),  # not a threshold
-        (str(MAP), "--url", "http://127.0.0.1:9/"),  # the URL does not load
+        (("missing.json", "--url", "http://127.0.0.1:9/"), "path_not_found"),  # no such manifest
+        ((str(MAP),), None),  # --url is required (argparse's own usage message)
+        ((str(MAP), "--url", "http://127.0.0.1:9/", "--fail-on", "info"), None),  # not a threshold (argparse's choices)
+        ((str(MAP), "--url", "http://127.0.0.1:9/"), "handler_failed"),  # the URL does not load
+        ((str(INVALID_MAP / "protocol_missing.json"), "--url", "http://127.0.0.1:9/"), "manifest_invalid"),  # the map is not valid
     ],
 )
-def test_usage_and_io_errors_exit_2(args):
-    assert check(*args).returncode == 2
+def test_usage_and_io_errors_exit_2_naming_their_code(args, code):
+    done = check(*args)
+    assert done.returncode == 2
+    if code is not None:  # our own error lines name an ErrorCode member
+        assert ErrorCode(code) and f"mcp-actions check: {code}: " in done.stderr, done.stderr
