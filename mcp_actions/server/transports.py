@@ -139,8 +139,9 @@ def _command() -> str:
 def _stdio_hint() -> str:
     """What a person who started the stdio server on a terminal is told (nothing will happen until a client speaks)."""
     command = _command()
-    # The Inspector reads flags of its own; after "--" everything is the server's command line.
-    inspector = f"npx @modelcontextprotocol/inspector {'-- ' if ' -' in command else ''}{command}"
+    # The Inspector starts this same server, options and all; after "--" it reads no flags of its own.
+    server = " ".join([command, *(shlex.quote(arg) for arg in sys.argv[1:])])
+    inspector = f"npx @modelcontextprotocol/inspector {'-- ' if ' -' in server else ''}{server}"
     return (
         "waiting for an MCP client on stdio (an MCP host such as Claude Desktop or an IDE agent starts this command itself).\n"
         f"mcp-actions: to try it: `{command} demo` runs the whole loop on a demo page; "

@@ -270,7 +270,8 @@ def test_stdio_on_a_terminal_says_it_waits_and_how_to_try_it(maps: Path, tmp_pat
     assert hint[0].startswith("mcp-actions: waiting for an MCP client on stdio")
     command = f"{sys.executable} -m mcp_actions"
     assert f"`{command} demo`" in hint[1]
-    assert f"`npx @modelcontextprotocol/inspector -- {command}`" in hint[1]
+    # The Inspector is told to start this same server, with the options it was given.
+    assert f"`npx @modelcontextprotocol/inspector -- {command} serve --browser none --manifests {maps} --no-watch --bridge-port 0`" in hint[1]
 
 
 # -- in process: the bridge and the port helper --------------------------------
