@@ -188,6 +188,27 @@ def test_unknown_schema_dialect_is_a_warning_and_the_schema_is_still_checked() -
     assert [(p.code, p.path) for p in report.errors] == [("invalid_schema", "/tools/0/input_schema/required")]
 
 
+@pytest.mark.parametrize(
+    ("origin", "warned"),
+    [
+        ("https://example.com", False),  # an origin, as the spec shows it
+        ("http://127.0.0.1:8000/", False),  # a trailing slash is still the origin
+        ("https://*.example.com", False),  # a wildcard host names several origins, still no path
+        ("http://127.0.0.1:8000/board/index.html", True),  # the page the tools work on is not the origin
+        ("https://example.com?tab=2", True),  # a query
+        ("https://example.com/#cart", True),  # a fragment
+        ("file://examples/simple-form/index.html", False),  # not a web origin: file surfaces compare paths
+    ],
+)
+def test_a_surface_origin_with_a_path_query_or_fragment_is_warned_about_with_the_fix(origin: str, warned: bool) -> None:
+    report = check_manifest(edit(base(), "/surface/origin", origin))
+    assert report.errors == ()
+    found = [p for p in report.warnings if p.code == "origin_not_an_origin"]
+    assert [(p.path, p.severity) for p in found] == ([("/surface/origin", "warning")] if warned else [])
+    if warned:
+        assert "scheme://host[:port]" in found[0].message and f"write '{origin.split('/')[0]}//{origin.split('/')[2].split('?')[0]}'" in found[0].message
+
+
 # (source path, safe?)  — source_path_problem is the whole rule behind unsafe_source_path
 SOURCE_PATHS = [
     ("index.html", True),

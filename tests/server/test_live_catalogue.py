@@ -141,3 +141,53 @@ async def test_an_edit_that_changes_which_builtins_a_map_needs_is_a_list_change(
         (maps / "live.actions.json").write_text(json.dumps(named))
         await heard.wait_for("notifications/tools/list_changed")
         assert await _names(client) == {"live_ping", "browser_navigate", "actions_site"}
+
+
+async def test_a_map_that_fails_to_load_is_told_to_the_host_at_start_and_after_an_edit(tmp_path):
+    # Inside a desktop host the user sees neither stderr nor a missing tool: each failed map is an
+    # error log message naming its file, the JSON Pointer and the problem, and actions_site lists it.
+    maps = tmp_path / "maps"
+    maps.mkdir()
+    (maps / "live.actions.json").write_text(manifest("live.ping"))
+    (maps / "broken.actions.json").write_text(manifest("broken.ping").replace('"version": 1', '"version": 9'))
+    logged: list[tuple[str, Any]] = []
+    arrived = asyncio.Event()
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logged.append((params.level, params.data))
+        arrived.set()
+
+    async def next_failure() -> dict[str, Any]:
+        while not any(isinstance(d, dict) and d.get("event") == "map_invalid" for _, d in logged):
+            arrived.clear()
+            await asyncio.wait_for(arrived.wait(), 10)
+        level, data = next((level, d) for level, d in logged if isinstance(d, dict) and d.get("event") == "map_invalid")
+        logged.clear()
+        assert level == "error"
+        return data
+
+    app = ActionsApp(AppOptions(manifests=[str(maps)], browser="none", serve_bridge=False, watch_debounce_ms=50))
+    async with Client(build_server(app), mode="legacy", logging_callback=on_log) as client:
+        await client.list_tools()  # the map failed before this client connected: it hears of it on arrival
+        told = await next_failure()
+        assert told["file"].endswith("broken.actions.json")
+        assert told["errors"][0]["path"] == "/version" and told["errors"][0]["code"] == "unsupported_version"
+        assert told["message"].startswith("map ") and "/version unsupported_version" in told["message"]
+        listing = (await client.call_tool("actions_site", {"mode": "list"})).structured_content
+        assert [m["file"].endswith("broken.actions.json") for m in listing["failed_maps"]] == [True]
+        assert "live.ping" in {t["name"] for t in listing["tools"]}
+        # An edit that breaks the other map: told once, for that file only.
+        (maps / "live.actions.json").write_text('{"protocol": "actions.json", "version": 1, "tools": [{"name": 7}]}')
+        told = await next_failure()
+        assert told["file"].endswith("live.actions.json") and told["errors"][0]["path"].startswith("/tools/0")
+        await asyncio.sleep(0.2)
+        assert not [d for _, d in logged if isinstance(d, dict) and d.get("event") == "map_invalid"]
+        # Fixed, both: actions_site lists no failed map.
+        (maps / "live.actions.json").write_text(manifest("live.ping"))
+        (maps / "broken.actions.json").write_text(manifest("broken.ping"))
+        for _ in range(100):
+            listing = (await client.call_tool("actions_site", {"mode": "list"})).structured_content
+            if "failed_maps" not in listing:
+                break
+            await asyncio.sleep(0.05)
+        assert "failed_maps" not in listing
