@@ -1,7 +1,9 @@
 """``mcp-actions check MANIFEST --url URL``: a drift report of a map against a live page.
 
 Loads and validates the map, opens the URL in headless Chromium (the browser
-host, one tab), waits for the page to settle, and runs ``drift_report``.
+host, one tab), waits for the page to settle and for what the map expects to
+be there (``wait_until_expected``, at most ``READY_TIMEOUT_MS``: a page that
+renders late is judged once rendered), and runs ``drift_report``.
 Prints one line per item (or, with ``--json``, the report object documented
 in the README) and returns the exit status: 0 when nothing at or above
 ``--fail-on`` (default major) failed or could not be checked, 1 when
@@ -25,9 +27,9 @@ from ..projection.extract import EXTRACT_PRIMITIVE
 from ..projection.project import CompiledProjection
 from ..projection.service import ProjectionService
 from ..runtimes.browser import BrowserHost, BrowserOptions
-from .drift import SEVERITY_ORDER, drift_report, failing
+from .drift import SEVERITY_ORDER, drift_report, failing, wait_until_expected
 
-__all__ = ["CHECK_TIMEOUT_MS", "FAIL_ON_CHOICES", "format_report", "run_check_command"]
+__all__ = ["CHECK_TIMEOUT_MS", "FAIL_ON_CHOICES", "READY_TIMEOUT_MS", "format_report", "run_check_command"]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +39,9 @@ CHECK_TIMEOUT_MS = 15_000
 # A page that renders after load (fetching its data) gets this long to become quiet.
 _SETTLE = {"quiet_ms": 200, "timeout_ms": 3000}
 _SETTLE_FALLBACK_S = 0.5
+#: How long the check waits, in all, for what the map expects on the page (a client-rendered page's
+#: data, a form that arrives late) before judging; a drifted page costs at most this much more.
+READY_TIMEOUT_MS = 5_000
 
 _MARKS = {"pass": "ok  ", "warn": "warn", "fail": "FAIL", "error": "ERR "}
 
@@ -45,7 +50,9 @@ def format_report(report: dict[str, Any], manifest: str) -> str:
     """The human-readable report: one line per item, warnings and evidence where something drifted."""
     lines = [f"mcp-actions check: {manifest} against {report['url']}"]
     for item in report["items"]:
-        lines.append(f"  {_MARKS[item['status']]} {item['kind']:<10} {item['id']}  [{item['severity']}]  {item['message']}")
+        # A pass that only informs (a state not current now, a step that runs after the action) reads as such.
+        mark = "info" if item["status"] == "pass" and item.get("note") else _MARKS[item["status"]]
+        lines.append(f"  {mark} {item['kind']:<10} {item['id']}  [{item['severity']}]  {item['message']}")
         if item["status"] in ("fail", "error"):
             evidence = json.dumps(item["evidence"], ensure_ascii=False, separators=(",", ":"), default=str)
             lines.append(f"         evidence: {evidence[:400]}{'…' if len(evidence) > 400 else ''}")
@@ -77,12 +84,20 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
         capabilities = set(tab.capabilities)
 
         async def call(name: str, arguments: dict[str, Any]) -> Any:
-            return await bridge.call(name, arguments, runtime_id=runtime_id, timeout_ms=CHECK_TIMEOUT_MS)
+            # A wait bounds itself (timeout_ms): leave it room to answer before the call's own bound.
+            bound = CHECK_TIMEOUT_MS + int(arguments.get("timeout_ms") or 0) if name == "locator.wait_for" else CHECK_TIMEOUT_MS
+            return await bridge.call(name, arguments, runtime_id=runtime_id, timeout_ms=bound)
 
-        if "dom.settle" in capabilities:
-            await call("dom.settle", dict(_SETTLE))
-        else:
-            await asyncio.sleep(_SETTLE_FALLBACK_S)
+        async def settle() -> None:
+            if "dom.settle" in capabilities:
+                await call("dom.settle", dict(_SETTLE))
+            else:
+                await asyncio.sleep(_SETTLE_FALLBACK_S)
+
+        await settle()
+        ready = await wait_until_expected(call, manifest, url=tab.page.url, timeout_ms=READY_TIMEOUT_MS)
+        if ready["waited_ms"] > _SETTLE["quiet_ms"]:
+            await settle()  # it rendered late: let the rest of it land too
 
         async def extract(rid: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
             if EXTRACT_PRIMITIVE not in capabilities:
@@ -91,7 +106,7 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
 
         service = ProjectionService(extract=extract, projections_for=lambda _rid: {p.name: p for p in projections})
         final_url = tab.page.url
-        return await drift_report(
+        report = await drift_report(
             manifest,
             call,
             lambda wanted: service.observe_all(runtime_id, wanted),
@@ -99,6 +114,8 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
             url=final_url,
             fail_on=fail_on,
         )
+        report["ready"] = ready
+        return report
     finally:
         await host.stop()
         await bridge.stop()
