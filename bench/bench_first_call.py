@@ -2,8 +2,8 @@
 
 Each session is a fresh ``mcp-actions serve`` process (``--browser launch``)
 driven by the MCP SDK's ``Client``: wait (untimed) until its browser has a
-tab, ``browser_navigate`` (called by name: the board map names its site, so
-it is not listed) to the board of ``bench/board/`` (``/cards/N/``), then
+tab, ``browser_navigate`` (listed beside the map's tools: the map names
+only its site's origin) to the board of ``bench/board/`` (``/cards/N/``), then
 ``board_add_card`` ten times into Doing with distinct titles. Per
 session it records each call's wall time as the client sees it; across
 sessions it reports the median first ``add_card``, the median of calls 2–10,
@@ -29,7 +29,7 @@ from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_peers import ROOT, board_map, board_site, board_url, server_params, wait_for_runtime
+from bench_peers import ROOT, board_map, board_site, board_url, server_params, site_origin, wait_for_runtime
 
 from mcp_actions.demo.static import StaticSite
 
@@ -38,7 +38,7 @@ __all__ = ["main"]
 
 async def session(source: Path, url: str, browser: str, workdir: Path, calls: int) -> dict[str, float | list[float]]:
     """One cold server: navigate, then ``calls`` add_card calls; their times in ms."""
-    params = server_params("mcp-actions", Path("/nonexistent"), browser, workdir, board_map(source, url, workdir), source=source)
+    params = server_params("mcp-actions", Path("/nonexistent"), browser, workdir, board_map(source, site_origin(url), workdir), source=source)
     async with Client(params, mode="legacy", read_timeout_seconds=120) as client:
         await client.list_tools()
         await wait_for_runtime(client)

@@ -8,11 +8,23 @@ driven the way an agent drives each server:
   snapshot text (the "+ Add a card" button of the Doing list, then the card
   title box), click and type by ref, and read a snapshot again until the new
   card shows in the Doing list;
-- mcp-actions: the board map's ``board_add_card`` (and ``board_find_cards``
-  only when add_card's answer does not show the card). The map names its
-  site (``surface.origin``, set per run to the board's address), so the
-  server opens it for the first call and does not list ``browser_navigate``;
-  a tree that still lists it is driven with ``browser_navigate`` first.
+- mcp-actions: ``browser_navigate`` to the board page, then the board map's
+  ``board_add_card`` (and ``board_find_cards`` only when add_card's answer
+  does not show the card), the tools its ``tools/list`` offers. The map's
+  ``surface.origin`` names the served site's origin only (``http://127.0.0.1:PORT``,
+  set per run, no path): an origin says which site the tools belong to, not
+  the page they work on, so the server lists ``browser_navigate`` beside
+  them and the agent reaches the board with it, as on any real site. (The
+  server would open the origin's front page by itself for a first call
+  that finds no tab on the site; that is not the board, and an agent that
+  knows its page goes there first.) ``--map-without-site`` serves the map
+  with no ``surface.origin`` at all, a map written for any page: the calls
+  and the ``tools/list`` are the same (the server lists ``browser_navigate``
+  either way); what differs is inside the server, which routes the map's
+  calls to a tab on its origin in the first case and to any tab (the only
+  one, or the active one) in the second. A tree given with ``--actions-root`` that does not list
+  ``browser_navigate`` (one from before it was always listed) gets the same
+  calls: an unlisted built-in still answers by name.
 
 Every run starts a fresh server process (cold) over stdio with the MCP SDK's
 ``Client``. The browser is up before the clock starts: mcp-actions launches
@@ -52,6 +64,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcp import Client, StdioServerParameters
 
@@ -248,16 +261,17 @@ async def task_devtools(driver: Driver, url: str, page_id: int) -> None:
     raise TaskFailed("the new card never showed in Doing")
 
 
-async def task_actions(driver: Driver, url: str, *, navigate: bool) -> None:
-    """board_add_card (after browser_navigate when listed); board_find_cards only when add_card's answer does not show the card.
+async def task_actions(driver: Driver, url: str) -> None:
+    """browser_navigate to the board, board_add_card; board_find_cards only when add_card's answer does not show the card.
 
-    The same rule as the peers' drivers: an action's own answer confirms the task when it
+    The map names its site's origin, not the board page, so the agent goes there first,
+    as it navigates first with the peers. The same rule as the peers' drivers: an action's
+    own answer confirms the task when it
     shows the new card (their click/type answers carry a snapshot; add_card's carries the
     last card of the list, read from the page after the save), and only otherwise is the
     page read again.
     """
-    if navigate:
-        await driver.call("browser_navigate", {"url": url})
+    await driver.call("browser_navigate", {"url": url})
     added = (await driver.call("board_add_card", {"list": LIST, "title": TITLE})).structured_content
     if not added.get("added"):
         raise TaskFailed(f"board_add_card did not add the card: {added}")
@@ -299,8 +313,14 @@ def board_url(base_url: str, cards: int) -> str:
     return f"{base_url}cards/{cards}/"
 
 
+def site_origin(url: str) -> str:
+    """The origin of ``url`` (``scheme://host[:port]``, no path): what a map's ``surface.origin`` names."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def board_site(workdir: Path, card_counts: list[int]) -> Path:
-    """A folder serving the board at ``/cards/N/`` for each count: the count is in the path, so a map's origin can name it."""
+    """A folder serving the board at ``/cards/N/`` for each count (one site, one origin, a page per count)."""
     root = workdir / "site"
     for cards in card_counts:
         (root / "cards" / str(cards)).mkdir(parents=True, exist_ok=True)
@@ -308,17 +328,20 @@ def board_site(workdir: Path, card_counts: list[int]) -> Path:
     return root
 
 
-def board_map(source: Path, url: str | None, workdir: Path) -> Path:
-    """The board map of the tree at ``source`` (a map may use what its tree's dictionary has), naming ``url`` as its site.
+def board_map(source: Path, origin: str | None, workdir: Path) -> Path:
+    """The board map of the tree at ``source`` (a map may use what its tree's dictionary has), naming ``origin`` as its site.
 
-    ``url=None`` leaves the map without a site, as a map written for any page would be: the
-    server then lists ``browser_navigate`` and the driver reaches the board with it.
+    ``origin`` is the served site's origin (``site_origin``), never the board page: the
+    agent reaches the page with ``browser_navigate``. ``origin=None`` leaves the map
+    without a site, as a map written for any page would be.
     """
+    if origin is not None and site_origin(origin) != origin:
+        raise ValueError(f"surface.origin must be an origin (scheme://host[:port]), got {origin!r}")
     own = source / "bench" / "board" / "actions.json"
     document = json.loads((own if own.is_file() else BOARD_DIR / "actions.json").read_text())
-    if url is not None:
-        document["surface"]["origin"] = url
-    folder = workdir / "maps" / f"{abs(hash((str(source), url))):x}"
+    if origin is not None:
+        document["surface"]["origin"] = origin
+    folder = workdir / "maps" / f"{abs(hash((str(source), origin))):x}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "actions.json").write_text(json.dumps(document))
     return folder / "actions.json"
@@ -338,7 +361,8 @@ async def one_run(
 ) -> Run:
     run = Run(server=name, cards=cards)
     url = board_url(base_url, cards)
-    params = server_params(name, peers_dir, browser, workdir, board_map(source, url if map_names_site else None, workdir), source=source)
+    origin = site_origin(base_url) if map_names_site else None
+    params = server_params(name, peers_dir, browser, workdir, board_map(source, origin, workdir), source=source)
     spawned = time.perf_counter()
     async with Client(params, mode="legacy", read_timeout_seconds=120) as client:
         listing = await client.list_tools()
@@ -365,7 +389,7 @@ async def one_run(
             elif name == "chrome-devtools-mcp":
                 await task_devtools(driver, url, page_id)
             else:
-                await task_actions(driver, url, navigate=any(t.name == "browser_navigate" for t in listing.tools))
+                await task_actions(driver, url)
             run.ok = True
         except TaskFailed as exc:
             run.error = str(exc)
@@ -527,7 +551,7 @@ async def run_all(args: argparse.Namespace, peers_dir: Path, startup: dict[str, 
     with tempfile.TemporaryDirectory(prefix="bench-peers-work-") as work, StaticSite(board_site(Path(work), args.cards)) as site:
         for name in args.servers:
             source = args.actions_roots.get(name, ROOT)
-            startup_map = board_map(source, board_url(site.url, args.cards[0]), Path(work))
+            startup_map = board_map(source, None if args.map_without_site else site_origin(site.url), Path(work))
             pairs = [await startup_run(name, peers_dir, args.browser_path, Path(work), startup_map, source) for _ in range(args.startup_runs)]
             startup[name] = {"wall_ms": [round(w, 1) for w, _ in pairs], "cpu_ms": [round(c, 1) for _, c in pairs]}
             print(f"{name:20} start→tools/list: {', '.join(f'{w:.0f} ms ({c:.0f} ms CPU)' for w, c in pairs)}", file=sys.stderr)
@@ -574,7 +598,7 @@ def main() -> int:
     parser.add_argument(
         "--map-without-site",
         action="store_true",
-        help="serve the board map without surface.origin: mcp-actions lists browser_navigate and the driver navigates first",
+        help="serve the board map without surface.origin (a map for any page): the same calls and tools/list, routed to any tab rather than one on the origin",
     )
     args = parser.parse_args()
     args.actions_roots = {"mcp-actions": ROOT}

@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+import pytest
 
 from mcp_actions.manifest.load import load_paths
 
-BOARD_MAP = Path(__file__).resolve().parents[1] / "bench" / "board" / "actions.json"
+ROOT = Path(__file__).resolve().parents[1]
+BOARD_MAP = ROOT / "bench" / "board" / "actions.json"
+# Its one warning: add_card clicks by locator, an addition of our dictionary (the bench runs our runtimes).
+KNOWN_WARNINGS = [("/tools/0/workflow/steps/0/args/target", "non_reference_argument")]
 
 
 def test_the_bench_board_map_is_valid_and_exposes_its_four_tools() -> None:
     result = load_paths([BOARD_MAP])
     assert [(r.valid, [p.to_dict() for p in r.errors]) for r in result.reports] == [(True, [])]
-    # Its one warning: add_card clicks by locator, an addition of our dictionary (the bench runs our runtimes).
-    assert [(p.path, p.code) for p in result.reports[0].warnings] == [("/tools/0/workflow/steps/0/args/target", "non_reference_argument")]
+    assert [(p.path, p.code) for p in result.reports[0].warnings] == KNOWN_WARNINGS
     assert [t.name for t in result.manifests[0].model.tools] == ["board.add_card", "board.find_cards", "board.list_lists", "board.move_card"]
+
+
+def test_the_map_the_bench_serves_names_only_the_sites_origin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench_peers gives each run a copy whose surface.origin is the served site's origin, never the board page."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    monkeypatch.delitem(sys.modules, "bench_peers", raising=False)
+    import bench_peers
+
+    page = bench_peers.board_url("http://127.0.0.1:8765/", 300)
+    origin = bench_peers.site_origin(page)
+    assert (page, origin) == ("http://127.0.0.1:8765/cards/300/", "http://127.0.0.1:8765")
+    served = load_paths([bench_peers.board_map(ROOT, origin, tmp_path)])
+    assert served.manifests[0].model.surface.origin == origin
+    assert [(r.valid, [(p.path, p.code) for p in r.warnings]) for r in served.reports] == [(True, KNOWN_WARNINGS)]
+    with pytest.raises(ValueError, match="must be an origin"):
+        bench_peers.board_map(ROOT, page, tmp_path)
