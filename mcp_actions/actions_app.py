@@ -136,6 +136,8 @@ class ActionsApp:
         self.wab_origins: dict[str, str | None] = {}
         self.wab_documents: dict[str, dict[str, Any]] = {}
         self.started_at: float | None = None
+        #: Where MCP is served over HTTP (``transport``, ``url``, ``port_note``), set by the transport; None over stdio.
+        self.mcp_http: dict[str, Any] | None = None
         self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
         self.bridge.add_listener(self._on_bridge_event)
         self.resources = ResourceRegistry()
@@ -528,7 +530,10 @@ class ActionsApp:
                 "status_page": f"{endpoint.http_url}/" if endpoint else None,
                 "token_hint": "pass ?token=… (printed on stderr at start, or set --bridge-token)",
                 "bookmarklet": endpoint.bookmarklet() if endpoint else None,
+                # Set when the default port was taken (another server runs) and a free one serves instead.
+                "port_note": endpoint.port_note if endpoint else None,
             },
+            "mcp": self.mcp_http,
             "browser": {
                 "mode": self.options.browser,
                 "started": bool(self.browser is not None and self.browser.started),

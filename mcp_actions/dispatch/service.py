@@ -2,7 +2,9 @@
 
 ``ActionService.call`` checks the arguments against the tool's input schema
 before anything reaches a runtime, chooses exactly one runtime (launching the
-browser lazily when allowed and needed), and before the tool acts checks:
+browser lazily when allowed and needed, and opening a map's site for it),
+refuses a map's tool whose tab shows no page (``page_guidance.py``: the model
+is told to navigate first), and before the tool acts checks:
 
 1. its ``requires`` against the runtime's advertised capabilities
    (``capability_unavailable``);

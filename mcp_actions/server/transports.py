@@ -253,6 +253,7 @@ async def serve(
     try:
         if listening.note:
             _say(f"{listening.note}; choose the port with --port")
+        app.mcp_http = {"transport": transport, "url": _http_url(host, listening.port, path), "port_note": listening.note}
         await _start(app)
         life = _AppLife(start=False)
         try:

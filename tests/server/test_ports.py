@@ -129,8 +129,10 @@ async def test_two_servers_side_by_side_with_default_options_both_serve(maps: Pa
                 token = re.search(r"bridge token for this run: (\S+)", stderr).group(1)
                 page = (await http.get(f"{report['status_page']}?token={token}")).text
                 if port == DEFAULT_BRIDGE_PORT:
-                    assert notes == [] and 'id="port-note"' not in page
+                    assert notes == [] and 'id="port-note"' not in page and report["port_note"] is None
                 else:
+                    # actions://bridge/launch says it too, for a host that shows no stderr.
+                    assert f"default bridge port {DEFAULT_BRIDGE_PORT} is in use" in report["port_note"] and f"serving on {port}" in report["port_note"]
                     assert notes == [
                         f"mcp-actions: the default bridge port {DEFAULT_BRIDGE_PORT} is in use (by another mcp-actions?), "
                         f"so serving on {port} instead; choose the port with --bridge-port"
@@ -198,6 +200,8 @@ async def test_http_default_port_taken_serves_on_a_free_port_and_prints_its_url(
                 pytest.skip(f"port {DEFAULT_MCP_PORT} was let go by another program before the server started")
             async with Client(url.group(1)) as client:
                 assert (await client.list_tools()).tools
+                mcp = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)["mcp"]
+                assert mcp["url"] == url.group(1) and f"HTTP port {DEFAULT_MCP_PORT} is in use" in mcp["port_note"]
         finally:
             _stop(process)
     stderr = log.read_text()
