@@ -145,14 +145,15 @@ def select_runtime(runtimes: Sequence[RuntimeInfo], route: Route, *, active_id: 
 
 def _not_found(route: Route, connected: int) -> ActionError:
     asked = route.asked()
+    evidence: dict[str, Any] = {"asked": asked, "connected": connected}
     if not connected:
         message = "no runtime is connected"
     elif asked:
         message = "no connected runtime matches " + ", ".join(f"{k}={v!r}" for k, v in asked.items())
     else:
         message = "no runtime matches"
-    return ActionError(
-        message,
-        code=ErrorCode.RUNTIME_NOT_FOUND,
-        evidence={"asked": asked, "connected": connected},
-    )
+    if route.surface_origin and not route.explicit:
+        # Only the map's site was asked for: what helps is opening a page of it, not retrying.
+        message += f"; no page of {route.surface_origin} is open: open the tool's page with browser_navigate first"
+        evidence["next"] = "browser_navigate"
+    return ActionError(message, code=ErrorCode.RUNTIME_NOT_FOUND, evidence=evidence)

@@ -427,9 +427,12 @@ async def test_runtime_not_found_says_what_was_asked(make_runtime: MakeRuntime, 
     await _connect_fleet(make_runtime)
     kind, error = await outcome(bridge.call("who", {}, route=route))
     assert kind == "runtime_not_found"
-    assert error.evidence == {"asked": asked, "connected": 4}
+    # Asked only for a map's site, the way out is to open a page of it.
+    surface_only = list(asked) == ["surface_origin"]
+    assert error.evidence == {"asked": asked, "connected": 4, **({"next": "browser_navigate"} if surface_only else {})}
     for value in asked.values():
         assert repr(value) in error.message
+    assert ("browser_navigate" in error.message) is surface_only
 
 
 # -- correlation ---------------------------------------------------------------
