@@ -212,7 +212,7 @@ async def _step_item(call: PrimitiveCall, step: StepTarget, *, not_now: str | No
     if problem is None:
         return _item("tool_step", step.id, "pass", "info", _found(probe, step) + f"; {when}", evidence, note=note)
     if probe.visible_count > 1 and step.needs_one:
-        message = f"{problem} now; {when}, when it needs exactly one"
+        message = f"{problem} now; {when}, and the page may differ then"
         return _item("tool_step", step.id, "warn", "info", message, evidence, [message], note=note)
     return _item("tool_step", step.id, "pass", "info", f"{problem} now: information only, {when} and its element may appear then", evidence, note=note)
 
