@@ -12,12 +12,12 @@ and ``height``; the MCP layer sends the image as image content (server/media.py)
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any
 
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
+from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
 from .builtin_tool import builtin_binding
@@ -121,10 +121,6 @@ DISMISS_DIALOG = _binding(
 )
 
 
-def _remaining_ms(deadline: float) -> int:
-    return max(1, int((deadline - time.monotonic()) * 1000))
-
-
 async def _runtime_for(service: ActionService, routing: dict[str, Any], need: str) -> RuntimeInfo:
     """The runtime to ask for ``need``: the routed one, else the active or newest runtime that has it."""
     route = Route.from_arguments(routing)
@@ -149,13 +145,13 @@ async def _runtime_for(service: ActionService, routing: dict[str, Any], need: st
     )
 
 
-async def _run(service: ActionService, primitive: str, arguments: dict[str, Any], routing: dict[str, Any], deadline: float) -> tuple[Any, RuntimeInfo]:
+async def _run(service: ActionService, primitive: str, arguments: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> tuple[Any, RuntimeInfo]:
     runtime = await _runtime_for(service, routing, primitive)
-    output = await service.bridge.call(primitive, arguments, runtime_id=runtime.runtime_id, timeout_ms=_remaining_ms(deadline))
+    output = await service.bridge.call(primitive, arguments, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms())
     return output, runtime
 
 
-async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
     if not own.get("url") and not own.get("reload"):
         raise ActionError("give a url, or reload: true", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url"})
     if own.get("new_tab"):
@@ -175,7 +171,7 @@ async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[s
 
 
 def _passthrough(primitive: str) -> BuiltinRunner:
-    async def run(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+    async def run(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
         output, _runtime = await _run(service, primitive, own, routing, deadline)
         return output
 

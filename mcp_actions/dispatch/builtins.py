@@ -7,12 +7,12 @@ instead of a page handler or workflow.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
 from ..catalog.context import context_for
+from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from .browser_tools import BROWSER_BINDINGS, BROWSER_RUNNERS
 from .builtin_tool import builtin_binding
@@ -43,7 +43,7 @@ SITE = builtin_binding(
 )
 
 
-async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
     mode = own["mode"]
     if mode == "list":
         listing: dict[str, Any] = {
@@ -65,15 +65,15 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
         binding = service.catalog.find(action)
         if binding is None or binding.kind == "builtin" and binding.name == "actions.site":
             raise ActionError(f"unknown action {action!r}", code=ErrorCode.UNKNOWN_ACTION, evidence={"path": "/action", "action": action})
-        remaining = max(1, int((deadline - time.monotonic()) * 1000))
-        arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": routing.get("timeout_ms", remaining)}
+        # The action gets what is left of this call's time (its own timeout_ms is this call's).
+        arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": deadline.remaining_ms()}
         prepared = service.prepare(binding.mcp_name, arguments)
         # The action's steps are reported to the caller of actions.site, as a direct call's would be.
         return await service.run(prepared.binding, prepared.arguments, prepared.routing, progress=service.call_progress())
     return await _state(service, mode, own, routing, deadline)
 
 
-async def _state(service: ActionService, mode: str, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+async def _state(service: ActionService, mode: str, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
     """The state modes: read, summarise or diff a state projection of the routed runtime."""
     if service.projections is None:
         raise ActionError(
@@ -82,7 +82,7 @@ async def _state(service: ActionService, mode: str, own: dict[str, Any], routing
             evidence={"path": "/mode", "capability": "state_projections"},
         )
     runtime = await service.resolve_runtime(Route.from_arguments(routing))
-    remaining = max(1, int((deadline - time.monotonic()) * 1000))
+    remaining = deadline.remaining_ms()
     projection = own.get("projection_name")
     if mode == "state_read":
         return await service.projections.read(runtime.runtime_id, projection, timeout_ms=remaining)

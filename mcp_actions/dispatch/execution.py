@@ -23,13 +23,13 @@ Anything else, or a primitive the runtime does not advertise, is refused with
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
+from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
@@ -38,20 +38,12 @@ from ..workflow.interpreter import CompiledWorkflow, run_workflow
 from ..workflow.legacy import execution_steps, translate_execution
 from ..workflow.progress import ProgressCallback, ProgressReporter
 
-__all__ = ["ToolExecution", "provided_primitives", "remaining_ms"]
+__all__ = ["ToolExecution", "provided_primitives"]
 
 log = logging.getLogger(__name__)
 
 #: Handler errors after which ``handler_first`` falls back to the legacy steps.
 _FALLBACK_CODES = frozenset({ErrorCode.MISSING_HANDLER, ErrorCode.DRIFT_DETECTED})
-
-
-def remaining_ms(deadline: float) -> int:
-    """Milliseconds left before ``deadline``; ``handler_timeout`` when none are."""
-    remaining = int((deadline - time.monotonic()) * 1000)
-    if remaining <= 0:
-        raise ActionError("the call ran out of time", code=ErrorCode.HANDLER_TIMEOUT, evidence={"elapsed_ms": 0})
-    return remaining
 
 
 def provided_primitives(manifest: Manifest | None) -> frozenset[str]:
@@ -71,7 +63,7 @@ class ToolExecution:
         binding: ToolBinding,
         runtime: RuntimeInfo,
         manifest: Manifest | None,
-        deadline: float,
+        deadline: Deadline,
         progress: ProgressCallback | None,
         *,
         limits: Limits = DEFAULT_LIMITS,
@@ -106,7 +98,7 @@ class ToolExecution:
         if name not in self.bridge.dictionary:
             # Dictionary primitives are checked by the bridge (capabilities, input_schema, naming the host).
             self.require(name)
-        remaining = remaining_ms(self.deadline)
+        remaining = self.deadline.remaining_ms()
         bound = min(timeout_ms, remaining) if timeout_ms else remaining
         return await self.bridge.call(name, arguments, runtime_id=self.runtime.runtime_id, timeout_ms=bound)
 
@@ -152,7 +144,7 @@ class ToolExecution:
         reporter = ProgressReporter(self.progress)
         await reporter.report(0, 1, f"handler {handler}")
         output = await self.bridge.call(
-            self.binding.name, own, runtime_id=self.runtime.runtime_id, handler=handler, timeout_ms=remaining_ms(self.deadline)
+            self.binding.name, own, runtime_id=self.runtime.runtime_id, handler=handler, timeout_ms=self.deadline.remaining_ms()
         )
         await reporter.report(1, 1, "done")
         return output

@@ -12,12 +12,12 @@ in the browser host): the page engine marks the ref's element
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
+from ..deadline import Deadline
 from .builtin_tool import builtin_binding
 from .service import ActionService, BuiltinRunner
 
@@ -69,25 +69,21 @@ SELECT = _binding(
 )
 
 
-def _ms(deadline: float) -> int:
-    return max(1, int((deadline - time.monotonic()) * 1000))
-
-
 async def _runtime(service: ActionService, routing: dict[str, Any], need: str) -> RuntimeInfo:
     return await service.resolve_runtime(Route.from_arguments(routing), need=need)
 
 
-async def _call(service: ActionService, runtime: RuntimeInfo, name: str, arguments: dict[str, Any], deadline: float) -> Any:
-    return await service.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=_ms(deadline))
+async def _call(service: ActionService, runtime: RuntimeInfo, name: str, arguments: dict[str, Any], deadline: Deadline) -> Any:
+    return await service.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms())
 
 
-async def _observe(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+async def _observe(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
     runtime = await _runtime(service, routing, "refs.observe")
     output = await _call(service, runtime, "refs.observe", own, deadline)
     return {**output, "runtime_id": runtime.runtime_id} if isinstance(output, dict) else output
 
 
-async def _click(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+async def _click(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
     runtime = await _runtime(service, routing, "refs.resolve")
     target = await _call(service, runtime, "refs.resolve", {"ref": own["ref"]}, deadline)
     info = await _call(service, runtime, "locator.element_info", {"locator": {"selector": target["selector"]}}, deadline)
@@ -95,21 +91,21 @@ async def _click(service: ActionService, own: dict[str, Any], routing: dict[str,
     return {"clicked": True, "ref": target["ref"], "role": target.get("role"), "name": target.get("name")}
 
 
-async def _fill(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+async def _fill(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
     runtime = await _runtime(service, routing, "refs.resolve")
     target = await _call(service, runtime, "refs.resolve", {"ref": own["ref"]}, deadline)
     out = await _call(service, runtime, "text.insert", {"text": own["text"], "target": {"selector": target["selector"]}, "mode": "replace"}, deadline)
     return {"filled": True, "ref": target["ref"], "inserted_length": out.get("inserted_length") if isinstance(out, dict) else None}
 
 
-async def _press(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+async def _press(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
     runtime = await _runtime(service, routing, "refs.resolve")
     target = await _call(service, runtime, "refs.resolve", {"ref": own["ref"], "focus": True}, deadline)
     out = await _call(service, runtime, "keyboard.press", {"key": own["key"]}, deadline)
     return {"pressed": True, "ref": target["ref"], "key": out.get("key") if isinstance(out, dict) else own["key"]}
 
 
-async def _select(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: float) -> Any:
+async def _select(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
     runtime = await _runtime(service, routing, "refs.select")
     return await _call(service, runtime, "refs.select", {"ref": own["ref"], "values": own["values"]}, deadline)
 

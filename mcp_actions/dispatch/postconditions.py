@@ -15,12 +15,11 @@ action). Without any checker, declared postconditions are logged, not enforced.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..errors import ActionError, ErrorCode
+from ..deadline import Deadline
 from ..projection.service import ProjectionService
 
 __all__ = ["PostconditionChecker", "PostconditionRequest", "ProjectionPostconditions"]
@@ -37,15 +36,11 @@ class PostconditionRequest:
     arguments: dict[str, Any]
     runtime_id: str
     call: PrimitiveCall  # runs a primitive on the same runtime, within the call's deadline
-    deadline: float  # time.monotonic() instant the whole call must end by
+    deadline: Deadline  # the whole call's
 
     def remaining_ms(self) -> int:
-        """Milliseconds left in the call; ``handler_timeout`` when none are."""
-        left = int((self.deadline - time.monotonic()) * 1000)
-        if left <= 0:
-            raise ActionError("the call ran out of time checking its postcondition", code=ErrorCode.HANDLER_TIMEOUT,
-                              evidence={"phase": "postcondition"})
-        return left
+        """Milliseconds left in the call; ``handler_timeout`` (phase ``postcondition``) when none are."""
+        return self.deadline.remaining_ms(phase="postcondition")
 
 
 class PostconditionChecker(Protocol):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import Any, Literal, NamedTuple, Protocol
@@ -37,13 +36,14 @@ from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route, front_page, opens_itself
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
+from ..deadline import Deadline
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode, UnknownTool
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
-from .execution import ToolExecution, missing, remaining_ms
+from .execution import ToolExecution, missing
 from .page_guidance import no_page_open, on_front_page, opens_its_own_page, shows_no_page
 from ..projection.service import ProjectionService
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
@@ -76,7 +76,7 @@ class PageToolRunner(Protocol):
         binding: ToolBinding,
         own: dict[str, Any],
         runtime: RuntimeInfo,
-        deadline: float,
+        deadline: Deadline,
         *,
         progress: ProgressCallback | None = None,
         elicit: Elicit | None = None,
@@ -214,7 +214,7 @@ class ActionService:
     ) -> CallOutcome:
         """Run an already-checked call of ``binding``; its output and the summary its map asks for (arguments as ``run``)."""
         timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
-        deadline = time.monotonic() + timeout_ms / 1000
+        deadline = Deadline.after_ms(timeout_ms)
         if binding.kind == "builtin":
             # Task-local, so a built-in that runs another tool (actions.site mode=call) passes
             # the caller's progress on without every built-in's signature carrying it.
@@ -234,7 +234,7 @@ class ActionService:
         """The progress callback of the built-in call running in this task, if its caller gave one."""
         return _CALL_PROGRESS.get()
 
-    async def _result_summary(self, binding: ToolBinding, runtime: RuntimeInfo, deadline: float) -> dict[str, Any] | None:
+    async def _result_summary(self, binding: ToolBinding, runtime: RuntimeInfo, deadline: Deadline) -> dict[str, Any] | None:
         """The summary ``x_actions.result_summary`` names, read after the call; a failure is reported, not raised.
 
         The call itself succeeded, so a summary that cannot be read becomes
@@ -251,7 +251,7 @@ class ActionService:
                     code=ErrorCode.CAPABILITY_UNAVAILABLE,
                     evidence={"capability": "state_projections", "tool": binding.name},
                 )
-            timeout_ms = max(RESULT_SUMMARY_MIN_MS, int((deadline - time.monotonic()) * 1000))
+            timeout_ms = max(RESULT_SUMMARY_MIN_MS, int(deadline.seconds_left * 1000))
             return await self.projections.summary(runtime.runtime_id, projection, summary, timeout_ms=timeout_ms, remember=False)
         except ActionError as exc:
             log.warning("%s ran, but its result summary %s/%s could not be read: %s: %s", binding.name, projection, summary, exc.code, exc.message)
@@ -262,18 +262,18 @@ class ActionService:
         loaded = self.catalog.inline.get(binding.runtime_id) if binding.runtime_id else self.catalog.manifests.get(binding.namespace)
         return loaded.model if loaded is not None else None
 
-    async def diagnose_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> Diagnosis:
+    async def diagnose_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: Deadline) -> Diagnosis:
         """Diagnose ``manifest``'s states on ``runtime`` (one ``locator.probe`` round trip) and record them."""
         diagnoser = self._diagnoser(manifest)
 
         async def call(name: str, arguments: dict[str, Any]) -> Any:
-            return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=remaining_ms(deadline))
+            return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms())
 
         diagnosis = await diagnoser.diagnose(call, capabilities=runtime.capabilities, url=runtime.url)
         self.bridge.note_states(runtime.runtime_id, diagnosis.current)
         return diagnosis
 
-    async def resolve_runtime(self, route: Route, *, need: str | None = None, deadline: float | None = None) -> RuntimeInfo:
+    async def resolve_runtime(self, route: Route, *, need: str | None = None, deadline: Deadline | None = None) -> RuntimeInfo:
         """Exactly one runtime for ``route``, launching the browser when allowed and nothing is connected.
 
         ``need`` names a capability the runtime must advertise; ``deadline`` (the call's) bounds
@@ -301,12 +301,12 @@ class ActionService:
             )
         return runtime
 
-    async def _wait_to_open(self, deadline: float | None) -> None:
+    async def _wait_to_open(self, deadline: Deadline | None) -> None:
         """Take the opening lock, waiting no longer than the call may (``handler_timeout``)."""
         if deadline is None:
             await self._opening.acquire()
             return
-        limit_ms = remaining_ms(deadline)
+        limit_ms = deadline.remaining_ms(phase="opening")
         try:
             await asyncio.wait_for(self._opening.acquire(), limit_ms / 1000)
         except TimeoutError as exc:
@@ -316,7 +316,7 @@ class ActionService:
                 evidence={"timeout_ms": limit_ms, "phase": "opening"},
             ) from exc
 
-    async def _launch_for(self, route: Route, deadline: float | None = None) -> bool:
+    async def _launch_for(self, route: Route, deadline: Deadline | None = None) -> bool:
         """Start the browser (auto mode) and open the route's surface when that can help, by ``deadline``."""
         if self.browser is None or self.browser_mode == "none":
             return False
@@ -336,7 +336,7 @@ class ActionService:
             blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and "browser.navigate" in r.capabilities), None)
             try:
                 if blank is not None:
-                    timeout_ms = remaining_ms(deadline) if deadline is not None else None
+                    timeout_ms = deadline.remaining_ms(phase="opening") if deadline is not None else None
                     await self.bridge.call("browser.navigate", {"url": page}, runtime_id=blank.runtime_id, timeout_ms=timeout_ms)
                     runtime_id = blank.runtime_id
                 else:
@@ -354,12 +354,12 @@ class ActionService:
             return True
         return launched
 
-    async def _new_tab_by(self, url: str, deadline: float | None) -> str:
+    async def _new_tab_by(self, url: str, deadline: Deadline | None) -> str:
         """A new tab of ours at ``url``, its runtime id; ``handler_timeout`` when it has not loaded by ``deadline``."""
         assert self.browser is not None
         if deadline is None:
             return await self.browser.new_tab(url)
-        limit_ms = remaining_ms(deadline)
+        limit_ms = deadline.remaining_ms(phase="opening")
         try:
             return await asyncio.wait_for(self.browser.new_tab(url), limit_ms / 1000)
         except TimeoutError as exc:
@@ -374,7 +374,7 @@ class ActionService:
         binding: ToolBinding,
         own: dict[str, Any],
         routing: Mapping[str, Any],
-        deadline: float,
+        deadline: Deadline,
         progress: ProgressCallback | None,
         elicit: Elicit | None = None,
         request_id: str | None = None,
@@ -397,7 +397,7 @@ class ActionService:
         runtime: RuntimeInfo,
         binding: ToolBinding,
         own: dict[str, Any],
-        deadline: float,
+        deadline: Deadline,
         progress: ProgressCallback | None,
         elicit: Elicit | None,
         request_id: str | None,
@@ -442,7 +442,7 @@ class ActionService:
         return output
 
     async def _execute(
-        self, execution: ToolExecution, own: dict[str, Any], rules: TransitionRules | None, runtime: RuntimeInfo, manifest: Manifest | None, deadline: float
+        self, execution: ToolExecution, own: dict[str, Any], rules: TransitionRules | None, runtime: RuntimeInfo, manifest: Manifest | None, deadline: Deadline
     ) -> Any:
         """Run the tool under its transitions' rules (rate limit, convergence); re-diagnose states after."""
         binding = execution.binding
@@ -460,7 +460,7 @@ class ActionService:
         await self._refresh_states(runtime, manifest, deadline)  # type: ignore[arg-type]
         return output
 
-    async def _check_state(self, binding: ToolBinding, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
+    async def _check_state(self, binding: ToolBinding, runtime: RuntimeInfo, manifest: Manifest, deadline: Deadline) -> None:
         """Refuse with ``state_mismatch`` when the tool's ``target.state`` is not current on the page."""
         tool = binding.tool
         required = tool.target.state if tool is not None and tool.target is not None else None
@@ -484,9 +484,9 @@ class ActionService:
             cached = self._diagnosers[id(manifest)] = (manifest, StateDiagnoser(manifest.states))
         return cached[1]
 
-    async def _refresh_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: float) -> None:
+    async def _refresh_states(self, runtime: RuntimeInfo, manifest: Manifest, deadline: Deadline) -> None:
         """Re-diagnose after a transition's tool ran; advisory, so a failure is only logged."""
-        if not manifest.states or deadline - time.monotonic() <= 0.05:
+        if not manifest.states or deadline.seconds_left <= 0.05:
             return
         try:
             await self.diagnose_states(runtime, manifest, deadline)

@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.model import Transition
 
@@ -70,7 +71,7 @@ class TransitionGuard:
         """Serialises calls of one rate-limited tool on one runtime (so the gap holds between them)."""
         return self._locks.setdefault((runtime_id, tool), asyncio.Lock())
 
-    async def admit(self, rules: TransitionRules, *, runtime_id: str, url: str, deadline: float) -> int:
+    async def admit(self, rules: TransitionRules, *, runtime_id: str, url: str, deadline: Deadline) -> int:
         """Wait for the rate limit (or refuse); count the traversal (or refuse). Returns ms waited."""
         key = (runtime_id, rules.tool)
         if self._last_tool.get(runtime_id) != rules.tool:
@@ -91,7 +92,7 @@ class TransitionGuard:
             now = time.monotonic()
             wait = last + rules.rate_limit_ms / 1000 - now
             if wait > 0:
-                if now + wait >= deadline:
+                if now + wait >= deadline.at:
                     raise ActionError(
                         f"{rules.tool} is rate limited to one call per {rules.rate_limit_ms} ms here; retry after {int(wait * 1000) + 1} ms",
                         code=ErrorCode.RATE_LIMITED,

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any
 
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
+from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..workflow.progress import ProgressCallback
 from .abp import Elicit, ElicitationBridge, map_abp_error, progress_handler
@@ -51,13 +51,6 @@ def page_name_of(binding: ToolBinding, key: str) -> str:
     return name
 
 
-def _remaining_ms(deadline: float) -> int:
-    remaining = int((deadline - time.monotonic()) * 1000)
-    if remaining <= 0:
-        raise ActionError("the call ran out of time", code=ErrorCode.HANDLER_TIMEOUT, evidence={"elapsed_ms": 0})
-    return remaining
-
-
 class PageToolRunner:
     """Runs page-declared tools through the bridge; one per application."""
 
@@ -70,7 +63,7 @@ class PageToolRunner:
         binding: ToolBinding,
         own: dict[str, Any],
         runtime: RuntimeInfo,
-        deadline: float,
+        deadline: Deadline,
         *,
         progress: ProgressCallback | None = None,
         elicit: Elicit | None = None,
@@ -93,10 +86,10 @@ class PageToolRunner:
             evidence={"tool": binding.name, "capability": binding.protocol},
         )
 
-    async def _webmcp(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
+    async def _webmcp(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: Deadline) -> Any:
         name = page_name_of(binding, "tool")
         output = await self.bridge.call(
-            "webmcp.call", {"tool": name, "arguments": own}, runtime_id=runtime.runtime_id, timeout_ms=_remaining_ms(deadline)
+            "webmcp.call", {"tool": name, "arguments": own}, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms()
         )
         if not isinstance(output, dict):
             return output
@@ -105,13 +98,13 @@ class PageToolRunner:
             return {"submitted": True, "navigated": True, "page": page}
         return output.get("result")
 
-    async def _next_document(self, runtime: RuntimeInfo, document: Any, deadline: float) -> Any:
+    async def _next_document(self, runtime: RuntimeInfo, document: Any, deadline: Deadline) -> Any:
         """``webmcp.page_result`` of the document after ``document``, retried while the tab navigates."""
         last: ActionError | None = None
-        while time.monotonic() < deadline:
+        while not deadline.expired:
             try:
                 return await self.bridge.call(
-                    "webmcp.page_result", {"after_document": document}, runtime_id=runtime.runtime_id, timeout_ms=min(_remaining_ms(deadline), 2000)
+                    "webmcp.page_result", {"after_document": document}, runtime_id=runtime.runtime_id, timeout_ms=min(deadline.remaining_ms(), 2000)
                 )
             except ActionError as exc:
                 if exc.code not in _NOT_YET:
@@ -129,7 +122,7 @@ class PageToolRunner:
         binding: ToolBinding,
         own: dict[str, Any],
         runtime: RuntimeInfo,
-        deadline: float,
+        deadline: Deadline,
         progress: ProgressCallback | None,
         elicit: Elicit | None,
         request_id: str | None,
@@ -142,7 +135,7 @@ class PageToolRunner:
                 "abp.call",
                 arguments,
                 runtime_id=runtime.runtime_id,
-                timeout_ms=_remaining_ms(deadline),
+                timeout_ms=deadline.remaining_ms(),
                 call_id=call_id,
                 on_progress=progress_handler(progress),
                 on_input=ElicitationBridge(elicit, capability=capability, site=site_namespace(runtime.url)),
@@ -150,7 +143,7 @@ class PageToolRunner:
         except ActionError as exc:
             raise map_abp_error(exc, capability) from exc
 
-    async def _wab(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: float) -> Any:
+    async def _wab(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: Deadline) -> Any:
         command = page_name_of(binding, "command")
         tool = binding.tool
         x_wab = (tool.model_extra or {}).get("x_wab", {}) if tool is not None else {}
@@ -165,7 +158,7 @@ class PageToolRunner:
         self.rates.check(site, binding_max_rate(binding))
         try:
             return await self.bridge.call(
-                "wab.execute", {"command": command, "params": own}, runtime_id=runtime.runtime_id, timeout_ms=_remaining_ms(deadline)
+                "wab.execute", {"command": command, "params": own}, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms()
             )
         except ActionError as exc:
             mapped = map_wab_error(exc, command)

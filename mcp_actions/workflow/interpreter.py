@@ -53,6 +53,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode, WorkflowError
 from ..jsonutil import json_size
 from ..manifest.expressions import CompiledExpression, render_args
@@ -103,7 +104,7 @@ async def run_workflow(
     input: dict[str, Any],
     call: PrimitiveCaller,
     *,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     limits: WorkflowLimits = WorkflowLimits(),
     on_step: Callable[[StepEvent], None] | None = None,
     progress: ProgressCallback | None = None,
@@ -111,7 +112,7 @@ async def run_workflow(
 ) -> Any:
     """Run ``workflow`` against ``input``, calling primitives through ``call``.
 
-    ``deadline`` is a ``time.monotonic()`` instant bounding the whole run.
+    ``deadline`` (the call's) bounds the whole run.
     Returns the rendered ``output`` (or the last step's output). Raises
     ``WorkflowError`` whose evidence names ``step``, ``phase``, ``primitive``,
     ``retryable`` and ``elapsed_ms`` (plus ``index`` inside loops); codes are
@@ -139,7 +140,7 @@ class _Run:
         workflow: CompiledWorkflow,
         input: dict[str, Any],
         call: PrimitiveCaller,
-        deadline: float | None,
+        deadline: Deadline | None,
         limits: WorkflowLimits,
         on_step: Callable[[StepEvent], None] | None,
         progress: ProgressReporter,
@@ -385,7 +386,10 @@ class _Run:
         step_bound = step.timeout_ms / 1000 if step.timeout_ms is not None else None
         deadline_governs = left is not None and (step_bound is None or left <= step_bound)
         bound = left if deadline_governs else step_bound
-        timeout_ms = max(1, int(bound * 1000)) if bound is not None else None
+        timeout_ms = int(bound * 1000) if bound is not None else None
+        if timeout_ms is not None and timeout_ms <= 0:
+            # Less than a millisecond left: the deadline's doing, not a call sent with nothing to run in.
+            raise self._deadline_error(step, index)
         try:
             async with asyncio.timeout(bound) as scope:
                 return await self.call(primitive, args, timeout_ms)
@@ -423,7 +427,7 @@ class _Run:
 
     def _time_left(self) -> float | None:
         """Seconds until the deadline, or None without one."""
-        return None if self.deadline is None else self.deadline - time.monotonic()
+        return None if self.deadline is None else self.deadline.seconds_left
 
     def _elapsed_ms(self) -> int:
         return int((time.monotonic() - self.started) * 1000)

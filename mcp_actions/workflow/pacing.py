@@ -135,12 +135,14 @@ class Pacer:
         left = self.time_left()
         if left is not None:
             bound = min(bound, max(left, 0))
+        if int(bound * 1000) <= 0:
+            raise DeadlineReached()  # nothing left to wait in: never a 1 ms call to the runtime
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
             async with asyncio.timeout(bound) as scope:
                 # The call's own bound includes the grace: the runtime's wait should end first, in its own words.
-                return await self.call(name, arguments, max(1, int(bound * 1000)))
+                return await self.call(name, arguments, int(bound * 1000))
         except TimeoutError as exc:
             if not scope.expired():
                 raise

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from mcp_actions.deadline import Deadline
 from mcp_actions.errors import ActionError, WorkflowError
 from mcp_actions.manifest.model import Workflow
 from mcp_actions.manifest.expressions import ExpressionSyntaxError
@@ -475,7 +476,7 @@ async def test_deadline_during_a_settle_delay_names_that_step_and_phase() -> Non
     raw = workflow({**CLICK_SUBMIT, "settle_after": {"delay_ms": 5000}}, READ_CONFIRMATION)
     started = time.monotonic()
     with pytest.raises(WorkflowError) as caught:
-        await run(raw, page, deadline=started + 0.1)
+        await run(raw, page, deadline=Deadline(started + 0.1, 100))
     assert 0.09 <= time.monotonic() - started < 1
     assert caught.value.code == "handler_timeout"
     assert caught.value.evidence.items() >= {"step": "submit", "phase": "settle"}.items()
@@ -501,7 +502,7 @@ async def test_deadline_during_a_settle_wait_names_the_settling_step_not_the_nex
     raw = workflow({**CLICK_SUBMIT, "settle_after": {"locator": {"selector": "[data-confirmation]"}, "timeout_ms": 5000}},
                    WAIT_FOREVER)
     with pytest.raises(WorkflowError) as caught:
-        await run(raw, page, deadline=time.monotonic() + 0.2)
+        await run(raw, page, deadline=Deadline.after_ms(200))
     assert caught.value.code == "handler_timeout"
     assert caught.value.evidence.items() >= {"step": "submit", "phase": "settle", "primitive": "locator.wait_for"}.items()
     settle_waits = [args for _, args, _ in page.calls if args.get("locator") == {"selector": "[data-confirmation]"}]
@@ -605,7 +606,7 @@ async def test_deadline_raises_handler_timeout_naming_the_step(on_error) -> None
     page = FakePage(FORM)
     raw = workflow(FILL, {**WAIT_FOREVER, "on_error": on_error}, READ_CONFIRMATION)
     with pytest.raises(WorkflowError) as caught:
-        await run(raw, page, deadline=time.monotonic() + 0.15)
+        await run(raw, page, deadline=Deadline.after_ms(150))
     error = caught.value
     assert error.code == "handler_timeout"
     assert error.evidence["step"] == "wait"
@@ -620,7 +621,7 @@ async def test_a_bridge_timeout_just_before_the_deadline_counts_as_the_deadline(
     page = FakePage(FORM, enforces_call_timeouts=True)
     raw = workflow(FILL, {**WAIT_FOREVER, "on_error": "continue"}, READ_CONFIRMATION)
     with pytest.raises(WorkflowError) as caught:
-        await run(raw, page, deadline=time.monotonic() + 0.1)
+        await run(raw, page, deadline=Deadline.after_ms(100))
     assert caught.value.code == "handler_timeout"
     assert caught.value.evidence["step"] == "wait" and "elapsed_ms" in caught.value.evidence
     assert page.names() == ["text.insert", "locator.wait_for"]
@@ -629,7 +630,7 @@ async def test_a_bridge_timeout_just_before_the_deadline_counts_as_the_deadline(
 async def test_deadline_already_passed_names_the_first_step_and_calls_nothing() -> None:
     page = FakePage(FORM)
     with pytest.raises(WorkflowError) as caught:
-        await run(workflow(FILL), page, deadline=time.monotonic() - 1)
+        await run(workflow(FILL), page, deadline=Deadline(time.monotonic() - 1, 1000))
     assert (caught.value.code, caught.value.evidence["step"]) == ("handler_timeout", "fill")
     assert page.calls == []
 
@@ -648,7 +649,7 @@ async def test_deadline_already_passed_names_the_first_step_and_calls_nothing() 
 async def test_each_call_gets_the_remaining_ms(deadline_s, step_timeout_ms, low, high) -> None:
     page = FakePage(FORM)
     step = {**FILL, **({"timeout_ms": step_timeout_ms} if step_timeout_ms is not None else {})}
-    deadline = time.monotonic() + deadline_s if deadline_s else None
+    deadline = Deadline.after_ms(int(deadline_s * 1000)) if deadline_s else None
     await run(workflow(step), page, deadline=deadline)
     ((_, _, timeout_ms),) = page.calls
     if low is None:
