@@ -98,8 +98,7 @@ class ToolExecution:
         if name not in self.bridge.dictionary:
             # Dictionary primitives are checked by the bridge (capabilities, input_schema, naming the host).
             self.require(name)
-        remaining = self.deadline.remaining_ms()
-        bound = min(timeout_ms, remaining) if timeout_ms else remaining
+        bound = self.deadline.child(timeout_ms or None).remaining_ms()
         return await self.bridge.call(name, arguments, runtime_id=self.runtime.runtime_id, timeout_ms=bound)
 
     # -- running ---------------------------------------------------------
