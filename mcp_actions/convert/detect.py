@@ -49,6 +49,6 @@ def convert_document(document: Any, *, source: str | None = None) -> dict[str, A
     if is_abp_manifest(document):
         return abp_to_actions(document, source=source)
     raise UsageError(
-        "not a WAB discovery document (wab_version, capabilities.commands) or an ABP manifest (abp, app, capabilities)",
+        "not a WAB discovery document (wab_version with actions or capabilities.commands) or an ABP manifest (abp, app, capabilities)",
         code=ErrorCode.UNSUPPORTED_PROTOCOL,
     )
