@@ -135,6 +135,7 @@ class ActionsApp:
         #: WAB discovery per runtime: the origin last looked at, and the document found there.
         self.wab_origins: dict[str, str | None] = {}
         self.wab_documents: dict[str, dict[str, Any]] = {}
+        self._wab_applied: dict[str, tuple[Any, ...]] = {}  # what each runtime's WAB map was last made from
         self.started_at: float | None = None
         #: Where MCP is served over HTTP (``transport``, ``url``, ``port_note``), set by the transport; None over stdio.
         self.mcp_http: dict[str, Any] | None = None
@@ -429,16 +430,56 @@ class ActionsApp:
             self._changed("tools")
 
     def _discover_wab(self, runtime: RuntimeInfo) -> None:
-        """Look for the site's WAB discovery document once per origin a runtime reaches."""
+        """Look for the site's WAB discovery document once per origin a runtime reaches, and expose its commands.
+
+        The commands are the document's and those the page's own WAB bridge lists
+        (``page_tools["wab"]``, reported by the page engine), as one map of the runtime.
+        """
         origin = origin_of(runtime.url)
-        if self.wab_origins.get(runtime.runtime_id) == origin:
-            return
-        self.wab_origins[runtime.runtime_id] = origin
-        self.wab_documents.pop(runtime.runtime_id, None)
-        if self.catalog.set_page_tools(runtime.runtime_id, "wab", None):
+        if self.wab_origins.get(runtime.runtime_id) != origin or runtime.runtime_id not in self.wab_origins:
+            self.wab_origins[runtime.runtime_id] = origin
+            self.wab_documents.pop(runtime.runtime_id, None)
+            self._wab_applied.pop(runtime.runtime_id, None)
+            for gone in [rid for rid in self._wab_applied if rid not in self.wab_origins]:
+                del self._wab_applied[gone]  # runtimes that went away
+            if origin is not None:
+                asyncio.get_running_loop().create_task(self._expose_wab(runtime, origin))
+        self._apply_wab(runtime)
+
+    def _wab_loaded(self, runtime: RuntimeInfo, found: Mapping[str, Any] | None, page: list[dict[str, Any]] | None) -> LoadedManifest | None:
+        """The runtime's WAB map (document and page actions), or None when there is none or it cannot be exposed."""
+        source = f"runtime:{runtime.runtime_id}#wab"
+        manifest = wab_manifest(
+            found["document"] if found is not None else None,
+            url=runtime.url,
+            document_url=found["url"] if found is not None else None,
+            page_tools=page,
+        )
+        loaded = load_document(manifest, source=source, trust="website", fetcher=self.fetcher)
+        if isinstance(loaded, ManifestReport):
+            self.inline_reports[source] = loaded
+            where = found["url"] if found is not None else runtime.url
+            log.warning("the WAB commands of %s cannot be exposed: %s", where, [p.to_dict() for p in loaded.errors][:3])
+            return None
+        self.inline_reports.pop(source, None)
+        loaded.namespace = f"runtime-{runtime.runtime_id}-wab"
+        return loaded
+
+    def _apply_wab(self, runtime: RuntimeInfo) -> None:
+        """Expose the runtime's WAB commands as they are now; ``tools`` changes when they change."""
+        found = self.wab_documents.get(runtime.runtime_id)
+        page = runtime.page_tools.get("wab") or None
+        key = (found["url"] if found is not None else None, id(found), json.dumps(page, sort_keys=True, default=str), origin_of(runtime.url))
+        if self._wab_applied.get(runtime.runtime_id) == key:
+            return  # nothing new since the last time (every runtime_status passes here)
+        self._wab_applied[runtime.runtime_id] = key
+        loaded: LoadedManifest | None = None
+        if found is not None or page:
+            loaded = self._wab_loaded(runtime, found, page)
+            if loaded is None and found is not None and page:
+                loaded = self._wab_loaded(runtime, None, page)  # the page's own actions still serve
+        if self.catalog.set_page_tools(runtime.runtime_id, "wab", loaded):
             self._changed("tools")
-        if origin is not None:
-            asyncio.get_running_loop().create_task(self._expose_wab(runtime, origin))
 
     async def _quiet_spell(self) -> None:
         """Wait until no call has been in flight for WAB_QUIET_S (at most WAB_QUIET_WAIT_S).
@@ -475,18 +516,10 @@ class ActionsApp:
         if found is None or self.wab_origins.get(runtime.runtime_id) != origin or self.bridge.registry.get(runtime.runtime_id) is not runtime:
             return
         url, document = found
-        source = f"runtime:{runtime.runtime_id}#wab"
-        loaded = load_document(wab_manifest(document, url=runtime.url), source=source, trust="website", fetcher=self.fetcher)
-        if isinstance(loaded, ManifestReport):
-            self.inline_reports[source] = loaded
-            log.warning("WAB discovery document %s cannot be exposed: %s", url, [p.to_dict() for p in loaded.errors][:3])
-            return
-        loaded.namespace = f"runtime-{runtime.runtime_id}-wab"
         self.wab_documents[runtime.runtime_id] = {"url": url, "document": document}
         self.resources.updated(expand(WAB, runtime_id=runtime.runtime_id))
         self.resources.list_changed()
-        if self.catalog.set_page_tools(runtime.runtime_id, "wab", loaded):
-            self._changed("tools")
+        self._apply_wab(runtime)
         self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": "wab"})
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:

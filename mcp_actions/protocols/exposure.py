@@ -19,7 +19,7 @@ from ..convert.abp import abp_to_actions
 from ..convert.wab import wab_to_actions
 from .naming import page_tool_name, site_namespace
 
-__all__ = ["PAGE_PRIMITIVES", "abp_manifest", "page_manifest", "wab_manifest", "webmcp_manifest"]
+__all__ = ["PAGE_PRIMITIVES", "WAB_BRIDGES", "abp_manifest", "page_manifest", "wab_manifest", "webmcp_manifest"]
 
 #: The page primitive each protocol's tools run through, and the argument naming the tool.
 PAGE_PRIMITIVES: dict[str, tuple[str, str]] = {
@@ -98,9 +98,57 @@ def abp_manifest(tools: list[dict[str, Any]], *, url: str | None, app: dict[str,
     return _renamed(abp_to_actions(document), url, "capability", "abp")
 
 
-def wab_manifest(document: dict[str, Any], *, url: str | None) -> dict[str, Any]:
-    """The actions.json map of a site's WAB discovery document (through ``convert.wab``)."""
-    manifest = _renamed(wab_to_actions(document), url, "command", "wab")
+#: Where a page's own WAB bridge lives (``bridge`` of ``wab.execute``), by the name the page reports.
+WAB_BRIDGES = ("__wab_protocol", "AICommands")
+
+
+def _wab_page_actions(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The actions a page's WAB bridge lists (``page_tools["wab"]``: ``{name, description, params, trigger?, bridge}``)."""
+    actions = []
+    for tool in tools:
+        action = {k: tool[k] for k in ("name", "description", "params", "trigger", "category") if k in tool}
+        actions.append(action)
+    return actions
+
+
+def wab_manifest(
+    document: dict[str, Any] | None,
+    *,
+    url: str | None,
+    document_url: str | None = None,
+    page_tools: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The actions.json map of a site's WAB commands (through ``convert.wab``).
+
+    ``document`` is the site's discovery document (read at ``document_url``; its HTTP
+    execute endpoint is resolved against it), ``page_tools`` the actions the page's own
+    bridge lists (``window.__wab_protocol.actions`` of the WAB browser client, or
+    ``AICommands.getActions()``), run through that bridge. A name both declare is the
+    document's. Permissions and the rate limit are the document's (default 60 a minute).
+    """
+    base = document_url or url
+    manifest = wab_to_actions(document, base=base) if document is not None else None
+    permissions = manifest["x_wab"]["permissions"] if manifest is not None else {}
+    if page_tools:
+        own = wab_to_actions(
+            {"wab_version": "page", "actions": _wab_page_actions(page_tools), "capabilities": {"permissions": permissions}},
+            base=base,
+        )
+        bridges = {str(t.get("name")): t.get("bridge") for t in page_tools}
+        for tool in own["tools"]:
+            command = tool["x_wab"]["command"]
+            bridge = bridges.get(command)
+            if bridge in WAB_BRIDGES:
+                tool["x_actions"]["binding"]["arguments"]["bridge"] = bridge
+                tool["x_wab"]["interface"] = f"window.{bridge}"
+        if manifest is None:
+            manifest = own
+            manifest["x_wab"]["wab_version"] = "page"
+        else:
+            manifest["tools"] += own["tools"]  # after the document's: a name both declare stays the document's
+    if manifest is None:
+        raise ValueError("a WAB map needs a discovery document or page tools")
+    manifest = _renamed(manifest, url, "command", "wab")
     # Commands whose trigger needs a permission the site denies stay listed: calling one
     # answers permission_denied (the runner checks before anything reaches the page).
     max_rate = manifest["x_wab"].get("max_rate")

@@ -32,7 +32,7 @@ from ..errors import ActionError, ErrorCode
 from ..workflow.progress import ProgressCallback
 from .abp import Elicit, ElicitationBridge, map_abp_error, progress_handler
 from .naming import site_namespace
-from .wab import RateLimiter, map_wab_error, origin_of
+from .wab import RateLimiter, map_wab_error, origin_of, transport_arguments
 
 __all__ = ["PageToolRunner", "page_name_of"]
 
@@ -156,9 +156,11 @@ class PageToolRunner:
             )
         site = origin_of(runtime.url) or runtime.runtime_id
         self.rates.check(site, binding_max_rate(binding))
+        # Where the command goes (the site's HTTP endpoint, POSTed from the page, or a named page bridge).
+        where = transport_arguments(tool.x_actions.bound_arguments if tool is not None else None)
         try:
             return await self.bridge.call(
-                "wab.execute", {"command": command, "params": own}, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms()
+                "wab.execute", {"command": command, "params": own, **where}, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms()
             )
         except ActionError as exc:
             mapped = map_wab_error(exc, command)

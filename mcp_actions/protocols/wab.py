@@ -42,6 +42,7 @@ __all__ = [
     "meta_from_records",
     "meta_target",
     "origin_of",
+    "transport_arguments",
 ]
 
 log = logging.getLogger(__name__)
@@ -215,6 +216,24 @@ async def discover(
     if found is not None and is_wab_discovery(found[1]):
         return found
     return None
+
+
+def transport_arguments(bound: Any) -> dict[str, Any]:
+    """The ``wab.execute`` arguments that say where a command goes, from a tool's bound arguments.
+
+    ``http`` (``{url, body}``: the site's execute endpoint, POSTed from the page) or
+    ``bridge`` (``AICommands`` or ``__wab_protocol``: the page's own JS bridge); neither
+    means the JS bridge the page has.
+    """
+    out: dict[str, Any] = {}
+    if not isinstance(bound, dict):
+        return out
+    http = bound.get("http")
+    if isinstance(http, dict) and isinstance(http.get("url"), str) and http["url"]:
+        out["http"] = {"url": http["url"], "body": "name" if http.get("body") == "name" else "action"}
+    elif bound.get("bridge") in ("AICommands", "__wab_protocol"):
+        out["bridge"] = bound["bridge"]
+    return out
 
 
 def map_wab_error(exc: ActionError, command: str) -> ActionError:
