@@ -70,9 +70,15 @@ def webmcp_manifest(tools: list[dict[str, Any]], *, url: str | None) -> dict[str
             "x_actions": {"direction": "agent_to_html", "handler": "webmcp.call", "binding": {"arguments": {"tool": name}}},
             "x_webmcp": {"tool": name, "kind": tool.get("kind", "imperative")},
         }
+        # The page's hints become MCP's: readOnlyHint as it is, the tool's title as the display title.
+        hints: dict[str, Any] = {}
         annotations = tool.get("annotations")
         if isinstance(annotations, dict) and isinstance(annotations.get("readOnlyHint"), bool):
-            entry["annotations"] = {"readOnlyHint": annotations["readOnlyHint"]}
+            hints["readOnlyHint"] = annotations["readOnlyHint"]
+        if isinstance(tool.get("title"), str) and tool["title"].strip():
+            hints["title"] = tool["title"].strip()[:200]
+        if hints:
+            entry["annotations"] = hints
         converted.append(entry)
     return {
         "protocol": "actions.json",

@@ -9,7 +9,10 @@ for ``webmcp.call``), so a page parameter can never rename the tool.
 WebMCP: an imperative tool answers with what its ``execute`` returned; a
 declarative one with what ``respondWith`` resolved to, or, when the
 submission navigated, ``{"navigated": true, "page": {url, title, json_ld |
-summary}}`` read from the next document with ``webmcp.page_result``.
+summary}}`` read from the next document with ``webmcp.page_result``. The
+call carries the bridge's call id, so a tool's ``requestUserInteraction``
+reaches ``elicit`` (``protocols/webmcp.py``) and cancelling the call reaches
+the page (``toolcancel``, a foreign context's ``executeTool`` signal).
 
 ABP: ``abp.call`` with the bridge's call id (the page's progress and
 elicitation name it) and the caller's request id as the app's ``callId``;
@@ -32,6 +35,7 @@ from ..errors import ActionError, ErrorCode
 from ..workflow.progress import ProgressCallback
 from .abp import Elicit, ElicitationBridge, map_abp_error, progress_handler
 from .naming import site_namespace
+from .webmcp import UserInteractionBridge
 from .wab import RateLimiter, map_wab_error, origin_of, transport_arguments
 
 __all__ = ["PageToolRunner", "page_name_of"]
@@ -75,7 +79,7 @@ class PageToolRunner:
         (None: the caller cannot ask), ``request_id`` is the caller's id of the call.
         """
         if binding.protocol == "webmcp":
-            return await self._webmcp(binding, own, runtime, deadline)
+            return await self._webmcp(binding, own, runtime, deadline, elicit)
         if binding.protocol == "wab":
             return await self._wab(binding, own, runtime, deadline)
         if binding.protocol == "abp":
@@ -86,10 +90,16 @@ class PageToolRunner:
             evidence={"tool": binding.name, "capability": binding.protocol},
         )
 
-    async def _webmcp(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: Deadline) -> Any:
+    async def _webmcp(self, binding: ToolBinding, own: dict[str, Any], runtime: RuntimeInfo, deadline: Deadline, elicit: Elicit | None) -> Any:
         name = page_name_of(binding, "tool")
+        call_id = self.bridge.new_call_id()
         output = await self.bridge.call(
-            "webmcp.call", {"tool": name, "arguments": own}, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms()
+            "webmcp.call",
+            {"tool": name, "arguments": own, "call_id": call_id},
+            runtime_id=runtime.runtime_id,
+            timeout_ms=deadline.remaining_ms(),
+            call_id=call_id,
+            on_input=UserInteractionBridge(elicit, tool=name, site=site_namespace(runtime.url)),
         )
         if not isinstance(output, dict):
             return output

@@ -53,7 +53,9 @@ ENGINE_MODULES: tuple[str, ...] = (
     "handlers.js",  # page handlers, DOM event forwarding
     "pagetools.js",  # tools declared by neighbouring protocols, change reports
     "callchannel.js",  # progress, input requests and cancels of running calls
-    "webmcp.js",  # navigator.modelContext polyfill, declarative forms
+    "webmcp_forms.js",  # declarative WebMCP: toolname forms, agent-invoked submits
+    "webmcp_foreign.js",  # reading a WebMCP context that is not ours (native, a page's polyfill)
+    "webmcp.js",  # document.modelContext (and the navigator alias), published page tools
     "webmcp_call.js",  # webmcp.list_tools, webmcp.call, webmcp.page_result
     "wab.js",  # wab.execute through window.AICommands
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown

@@ -1,10 +1,21 @@
-"""WebMCP pages end to end: polyfilled navigator.modelContext in real headless Chromium, through the SDK Client."""
+"""WebMCP pages end to end: our document.modelContext in real headless Chromium, through the SDK Client.
+
+Fixtures in tests/fixtures/pages/webmcp/: imperative.html is written to
+today's draft (document.modelContext.registerTool with a signal, title and
+annotations, execute(input, client) with requestUserInteraction),
+legacy.html to the first drafts (navigator.modelContext, provideContext,
+unregisterTool), declarative.html to the declarative explainer.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
+import mcp_types as types
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from .conftest import product
 
@@ -20,6 +31,8 @@ async def test_imperative_tools_become_mcp_tools_and_run_the_pages_execute(pages
         assert add.meta["mcp-actions/runtime_id"] == s.tab().runtime_id
         assert add.input_schema["required"] == ["title"] and {"target", "timeout_ms"} <= set(add.input_schema["properties"])
         assert listing.annotations is not None and listing.annotations.read_only_hint is True
+        # The page's title is the tool's title; a tool without readOnlyHint is not called read-only.
+        assert add.title == "Add a todo" and (add.annotations is None or not add.annotations.read_only_hint)
         builtins = await s.tools()
         assert builtins["browser_navigate"].meta["mcp-actions/protocol"] == "actions.json"
 
@@ -40,7 +53,7 @@ async def test_imperative_tools_become_mcp_tools_and_run_the_pages_execute(pages
         assert json.loads(listed.structured_content["content"][0]["text"])[0]["title"] == "Water the plants"
 
 
-async def test_a_tool_registered_later_arrives_with_list_changed_and_leaves_with_unregister(pages_url):
+async def test_a_tool_registered_later_arrives_with_list_changed_and_leaves_when_its_signal_aborts(pages_url):
     async with product() as s:
         await s.navigate(f"{pages_url}/webmcp/imperative.html")
         await s.page_tool("webmcp", "add_todo")
@@ -52,13 +65,93 @@ async def test_a_tool_registered_later_arrives_with_list_changed_and_leaves_with
         result = await s.client.call_tool(archive.name, {})
         assert result.structured_content == {"archived": 0}
 
+        # registerTool(tool, {signal}): aborting the signal withdraws the tool.
         before = len(s.changes)
-        await s.tab().page.evaluate("() => disableArchive()")
+        await s.tab().page.click("#disable-archive")
         await s.wait_for_tools(lambda ts: not any(n.endswith("archive_done") for n in ts))
         assert len(s.changes) > before
+        with pytest.raises(MCPError, match="unknown tool"):  # a withdrawn tool is no tool at all
+            await s.client.call_tool(archive.name, {})
         # Navigating away withdraws the page's tools.
         await s.navigate(f"{pages_url}/webmcp/booked.html")
         await s.wait_for_tools(lambda ts: not any(t.meta.get("mcp-actions/protocol") == "webmcp" for t in ts.values()))
+
+
+async def test_a_page_written_to_the_first_drafts_keeps_working(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp/legacy.html")
+        # navigator.modelContext.provideContext({tools}) lists its tools ...
+        add = await s.page_tool("webmcp", "add_todo")
+        listing = await s.page_tool("webmcp", "list_todos")
+        assert listing.annotations is not None and listing.annotations.read_only_hint is True
+        assert not (await s.client.call_tool(add.name, {"title": "Old page"})).is_error
+        assert await s.tab().page.evaluate("() => todosForTest().map(t => t.title)") == ["Old page"]
+        # ... navigator.modelContext.registerTool adds one, unregisterTool takes it away.
+        await s.tab().page.click("#enable-archive")
+        archive = await s.page_tool("webmcp", "archive_done")
+        assert (await s.client.call_tool(archive.name, {})).structured_content == {"archived": 0}
+        await s.tab().page.evaluate("() => disableArchive()")
+        await s.wait_for_tools(lambda ts: not any(n.endswith("archive_done") for n in ts))
+        # Both names lead to the one context.
+        assert await s.tab().page.evaluate("() => document.modelContext === navigator.modelContext")
+
+
+async def _clear_with_the_pages_dialog(s: Any, name: str, answer: str | None) -> types.CallToolResult:
+    """Call clear_todos; when ``answer`` is a button id, click it once the page's dialog shows, as its user would."""
+    call = asyncio.create_task(s.client.call_tool(name, {}))
+    if answer is not None:
+        await s.tab().page.click(answer, timeout=10_000)
+    return await call
+
+
+async def test_request_user_interaction_asks_the_user_through_elicitation_first(pages_url):
+    asked: list[types.ElicitRequestParams] = []
+    answers = ["accept", "decline", "cancel"]
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        action = answers[len(asked) - 1]
+        return types.ElicitResult(action=action, content={"allow": True} if action == "accept" else None)
+
+    async with product(elicitation_callback=elicit) as s:
+        await s.navigate(f"{pages_url}/webmcp/imperative.html")
+        add = await s.page_tool("webmcp", "add_todo")
+        clear = await s.page_tool("webmcp", "clear_todos")
+        await s.client.call_tool(add.name, {"title": "One"})
+        await s.client.call_tool(add.name, {"title": "Two"})
+
+        # Allowed: the page's own dialog shows, the user answers there, the tool goes on.
+        done = await _clear_with_the_pages_dialog(s, clear.name, "#clear-yes")
+        assert not done.is_error, done.structured_content
+        assert done.structured_content == {"cleared": 2, "confirmed": True}
+        assert await s.tab().page.evaluate("() => todosForTest().length") == 0
+        (question,) = asked
+        assert question.message.startswith("x127_0_0_1 (clear_todos) wants to ask you something on its page")
+        assert question.requested_schema["properties"]["allow"]["type"] == "boolean"
+
+        # Declined or cancelled: the callback never runs (no dialog), the call is refused.
+        await s.client.call_tool(add.name, {"title": "Three"})
+        for reason in ("declined", "cancelled"):
+            refused = await _clear_with_the_pages_dialog(s, clear.name, None)
+            assert refused.is_error
+            error = refused.structured_content["error"]
+            assert error["code"] == "permission_denied" and error["evidence"]["reason"] == reason and error["evidence"]["protocol"] == "webmcp"
+        assert len(asked) == 3
+        assert await s.tab().page.evaluate("() => [todosForTest().length, document.getElementById('confirm-clear').open]") == [1, False]
+
+
+async def test_request_user_interaction_is_refused_when_the_client_cannot_ask(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp/imperative.html")
+        add = await s.page_tool("webmcp", "add_todo")
+        clear = await s.page_tool("webmcp", "clear_todos")
+        await s.client.call_tool(add.name, {"title": "Keep me"})
+        refused = await s.client.call_tool(clear.name, {})
+        assert refused.is_error
+        error = refused.structured_content["error"]
+        assert error["code"] == "permission_denied" and error["evidence"]["reason"] == "no_elicitation"
+        assert "cannot ask the user" in error["message"]
+        assert await s.tab().page.evaluate("() => [todosForTest().length, document.getElementById('confirm-clear').open]") == [1, False]
 
 
 async def test_declarative_form_compiles_to_a_schema_and_answers_through_respond_with(pages_url):

@@ -1,273 +1,315 @@
 /*
- * webmcp.js — WebMCP (the W3C Web Machine Learning community group's
- * proposal) for pages written to it: installs a polyfill of
- * navigator.modelContext (registerTool, unregisterTool, provideContext,
- * clearContext) when the browser has none, compiles declarative
- * <form toolname tooldescription [toolautosubmit]> into tools, and offers the
- * primitives webmcp.list_tools, webmcp.call and webmcp.page_result. Where the
- * browser implements the API natively (navigator.modelContextTesting), its
- * own registry is listed and called instead. Every change is published
- * through M.setPageTools("webmcp", ...).
+ * webmcp.js — WebMCP (the W3C Web Machine Learning community group's draft)
+ * for pages written to it: a ModelContext installed as document.modelContext
+ * before any page script when the browser has none, so pages that
+ * feature-detect it (`if (document.modelContext)`) register their tools, and
+ * page polyfills that fill the slot only when it is empty (Chrome Labs' demo
+ * polyfill, @mcp-b/webmcp-polyfill, @mcp-b/global's) defer to it.
+ *
+ * Today's API: registerTool(tool, {signal, exposedTo}) → Promise<undefined>
+ * (aborting the signal withdraws the tool; exposedTo origins are checked as
+ * the draft says and only widen who may see a tool: the document's own
+ * agent, which we are, always does), toolchange events and ontoolchange, a
+ * tool's title and readOnlyHint, and the consumer side in-page agents and
+ * page runtimes use: getTools() (this document's tools, shaped as Chromium
+ * answers) and executeTool(tool | name, input | inputJson, {signal}) → the
+ * result as a JSON string (null when a form's submission leaves the page).
+ *
+ * The same object is navigator.modelContext for pages written to the first
+ * drafts, with their provideContext / clearContext / unregisterTool, and
+ * registerTool's promise carries the old handle's unregister(). Where the
+ * slot was already taken (a native implementation, a polyfill that ran
+ * earlier) ours is not installed, and the tools are read through what is
+ * there (webmcp_foreign.js). Every change is published through
+ * M.setPageTools("webmcp", ...): this document's registrations, its toolname
+ * forms (webmcp_forms.js, unless the browser or an earlier polyfill runs
+ * declarative forms), then a foreign context's tools of other names.
  */
-var definePrimitive = M.definePrimitive,
-  fail = M.fail,
-  isObject = M.isObject,
+var isObject = M.isObject,
   jsonClone = M.jsonClone,
-  normalize = M.normalize,
-  cap = M.cap,
-  setPageTools = M.setPageTools;
+  setPageTools = M.setPageTools,
+  forms = M.webmcpForms,
+  foreign = M.webmcpForeign;
 
-var nav = root.navigator;
-var nativeTesting = nav && nav.modelContextTesting && typeof nav.modelContextTesting.listTools === "function" ? nav.modelContextTesting : null;
-var provided = {}; // name -> tool, from provideContext (replaced as a whole)
-var dynamic = {}; // name -> tool, from registerTool
-var forms = []; // [{name, form, descriptor}]
-var DOC_ID = Math.random().toString(36).slice(2) + Date.now().toString(36);
+var NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+var tools = {}; // name -> {tool, descriptor, from: "register" | "provide", signal?, abort?}
+var installed = { document: false, navigator: false, forms: false };
+var refreshing = 0;
 
-// -- the imperative API ------------------------------------------------------
-
-function checkTool(tool) {
-  if (!isObject(tool) && typeof tool !== "object") throw new TypeError("registerTool expects a tool object");
-  if (!tool || typeof tool.name !== "string" || !tool.name) throw new TypeError("a tool needs a non-empty name");
-  if (typeof tool.execute !== "function") throw new TypeError("tool " + tool.name + " needs an execute function");
-  if (tool.inputSchema !== undefined && !isObject(tool.inputSchema)) throw new TypeError("tool " + tool.name + ": inputSchema must be an object");
+function domError(message, name) {
+  var Err = root.DOMException;
+  return Err ? new Err(message, name) : new Error(message);
 }
 
-function duplicate(name) {
-  var Err = root.DOMException || Error;
-  return new Err("a tool named " + name + " is already registered", "InvalidStateError");
+// -- tools -------------------------------------------------------------------------
+
+function trustworthy(text) {
+  var url;
+  try {
+    url = new URL(String(text));
+  } catch (_ignored) {
+    return false;
+  }
+  var host = url.hostname.replace(/^\[|\]$/g, "");
+  return url.protocol === "https:" || url.protocol === "wss:" || url.protocol === "file:" || host === "localhost" || /\.localhost$/.test(host) || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "::1";
 }
 
-function descriptorOf(tool, kind) {
-  var d = {
-    name: tool.name,
-    description: typeof tool.description === "string" ? tool.description : "",
-    inputSchema: isObject(tool.inputSchema) ? jsonClone(tool.inputSchema) : { type: "object", properties: {} },
-    kind: kind,
-  };
+function checkOrigins(list, what) {
+  if (list === undefined || list === null) return [];
+  if (typeof list !== "object" || typeof list.length !== "number") throw new TypeError(what + " must be a list of origins");
+  return Array.prototype.map.call(list, function (origin) {
+    if (!trustworthy(origin)) throw domError(what + " names " + String(origin) + ", which is not a potentially trustworthy origin", "SecurityError");
+    return new URL(String(origin)).origin;
+  });
+}
+
+/** The checked descriptor of a page's tool; throws as the draft's registerTool rejects. */
+function describe(tool) {
+  if (!isObject(tool) && typeof tool !== "function") throw new TypeError("registerTool expects a tool object");
+  var name = tool.name, description = tool.description;
+  if (typeof name !== "string" || !NAME.test(name)) throw domError("a tool's name must be 1 to 128 characters of A-Z, a-z, 0-9, _, - and .", "InvalidStateError");
+  if (typeof description !== "string" || !description) throw domError("tool " + name + " needs a description", "InvalidStateError");
+  if (typeof tool.execute !== "function") throw new TypeError("tool " + name + " needs an execute function");
+  var schema = { type: "object", properties: {} };
+  if (tool.inputSchema !== undefined) {
+    var text = JSON.stringify(tool.inputSchema); // throws as the draft's serialization does
+    if (text === undefined) throw new TypeError("tool " + name + ": inputSchema is not JSON");
+    schema = JSON.parse(text);
+    if (!isObject(schema)) throw new TypeError("tool " + name + ": inputSchema must be a JSON Schema object");
+  }
+  var d = { name: name, description: description, inputSchema: schema, kind: "imperative" };
+  if (typeof tool.title === "string" && tool.title) d.title = tool.title;
   var ann = isObject(tool.annotations) ? tool.annotations : {};
   if (typeof ann.readOnlyHint === "boolean") d.annotations = { readOnlyHint: ann.readOnlyHint };
   return d;
 }
 
-function publish() {
-  var list = [];
-  if (nativeTesting) {
-    list = nativeList();
-  } else {
-    Object.keys(provided).forEach(function (n) { list.push(descriptorOf(provided[n], "imperative")); });
-    Object.keys(dynamic).forEach(function (n) { if (!provided[n]) list.push(descriptorOf(dynamic[n], "imperative")); });
-    forms.forEach(function (f) { if (!provided[f.name] && !dynamic[f.name]) list.push(f.descriptor); });
-  }
-  setPageTools("webmcp", list);
-}
-
-var modelContext = {
-  registerTool: function (tool) {
-    checkTool(tool);
-    if (provided[tool.name] || dynamic[tool.name]) throw duplicate(tool.name);
-    dynamic[tool.name] = tool;
-    publish();
-    var name = tool.name;
-    return { unregister: function () { modelContext.unregisterTool(name); } };
-  },
-  unregisterTool: function (name) {
-    var had = !!(dynamic[name] || provided[name]);
-    delete dynamic[name];
-    delete provided[name];
-    if (had) publish();
-  },
-  provideContext: function (context) {
-    var tools = context && Array.isArray(context.tools) ? context.tools : [];
-    tools.forEach(checkTool);
-    provided = {};
-    tools.forEach(function (t) {
-      if (provided[t.name]) throw duplicate(t.name);
-      provided[t.name] = t;
-    });
-    publish();
-  },
-  clearContext: function () {
-    provided = {};
-    dynamic = {};
-    publish();
-  },
-};
-
-function installPolyfill() {
-  if (!nav || nav.modelContext) return false;
-  try {
-    Object.defineProperty(Object.getPrototypeOf(nav), "modelContext", { configurable: true, enumerable: true, get: function () { return modelContext; } });
-  } catch (_ignored) {
-    return false;
-  }
-  var SE = root.SubmitEvent;
-  if (SE && !("agentInvoked" in SE.prototype)) {
-    Object.defineProperty(SE.prototype, "agentInvoked", { configurable: true, get: function () { return this.__mcpAgent === true; } });
-    Object.defineProperty(SE.prototype, "respondWith", {
-      configurable: true,
-      writable: true,
-      value: function (promise) {
-        if (this.__mcpAgent !== true || !this.__mcpRespond) {
-          var Err = root.DOMException || Error;
-          throw new Err("respondWith is only available on an agent-invoked submit", "InvalidStateError");
-        }
-        this.__mcpRespond(promise);
-      },
-    });
-  }
+function remove(name, entry) {
+  var current = tools[name];
+  if (!current || (entry && current !== entry)) return false;
+  if (current.signal && current.abort) current.signal.removeEventListener("abort", current.abort);
+  delete tools[name];
   return true;
 }
 
-// -- native registries (navigator.modelContextTesting) ------------------------
+function toolchange() {
+  setTimeout(function () {
+    try { context.dispatchEvent(new Event("toolchange")); } catch (_ignored) { /* a page handler threw */ }
+  }, 0);
+}
 
-function nativeList() {
-  var raw;
-  try {
-    raw = nativeTesting.listTools() || [];
-  } catch (_ignored) {
-    return [];
-  }
-  return Array.prototype.map.call(raw, function (t) {
-    var schema = t.inputSchema;
-    if (typeof schema === "string") {
-      try { schema = JSON.parse(schema); } catch (_e) { schema = null; }
+function changed() {
+  refresh();
+  toolchange();
+}
+
+function registerTool(tool, options) {
+  var entry;
+  var promise = new Promise(function (resolve, reject) {
+    options = options === undefined || options === null ? {} : options;
+    var d = describe(tool);
+    var signal = options.signal;
+    var exposedTo = checkOrigins(options.exposedTo, "exposedTo");
+    if (signal && signal.aborted) throw signal.reason;
+    if (tools[d.name]) throw domError("a tool named " + d.name + " is already registered", "InvalidStateError");
+    entry = { tool: tool, descriptor: d, from: "register", exposedTo: exposedTo };
+    if (signal && typeof signal.addEventListener === "function") {
+      entry.signal = signal;
+      entry.abort = function () {
+        if (remove(d.name, entry)) changed();
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", entry.abort);
     }
-    return { name: String(t.name), description: String(t.description || ""), inputSchema: isObject(schema) ? schema : { type: "object", properties: {} }, kind: "native" };
+    tools[d.name] = entry;
+    changed();
+    setTimeout(resolve, 0); // after the toolchange event, as the draft orders them
   });
-}
-
-// -- declarative forms ---------------------------------------------------------
-
-var SKIPPED_TYPES = ["hidden", "submit", "button", "reset", "image", "file"];
-
-function labelOf(el) {
-  var own = el.getAttribute("toolparamdescription");
-  if (own) return normalize(own);
-  if (el.labels && el.labels.length) return normalize(el.labels[0].textContent);
-  return normalize(el.getAttribute("aria-label") || el.getAttribute("placeholder") || el.getAttribute("title") || "");
-}
-
-function controlsOf(form) {
-  var groups = {};
-  var order = [];
-  Array.prototype.forEach.call(form.elements, function (el) {
-    var name = el.name;
-    var type = String(el.type || "").toLowerCase();
-    if (!name || el.disabled || SKIPPED_TYPES.indexOf(type) >= 0 || el.tagName === "FIELDSET" || el.tagName === "BUTTON" || el.tagName === "OUTPUT") return;
-    if (!groups[name]) { groups[name] = []; order.push(name); }
-    groups[name].push(el);
-  });
-  return order.map(function (name) { return { name: name, els: groups[name] }; });
-}
-
-function optionValues(select) {
-  return Array.prototype.filter.call(select.options, function (o) { return !o.disabled && o.value !== ""; }).map(function (o) { return o.value; });
-}
-
-function controlSchema(els) {
-  var el = els[0];
-  var type = String(el.type || "").toLowerCase();
-  var s = {};
-  if (type === "radio") {
-    s = { type: "string", enum: els.map(function (r) { return r.value; }) };
-  } else if (type === "checkbox") {
-    s = els.length > 1 ? { type: "array", items: { type: "string", enum: els.map(function (c) { return c.value; }) } } : { type: "boolean" };
-  } else if (el.tagName === "SELECT") {
-    s = { type: "string", enum: optionValues(el) };
-    if (el.multiple) s = { type: "array", items: s };
-  } else if (type === "number" || type === "range") {
-    s = { type: "number" };
-    if (el.min !== "" && isFinite(+el.min)) s.minimum = +el.min;
-    if (el.max !== "" && isFinite(+el.max)) s.maximum = +el.max;
-  } else {
-    s = { type: "string" };
-    if (type === "email") s.format = "email";
-    if (type === "url") s.format = "uri";
-    if (type === "date") s.format = "date";
-    if (el.maxLength > 0) s.maxLength = el.maxLength;
-    if (el.minLength > 0) s.minLength = el.minLength;
-    if (el.pattern) s.pattern = "^(?:" + el.pattern + ")$";
-  }
-  // A group (radios, several checkboxes) is described by its own attribute or its
-  // fieldset's legend; each option's label names the option, not the group.
-  var group = type === "radio" || (type === "checkbox" && els.length > 1);
-  var description = "";
-  for (var i = 0; i < els.length && !description; i++) description = normalize(els[i].getAttribute("toolparamdescription") || "");
-  var fieldset = el.closest ? el.closest("fieldset") : null;
-  var legend = fieldset ? fieldset.querySelector("legend") : null;
-  if (!description && group && legend) description = normalize(legend.textContent);
-  for (var j = 0; j < els.length && !description && !group; j++) description = labelOf(els[j]);
-  if (!description && legend) description = normalize(legend.textContent);
-  if (description) s.description = cap(description, 300);
-  return s;
-}
-
-function formDescriptor(form) {
-  var properties = {};
-  var required = [];
-  controlsOf(form).forEach(function (c) {
-    properties[c.name] = controlSchema(c.els);
-    if (c.els.some(function (e) { return e.required; }) && c.els[0].type !== "checkbox") required.push(c.name);
-  });
-  var schema = { type: "object", properties: properties };
-  if (required.length) schema.required = required;
-  var d = { name: form.getAttribute("toolname"), description: normalize(form.getAttribute("tooldescription") || ""), inputSchema: schema, kind: "declarative" };
-  if (form.hasAttribute("toolautosubmit")) d.autosubmit = true;
-  return d;
-}
-
-function scanForms() {
-  if (nativeTesting || !document.querySelectorAll) return;
-  var found = [];
-  Array.prototype.forEach.call(document.querySelectorAll("form[toolname]"), function (form) {
-    var name = form.getAttribute("toolname");
-    if (!name) return;
-    found.push({ name: name, form: form, descriptor: formDescriptor(form) });
-  });
-  var before = JSON.stringify(forms.map(function (f) { return f.descriptor; }));
-  forms = found;
-  if (JSON.stringify(found.map(function (f) { return f.descriptor; })) !== before) publish();
-}
-
-function watchForms() {
-  if (typeof MutationObserver !== "function") return;
-  var timer = null;
-  var observer = new MutationObserver(function () {
-    if (timer) return;
-    timer = setTimeout(function () { timer = null; scanForms(); }, 50);
-  });
-  var start = function () {
-    observer.observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["toolname", "tooldescription", "toolparamdescription", "name", "disabled", "required", "toolautosubmit"] });
-    scanForms();
+  // Pages written to the first drafts kept registerTool's {unregister()} handle.
+  promise.unregister = function () {
+    if (entry && remove(entry.descriptor.name, entry)) changed();
   };
-  if (document.documentElement) start();
-  else document.addEventListener("DOMContentLoaded", start);
-  document.addEventListener("DOMContentLoaded", scanForms);
+  return promise;
+}
+
+function provideContext(context_) {
+  var list = context_ && Array.isArray(context_.tools) ? context_.tools : [];
+  var described = list.map(describe);
+  var seen = {};
+  described.forEach(function (d) {
+    if (seen[d.name] || (tools[d.name] && tools[d.name].from === "register")) throw domError("a tool named " + d.name + " is already registered", "InvalidStateError");
+    seen[d.name] = true;
+  });
+  Object.keys(tools).forEach(function (n) { if (tools[n].from === "provide") remove(n); });
+  described.forEach(function (d, i) { tools[d.name] = { tool: list[i], descriptor: d, from: "provide", exposedTo: [] }; });
+  changed();
+}
+
+// -- the consumer side: getTools and executeTool --------------------------------------------
+
+function ownForms() {
+  return installed.forms ? forms.scan() : [];
+}
+
+// A tool as getTools answers it. inputSchema is an object, as Chromium 156 answers; its
+// toString() is its JSON text, so consumers written to the earlier string form
+// (JSON.parse(tool.inputSchema): Chrome Labs' bistro demo, MCP-B's runtime) read it too.
+function registered(d, tool) {
+  var schema = jsonClone(d.inputSchema);
+  var text = JSON.stringify(schema);
+  Object.defineProperty(schema, "toString", { value: function () { return text; }, enumerable: false });
+  var out = { name: d.name, title: d.title || "", description: d.description, inputSchema: schema, window: root, origin: String(root.location.origin) };
+  var ann = tool && isObject(tool.annotations) ? tool.annotations : {};
+  out.annotations = { readOnlyHint: ann.readOnlyHint === true, untrustedContentHint: ann.untrustedContentHint === true };
+  return out;
+}
+
+function getTools(options) {
+  return new Promise(function (resolve) {
+    // Other origins' tools (fromOrigins) would live in other documents: this registry holds only this one's.
+    checkOrigins(options && options.fromOrigins, "fromOrigins");
+    var out = Object.keys(tools).map(function (n) { return registered(tools[n].descriptor, tools[n].tool); });
+    ownForms().forEach(function (f) { if (!tools[f.name]) out.push(registered(f.descriptor)); });
+    out.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
+    setTimeout(function () { resolve(out); }, 0);
+  });
+}
+
+/**
+ * Run one of this document's tools: {kind: "imperative", value} with what its
+ * execute answered, or {kind: "declarative", output} from its form; null when
+ * this document has no tool of that name.
+ */
+function runOwn(name, input, client) {
+  var entry = tools[name];
+  if (entry) return Promise.resolve().then(function () { return entry.tool.execute(input, client); }).then(function (value) { return { kind: "imperative", value: value }; });
+  var form = installed.forms ? forms.find(name) : null;
+  if (form) return Promise.resolve().then(function () { return forms.run(form, input); }).then(function (output) { return { kind: "declarative", output: output }; });
+  return null;
+}
+
+var localClient = {
+  // An in-page agent's user is the one at this page: the page asks them itself.
+  requestUserInteraction: function (callback) {
+    if (typeof callback !== "function") return Promise.reject(new TypeError("requestUserInteraction expects a function"));
+    return Promise.resolve().then(function () { return callback(); });
+  },
+};
+
+function executeTool(tool, input, options) {
+  return Promise.resolve().then(function () {
+    var name = typeof tool === "string" ? tool : tool && tool.name;
+    var signal = options && options.signal;
+    if (signal && signal.aborted) throw signal.reason;
+    var args = input === undefined || input === null || input === "" ? {} : typeof input === "string" ? JSON.parse(input) : input;
+    if (!isObject(args)) throw new TypeError("a tool's input must be a JSON object");
+    var running = runOwn(String(name), jsonClone(args), localClient);
+    if (!running) throw domError("this document has no tool named " + name, "UnknownError");
+    return running.then(function (done) {
+      if (done.kind === "imperative") return done.value === undefined ? "null" : JSON.stringify(done.value);
+      if (done.output.navigating) return null; // the answer is the next document's, as in Chromium
+      return JSON.stringify(done.output.result === undefined ? done.output : done.output.result);
+    });
+  });
+}
+
+// -- the object pages see ------------------------------------------------------------------
+
+var context = new EventTarget();
+var proto = Object.create(EventTarget.prototype);
+var ontoolchange = null;
+Object.defineProperties(proto, {
+  registerTool: { value: registerTool, writable: true, configurable: true },
+  getTools: { value: getTools, writable: true, configurable: true },
+  executeTool: { value: executeTool, writable: true, configurable: true },
+  // The first drafts' calls, for pages written to them.
+  unregisterTool: { value: function (name) { if (remove(String(name))) changed(); }, writable: true, configurable: true },
+  provideContext: { value: provideContext, writable: true, configurable: true },
+  clearContext: { value: function () { Object.keys(tools).forEach(function (n) { remove(n); }); changed(); }, writable: true, configurable: true },
+  ontoolchange: {
+    configurable: true,
+    get: function () { return ontoolchange; },
+    set: function (fn) {
+      if (ontoolchange) context.removeEventListener("toolchange", ontoolchange);
+      ontoolchange = typeof fn === "function" ? fn : null;
+      if (ontoolchange) context.addEventListener("toolchange", ontoolchange);
+    },
+  },
+});
+if (typeof Symbol === "function" && Symbol.toStringTag) Object.defineProperty(proto, Symbol.toStringTag, { value: "ModelContext", configurable: true });
+Object.setPrototypeOf(context, proto);
+
+function present(getter) {
+  try {
+    return !!getter();
+  } catch (_ignored) {
+    return true; // a getter that throws belongs to someone: leave it alone
+  }
+}
+
+function define(target, key, getter) {
+  try {
+    Object.defineProperty(target, key, { configurable: true, enumerable: true, get: getter });
+    return true;
+  } catch (_ignored) {
+    return false;
+  }
+}
+
+function install() {
+  var doc = root.document, nav = root.navigator;
+  if (root.Document && !present(function () { return doc.modelContext; })) {
+    installed.document = define(root.Document.prototype, "modelContext", function () { return this === doc ? context : undefined; });
+  }
+  if (nav && !present(function () { return nav.modelContext; })) {
+    installed.navigator = define(Object.getPrototypeOf(nav), "modelContext", function () { return context; });
+  }
+  // Declarative forms are ours unless the browser (or a polyfill before us) already runs them.
+  installed.forms = forms.installSubmitEvent();
+  if (installed.forms) {
+    forms.listenToSubmits();
+    forms.watch(refresh);
+  }
+  foreign.start(context, refresh);
+  refresh();
+}
+
+// -- publishing ----------------------------------------------------------------------------
+
+function ownList() {
+  var list = Object.keys(tools).map(function (n) { return tools[n].descriptor; });
+  ownForms().forEach(function (f) { if (!tools[f.name]) list.push(f.descriptor); });
+  return list;
+}
+
+/** Publish the current list (ours, then foreign tools of other names); resolves with it. */
+function refresh() {
+  var mine = ++refreshing;
+  if (!foreign.present()) {
+    var list = ownList();
+    setPageTools("webmcp", list);
+    return Promise.resolve(list);
+  }
+  return foreign.list().then(function (theirs) {
+    var list = ownList();
+    var names = {};
+    list.forEach(function (d) { names[d.name] = true; });
+    theirs.forEach(function (d) { if (!names[d.name]) { names[d.name] = true; list.push(d); } });
+    if (mine === refreshing) setPageTools("webmcp", list); // a slower earlier listing never overwrites a newer one
+    return list;
+  });
 }
 
 M.webmcp = {
-  docId: DOC_ID,
-  nativeTesting: function () { return nativeTesting; },
-  findImperative: function (name) { return provided[name] || dynamic[name] || null; },
-  findForm: function (name) {
-    scanForms();
-    for (var i = 0; i < forms.length; i++) if (forms[i].name === name) return forms[i];
-    return null;
-  },
-  controlsOf: controlsOf,
-  publish: publish,
-  list: function () {
-    scanForms();
-    publish();
-    return M.pageToolsSnapshot().webmcp || [];
-  },
+  docId: forms.docId,
+  context: context,
+  installed: installed,
+  runOwn: runOwn,
+  has: function (name) { return !!tools[name] || !!(installed.forms && forms.find(name)); },
+  refresh: refresh,
 };
 
 // Installed once per window by createEngine (engine.js), before page scripts
 // when the host injects the engine early: a second copy of this script only
-// finds the first one's polyfill.
-(M.installers = M.installers || []).push(function () {
-  installPolyfill();
-  watchForms();
-});
+// finds the first one's context.
+(M.installers = M.installers || []).push(install);
