@@ -36,6 +36,7 @@ from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
 from .dispatch.observe_tools import OBSERVE_RUNNERS, observe_bindings
 from .dispatch.service import ActionService
 from .errors import ActionError, ErrorCode
+from .manifest.execution import ToolKind
 from .manifest.fetch import RemoteFetcher
 from .manifest.limits import DEFAULT_LIMITS, Limits
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
@@ -194,11 +195,11 @@ class ActionsApp:
 
     def takes_calls(self, binding: ToolBinding) -> bool:
         """Whether a call of this tool is taken: in site mode only built-ins are (actions.site reaches the rest)."""
-        return self.options.tool_mode != "site" or binding.kind == "builtin"
+        return self.options.tool_mode != "site" or binding.kind is ToolKind.BUILTIN
 
     def listed(self, binding: ToolBinding) -> bool:
         """Whether ``tools/list`` shows this tool: callable, and for a built-in, one of ``--builtin-tools``."""
-        return self.takes_calls(binding) and (binding.kind != "builtin" or binding.name in self.listed_builtins)
+        return self.takes_calls(binding) and (binding.kind is not ToolKind.BUILTIN or binding.name in self.listed_builtins)
 
     # -- lifecycle ---------------------------------------------------------
 

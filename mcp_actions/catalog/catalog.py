@@ -23,6 +23,7 @@ from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..jsonutil import json_pointer
 from ..manifest.compose import ToolOrigin
+from ..manifest.execution import ExecutionPlan, ToolKind
 from ..manifest.load import LoadedManifest
 from ..manifest.model import Tool
 from ..schema_check import CompiledSchema
@@ -167,7 +168,8 @@ class ToolBinding:
     name: str
     description: str
     input_schema: dict[str, Any]
-    kind: str  # "handler", "workflow", "steps" or "builtin"
+    #: How the tool runs, decided once when its map was loaded (``manifest/execution.py``).
+    execution: ExecutionPlan
     origin: ToolOrigin
     namespace: str
     surface_origin: str | None = None
@@ -182,6 +184,11 @@ class ToolBinding:
     #: ``(projection, summary)`` to read after a successful call and attach to its result (x_actions.result_summary).
     result_summary: tuple[str, str] | None = None
     tool: Tool | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def kind(self) -> ToolKind:
+        """The tool's kind (its execution plan's)."""
+        return self.execution.kind
 
     @cached_property
     def mcp_input_schema(self) -> dict[str, Any]:
@@ -232,7 +239,7 @@ class ToolBinding:
         ``actions://manifests/{namespace}`` resource shows: a file path in every
         tool of every ``tools/list`` cost a host's context for nothing.
         """
-        meta: dict[str, Any] = {META_TOOL: self.name, META_PROTOCOL: self.protocol, "mcp-actions/kind": self.kind}
+        meta: dict[str, Any] = {META_TOOL: self.name, META_PROTOCOL: self.protocol, "mcp-actions/kind": self.kind.listed_as}
         if self.runtime_id:
             meta["mcp-actions/runtime_id"] = self.runtime_id
         return meta
@@ -275,12 +282,8 @@ class ToolBinding:
 
 def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None, protocol: str = "actions.json") -> ToolBinding:
     workflow_model = tool.effective_workflow
-    if tool.x_actions.handler:
-        kind = "handler"
-    elif workflow_model is not None:
-        kind = "workflow"
-    else:
-        kind = "steps"
+    # Decided at load. A tool with no way to run (none passes validation) is one a runtime may provide by its name.
+    execution = manifest.executions.get(tool.name) or ExecutionPlan(ToolKind.HOST_NATIVE, primitive=tool.name, declared_primitive=False)
     workflow = None
     if workflow_model is not None:
         raw = tool.workflow if tool.workflow is not None else tool.x_actions.workflow
@@ -290,7 +293,7 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         name=tool.name,
         description=tool.description,
         input_schema=tool.input_schema,
-        kind=kind,
+        execution=execution,
         origin=manifest.origins.get(tool.name, ToolOrigin(source=manifest.source, trust="local")),
         namespace=manifest.namespace,
         surface_origin=manifest.model.surface.origin,
@@ -400,7 +403,7 @@ class Catalog:
             bindings = [b for b in bindings if self._allow(b.name)]
         tools: dict[str, ToolBinding] = {}
         # Sorting by dotted name makes the winner of a name clash independent of load order.
-        for binding in sorted(bindings, key=lambda b: (b.kind != "builtin", b.name, b.runtime_id or "")):
+        for binding in sorted(bindings, key=lambda b: (b.kind is not ToolKind.BUILTIN, b.name, b.runtime_id or "")):
             name = binding.mcp_name
             if name in tools:
                 name = disambiguated_name(f"{binding.name}@{binding.runtime_id}" if binding.runtime_id else binding.name)

@@ -12,6 +12,7 @@ from typing import Any
 from ..catalog.catalog import ToolBinding
 from ..catalog.naming import mcp_tool_name
 from ..manifest.compose import ToolOrigin
+from ..manifest.execution import BUILTIN_PLAN
 
 __all__ = ["BUILTIN_ORIGIN", "builtin_binding"]
 
@@ -27,7 +28,7 @@ def builtin_binding(
         name=name,
         description=description,
         input_schema=schema,
-        kind="builtin",
+        execution=BUILTIN_PLAN,
         origin=BUILTIN_ORIGIN,
         namespace="builtin",
         result_schema=result_schema,

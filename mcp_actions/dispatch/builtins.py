@@ -12,6 +12,7 @@ from typing import Any
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
 from ..catalog.context import context_for
+from ..manifest.execution import ToolKind
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from .browser_tools import BROWSER_BINDINGS, BROWSER_RUNNERS
@@ -48,9 +49,9 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
     if mode == "list":
         listing: dict[str, Any] = {
             "tools": [
-                {"name": b.name, "mcp_name": b.mcp_name, "description": b.description, "input_schema": b.input_schema, "kind": b.kind, "manifest": b.namespace}
+                {"name": b.name, "mcp_name": b.mcp_name, "description": b.description, "input_schema": b.input_schema, "kind": b.kind.listed_as, "manifest": b.namespace}
                 for b in service.catalog.tools.values()
-                if b.kind != "builtin"
+                if b.kind is not ToolKind.BUILTIN
             ],
             "context": _context_summaries(service, routing),
         }
@@ -63,7 +64,7 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
         if not action:
             raise ActionError("mode=call needs `action`", code=ErrorCode.INVALID_INPUT, evidence={"path": "/action"})
         binding = service.catalog.find(action)
-        if binding is None or binding.kind == "builtin" and binding.name == "actions.site":
+        if binding is None or binding.kind is ToolKind.BUILTIN and binding.name == "actions.site":
             raise ActionError(f"unknown action {action!r}", code=ErrorCode.UNKNOWN_ACTION, evidence={"path": "/action", "action": action})
         # The action gets what is left of this call's time (its own timeout_ms is this call's).
         arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": deadline.remaining_ms()}

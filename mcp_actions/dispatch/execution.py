@@ -1,6 +1,8 @@
 """How one manifest tool runs on one runtime: handler, primitive, workflow or legacy steps.
 
-The forms a published map uses, in the order they are tried:
+The tool's kind was decided when its map was loaded (``manifest/execution.py``)
+and travels on its binding; ``ToolRun.run`` switches on it. The forms a
+published map uses:
 
 - ``x_actions.handler`` naming a primitive the runtime provides (maps written
   for the reference runtime do this, e.g. ``"handler": "overlay.menu.hide"``):
@@ -31,14 +33,13 @@ from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
+from ..manifest.execution import ToolKind
 from ..manifest.limits import DEFAULT_LIMITS, Limits
-from ..manifest.model import Manifest
-from ..manifest.dictionary import host_primitives, map_primitives
 from ..workflow.interpreter import CompiledWorkflow, run_workflow
 from ..workflow.legacy import execution_steps, translate_execution
 from ..workflow.progress import ProgressCallback, ProgressReporter
 
-__all__ = ["ToolExecution", "provided_primitives"]
+__all__ = ["ToolRun", "missing"]
 
 log = logging.getLogger(__name__)
 
@@ -46,15 +47,7 @@ log = logging.getLogger(__name__)
 _FALLBACK_CODES = frozenset({ErrorCode.MISSING_HANDLER, ErrorCode.DRIFT_DETECTED})
 
 
-def provided_primitives(manifest: Manifest | None) -> frozenset[str]:
-    """Primitive names a host may provide: our bundled dictionary plus the map's own ``primitive_dictionary``."""
-    names = set(host_primitives())
-    if manifest is not None:
-        names.update(map_primitives(manifest.model_extra or {}))
-    return frozenset(names)
-
-
-class ToolExecution:
+class ToolRun:
     """One call of one manifest tool on one runtime, within a deadline."""
 
     def __init__(
@@ -62,7 +55,6 @@ class ToolExecution:
         bridge: Bridge,
         binding: ToolBinding,
         runtime: RuntimeInfo,
-        manifest: Manifest | None,
         deadline: Deadline,
         progress: ProgressCallback | None,
         *,
@@ -72,7 +64,6 @@ class ToolExecution:
         self.limits = limits
         self.binding = binding
         self.runtime = runtime
-        self.manifest = manifest
         self.deadline = deadline
         self.progress = progress
         self.mode = "primitive"  # what finally ran: primitive, handler, workflow, steps, host_native
@@ -104,28 +95,28 @@ class ToolExecution:
     # -- running ---------------------------------------------------------
 
     async def run(self, own: dict[str, Any]) -> Any:
-        """Run the tool in the first form it declares (see the module docstring)."""
-        binding, tool = self.binding, self.binding.tool
-        handler = binding.handler
-        execution = tool.x_actions.execution if tool is not None else None
-        legacy_steps = execution_steps(execution)
-        mode = execution.get("mode", "handler_first") if isinstance(execution, dict) else "handler_first"
-        if binding.kind == "workflow" and binding.workflow is not None:
+        """Run the tool as its kind says (decided at load; see the module docstring)."""
+        binding, plan = self.binding, self.binding.execution
+        if plan.kind is ToolKind.WORKFLOW and binding.workflow is not None:
             self.mode = "workflow"
             return await self._workflow(binding.workflow, own)
-        if handler and (mode == "handler_first" or not legacy_steps):
-            try:
-                return await self._handler(handler, own)
-            except ActionError as exc:
-                if not legacy_steps or exc.code not in _FALLBACK_CODES:
-                    raise
-                log.info("%s: handler %s unavailable (%s); running its execution steps", binding.name, handler, exc.code)
+        tool = binding.tool
+        execution = tool.x_actions.execution if tool is not None else None
+        legacy_steps = execution_steps(execution)
+        if plan.kind in (ToolKind.HANDLER, ToolKind.PRIMITIVE_HANDLER) and plan.handler:
+            if not legacy_steps or (plan.legacy_mode or "handler_first") == "handler_first":
+                try:
+                    return await self._handler(plan.handler, own)
+                except ActionError as exc:
+                    if not legacy_steps or exc.code not in _FALLBACK_CODES:
+                        raise
+                    log.info("%s: handler %s unavailable (%s); running its execution steps", binding.name, plan.handler, exc.code)
         if legacy_steps:
             self.mode = "steps"
             return await self._workflow(translate_execution(execution), own)  # type: ignore[arg-type]
-        if binding.name in provided_primitives(self.manifest) or binding.name in self.runtime.capabilities:
+        if plan.kind is ToolKind.HOST_NATIVE and plan.primitive and (plan.declared_primitive or plan.primitive in self.runtime.capabilities):
             self.mode = "host_native"
-            return await self._single(binding.name, own)
+            return await self._single(plan.primitive, own)
         raise ActionError(
             f"{binding.name} has no handler, workflow or execution steps, and no host of ours provides it",
             code=ErrorCode.CAPABILITY_UNAVAILABLE,

@@ -39,11 +39,12 @@ from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routi
 from ..deadline import Deadline
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode, UnknownTool
+from ..manifest.execution import ToolKind
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
-from .execution import ToolExecution, missing
+from .execution import ToolRun, missing
 from .page_guidance import no_page_open, on_front_page, opens_its_own_page, shows_no_page
 from ..projection.service import ProjectionService
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
@@ -215,7 +216,7 @@ class ActionService:
         """Run an already-checked call of ``binding``; its output and the summary its map asks for (arguments as ``run``)."""
         timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
         deadline = Deadline.after_ms(timeout_ms)
-        if binding.kind == "builtin":
+        if binding.kind is ToolKind.BUILTIN:
             # Task-local, so a built-in that runs another tool (actions.site mode=call) passes
             # the caller's progress on without every built-in's signature carrying it.
             token = _CALL_PROGRESS.set(progress)
@@ -411,7 +412,7 @@ class ActionService:
                 if self.projections is not None:
                     await self.projections.after_call(runtime.runtime_id)
         manifest = self.manifest_of(binding)
-        execution = ToolExecution(self.bridge, binding, runtime, manifest, deadline, progress, limits=self.limits)
+        execution = ToolRun(self.bridge, binding, runtime, deadline, progress, limits=self.limits)
         tool = binding.tool
         lacking = missing(tool.requires if tool is not None else (), runtime.capabilities)
         if lacking:
@@ -442,7 +443,7 @@ class ActionService:
         return output
 
     async def _execute(
-        self, execution: ToolExecution, own: dict[str, Any], rules: TransitionRules | None, runtime: RuntimeInfo, manifest: Manifest | None, deadline: Deadline
+        self, execution: ToolRun, own: dict[str, Any], rules: TransitionRules | None, runtime: RuntimeInfo, manifest: Manifest | None, deadline: Deadline
     ) -> Any:
         """Run the tool under its transitions' rules (rate limit, convergence); re-diagnose states after."""
         binding = execution.binding

@@ -1,4 +1,8 @@
-"""How a tool runs: the one place that decides a tool's kind from its declaration.
+"""How a tool runs: the one place that decides a tool's kind, once, when its map is loaded.
+
+The kind travels with the tool from load to run: the catalogue's binding
+carries its ``ExecutionPlan``, ``tools/list`` shows ``ToolKind.listed_as``
+and dispatch switches on ``kind`` instead of working it out again.
 
 The spec calls a ``handler`` "a reference to already-loaded page/runtime
 code", and published maps use both kinds of reference:
@@ -28,21 +32,41 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ToolExecution", "ToolKind", "classify_tool"]
+__all__ = ["BUILTIN_PLAN", "ExecutionPlan", "ToolKind", "classify_tool"]
 
 
 class ToolKind(enum.StrEnum):
-    """How a tool runs."""
+    """How a tool runs (``BUILTIN``: mcp-actions' own tools, which have no map)."""
 
     HANDLER = "handler"
     PRIMITIVE_HANDLER = "primitive_handler"
     WORKFLOW = "workflow"
     LEGACY_STEPS = "legacy_steps"
     HOST_NATIVE = "host_native"
+    BUILTIN = "builtin"
+
+    @property
+    def listed_as(self) -> str:
+        """The tool's ``_meta["mcp-actions/kind"]`` (README): ``handler``, ``workflow``, ``steps`` or ``builtin``.
+
+        The published vocabulary predates the finer kinds: a handler naming a
+        primitive is a ``handler``, a host-native tool is listed with ``steps``.
+        """
+        return _LISTED_AS[self]
+
+
+_LISTED_AS = {
+    ToolKind.HANDLER: "handler",
+    ToolKind.PRIMITIVE_HANDLER: "handler",
+    ToolKind.WORKFLOW: "workflow",
+    ToolKind.LEGACY_STEPS: "steps",
+    ToolKind.HOST_NATIVE: "steps",
+    ToolKind.BUILTIN: "builtin",
+}
 
 
 @dataclass(frozen=True)
-class ToolExecution:
+class ExecutionPlan:
     """A tool's kind and what its runner needs.
 
     ``primitive`` is the primitive a ``primitive_handler`` or ``host_native``
@@ -62,6 +86,10 @@ class ToolExecution:
     legacy_mode: str | None = None
 
 
+#: The plan of every built-in tool: Python of ours, no map.
+BUILTIN_PLAN = ExecutionPlan(ToolKind.BUILTIN)
+
+
 def _has_steps(x_actions: Mapping[str, Any]) -> bool:
     execution = x_actions.get("execution")
     return isinstance(execution, dict) and isinstance(execution.get("steps"), list) and bool(execution["steps"])
@@ -74,7 +102,7 @@ def classify_tool(
     map_primitives: Collection[str] = (),
     host_published: bool = False,
     name: str | None = None,
-) -> ToolExecution | None:
+) -> ExecutionPlan | None:
     """The execution of ``tool`` (a tool object of a manifest), or None when it declares no way to run.
 
     ``host_published``: the map carries its own ``primitive_dictionary``.
@@ -92,17 +120,17 @@ def classify_tool(
     bound = dict(arguments) if isinstance(arguments, Mapping) else {}
     if isinstance(handler, str) and handler:
         if handler in host_primitives or handler in map_primitives:
-            return ToolExecution(ToolKind.PRIMITIVE_HANDLER, handler=handler, primitive=handler, bound_arguments=bound, legacy_mode=mode)
-        return ToolExecution(ToolKind.HANDLER, handler=handler, bound_arguments=bound, legacy_mode=mode)
+            return ExecutionPlan(ToolKind.PRIMITIVE_HANDLER, handler=handler, primitive=handler, bound_arguments=bound, legacy_mode=mode)
+        return ExecutionPlan(ToolKind.HANDLER, handler=handler, bound_arguments=bound, legacy_mode=mode)
     if "workflow" in tool or "workflow" in x_actions:
-        return ToolExecution(ToolKind.WORKFLOW, legacy_mode=mode)
+        return ExecutionPlan(ToolKind.WORKFLOW, legacy_mode=mode)
     if steps:
-        return ToolExecution(ToolKind.LEGACY_STEPS, legacy_mode=mode)
+        return ExecutionPlan(ToolKind.LEGACY_STEPS, legacy_mode=mode)
     own = name if name is not None else tool.get("name")
     if not isinstance(own, str):
         return None
     if own in host_primitives or own in map_primitives:
-        return ToolExecution(ToolKind.HOST_NATIVE, primitive=own)
+        return ExecutionPlan(ToolKind.HOST_NATIVE, primitive=own)
     if host_published:
-        return ToolExecution(ToolKind.HOST_NATIVE, primitive=own, declared_primitive=False)
+        return ExecutionPlan(ToolKind.HOST_NATIVE, primitive=own, declared_primitive=False)
     return None

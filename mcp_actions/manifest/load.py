@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import ErrorCode, UsageError
 from .compose import ToolOrigin, compose
 from .dictionary import host_primitives, map_primitives
-from .execution import ToolExecution, classify_tool
+from .execution import ExecutionPlan, classify_tool
 from .fetch import RemoteFetcher
 from .paths import bundled_manifests_dir
 from .storage import ShadowedManifest, is_storage_root, load_storage, scope_dir
@@ -82,8 +82,13 @@ class LoadedManifest:
     model: Manifest
     origins: dict[str, ToolOrigin]
     report: ManifestReport
-    # How each tool runs (tool name -> ToolExecution); every agent-callable tool has one.
-    executions: dict[str, ToolExecution] = field(default_factory=dict)
+    # How each tool runs (tool name -> ExecutionPlan); every agent-callable tool has one.
+    executions: dict[str, ExecutionPlan] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Decided here when the maker did not: the kind travels with every loaded map, however made.
+        if not self.executions:
+            self.executions = tool_executions(self.document)
 
 
 @dataclass
@@ -200,11 +205,10 @@ def load_document(
         model=Manifest.model_validate(composition.document),
         origins=composition.origins,
         report=result,
-        executions=tool_executions(composition.document),
     )
 
 
-def tool_executions(document: dict[str, Any]) -> dict[str, ToolExecution]:
+def tool_executions(document: dict[str, Any]) -> dict[str, ExecutionPlan]:
     """How each tool of a valid (composed) document runs, by tool name (tools that cannot run are left out)."""
     host = host_primitives()
     own = map_primitives(document)

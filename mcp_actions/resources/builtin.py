@@ -22,6 +22,7 @@ from typing import Any
 from ..bridge.registry import RuntimeInfo, RuntimeRegistry
 from ..catalog.catalog import Catalog
 from ..catalog.context import DOCUMENTATION_NOTE, context_for
+from ..manifest.execution import ToolKind
 from .registry import ResourceEntry, ResourceProvider, ResourceRegistry, expand, not_found
 
 __all__ = [
@@ -80,7 +81,7 @@ def register_builtin_resources(
         if manifest is None:
             raise not_found(expand(MANIFEST, **params))
         # Tool provenance lives here rather than in every tool's _meta (which tools/list repeats).
-        tools = [{"name": b.name, "mcp_name": b.mcp_name, **b.provenance()} for b in catalog.tools.values() if b.kind != "builtin" and b.namespace == manifest.namespace]
+        tools = [{"name": b.name, "mcp_name": b.mcp_name, **b.provenance()} for b in catalog.tools.values() if b.kind is not ToolKind.BUILTIN and b.namespace == manifest.namespace]
         return {"namespace": manifest.namespace, "source": manifest.source, "tools": tools, "manifest": manifest.document}
 
     def list_manifests() -> list[ResourceEntry]:

@@ -16,6 +16,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
+from ..manifest.execution import ToolKind
 from ..errors import ActionError, UnknownTool
 from .media import IMAGE_TOOLS, image_output_schema, split_image
 
@@ -82,7 +83,7 @@ TEXT_LIMIT = 4000
 
 
 def _image_tool(binding: ToolBinding) -> bool:
-    return binding.kind == "builtin" and binding.name in IMAGE_TOOLS
+    return binding.kind is ToolKind.BUILTIN and binding.name in IMAGE_TOOLS
 
 
 def success_result(output: Any, binding: ToolBinding | None = None, *, state_summary: dict[str, Any] | None = None) -> types.CallToolResult:

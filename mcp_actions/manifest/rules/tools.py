@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 
 from ...errors import ErrorCode
 from ...jsonutil import json_pointer
-from ..execution import ToolExecution, ToolKind, classify_tool
+from ..execution import ExecutionPlan, ToolKind, classify_tool
 from ..problems import child_pointer
 from .base import (
     check_required_identifier,
@@ -145,7 +145,7 @@ def _check_result_summary(value: Any, path: str, label: str, rules: Rules) -> Ch
         yield from check_reference(value["projection"], child_pointer(path, "projection"), "projection", rules.index)
 
 
-def _execution(tool: dict[str, Any], rules: Rules) -> ToolExecution | None:
+def _execution(tool: dict[str, Any], rules: Rules) -> ExecutionPlan | None:
     return classify_tool(tool, host_primitives=rules.primitives, map_primitives=rules.map_primitives, host_published=rules.host_published)
 
 
@@ -155,7 +155,7 @@ def _primitive_schema(primitive: str, rules: Rules) -> Any:
     return schema if isinstance(schema, dict) else rules.map_primitives.get(primitive)
 
 
-def _check_binding(binding: Any, path: str, label: str, execution: ToolExecution | None, rules: Rules) -> Checks:
+def _check_binding(binding: Any, path: str, label: str, execution: ExecutionPlan | None, rules: Rules) -> Checks:
     """``x_actions.binding``: an object whose ``arguments`` (an object) fit the handler's primitive.
 
     The call's own arguments are laid over the bound ones, so a required
