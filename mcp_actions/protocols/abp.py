@@ -29,17 +29,40 @@ __all__ = ["ABP_CODES", "Elicit", "ElicitAnswer", "ElicitationBridge", "map_abp_
 
 log = logging.getLogger(__name__)
 
-#: ABP's standard error codes and the stable code each becomes.
+#: ABP's standard error codes (the API reference's table and the Error Handling reference's
+#: session, capability, parameter, permission, execution, system and transport codes) and
+#: the stable code each becomes; any other code is ``handler_failed``.
 ABP_CODES: dict[str, ErrorCode] = {
+    # session
     "NOT_INITIALIZED": ErrorCode.RUNTIME_NOT_READY,
+    "SESSION_EXPIRED": ErrorCode.RUNTIME_NOT_READY,
+    "SESSION_INVALID": ErrorCode.RUNTIME_NOT_READY,
+    "ALREADY_INITIALIZED": ErrorCode.HANDLER_FAILED,
+    # capability
     "UNKNOWN_CAPABILITY": ErrorCode.UNKNOWN_ACTION,
-    "INVALID_PARAMS": ErrorCode.INVALID_INPUT,
-    "PERMISSION_DENIED": ErrorCode.PERMISSION_DENIED,
+    "CAPABILITY_UNAVAILABLE": ErrorCode.CAPABILITY_UNAVAILABLE,
     "REQUIREMENT_NOT_MET": ErrorCode.STATE_MISMATCH,
+    "PRECONDITION_FAILED": ErrorCode.STATE_MISMATCH,
+    # parameters
+    "INVALID_PARAMS": ErrorCode.INVALID_INPUT,
+    "MISSING_PARAM": ErrorCode.INVALID_INPUT,
+    "INVALID_TYPE": ErrorCode.INVALID_INPUT,
+    # permission
+    "PERMISSION_DENIED": ErrorCode.PERMISSION_DENIED,
+    "PERMISSION_REQUIRED": ErrorCode.PERMISSION_DENIED,
+    # execution
     "OPERATION_FAILED": ErrorCode.HANDLER_FAILED,
-    "NOT_SUPPORTED": ErrorCode.CAPABILITY_UNAVAILABLE,
     "TIMEOUT": ErrorCode.HANDLER_TIMEOUT,
+    "CANCELLED": ErrorCode.HANDLER_FAILED,
     "RATE_LIMITED": ErrorCode.RATE_LIMITED,
+    "NOT_IMPLEMENTED": ErrorCode.MISSING_HANDLER,
+    # system
+    "NOT_SUPPORTED": ErrorCode.CAPABILITY_UNAVAILABLE,
+    "BROWSER_ERROR": ErrorCode.HANDLER_FAILED,
+    "INTERNAL_ERROR": ErrorCode.HANDLER_FAILED,
+    # transport
+    "TRANSPORT_ERROR": ErrorCode.TRANSPORT_FAILED,
+    "DISCONNECTED": ErrorCode.TRANSPORT_FAILED,
 }
 
 #: Longest question text passed on to the user.

@@ -9,13 +9,22 @@
  * window.__abp_capabilities_changed, or a notification of that name).
  * The agent callbacks of the spec are installed as window.__abp_notification,
  * __abp_progress, __abp_elicitation and __abp_capabilities_changed (and as
- * the abp.on* handlers): progress of a call becomes a call_progress message,
- * an elicitation an input_request whose answer goes back to the app as an
+ * the abp.on* handlers: assigned where the app leaves them empty, handed to
+ * the app's own onNotification(fn)-style registration methods where it has
+ * them): progress of a call becomes a call_progress message, an elicitation
+ * an input_request whose answer goes back to the app as an
  * ElicitationResponse (callchannel.js). abp.call {capability, params,
  * call_id, abp_call_id} runs abp.call(capability, params, {callId,
- * progressToken}); a failed ABPResponse fails with handler_failed and the ABP
- * code in evidence.abp_code. The caller's cancel reaches abp.cancel(callId);
- * leaving the page ends the session with abp.shutdown.
+ * progressToken, signal}); a failed ABPResponse fails with handler_failed and
+ * the ABP code in evidence.abp_code. A call the app refuses because the
+ * session is gone (NOT_INITIALIZED, SESSION_EXPIRED, SESSION_INVALID) is run
+ * once more on a new session. The caller's cancel aborts the call's
+ * AbortSignal and reaches abp.cancel(callId, reason); leaving the page ends
+ * the session with abp.shutdown.
+ *
+ * Only an object with initialize() and call() functions is an ABP app: a
+ * window.abp of another framework (ASP.NET Boilerplate's abp.js defines one)
+ * is left untouched.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -32,7 +41,9 @@ var FEATURES = { notifications: true, progress: true, elicitation: true };
 var ALLOWED_REQUESTS = ["elicitation/input", "elicitation/preference", "elicitation/confirm", "elicitation/select"];
 var WAIT_MS = 10000; // how long a page with an abp-manifest link is watched for window.abp
 
-var state = { abp: null, session: null, starting: null, listing: 0, ended: false };
+var state = { abp: null, session: null, starting: null, listing: 0, ended: false, wired: null };
+// Codes under which the app has no session for the call: initialise again and call once more.
+var SESSION_GONE = ["NOT_INITIALIZED", "SESSION_EXPIRED", "SESSION_INVALID"];
 var running = []; // calls in flight, oldest first: {bridgeId, callId}
 
 function appObject() {
@@ -141,11 +152,16 @@ function installCallbacks() {
 }
 
 function setHandlers(abp) {
+  if (state.wired === abp) return; // once per app object: a registration method must not hear us twice
+  state.wired = abp;
   var handlers = { onNotification: onNotification, onProgress: onProgress, onElicitation: onElicitation, onCapabilitiesChanged: onCapabilitiesChanged };
   Object.keys(handlers).forEach(function (key) {
     try {
-      abp[key] = handlers[key];
-    } catch (_ignored) { /* read-only: the window callbacks remain */ }
+      // The API reference has the agent set these handlers; apps following the MCP bridge's
+      // wiring offer them as methods that take the agent's callback.
+      if (typeof abp[key] === "function") abp[key](handlers[key]);
+      else abp[key] = handlers[key];
+    } catch (_ignored) { /* read-only or refused: the window callbacks remain */ }
   });
 }
 
@@ -210,6 +226,11 @@ function watchForApp() {
 // -- calls -------------------------------------------------------------------------
 
 function cancelCall(call, reason) {
+  if (call.controller && !call.controller.signal.aborted) {
+    try {
+      call.controller.abort(reason);
+    } catch (_ignored) { /* an app's abort listener threw: cancel() below still runs */ }
+  }
   var abp = state.abp;
   if (!abp || typeof abp.cancel !== "function") return;
   try {
@@ -244,7 +265,7 @@ function callCapability(args) {
   var callId = typeof args.abp_call_id === "string" && args.abp_call_id ? args.abp_call_id : bridgeId;
   return (appObject() && state.abp === appObject() && state.starting ? state.starting : start()).then(function (abp) {
     if (!abp) fail("runtime_not_ready", "the page has no initialised ABP session (window.abp)", { capability: capability, abp_code: "NOT_INITIALIZED" });
-    var call = { bridgeId: bridgeId, callId: callId, capability: capability };
+    var call = { bridgeId: bridgeId, callId: callId, capability: capability, controller: typeof AbortController === "function" ? new AbortController() : null };
     running.push(call);
     var stop = onCancel(bridgeId, function (reason) { cancelCall(call, reason); });
     var done = function () {
@@ -254,13 +275,25 @@ function callCapability(args) {
     };
     var options = { callId: callId, progressToken: callId };
     if (typeof args.timeout_ms === "number") options.timeout = args.timeout_ms;
-    var pending;
-    try {
-      pending = abp.call(capability, jsonClone(params), options);
-    } catch (err) {
-      pending = Promise.reject(err);
+    if (call.controller) options.signal = call.controller.signal;
+    function attempt(app) {
+      var pending;
+      try {
+        pending = app.call(capability, jsonClone(params), options);
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      return Promise.resolve(pending);
     }
-    return Promise.resolve(pending).then(function (response) {
+    function sessionGone(response) {
+      return isObject(response) && response.success === false && isObject(response.error) && SESSION_GONE.indexOf(response.error.code) >= 0;
+    }
+    return attempt(abp).then(function (response) {
+      if (!sessionGone(response) || (call.controller && call.controller.signal.aborted)) return response;
+      // The app lost our session (expired, or it restarted): a new one, and the call once more.
+      state.starting = null;
+      return start().then(function (again) { return again ? attempt(again) : response; });
+    }).then(function (response) {
       done();
       if (!isObject(response) || typeof response.success !== "boolean") fail("invalid_result", "abp.call answered something other than an ABPResponse", { capability: capability });
       if (!response.success) abpFailure(response, capability);
