@@ -268,10 +268,14 @@ function listed() {
 }
 
 var publishing = 0;
+var published = "[]"; // what was last handed to setPageTools (a page without a bridge never reports)
 function publish() {
   var mine = ++publishing; // a slower earlier listing must not overwrite a newer one
   return listed().then(function (tools) {
-    if (mine === publishing) setPageTools("wab", tools);
+    var text = JSON.stringify(tools);
+    if (mine !== publishing || text === published) return;
+    published = text;
+    setPageTools("wab", tools);
   }, function (err) {
     console.warn("[mcp-actions] listing the page's WAB actions failed:", String((err && err.message) || err));
   });
