@@ -233,20 +233,20 @@ class ToolBinding:
             self._result_check.prepare()
 
     def meta(self) -> dict[str, Any]:
-        """The MCP tool's ``_meta``: its dotted name, protocol and kind (and the runtime of an inline map's tool).
+        """The MCP tool's ``_meta``: its dotted name and protocol (and the runtime of an inline map's tool).
 
-        Provenance (manifest, source file, trust) is in ``provenance()``, which the
-        ``actions://manifests/{namespace}`` resource shows: a file path in every
-        tool of every ``tools/list`` cost a host's context for nothing.
+        Provenance (manifest, source file, trust) and the kind are in ``provenance()``,
+        which the ``actions://manifests/{namespace}`` resource shows: a file path or a
+        kind in every tool of every ``tools/list`` cost a host's context for nothing.
         """
-        meta: dict[str, Any] = {META_TOOL: self.name, META_PROTOCOL: self.protocol, "mcp-actions/kind": self.kind.listed_as}
+        meta: dict[str, Any] = {META_TOOL: self.name, META_PROTOCOL: self.protocol}
         if self.runtime_id:
             meta["mcp-actions/runtime_id"] = self.runtime_id
         return meta
 
     def provenance(self) -> dict[str, Any]:
-        """Where the tool comes from: its manifest namespace, source and trust."""
-        return {"manifest": self.namespace, "source": self.origin.source, "trust": self.origin.trust}
+        """Where the tool comes from and how it runs: its manifest namespace, source, trust and kind."""
+        return {"manifest": self.namespace, "source": self.origin.source, "trust": self.origin.trust, "kind": self.kind.listed_as}
 
     def check_arguments(self, arguments: Mapping[str, Any]) -> None:
         """Validate the tool's own arguments; raise ``invalid_input`` naming the offending path.

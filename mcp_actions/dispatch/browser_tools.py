@@ -33,16 +33,15 @@ def _binding(name: str, primitive: str, description: str, schema: dict[str, Any]
     return builtin_binding(name, description, schema, annotations, result_schema=copy.deepcopy(host_dictionary()[primitive]["output_schema"]))
 
 
-NAVIGATE = _binding(
+NAVIGATE = builtin_binding(
     "browser.navigate",
-    "browser.navigate",
-    # Listed beside maps that name no page to open (see builtin_groups.py): described once, in the description.
-    "Open url in the active tab, or reload it (reload: true), or open it in a new tab (new_tab: true); tab_id "
-    "(from browser_list_tabs) picks another tab. Reach a site with it before calling the site's tools.",
+    # Listed beside every map (a map names its site, not its tools' page): each byte is paid on every turn,
+    # so no outputSchema either; the answer is small and says what it is (see _navigate).
+    "Open url in the tab (reload: true reloads; new_tab: true opens a tab). Open a site's page before calling its tools.",
     {
         "type": "object",
         "properties": {
-            "url": {"type": "string", "minLength": 1, "description": "http(s) or file URL, or relative to the current page."},
+            "url": {"type": "string", "minLength": 1},
             "reload": {"type": "boolean"},
             "new_tab": {"type": "boolean"},
             "tab_id": {"type": "integer", "minimum": 1},

@@ -1,7 +1,7 @@
 """How a tool runs: the one place that decides a tool's kind, once, when its map is loaded.
 
 The kind travels with the tool from load to run: the catalogue's binding
-carries its ``ExecutionPlan``, ``tools/list`` shows ``ToolKind.listed_as``
+carries its ``ExecutionPlan``, the manifests resource shows ``ToolKind.listed_as``
 and dispatch switches on ``kind`` instead of working it out again.
 
 The spec calls a ``handler`` "a reference to already-loaded page/runtime
@@ -47,7 +47,7 @@ class ToolKind(enum.StrEnum):
 
     @property
     def listed_as(self) -> str:
-        """The tool's ``_meta["mcp-actions/kind"]`` (README): ``handler``, ``workflow``, ``steps`` or ``builtin``.
+        """The kind ``actions://manifests/{namespace}`` and ``actions.site`` list: ``handler``, ``workflow``, ``steps`` or ``builtin``.
 
         The published vocabulary predates the finer kinds: a handler naming a
         primitive is a ``handler``, a host-native tool is listed with ``steps``.

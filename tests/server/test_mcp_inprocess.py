@@ -74,8 +74,8 @@ async def test_tools_list_names_meta_and_schemas():
             assert NAME_RE.match(tool.name)
             assert tool.meta and "mcp-actions/tool" in tool.meta
         add = tools["shop_add_item"]
-        # _meta is the dotted name, protocol and kind; provenance is in actions://manifests/shop.
-        assert add.meta == {"mcp-actions/tool": "shop.add_item", "mcp-actions/protocol": "actions.json", "mcp-actions/kind": "handler"}
+        # _meta is the dotted name and protocol; provenance and kind are in actions://manifests/shop.
+        assert add.meta == {"mcp-actions/tool": "shop.add_item", "mcp-actions/protocol": "actions.json"}
         # Routing is advertised compactly: one target object and the time limit. The flat
         # target_* fields are accepted (test_routing_fields_choose_among_several_runtimes)
         # and described once, in the server's instructions.
@@ -202,6 +202,7 @@ async def test_manifest_resource_carries_tool_provenance():
             "manifest": "shop",
             "source": str(FIXTURES / "good" / "shop.actions.json"),
             "trust": "local",
+            "kind": "handler",
         }
         assert body["manifest"]["surface"]["surface_id"] == "shop"
 
