@@ -137,8 +137,8 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="GROUPS",
         type=_builtin_groups,
-        help="built-in tools tools/list shows: auto (default; with --manifests, navigate unless every map names a site the server "
-        "opens itself, and site when a map has state projections or context; else all), all, none, "
+        help="built-in tools tools/list shows: auto (default; with valid maps from --manifests: navigate, observe while the "
+        "active tab shows a page no map covers, and site when a map has state projections or context; else all), all, none, "
         "or groups among navigate, tabs, capture, dialogs, observe, site; repeatable or ','-separated; unlisted built-ins "
         "still answer by name [MCP_ACTIONS_BUILTIN_TOOLS]",
     )
