@@ -32,8 +32,7 @@ from .catalog.selection import ToolSelection
 from .catalog.watch import ManifestWatcher
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtin_groups import listed_builtins
-from .dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
-from .dispatch.observe_tools import OBSERVE_RUNNERS, observe_bindings
+from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from .dispatch.service import ActionService
 from .errors import ActionError, ErrorCode
 from .manifest.execution import ToolKind
@@ -109,7 +108,7 @@ class ActionsApp:
         self.options = options
         self.token = options.bridge_token or secrets.token_urlsafe(18)
         selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
-        self.catalog = Catalog(builtin_bindings() + observe_bindings(), allow=selection if options.tools or options.exclude_tools else None)
+        self.catalog = Catalog(builtin_bindings(), allow=selection if options.tools or options.exclude_tools else None)
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size)
         #: Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
         #: With ``auto`` it depends on the maps and the active page, so loads and page moves compute it again.
@@ -122,7 +121,7 @@ class ActionsApp:
             catalog=self.catalog,
             browser=self.browser,
             browser_mode=options.browser,
-            builtin_runners={**BUILTIN_RUNNERS, **OBSERVE_RUNNERS},
+            builtins=BUILTIN_TOOLS,
             page_tool_runner=PageToolRunner(self.bridge),
             projections=self.projections,
             limits=options.limits,

@@ -20,10 +20,10 @@ from ..catalog.catalog import ToolBinding
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
-from .builtin_tool import builtin_binding
-from .service import ActionService, BuiltinRunner
+from .builtin_tool import BuiltinRunner, BuiltinTool, builtin_binding
+from .service import ActionService
 
-__all__ = ["BROWSER_BINDINGS", "BROWSER_RUNNERS"]
+__all__ = ["BROWSER_TOOLS"]
 
 _TAB_ID = {"type": "integer", "minimum": 1, "description": "tab_id from browser.list_tabs; omit for the routed (active) tab."}
 
@@ -177,13 +177,13 @@ def _passthrough(primitive: str) -> BuiltinRunner:
     return run
 
 
-BROWSER_BINDINGS: tuple[ToolBinding, ...] = (NAVIGATE, LIST_TABS, OPEN_TAB, CLOSE_TAB, ACTIVATE_TAB, SCREENSHOT, DISMISS_DIALOG)
-BROWSER_RUNNERS: dict[str, BuiltinRunner] = {
-    NAVIGATE.name: _navigate,
-    LIST_TABS.name: _passthrough("browser.claimed_tabs.list"),
-    OPEN_TAB.name: _passthrough("browser.open_tab"),
-    CLOSE_TAB.name: _passthrough("browser.close_tab"),
-    ACTIVATE_TAB.name: _passthrough("browser.claimed_tabs.activate"),
-    SCREENSHOT.name: _passthrough("browser.screenshot"),
-    DISMISS_DIALOG.name: _passthrough("browser.dismiss_dialog"),
-}
+#: The browser built-ins, each with its runner and ``--builtin-tools`` group.
+BROWSER_TOOLS: tuple[BuiltinTool, ...] = (
+    BuiltinTool(NAVIGATE, _navigate, "navigate"),
+    BuiltinTool(LIST_TABS, _passthrough("browser.claimed_tabs.list"), "tabs"),
+    BuiltinTool(OPEN_TAB, _passthrough("browser.open_tab"), "tabs"),
+    BuiltinTool(ACTIVATE_TAB, _passthrough("browser.claimed_tabs.activate"), "tabs"),
+    BuiltinTool(CLOSE_TAB, _passthrough("browser.close_tab"), "tabs"),
+    BuiltinTool(SCREENSHOT, _passthrough("browser.screenshot"), "capture"),
+    BuiltinTool(DISMISS_DIALOG, _passthrough("browser.dismiss_dialog"), "dialogs"),
+)

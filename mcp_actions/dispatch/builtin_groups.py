@@ -39,21 +39,17 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import ActionError, ErrorCode
+from .builtins import BUILTIN_TOOLS
 
 if TYPE_CHECKING:
     from ..manifest.model import Manifest
 
-__all__ = ["AUTO", "BUILTIN_GROUPS", "listed_builtins"]
+__all__ = ["AUTO", "BUILTIN_GROUPS", "GROUPS", "listed_builtins"]
 
-#: Built-in tools by group, in the order the README lists them.
-BUILTIN_GROUPS: dict[str, tuple[str, ...]] = {
-    "navigate": ("browser.navigate",),
-    "tabs": ("browser.list_tabs", "browser.open_tab", "browser.activate_tab", "browser.close_tab"),
-    "capture": ("browser.screenshot",),
-    "dialogs": ("browser.dismiss_dialog",),
-    "observe": ("page.observe", "page.click", "page.fill", "page.press", "page.select"),
-    "site": ("actions.site",),
-}
+#: The groups, in the order the README lists them.
+GROUPS: tuple[str, ...] = ("navigate", "tabs", "capture", "dialogs", "observe", "site")
+#: Built-in tools by group, read from the registry of built-ins (each tool names its own group).
+BUILTIN_GROUPS: dict[str, tuple[str, ...]] = {group: tuple(tool.name for tool in BUILTIN_TOOLS if tool.group == group) for group in GROUPS}
 #: The default choice: every group without maps; with them, what the maps leave a need for.
 AUTO = "auto"
 _WORDS = frozenset({AUTO, "all", "none"})

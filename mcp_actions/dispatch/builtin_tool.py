@@ -1,20 +1,32 @@
-"""The one way a built-in tool (``actions.site``, browser control, observe) becomes a ``ToolBinding``.
+"""A built-in tool (``actions.site``, browser control, observe) as one object: its binding, runner and group.
 
 Built-ins have no manifest: they come from mcp-actions itself (trust
 ``local``), live in the ``builtin`` namespace, and take their title from
-their annotations, like map tools do.
+their annotations, like map tools do. Each is one ``BuiltinTool`` that holds
+what ``tools/list`` shows (the binding), what runs it and the
+``--builtin-tools`` group it is listed with, so that no table keyed by name
+can miss one of them (``dispatch/builtins.py`` gathers them).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..catalog.catalog import ToolBinding
 from ..catalog.naming import mcp_tool_name
 from ..manifest.compose import ToolOrigin
 from ..manifest.execution import BUILTIN_PLAN
 
-__all__ = ["BUILTIN_ORIGIN", "builtin_binding"]
+if TYPE_CHECKING:
+    from ..deadline import Deadline
+    from .service import ActionService
+
+__all__ = ["BUILTIN_ORIGIN", "BuiltinRunner", "BuiltinTool", "builtin_binding"]
+
+#: A built-in tool's implementation: (service, own arguments, routing fields, deadline) -> output.
+BuiltinRunner = Callable[["ActionService", dict[str, Any], dict[str, Any], "Deadline"], Awaitable[Any]]
 
 BUILTIN_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
 
@@ -35,3 +47,17 @@ def builtin_binding(
         title=annotations.get("title"),
         annotations=annotations,
     )
+
+
+@dataclass(frozen=True)
+class BuiltinTool:
+    """One built-in: what ``tools/list`` shows, what runs it, and its ``--builtin-tools`` group."""
+
+    binding: ToolBinding
+    run: BuiltinRunner
+    group: str
+
+    @property
+    def name(self) -> str:
+        """The dotted name (``browser.navigate``)."""
+        return self.binding.name

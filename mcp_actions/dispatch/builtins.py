@@ -1,8 +1,11 @@
-"""Built-in tools: browser control (``browser.*``, see ``browser_tools``) and the one-tool facade (``actions.site``).
+"""Built-in tools: the one registry (``BUILTIN_TOOLS``), and the one-tool facade (``actions.site``).
 
 Built-ins are catalog entries like manifest tools (same naming, same
 ``_meta`` key, same argument checking) whose implementation is Python here
-instead of a page handler or workflow.
+instead of a page handler or workflow: browser control (``browser_tools``),
+observe and act on a ref (``observe_tools``) and ``actions.site``. Each is one
+``BuiltinTool`` (binding, runner, group); the catalogue, dispatch and
+``--builtin-tools`` all read this registry.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from ..catalog.context import context_for
 from ..manifest.execution import ToolKind
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
-from .browser_tools import BROWSER_BINDINGS, BROWSER_RUNNERS
-from .builtin_tool import builtin_binding
-from .service import ActionService, BuiltinRunner
+from .browser_tools import BROWSER_TOOLS
+from .builtin_tool import BuiltinTool, builtin_binding
+from .observe_tools import OBSERVE_TOOLS
+from .service import ActionService
 
-__all__ = ["BUILTIN_RUNNERS", "builtin_bindings"]
+__all__ = ["BUILTIN_TOOLS", "builtin_bindings"]
 
 SITE = builtin_binding(
     "actions.site",
@@ -104,9 +108,10 @@ def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[
     return [applied.summary() for applied in context_for(service.catalog, runtime)]
 
 
-BUILTIN_RUNNERS: dict[str, BuiltinRunner] = {**BROWSER_RUNNERS, SITE.name: _site}
+#: Every built-in tool, in the order the README lists them: the one registry of built-ins.
+BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*BROWSER_TOOLS, *OBSERVE_TOOLS, BuiltinTool(SITE, _site, "site"))
 
 
 def builtin_bindings() -> list[ToolBinding]:
     """The built-in tools, as catalog entries."""
-    return [*BROWSER_BINDINGS, SITE]
+    return [tool.binding for tool in BUILTIN_TOOLS]

@@ -18,10 +18,10 @@ from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
 from ..deadline import Deadline
-from .builtin_tool import builtin_binding
-from .service import ActionService, BuiltinRunner
+from .builtin_tool import BuiltinTool, builtin_binding
+from .service import ActionService
 
-__all__ = ["OBSERVE_RUNNERS", "observe_bindings"]
+__all__ = ["OBSERVE_TOOLS"]
 
 _REF = {"type": "string", "pattern": "^@?e[0-9]+$", "description": "An element ref from page_observe, e.g. @e12."}
 
@@ -110,15 +110,7 @@ async def _select(service: ActionService, own: dict[str, Any], routing: dict[str
     return await _call(service, runtime, "refs.select", {"ref": own["ref"], "values": own["values"]}, deadline)
 
 
-OBSERVE_RUNNERS: dict[str, BuiltinRunner] = {
-    OBSERVE.name: _observe,
-    CLICK.name: _click,
-    FILL.name: _fill,
-    PRESS.name: _press,
-    SELECT.name: _select,
-}
-
-
-def observe_bindings() -> list[ToolBinding]:
-    """The observe and act-on-ref built-in tools, as catalog entries."""
-    return [OBSERVE, CLICK, FILL, PRESS, SELECT]
+#: The observe-and-act built-ins (group ``observe``), each with its runner.
+OBSERVE_TOOLS: tuple[BuiltinTool, ...] = tuple(
+    BuiltinTool(binding, run, "observe") for binding, run in ((OBSERVE, _observe), (CLICK, _click), (FILL, _fill), (PRESS, _press), (SELECT, _select))
+)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -44,6 +44,7 @@ from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
+from .builtin_tool import BuiltinTool
 from .execution import ToolRun, missing
 from .page_guidance import no_page_open, on_front_page, opens_its_own_page, shows_no_page
 from ..projection.service import ProjectionService
@@ -51,7 +52,7 @@ from .postconditions import PostconditionChecker, PostconditionRequest, Projecti
 from .states import Diagnosis, StateDiagnoser
 from .transitions import TransitionGuard, TransitionRules
 
-__all__ = ["ActionService", "BrowserControl", "BrowserMode", "CallOutcome", "PageToolRunner", "PreparedCall", "RESULT_SUMMARY_MIN_MS"]
+__all__ = ["ActionService", "BrowserControl", "BrowserMode", "CallOutcome", "PageToolCaller", "PreparedCall", "RESULT_SUMMARY_MIN_MS"]
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +70,8 @@ class BrowserControl(Protocol):
     async def new_tab(self, url: str | None = None) -> str: ...
 
 
-class PageToolRunner(Protocol):
-    """Runs tools a page declares through WebMCP, ABP or WAB (``mcp_actions.protocols.runner``)."""
+class PageToolCaller(Protocol):
+    """What dispatch needs to run tools a page declares through WebMCP, ABP or WAB (``protocols.runner.PageToolRunner``)."""
 
     async def run(
         self,
@@ -109,10 +110,6 @@ RESULT_SUMMARY_MIN_MS = 1000
 _CALL_PROGRESS: ContextVar[ProgressCallback | None] = ContextVar("mcp_actions_call_progress", default=None)
 
 
-#: A built-in tool's implementation: (service, own arguments, routing fields, deadline) -> output.
-BuiltinRunner = Callable[["ActionService", dict[str, Any], dict[str, Any], float], Awaitable[Any]]
-
-
 class ActionService:
     """Runs tools of a catalog through a bridge."""
 
@@ -123,8 +120,8 @@ class ActionService:
         catalog: Catalog,
         browser: BrowserControl | None = None,
         browser_mode: BrowserMode = "auto",
-        builtin_runners: Mapping[str, BuiltinRunner] | None = None,
-        page_tool_runner: PageToolRunner | None = None,
+        builtins: Iterable[BuiltinTool] = (),
+        page_tool_runner: PageToolCaller | None = None,
         projections: ProjectionService | None = None,
         postconditions: PostconditionChecker | None = None,
         limits: Limits = DEFAULT_LIMITS,
@@ -135,7 +132,8 @@ class ActionService:
         self.catalog = catalog
         self.browser = browser
         self.browser_mode = browser_mode
-        self.builtin_runners = dict(builtin_runners or {})
+        #: The built-in tools by dotted name (their bindings are in the catalogue, their runners here).
+        self.builtins = {tool.name: tool for tool in builtins}
         self.page_tool_runner = page_tool_runner
         #: State projections of runtimes (read by actions.site's state modes, postconditions, change hooks).
         self.projections = projections
@@ -221,7 +219,7 @@ class ActionService:
             # the caller's progress on without every built-in's signature carrying it.
             token = _CALL_PROGRESS.set(progress)
             try:
-                output = await self.builtin_runners[binding.name](self, own, dict(routing), deadline)
+                output = await self._builtin(binding).run(self, own, dict(routing), deadline)
             finally:
                 _CALL_PROGRESS.reset(token)
             binding.check_result(output)
@@ -229,6 +227,12 @@ class ActionService:
         output, runtime = await self._run_manifest_tool(binding, own, routing, deadline, progress, elicit, request_id)
         binding.check_result(output)
         return CallOutcome(output, await self._result_summary(binding, runtime, deadline))
+
+    def _builtin(self, binding: ToolBinding) -> BuiltinTool:
+        tool = self.builtins.get(binding.name)
+        if tool is None:  # a built-in binding from another registry than this service's
+            raise UnknownTool(f"no built-in tool {binding.name!r} runs here", evidence={"tool": binding.mcp_name})
+        return tool
 
     @staticmethod
     def call_progress() -> ProgressCallback | None:

@@ -9,7 +9,7 @@ from typing import Any
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.catalog.naming import mcp_tool_name
-from mcp_actions.dispatch.builtins import BUILTIN_RUNNERS, builtin_bindings
+from mcp_actions.dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from mcp_actions.dispatch.service import ActionService
 from mcp_actions.manifest.load import LoadedManifest, load_document
 from mcp_actions.runtimes.memory import MemoryRuntime
@@ -66,7 +66,7 @@ async def running(
     catalog = Catalog(builtin_bindings())
     catalog.set_manifests([loaded])
     service = ActionService(bridge=bridge, catalog=catalog, browser=None, browser_mode="none",
-                            builtin_runners=BUILTIN_RUNNERS, **service_options)
+                            builtins=BUILTIN_TOOLS, **service_options)
     runtime = MemoryRuntime(bridge, runtime_id="sim-1", url=page.url if page else "https://page.sim.test/",
                             handlers=handlers, primitives={**(page.primitives() if page else {}), **(primitives or {})},
                             capabilities=capabilities)

@@ -9,17 +9,18 @@ import sys
 import pytest
 
 from mcp_actions.dispatch.builtin_groups import BUILTIN_GROUPS, listed_builtins
-from mcp_actions.dispatch.builtins import builtin_bindings
-from mcp_actions.dispatch.observe_tools import observe_bindings
+from mcp_actions.dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from mcp_actions.errors import ActionError
 from mcp_actions.manifest.model import Manifest
 
-ALL = frozenset(b.name for b in builtin_bindings() + observe_bindings())
+ALL = frozenset(b.name for b in builtin_bindings())
 
 
 def test_every_builtin_is_in_exactly_one_group():
     grouped = [name for names in BUILTIN_GROUPS.values() for name in names]
     assert sorted(grouped) == sorted(ALL)  # a new built-in must be given a group
+    assert all(names for names in BUILTIN_GROUPS.values())  # and no group is left empty by a misspelt one
+    assert len({tool.name for tool in BUILTIN_TOOLS}) == len(BUILTIN_TOOLS)
 
 
 def a_map(**fields):

@@ -19,12 +19,12 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.dispatch.browser_tools import BROWSER_BINDINGS
+from mcp_actions.dispatch.browser_tools import BROWSER_TOOLS
 from mcp_actions.runtimes.memory import MemoryRuntime
 from mcp_actions.server.mcp_server import build_server
 
 #: The built-in browser tools (navigate, tabs, screenshot, dialogs), always offered in site mode.
-BROWSER_TOOLS = {binding.mcp_name for binding in BROWSER_BINDINGS}
+BROWSER_TOOL_NAMES = {tool.binding.mcp_name for tool in BROWSER_TOOLS}
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "server"
 GENERATIONS = pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -294,7 +294,7 @@ async def test_cancelled_call_leaves_nothing_pending():
 async def test_site_mode_shows_only_builtins_and_reaches_the_rest_through_actions_site():
     async with notes_env(options={"tool_mode": "site"}) as (app, client, runtime, notes):
         names = {t.name for t in (await client.list_tools()).tools}
-        assert names == BROWSER_TOOLS | {"actions_site"} | OBSERVE_TOOLS
+        assert names == BROWSER_TOOL_NAMES | {"actions_site"} | OBSERVE_TOOLS
         with pytest.raises(MCPError):
             await client.call_tool("notes_rename", {"title": "x"})
         called = await client.call_tool("actions_site", {"mode": "call", "action": "notes.rename", "arguments": {"title": "y"}})
@@ -309,7 +309,7 @@ OBSERVE_TOOLS = {"page_observe", "page_click", "page_fill", "page_press", "page_
     ("include", "exclude", "expected"),
     [
         (["notes.*"], [], {"notes_read_title", "notes_delete", "notes_rename", "notes_archive"}),  # only the notes map
-        ([], ["notes.*", "shop.*"], BROWSER_TOOLS | {"actions_site"} | OBSERVE_TOOLS),  # everything but the two maps
+        ([], ["notes.*", "shop.*"], BROWSER_TOOL_NAMES | {"actions_site"} | OBSERVE_TOOLS),  # everything but the two maps
         (["notes.*", "actions.site"], ["notes.delete"], {"notes_read_title", "notes_rename", "notes_archive", "actions_site"}),  # deny beats allow
     ],
 )
@@ -328,7 +328,7 @@ MAP_TOOLS = {"notes_read_title", "notes_delete", "notes_rename", "notes_archive"
         ([], MAP_TOOLS | {"browser_navigate", "actions_site"}),  # auto: the notes map has no site to open, and projections only actions_site reads
         (["none"], MAP_TOOLS),
         (["tabs", "capture"], MAP_TOOLS | {"browser_list_tabs", "browser_open_tab", "browser_activate_tab", "browser_close_tab", "browser_screenshot"}),
-        (["all"], MAP_TOOLS | BROWSER_TOOLS | {"actions_site"} | OBSERVE_TOOLS),
+        (["all"], MAP_TOOLS | BROWSER_TOOL_NAMES | {"actions_site"} | OBSERVE_TOOLS),
     ],
 )
 async def test_builtin_groups_choose_which_builtins_are_listed(groups, expected):
