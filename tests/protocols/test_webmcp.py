@@ -154,6 +154,83 @@ async def test_request_user_interaction_is_refused_when_the_client_cannot_ask(pa
         assert await s.tab().page.evaluate("() => [todosForTest().length, document.getElementById('confirm-clear').open]") == [1, False]
 
 
+async def test_cancelling_the_mcp_call_fires_toolcancel_at_the_page(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp/imperative.html")
+        export = await s.page_tool("webmcp", "export_todos")
+        call = asyncio.create_task(s.client.call_tool(export.name, {}))
+        await s.tab().page.wait_for_function("() => document.getElementById('status').textContent === 'exporting'")
+        call.cancel()
+        try:
+            await call
+        except asyncio.CancelledError:
+            pass
+        await s.tab().page.wait_for_function("() => document.getElementById('status').textContent === 'export stopped'")
+        assert await s.tab().page.evaluate("() => cancelsForTest()") == ["export_todos"]
+
+
+async def test_our_model_context_answers_pages_and_in_page_agents_as_the_draft_says(pages_url):
+    """registerTool's rejections, the signal, exposedTo, and the consumer side (getTools, executeTool), in the page itself."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp/imperative.html")
+        await s.page_tool("webmcp", "clear_todos")
+        page = s.tab().page
+        refusals = await page.evaluate(
+            """async () => {
+              const mc = document.modelContext, out = {};
+              const reason = async (p) => { try { await p; return "resolved"; } catch (e) { return e.name; } };
+              const tool = (name, extra) => ({ name, description: "d", execute: () => name, ...extra });
+              out.duplicate = await reason(mc.registerTool(tool("add_todo")));
+              out.badName = await reason(mc.registerTool(tool("has space")));
+              out.noDescription = await reason(mc.registerTool({ name: "nodesc", execute() {} }));
+              out.emptyDescription = await reason(mc.registerTool({ name: "nodesc", description: "", execute() {} }));
+              out.noExecute = await reason(mc.registerTool({ name: "noexec", description: "d" }));
+              out.insecureExposedTo = await reason(mc.registerTool(tool("insecure"), { exposedTo: ["http://example.com"] }));
+              out.preAborted = await reason(mc.registerTool(tool("early"), { signal: AbortSignal.abort() }));
+              window.changes = 0;
+              mc.ontoolchange = () => window.changes++;
+              window.sharing = new AbortController();
+              out.exposed = await reason(mc.registerTool(tool("shared", { annotations: { readOnlyHint: true } }), { exposedTo: ["https://partner.example"], signal: window.sharing.signal }));
+              return out;
+            }"""
+        )
+        assert refusals == {
+            "duplicate": "InvalidStateError",
+            "badName": "InvalidStateError",
+            "noDescription": "TypeError",
+            "emptyDescription": "InvalidStateError",
+            "noExecute": "TypeError",
+            "insecureExposedTo": "SecurityError",
+            "preAborted": "AbortError",
+            "exposed": "resolved",
+        }
+        # A tool exposed to other origins is still this document's: its own agent lists it.
+        shared = await s.page_tool("webmcp", "shared")
+        assert shared.annotations is not None and shared.annotations.read_only_hint is True
+
+        consumer = await page.evaluate(
+            """async () => {
+              const mc = document.modelContext, out = {};
+              const listed = await mc.getTools();
+              const shared = listed.find((t) => t.name === "shared");
+              out.names = listed.map((t) => t.name);
+              out.shape = { schemaType: typeof shared.inputSchema, parsed: JSON.parse(shared.inputSchema), origin: shared.origin === location.origin, window: shared.window === window, annotations: shared.annotations };
+              out.executed = await mc.executeTool(shared, {});
+              out.executedFromJson = await mc.executeTool(listed.find((t) => t.name === "list_todos"), "{}");
+              window.sharing.abort();
+              await new Promise((r) => setTimeout(r, 10));
+              out.afterAbort = (await mc.getTools()).map((t) => t.name).includes("shared");
+              out.changes = window.changes;
+              return out;
+            }"""
+        )
+        assert consumer["names"] == ["add_todo", "clear_todos", "export_todos", "list_todos", "shared"]
+        assert consumer["shape"] == {"schemaType": "object", "parsed": {"type": "object", "properties": {}}, "origin": True, "window": True, "annotations": {"readOnlyHint": True, "untrustedContentHint": False}}
+        assert consumer["executed"] == '"shared"' and consumer["executedFromJson"] == '{"content":[{"type":"text","text":"[]"}]}'
+        assert consumer["afterAbort"] is False and consumer["changes"] == 2  # registered, then withdrawn
+        await s.wait_for_tools(lambda ts: shared.name not in ts)
+
+
 async def test_declarative_form_compiles_to_a_schema_and_answers_through_respond_with(pages_url):
     async with product() as s:
         await s.navigate(f"{pages_url}/webmcp/declarative.html")

@@ -67,8 +67,12 @@ function checkOrigins(list, what) {
 function describe(tool) {
   if (!isObject(tool) && typeof tool !== "function") throw new TypeError("registerTool expects a tool object");
   var name = tool.name, description = tool.description;
-  if (typeof name !== "string" || !NAME.test(name)) throw domError("a tool's name must be 1 to 128 characters of A-Z, a-z, 0-9, _, - and .", "InvalidStateError");
-  if (typeof description !== "string" || !description) throw domError("tool " + name + " needs a description", "InvalidStateError");
+  // As Chromium answers: a missing member is a TypeError, an empty or malformed one InvalidStateError.
+  if (name === undefined || description === undefined) throw new TypeError("a tool needs a name and a description");
+  if (!NAME.test(String(name))) throw domError("a tool's name must be 1 to 128 characters of A-Z, a-z, 0-9, _, - and .", "InvalidStateError");
+  name = String(name);
+  description = String(description);
+  if (!description) throw domError("tool " + name + " needs a description", "InvalidStateError");
   if (typeof tool.execute !== "function") throw new TypeError("tool " + name + " needs an execute function");
   var schema = { type: "object", properties: {} };
   if (tool.inputSchema !== undefined) {
