@@ -20,12 +20,15 @@ from __future__ import annotations
 import asyncio
 import functools
 import http.server
+import io
 import json
 import socket
 import subprocess
+import tarfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -39,6 +42,7 @@ from playwright.async_api import async_playwright
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 from mcp_actions.server.mcp_server import build_server
+import tests.npm_cache as npm_cache
 from tests.conftest import PAGES, launch_chromium
 from tests.npm_cache import npm_package
 
@@ -83,6 +87,54 @@ def npm_pages_url() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _tarball(path: Path, name: str, version: str) -> Path:
+    """An npm package tarball (package/package.json, package/index.js), so npm installs it without a registry."""
+    with tarfile.open(path, "w:gz") as tar:
+        for member, text in (("package/package.json", json.dumps({"name": name, "version": version, "main": "index.js"})), ("package/index.js", "module.exports = 1;\n")):
+            data = text.encode()
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_npm_package_installs_a_spec_once_even_when_asked_in_parallel(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MCP_ACTIONS_TEST_NPM_CACHE", str(cache))
+    spec = str(_tarball(tmp_path / "fixture-pkg-1.0.0.tgz", "mcp-actions-fixture-pkg", "1.0.0"))
+    installs: list[str] = []
+    real_install = npm_cache._install
+
+    def counted(*args: Any) -> None:
+        installs.append(args[1])
+        real_install(*args)
+
+    monkeypatch.setattr(npm_cache, "_install", counted)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        found = list(pool.map(lambda _: npm_package(spec), range(3)))
+    assert len(set(found)) == 1 and installs == [spec]
+    package = found[0]
+    assert package.name == "mcp-actions-fixture-pkg" and json.loads((package / "package.json").read_text())["version"] == "1.0.0"
+    assert package.is_relative_to(cache)
+    # One folder for the spec (and its lock), no half-finished install left behind.
+    assert sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock")) == [package.parents[1].name]
+    assert npm_package(spec) == package and installs == [spec]  # a later call (another run) finds it
+
+
+def test_npm_package_skips_only_when_npm_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCP_ACTIONS_TEST_NPM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(npm_cache.shutil, "which", lambda name: None)
+    with pytest.raises(pytest.skip.Exception, match="npm is not installed"):
+        npm_package("left-pad@1.3.0")
+
+
+def test_a_failed_npm_install_fails_the_test_with_npms_words(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCP_ACTIONS_TEST_NPM_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(pytest.fail.Exception, match="npm install .*missing.tgz failed"):
+        npm_package(str(tmp_path / "missing.tgz"))
+    assert [p.name for p in (tmp_path / "cache").iterdir() if not p.name.endswith(".lock")] == []
 
 
 def _webmcp(tools: dict[str, types.Tool]) -> dict[str, types.Tool]:
