@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from .bridge.bridge import Bridge
 from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
 from .bridge.websocket import BridgeServer
-from .catalog.catalog import Catalog, ToolBinding
+from .catalog.catalog import Catalog
 from .catalog.selection import ToolSelection
+from .catalog.visibility import ToolVisibility
 from .catalog.watch import ManifestWatcher
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtin_groups import listed_builtins
 from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from .dispatch.service import ActionService
 from .errors import ActionError, ErrorCode
-from .manifest.execution import ToolKind
 from .manifest.fetch import RemoteFetcher
 from .manifest.limits import DEFAULT_LIMITS, Limits
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
@@ -107,12 +107,11 @@ class ActionsApp:
     def __init__(self, options: AppOptions) -> None:
         self.options = options
         self.token = options.bridge_token or secrets.token_urlsafe(18)
-        selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools))
-        self.catalog = Catalog(builtin_bindings(), allow=selection if options.tools or options.exclude_tools else None)
+        selection = ToolSelection(tuple(options.tools), tuple(options.exclude_tools)) if options.tools or options.exclude_tools else None
+        #: Which tools exist, take direct calls and are listed: the one owner (catalog/visibility.py).
+        self.visibility = ToolVisibility(selection=selection, tool_mode=options.tool_mode)
+        self.catalog = Catalog(builtin_bindings(), allow=self.visibility.exists if selection is not None else None)
         self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size)
-        #: Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
-        #: With ``auto`` it depends on the maps and the active page, so loads and page moves compute it again.
-        self.listed_builtins = self._listed_builtins()
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
         self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)
@@ -125,7 +124,11 @@ class ActionsApp:
             page_tool_runner=PageToolRunner(self.bridge),
             projections=self.projections,
             limits=options.limits,
+            visibility=self.visibility,
         )
+        # Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
+        # With ``auto`` it depends on the maps and the active page, so loads and page moves compute it again.
+        self.visibility.listed_builtins = self._listed_builtins()
         self.endpoint: BridgeServer | None = None
         self.load_result = LoadResult()
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
@@ -188,17 +191,9 @@ class ActionsApp:
     def _relist(self) -> None:
         """Recompute the listed built-ins (the active page moved, maps changed); announce a change."""
         listed = self._listed_builtins()
-        if listed != self.listed_builtins:
-            self.listed_builtins = listed
+        if listed != self.visibility.listed_builtins:
+            self.visibility.listed_builtins = listed
             self._changed("tools")
-
-    def takes_calls(self, binding: ToolBinding) -> bool:
-        """Whether a call of this tool is taken: in site mode only built-ins are (actions.site reaches the rest)."""
-        return self.options.tool_mode != "site" or binding.kind is ToolKind.BUILTIN
-
-    def listed(self, binding: ToolBinding) -> bool:
-        """Whether ``tools/list`` shows this tool: callable, and for a built-in, one of ``--builtin-tools``."""
-        return self.takes_calls(binding) and (binding.kind is not ToolKind.BUILTIN or binding.name in self.listed_builtins)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -215,7 +210,7 @@ class ActionsApp:
     def _apply_load(self, result: LoadResult) -> None:
         self.load_result = result
         self.catalog.set_manifests(result.manifests)
-        self.listed_builtins = self._listed_builtins()
+        self.visibility.listed_builtins = self._listed_builtins()
         for report in result.failures:
             for problem in report.errors:
                 print(f"mcp-actions: {report.file}:{problem.path} {problem.code} {problem.message}", file=sys.stderr)
@@ -266,7 +261,7 @@ class ActionsApp:
     def _tools_fingerprint(self) -> list[tuple[str, ...]]:
         # What a host sees of each tool: a change in any of it is a tools/list_changed.
         return sorted(
-            (b.mcp_name, b.name, b.description, json.dumps([self.listed(b), b.input_schema, b.result_schema, b.annotations, b.meta()], sort_keys=True, default=str))
+            (b.mcp_name, b.name, b.description, json.dumps([self.visibility.listed(b), b.input_schema, b.result_schema, b.annotations, b.meta()], sort_keys=True, default=str))
             for b in self.catalog.tools.values()
         )
 

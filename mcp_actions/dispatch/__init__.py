@@ -1,14 +1,17 @@
 """Dispatch: run a tool call from checked arguments to a checked result.
 
-``ActionService`` takes a call by MCP name: ``prepare`` checks the arguments
-(a ``PreparedCall``, nothing sent yet), ``run`` chooses the runtime, checks
-capabilities, states and transition rules, runs the tool (handler, primitive,
-workflow, legacy steps or page tool) and checks its result.
-``builtin_bindings`` are the built-in tools (``actions.site``, browser
+``ActionService.handle`` takes a call by MCP name with its ``CallContext``
+(progress, how to ask the user, the way in) and passes it through the ordered
+guards (``GuardChain``: visibility, arguments, confirmation; on the chosen
+runtime: a page open, capabilities, states, transition rules), runs the tool
+(handler, primitive, workflow, legacy steps, page tool or built-in) and checks
+its result. ``InputRequired`` says the caller must ask its user and call
+again. ``builtin_bindings`` are the built-in tools (``actions.site``, browser
 control, observe and act on refs).
 """
 
 from .builtins import builtin_bindings
-from .service import ActionService, PreparedCall
+from .guards import CallContext, GuardChain, InputRequired
+from .service import ActionService
 
-__all__ = ["ActionService", "PreparedCall", "builtin_bindings"]
+__all__ = ["ActionService", "CallContext", "GuardChain", "InputRequired", "builtin_bindings"]

@@ -10,6 +10,7 @@ observe and act on a ref (``observe_tools``) and ``actions.site``. Each is one
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..bridge.routing import Route
@@ -72,9 +73,10 @@ async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, 
             raise ActionError(f"unknown action {action!r}", code=ErrorCode.UNKNOWN_ACTION, evidence={"path": "/action", "action": action})
         # The action gets what is left of this call's time (its own timeout_ms is this call's).
         arguments = {**(own.get("arguments") or {}), **routing, "timeout_ms": deadline.remaining_ms()}
-        prepared = service.prepare(binding.mcp_name, arguments)
-        # The action's steps are reported to the caller of actions.site, as a direct call's would be.
-        return await service.run(prepared.binding, prepared.arguments, prepared.routing, progress=service.call_progress())
+        # The same guards as a direct call (a tool that needs the user's yes asks through the caller
+        # of actions.site), and its steps are reported to that caller, as a direct call's would be.
+        context = replace(service.current_context(), via="actions.site", on_admitted=None)
+        return (await service.handle(binding.mcp_name, arguments, context)).output
     return await _state(service, mode, own, routing, deadline)
 
 

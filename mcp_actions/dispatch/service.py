@@ -1,27 +1,23 @@
 """Dispatch: from a tool name and arguments to one finished call.
 
-``ActionService.call`` checks the arguments against the tool's input schema
-before anything reaches a runtime, chooses exactly one runtime (launching the
-browser lazily when allowed and needed, and opening a map's site for it),
-refuses a map's tool whose tab shows no page (``page_guidance.py``: the model
-is told to navigate first), and before the tool acts checks:
-
-1. its ``requires`` against the runtime's advertised capabilities
-   (``capability_unavailable``);
-2. its ``target.state`` against the states diagnosed live on the page
-   (``state_mismatch``, evidence: required state and current states);
-3. the rules of transitions naming it (``rate_limited`` / waiting,
-   ``limit_exceeded`` past ``convergence.max_attempts``).
-
-Then it runs the tool (see ``execution.py``), re-checks a declared
-postcondition through the ``PostconditionChecker`` when one is installed,
-and checks the output against the tool's result schema (``invalid_result``
-with the failing path). After a call of a transition's tool the runtime's
-states are diagnosed again, so ``runtime_status`` views stay current. When
-the map asks for it (``x_actions.result_summary``), ``run_call`` also reads
-the named projection summary after the call succeeded (``CallOutcome``).
-It knows nothing of MCP; the server adapter turns its outcomes into MCP
-results and errors, and forwards ``progress`` reports.
+``ActionService.handle`` is the one way a call runs, whoever makes it (a
+host's ``tools/call``, ``actions.site``'s call mode, the Python API): it
+passes the call through the ordered guards of ``guards.py`` (``call`` stage:
+visibility, arguments, confirmation), chooses exactly one runtime (launching
+the browser lazily when allowed and needed, and opening a map's site for it),
+passes the ``runtime`` stage guards (a page open, ``requires``, ``target.state``,
+the transitions' rate limit and convergence), and runs the tool (see
+``execution.py``; a page's own tools through the ``PageToolCaller``, a
+built-in through its runner). A declared postcondition is checked through the
+``PostconditionChecker`` when one is installed, and the output against the
+tool's result schema (``invalid_result`` with the failing path). After a call
+of a transition's tool the runtime's states are diagnosed again, so
+``runtime_status`` views stay current. When the map asks for it
+(``x_actions.result_summary``), the named projection summary is read after
+the call succeeded (``CallOutcome``). A tool that misses its page on the
+site's front page says so (``page_guidance.on_front_page``). It knows
+nothing of MCP; the server adapter gives it a ``CallContext`` and turns its
+outcomes into MCP results and errors.
 """
 
 from __future__ import annotations
@@ -35,7 +31,8 @@ from typing import Any, Literal, NamedTuple, Protocol
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route, front_page, opens_itself
-from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
+from ..catalog.catalog import Catalog, ToolBinding
+from ..catalog.visibility import ToolVisibility
 from ..deadline import Deadline
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode, UnknownTool
@@ -45,14 +42,15 @@ from ..manifest.model import Manifest
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
 from .builtin_tool import BuiltinTool
-from .execution import ToolRun, missing
-from .page_guidance import no_page_open, on_front_page, opens_its_own_page, shows_no_page
+from .execution import ToolRun
+from .guards import CallContext, GuardChain, PendingCall, Stage, default_guards
+from .page_guidance import on_front_page
 from ..projection.service import ProjectionService
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
-from .transitions import TransitionGuard, TransitionRules
+from .transitions import TransitionTracker
 
-__all__ = ["ActionService", "BrowserControl", "BrowserMode", "CallOutcome", "PageToolCaller", "PreparedCall", "RESULT_SUMMARY_MIN_MS"]
+__all__ = ["ActionService", "BrowserControl", "BrowserMode", "CallOutcome", "PageToolCaller", "RESULT_SUMMARY_MIN_MS"]
 
 log = logging.getLogger(__name__)
 
@@ -86,28 +84,22 @@ class PageToolCaller(Protocol):
     ) -> Any: ...
 
 
-class PreparedCall(NamedTuple):
-    """A call that passed its checks and has not reached a runtime yet."""
-
-    binding: ToolBinding
-    arguments: dict[str, Any]  # the tool's own arguments
-    routing: dict[str, Any]  # the routing fields (runtime choice, timeout_ms)
-
-
 class CallOutcome(NamedTuple):
     """A finished call: its output, and the state summary its map asked to attach (or why it is missing)."""
 
     output: Any
     #: ``projection.service.summary`` output, or ``{projection, summary, error}`` when it could not be read.
     state_summary: dict[str, Any] | None = None
+    #: The tool that ran.
+    binding: ToolBinding | None = None
 
 
 #: The least time a result summary gets to read, even when the call used up nearly all of its own.
 RESULT_SUMMARY_MIN_MS = 1000
 
 
-#: The progress callback of the built-in call running in this task (see ``ActionService.call_progress``).
-_CALL_PROGRESS: ContextVar[ProgressCallback | None] = ContextVar("mcp_actions_call_progress", default=None)
+#: The context of the built-in call running in this task (see ``ActionService.current_context``).
+_CURRENT_CONTEXT: ContextVar[CallContext | None] = ContextVar("mcp_actions_call_context", default=None)
 
 
 class ActionService:
@@ -125,6 +117,7 @@ class ActionService:
         projections: ProjectionService | None = None,
         postconditions: PostconditionChecker | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        visibility: ToolVisibility | None = None,
     ) -> None:
         self.bridge = bridge
         #: Workflow limits (the manifest's Limits, set from the command line).
@@ -139,9 +132,15 @@ class ActionService:
         self.projections = projections
         #: Judges workflow postconditions: the given checker, else the projection service's.
         self.postconditions = postconditions or (ProjectionPostconditions(projections) if projections is not None else None)
-        self.transitions = TransitionGuard()
+        self.transitions = TransitionTracker()
         # By manifest identity; the manifest is kept beside its diagnoser so a recycled id cannot match.
         self._diagnosers: dict[int, tuple[Manifest, StateDiagnoser]] = {}
+        #: Which tools exist, take direct calls and are listed (one owner; the app keeps its listing current).
+        self.visibility = visibility or ToolVisibility()
+        #: The checks every call passes, in order (``guards.py``); a policy is one more.
+        self.guards: GuardChain = default_guards(
+            catalog, self.visibility, self.transitions, self.diagnose_states, lambda manifest: self._diagnoser(manifest).diagnosable
+        )
         # Held while a call launches the browser or opens a map's page: parallel first calls
         # (hosts send them) would otherwise open it twice, one navigation aborting the other.
         self._opening = asyncio.Lock()
@@ -153,80 +152,41 @@ class ActionService:
             raise UnknownTool(f"unknown tool {mcp_name!r}", evidence={"tool": mcp_name})
         return binding
 
-    def prepare(self, mcp_name: str, arguments: Mapping[str, Any] | None) -> PreparedCall:
-        """Look the tool up and check its arguments; nothing has reached a runtime yet.
+    async def handle(self, mcp_name: str, arguments: Mapping[str, Any] | None, context: CallContext | None = None) -> CallOutcome:
+        """Run one call to its end through the guards; its output and the summary its map asks for.
 
-        Raises ``UnknownTool`` or ``ActionError`` ``invalid_input`` with the offending path.
+        Raises ``UnknownTool``, ``InputRequired`` (the caller must ask its user and call
+        again), or ``ActionError`` with a stable code; a call refused in the ``call``
+        stage never reached a page.
         """
-        binding = self.binding(mcp_name)
-        own, routing = split_routing(dict(arguments or {}), binding.own_properties, admits_other=binding.admits_other)
-        for key in ROUTE_SELECTORS:
-            if key in routing and not isinstance(routing[key], str):
-                raise _invalid(f"/{key}", "must be a string")
-        timeout = routing.get("timeout_ms")
-        if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= 600_000):
-            raise _invalid("/timeout_ms", "must be an integer from 1 to 600000")
-        binding.check_arguments(own)
-        return PreparedCall(binding, own, routing)
+        context = context or CallContext()
+        call = PendingCall(mcp_name, arguments or {}, context)
+        await self.guards.run(Stage.CALL, call)
+        if context.on_admitted is not None:
+            await context.on_admitted(call.tool)
+        binding = call.tool
+        call.deadline = Deadline.after_ms(call.routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS)
+        if binding.kind is ToolKind.BUILTIN:
+            # Task-local, so a built-in that runs another tool (actions.site mode=call) passes the
+            # caller's context on (progress, how to ask the user) without every signature carrying it.
+            token = _CURRENT_CONTEXT.set(context)
+            try:
+                output = await self._builtin(binding).run(self, call.own, dict(call.routing), call.deadline)
+            finally:
+                _CURRENT_CONTEXT.reset(token)
+            binding.check_result(output)
+            return CallOutcome(output, binding=binding)
+        output, runtime = await self._run_on_page(call)
+        binding.check_result(output)
+        return CallOutcome(output, await self._result_summary(binding, runtime, call.deadline), binding)
 
-    async def call(
-        self,
-        mcp_name: str,
-        arguments: Mapping[str, Any] | None,
-        *,
-        progress: ProgressCallback | None = None,
-    ) -> Any:
-        """Run one tool to its end; return its output or raise ``ActionError``.
+    async def call(self, mcp_name: str, arguments: Mapping[str, Any] | None, *, progress: ProgressCallback | None = None) -> Any:
+        """Run one tool to its end from Python; return its output or raise ``ActionError``.
 
         ``progress(progress, total, message)`` hears each workflow step (sync or async).
+        Nobody can be asked on this way in, so a tool that needs the user's yes is refused.
         """
-        binding, own, routing = self.prepare(mcp_name, arguments)
-        return await self.run(binding, own, routing, progress=progress)
-
-    async def run(
-        self,
-        binding: ToolBinding,
-        own: dict[str, Any],
-        routing: Mapping[str, Any],
-        *,
-        progress: ProgressCallback | None = None,
-        elicit: Elicit | None = None,
-        request_id: str | None = None,
-    ) -> Any:
-        """Run an already-checked call of ``binding``; return its output.
-
-        ``progress`` hears workflow steps and a page tool's own progress; ``elicit`` asks the
-        user what a page tool asks during the call (None: nobody can be asked); ``request_id``
-        is the caller's id of this call (an ABP app sees it as its ``callId``).
-        """
-        return (await self.run_call(binding, own, routing, progress=progress, elicit=elicit, request_id=request_id)).output
-
-    async def run_call(
-        self,
-        binding: ToolBinding,
-        own: dict[str, Any],
-        routing: Mapping[str, Any],
-        *,
-        progress: ProgressCallback | None = None,
-        elicit: Elicit | None = None,
-        request_id: str | None = None,
-    ) -> CallOutcome:
-        """Run an already-checked call of ``binding``; its output and the summary its map asks for (arguments as ``run``)."""
-        timeout_ms = routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS
-        deadline = Deadline.after_ms(timeout_ms)
-        if binding.kind is ToolKind.BUILTIN:
-            # Task-local, so a built-in that runs another tool (actions.site mode=call) passes
-            # the caller's progress on without every built-in's signature carrying it.
-            token = _CALL_PROGRESS.set(progress)
-            try:
-                output = await self._builtin(binding).run(self, own, dict(routing), deadline)
-            finally:
-                _CALL_PROGRESS.reset(token)
-            binding.check_result(output)
-            return CallOutcome(output)
-        output, runtime = await self._run_manifest_tool(binding, own, routing, deadline, progress, elicit, request_id)
-        binding.check_result(output)
-        return CallOutcome(output, await self._result_summary(binding, runtime, deadline))
+        return (await self.handle(mcp_name, arguments, CallContext(progress=progress))).output
 
     def _builtin(self, binding: ToolBinding) -> BuiltinTool:
         tool = self.builtins.get(binding.name)
@@ -235,9 +195,9 @@ class ActionService:
         return tool
 
     @staticmethod
-    def call_progress() -> ProgressCallback | None:
-        """The progress callback of the built-in call running in this task, if its caller gave one."""
-        return _CALL_PROGRESS.get()
+    def current_context() -> CallContext:
+        """The context of the built-in call running in this task (an empty one outside any)."""
+        return _CURRENT_CONTEXT.get() or CallContext()
 
     async def _result_summary(self, binding: ToolBinding, runtime: RuntimeInfo, deadline: Deadline) -> dict[str, Any] | None:
         """The summary ``x_actions.result_summary`` names, read after the call; a failure is reported, not raised.
@@ -374,113 +334,52 @@ class ActionService:
                 evidence={"url": url, "timeout_ms": limit_ms},
             ) from exc
 
-    async def _run_manifest_tool(
-        self,
-        binding: ToolBinding,
-        own: dict[str, Any],
-        routing: Mapping[str, Any],
-        deadline: Deadline,
-        progress: ProgressCallback | None,
-        elicit: Elicit | None = None,
-        request_id: str | None = None,
-    ) -> tuple[Any, RuntimeInfo]:
-        """Run a tool of a map or a page on its runtime; return its output and the runtime it ran on."""
-        route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(routing, surface_origin=binding.surface_origin)
-        runtime = await self.resolve_runtime(route, deadline=deadline)
-        if binding.protocol == "actions.json" and binding.runtime_id is None and shows_no_page(runtime.url) and not opens_its_own_page(binding):
-            raise no_page_open(binding, self.manifest_of(binding), runtime)
+    async def _run_on_page(self, call: PendingCall) -> tuple[Any, RuntimeInfo]:
+        """Route a tool of a map or a page, pass the runtime guards, run it; its output and the runtime it ran on."""
+        binding, deadline = call.tool, call.deadline
+        assert deadline is not None
+        route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(call.routing, surface_origin=binding.surface_origin)
+        runtime = call.runtime = await self.resolve_runtime(route, deadline=deadline)
+        call.manifest = self.manifest_of(binding)
         try:
-            return await self._run_on(runtime, binding, own, deadline, progress, elicit, request_id), runtime
+            try:
+                await self.guards.run(Stage.RUNTIME, call)
+                output = await self._execute(call, runtime, deadline)
+            finally:
+                call.finish()  # a transition's lock released, the tool's end noted
+            if call.rules is not None and call.manifest is not None:
+                await self._refresh_states(runtime, call.manifest, deadline)
         except ActionError as exc:
             hinted = on_front_page(exc, binding, runtime)
             if hinted is exc:
                 raise
             raise hinted from exc
+        return output, runtime
 
-    async def _run_on(
-        self,
-        runtime: RuntimeInfo,
-        binding: ToolBinding,
-        own: dict[str, Any],
-        deadline: Deadline,
-        progress: ProgressCallback | None,
-        elicit: Elicit | None,
-        request_id: str | None,
-    ) -> Any:
-        """Run a tool of a map or a page on the runtime chosen for it; return its output."""
-        if binding.protocol != "actions.json" and self.page_tool_runner is not None:
-            try:
-                return await self.page_tool_runner.run(binding, own, runtime, deadline, progress=progress, elicit=elicit, request_id=request_id)
-            finally:
-                # Even a failed call may have changed the page: projection subscribers hear of it.
-                if self.projections is not None:
-                    await self.projections.after_call(runtime.runtime_id)
-        manifest = self.manifest_of(binding)
-        execution = ToolRun(self.bridge, binding, runtime, deadline, progress, limits=self.limits)
-        tool = binding.tool
-        lacking = missing(tool.requires if tool is not None else (), runtime.capabilities)
-        if lacking:
-            raise ActionError(
-                f"{binding.name} requires {', '.join(lacking)}, which runtime {runtime.runtime_id!r} does not provide",
-                code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                evidence={"tool": binding.name, "capability": lacking[0], "missing": lacking, "runtime_id": runtime.runtime_id},
-            )
-        if manifest is not None:
-            await self._check_state(binding, runtime, manifest, deadline)
-        rules = TransitionRules.for_tool(binding.name, manifest.transitions) if manifest is not None else None
-        postcondition = binding.workflow.postcondition if binding.workflow is not None else None
-        request = PostconditionRequest(binding.name, postcondition, own, runtime.runtime_id, execution.caller(), deadline)
-        before = None
-        if postcondition is not None:
+    async def _execute(self, call: PendingCall, runtime: RuntimeInfo, deadline: Deadline) -> Any:
+        """Run an admitted tool on its runtime: a page's own tool, or a map's with its postcondition."""
+        binding, own, context = call.tool, call.own, call.context
+        try:
+            if binding.protocol != "actions.json" and self.page_tool_runner is not None:
+                return await self.page_tool_runner.run(
+                    binding, own, runtime, deadline, progress=context.progress, elicit=context.elicit, request_id=context.request_id
+                )
+            execution = ToolRun(self.bridge, binding, runtime, deadline, context.progress, limits=self.limits)
+            postcondition = binding.workflow.postcondition if binding.workflow is not None else None
+            if postcondition is None:
+                return await execution.run(own)
+            request = PostconditionRequest(binding.name, postcondition, own, runtime.runtime_id, execution.caller(), deadline)
             if self.postconditions is None:
                 log.info("%s declares a postcondition, but no checker is installed; not enforced", binding.name)
-            else:
-                before = await self.postconditions.before(request)  # what the check compares with
-        try:
-            output = await self._execute(execution, own, rules, runtime, manifest, deadline)
+                return await execution.run(own)
+            before = await self.postconditions.before(request)  # what the check compares with
+            output = await execution.run(own)
         finally:
             # Even a failed call may have changed the page: projection subscribers hear of it.
             if self.projections is not None:
                 await self.projections.after_call(runtime.runtime_id)
-        if postcondition is not None and self.postconditions is not None:
-            await self.postconditions.check(request, before, output)
+        await self.postconditions.check(request, before, output)
         return output
-
-    async def _execute(
-        self, execution: ToolRun, own: dict[str, Any], rules: TransitionRules | None, runtime: RuntimeInfo, manifest: Manifest | None, deadline: Deadline
-    ) -> Any:
-        """Run the tool under its transitions' rules (rate limit, convergence); re-diagnose states after."""
-        binding = execution.binding
-        if rules is None:
-            try:
-                return await execution.run(own)
-            finally:
-                self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=False)
-        async with self.transitions.lock(runtime.runtime_id, binding.name):
-            await self.transitions.admit(rules, runtime_id=runtime.runtime_id, url=runtime.url, deadline=deadline)
-            try:
-                output = await execution.run(own)
-            finally:
-                self.transitions.finished(runtime.runtime_id, binding.name, rate_limited=bool(rules.rate_limit_ms))
-        await self._refresh_states(runtime, manifest, deadline)  # type: ignore[arg-type]
-        return output
-
-    async def _check_state(self, binding: ToolBinding, runtime: RuntimeInfo, manifest: Manifest, deadline: Deadline) -> None:
-        """Refuse with ``state_mismatch`` when the tool's ``target.state`` is not current on the page."""
-        tool = binding.tool
-        required = tool.target.state if tool is not None and tool.target is not None else None
-        if not required:
-            return
-        if required not in self._diagnoser(manifest).diagnosable:
-            log.info("%s needs state %s, which its map gives no diagnostics for; not checked", binding.name, required)
-            return
-        diagnosis = await self.diagnose_states(runtime, manifest, deadline)
-        if required not in diagnosis.current:
-            raise ActionError(
-                f"{binding.name} needs the page in state {required!r}; current states: {', '.join(diagnosis.current) or 'none'}",
-                code=ErrorCode.STATE_MISMATCH,
-                evidence={"tool": binding.name, "required_state": required, **diagnosis.to_evidence()},
-            )
 
     def _diagnoser(self, manifest: Manifest) -> StateDiagnoser:
         """The (cached) diagnoser of ``manifest``'s states."""
@@ -497,7 +396,3 @@ class ActionService:
             await self.diagnose_states(runtime, manifest, deadline)
         except ActionError as exc:
             log.info("could not re-diagnose states of %s: %s", runtime.runtime_id, exc.code)
-
-
-def _invalid(pointer: str, problem: str) -> ActionError:
-    return ActionError(f"invalid arguments at {pointer}: {problem}", code=ErrorCode.INVALID_INPUT, evidence={"path": pointer})

@@ -2,7 +2,7 @@
 
 A transition whose ``tool`` performs human-visible movement may declare
 ``rate_limit_ms``: the minimum delay between the end of one call of that tool
-and the start of the next on the same runtime. ``TransitionGuard.admit``
+and the start of the next on the same runtime. ``TransitionTracker.admit``
 waits out the remainder when the call has time for it, and otherwise refuses
 at once with ``rate_limited`` and ``retry_after_ms`` (the agent can come
 back; nothing was done).
@@ -24,7 +24,7 @@ from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.model import Transition
 
-__all__ = ["TransitionGuard", "TransitionRules"]
+__all__ = ["TransitionTracker", "TransitionRules"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class _Traversal:
     count: int = 0
 
 
-class TransitionGuard:
+class TransitionTracker:
     """Per-runtime memory of calls of transition tools."""
 
     def __init__(self) -> None:

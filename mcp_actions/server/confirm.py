@@ -24,11 +24,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
+from ..dispatch.guards import Confirmer, InputRequired
 from ..errors import ActionError, ErrorCode
 from ..protocols.abp import Elicit, ElicitAnswer
 from .peers import Peers
 
-__all__ = ["CONFIRM_KEY", "CONFIRM_SCHEMA", "Confirmation", "confirm_call", "page_elicitor"]
+__all__ = ["CONFIRM_KEY", "CONFIRM_SCHEMA", "confirmer", "page_elicitor"]
 
 log = logging.getLogger(__name__)
 
@@ -39,14 +40,6 @@ CONFIRM_SCHEMA: dict[str, Any] = {
     "properties": {"allow": {"type": "boolean", "title": "Allow this action", "default": True}},
     "required": ["allow"],
 }
-
-
-class Confirmation:
-    """The outcome of asking: ``allowed``, or ``ask`` (an ``InputRequiredResult`` to return as the call's result)."""
-
-    def __init__(self, *, allowed: bool = False, ask: types.InputRequiredResult | None = None) -> None:
-        self.allowed = allowed
-        self.ask = ask
 
 
 def _denied(binding: ToolBinding, reason: str, **evidence: Any) -> ActionError:
@@ -63,32 +56,41 @@ def _can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
     return capabilities is not None and capabilities.elicitation is not None
 
 
-def _judge(binding: ToolBinding, answer: types.ElicitResult) -> Confirmation:
+def _judge(binding: ToolBinding, answer: types.ElicitResult) -> None:
     if answer.action != "accept":
         raise _denied(binding, f"the user chose {answer.action}", action=answer.action)
     if (answer.content or {}).get("allow") is False:
         raise _denied(binding, "the user answered no", action="accept")
-    return Confirmation(allowed=True)
 
 
-async def confirm_call(ctx: ServerRequestContext[Any, Any], binding: ToolBinding, params: types.CallToolRequestParams) -> Confirmation:
-    """Ask the user about a call of ``binding``; raises ``permission_denied`` unless they allow it."""
-    question = binding.confirm or f"Allow {binding.name}?"
-    if not _can_elicit(ctx):
-        raise _denied(binding, "the client cannot ask the user (no elicitation capability)")
-    if Peers.is_modern(ctx):
-        answer = (params.input_responses or {}).get(CONFIRM_KEY)
-        if answer is None:
-            form = types.ElicitRequestFormParams(message=question, requested_schema=CONFIRM_SCHEMA)
-            return Confirmation(ask=types.InputRequiredResult(input_requests={CONFIRM_KEY: types.ElicitRequest(params=form)}))
-        if not isinstance(answer, types.ElicitResult):
-            raise _denied(binding, "the client's answer is not an elicitation result")
-        return _judge(binding, answer)
-    try:
-        answer = await ctx.session.elicit_form(question, CONFIRM_SCHEMA, related_request_id=ctx.request_id)
-    except MCPError as exc:
-        raise _denied(binding, f"the client could not ask the user ({exc.error.message})") from exc
-    return _judge(binding, answer)
+def confirmer(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Confirmer:
+    """How dispatch's confirmation guard asks this call's user (``guards.Confirmer``).
+
+    It returns when the user allowed the call, raises ``permission_denied`` when they
+    did not or cannot be asked, and for a 2026-07-28 client that has not answered yet
+    raises ``InputRequired`` with the ``InputRequiredResult`` to return as the result.
+    """
+
+    async def confirm(binding: ToolBinding) -> None:
+        question = binding.confirm or f"Allow {binding.name}?"
+        if not _can_elicit(ctx):
+            raise _denied(binding, "the client cannot ask the user (no elicitation capability)")
+        if Peers.is_modern(ctx):
+            answer = (params.input_responses or {}).get(CONFIRM_KEY)
+            if answer is None:
+                form = types.ElicitRequestFormParams(message=question, requested_schema=CONFIRM_SCHEMA)
+                raise InputRequired(types.InputRequiredResult(input_requests={CONFIRM_KEY: types.ElicitRequest(params=form)}))
+            if not isinstance(answer, types.ElicitResult):
+                raise _denied(binding, "the client's answer is not an elicitation result")
+            _judge(binding, answer)
+            return
+        try:
+            answer = await ctx.session.elicit_form(question, CONFIRM_SCHEMA, related_request_id=ctx.request_id)
+        except MCPError as exc:
+            raise _denied(binding, f"the client could not ask the user ({exc.error.message})") from exc
+        _judge(binding, answer)
+
+    return confirm
 
 
 def page_elicitor(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:

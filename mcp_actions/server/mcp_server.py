@@ -27,9 +27,10 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from .. import __version__
 from ..actions_app import ActionsApp
 from ..catalog.catalog import ROUTING_HELP
+from ..dispatch.guards import CallContext, InputRequired
 from ..errors import ActionError, UnknownTool
 from . import resources as res
-from .confirm import confirm_call, page_elicitor
+from .confirm import confirmer, page_elicitor
 from .logs import ClientLogHandler, failed_map_message, tell, tell_peer
 from .peers import SCOPE_KEY, Peer, Peers
 from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
@@ -136,54 +137,51 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
 
     async def list_tools(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         peers.seen(ctx)
-        listing = types.ListToolsResult(tools=[mcp_tool(b) for b in app.catalog.tools.values() if app.listed(b)])
+        listing = types.ListToolsResult(tools=[mcp_tool(b) for b in app.catalog.tools.values() if app.visibility.listed(b)])
         app.prepare_in_background()  # the host has its list: compile the calls' checks while it thinks
         return listing
 
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         peer = peers.seen(ctx)
-        binding = app.catalog.get(params.name)
-        try:
-            if binding is None or not app.takes_calls(binding):
-                raise UnknownTool(f"unknown tool {params.name!r}", evidence={"tool": params.name})
-            prepared = app.service.prepare(params.name, params.arguments)
-        except ActionError as exc:
-            await tell(ctx, peer, "warning", {"event": "call_refused", "tool": params.name, "code": exc.code, "message": exc.message})
-            if isinstance(exc, UnknownTool):
-                raise protocol_error(exc) from exc
-            # Bad arguments are a tool execution error (MCP 2025-11-25, SEP-1303): hosts show a
-            # result to the model, which can correct itself from the path; a JSON-RPC error it never sees.
-            return error_result(exc)
-        name = prepared.binding.name
-        if prepared.binding.confirm:
-            try:
-                confirmation = await confirm_call(ctx, prepared.binding, params)
-            except ActionError as exc:
-                await tell(ctx, peer, "warning", {"event": "call_refused", "tool": name, "code": exc.code, "message": exc.message})
-                return error_result(exc)
-            if confirmation.ask is not None:
-                return confirmation.ask
-        await tell(ctx, peer, "info", {"event": "call_started", "tool": name})
         loop = asyncio.get_running_loop()
-        started = loop.time()
+        started: list[float] = []  # set once the call passed its call-stage guards
+
+        async def admitted(binding: Any) -> None:
+            started.append(loop.time())
+            await tell(ctx, peer, "info", {"event": "call_started", "tool": binding.name})
+
+        context = CallContext(
+            progress=_progress_of(ctx),
+            elicit=page_elicitor(ctx),
+            confirm=confirmer(ctx, params),
+            request_id=str(ctx.request_id) if ctx.request_id is not None else None,
+            via="tools/call",
+            on_admitted=admitted,
+        )
         try:
-            outcome = await app.service.run_call(
-                prepared.binding,
-                prepared.arguments,
-                prepared.routing,
-                progress=_progress_of(ctx),
-                elicit=page_elicitor(ctx),
-                request_id=str(ctx.request_id) if ctx.request_id is not None else None,
-            )
+            outcome = await app.service.handle(params.name, params.arguments, context)
+        except UnknownTool as exc:
+            await tell(ctx, peer, "warning", {"event": "call_refused", "tool": params.name, "code": exc.code, "message": exc.message})
+            raise protocol_error(exc) from exc
+        except InputRequired as ask:
+            return ask.payload  # a 2026-07-28 client asks its user and calls again with the answer
         except ActionError as exc:
-            elapsed = int((loop.time() - started) * 1000)
-            await tell(ctx, peer, "warning", {"event": "call_failed", "tool": name, "code": exc.code, "message": exc.message, "elapsed_ms": elapsed})
-            return mark_page_content(error_result(exc), prepared.binding)
+            binding = app.catalog.get(params.name)
+            if not started:
+                # Refused before it ran (bad arguments, the user declined): a result the model reads
+                # (MCP 2025-11-25, SEP-1303), not a JSON-RPC error it never sees.
+                await tell(ctx, peer, "warning", {"event": "call_refused", "tool": params.name, "code": exc.code, "message": exc.message})
+                return error_result(exc)
+            elapsed = int((loop.time() - started[0]) * 1000)
+            await tell(ctx, peer, "warning", {"event": "call_failed", "tool": binding.name if binding else params.name, "code": exc.code, "message": exc.message, "elapsed_ms": elapsed})
+            return mark_page_content(error_result(exc), binding) if binding is not None else error_result(exc)
         except asyncio.CancelledError:
-            log.info("call of %s cancelled by the client", name)
+            log.info("call of %s cancelled by the client", params.name)
             raise
-        await tell(ctx, peer, "info", {"event": "call_finished", "tool": name, "elapsed_ms": int((loop.time() - started) * 1000)})
-        return mark_page_content(success_result(outcome.output, prepared.binding, state_summary=outcome.state_summary), prepared.binding)
+        binding = outcome.binding
+        assert binding is not None
+        await tell(ctx, peer, "info", {"event": "call_finished", "tool": binding.name, "elapsed_ms": int((loop.time() - started[0]) * 1000)})
+        return mark_page_content(success_result(outcome.output, binding, state_summary=outcome.state_summary), binding)
 
     async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         peers.seen(ctx)

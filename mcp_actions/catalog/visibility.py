@@ -1,0 +1,47 @@
+"""Which tools exist for a host, which take its calls, which ``tools/list`` shows: one owner for all three.
+
+Three options decide it, and they used to be read in three places:
+
+- ``--tools`` / ``--exclude-tools`` (``ToolSelection``): a tool they refuse is
+  not in the catalogue at all, neither listed nor callable by any way in;
+- ``--tool-mode site``: the host calls only the built-ins; the maps' tools are
+  reached through ``actions.site`` (its ``call`` mode), so they exist but do
+  not take direct calls;
+- the listed built-ins (``--builtin-tools``, and with ``auto`` the maps and the
+  active page; see ``dispatch/builtin_groups.py``): an unlisted built-in still
+  answers when called by its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..manifest.execution import ToolKind
+from .catalog import ToolBinding
+
+__all__ = ["ToolVisibility"]
+
+
+@dataclass
+class ToolVisibility:
+    """The visibility rules of one server; ``listed_builtins`` is kept current by whoever computes it."""
+
+    #: ``--tools``/``--exclude-tools`` over dotted names (None: every tool exists).
+    selection: Callable[[str], bool] | None = None
+    tool_mode: Literal["tools", "site"] = "tools"
+    #: Dotted names of the built-ins ``tools/list`` shows now.
+    listed_builtins: frozenset[str] = field(default_factory=frozenset)
+
+    def exists(self, dotted: str) -> bool:
+        """Whether a tool of this dotted name may be in the catalogue at all (``--tools``/``--exclude-tools``)."""
+        return self.selection is None or self.selection(dotted)
+
+    def takes_calls(self, binding: ToolBinding) -> bool:
+        """Whether a host's direct call of this tool is taken: in site mode only built-ins are (``actions.site`` reaches the rest)."""
+        return self.tool_mode != "site" or binding.kind is ToolKind.BUILTIN
+
+    def listed(self, binding: ToolBinding) -> bool:
+        """Whether ``tools/list`` shows this tool: it takes calls, and a built-in is one of the listed ones."""
+        return self.takes_calls(binding) and (binding.kind is not ToolKind.BUILTIN or binding.name in self.listed_builtins)
