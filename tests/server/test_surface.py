@@ -20,6 +20,8 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.dispatch.browser_tools import BROWSER_TOOLS
+from mcp_actions.dispatch.guards import Stage
+from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.runtimes.memory import MemoryRuntime
 from mcp_actions.server.mcp_server import build_server
 
@@ -233,6 +235,50 @@ async def test_client_without_elicitation_is_refused_before_the_page(mode):
         assert notes.deleted == 0 and runtime.calls == []
         # Tools without confirmation run as always.
         assert not (await client.call_tool("notes_rename", {"title": "x"})).is_error
+
+
+@GENERATIONS
+async def test_actions_site_call_mode_asks_for_confirmation_as_a_direct_call_does(mode):
+    # Every way in passes the same guards: reaching a tool through actions_site is no way around its question.
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="decline")
+
+    async with notes_env(mode, elicitation_callback=elicit) as (app, client, runtime, notes):
+        refused = await client.call_tool("actions_site", {"mode": "call", "action": "notes.archive", "arguments": {}})
+        assert refused.is_error and refused.structured_content["error"]["code"] == "permission_denied"
+        assert asked == ["Archive this note? It leaves the list."] and notes.archived == 0 and runtime.calls == []
+    async with notes_env(mode) as (app, client, runtime, notes):  # a client that cannot ask: refused, not run
+        refused = await client.call_tool("actions_site", {"mode": "call", "action": "notes.archive", "arguments": {}})
+        assert refused.structured_content["error"]["code"] == "permission_denied" and notes.archived == 0
+
+
+async def test_the_guards_run_in_their_documented_order_and_a_new_one_slots_in():
+    async with notes_env() as (app, client, runtime, notes):
+        chain = app.service.guards
+        assert chain.names == ["visibility", "arguments", "confirmation", "page", "capabilities", "state", "transitions"]
+
+        class DenyArchive:
+            """A policy-like guard: refuses one tool before anything reaches the page."""
+
+            name = "deny-archive"
+            stage = Stage.CALL
+
+            def applies(self, call: Any) -> bool:
+                return call.tool.name == "notes.archive"
+
+            async def admit(self, call: Any) -> None:
+                raise ActionError("not here", code=ErrorCode.PERMISSION_DENIED, evidence={"reason": "policy"})
+
+        chain.insert(DenyArchive(), before="confirmation")
+        assert chain.names[2] == "deny-archive"
+        refused = await client.call_tool("notes_archive", {})
+        assert refused.structured_content["error"]["evidence"] == {"reason": "policy"} and runtime.calls == []
+        # Arguments are judged before it: a bad call is invalid_input, whatever the policy says.
+        bad = await client.call_tool("notes_archive", {"nope": 1})
+        assert bad.structured_content["error"]["code"] == "invalid_input"
 
 
 async def test_log_messages_follow_the_client_level():
