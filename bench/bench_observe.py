@@ -29,7 +29,7 @@ PAGES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "pages"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - stdlib signature
+    def log_message(self, format, *args):
         pass
 
 

@@ -40,22 +40,21 @@ from .manifest.fetch import RemoteFetcher
 from .manifest.limits import DEFAULT_LIMITS, Limits
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
 from .manifest.paths import bundled_manifests_dir
-from .protocols.exposure import page_manifest, wab_manifest
-from .protocols.wab import discover as discover_wab
-from .protocols.wab import META_EXTRACT, discovery_client, meta_from_records
-from .protocols.wab import UNREAD as WAB_META_UNREAD
-from .protocols.wab import origin_of
-from .protocols.runner import PageToolRunner
 from .projection.extract import EXTRACT_PRIMITIVE
 from .projection.registry import ProjectionRegistry
 from .projection.service import ProjectionService
+from .protocols.exposure import page_manifest, wab_manifest
+from .protocols.runner import PageToolRunner
+from .protocols.wab import META_EXTRACT, discovery_client, meta_from_records, origin_of
+from .protocols.wab import UNREAD as WAB_META_UNREAD
+from .protocols.wab import discover as discover_wab
 from .resources import ResourceRegistry, expand, register_builtin_resources
 from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
 from .resources.projections import register_projection_resources
-from .runtimes.page_script import runtime_js
 from .resources.wab import WAB, register_wab_resource
 from .runtimes.chromium import has_display
 from .runtimes.deferred import DeferredBrowser
+from .runtimes.page_script import runtime_js
 
 __all__ = ["ActionsApp", "AppOptions"]
 

@@ -24,8 +24,8 @@ from typing import TextIO
 from . import __version__
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_EVENT_LOG_SIZE, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
 from .errors import ActionError, UsageError
-from .ports import PortInUse
 from .manifest.report import human_lines, json_text, validate_paths
+from .ports import PortInUse
 
 __all__ = ["build_parser", "main", "run_validate"]
 

@@ -145,7 +145,10 @@ class ErrorCode(enum.StrEnum):
         "at run time, what a schema that cannot be compiled should check is refused with this code"
     )
     UNKNOWN_SCHEMA_DIALECT = "unknown_schema_dialect", "problem", "warning: $schema names a dialect jsonschema does not know; checked as Draft 2020-12"
-    TOOL_NOT_EXECUTABLE = "tool_not_executable", "problem", "an agent-callable tool has no x_actions.handler, no workflow, no x_actions.execution.steps, and its name is no primitive of the host's dictionary or the map's primitive_dictionary"
+    TOOL_NOT_EXECUTABLE = "tool_not_executable", "problem", (
+        "an agent-callable tool has no x_actions.handler, no workflow, no x_actions.execution.steps, "
+        "and its name is no primitive of the host's dictionary or the map's primitive_dictionary"
+    )
     HOST_NATIVE_UNDECLARED = "host_native_undeclared", "problem", (
         "warning: a tool of a map that carries its own primitive_dictionary has no handler or workflow and its name is in "
         "no primitive dictionary; it runs only on the host that publishes the map (elsewhere: capability_unavailable)"

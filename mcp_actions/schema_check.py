@@ -102,7 +102,7 @@ class CompiledSchema:
                 found.append(error)
                 if limit is not None and len(found) >= limit:
                     break
-        except Exception as exc:  # noqa: BLE001 - only the schema can make checking fail; it becomes a refusal
+        except Exception as exc:
             self._broken(f"{type(exc).__name__}: {exc}")
             raise self._refusal() from exc
         return found

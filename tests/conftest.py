@@ -9,8 +9,8 @@ need a browser per test use ``launch_chromium`` on their own loop.
 from __future__ import annotations
 
 import functools
-import os
 import http.server
+import os
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -28,7 +28,7 @@ os.environ.setdefault("MCP_ACTIONS_ISOLATED", "1")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 

@@ -365,7 +365,7 @@ class Bridge:
         listen = [{"name": spec.name, "event": spec.event} for spec in self.signals_for(info).values() if spec.enabled and spec.event]
         try:
             await session.send({"type": "runtime_config", "runtime_id": info.runtime_id, "listen": listen})
-        except Exception as exc:  # noqa: BLE001 - the runtime keeps working, but it will not forward page events
+        except Exception as exc:
             log.warning("runtime_config was not delivered to runtime %s (it will forward no page events): %s", info.runtime_id, exc)
 
     async def refresh_config(self) -> None:
@@ -417,7 +417,7 @@ class Bridge:
     async def _close_link(self, session: RuntimeSession, reason: str) -> None:
         try:
             await session.link.close(reason)
-        except Exception as exc:  # noqa: BLE001 - the connection is being dropped anyway; say why it did not close cleanly
+        except Exception as exc:
             log.warning("closing the connection of runtime %s (%s) failed: %s", session.runtime_id, reason, exc)
 
     # -- staleness ---------------------------------------------------------

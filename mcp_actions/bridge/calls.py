@@ -151,7 +151,7 @@ class CallTracker:
                 async with asyncio.timeout(timeout_ms / 1000):
                     try:
                         await channel.send(item)
-                    except Exception as exc:  # noqa: BLE001 - any transport failure means the item was not delivered
+                    except Exception as exc:
                         raise ActionError(
                             f"could not deliver the call to runtime {runtime_id!r}: {exc}",
                             code=ErrorCode.TRANSPORT_FAILED,
@@ -179,7 +179,7 @@ class CallTracker:
         item = {"type": "action_cancel", "call_id": call_id, "runtime_id": runtime_id, "reason": "cancelled by the caller"}
         try:
             await channel.send(item)
-        except Exception as exc:  # noqa: BLE001 - the runtime may be gone already; the call has ended anyway
+        except Exception as exc:
             log.info("could not tell runtime %s that call %s was cancelled: %s", runtime_id, call_id, exc)
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
@@ -265,7 +265,7 @@ class CallTracker:
             return
         try:
             await pending.on_progress(progress, total, message)
-        except Exception:  # noqa: BLE001 - a caller that cannot hear progress must not fail the call
+        except Exception:
             log.exception("progress listener of call %s failed", call_id)
 
     def ask(self, channel: CallChannel, call_id: str, request_id: str, request: dict[str, Any]) -> None:
@@ -292,7 +292,7 @@ class CallTracker:
             reply["response"] = await pending.on_input(request)
         except ActionError as exc:
             reply["error"] = exc.to_error()
-        except Exception as exc:  # noqa: BLE001 - the page gets an answer whatever went wrong here
+        except Exception as exc:
             log.exception("answering input request %s failed", request_id)
             reply["error"] = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED).to_error()
         if pending.channel.closed:
@@ -300,5 +300,5 @@ class CallTracker:
             return
         try:
             await pending.channel.send(reply)
-        except Exception as exc:  # noqa: BLE001 - the runtime left; its call fails through the disconnect
+        except Exception as exc:
             log.info("could not answer input request %s: %s", request_id, exc)

@@ -117,7 +117,7 @@ class HttpRoutes:
     def _runtime_js(self) -> Response:
         try:
             source = self._runtime_script()
-        except Exception:  # noqa: BLE001 - a missing or broken page runtime is a 503 with the cause logged, not a dead port
+        except Exception:
             log.exception("the page runtime is not available")
             return plain_response(http.HTTPStatus.SERVICE_UNAVAILABLE, "the page runtime is not available\n")
         return plain_response(

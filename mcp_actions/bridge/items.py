@@ -16,7 +16,7 @@ and the contract adds ``title``, ``capabilities`` and ``manifest`` to
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
@@ -192,7 +192,7 @@ class ActionCancel(_Item):
 
 
 BridgeItem = Annotated[
-    Union[RuntimeReady, RuntimeStatus, ActionCall, ActionCallOutput, ActionErrorItem, DomEvent, CallProgress, InputRequest, InputResponse, ActionCancel],
+    RuntimeReady | RuntimeStatus | ActionCall | ActionCallOutput | ActionErrorItem | DomEvent | CallProgress | InputRequest | InputResponse | ActionCancel,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(BridgeItem)

@@ -117,7 +117,7 @@ class RuntimeSession:
             reply["runtime_id"] = self.runtime_id
         try:
             await self.send(reply)
-        except Exception as send_exc:  # noqa: BLE001 - the connection is going away; its close handles the rest
+        except Exception as send_exc:
             log.info("could not send the refusal to %s: %s", self.runtime_id or "unannounced runtime", send_exc)
 
     async def _dispatch(self, item: Any) -> None:

@@ -317,7 +317,7 @@ class BridgeServer:
                     await session.receive(frame)
                 except ConnectionClosed:
                     raise
-                except Exception:  # noqa: BLE001 - a bug on one item must not kill the connection
+                except Exception:
                     log.exception("bridge failed handling an item from %s", session.runtime_id or "an unannounced runtime")
             reason = "bridge stopping" if self._stopping else _closed_reason(ws, "closed by the runtime")
         except ConnectionClosed:
@@ -325,7 +325,7 @@ class BridgeServer:
         except asyncio.CancelledError:
             reason = "bridge stopping"
             raise
-        except Exception:  # noqa: BLE001 - contain socket-level surprises; the runtime is gone either way
+        except Exception:
             log.exception("bridge connection failed")
             reason = "connection failed"
         finally:

@@ -16,9 +16,9 @@ from typing import Any
 from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
 from ..catalog.context import context_for
-from ..manifest.execution import ToolKind
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
+from ..manifest.execution import ToolKind
 from .browser_tools import BROWSER_TOOLS
 from .builtin_tool import BuiltinTool, builtin_binding
 from .observe_tools import OBSERVE_TOOLS

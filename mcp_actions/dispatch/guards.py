@@ -47,7 +47,7 @@ from ..workflow.progress import ProgressCallback
 from .execution import missing
 from .page_guidance import no_page_open, opens_its_own_page, shows_no_page
 from .states import Diagnosis
-from .transitions import TransitionTracker, TransitionRules
+from .transitions import TransitionRules, TransitionTracker
 
 __all__ = [
     "CallContext",

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -39,13 +39,13 @@ from ..errors import ActionError, ErrorCode, UnknownTool
 from ..manifest.execution import ToolKind
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
+from ..projection.service import ProjectionService
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
 from .builtin_tool import BuiltinTool
 from .execution import ToolRun
 from .guards import CallContext, GuardChain, PendingCall, Stage, default_guards
 from .page_guidance import on_front_page
-from ..projection.service import ProjectionService
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
 from .transitions import TransitionTracker

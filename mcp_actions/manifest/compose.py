@@ -48,12 +48,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ErrorCode, ManifestError, codes_in_group
-from .limits import DEFAULT_LIMITS, Limits
 from ..jsonutil import json_pointer
-from .problems import Problem, child_pointer
 from .dictionary import map_primitives
 from .execution import classify_tool
 from .fetch import RemoteFetcher, parse_json_strictly, read_source
+from .limits import DEFAULT_LIMITS, Limits
+from .problems import Problem, child_pointer
 from .resolve import SOURCE_CODES, ImportContext, Location, resolve_import
 from .validate import check_manifest
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jsonata import Jsonata, JException
+from jsonata import JException, Jsonata
 
 from ..errors import ActionError, ErrorCode, ExpressionSyntaxError
 from ..jsonutil import json_size
@@ -85,7 +85,7 @@ class CompiledExpression:
             result = self._compiled.evaluate(data, {"__evaluate_entry": _budget_guard(EVALUATION_BUDGET_S)})
         # jsonata-python lets plain Python errors escape its built-ins (e.g. KeyError from
         # $parseInteger("x", "w")); every one of them is this expression failing.
-        except Exception as exc:  # noqa: BLE001 - foreign library boundary
+        except Exception as exc:
             raise ActionError(
                 f"expression failed: {exc}",
                 code=ErrorCode.EXPRESSION_FAILED,

@@ -25,11 +25,11 @@ from .compose import ToolOrigin, compose
 from .dictionary import host_primitives, map_primitives
 from .execution import ExecutionPlan, classify_tool
 from .fetch import RemoteFetcher
-from .paths import bundled_manifests_dir
-from .storage import ShadowedManifest, is_storage_root, load_storage, scope_dir
 from .limits import DEFAULT_LIMITS, Limits
 from .model import Manifest
+from .paths import bundled_manifests_dir
 from .problems import Problem
+from .storage import ShadowedManifest, is_storage_root, load_storage, scope_dir
 from .validate import check_manifest
 
 __all__ = [

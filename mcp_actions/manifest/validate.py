@@ -28,7 +28,6 @@ from ..errors import ErrorCode, ManifestError
 from .dictionary import host_primitives, map_primitives
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem, ValidationReport, problem_sort_key
-from .verdict_cache import flush_all
 from .rules.base import Rules, error, json_type
 from .rules.checks import check_checks
 from .rules.context import check_context
@@ -40,6 +39,7 @@ from .rules.signals import check_attachments, check_signals
 from .rules.sources import check_sources
 from .rules.states import check_states, check_transitions
 from .rules.tools import check_tools
+from .verdict_cache import flush_all
 
 __all__ = ["check_manifest", "iter_problems", "validate"]
 
@@ -86,7 +86,7 @@ def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives:
         return
     try:
         rules = _rules(document, limits, primitives)
-    except Exception as exc:  # noqa: BLE001 - never raise; see the module docstring
+    except Exception as exc:
         logger.exception("manifest validator could not start")
         yield error("", ErrorCode.VALIDATOR_INTERNAL_ERROR, f"validator failed to start: {type(exc).__name__}")
         return
@@ -97,7 +97,7 @@ def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives:
                 if problem not in seen:  # two walks may meet the same node (nesting, shared targets)
                     seen.add(problem)
                     yield problem
-        except Exception as exc:  # noqa: BLE001 - a bug must refuse the manifest, not crash the caller
+        except Exception as exc:
             logger.exception("manifest validator rule %s failed", group.__name__)
             yield error("", ErrorCode.VALIDATOR_INTERNAL_ERROR, f"{group.__name__} failed: {type(exc).__name__}")
     # New verdicts go to disk once per manifest, so the next process starts warm (verdict_cache.py).

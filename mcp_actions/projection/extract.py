@@ -83,7 +83,7 @@ class ExtractPlan:
             owner = self._owner_of(str(key))
             if owner is not None and not owner[2]:
                 results[owner[0]].records[owner[1]] = value
-        for namespaced, (name, own) in self._owner.items():
+        for name, own in self._owner.values():
             results[name].records.setdefault(own, None)  # an entry the engine skipped reads as null
         diagnostics = output.get("diagnostics") if isinstance(output.get("diagnostics"), Mapping) else {}
         counts = diagnostics.get("selector_counts") if isinstance(diagnostics.get("selector_counts"), Mapping) else {}

@@ -21,12 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-
 from ..errors import ActionError, ErrorCode
 from ..jsonutil import json_size
+from ..manifest.expressions import CompiledExpression, compile_slot
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Projection
-from ..manifest.expressions import CompiledExpression, compile_slot
 from ..schema_check import CompiledSchema
 
 __all__ = ["DEFAULT_DELTA_KEYS", "CompiledProjection", "CompiledSummary", "check_budget"]

@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ActionError, ErrorCode
-from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.expressions import compile_slot
+from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..workflow.interpreter import jsonata_truthy
 from .diff import json_patch, semantic_deltas
 from .extract import ExtractPlan
@@ -334,6 +334,6 @@ class ProjectionService:
             for listener in list(self._listeners):
                 try:
                     listener(runtime_id, name)
-                except Exception:  # noqa: BLE001 - a broken listener must not fail the call that triggered it
+                except Exception:
                     log.exception("projection change listener failed")
         return changed

@@ -35,8 +35,8 @@ from ..errors import ActionError, ErrorCode
 from ..workflow.progress import ProgressCallback
 from .abp import Elicit, ElicitationBridge, map_abp_error, progress_handler
 from .naming import site_namespace
-from .webmcp import UserInteractionBridge
 from .wab import RateLimiter, map_wab_error, origin_of, transport_arguments
+from .webmcp import UserInteractionBridge
 
 __all__ = ["PageToolRunner", "page_name_of"]
 

@@ -55,6 +55,10 @@ def runtime_resource_uris(runtime_id: str) -> list[str]:
     return [expand(STATES, runtime_id=runtime_id)]
 
 
+LAUNCH_TEXT = "How runtimes connect, which manifests loaded, and every problem of those that did not."
+RUNTIMES_TEXT = "Connected runtimes: id, key, url, title, capabilities, states."
+
+
 def register_builtin_resources(
     registry: ResourceRegistry,
     *,
@@ -129,8 +133,8 @@ def register_builtin_resources(
         ]
 
     for provider in (
-        ResourceProvider(LAUNCH_URI, "bridge-launch", "How runtimes connect, which manifests loaded, and every problem of those that did not.", read_launch, lambda: [ResourceEntry(LAUNCH_URI, "bridge-launch", "How runtimes connect, which manifests loaded, and every problem of those that did not.")]),
-        ResourceProvider(RUNTIMES_URI, "runtimes", "Connected runtimes: id, key, url, title, capabilities, states.", read_runtimes, lambda: [ResourceEntry(RUNTIMES_URI, "runtimes", "Connected runtimes: id, key, url, title, capabilities, states.")]),
+        ResourceProvider(LAUNCH_URI, "bridge-launch", LAUNCH_TEXT, read_launch, lambda: [ResourceEntry(LAUNCH_URI, "bridge-launch", LAUNCH_TEXT)]),
+        ResourceProvider(RUNTIMES_URI, "runtimes", RUNTIMES_TEXT, read_runtimes, lambda: [ResourceEntry(RUNTIMES_URI, "runtimes", RUNTIMES_TEXT)]),
         ResourceProvider(MANIFEST, "manifest", "A loaded actions.json by namespace.", read_manifest, list_manifests),
         ResourceProvider(STATES, "runtime-states", "The states a runtime's maps declare, and which are current.", read_states, per_runtime(STATES, "states", lambda r: f"Declared and current states of {r.url}.")),
         ResourceProvider(EVENTS, "runtime-events", "Recent declared page events of a runtime (untrusted page data).", read_events, per_runtime(EVENTS, "events", lambda r: f"Recent declared page events from {r.url} (untrusted page data).")),

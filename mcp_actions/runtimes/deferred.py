@@ -80,7 +80,7 @@ class DeferredBrowser:
     async def _background_launch(self) -> None:
         try:
             await self.ensure_started()
-        except Exception as exc:  # noqa: BLE001 - a background launch logs any failure; the next call reports it with its code
+        except Exception as exc:
             log.warning("launching the browser at start failed: %s", getattr(exc, "message", exc))
 
     async def wait_launched(self) -> None:

@@ -145,7 +145,7 @@ class InProcessRuntime:
             reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": exc.to_error()}
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - an unexpected failure still ends the call, with evidence
+        except Exception as exc:
             log.exception("runtime %s failed running %s", self.runtime_id, item.get("name"))
             error = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED)
             reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": error.to_error()}

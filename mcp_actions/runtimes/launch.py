@@ -104,7 +104,7 @@ async def open_browser(pw: Playwright, options: BrowserOptions) -> BrowserSessio
     viewport: dict[str, Any] = {"no_viewport": True} if not options.headless else {}
     temporary = options.user_data_dir is None and options.isolated
     if options.user_data_dir:
-        profile = Path(options.user_data_dir).expanduser()
+        profile = Path(options.user_data_dir).expanduser()  # noqa: ASYNC240 - reads $HOME once, at launch
     elif temporary:
         profile = Path(tempfile.mkdtemp(prefix="mcp-actions-profile-"))
     else:

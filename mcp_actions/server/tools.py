@@ -16,8 +16,8 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
-from ..manifest.execution import ToolKind
 from ..errors import ActionError, UnknownTool
+from ..manifest.execution import ToolKind
 from .media import IMAGE_TOOLS, image_output_schema, split_image
 
 __all__ = ["META_STATE_SUMMARY", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]

@@ -64,7 +64,7 @@ def sse_app(server: Server[Any]) -> Starlette:
     sse = SseServerTransport("/messages/", security_settings=_GUARDED_BY_US)
 
     async def handle_sse(request: Request) -> Response:
-        async with sse.connect_sse(request.scope, request.receive, request._send) as (read_stream, write_stream):  # noqa: SLF001 - the SDK's documented SSE recipe
+        async with sse.connect_sse(request.scope, request.receive, request._send) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options(NOTIFICATIONS))
         return Response()
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ActionError, ErrorCode
-from ..manifest.limits import Limits
 from ..manifest.expressions import (
     CompiledExpression,
     ExpressionSyntaxError,
@@ -31,6 +30,7 @@ from ..manifest.expressions import (
     has_partial_slot,
     slot_source,
 )
+from ..manifest.limits import Limits
 
 __all__ = [
     "SETTLE_DEFAULT_STATE",

@@ -99,16 +99,21 @@ def jsonata_truthy(value: Any) -> bool:
     return False  # functions and other non-JSON values
 
 
+#: Defaults of ``run_workflow`` (frozen values, shared by every run).
+_DEFAULT_LIMITS = WorkflowLimits()
+_DEFAULT_PACING = PacingOptions()
+
+
 async def run_workflow(
     workflow: CompiledWorkflow,
     input: dict[str, Any],
     call: PrimitiveCaller,
     *,
     deadline: Deadline | None = None,
-    limits: WorkflowLimits = WorkflowLimits(),
+    limits: WorkflowLimits = _DEFAULT_LIMITS,
     on_step: Callable[[StepEvent], None] | None = None,
     progress: ProgressCallback | None = None,
-    pacing: PacingOptions = PacingOptions(),
+    pacing: PacingOptions = _DEFAULT_PACING,
 ) -> Any:
     """Run ``workflow`` against ``input``, calling primitives through ``call``.
 
@@ -499,5 +504,5 @@ class _Run:
         event = StepEvent(step.id, position, len(self.workflow.steps), status, self._elapsed_ms())
         try:
             self.on_step(event)
-        except Exception:  # noqa: BLE001 - progress is advisory
+        except Exception:
             logger.exception("on_step callback failed for step %s", step.id)

@@ -36,8 +36,8 @@ import json
 from typing import Any
 
 from ..errors import ActionError, ErrorCode
-from .compiled import CompiledStep, CompiledWorkflow
 from ..manifest.expressions import compile_expression
+from .compiled import CompiledStep, CompiledWorkflow
 
 __all__ = ["LEGACY_STEP_TYPES", "translate_execution", "execution_steps"]
 

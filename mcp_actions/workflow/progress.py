@@ -39,5 +39,5 @@ class ProgressReporter:
             result = self.callback(progress, total, message)
             if inspect.isawaitable(result):
                 await result
-        except Exception:  # noqa: BLE001 - progress is advisory; the call must go on
+        except Exception:
             logger.exception("progress callback failed at %r", message)

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.dispatch.postconditions import PostconditionRequest
+from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.manifest.compose import ToolOrigin
 from mcp_actions.manifest.load import LoadedManifest, ManifestReport
 from mcp_actions.manifest.model import Manifest

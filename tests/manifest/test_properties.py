@@ -206,6 +206,6 @@ SCHEMAS = st.recursive(
 def test_fast_metaschema_path_agrees_with_jsonschema(schema: Any) -> None:
     try:
         official_valid = not official_schema_problems(schema, Draft202012Validator)
-    except Exception:  # noqa: BLE001 - values jsonschema itself cannot judge (NaN keys, ...) are irrelevant here
+    except Exception:
         return
     assert fast_schema_valid(schema) == official_valid

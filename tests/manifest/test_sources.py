@@ -40,7 +40,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
@@ -53,7 +53,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body:
             self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:
         with self.server.lock:
             self.server.hits[self.path] = self.server.hits.get(self.path, 0) + 1
         path = self.path.partition("?")[0]  # a query string only makes a distinct cache key

@@ -32,7 +32,7 @@ async def run_board_scenario(client: Client, runtime_id: str) -> None:
     read = await site(client, mode="state_read", projection_name="board.state", **route)
     assert not read.is_error, read
     state = structured(read)
-    assert [l["name"] for l in state["state"]["lists"]] == ["To do", "Doing", "Done"]
+    assert [lst["name"] for lst in state["state"]["lists"]] == ["To do", "Doing", "Done"]
     assert [c["title"] for c in state["state"]["lists"][0]["cards"]] == ["Write spec", "Plan sprint"]
     assert state["state"]["lists"][1]["cards"][0]["labels"] == ["ui", "p1"]
     counts = state["diagnostics"]["selector_counts"]

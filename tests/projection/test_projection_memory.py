@@ -51,10 +51,10 @@ class BoardPage:
             key = entry["id"]
             if entry["selector"] == LIST_SELECTOR:
                 records[key] = [
-                    {"id": l["id"], "name": l["name"], "cards": [{"id": c["id"], "title": c["title"], "labels": [{"text": t} for t in c["labels"]]} for c in l["cards"]]}
-                    for l in self.lists
+                    {"id": lst["id"], "name": lst["name"], "cards": [{"id": c["id"], "title": c["title"], "labels": [{"text": t} for t in c["labels"]]} for c in lst["cards"]]}
+                    for lst in self.lists
                 ]
-                cards = [c for l in self.lists for c in l["cards"]]
+                cards = [c for lst in self.lists for c in lst["cards"]]
                 counts.update({key: len(self.lists), f"{key}.id": len(self.lists), f"{key}.name": len(self.lists), f"{key}.cards": len(cards)})
                 counts.update({f"{key}.cards.id": len(cards), f"{key}.cards.title": len(cards), f"{key}.cards.labels": sum(len(c["labels"]) for c in cards)})
             elif entry["selector"] == HISTORY_SELECTOR:
@@ -75,7 +75,7 @@ class BoardPage:
         selector = args["locator"]["selector"]
         if "clear-done" in selector:
             return {"clickable_center": {"x": 900, "y": 40}, "visible": True, "matched_by": "selector", "match_count": 1}
-        index = [l["id"] for l in self.lists].index(re.search(r"data-list-id='(\w+)'", selector)[1])
+        index = [lst["id"] for lst in self.lists].index(re.search(r"data-list-id='(\w+)'", selector)[1])
         return {"clickable_center": {"x": 100 + 240 * index, "y": 300}, "visible": True, "matched_by": "selector", "match_count": 1}
 
     def click(self, args: dict[str, Any]) -> dict[str, Any]:

@@ -200,11 +200,10 @@ async def test_the_websocket_page_runtime_carries_progress_elicitation_and_cance
     from mcp import Client
     from playwright.async_api import async_playwright
 
-    from tests.conftest import launch_chromium
-
     from mcp_actions.actions_app import ActionsApp, AppOptions
     from mcp_actions.runtimes.page_script import runtime_js
     from mcp_actions.server.mcp_server import build_server
+    from tests.conftest import launch_chromium
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

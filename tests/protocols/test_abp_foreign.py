@@ -35,7 +35,7 @@ class _Site(http.server.SimpleHTTPRequestHandler):
 
     libs: dict[str, Path] = {}
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def translate_path(self, path: str) -> str:

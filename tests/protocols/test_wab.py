@@ -26,10 +26,10 @@ REQUESTED: list[str] = []
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - stdlib signature
+    def log_message(self, format, *args):
         pass
 
-    def do_GET(self):  # noqa: N802 - stdlib name
+    def do_GET(self):
         REQUESTED.append(self.path)
         super().do_GET()
 

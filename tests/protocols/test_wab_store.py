@@ -188,7 +188,7 @@ class Store:
 
 def _handler(store: Store) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
         def _sid(self) -> str | None:
@@ -207,7 +207,7 @@ def _handler(store: Store) -> type[http.server.BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        def do_GET(self) -> None:
             path = urlsplit(self.path).path
             if path in ("/.well-known/wab.json", "/agent-bridge.json") and store.discovery:
                 document = store.document(self.headers.get("Host") or "localhost")
@@ -223,7 +223,7 @@ def _handler(store: Store) -> type[http.server.BaseHTTPRequestHandler]:
             else:
                 self._send(404, b"not found", "text/plain")
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        def do_POST(self) -> None:
             if urlsplit(self.path).path != "/wab/execute":
                 self._send(404, b"not found", "text/plain")
                 return

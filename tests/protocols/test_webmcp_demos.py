@@ -93,7 +93,7 @@ async def test_a_page_with_its_own_polyfill_defers_to_ours_and_its_exposed_to_to
 async def test_doors_that_load_rooms_and_a_tool_withdrawn_by_its_signal(pages_url):
     async with product() as s:
         await s.navigate(f"{pages_url}/webmcp-demos/doors.html")
-        tools = await s.wait_for_tools(lambda ts: _webmcp(ts) == {"openDoor1", "openDoor2"})
+        await s.wait_for_tools(lambda ts: _webmcp(ts) == {"openDoor1", "openDoor2"})
         door = await s.page_tool("webmcp", "openDoor1")
         assert door.description == "Open the first mystery door. Only one door can be chosen."
         opened = await s.client.call_tool(door.name, {})
@@ -106,7 +106,7 @@ async def test_doors_that_load_rooms_and_a_tool_withdrawn_by_its_signal(pages_ur
         before = len(s.changes)
         lit = await s.client.call_tool(cast.name, {})
         assert lit.structured_content == {"result": "The owl blinks at the sudden light!"}
-        tools = await s.wait_for_tools(lambda ts: _webmcp(ts) == {"returnToHallway"})
+        await s.wait_for_tools(lambda ts: _webmcp(ts) == {"returnToHallway"})
         assert len(s.changes) > before
         with pytest.raises(MCPError, match="unknown tool"):
             await s.client.call_tool(cast.name, {})

@@ -39,10 +39,10 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from playwright.async_api import async_playwright
 
+import tests.npm_cache as npm_cache
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 from mcp_actions.server.mcp_server import build_server
-import tests.npm_cache as npm_cache
 from tests.conftest import PAGES, launch_chromium
 from tests.npm_cache import npm_package
 
@@ -59,7 +59,7 @@ class _Pages(http.server.SimpleHTTPRequestHandler):
 
     packages: dict[str, Path] = {}
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
     def translate_path(self, path: str) -> str:

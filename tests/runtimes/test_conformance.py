@@ -31,7 +31,6 @@ from mcp_actions.bridge.websocket import BridgeServer
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.runtimes.browser import BrowserHost, BrowserOptions
 from mcp_actions.runtimes.page_script import runtime_js
-
 from tests.bridge.wsclient import TOKEN, eventually
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]

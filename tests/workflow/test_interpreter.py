@@ -16,8 +16,8 @@ import pytest
 
 from mcp_actions.deadline import Deadline
 from mcp_actions.errors import ActionError, WorkflowError
-from mcp_actions.manifest.model import Workflow
 from mcp_actions.manifest.expressions import ExpressionSyntaxError
+from mcp_actions.manifest.model import Workflow
 from mcp_actions.workflow.interpreter import (
     CompiledWorkflow,
     StepEvent,

@@ -14,11 +14,11 @@ from typing import Any
 from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import (
-    check_required_identifier,
     Checks,
     Rules,
     check_enum,
     check_keys,
+    check_required_identifier,
     check_string,
     check_unique_names,
     error,

@@ -60,7 +60,7 @@ def _compile_outcome(source: str) -> tuple[str, str] | None:
         compile_expression(source)
     except ExpressionSyntaxError as exc:
         outcome = (exc.code, exc.message)
-    except Exception as exc:  # noqa: BLE001 - the JSONata parser may fail in ways of its own
+    except Exception as exc:
         outcome = (ErrorCode.EXPRESSION_INVALID, f"JSONata syntax error: {type(exc).__name__}: {exc}")
     message = " ".join(outcome[1].split()) if outcome else ""
     if outcome and len(message) > _MAX_MESSAGE:

@@ -17,10 +17,10 @@ from typing import Any
 from ...errors import ErrorCode
 from ..problems import child_pointer, pointer_tokens
 from .base import (
-    check_required_identifier,
     Checks,
     Rules,
     check_keys,
+    check_required_identifier,
     check_string,
     check_unique_names,
     error,

@@ -39,8 +39,8 @@ from jsonschema import Draft202012Validator, exceptions, validators
 from jsonschema_specifications import REGISTRY as _SPECIFICATIONS
 
 from ...errors import ErrorCode
-from ..limits import MAX_NESTING_DEPTH
 from ...jsonutil import json_pointer
+from ..limits import MAX_NESTING_DEPTH
 from ..problems import Problem, child_pointer, pointer_tokens
 from ..verdict_cache import DiskMemo, digest, is_code
 from .base import Checks, depth_of, error, json_type, warning
@@ -230,7 +230,7 @@ def fast_schema_valid(schema: Any) -> bool:
     """True only when ``schema`` certainly passes the Draft 2020-12 metaschema (False: ask the official check)."""
     try:
         return _node_valid(schema, _shallow_metaschema(), 0)
-    except Exception:  # noqa: BLE001 - the fast path may only say "valid"; anything odd goes the slow way
+    except Exception:
         return False
 
 
@@ -280,7 +280,7 @@ def _verdict(schema: dict[str, Any], cls: type, base_depth: int) -> tuple[tuple[
         found = official_schema_problems(schema, cls)
     except RecursionError:
         return (("", ErrorCode.NESTING_TOO_DEEP, "schema nests too deeply to check", "error"),)
-    except Exception as exc:  # noqa: BLE001 - e.g. values that are not JSON at all
+    except Exception as exc:
         logger.debug("metaschema check failed", exc_info=True)
         return (("", ErrorCode.INVALID_SCHEMA, _short(f"schema cannot be checked: {type(exc).__name__}"), "error"),)
     return tuple((relative, ErrorCode.INVALID_SCHEMA, message, "error") for relative, message in found)

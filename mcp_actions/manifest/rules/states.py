@@ -13,11 +13,11 @@ from typing import Any
 from ...errors import ErrorCode
 from ..problems import child_pointer
 from .base import (
-    check_required_identifier,
     Checks,
     Rules,
     check_keys,
     check_non_negative_integer,
+    check_required_identifier,
     check_string,
     check_string_list,
     check_unique_names,

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ErrorCode
-from .expressions import is_slot
 from ..problems import child_pointer
 from .base import Checks, Rules, check_keys, error, json_type
+from .expressions import is_slot
 from .refs import check_reference
 
 __all__ = [

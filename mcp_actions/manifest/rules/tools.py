@@ -24,13 +24,13 @@ from ...jsonutil import json_pointer
 from ..execution import ExecutionPlan, ToolKind, classify_tool
 from ..problems import child_pointer
 from .base import (
-    check_required_identifier,
     Checks,
     Rules,
     check_enum,
     check_identifier,
     check_keys,
     check_non_negative_integer,
+    check_required_identifier,
     check_string,
     check_string_list,
     check_unique_names,

@@ -28,21 +28,21 @@ from jsonschema import Draft202012Validator, exceptions
 from ...errors import ErrorCode
 from ...jsonutil import json_pointer, pointer_tokens
 from ..dictionary import host_argument_capabilities, host_primitives
-from ..verdict_cache import DiskMemo, digest
+from ..expressions import has_partial_slot
 from ..problems import child_pointer
+from ..verdict_cache import DiskMemo, digest
 from .base import (
-    check_required_identifier,
     STEP_ID_RE,
     Checks,
     Rules,
     check_keys,
     check_non_negative_integer,
+    check_required_identifier,
     error,
     expect_type,
     json_type,
     warning,
 )
-from ..expressions import has_partial_slot
 from .expressions import check_expression_field, check_templated, is_slot
 from .refs import check_reference
 from .targets import check_target
