@@ -19,11 +19,15 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_EVENT_LOG_SIZE, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
 from .errors import ActionError, UsageError
+
+if TYPE_CHECKING:  # imported where used: validate and check never pay for the server
+    from .actions_app import AppOptions
+    from .manifest.limits import Limits
 from .manifest.report import human_lines, json_text, validate_paths
 from .ports import PortInUse
 
@@ -196,7 +200,7 @@ def run_validate(paths: Sequence[str], *, as_json: bool, out: TextIO, err: TextI
     return run.exit_status
 
 
-def _limits(args: argparse.Namespace) -> object:
+def _limits(args: argparse.Namespace) -> Limits:
     from dataclasses import replace
 
     from .manifest.limits import DEFAULT_LIMITS
@@ -212,7 +216,7 @@ def _limits(args: argparse.Namespace) -> object:
     return replace(DEFAULT_LIMITS, **values)
 
 
-def _serve_options(args: argparse.Namespace) -> tuple[object, str, str, int | None, dict[str, tuple[str, str, str | None]]]:
+def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int | None, dict[str, tuple[str, str, str | None]]]:
     """``AppOptions``, transport, HTTP host and port (None: the default, which may give way), and where each port came from."""
     from .actions_app import AppOptions
 

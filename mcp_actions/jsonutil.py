@@ -1,4 +1,4 @@
-"""Small JSON helpers every layer shares: sizes, RFC 6901 JSON Pointers and strict parsing.
+"""Small JSON helpers every layer shares: sizes, RFC 6901 JSON Pointers, strict parsing, objects of untrusted JSON.
 
 They live below every package (imports nothing of ours) so that the bridge,
 the manifest validator, the workflow interpreter and the catalogue count
@@ -11,7 +11,12 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["escape_pointer_token", "json_pointer", "json_size", "pointer_tokens", "strict_loads"]
+__all__ = ["as_object", "escape_pointer_token", "json_pointer", "json_size", "pointer_tokens", "strict_loads"]
+
+
+def as_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one: reading a member of untrusted JSON without a type check each time."""
+    return value if isinstance(value, dict) else {}
 
 
 def json_size(value: Any) -> int:

@@ -97,11 +97,11 @@ class Listening:
                 sock.close()
 
 
-def _addresses(host: str, port: int) -> list[tuple[int, int, int, tuple[object, ...]]]:
+def _addresses(host: str, port: int) -> list[tuple[int, int, int, tuple[object, ...]]]:  # (family, type, proto, sockaddr)
     # As asyncio's create_server: every address the host names, each bound on its own socket.
     infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     seen: set[tuple[int, tuple[object, ...]]] = set()
-    unique = []
+    unique: list[tuple[int, int, int, tuple[object, ...]]] = []
     for family, kind, proto, _, address in infos:
         if (family, address) not in seen:
             seen.add((family, address))

@@ -27,6 +27,11 @@ __all__ = ["ManifestWatcher"]
 log = logging.getLogger(__name__)
 
 
+def _json_under(root: Path) -> Callable[[Path], bool]:
+    """Accepts a ``.json`` file anywhere below ``root``."""
+    return lambda path: path.suffix == ".json" and root in path.parents
+
+
 class ManifestWatcher:
     """Calls ``on_change`` (debounced, never concurrently) when a watched manifest changes."""
 
@@ -43,9 +48,9 @@ class ManifestWatcher:
         """Start watching every path that exists (a missing one is logged and skipped)."""
         for path in self.paths:
             if path.is_dir():
-                self._tasks.append(asyncio.create_task(self._watch(path, recursive=True, accept=lambda p, root=path: p.suffix == ".json" and root in p.parents)))
+                self._tasks.append(asyncio.create_task(self._watch(path, recursive=True, accept=_json_under(path))))
             elif path.parent.is_dir():
-                self._tasks.append(asyncio.create_task(self._watch(path.parent, recursive=False, accept=lambda p, file=path: p == file)))
+                self._tasks.append(asyncio.create_task(self._watch(path.parent, recursive=False, accept=path.__eq__)))
             else:
                 log.warning("not watching %s: neither it nor its directory exists", path)
         self._tasks.append(asyncio.create_task(self._reloader()))

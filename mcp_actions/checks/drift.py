@@ -466,13 +466,13 @@ async def drift_report(
     for tool in manifest.tools:
         if tool.target is not None:
             items.append(await _area_item(call, tool, url, readings))
-        needed = readings.get(_tool_state(tool) or "")
+        state_reading = readings.get(_tool_state(tool) or "")
         # A tool that needs a state which is not current cannot run here now: its steps only inform.
-        not_now = f"its state {needed.name!r} is current" if needed is not None and needed.diagnosable and not needed.current else None
+        not_now = f"its state {state_reading.name!r} is current" if state_reading is not None and state_reading.diagnosable and not state_reading.current else None
         for step in step_targets(tool):
             items.append(await _step_item(call, step, not_now=not_now))
     counts = {status: sum(1 for i in items if i["status"] == status) for status in ("pass", "warn", "fail", "error")}
-    report = {"url": url, "observed_at": _now(), "fail_on": fail_on, "summary": counts, "items": items}
+    report: dict[str, Any] = {"url": url, "observed_at": _now(), "fail_on": fail_on, "summary": counts, "items": items}
     report["ok"] = not failing(report, fail_on)
     return report
 

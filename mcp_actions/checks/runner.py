@@ -51,7 +51,7 @@ does not match now is not.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -216,6 +216,14 @@ async def _judge_text_of_one(call: PrimitiveCall, key: str, wanted: str, target:
     return []
 
 
+#: The count assertions and what each asks of the number of matches (``basis``) against the wanted one.
+_COUNT_RULES: tuple[tuple[str, Callable[[int, int], bool]], ...] = (
+    ("count", lambda n, wanted: n == wanted),
+    ("min_count", lambda n, wanted: n >= wanted),
+    ("max_count", lambda n, wanted: n <= wanted),
+)
+
+
 async def _judge_target(call: PrimitiveCall, assertion: dict[str, Any], probe: Probe, out: dict[str, Any]) -> list[str]:
     """The ways ``probe`` breaks ``assertion`` (empty when it holds); notes go to ``out['notes']``."""
     problems: list[str] = []
@@ -248,7 +256,7 @@ async def _judge_target(call: PrimitiveCall, assertion: dict[str, Any], probe: P
         else:
             problems.append(f"enabled is judged on one element: {resolution.code}: {resolution.message}")
     problems += await _judge_text(call, assertion, target, probe, out)
-    for key, holds in (("count", lambda n, w: n == w), ("min_count", lambda n, w: n >= w), ("max_count", lambda n, w: n <= w)):
+    for key, holds in _COUNT_RULES:
         wanted = assertion.get(key)
         if isinstance(wanted, int) and not isinstance(wanted, bool) and not holds(basis, wanted):
             what = "visible element(s)" if assertion.get("visible") is True else "element(s)"

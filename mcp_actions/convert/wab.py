@@ -28,9 +28,10 @@ rate limit, which the server enforces when it serves the site.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urljoin, urlsplit
 
+from ..jsonutil import as_object
 from .naming import safe_dotted_name, safe_identifier
 
 __all__ = [
@@ -106,10 +107,11 @@ def wab_actions(document: dict[str, Any]) -> list[dict[str, Any]]:
 def _json_type(kind: Any) -> str | None:
     if not isinstance(kind, str):
         return None
-    kind = kind.strip().lower()
-    if kind in _JSON_TYPES:
-        return kind
-    return _TYPE_ALIASES.get(kind)
+    name = kind.strip().lower()
+    if name in _JSON_TYPES:
+        return name
+    alias = _TYPE_ALIASES.get(name)
+    return alias if isinstance(alias, str) else None
 
 
 def _param_schema(param: dict[str, Any]) -> dict[str, Any]:
@@ -159,7 +161,7 @@ def params_schema(params: Any) -> dict[str, Any]:
     return schema
 
 
-def _enabled(block: Any) -> bool:
+def _enabled(block: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(block, dict) and block.get("enabled") is True
 
 
@@ -175,7 +177,7 @@ def http_transport(document: dict[str, Any], *, base: str | None = None) -> dict
     if isinstance(endpoints, dict) and isinstance(endpoints.get("execute"), str) and endpoints["execute"].strip():
         found = {"url": endpoints["execute"].strip(), "body": "action"}
     else:
-        transport = document.get("transport") if isinstance(document.get("transport"), dict) else {}
+        transport = as_object(document.get("transport"))
         http = transport.get("http")
         if _enabled(http) and not _enabled(transport.get("js_global")) and isinstance(http.get("base_url"), str) and http["base_url"].strip():
             found = {"url": http["base_url"].strip().rstrip("/") + "/execute", "body": "name"}
@@ -194,8 +196,9 @@ def _origin(url: Any) -> str | None:
 def _site(document: dict[str, Any]) -> dict[str, Any]:
     """The site block: ``provider`` (1.0) or ``site`` (1.2), else the document's own ``name`` (the browser client's)."""
     for key in ("provider", "site"):
-        if isinstance(document.get(key), dict):
-            return document[key]
+        block = document.get(key)
+        if isinstance(block, dict):
+            return block
     return {k: document[k] for k in ("name", "category", "url") if k in document}
 
 
@@ -205,7 +208,7 @@ def _namespace(document: dict[str, Any]) -> str:
 
 def max_rate_of(document: dict[str, Any]) -> int:
     """The site's command budget per minute: ``security.max_rate`` (1.0) or ``security.rate_limit`` (1.2), default 60."""
-    security = document.get("security") if isinstance(document.get("security"), dict) else {}
+    security = as_object(document.get("security"))
     for key in ("max_rate", "rate_limit"):
         rate = security.get(key)
         if isinstance(rate, int) and not isinstance(rate, bool) and rate >= 1:
@@ -250,8 +253,8 @@ def wab_to_actions(document: dict[str, Any], *, source: str | None = None, base:
     """
     site = _site(document)
     base = base or (source if _origin(source) else None)
-    capabilities = document.get("capabilities") if isinstance(document.get("capabilities"), dict) else {}
-    permissions = capabilities.get("permissions") if isinstance(capabilities.get("permissions"), dict) else {}
+    capabilities = as_object(document.get("capabilities"))
+    permissions = as_object(capabilities.get("permissions"))
     namespace = _namespace(document)
     http = http_transport(document, base=base)
     tools = [_tool(namespace, command, permissions, http) for command in _actions_of(document)]

@@ -44,7 +44,7 @@ class StaticSite:
     def url(self) -> str:
         """The base URL, ending in ``/``."""
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host!s}:{port}/"
 
     def stop(self) -> None:
         """Stop serving and release the port."""

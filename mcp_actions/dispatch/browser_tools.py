@@ -158,7 +158,7 @@ async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[s
         info = service.bridge.registry.get(opened["runtime_id"])
         tab = {"tab_id": opened.get("tab_id"), "runtime_id": opened["runtime_id"], "url": info.url if info else opened.get("url"), "title": info.title if info else None}
         return {"ok": True, "runtime_id": opened["runtime_id"], "tab": tab}
-    arguments = {key: own[key] for key in ("url", "reload", "tab_id") if key in own}
+    arguments: dict[str, Any] = {key: own[key] for key in ("url", "reload", "tab_id") if key in own}
     output, runtime = await _run(service, "browser.navigate", arguments, routing, deadline)
     if isinstance(output, dict):
         navigated = (output.get("tab") or {}).get("runtime_id", runtime.runtime_id)

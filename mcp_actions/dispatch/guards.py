@@ -295,7 +295,7 @@ class StateGuard:
         binding, runtime, manifest = call.tool, call.runtime, call.manifest
         assert runtime is not None and manifest is not None and binding.tool is not None and binding.tool.target is not None
         required = binding.tool.target.state
-        if required not in self.diagnosable(manifest):
+        if required is None or required not in self.diagnosable(manifest):
             return  # the map gives no diagnostics for it: nothing to judge by
         assert call.deadline is not None
         diagnosis = await self.diagnose(runtime, manifest, call.deadline)

@@ -123,7 +123,7 @@ class StateDiagnoser:
                 url = output.get("url") if isinstance(output.get("url"), str) else url
             else:
                 answers = await asyncio.gather(*(self._wait_probe(call, entry) for entry in batch))
-                matched = dict(zip((entry["id"] for entry in batch), answers, strict=True))
+                matched = dict(zip((str(entry["id"]) for entry in batch), answers, strict=True))
                 round_trips = len(batch)
         current = []
         for state in self.diagnosable:

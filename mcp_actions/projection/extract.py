@@ -85,8 +85,10 @@ class ExtractPlan:
                 results[owner[0]].records[owner[1]] = value
         for name, own in self._owner.values():
             results[name].records.setdefault(own, None)  # an entry the engine skipped reads as null
-        diagnostics = output.get("diagnostics") if isinstance(output.get("diagnostics"), Mapping) else {}
-        counts = diagnostics.get("selector_counts") if isinstance(diagnostics.get("selector_counts"), Mapping) else {}
+        found = output.get("diagnostics")
+        diagnostics: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        found = diagnostics.get("selector_counts")
+        counts: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         for key, count in counts.items():
             owner = self._owner_of(str(key))
             if owner is not None:

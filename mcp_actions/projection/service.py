@@ -62,9 +62,8 @@ def postcondition_projection(spec: Any) -> str | None:
     """The projection a workflow ``postcondition`` names (a name, or ``{"projection": name, ...}``)."""
     if isinstance(spec, str):
         return spec
-    if isinstance(spec, Mapping) and isinstance(spec.get("projection"), str):
-        return spec["projection"]
-    return None
+    name = spec.get("projection") if isinstance(spec, Mapping) else None
+    return name if isinstance(name, str) else None
 
 
 class ProjectionService:

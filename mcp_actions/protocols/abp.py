@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from ..errors import ActionError, ErrorCode
+from ..jsonutil import as_object
 from ..workflow.progress import ProgressCallback, ProgressReporter
 
 __all__ = ["ABP_CODES", "Elicit", "ElicitAnswer", "ElicitationBridge", "map_abp_error", "progress_handler"]
@@ -113,7 +114,7 @@ def _text(value: Any) -> str:
     return str(value)[:MAX_PROMPT_CHARS] if value is not None else ""
 
 
-def _primitive(schema: Any) -> bool:
+def _primitive(schema: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(schema, dict) and schema.get("type") in _PRIMITIVE_TYPES
 
 
@@ -139,21 +140,22 @@ def _question(method: str, params: dict[str, Any]) -> _Question | None:
             if method == "elicitation/preference" and "default" in params:
                 field["default"] = params["default"]
             return _Question(message, {"type": "object", "properties": {"value": field}, "required": ["value"]}, lambda c: {"value": c.get("value")})
-        props = asked.get("properties") if isinstance(asked, dict) and asked.get("type", "object") == "object" else None
+        form = as_object(asked)
+        props = form.get("properties") if form.get("type", "object") == "object" else None
         if isinstance(props, dict) and props and all(_primitive(p) for p in props.values()):
             schema = {"type": "object", "properties": props}
-            if isinstance(asked.get("required"), list):
-                schema["required"] = asked["required"]
+            if isinstance(form.get("required"), list):
+                schema["required"] = form["required"]
             return _Question(message, schema, lambda c: {"value": c})
         return None
     if method == "elicitation/select":
         options = [o for o in params.get("options") or [] if isinstance(o, dict) and isinstance(o.get("value"), str)]
         if not options:
             return None
-        field: dict[str, Any] = {"type": "string", "oneOf": [{"const": o["value"], "title": _text(o.get("label") or o["value"])} for o in options]}
+        choice: dict[str, Any] = {"type": "string", "oneOf": [{"const": o["value"], "title": _text(o.get("label") or o["value"])} for o in options]}
         if isinstance(params.get("default"), str):
-            field["default"] = params["default"]
-        schema = {"type": "object", "properties": {"selected": field}, "required": ["selected"]}
+            choice["default"] = params["default"]
+        schema = {"type": "object", "properties": {"selected": choice}, "required": ["selected"]}
         return _Question(_text(params.get("prompt") or "Choose one"), schema, lambda c: {"selected": c.get("selected")})
     return None
 
@@ -169,7 +171,7 @@ class ElicitationBridge:
     async def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
         """The ``ElicitationResponse`` for the app's ``request`` (``{protocol, method, params}``)."""
         method = request.get("method")
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        params = as_object(request.get("params"))
         if self.elicit is None:
             return _refusal("NOT_SUPPORTED", "the agent's client cannot ask the user (no elicitation)")
         question = _question(method, params) if isinstance(method, str) else None

@@ -97,6 +97,9 @@ class DocumentRuntime(InProcessRuntime):
         self._last_call: tuple[str, float] | None = None
         #: When the host took this document over (``browser.claimed_tabs.list`` shows it).
         self.claimed_at = _now()
+        #: The document's declared tools (WebMCP, WAB) as last reported; kept for start(), since a page
+        #: may declare tools before its runtime has registered with the bridge.
+        self._page_tools: dict[str, Any] | None = None
 
     # -- bridge side ---------------------------------------------------------
 
@@ -202,6 +205,16 @@ class DocumentRuntime(InProcessRuntime):
             await self.evaluate(_WATCH_EVENTS, self.listen)
         except PlaywrightError as exc:  # navigating: the init script asks for the list again
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
+
+    async def report_page_tools(self, snapshot: Any) -> None:
+        """The document's declared tools changed (or it arrived): a runtime_status with ``page_tools``.
+
+        A tab's top document and a same-origin frame's both declare tools (WebMCP in a frame).
+        """
+        if not isinstance(snapshot, dict):
+            return
+        self._page_tools = snapshot
+        await self.emit({"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.frame.url, "page_tools": snapshot})
 
     async def forward_event(self, signal: Any) -> None:
         """A declared DOM event fired in the document: send it to the bridge as a dom_event."""

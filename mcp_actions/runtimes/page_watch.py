@@ -136,7 +136,8 @@ class PageWatch:
         interrupt.call_name = name  # type: ignore[attr-defined]
         self._interrupts.add(interrupt)
         try:
-            await asyncio.wait({task, interrupt}, return_when=asyncio.FIRST_COMPLETED)
+            racing: set[asyncio.Future[Any]] = {task, interrupt}
+            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
             if task.done():
                 return task.result()
             raise interrupt.exception()  # type: ignore[misc]

@@ -144,9 +144,6 @@ class TabRuntime(DocumentRuntime):
         self.main_world = MainWorld(page)
         #: True once warm_process ran the first-call path on this (blank, own) tab.
         self.process_warmed = False
-        #: The page's declared tools (WebMCP, WAB) as last reported; kept for start(), since a page
-        #: may declare tools before the tab has registered with the bridge.
-        self._page_tools: dict[str, Any] | None = None
 
     async def evaluate(self, function_source: str, *argument: Any) -> Any:
         """In the tab's top document, over its CDP session: no Playwright utility script (see main_world.py)."""
@@ -221,13 +218,6 @@ class TabRuntime(DocumentRuntime):
             self.process_warmed = True
         except (ActionError, PlaywrightError, KeyError, TypeError) as exc:
             log.info("process warm-up of %s skipped: %s", self.runtime_id, exc)
-    async def report_page_tools(self, snapshot: Any) -> None:
-        """The page's declared tools changed (or a document arrived): a runtime_status with ``page_tools``."""
-        if not isinstance(snapshot, dict):
-            return
-        self._page_tools = snapshot
-        await self.emit({"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.page.url, "page_tools": snapshot})
-
     # -- trusted input -------------------------------------------------------
 
     async def _checked_point(self, arguments: dict[str, Any]) -> tuple[float, float]:
@@ -274,7 +264,8 @@ class TabRuntime(DocumentRuntime):
         """A drag endpoint as a viewport point; a locator is resolved (and scrolled to) by the engine."""
         if not isinstance(spec, dict):
             raise ActionError(f"{label} must be an object", code=ErrorCode.INVALID_INPUT, evidence={"field": label})
-        locator = spec.get("locator") if isinstance(spec.get("locator"), dict) else {k: v for k, v in spec.items() if k not in ("x", "y", "text", "locator")}
+        given = spec.get("locator")
+        locator: dict[str, Any] = dict(given) if isinstance(given, dict) else {k: v for k, v in spec.items() if k not in ("x", "y", "text", "locator")}
         if isinstance(spec.get("text"), str) and "locator" not in spec:
             locator["text_contains"] = spec["text"]
         if not locator:
