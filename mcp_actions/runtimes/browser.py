@@ -49,10 +49,12 @@ _LISTEN_HOOK = """
   }, function () {});
 })();
 ;(function () {
-  // Tools the page declares (WebMCP, ABP): reported now (an empty list clears a previous
-  // document's) and on every change. Only the tab's own document speaks for it.
+  // Tools the document declares (WebMCP, ABP): reported now (an empty list clears a previous
+  // document's) and on every change. A document speaks only for itself: the host hands a
+  // report to the runtime of the frame that sent it (the tab's, or a same-origin frame's,
+  // an embedded widget with tools of its own) and drops any other frame's.
   var engine = window.__mcpActions, report = window.__mcpActionsPageTools;
-  if (!engine || typeof engine.onPageTools !== "function" || typeof report !== "function" || window !== window.top) return;
+  if (!engine || typeof engine.onPageTools !== "function" || typeof report !== "function") return;
   engine.onPageTools(function (snapshot) { report(snapshot).catch(function () {}); });
 })();
 ;(function () {
