@@ -55,9 +55,10 @@ class CompiledSchema:
     def _compile(self) -> Any:
         if self._validator is None and self._problem is None:
             try:
-                cls = validators.validator_for(self.schema, default=Draft202012Validator)
-                cls.check_schema(self.schema)
-                self._validator = cls(self.schema)
+                schema = dict(self.schema)  # jsonschema's validators take a dict, not any mapping
+                cls = validators.validator_for(schema, default=Draft202012Validator)
+                cls.check_schema(schema)
+                self._validator = cls(schema)
             except SchemaError as exc:
                 self._broken(f"{exc.message} at {json_pointer(exc.absolute_path)}")
         if self._problem is not None:
