@@ -68,9 +68,9 @@ async def run(args: argparse.Namespace) -> dict[str, list[dict[str, float | list
 
 def summary(sessions: list[dict[str, float | list[float]]]) -> dict[str, float]:
     """Median first add_card, median of the later ones, and the difference."""
-    first = statistics.median(s["add_card_ms"][0] for s in sessions)  # type: ignore[index]
-    later = statistics.median(t for s in sessions for t in s["add_card_ms"][1:])  # type: ignore[index]
-    navigate = statistics.median(s["navigate_ms"] for s in sessions)  # type: ignore[misc]
+    first = statistics.median(s["add_card_ms"][0] for s in sessions)  # type: ignore[index]  # sessions are JSON records of this script
+    later = statistics.median(t for s in sessions for t in s["add_card_ms"][1:])  # type: ignore[index]  # sessions are JSON records of this script
+    navigate = statistics.median(s["navigate_ms"] for s in sessions)  # type: ignore[misc]  # sessions are JSON records of this script
     return {"navigate_ms": round(navigate, 1), "first_add_card_ms": round(first, 1), "later_add_card_ms": round(later, 1), "paid_once_ms": round(first - later, 1)}
 
 

@@ -285,9 +285,9 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
     # Decided at load. A tool with no way to run (none passes validation) is one a runtime may provide by its name.
     execution = manifest.executions.get(tool.name) or ExecutionPlan(ToolKind.HOST_NATIVE, primitive=tool.name, declared_primitive=False)
     workflow = None
-    if workflow_model is not None:
-        raw = tool.workflow if tool.workflow is not None else tool.x_actions.workflow
-        workflow = CompiledWorkflow.compile(raw.model_dump(mode="json", by_alias=True, exclude_none=True))  # type: ignore[union-attr]
+    raw = tool.workflow if tool.workflow is not None else tool.x_actions.workflow
+    if workflow_model is not None and raw is not None:
+        workflow = CompiledWorkflow.compile(raw.model_dump(mode="json", by_alias=True, exclude_none=True))
     return ToolBinding(
         mcp_name=mcp_tool_name(tool.name),
         name=tool.name,

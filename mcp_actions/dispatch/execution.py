@@ -111,9 +111,9 @@ class ToolRun:
                     if not legacy_steps or exc.code not in _FALLBACK_CODES:
                         raise
                     log.info("%s: handler %s unavailable (%s); running its execution steps", binding.name, plan.handler, exc.code)
-        if legacy_steps:
+        if legacy_steps and isinstance(execution, dict):
             self.mode = "steps"
-            return await self._workflow(translate_execution(execution), own)  # type: ignore[arg-type]
+            return await self._workflow(translate_execution(execution), own)
         if plan.kind is ToolKind.HOST_NATIVE and plan.primitive and (plan.declared_primitive or plan.primitive in self.runtime.capabilities):
             self.mode = "host_native"
             return await self._single(plan.primitive, own)

@@ -68,7 +68,12 @@ class InProcessRuntime:
     @property
     def connected(self) -> bool:
         """True between ``start`` and ``stop`` (or the bridge dropping us)."""
-        return self.session is not None and not self.session.closed
+        return self._live() is not None
+
+    def _live(self) -> RuntimeSession | None:
+        """The session, while it is open."""
+        session = self.session
+        return session if session is not None and not session.closed else None
 
     async def start(self) -> None:
         """Connect to the bridge and announce this runtime."""
@@ -95,18 +100,20 @@ class InProcessRuntime:
             self.url = url
         if title is not None:
             self.title = title
-        if self.connected:
+        session = self._live()
+        if session is not None:
             status: dict[str, Any] = {"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.url}
             if self.title is not None:
                 status["title"] = self.title
             if states is not None:
                 status["states"] = list(states)
-            await self.session.receive(status)  # type: ignore[union-attr]
+            await session.receive(status)
 
     async def emit(self, item: dict[str, Any]) -> None:
         """Send any runtime → bridge item (a ``dom_event``, say)."""
-        if self.connected:
-            await self.session.receive(item)  # type: ignore[union-attr]
+        session = self._live()
+        if session is not None:
+            await session.receive(item)
 
     async def execute(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
         """Run one primitive (or the page handler ``handler``); return its output or raise ``ActionError``."""
@@ -149,8 +156,9 @@ class InProcessRuntime:
             log.exception("runtime %s failed running %s", self.runtime_id, item.get("name"))
             error = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED)
             reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": error.to_error()}
-        if self.connected:
-            await self.session.receive(reply)  # type: ignore[union-attr]
+        session = self._live()
+        if session is not None:
+            await session.receive(reply)
 
     def _closed_by_bridge(self, reason: str) -> None:
         log.info("bridge closed runtime %s: %s", self.runtime_id, reason)

@@ -133,14 +133,16 @@ class PageWatch:
             raise
         task = asyncio.ensure_future(work)
         interrupt: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        interrupt.call_name = name  # type: ignore[attr-defined]
+        interrupt.call_name = name  # type: ignore[attr-defined]  # a tag interrupt_calls reads back with getattr
         self._interrupts.add(interrupt)
         try:
             racing: set[asyncio.Future[Any]] = {task, interrupt}
             await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
             if task.done():
                 return task.result()
-            raise interrupt.exception()  # type: ignore[misc]
+            error = interrupt.exception()
+            assert error is not None  # an interrupt is only ever ended with set_exception
+            raise error
         finally:
             self._interrupts.discard(interrupt)
             if not task.done():

@@ -112,7 +112,7 @@ class Pacer:
             return True, None
         left = self.time_left()
         deadline_governs = left is not None and left * 1000 < settle.timeout_ms
-        timeout_ms = settle.timeout_ms if not deadline_governs else int(left * 1000)  # type: ignore[operator]
+        timeout_ms = int(left * 1000) if left is not None and deadline_governs else settle.timeout_ms
         if deadline_governs and timeout_ms <= 0:
             raise DeadlineReached()
         arguments = {"locator": locator, "state": settle.state, "timeout_ms": timeout_ms}

@@ -125,7 +125,7 @@ async def test_reference_overlay_map_tools_run_as_their_hosts_provide_or_are_ref
 class NoisyPage(SimPage):
     """A page that never stops changing (a script-driven animation): the DOM never settles."""
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[override]  # a property where the page keeps a plain attribute: the point of this page
     def mutated_at(self) -> float:
         return time.monotonic()  # something moved just now, and always will
 

@@ -134,7 +134,7 @@ async def test_one_round_trip_for_many_projections_and_change_hook_after_a_call(
         assert sorted(p.name for p in projections) == ["board.history", "board.state"]
         results = await app.projections.observe_all("board-2", projections)
         assert page.extract_calls == 1  # both projections, one dom.extract
-        assert results["board.state"].state["lists"][0]["id"] == "todo"  # type: ignore[union-attr]
+        assert results["board.state"].state["lists"][0]["id"] == "todo"  # type: ignore[union-attr]  # a read that succeeded has its state
         # A watched projection is refreshed after each call; listeners hear of real changes only.
         app.projections.watch("board-2", "board.state")
         await app.service.call("board_add_card", {"list_id": "todo", "title": "One"})

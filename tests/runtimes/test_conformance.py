@@ -371,7 +371,7 @@ async def test_same_origin_iframe(fixture: Host) -> None:
     assert (await fixture.fails("locator.element_info", {"locator": {"selector": "#in-frame"}})).code == "target_not_found"
     assert fixture.page is not None
     frame: Frame | None = None
-    await eventually(lambda: any(f.url.endswith("/frame.html") for f in fixture.page.frames), timeout=5)  # type: ignore[union-attr]
+    await eventually(lambda: any(f.url.endswith("/frame.html") for f in fixture.page.frames), timeout=5)  # type: ignore[union-attr]  # the fixture page is open by now
     frame = next(f for f in fixture.page.frames if f.url.endswith("/frame.html"))
     await frame.wait_for_load_state()
     if fixture.kind == "page":

@@ -64,7 +64,7 @@ def ok(result: types.CallToolResult) -> dict[str, Any]:
 
 def failed(result: types.CallToolResult) -> dict[str, Any]:
     assert result.is_error, result.structured_content
-    return result.structured_content["error"]  # type: ignore[index]
+    return result.structured_content["error"]  # type: ignore[index]  # an isError result always carries structuredContent.error
 
 
 def fixture_map(name: str, origin: str) -> dict[str, Any]:

@@ -25,7 +25,7 @@ SHOP = Path(__file__).resolve().parents[1] / "fixtures" / "server" / "good"
 
 def serve_options(argv: list[str]) -> AppOptions:
     options, *_ = cli._serve_options(cli.build_parser().parse_args(["serve", *argv]))
-    return options  # type: ignore[return-value]
+    return options
 
 
 def test_event_log_size_from_flag_env_and_default(monkeypatch: pytest.MonkeyPatch) -> None:
