@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import mcp_types as types
@@ -13,6 +13,18 @@ from mcp import Client
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.server.mcp_server import build_server
+
+
+async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 10) -> Any:
+    """Await ``check()`` until it gives something truthy (returned); fail after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        value = await check()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError("condition never held")
+        await asyncio.sleep(0.05)
 
 
 class Session:

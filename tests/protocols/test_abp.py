@@ -9,27 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
 import mcp_types as types
 
-from .conftest import product
+from .conftest import eventually, product
 
 
 async def _app_log(s: Any) -> dict[str, Any]:
     return await s.tab().page.evaluate("() => abpLogForTest()")
-
-
-async def _eventually(check: Any, timeout: float = 10) -> Any:
-    end = time.monotonic() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError("condition never held")
-        await asyncio.sleep(0.05)
 
 
 async def test_available_capabilities_become_tools_of_an_initialised_session(pages_url):
@@ -137,7 +125,7 @@ async def test_cancelling_the_mcp_call_reaches_the_apps_cancel(pages_url):
             calls = (await _app_log(s))["calls"]
             return calls[-1]["options"]["callId"] if calls else None
 
-        call_id = await _eventually(started)
+        call_id = await eventually(started)
         call.cancel()
         try:
             await call
@@ -147,7 +135,7 @@ async def test_cancelling_the_mcp_call_reaches_the_apps_cancel(pages_url):
         async def cancelled() -> Any:
             return (await _app_log(s))["cancels"]
 
-        (cancel,) = await _eventually(cancelled)
+        (cancel,) = await eventually(cancelled)
         assert cancel["callId"] == call_id
         assert await s.tab().page.text_content("#status") == f"Job {call_id} cancelled"
         # The server goes on serving calls.
@@ -229,11 +217,11 @@ async def test_the_websocket_page_runtime_carries_progress_elicitation_and_cance
                 found = {t.meta["mcp-actions/tool"].split(".", 1)[1]: t for t in (await client.list_tools()).tools if t.meta.get("mcp-actions/protocol") == "abp"}
                 return found if "job.wait" in found else None
 
-            found = await _eventually(tools)
+            found = await eventually(tools)
             assert found["export.pdf"].meta["mcp-actions/runtime_id"] == app.bridge.registry.list()[0].runtime_id
             exported = await client.call_tool(found["export.pdf"].name, {"pages": 3}, progress_callback=on_progress)
             assert exported.structured_content == {"pages": 3, "bytes": 3072}
-            await _eventually(lambda: asyncio.sleep(0, result=heard == [1, 2, 3]))
+            await eventually(lambda: asyncio.sleep(0, result=heard == [1, 2, 3]))
             deleted = await client.call_tool(found["document.delete"].name, {"id": "doc-1"})
             assert deleted.structured_content == {"deleted": True, "remaining": 1}
 
@@ -243,7 +231,7 @@ async def test_the_websocket_page_runtime_carries_progress_elicitation_and_cance
                 calls = (await page.evaluate("() => abpLogForTest()"))["calls"]
                 return calls[-1]["options"]["callId"] if calls and calls[-1]["capability"] == "job.wait" else None
 
-            call_id = await _eventually(running)
+            call_id = await eventually(running)
             call.cancel()
             try:
                 await call
@@ -253,7 +241,7 @@ async def test_the_websocket_page_runtime_carries_progress_elicitation_and_cance
             async def cancels() -> Any:
                 return (await page.evaluate("() => abpLogForTest()"))["cancels"]
 
-            assert [c["callId"] for c in await _eventually(cancels)] == [call_id]
+            assert [c["callId"] for c in await eventually(cancels)] == [call_id]
         finally:
             await context.close()
             await chromium.close()

@@ -11,25 +11,13 @@ Error Handling reference's wider code table, and a session that expires
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
-from .conftest import product
+from .conftest import eventually, product
 
 
 async def _app_log(s: Any) -> dict[str, Any]:
     return await s.tab().page.evaluate("() => abpLogForTest()")
-
-
-async def _eventually(check: Any, timeout: float = 10) -> Any:
-    end = time.monotonic() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError("condition never held")
-        await asyncio.sleep(0.05)
 
 
 async def test_registration_methods_hear_the_agent_and_an_expired_session_is_renewed(pages_url):
@@ -80,7 +68,7 @@ async def test_cancelling_the_mcp_call_aborts_the_calls_signal(pages_url):
         async def running() -> Any:
             return await s.tab().page.text_content("#status") == "Job running"
 
-        await _eventually(running)
+        await eventually(running)
         call.cancel()
         try:
             await call
@@ -90,7 +78,7 @@ async def test_cancelling_the_mcp_call_aborts_the_calls_signal(pages_url):
         async def aborted() -> Any:
             return (await _app_log(s))["aborts"]
 
-        (abort,) = await _eventually(aborted)
+        (abort,) = await eventually(aborted)
         (started,) = [c for c in (await _app_log(s))["calls"] if c["capability"] == "job.wait"]
         assert abort["callId"] == started["callId"] and abort["callId"].isdigit()  # the MCP request's id
         assert await s.tab().page.text_content("#status") == "Job aborted"

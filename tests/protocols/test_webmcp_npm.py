@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import http.server
 import io
@@ -46,7 +45,7 @@ from mcp_actions.server.mcp_server import build_server
 from tests.conftest import PAGES, launch_chromium
 from tests.npm_cache import npm_package
 
-from .conftest import Session, product
+from .conftest import Session, eventually, product
 
 pytestmark = pytest.mark.browser
 
@@ -141,17 +140,6 @@ def _webmcp(tools: dict[str, types.Tool]) -> dict[str, types.Tool]:
     return {t.meta["mcp-actions/tool"].split(".", 1)[1]: t for t in tools.values() if t.meta.get("mcp-actions/protocol") == "webmcp"}
 
 
-async def _eventually(check: Any, timeout: float = 10) -> Any:
-    end = time.monotonic() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError("condition never held")
-        await asyncio.sleep(0.05)
-
-
 async def test_mcp_b_global_wraps_our_context_and_its_tools_reach_the_client(npm_pages_url):
     async with product() as s:
         await s.navigate(f"{npm_pages_url}/webmcp-npm/global.html")
@@ -223,7 +211,7 @@ async def test_a_runtime_embedded_after_the_pages_polyfill_reads_the_tools_throu
                 tools = _webmcp({t.name: t for t in (await client.list_tools()).tools})
                 return tools if set(names) <= set(tools) else None
 
-            tools = await _eventually(lambda: listed("add_note", "search_notes"))
+            tools = await eventually(lambda: listed("add_note", "search_notes"))
             # The slot is the polyfill's (its constructor is installed); our runtime reads through it.
             assert await page.evaluate("() => typeof window.ModelContext") == "function"
             listing = await app.bridge.call("webmcp.list_tools", {}, runtime_id=app.bridge.registry.list()[0].runtime_id)
@@ -239,7 +227,7 @@ async def test_a_runtime_embedded_after_the_pages_polyfill_reads_the_tools_throu
             # Its toolchange events bring later registrations and withdrawals.
             before = len(changes)
             await page.click("#enable-clear")
-            tools = await _eventually(lambda: listed("clear_notes"))
+            tools = await eventually(lambda: listed("clear_notes"))
             assert len(changes) > before
             assert (await client.call_tool(tools["clear_notes"].name, {})).structured_content == {"removed": 1}
             await page.click("#disable-clear")
@@ -247,7 +235,7 @@ async def test_a_runtime_embedded_after_the_pages_polyfill_reads_the_tools_throu
             async def withdrawn() -> bool:
                 return "clear_notes" not in _webmcp({t.name: t for t in (await client.list_tools()).tools})
 
-            await _eventually(withdrawn)
+            await eventually(withdrawn)
         finally:
             await chromium.close()
 

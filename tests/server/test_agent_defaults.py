@@ -23,7 +23,7 @@ from mcp import Client
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.server.mcp_server import build_server
 
-from ..dispatch.test_chromium_e2e import WF, feed_map, signup_map
+from ..dispatch.test_chromium_e2e import WF, failed, feed_map, ok, signup_map
 
 pytestmark = pytest.mark.browser
 
@@ -54,17 +54,6 @@ async def agent(tmp_path: Path, *documents: dict[str, Any], heard: Notifications
 
 async def listed(client: Client) -> set[str]:
     return {tool.name for tool in (await client.list_tools()).tools}
-
-
-def ok(result: types.CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.structured_content
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-def failed(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.is_error, result.structured_content
-    return result.structured_content["error"]  # type: ignore[index]  # an isError result always carries structuredContent.error
 
 
 def fixture_map(name: str, origin: str) -> dict[str, Any]:
