@@ -1,10 +1,10 @@
-"""Which arguments route a call and which belong to the tool: ``split_routing`` as the call path uses it."""
+"""Routing arguments: which of a call's arguments choose its runtime and which belong to the tool, and what every schema advertises of them."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcp_actions.catalog.catalog import is_routing_object, split_routing
+from mcp_actions.catalog.catalog import ADVERTISED_ROUTING, is_routing_object, split_routing, with_routing_fields
 from mcp_actions.errors import ActionError
 
 LOCATOR = {"selector": "#first_name"}
@@ -56,3 +56,54 @@ def test_a_target_that_is_neither_the_tools_nor_routing_is_refused_with_the_way_
 )
 def test_a_routing_object_has_routing_keys_only(value, routing):
     assert is_routing_object(value) is routing
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"target": {"url_contains": "shop"}, "target_url_contains": "shop"},  # the flat field first: they agree
+        {"target_url_contains": "shop", "target": {"url_contains": "shop"}},  # ... or the nested one first
+    ],
+)
+def test_a_flat_field_and_the_target_object_may_say_the_same(arguments):
+    assert split_routing(arguments, {"x"}) == ({}, {"target_url_contains": "shop"})
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"target": {"url_contains": "shop"}, "target_url_contains": "blog"},  # the flat field first
+        {"target_url_contains": "blog", "target": {"url_contains": "shop"}},  # ... or the nested one first
+    ],
+)
+def test_a_flat_field_and_the_target_object_that_disagree_are_refused(arguments):
+    with pytest.raises(ActionError) as caught:
+        split_routing(arguments, {"x"})
+    assert caught.value.code == "invalid_input"
+    assert caught.value.evidence == {"path": "/target/url_contains", "conflicts_with": "/target_url_contains"}
+
+
+@pytest.mark.parametrize(
+    ("schema", "properties"),
+    [
+        # Nothing declared: an object with the two advertised fields.
+        ({}, {"target": {"type": "object"}, "timeout_ms": {"type": "integer"}}),
+        # The tool's own properties are kept, the advertised ones added beside them.
+        ({"type": "object", "properties": {"q": {"type": "string"}}}, {"q": {"type": "string"}, "target": {"type": "object"}, "timeout_ms": {"type": "integer"}}),
+        # A tool that declares target (a locator) keeps its own definition.
+        ({"type": "object", "properties": {"target": {"type": "string"}}}, {"target": {"type": "string"}, "timeout_ms": {"type": "integer"}}),
+    ],
+)
+def test_every_input_schema_advertises_target_and_timeout_ms(schema, properties):
+    merged = with_routing_fields(schema)
+    assert merged["type"] == "object" and merged["properties"] == properties
+
+
+def test_advertising_routing_copies_instead_of_sharing():
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+    merged = with_routing_fields(schema)
+    merged["properties"]["target"]["properties"] = {"x": {}}
+    merged["required"].append("target")
+    # Neither the map's schema nor the advertised fields (shared by every tool) changed.
+    assert schema == {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+    assert ADVERTISED_ROUTING["target"] == {"type": "object"}
