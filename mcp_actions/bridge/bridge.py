@@ -31,6 +31,8 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
@@ -38,11 +40,14 @@ from .calls import CallTracker, InputHandler, ProgressHandler
 from .envelope import runtime_error, unwrap_output
 from .items import (
     DEFAULT_MAX_ITEM_BYTES,
+    ActionCall,
     ActionCallOutput,
     ActionErrorItem,
     CallProgress,
     DomEvent,
     InputRequest,
+    ListenEntry,
+    RuntimeConfig,
     RuntimeReady,
     RuntimeStatus,
 )
@@ -206,17 +211,26 @@ class Bridge:
             )
         if handler is None:
             self._check_primitive(info, name, arguments)
-        item: dict[str, Any] = {
-            "type": "action_call",
-            "call_id": call_id or self.calls.new_call_id(),
-            "runtime_id": info.runtime_id,
-            "name": name,
-            "arguments": arguments,
-            "timeout_ms": self.default_timeout_ms if timeout_ms is None else timeout_ms,
-        }
-        if handler:
-            item["handler"] = handler
-        return await self.calls.run(session, item, timeout_ms=item["timeout_ms"], on_progress=on_progress, on_input=on_input)
+        timeout_ms = self.default_timeout_ms if timeout_ms is None else timeout_ms
+        try:
+            item = ActionCall(
+                type="action_call",
+                call_id=call_id or self.calls.new_call_id(),
+                runtime_id=info.runtime_id,
+                name=name,
+                arguments=arguments,
+                timeout_ms=timeout_ms,
+                handler=handler or None,
+            )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            path = "/" + "/".join(str(part) for part in first["loc"])
+            raise ActionError(
+                f"{name} cannot be sent as an action_call: {path} {first['msg']}",
+                code=ErrorCode.INVALID_INPUT,
+                evidence={"path": path, "runtime_id": info.runtime_id},
+            ) from exc
+        return await self.calls.run(session, item, timeout_ms=timeout_ms, on_progress=on_progress, on_input=on_input)
 
     def _check_primitive(self, info: RuntimeInfo, name: str, arguments: dict[str, Any]) -> None:
         primitive = self.dictionary.get(name)
@@ -362,9 +376,9 @@ class Bridge:
 
     async def _send_config(self, session: RuntimeSession, info: RuntimeInfo) -> None:
         """Tell the runtime which declared DOM events to forward (an addition to the six items)."""
-        listen = [{"name": spec.name, "event": spec.event} for spec in self.signals_for(info).values() if spec.enabled and spec.event]
+        listen = [ListenEntry(name=spec.name, event=spec.event) for spec in self.signals_for(info).values() if spec.enabled and spec.event]
         try:
-            await session.send({"type": "runtime_config", "runtime_id": info.runtime_id, "listen": listen})
+            await session.send(RuntimeConfig(type="runtime_config", runtime_id=info.runtime_id, listen=listen))
         except Exception as exc:
             log.warning("runtime_config was not delivered to runtime %s (it will forward no page events): %s", info.runtime_id, exc)
 

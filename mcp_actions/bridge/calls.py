@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import ActionError, ErrorCode
+from .items import ActionCall, ActionCancel, InputResponse, OutgoingItem, error_body
 
 __all__ = ["CallChannel", "CallTracker", "InputHandler", "ProgressHandler"]
 
@@ -59,7 +60,7 @@ class CallChannel(Protocol):
     def closed(self) -> bool:
         """True once the connection is gone (nothing more is sent on it)."""
 
-    async def send(self, item: dict[str, Any]) -> None:
+    async def send(self, item: OutgoingItem) -> None:
         """Deliver one item; raise when the transport cannot."""
 
 
@@ -121,7 +122,7 @@ class CallTracker:
     async def run(
         self,
         channel: CallChannel,
-        item: dict[str, Any],
+        item: ActionCall,
         *,
         timeout_ms: int,
         on_progress: ProgressHandler | None = None,
@@ -135,7 +136,7 @@ class CallTracker:
         answered by ``on_input``. Cancelling the awaiting task sends the runtime
         ``action_cancel`` (and re-raises the cancellation).
         """
-        call_id, runtime_id, name = item["call_id"], item["runtime_id"], item["name"]
+        call_id, runtime_id, name = item.call_id, item.runtime_id or "", item.name
         if call_id in self._pending:
             raise ActionError(f"call id {call_id!r} is already pending", code=ErrorCode.DUPLICATE_CALL_ID, evidence={"call_id": call_id})
         started = time.monotonic()
@@ -176,7 +177,7 @@ class CallTracker:
             self._forget(pending)
 
     async def _send_cancel(self, channel: CallChannel, call_id: str, runtime_id: str) -> None:
-        item = {"type": "action_cancel", "call_id": call_id, "runtime_id": runtime_id, "reason": "cancelled by the caller"}
+        item = ActionCancel(type="action_cancel", call_id=call_id, runtime_id=runtime_id, reason="cancelled by the caller")
         try:
             await channel.send(item)
         except Exception as exc:
@@ -281,7 +282,6 @@ class CallTracker:
         task.add_done_callback(pending.asking.discard)
 
     async def _answer_input(self, pending: _PendingCall, request_id: str, request: dict[str, Any]) -> None:
-        reply: dict[str, Any] = {"type": "input_response", "call_id": pending.call_id, "request_id": request_id, "runtime_id": pending.runtime_id}
         try:
             if pending.on_input is None:
                 raise ActionError(
@@ -289,12 +289,13 @@ class CallTracker:
                     code=ErrorCode.CAPABILITY_UNAVAILABLE,
                     evidence={"call_id": pending.call_id, "capability": "input"},
                 )
-            reply["response"] = await pending.on_input(request)
+            answer: dict[str, Any] = {"response": await pending.on_input(request)}
         except ActionError as exc:
-            reply["error"] = exc.to_error()
+            answer = {"error": error_body(exc)}
         except Exception as exc:
             log.exception("answering input request %s failed", request_id)
-            reply["error"] = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED).to_error()
+            answer = {"error": error_body(ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED))}
+        reply = InputResponse(type="input_response", call_id=pending.call_id, request_id=request_id, runtime_id=pending.runtime_id, **answer)
         if pending.channel.closed:
             log.info("input request %s was answered after its runtime %s left", request_id, pending.runtime_id)
             return

@@ -5,6 +5,12 @@ runtime may send ``call_progress`` and ``input_request``; the bridge answers
 an input request with ``input_response`` and tells a runtime a call was
 cancelled with ``action_cancel`` (both bridge → runtime only).
 
+Bridge → runtime items are built from these models too (``RuntimeConfig``,
+which tells a runtime the declared DOM events to forward, is one of ours) and
+leave through ``dump()``: the fields given, in the order declared here (the
+order of the wire), optional fields left unset left out. ``OutgoingItem``
+names what a runtime link is handed.
+
 Frames arrive as JSON text; ``parse_item`` turns one frame into one item or
 raises ``ActionError`` with code ``invalid_item`` (or ``item_too_large``) whose
 evidence says what was wrong, so a bad frame is answered, never fatal.
@@ -16,7 +22,7 @@ and the contract adds ``title``, ``capabilities`` and ``manifest`` to
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
@@ -34,8 +40,12 @@ __all__ = [
     "BridgeItem",
     "DomEvent",
     "ErrorBody",
+    "ListenEntry",
+    "OutgoingItem",
+    "RuntimeConfig",
     "RuntimeReady",
     "RuntimeStatus",
+    "error_body",
     "parse_item",
 ]
 
@@ -47,10 +57,20 @@ NonEmpty = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 
 class _Item(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
+    #: Fields sent even when None: there None is a value (a call's output), not an absent field.
+    _kept_when_none: ClassVar[tuple[str, ...]] = ()
 
     def dump(self) -> dict[str, Any]:
-        """The item as a JSON-ready dict, without unset optional fields."""
-        return self.model_dump(mode="json", exclude_none=True)
+        """The item as a dict for a link to send, without unset optional fields.
+
+        Values stay as they were given (the transport encodes them: the WebSocket
+        link as compact JSON), so what leaves is what a literal dict would have been.
+        """
+        data = self.model_dump(exclude_none=True)
+        for name in self._kept_when_none:
+            if name not in data:
+                data[name] = None
+        return data
 
 
 class RuntimeReady(_Item):
@@ -94,16 +114,16 @@ class RuntimeStatus(_Item):
 
 
 class ActionCall(_Item):
-    """A request to run one primitive or tool on one runtime."""
+    """A request to run one primitive or tool on one runtime (fields in the order the bridge sends them)."""
 
     type: Literal["action_call"]
     call_id: NonEmpty
+    runtime_id: str | None = None
     name: NonEmpty
     arguments: dict[str, Any]
-    runtime_id: str | None = None
+    timeout_ms: int | None = Field(default=None, ge=0)
     handler: str | None = None
     target: dict[str, Any] | None = None
-    timeout_ms: int | None = Field(default=None, ge=0)
 
 
 class ActionCallOutput(_Item):
@@ -113,6 +133,7 @@ class ActionCallOutput(_Item):
     call_id: NonEmpty
     runtime_id: NonEmpty
     output: Any
+    _kept_when_none = ("output",)  # an action may return nothing: "output": null
 
 
 class ErrorBody(BaseModel):
@@ -125,6 +146,11 @@ class ErrorBody(BaseModel):
     severity: Literal["info", "minor", "major", "critical"] | None = None
     recoverable: bool | None = None
     evidence: dict[str, Any] | None = None
+
+
+def error_body(error: ActionError) -> ErrorBody:
+    """The ``error`` object that carries ``error`` (``ActionError.to_error``) in an item."""
+    return ErrorBody.model_validate(error.to_error())
 
 
 class ActionErrorItem(_Item):
@@ -177,9 +203,16 @@ class InputResponse(_Item):
     type: Literal["input_response"]
     call_id: NonEmpty
     request_id: NonEmpty
+    runtime_id: str | None = None
     response: Any = None
     error: ErrorBody | None = None
-    runtime_id: str | None = None
+
+    def dump(self) -> dict[str, Any]:
+        """As every item, and ``response`` is sent whenever ``error`` is not, even as null (the answer may be null)."""
+        data = super().dump()
+        if self.error is None and "response" not in data:
+            data["response"] = None
+        return data
 
 
 class ActionCancel(_Item):
@@ -187,8 +220,33 @@ class ActionCancel(_Item):
 
     type: Literal["action_cancel"]
     call_id: NonEmpty
-    reason: str | None = None
     runtime_id: str | None = None
+    reason: str | None = None
+
+
+class ListenEntry(BaseModel):
+    """One declared DOM event a runtime should forward: the signal's ``name`` and its DOM ``event``."""
+
+    model_config = ConfigDict(strict=True)
+
+    name: str
+    event: str
+
+
+class RuntimeConfig(_Item):
+    """Bridge → runtime (an addition to the six items): the declared DOM events to forward as ``dom_event``.
+
+    Sent after ``runtime_ready`` and again when the maps change. A runtime never
+    sends one, so ``parse_item`` does not know the type.
+    """
+
+    type: Literal["runtime_config"]
+    runtime_id: NonEmpty
+    listen: list[ListenEntry]
+
+
+#: What the bridge sends a runtime (``RuntimeLink.send`` gets its ``dump()``).
+OutgoingItem = ActionCall | ActionCancel | ActionErrorItem | InputResponse | RuntimeConfig
 
 
 BridgeItem = Annotated[

@@ -14,15 +14,20 @@ inside the bridge and are serialised (compact JSON) only at this boundary. An
 ``action_error`` travels as a ``function_call_output`` whose output is the JSON
 of ``{"error": …}``; going back, an output that is exactly such an object (a
 single ``error`` key holding ``code`` and ``message`` strings) becomes an
-``action_error`` again.
+``action_error`` again. The bridge items that come out are built from the
+models of ``items.py`` (``dump()``), so they are valid items: what could not
+be one is refused with the function's error code and the offending ``path``.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from ..errors import ActionError, ErrorCode
+from .items import ActionCall, ActionCallOutput, ActionErrorItem, ErrorBody
 
 __all__ = [
     "action_call_from_function_call",
@@ -40,13 +45,26 @@ def _require_type(item: Any, expected: tuple[str, ...], code: str) -> str:
     if not isinstance(item, dict):
         raise ActionError(f"expected a {' or '.join(expected)} item, not {type(item).__name__}", code=code, evidence={"path": ""})
     item_type = item.get("type")
-    if item_type not in expected:
+    if not isinstance(item_type, str) or item_type not in expected:
         raise ActionError(
             f"expected a {' or '.join(expected)} item, not {item_type!r}",
             code=code,
             evidence={"path": "/type", "type": item_type if isinstance(item_type, str) else None},
         )
     return item_type
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _build(model: type[M], code: str, fields: dict[str, Any]) -> M:
+    """``model(**fields)``, a field it refuses reported as ``code`` with its JSON Pointer ``path``."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        path = "/" + "/".join(str(part) for part in first["loc"])
+        raise ActionError(f"{fields['type']} item at {path}: {first['msg']}", code=code, evidence={"path": path, "call_id": fields["call_id"]}) from exc
 
 
 def _require_string(item: dict[str, Any], key: str, code: str) -> str:
@@ -93,12 +111,7 @@ def action_call_from_function_call(
             code=code,
             evidence=evidence,
         )
-    call: dict[str, Any] = {"type": "action_call", "call_id": call_id, "name": name, "arguments": arguments}
-    if runtime_id is not None:
-        call["runtime_id"] = runtime_id
-    if timeout_ms is not None:
-        call["timeout_ms"] = timeout_ms
-    return call
+    return _build(ActionCall, code, {"type": "action_call", "call_id": call_id, "runtime_id": runtime_id, "name": name, "arguments": arguments, "timeout_ms": timeout_ms}).dump()
 
 
 def function_call_from_action_call(item: dict[str, Any]) -> dict[str, Any]:
@@ -135,11 +148,11 @@ def function_call_output_from(item: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": _compact(output)}
 
 
-def _as_error(value: Any) -> dict[str, Any] | None:
+def _as_error(value: Any) -> ErrorBody | None:
     if isinstance(value, dict) and set(value) == {"error"}:
         error = value["error"]
         if isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str):
-            return error
+            return ErrorBody.model_validate(error)
     return None
 
 
@@ -161,7 +174,12 @@ def action_call_output_from_function_call_output(item: dict[str, Any], *, runtim
             output = raw  # a plain-text tool result is still a result
     else:
         output = raw
-    error = _as_error(output)
+    try:
+        error = _as_error(output)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        path = "/output/error/" + "/".join(str(part) for part in first["loc"])
+        raise ActionError(f"the error in the output is not a structured error: {path} {first['msg']}", code=code, evidence={"path": path, "call_id": call_id}) from exc
     if error is not None:
-        return {"type": "action_error", "call_id": call_id, "runtime_id": runtime_id, "error": error}
-    return {"type": "action_call_output", "call_id": call_id, "runtime_id": runtime_id, "output": output}
+        return _build(ActionErrorItem, code, {"type": "action_error", "call_id": call_id, "runtime_id": runtime_id, "error": error}).dump()
+    return _build(ActionCallOutput, code, {"type": "action_call_output", "call_id": call_id, "runtime_id": runtime_id, "output": output}).dump()

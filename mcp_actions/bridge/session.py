@@ -20,7 +20,18 @@ import logging
 from typing import Any, Protocol
 
 from ..errors import ActionError, ErrorCode
-from .items import ActionCall, ActionCancel, CallProgress, InputRequest, InputResponse, RuntimeReady, parse_item
+from .items import (
+    ActionCall,
+    ActionCancel,
+    ActionErrorItem,
+    CallProgress,
+    InputRequest,
+    InputResponse,
+    OutgoingItem,
+    RuntimeReady,
+    error_body,
+    parse_item,
+)
 
 __all__ = ["RuntimeLink", "RuntimeSession", "SessionOwner"]
 
@@ -91,10 +102,10 @@ class RuntimeSession:
         """True when an item's ``runtime_id`` (None: absent) refers to this connection's runtime."""
         return runtime_id is None or runtime_id == self.runtime_id or runtime_id in self._aliases
 
-    async def send(self, item: dict[str, Any]) -> None:
-        """Send one item; the lock keeps items in order on this connection."""
+    async def send(self, item: OutgoingItem) -> None:
+        """Send one item (the link gets its ``dump()``); the lock keeps items in order on this connection."""
         async with self._send_lock:
-            await self.link.send(item)
+            await self.link.send(item.dump())
 
     async def receive(self, frame: str | bytes | dict[str, Any]) -> None:
         """Handle one item from the runtime. Never raises for bad input: it answers it."""
@@ -109,12 +120,13 @@ class RuntimeSession:
     async def refuse(self, exc: ActionError) -> None:
         """Answer something the runtime sent with an ``action_error`` (logged; a dead link is logged too)."""
         log.warning("refused item from %s: %s (%s)", self.runtime_id or "unannounced runtime", exc.message, exc.code)
-        reply: dict[str, Any] = {"type": "action_error", "error": exc.to_error()}
         call_id = exc.evidence.get("call_id")
-        if isinstance(call_id, str):
-            reply["call_id"] = call_id
-        if self.runtime_id:
-            reply["runtime_id"] = self.runtime_id
+        reply = ActionErrorItem(
+            type="action_error",
+            error=error_body(exc),
+            call_id=call_id if isinstance(call_id, str) else None,
+            runtime_id=self.runtime_id or None,
+        )
         try:
             await self.send(reply)
         except Exception as send_exc:

@@ -39,6 +39,7 @@ from ..errors import ActionError, ErrorCode
 from ..ports import PortInUse, address_in_use, bind_error, fallback_note
 from .bridge import Bridge, RuntimeSession
 from .http_routes import HttpRoutes
+from .items import ActionErrorItem, error_body
 from .status_page import bookmarklet_url, render_status_page, runtime_script_url
 
 __all__ = [
@@ -352,10 +353,7 @@ class BridgeServer:
 
     async def _refuse(self, session: RuntimeSession, error: ActionError) -> None:
         log.warning("refused a frame from %s: %s", session.runtime_id or "an unannounced runtime", error.message)
-        reply: dict[str, Any] = {"type": "action_error", "error": error.to_error()}
-        if session.runtime_id:
-            reply["runtime_id"] = session.runtime_id
-        await session.send(reply)
+        await session.send(ActionErrorItem(type="action_error", error=error_body(error), runtime_id=session.runtime_id or None))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.ensure_future(coro)
