@@ -61,7 +61,7 @@ class RuntimeInfo:
 
     def describe(self) -> dict[str, Any]:
         """The identifying fields routing errors list for each candidate."""
-        described = {"runtime_id": self.runtime_id, "runtime_key": self.runtime_key, "url": self.url, "title": self.title}
+        described: dict[str, Any] = {"runtime_id": self.runtime_id, "runtime_key": self.runtime_key, "url": self.url, "title": self.title}
         if self.frame:
             described["frame"] = True
         return described

@@ -96,7 +96,7 @@ def surface_matches(origin: str, url: str) -> bool:
 
 def opens_itself(origin: str | None) -> TypeGuard[str]:
     """Whether a map's ``surface.origin`` is a site the server can open for it: concrete http(s), no wildcard."""
-    return bool(origin) and origin.startswith(("http://", "https://")) and "*" not in origin
+    return origin is not None and origin.startswith(("http://", "https://")) and "*" not in origin
 
 
 def front_page(origin: str) -> str:
