@@ -5,8 +5,9 @@
 - A dictionary primitive is checked before it leaves the bridge: the runtime
   must provide it (when it announced capabilities at all) and its arguments
   must fit the dictionary's ``input_schema``.
-- A schema that cannot be compiled refuses what it should check (signals,
-  tool inputs and results), and says so in the log once.
+- A signal's payload schema that cannot be compiled refuses the events it
+  should check, and says so in the log once (a tool's input and result
+  schemas do the same: tests/catalog/test_catalog.py).
 """
 
 from __future__ import annotations
@@ -18,9 +19,6 @@ from typing import Any
 import pytest
 
 from mcp_actions.bridge.signals import SignalSpec
-from mcp_actions.catalog.catalog import Catalog
-from mcp_actions.errors import ActionError
-from mcp_actions.manifest.load import LoadedManifest, load_document
 
 from .conftest import MakeRuntime, MakeServer
 from .wsclient import WsRuntime, eventually, outcome
@@ -218,57 +216,6 @@ async def test_an_event_whose_schema_cannot_be_compiled_is_refused_and_logged_on
     logged = [r for r in caplog.records if "cannot be compiled" in r.getMessage()]
     assert len(logged) == 1 and "cart.item_added" in logged[0].getMessage()
     await shop.close()
-
-
-def _catalog_with(input_schema: dict[str, Any], result_schema: dict[str, Any]) -> Catalog:
-    loaded = load_document(
-        {
-            "protocol": "actions.json",
-            "version": 1,
-            "surface": {"origin": "https://shop.test"},
-            "tools": [
-                {
-                    "name": "shop.lookup",
-                    "description": "Look a product up.",
-                    "input_schema": input_schema,
-                    "x_actions": {"handler": "shop.lookup", "result_schema": result_schema},
-                }
-            ],
-        },
-        source="test",
-        trust="local",
-    )
-    assert isinstance(loaded, LoadedManifest)  # the validator does not follow $ref: such maps load
-    catalog = Catalog()
-    catalog.set_manifests([loaded])
-    return catalog
-
-
-def test_tool_schemas_that_cannot_be_compiled_refuse_instead_of_passing_everything(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.ERROR, logger="mcp_actions")
-    broken = {"type": "object", "properties": {"sku": {"$ref": "#/$defs/missing"}}}
-    binding = _catalog_with(broken, broken).find("shop.lookup")
-    assert binding is not None
-    for _ in range(2):
-        with pytest.raises(ActionError) as caught:
-            binding.check_arguments({"sku": "A1"})
-        assert caught.value.code == "invalid_schema" and "input_schema of tool shop.lookup" in caught.value.message
-        with pytest.raises(ActionError) as caught:
-            binding.check_result({"sku": "A1"})
-        assert caught.value.code == "invalid_schema" and "result_schema of tool shop.lookup" in caught.value.message
-    logged = [r.getMessage() for r in caplog.records if "cannot be compiled" in r.getMessage()]
-    assert len(logged) == 2  # once per schema, not once per call
-
-
-def test_tool_schemas_that_compile_still_check() -> None:
-    schema = {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]}
-    binding = _catalog_with(schema, schema).find("shop.lookup")
-    assert binding is not None
-    binding.check_arguments({"sku": "A1"})
-    binding.check_result({"sku": "A1"})
-    with pytest.raises(ActionError) as caught:
-        binding.check_result({"sku": 3})
-    assert caught.value.code == "invalid_result" and caught.value.evidence["path"] == "/sku"
 
 
 async def test_call_checks_leave_nothing_pending(make_runtime: MakeRuntime, bridge: Any) -> None:
