@@ -1,11 +1,22 @@
 """The primitive dictionary as data: names, capabilities and input shapes of primitives.
 
 The dictionary (``runtimes/dictionary.json``, CONTRACT §4) is data that ships
-beside the runtimes that implement it. This loader reads it as a package
-resource of ``mcp_actions`` without importing ``runtimes``, so the bridge can
-check a primitive call (is it provided by the runtime? are its arguments of
-the declared shape?) before the call leaves the bridge, and lower layers can
-use it without pointing up.
+beside the runtimes that implement it. This module is the one reader of that
+file: it reads it as a package resource of ``mcp_actions`` without importing
+``runtimes``, so the bridge can check a primitive call (is it provided by the
+runtime? are its arguments of the declared shape?) before the call leaves the
+bridge, and lower layers can use it without pointing up.
+
+Views of the one document, each built once:
+
+* ``load_dictionary()``: typed entries with compiled input checks (the bridge);
+* ``host_dictionary()``, ``host_primitives()``, ``host_argument_capabilities()``:
+  the raw entries by name, their input schemas, the arguments that need a
+  capability (the manifest validator, runtimes and built-in tools);
+* ``dictionary_names()``: every name in document order (the page runtime's
+  script is given them, so the JavaScript engine keeps no copy);
+* ``dictionary_bytes()``: the file as shipped (the validator's verdict cache
+  fingerprints it).
 """
 
 from __future__ import annotations
@@ -21,7 +32,18 @@ from .errors import ActionError, ErrorCode
 from .jsonutil import json_pointer
 from .schema_check import CompiledSchema
 
-__all__ = ["Primitive", "PrimitiveDictionary", "dictionary_document", "load_dictionary"]
+__all__ = [
+    "DICTIONARY_RESOURCE",
+    "Primitive",
+    "PrimitiveDictionary",
+    "dictionary_bytes",
+    "dictionary_document",
+    "dictionary_names",
+    "host_argument_capabilities",
+    "host_dictionary",
+    "host_primitives",
+    "load_dictionary",
+]
 
 #: Where the dictionary lives, relative to the ``mcp_actions`` package.
 DICTIONARY_RESOURCE = ("runtimes", "dictionary.json")
@@ -125,10 +147,44 @@ class PrimitiveDictionary:
 
 
 @functools.cache
+def dictionary_bytes() -> bytes:
+    """The bundled dictionary file as shipped, read once. A missing file is a packaging bug and raises."""
+    return resources.files("mcp_actions").joinpath(*DICTIONARY_RESOURCE).read_bytes()
+
+
+@functools.cache
 def dictionary_document() -> dict[str, Any]:
-    """The bundled dictionary's JSON document, read once (treat as read-only). A missing or malformed file is a packaging bug and raises."""
-    text = resources.files("mcp_actions").joinpath(*DICTIONARY_RESOURCE).read_text(encoding="utf-8")
-    return json.loads(text)
+    """The bundled dictionary's JSON document, parsed once (treat as read-only). A malformed file is a packaging bug and raises."""
+    document = json.loads(dictionary_bytes().decode("utf-8"))
+    if not isinstance(document, dict):
+        raise TypeError(f"{'/'.join(DICTIONARY_RESOURCE)} is not a JSON object")
+    return document
+
+
+@functools.cache
+def host_dictionary() -> dict[str, dict[str, Any]]:
+    """Every entry of the bundled dictionary by name (entries without a string name skipped); treat as read-only."""
+    entries = dictionary_document().get("primitives", [])
+    return {entry["name"]: entry for entry in entries if isinstance(entry, dict) and isinstance(entry.get("name"), str)}
+
+
+@functools.cache
+def dictionary_names() -> tuple[str, ...]:
+    """Every primitive name of the bundled dictionary, in document order."""
+    return tuple(host_dictionary())
+
+
+@functools.cache
+def host_primitives() -> dict[str, Any]:
+    """The primitives of the bundled dictionary: name -> input_schema (None when an entry has none)."""
+    return {name: entry.get("input_schema") for name, entry in host_dictionary().items()}
+
+
+def host_argument_capabilities(primitive: str) -> dict[str, list[str]]:
+    """Arguments of ``primitive`` that the bundled dictionary adds to the reference one, with the capabilities each needs."""
+    entry = host_dictionary().get(primitive) or {}
+    added = entry.get("argument_capabilities")
+    return dict(added) if isinstance(added, dict) else {}
 
 
 @functools.cache

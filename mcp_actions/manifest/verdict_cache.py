@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ErrorCode
+from ..primitive_dictionary import dictionary_bytes
 
 __all__ = ["FLUSH_AFTER", "MAX_ENTRIES", "DiskMemo", "cache_dir", "digest", "flush_all", "is_code"]
 
@@ -103,7 +104,7 @@ def _fingerprint() -> str:
             hasher.update(part.encode() + b"\x00")
         for relative in _VERDICT_SOURCES:
             hasher.update((root / relative).read_bytes())
-        hasher.update((root.parent / "runtimes" / "dictionary.json").read_bytes())
+        hasher.update(dictionary_bytes())
         _fingerprint_cache.append(hasher.hexdigest())
     return _fingerprint_cache[0]
 
@@ -145,11 +146,12 @@ class DiskMemo:
             logger.warning("ignoring unreadable validator cache %s: %s", path, exc)
             self._dirty = True  # rewrite it
             return entries
-        if not isinstance(raw, dict) or not isinstance(raw.get("entries"), dict) or raw.get("kind") != self.kind:
+        stored = raw.get("entries") if isinstance(raw, dict) else None
+        if not isinstance(stored, dict) or raw.get("kind") != self.kind:
             logger.warning("ignoring validator cache %s: not a %s verdict file", path, self.kind)
             self._dirty = True
             return entries
-        return raw["entries"]
+        return stored
 
     def get(self, key: str) -> tuple[bool, Any]:
         """``(True, verdict)`` when ``key`` is known, else ``(False, None)``."""
