@@ -16,9 +16,10 @@ How an import is composed:
 3. its own imports are composed recursively (cycles, at any depth, are
    ``import_cycle``);
 4. every name it declares — tools, states, signals, transitions, context ids,
-   attachment ids, check ids, state projections — and every reference to one
-   of them inside it gets the prefix ``<namespace>.`` (nested namespaces nest:
-   ``outer.inner.name``), so the composed document is consistent again;
+   attachment ids, check ids, state projections (``shape.DECLARED_KINDS``) —
+   and every reference to one of them inside it (``shape.REFERENCES``) gets
+   the prefix ``<namespace>.`` (nested namespaces nest: ``outer.inner.name``),
+   so the composed document is consistent again;
 5. its entries are merged after the importing map's own. A name already
    present is a conflict, never merged silently: ``composition.
    default_conflict_policy`` ``prefer_local`` keeps the entry that was there
@@ -41,7 +42,6 @@ more than the map that imports it: a public map cannot declare its imports
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -55,12 +55,11 @@ from .fetch import RemoteFetcher, parse_json_strictly, read_source
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem, child_pointer
 from .resolve import SOURCE_CODES, ImportContext, Location, resolve_import
+from .shape import CONFLICT_POLICIES, DECLARED_KINDS, Reference, locate, references
 from .validate import check_manifest
 
 __all__ = [
     "COMPOSE_CODES",
-    "CONFLICT_POLICIES",
-    "DECLARED_KINDS",
     "MAX_IMPORTS",
     "TRUST_RANK",
     "Composition",
@@ -68,18 +67,6 @@ __all__ = [
     "compose",
 ]
 
-#: Kinds of names a manifest declares: kind -> (root list, key of the name).
-DECLARED_KINDS: dict[str, tuple[str, str]] = {
-    "tool": ("tools", "name"),
-    "state": ("states", "name"),
-    "signal": ("signals", "name"),
-    "transition": ("transitions", "name"),
-    "context": ("context", "id"),
-    "attachment": ("attachments", "id"),
-    "check": ("checks", "id"),
-    "projection": ("state_projections", "name"),
-}
-CONFLICT_POLICIES = ("prefer_local", "prefer_import", "error")
 #: How far each trust level is trusted; an import is capped at its importer's rank.
 TRUST_RANK: dict[str, int] = {"unknown": 0, "public": 1, "website": 1, "shared": 2, "private": 3, "local": 3}
 #: Imports composed for one root manifest, all depths together (bounds diamonds and fan-out).
@@ -148,7 +135,13 @@ def _root_location(source: str, base_dir: Path | None) -> Location | None:
 
 
 class _Renamer:
-    """Prefix every declared name of one document, and every reference to one, with a namespace."""
+    """Prefix every declared name of one document, and every reference to one, with a namespace.
+
+    What is a declared name and what is a reference is ``shape.DECLARED_KINDS``
+    and ``shape.REFERENCES``: a member is renamed once for each reference that
+    reaches it, and only when it names something the document declares (a
+    primitive, a free-form precondition or a runtime-defined signal stays as it is).
+    """
 
     def __init__(self, document: dict[str, Any], namespace: str) -> None:
         self.maps: dict[str, dict[str, str]] = {}
@@ -165,106 +158,33 @@ class _Renamer:
         if isinstance(obj, dict) and isinstance(obj.get(key), str):
             obj[key] = self.name(kind, obj[key])
 
-    def keys_list(self, obj: Any, key: str, kind: str) -> None:
-        if isinstance(obj, dict) and isinstance(obj.get(key), list):
-            obj[key] = [self.name(kind, v) if isinstance(v, str) else v for v in obj[key]]
-
-    def target_states(self, node: Any) -> None:
-        """Rename ``state`` in every target descriptor and locator below ``node``."""
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("target", "locator") and isinstance(value, dict):
-                    self.key(value, "state", "state")
-                self.target_states(value)
-        elif isinstance(node, list):
-            for item in node:
-                self.target_states(item)
-
-    def check_refs(self, node: Any) -> None:
-        """Check entries reference tools, states and attachments by these keys, at any depth."""
-        if isinstance(node, dict):
-            for key, kind in (("tool", "tool"), ("state", "state"), ("attachment", "attachment")):
-                self.key(node, key, kind)
-            for key, kind in (("states", "state"), ("attachments", "attachment")):
-                self.keys_list(node, key, kind)
-            for value in node.values():
-                self.check_refs(value)
-        elif isinstance(node, list):
-            for item in node:
-                self.check_refs(item)
-
-    def workflow(self, workflow: Any) -> None:
-        if not isinstance(workflow, dict):
-            return
-        postcondition = workflow.get("postcondition")
-        if isinstance(postcondition, str):
-            workflow["postcondition"] = self.name("projection", postcondition)
-        else:
-            self.key(postcondition, "projection", "projection")
+    def reference(self, entry: dict[str, Any], reference: Reference) -> None:
+        """Rename every member of ``entry`` that ``reference`` reaches."""
+        for obj, key, _tokens in list(locate(entry, reference.path)):
+            value = obj[key]
+            if reference.form == "name":
+                self.key(obj, key, reference.kind)
+            elif reference.form == "names" and isinstance(value, list):
+                obj[key] = [self.name(reference.kind, v) if isinstance(v, str) else v for v in value]
+            elif reference.form == "values" and isinstance(value, dict):
+                for name_key, item in value.items():
+                    if isinstance(item, str):
+                        value[name_key] = self.name(reference.kind, item)
 
     def apply(self, doc: dict[str, Any]) -> None:
         """Rename, in place, every declared name of ``doc`` and every reference to one."""
-        renamers: dict[str, Callable[[dict[str, Any]], None]] = {
-            "tools": self._tool,
-            "states": lambda e: self.target_states(e),
-            "transitions": self._transition,
-            "context": self._context,
-            "signals": lambda e: self.target_states(e),
-            "attachments": self._attachment,
-            "checks": self._check,
-            "state_projections": lambda e: None,
-        }
         for kind, (list_key, name_key) in DECLARED_KINDS.items():
             entries = doc.get(list_key)
             if not isinstance(entries, list):
                 continue
+            held = references(list_key)
             for entry in entries:
                 if isinstance(entry, dict):
                     if kind == "tool":
                         _pin_host_native(entry)
                     self.key(entry, name_key, kind)
-                    renamers[list_key](entry)
-
-    def _tool(self, tool: dict[str, Any]) -> None:
-        self.target_states(tool)
-        x_actions = tool.get("x_actions")
-        self.workflow(tool.get("workflow"))
-        if isinstance(x_actions, dict):
-            self.workflow(x_actions.get("workflow"))
-            self.key(x_actions.get("result_summary"), "projection", "projection")
-            machine = x_actions.get("state_machine")
-            self.key(machine, "initial_state", "state")
-            self.key(machine, "terminal_state", "state")
-            self.keys_list(machine, "transitions", "transition")
-
-    def _transition(self, transition: dict[str, Any]) -> None:
-        self.key(transition, "from", "state")
-        self.key(transition, "to", "state")
-        self.key(transition, "tool", "tool")
-        self.key(transition, "signal", "signal")
-        # Preconditions mix free-form conditions with state names; only declared states are renamed.
-        self.keys_list(transition, "preconditions", "state")
-
-    def _context(self, block: dict[str, Any]) -> None:
-        self.keys_list(block, "available_tools", "tool")
-        self.keys_list(block, "next_states", "state")
-        self.keys_list(block.get("load_when"), "states", "state")
-
-    def _attachment(self, attachment: dict[str, Any]) -> None:
-        self.target_states(attachment)
-        affordance = attachment.get("affordance")
-        if isinstance(affordance, dict):
-            self.key(affordance.get("opens"), "tool", "tool")
-        signals = attachment.get("signals")
-        if isinstance(signals, dict):
-            for key, value in signals.items():
-                if isinstance(value, str):
-                    signals[key] = self.name("signal", value)
-
-    def _check(self, check: dict[str, Any]) -> None:
-        self.target_states(check)
-        for key in ("setup", "assertions", "steps"):
-            self.check_refs(check.get(key))
+                    for reference in held:
+                        self.reference(entry, reference)
 
 
 def _pin_host_native(tool: dict[str, Any]) -> None:

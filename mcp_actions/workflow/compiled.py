@@ -7,8 +7,9 @@ validator reports most of these problems first and with JSON-Pointer paths;
 this module re-checks only what running needs, and names the step and the
 field when it refuses.
 
-The key sets follow the validator (``manifest/rules/workflow.py``): closed,
-except ``x_*`` extensions, which are ignored here. ``postcondition`` is kept
+The key sets are the ones the validator checks (``manifest/shape.py``
+declares them for both): closed, except ``x_*`` extensions, which are ignored
+here. ``postcondition`` is kept
 on the compiled workflow for the caller to act on; the interpreter itself does
 not evaluate it (it needs the projection engine). Expression fields (``when``,
 ``for_each``, ``retry_until``) must be one whole ``{% … %}`` slot, as the
@@ -31,12 +32,20 @@ from ..manifest.expressions import (
     slot_source,
 )
 from ..manifest.limits import Limits
+from ..manifest.shape import (
+    AFTER_EACH_FIELDS,
+    EXPRESSION_LANGUAGE,
+    ON_ERROR_VALUES,
+    SETTLE_AFTER_FIELDS,
+    STEP_FIELDS,
+    VERSION,
+    WORKFLOW_FIELDS,
+    settle_after_states,
+)
 
 __all__ = [
     "SETTLE_DEFAULT_STATE",
     "SETTLE_DEFAULT_TIMEOUT_MS",
-    "STEP_FIELDS",
-    "WORKFLOW_FIELDS",
     "WORKFLOW_INVALID",
     "AfterEach",
     "CompiledStep",
@@ -46,28 +55,8 @@ __all__ = [
 ]
 
 WORKFLOW_INVALID = ErrorCode.WORKFLOW_INVALID
-WORKFLOW_FIELDS = frozenset({"version", "expression_language", "steps", "output", "postcondition"})
-STEP_FIELDS = frozenset(
-    {
-        "id",
-        "primitive",
-        "args",
-        "when",
-        "for_each",
-        "max_items",
-        "retry_until",
-        "max_attempts",
-        "after_each",
-        "settle_after",
-        "on_error",
-        "timeout_ms",
-        "description",
-    }
-)
 SETTLE_DEFAULT_STATE = "visible"
 SETTLE_DEFAULT_TIMEOUT_MS = 5000
-_SETTLE_STATES = ("attached", "visible")
-_ON_ERROR = ("stop", "continue")
 
 
 #: Bounds on one workflow (step count, loop items, expression and output bytes): the same
@@ -144,14 +133,15 @@ class CompiledWorkflow:
         limits = limits or WorkflowLimits()
         _require(isinstance(workflow, dict), "workflow must be an object")
         _refuse_unknown(workflow, WORKFLOW_FIELDS, "workflow", step=None, prefix="")
-        _require(workflow.get("version") == 1, "workflow version must be 1", field="version")
+        _require(workflow.get("version") == VERSION, "workflow version must be 1", field="version")
         _require(
-            workflow.get("expression_language") == "jsonata",
+            workflow.get("expression_language") == EXPRESSION_LANGUAGE,
             'workflow expression_language must be "jsonata"',
             field="expression_language",
         )
         raw_steps = workflow.get("steps")
-        _require(isinstance(raw_steps, list), "workflow steps must be an array", field="steps")
+        if not isinstance(raw_steps, list):
+            raise _invalid("workflow steps must be an array", field="steps")
         if len(raw_steps) > limits.max_steps:
             raise ActionError(
                 f"workflow has {len(raw_steps)} steps; the limit is {limits.max_steps}",
@@ -176,16 +166,20 @@ class CompiledWorkflow:
         return cls(tuple(steps), output, has_output, copy.deepcopy(workflow.get("postcondition")))
 
 
-def _require(condition: bool, message: str, *, step: str | int | None = None, field: str | None = None) -> None:
-    """Raise ``workflow_invalid`` naming the step and field unless ``condition`` holds."""
-    if condition:
-        return
+def _invalid(message: str, *, step: str | int | None = None, field: str | None = None) -> ActionError:
+    """A ``workflow_invalid`` error naming the step and field."""
     evidence: dict[str, Any] = {}
     if step is not None:
         evidence["step"] = step
     if field is not None:
         evidence["field"] = field
-    raise ActionError(message, code=WORKFLOW_INVALID, evidence=evidence)
+    return ActionError(message, code=WORKFLOW_INVALID, evidence=evidence)
+
+
+def _require(condition: bool, message: str, *, step: str | int | None = None, field: str | None = None) -> None:
+    """Raise ``workflow_invalid`` naming the step and field unless ``condition`` holds."""
+    if not condition:
+        raise _invalid(message, step=step, field=field)
 
 
 def _refuse_unknown(raw: dict[str, Any], known: Any, owner: str, *, step: str | None, prefix: str) -> None:
@@ -233,7 +227,7 @@ def _compile_step(raw: Any, position: int) -> CompiledStep:
              step=step_id, field="after_each")
 
     on_error = raw.get("on_error", "stop")
-    _require(on_error in _ON_ERROR, f'step {step_id!r}: on_error must be "stop" or "continue"',
+    _require(on_error in ON_ERROR_VALUES, f'step {step_id!r}: on_error must be "stop" or "continue"',
              step=step_id, field="on_error")
     timeout_ms = raw.get("timeout_ms")
     _require(timeout_ms is None or _is_int(timeout_ms, minimum=0),
@@ -275,7 +269,7 @@ def _compile_condition(raw: dict[str, Any], field: str, step_id: str) -> Compile
 def _compile_after_each(raw: Any, step_id: str) -> AfterEach:
     """Check ``after_each``: ``{primitive, args?}``."""
     _require(isinstance(raw, dict), f"step {step_id!r}: after_each must be an object", step=step_id, field="after_each")
-    _refuse_unknown(raw, {"primitive", "args"}, f"step {step_id!r}: after_each", step=step_id, prefix="after_each.")
+    _refuse_unknown(raw, AFTER_EACH_FIELDS, f"step {step_id!r}: after_each", step=step_id, prefix="after_each.")
     primitive = raw.get("primitive")
     _require(isinstance(primitive, str) and bool(primitive), f"step {step_id!r}: after_each needs a primitive",
              step=step_id, field="after_each.primitive")
@@ -290,7 +284,7 @@ def _compile_settle(raw: Any, step_id: str) -> SettleAfter:
     """Check ``settle_after``: exactly one of ``locator`` (+ state, timeout_ms) or ``delay_ms``."""
     field = "settle_after"
     _require(isinstance(raw, dict), f"step {step_id!r}: settle_after must be an object", step=step_id, field=field)
-    _refuse_unknown(raw, {"locator", "state", "timeout_ms", "delay_ms"}, f"step {step_id!r}: settle_after",
+    _refuse_unknown(raw, SETTLE_AFTER_FIELDS, f"step {step_id!r}: settle_after",
                     step=step_id, prefix="settle_after.")
     _require(("locator" in raw) != ("delay_ms" in raw),
              f"step {step_id!r}: settle_after needs exactly one of locator or delay_ms", step=step_id, field=field)
@@ -307,7 +301,7 @@ def _compile_settle(raw: Any, step_id: str) -> SettleAfter:
              step=step_id, field=f"{field}.locator")
     _compile_slots(locator, step=step_id, field=f"{field}.locator")
     state = raw.get("state", SETTLE_DEFAULT_STATE)
-    _require(state in _SETTLE_STATES, f"step {step_id!r}: settle_after.state must be one of {_SETTLE_STATES}",
+    _require(state in settle_after_states(), f"step {step_id!r}: settle_after.state must be one of {settle_after_states()}",
              step=step_id, field=f"{field}.state")
     timeout_ms = raw.get("timeout_ms", SETTLE_DEFAULT_TIMEOUT_MS)
     _require(_is_int(timeout_ms, minimum=0), f"step {step_id!r}: settle_after.timeout_ms must be an integer >= 0",

@@ -2,9 +2,10 @@
 
 A check has a safe, unique ``id`` and a severity from the spec's four. What it
 references must exist: an assertion's ``target`` is a target descriptor that
-locates something, and ``tool`` (in ``call`` steps and elsewhere), ``state``
-and ``attachment`` members of its setup, assertions and steps name declared
-tools, states and attachments.
+locates something, and the references ``shape.REFERENCES`` lists for its
+setup, assertions and steps entries (``tool``, in ``call`` steps and
+elsewhere, ``state``, ``attachment``, ``states``, ``attachments``) name
+declared tools, states and attachments.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
+from ..shape import ANY_DEPTH, CHECK_FIELDS, SEVERITIES, references
 from .base import (
     Checks,
     Rules,
@@ -25,23 +27,16 @@ from .base import (
     json_type,
     object_entries,
 )
-from .refs import check_reference, check_reference_list
+from .refs import check_references
 from .targets import check_check_target
 
-__all__ = ["CHECK_FIELDS", "SEVERITIES", "check_checks"]
-
-CHECK_FIELDS = ("id", "description", "severity", "assertions", "on_fail", "setup", "steps", "expected_result")
-SEVERITIES = ("info", "minor", "major", "critical")
-_REFERENCES = (("tool", "tool"), ("state", "state"), ("attachment", "attachment"))
-_REFERENCE_LISTS = (("states", "state"), ("attachments", "attachment"))
+__all__ = ["check_checks"]
 
 
-def _check_references(entry: dict[str, Any], where: str, rules: Rules) -> Checks:
-    for key, kind in _REFERENCES:
-        if key in entry:
-            yield from check_reference(entry[key], child_pointer(where, key), kind, rules.index)
-    for key, kind in _REFERENCE_LISTS:
-        yield from check_reference_list(entry, key, where, kind, rules.index)
+
+def _check_references(entries: str, entry: dict[str, Any], where: str, rules: Rules) -> Checks:
+    """The references of one entry of ``entries`` (the validator checks each entry's own members)."""
+    yield from check_references(entry, where, references("checks", below=(entries, ANY_DEPTH), checked=True), rules, skip=2)
 
 
 def check_checks(document: dict[str, Any], rules: Rules) -> Checks:
@@ -56,14 +51,14 @@ def check_checks(document: dict[str, Any], rules: Rules) -> Checks:
         for assertion_path, assertion in assertions:
             if "target" in assertion:
                 yield from check_check_target(assertion["target"], child_pointer(assertion_path, "target"), rules)
-            yield from _check_references(assertion, assertion_path, rules)
+            yield from _check_references("assertions", assertion, assertion_path, rules)
         for key, what in (("setup", "a setup entry"), ("steps", "a check step")):
             entries = yield from object_entries(check, key, where, what=what)
             for entry_path, entry in entries:
                 yield from check_string(entry, "type", entry_path, non_empty=True)
                 if entry.get("type") == "call" and "tool" not in entry:
                     yield error(child_pointer(entry_path, "tool"), ErrorCode.MISSING_FIELD, "a call step needs 'tool'")
-                yield from _check_references(entry, entry_path, rules)
+                yield from _check_references(key, entry, entry_path, rules)
                 if "arguments" in entry and not isinstance(entry["arguments"], dict):
                     got = json_type(entry["arguments"])
                     yield error(child_pointer(entry_path, "arguments"), ErrorCode.INVALID_TYPE, f"arguments must be an object, got {got}")

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
+from ..shape import CONTEXT_FIELDS, references
 from .base import (
     Checks,
     Rules,
@@ -22,12 +23,14 @@ from .base import (
     json_type,
     object_entries,
 )
-from .refs import check_reference_list
+from .refs import check_references
 from .targets import check_selector_value, check_target
 
-__all__ = ["CONTEXT_FIELDS", "check_context"]
+__all__ = ["check_context"]
 
-CONTEXT_FIELDS = ("id", "title", "body", "load_when", "available_tools", "next_states", "source")
+# The block's checked references (shape.REFERENCES): those inside load_when are checked with it.
+_LOAD_WHEN_REFERENCES = references("context", below=("load_when",), checked=True)
+_BLOCK_REFERENCES = tuple(r for r in references("context", checked=True) if r not in _LOAD_WHEN_REFERENCES)
 
 
 def _check_load_when(load_when: Any, path: str, rules: Rules) -> Checks:
@@ -35,7 +38,7 @@ def _check_load_when(load_when: Any, path: str, rules: Rules) -> Checks:
         yield error(path, ErrorCode.INVALID_TYPE, f"load_when must be an object, got {json_type(load_when)}")
         return
     # "predicates such as states, targets, or URL patterns": an open set, so other keys pass.
-    yield from check_reference_list(load_when, "states", path, "state", rules.index)
+    yield from check_references(load_when, path, _LOAD_WHEN_REFERENCES, rules, skip=1)
     for key in ("url_contains", "url_matches"):
         yield from check_string(load_when, key, path)
     if "targets" in load_when:
@@ -62,8 +65,7 @@ def check_context(document: dict[str, Any], rules: Rules) -> Checks:
         yield from check_string(block, "body", where)
         if "load_when" in block:
             yield from _check_load_when(block["load_when"], child_pointer(where, "load_when"), rules)
-        yield from check_reference_list(block, "available_tools", where, "tool", rules.index)
-        yield from check_reference_list(block, "next_states", where, "state", rules.index)
+        yield from check_references(block, where, _BLOCK_REFERENCES, rules)
         if "source" in block and not isinstance(block["source"], dict):
             yield error(child_pointer(where, "source"), ErrorCode.INVALID_TYPE, f"source must be an object, got {json_type(block['source'])}")
     yield from check_unique_names(blocks, "id", "context id")

@@ -16,6 +16,15 @@ from typing import Any
 
 from ...errors import ErrorCode
 from ..problems import child_pointer, pointer_tokens
+from ..shape import (
+    EXPRESSION_FIELDS,
+    EXTRACT_FIELDS,
+    FIELD_FIELDS,
+    FIELD_PROPERTIES,
+    PROJECTION_FIELDS,
+    SNAPSHOT_FIELDS,
+    SUMMARY_FIELDS,
+)
 from .base import (
     Checks,
     Rules,
@@ -32,20 +41,7 @@ from .expressions import check_expression_field
 from .schema import check_schema
 from .targets import check_selector_value
 
-__all__ = [
-    "EXTRACT_FIELDS",
-    "FIELD_FIELDS",
-    "FIELD_PROPERTIES",
-    "check_state_projections",
-]
-
-PROJECTION_FIELDS = ("name", "description", "snapshot", "summaries")
-SNAPSHOT_FIELDS = ("version", "source", "extract", "projection", "output_schema")
-EXTRACT_FIELDS = ("id", "selector", "xpath", "many", "fields")
-FIELD_FIELDS = ("selector", "xpath", "many", "fields", "closest", "attribute", "property", "trim", "required", "default")
-FIELD_PROPERTIES = ("innerText", "textContent", "value", "checked", "ariaLabel", "boundingClientRect")
-EXPRESSION_FIELDS = ("language", "expression")
-SUMMARY_FIELDS = ("name", "description", "max_bytes", "expression")
+__all__ = ["check_state_projections"]
 
 
 def _check_boolean(obj: dict[str, Any], key: str, path: str) -> Checks:

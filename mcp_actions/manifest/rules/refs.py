@@ -1,8 +1,11 @@
 """Cross-references: the names a manifest declares, and references that must resolve to them.
 
-``Index.build`` collects the declared names (tools, states, signals,
-attachments, state projections) tolerantly: malformed entries are simply not
-indexed, their own problems are reported elsewhere. A reference that names
+``Index.build`` collects the declared names of the kinds references are
+checked against (``shape.REFERABLE_KINDS``: tools, states, signals,
+attachments, state projections, declared where ``shape.DECLARED_KINDS`` says)
+tolerantly: malformed entries are simply not indexed, their own problems are
+reported elsewhere. ``check_references`` checks the members ``shape.REFERENCES``
+lists for an entry. A reference that names
 nothing declared is an ``unknown_<kind>`` error, with two exceptions that keep
 problems about causes rather than symptoms:
 
@@ -15,25 +18,21 @@ problems about causes rather than symptoms:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ErrorCode
+from ...jsonutil import json_pointer
 from ..problems import child_pointer
-from .base import Checks, error, json_type
+from ..shape import DECLARED_KINDS, REFERABLE_KINDS, Reference, locate
+from .base import Checks, Rules, error, json_type
 
-__all__ = ["Index", "check_reference", "check_reference_list"]
+__all__ = ["UNKNOWN_CODES", "Index", "check_reference", "check_reference_list", "check_references"]
 
-_DECLARING = {
-    "tool": ("tools", "name"),
-    "state": ("states", "name"),
-    "signal": ("signals", "name"),
-    "attachment": ("attachments", "id"),
-    "projection": ("state_projections", "name"),
-}
-# The code of a reference to an undeclared name, by kind.
-_UNKNOWN_CODE = {
+_DECLARING = {kind: DECLARED_KINDS[kind] for kind in REFERABLE_KINDS}
+#: The code of a reference to an undeclared name, by kind (one per ``shape.REFERABLE_KINDS``).
+UNKNOWN_CODES: dict[str, ErrorCode] = {
     "tool": ErrorCode.UNKNOWN_TOOL,
     "state": ErrorCode.UNKNOWN_STATE,
     "signal": ErrorCode.UNKNOWN_SIGNAL,
@@ -98,7 +97,7 @@ def check_reference(value: Any, path: str, kind: str, index: Index) -> Checks:
     if not isinstance(value, str):
         yield error(path, ErrorCode.INVALID_TYPE, f"a {kind} reference must be a string, got {json_type(value)}")
     elif not index.declares(kind, value):
-        yield error(path, _UNKNOWN_CODE[kind], f"{kind} {value!r} is not declared in this manifest")
+        yield error(path, UNKNOWN_CODES[kind], f"{kind} {value!r} is not declared in this manifest")
 
 
 def check_reference_list(obj: Mapping[str, Any], key: str, path: str, kind: str, index: Index) -> Checks:
@@ -112,3 +111,17 @@ def check_reference_list(obj: Mapping[str, Any], key: str, path: str, kind: str,
         return
     for position, item in enumerate(value):
         yield from check_reference(item, child_pointer(where, position), kind, index)
+
+
+def check_references(entry: Any, where: str, references: Iterable[Reference], rules: Rules, *, skip: int = 0) -> Checks:
+    """Every member of ``entry`` the ``references`` reach (their paths less the first ``skip`` tokens) names a declared kind."""
+    for reference in references:
+        for obj, key, tokens in locate(entry, reference.path[skip:]):
+            if reference.form == "names":
+                yield from check_reference_list(obj, key, where + json_pointer(tokens[:-1]), reference.kind, rules.index)
+            elif reference.form == "values":
+                if isinstance(obj[key], dict):
+                    for name_key, value in obj[key].items():
+                        yield from check_reference(value, where + json_pointer((*tokens, name_key)), reference.kind, rules.index)
+            else:
+                yield from check_reference(obj[key], where + json_pointer(tokens), reference.kind, rules.index)

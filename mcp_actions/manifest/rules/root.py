@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
+from ..shape import COMPOSITION_FIELDS, IMPORT_FIELDS, IMPORT_KINDS, ROOT_FIELDS, SURFACE_TEXT_FIELDS, TRUST_LEVELS
 from .base import (
     Checks,
     Rules,
@@ -28,17 +29,8 @@ from .base import (
     warning,
 )
 
-__all__ = ["IMPORT_FIELDS", "ROOT_FIELDS", "check_imports", "check_root"]
+__all__ = ["check_imports", "check_root"]
 
-ROOT_FIELDS = (
-    "$schema", "protocol", "version", "surface", "imports", "composition", "context", "states", "transitions",
-    "tools", "signals", "attachments", "checks", "provenance", "state_projections", "primitive_dictionary",
-)  # fmt: skip
-SURFACE_TEXT_FIELDS = ("origin", "name", "kind", "description", "surface_id")
-IMPORT_FIELDS = ("id", "kind", "uri", "namespace", "trust", "enabled", "provenance")
-IMPORT_KINDS = ("website", "local", "storage", "shared", "public", "package")
-TRUST_LEVELS = ("website", "private", "shared", "public", "local", "unknown")
-COMPOSITION_FIELDS = ("default_conflict_policy", "namespace_required")
 
 
 def check_root(document: dict[str, Any], rules: Rules) -> Checks:

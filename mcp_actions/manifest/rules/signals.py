@@ -13,6 +13,7 @@ from typing import Any
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
+from ..shape import ATTACHMENT_FIELDS, DIRECTIONS, INGESTION_VALUES, SIGNAL_FIELDS
 from .base import (
     Checks,
     Rules,
@@ -28,13 +29,8 @@ from .base import (
 )
 from .schema import check_schema
 from .targets import check_target
-from .tools import DIRECTIONS
 
-__all__ = ["ATTACHMENT_FIELDS", "SIGNAL_FIELDS", "check_attachments", "check_signals"]
-
-SIGNAL_FIELDS = ("name", "description", "direction", "event", "ingestion", "target", "payload", "protocol", "source")
-INGESTION_VALUES = ("enabled", "disabled_by_default")
-ATTACHMENT_FIELDS = ("id", "kind", "description", "target", "affordance", "lifecycle", "signals")
+__all__ = ["check_attachments", "check_signals"]
 
 
 def check_signals(document: dict[str, Any], rules: Rules) -> Checks:

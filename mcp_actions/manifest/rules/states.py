@@ -3,7 +3,7 @@
 A state has a safe, unique ``name``, optional diagnostics (probes, each with a
 safe name and a target descriptor) and observables. A transition has a safe,
 unique ``name`` and may only reference declared states (``from``, ``to``), a
-declared tool and a declared signal.
+declared tool and a declared signal (its checked references in ``shape.REFERENCES``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
+from ..shape import STATE_FIELDS, TRANSITION_FIELDS, references
 from .base import (
     Checks,
     Rules,
@@ -25,16 +26,10 @@ from .base import (
     json_type,
     object_entries,
 )
-from .refs import check_reference
+from .refs import check_references
 from .targets import check_target
 
-__all__ = ["STATE_FIELDS", "TRANSITION_FIELDS", "check_states", "check_transitions"]
-
-STATE_FIELDS = ("name", "description", "diagnostics", "observables")
-TRANSITION_FIELDS = (
-    "name", "description", "from", "to", "tool", "signal", "method", "rate_limit_ms",
-    "preconditions", "reveals", "convergence", "do_not_use",
-)  # fmt: skip
+__all__ = ["check_states", "check_transitions"]
 
 
 def _check_named(entry: dict[str, Any], where: str, what: str) -> Checks:
@@ -76,13 +71,7 @@ def check_transitions(document: dict[str, Any], rules: Rules) -> Checks:
     for where, transition in transitions:
         yield from check_keys(transition, where, TRANSITION_FIELDS, subject="transition")
         yield from _check_named(transition, where, "transition")
-        for key in ("from", "to"):
-            if key in transition:
-                yield from check_reference(transition[key], child_pointer(where, key), "state", rules.index)
-        if "tool" in transition:
-            yield from check_reference(transition["tool"], child_pointer(where, "tool"), "tool", rules.index)
-        if "signal" in transition:
-            yield from check_reference(transition["signal"], child_pointer(where, "signal"), "signal", rules.index)
+        yield from check_references(transition, where, references("transitions", checked=True), rules)
         yield from check_string(transition, "description", where)
         yield from check_string(transition, "method", where, non_empty=True)
         yield from check_non_negative_integer(transition, "rate_limit_ms", where)

@@ -14,25 +14,12 @@ from typing import Any
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
+from ..shape import CONFIDENCE_VALUES, LIST_SELECTOR_FIELDS, LOCATING_FIELDS, SINGLE_SELECTOR_FIELDS, TARGET_FIELDS
 from .base import Checks, Rules, check_keys, error, json_type
 from .expressions import is_slot
 from .refs import check_reference
 
-__all__ = [
-    "LOCATING_FIELDS",
-    "TARGET_FIELDS",
-    "check_check_target",
-    "check_selector_value",
-    "check_target",
-]
-
-SINGLE_SELECTOR_FIELDS = ("selector", "xpath", "closest")
-LIST_SELECTOR_FIELDS = ("selectors", "fallback_selectors")
-TEXT_FIELDS = ("role", "name", "text_equals", "text_contains", "url_contains", "url_matches", "notes")
-TARGET_FIELDS = frozenset(SINGLE_SELECTOR_FIELDS + LIST_SELECTOR_FIELDS + TEXT_FIELDS + ("state", "confidence"))
-# Fields that find an element (CONTRACT §4's locator); url/state predicates alone find nothing.
-LOCATING_FIELDS = ("selector", "selectors", "fallback_selectors", "xpath", "role", "text_equals", "text_contains")
-CONFIDENCE_VALUES = ("observed", "inferred", "generated", "unknown")
+__all__ = ["check_check_target", "check_selector_value", "check_target"]
 
 
 def check_selector_value(value: Any, path: str, field: str) -> Checks:

@@ -23,6 +23,17 @@ from ...errors import ErrorCode
 from ...jsonutil import json_pointer
 from ..execution import ExecutionPlan, ToolKind, classify_tool
 from ..problems import child_pointer
+from ..shape import (
+    ANNOTATION_FIELDS,
+    BINDING_FIELDS,
+    DIRECTIONS,
+    EXECUTION_FIELDS,
+    EXECUTION_MODES,
+    RESULT_SUMMARY_FIELDS,
+    SCOPES,
+    TOOL_FIELDS,
+    X_ACTIONS_FIELDS,
+)
 from .base import (
     Checks,
     Rules,
@@ -44,29 +55,11 @@ from .schema import check_schema, fast_schema_valid
 from .targets import check_target
 from .workflow import check_workflow
 
-__all__ = ["DIRECTIONS", "TOOL_FIELDS", "X_ACTIONS_FIELDS", "check_tools"]
+__all__ = ["check_tools"]
 
-TOOL_FIELDS = (
-    "name", "description", "input_schema", "target", "requires", "x_actions", "workflow", "result_schema", "annotations",
-)  # fmt: skip
-# state_machine and execution.fallback are used by the published simple-form map.
-# binding.arguments: the bound arguments of a handler that names a primitive (published reference maps).
-X_ACTIONS_FIELDS = (
-    "direction", "handler", "scope", "source", "execution", "result_schema", "workflow", "state_machine", "annotations", "confirm", "binding",
-    "result_summary",
-)  # fmt: skip
-BINDING_FIELDS = ("arguments",)
 #: Top-level rules about which arguments are present (pointer.click: x and y, or target): bound
 #: arguments may leave them to the call, whose own arguments are laid over them.
 _PRESENCE_RULES = frozenset({"required", "dependentRequired", "anyOf"})
-#: ``x_actions.result_summary``: the projection summary a successful call's result carries.
-RESULT_SUMMARY_FIELDS = ("projection", "summary")
-#: MCP tool hints a map may set explicitly under x_actions.annotations (booleans, and a title string).
-ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-EXECUTION_FIELDS = ("mode", "steps", "fallback")
-DIRECTIONS = ("agent_to_html", "html_to_agent", "bidirectional")
-SCOPES = ("active_surface", "persistent")
-EXECUTION_MODES = ("handler_first", "steps_first")
 
 
 def _check_execution(execution: Any, path: str, label: str, rules: Rules) -> Checks:
@@ -122,10 +115,10 @@ def _check_annotations(annotations: Any, path: str, label: str) -> Checks:
     if not isinstance(annotations, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions.annotations must be an object, got {json_type(annotations)}")
         return
-    yield from check_keys(annotations, path, ("title", *ANNOTATION_HINTS), subject=f"{label} x_actions.annotations")
+    yield from check_keys(annotations, path, ANNOTATION_FIELDS, subject=f"{label} x_actions.annotations")
     for key, value in annotations.items():
         expected = str if key == "title" else bool
-        if key in ("title", *ANNOTATION_HINTS) and not isinstance(value, expected):
+        if key in ANNOTATION_FIELDS and not isinstance(value, expected):
             yield error(child_pointer(path, key), ErrorCode.INVALID_TYPE, f"{label}: x_actions.annotations.{key} must be a {'string' if expected is str else 'boolean'}, got {json_type(value)}")
 
 

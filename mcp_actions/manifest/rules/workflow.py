@@ -1,7 +1,8 @@
 """Workflows (``tool.workflow``, or ``tool.x_actions.workflow``), strictly.
 
 The workflow object and each step have closed key sets (``x_*`` extensions
-aside): a typo must fail at validation time rather than silently change what
+aside; ``shape.py`` declares them for this module and the workflow compiler
+alike): a typo must fail at validation time rather than silently change what
 runs. Every expression compiles, step ids work as ``steps.<id>`` in JSONata
 and are unique, loops and retries are bounded, ``after_each`` runs one known
 primitive, ``settle_after`` waits for exactly one thing, and the figures a
@@ -30,6 +31,16 @@ from ...jsonutil import json_pointer, pointer_tokens
 from ..dictionary import host_argument_capabilities, host_primitives
 from ..expressions import has_partial_slot
 from ..problems import child_pointer
+from ..shape import (
+    AFTER_EACH_FIELDS,
+    EXPRESSION_LANGUAGE,
+    ON_ERROR_VALUES,
+    SETTLE_AFTER_FIELDS,
+    STEP_FIELDS,
+    VERSION,
+    WORKFLOW_FIELDS,
+    settle_after_states,
+)
 from ..verdict_cache import DiskMemo, digest
 from .base import (
     STEP_ID_RE,
@@ -47,25 +58,10 @@ from .expressions import check_expression_field, check_templated, is_slot
 from .refs import check_reference
 from .targets import check_target
 
-__all__ = [
-    "AFTER_EACH_FIELDS",
-    "SETTLE_AFTER_FIELDS",
-    "STEP_FIELDS",
-    "WORKFLOW_FIELDS",
-    "check_workflow",
-]
+__all__ = ["check_workflow"]
 
 logger = logging.getLogger(__name__)
 
-# 'postcondition' names a state projection to re-check after a mutating action (spec, state_projections).
-WORKFLOW_FIELDS = ("version", "expression_language", "steps", "output", "postcondition")
-STEP_FIELDS = (
-    "id", "primitive", "args", "when", "for_each", "max_items", "retry_until", "max_attempts",
-    "after_each", "settle_after", "on_error", "timeout_ms", "description",
-)  # fmt: skip
-AFTER_EACH_FIELDS = ("primitive", "args")
-SETTLE_AFTER_FIELDS = ("locator", "delay_ms", "state", "timeout_ms")
-ON_ERROR_VALUES = ("stop", "continue")
 # Arguments that hold a locator (a target descriptor) for the primitives that take one.
 _LOCATOR_ARGS = ("locator", "target")
 _MAX_MESSAGE = 200
@@ -79,17 +75,6 @@ _disk = DiskMemo(
     valid=lambda value: isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and all(isinstance(t, str) for t in p) for p in value),
     decode=lambda value: tuple(tuple(pair) for pair in value),
 )
-
-
-@lru_cache(maxsize=1)
-def _settle_states() -> tuple[str, ...]:
-    # settle_after's state is locator.wait_for's state; follow the dictionary's enum.
-    schema = host_primitives().get("locator.wait_for") or {}
-    try:
-        states = schema["properties"]["state"]["enum"]
-        return tuple(state for state in states if isinstance(state, str))
-    except (KeyError, TypeError):
-        return ("attached", "visible")
 
 
 @lru_cache(maxsize=256)
@@ -293,8 +278,8 @@ def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
         state = settle["state"]
         if not isinstance(state, str):
             yield error(where, ErrorCode.INVALID_TYPE, f"expected string, got {json_type(state)}")
-        elif state not in _settle_states():
-            yield error(where, ErrorCode.INVALID_VALUE, f"{what}: state must be one of {', '.join(_settle_states())}")
+        elif state not in settle_after_states():
+            yield error(where, ErrorCode.INVALID_VALUE, f"{what}: state must be one of {', '.join(settle_after_states())}")
     yield from check_non_negative_integer(settle, "timeout_ms", path)
 
 
@@ -350,7 +335,7 @@ def check_workflow(workflow: Any, path: str, rules: Rules) -> Checks:
         problem = expect_type(version, "integer", version_path)
         if problem:
             yield problem
-        elif version != 1:
+        elif version != VERSION:
             yield error(version_path, ErrorCode.UNSUPPORTED_VERSION, "workflow version must be 1")
     language_path = child_pointer(path, "expression_language")
     if "expression_language" not in workflow:
@@ -360,7 +345,7 @@ def check_workflow(workflow: Any, path: str, rules: Rules) -> Checks:
         problem = expect_type(language, "string", language_path)
         if problem:
             yield problem
-        elif language != "jsonata":
+        elif language != EXPRESSION_LANGUAGE:
             yield error(language_path, ErrorCode.UNSUPPORTED_EXPRESSION_LANGUAGE, "workflow expression_language must be 'jsonata'")
     steps_path = child_pointer(path, "steps")
     steps = workflow.get("steps")
