@@ -1,0 +1,1 @@
+"""Tests of mcp_actions.resources (a package so its module names cannot clash with other test folders)."""
