@@ -15,6 +15,12 @@ engine once per window and starts the WebSocket client only when the client
 module is part of the script. A later protocol adapter (WebMCP, ABP, WAB) adds
 its own module file to ``ENGINE_MODULES`` before ``engine.js``.
 
+Data the modules share with Python is not retyped in JavaScript: the header
+sets ``M.DICTIONARY_NAMES`` (every primitive name of ``runtimes/dictionary.json``,
+read through ``mcp_actions.primitive_dictionary``) and
+``M.EXTENSION_CAPABILITIES`` (``ENGINE_EXTENSIONS``) as JSON before the first
+module runs (``INJECTED``), so modules read them like anything a module registered.
+
 - ``runtime_js()``: engine + client + boot, served by the bridge at /runtime.js.
 - ``engine_js()``: engine + boot, injected by the Playwright browser host
   (its pages are runtimes already and need no WebSocket client).
@@ -23,7 +29,11 @@ its own module file to ``ENGINE_MODULES`` before ``engine.js``.
 from __future__ import annotations
 
 import functools
+import json
 from importlib import resources
+from typing import Any
+
+from ..primitive_dictionary import dictionary_names
 
 __all__ = [
     "BOOT_MODULES",
@@ -32,6 +42,7 @@ __all__ = [
     "ENGINE_EXTENSIONS",
     "ENGINE_PRIMITIVES",
     "engine_js",
+    "injected",
     "module_source",
     "runtime_js",
 ]
@@ -100,8 +111,17 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.select",
 )
 #: Additions to the reference dictionary the engine implements, announced after its
-#: primitives (``EXTENSION_CAPABILITIES`` in engine.js; see the dictionary's ``argument_capabilities``).
+#: primitives (``M.EXTENSION_CAPABILITIES`` in engine.js; see the dictionary's ``argument_capabilities``).
 ENGINE_EXTENSIONS: tuple[str, ...] = ("pointer.click.target",)
+
+
+def injected() -> dict[str, Any]:
+    """What the script's header sets on ``M`` before any module runs: name -> JSON value."""
+    return {
+        # Every primitive name of the dictionary: those the engine lacks fail as capability_unavailable.
+        "DICTIONARY_NAMES": list(dictionary_names()),
+        "EXTENSION_CAPABILITIES": list(ENGINE_EXTENSIONS),
+    }
 
 _HEADER = """/*
  * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: {modules}).
@@ -128,6 +148,8 @@ def module_source(name: str) -> str:
 
 def _assemble(modules: tuple[str, ...], with_client: bool) -> str:
     parts = [_HEADER.format(modules=", ".join(modules), client=_CLIENT_NOTE if with_client else "")]
+    # Plain JSON (ASCII, with "<" escaped) is a JavaScript literal, safe inside an inline <script> too.
+    parts.extend(f"  M.{name} = {_js_literal(value)};\n" for name, value in injected().items())
     for name in modules:
         # Each module runs in its own function scope: its local names cannot
         # collide with another module's, and only M carries what it shares.
@@ -135,6 +157,10 @@ def _assemble(modules: tuple[str, ...], with_client: bool) -> str:
         parts.append(f"\n  // ---- {name} ----\n  (function (M, root) {{\n{module_source(name).rstrip()}\n  }})(M, root);\n")
     parts.append(_FOOTER)
     return "".join(parts)
+
+
+def _js_literal(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True).replace("<", "\\u003c")
 
 
 @functools.cache

@@ -5,6 +5,10 @@
  */
 var VERSION = M.VERSION,
   PRIMITIVES = M.PRIMITIVES,
+  // Set by the script's header from Python (page_script.injected): every primitive name of the
+  // dictionary, and the additions to the reference dictionary this engine implements.
+  DICTIONARY_NAMES = M.DICTIONARY_NAMES,
+  EXTENSION_CAPABILITIES = M.EXTENSION_CAPABILITIES,
   fail = M.fail,
   guard = M.guard,
   isObject = M.isObject,
@@ -13,26 +17,14 @@ var VERSION = M.VERSION,
   watchEvents = M.watchEvents;
 
 
-// Every primitive name of the dictionary. Those this engine does not
-// implement need a host a page cannot be (tabs, screenshots, storage,
-// clipboard reads…): they fail with capability_unavailable, not unknown_action.
-var DICTIONARY_NAMES = [
-  "browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate",
-  "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog",
-  "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll",
-  "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear",
-  "transfer.read", "transfer.write", "clipboard.write", "clipboard.read",
-  "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible",
-  "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content",
-  "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close",
-];
+// Dictionary names this engine does not implement need a host a page cannot be
+// (tabs, screenshots, storage, clipboard reads…): they fail with
+// capability_unavailable, not unknown_action; so do names of these families.
 var PRIVILEGED_PREFIXES = ["browser.", "tabs.", "screenshot", "clipboard.", "storage.", "transfer.", "runtime.session."];
 
-// Additions to the reference dictionary this engine implements, announced beside the
-// primitive names: the bridge sends an argument that needs one (the dictionary's
-// argument_capabilities) only to a runtime announcing it.
-var EXTENSION_CAPABILITIES = ["pointer.click.target"];
-
+// The additions (EXTENSION_CAPABILITIES) are announced beside the primitive names: the bridge
+// sends an argument that needs one (the dictionary's argument_capabilities) only to a runtime
+// announcing it.
 function capabilities() {
   return Object.keys(PRIMITIVES).concat(EXTENSION_CAPABILITIES);
 }
