@@ -256,9 +256,15 @@ class Reference:
     note: str = ""
 
 
+_STATE_MACHINE = "the simple-form map's state machine documents the tool; nothing runs or checks it"
+_NOT_READ = "the validator reads no locator here; renamed all the same, wherever one appears"
+
+
 def _target_states(within: str) -> tuple[Reference, ...]:
-    # A target descriptor (or a workflow argument's locator) may name the state it applies in.
-    return tuple(Reference(within, (ANY_DEPTH, holder, "state"), "state") for holder in TARGET_HOLDERS)
+    # A target descriptor (or a workflow argument's locator) may name the state it applies in. The
+    # validator reads targets in every entry kind listed here, locators only in workflows (tools).
+    read = {holder: holder == "target" or within == "tools" for holder in TARGET_HOLDERS}
+    return tuple(Reference(within, (ANY_DEPTH, holder, "state"), "state", checked=read[holder], note="" if read[holder] else _NOT_READ) for holder in TARGET_HOLDERS)
 
 
 def _check_entry_references() -> tuple[Reference, ...]:
@@ -272,8 +278,6 @@ def _check_entry_references() -> tuple[Reference, ...]:
     )
     return tuple(Reference("checks", (entries, ANY_DEPTH, key), kind, form) for entries in CHECK_ENTRY_LISTS for key, kind, form in members)
 
-
-_STATE_MACHINE = "the simple-form map's state machine documents the tool; nothing runs or checks it"
 
 #: Every member that references a declared name, grouped by the list whose entries hold it.
 REFERENCES: tuple[Reference, ...] = (
