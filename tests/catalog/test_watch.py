@@ -29,6 +29,7 @@ class Reloads:
         self.most_at_once = 0
         self.hold: asyncio.Event | None = None
         self.fail = False
+        self.quiet_s = QUIET_S  # a quiet spell outlasts a few debounce periods (watching() sets it)
 
     async def __call__(self) -> None:
         self.count += 1
@@ -50,18 +51,19 @@ class Reloads:
             await asyncio.sleep(0.02)
 
     async def quiet(self) -> int:
-        """Wait until no reload came for QUIET_S; the count then."""
+        """Wait until no reload came for a quiet spell; the count then."""
         while True:
             seen = self.count
-            await asyncio.sleep(QUIET_S)
+            await asyncio.sleep(self.quiet_s)
             if self.count == seen:
                 return seen
 
 
 @contextlib.asynccontextmanager
-async def watching(*paths: Path, reloads: Reloads, probe: Path) -> AsyncIterator[ManifestWatcher]:
+async def watching(*paths: Path, reloads: Reloads, probe: Path, debounce_ms: int = DEBOUNCE_MS) -> AsyncIterator[ManifestWatcher]:
     """A started watcher whose watch is live: ``probe`` (a watched file) is written until a reload is heard."""
-    watcher = ManifestWatcher(paths, reloads, debounce_ms=DEBOUNCE_MS)
+    watcher = ManifestWatcher(paths, reloads, debounce_ms=debounce_ms)
+    reloads.quiet_s = max(QUIET_S, 3 * debounce_ms / 1000)
     await watcher.start()
     try:
         for _ in range(40):  # the watch starts in its own task; write until it has seen something
@@ -98,6 +100,18 @@ async def test_a_burst_of_saves_over_several_files_is_one_reload(tmp_path):
         os.replace(tmp_path / "blog.actions.json.tmp", tmp_path / "blog.actions.json")
         (tmp_path / "sub" / "actions.json").write_text(MAP)
         os.utime(tmp_path / "shop.actions.json")
+        await reloads.reach(before + 1)
+        assert await reloads.quiet() == before + 1
+
+
+async def test_saves_spread_over_the_debounce_time_are_one_reload(tmp_path):
+    reloads = Reloads()
+    async with watching(tmp_path, reloads=reloads, probe=tmp_path / "probe.json", debounce_ms=600):
+        before = reloads.count
+        # Far enough apart that each reaches the watcher on its own, all within the debounce time.
+        for i in range(4):
+            (tmp_path / f"map{i}.actions.json").write_text(MAP)
+            await asyncio.sleep(0.06)
         await reloads.reach(before + 1)
         assert await reloads.quiet() == before + 1
 

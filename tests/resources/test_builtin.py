@@ -129,6 +129,14 @@ async def test_a_manifest_resource_holds_the_map_and_its_tools_provenance_and_ki
         await _not_found(s.registry, "actions://manifests/nope")
 
 
+async def test_a_map_published_as_builtin_lists_its_own_tools_not_mcp_actions_built_ins():
+    catalog = Catalog(builtin_bindings())
+    catalog.set_manifests([loaded(manifest(handler_tool("builtin.ping")), source="maps/builtin.actions.json", namespace="builtin")])
+    registry = ResourceRegistry()
+    register_builtin_resources(registry, catalog=catalog, runtimes=Bridge().registry, launch_report=dict)
+    assert [t["name"] for t in (await registry.read("actions://manifests/builtin"))["tools"]] == ["builtin.ping"]
+
+
 async def test_an_inline_map_is_a_manifest_resource_while_its_runtime_serves_it():
     async with served() as s:
         s.catalog.set_inline("tab-1", loaded(manifest(handler_tool("inline.ping"), origin=None), source="runtime:tab-1", namespace="runtime-tab-1"))
