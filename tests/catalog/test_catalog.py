@@ -55,13 +55,6 @@ def test_setting_the_maps_again_replaces_them():
     assert list(catalog.manifests) == ["shop"] and set(_names(catalog)) == {"shop.remove"}
 
 
-def test_tools_the_page_reports_to_the_agent_are_not_callable():
-    page_event = handler_tool("shop.cart_changed", x_actions={"handler": "shop.cart_changed", "direction": "html_to_agent"})
-    catalog = Catalog()
-    catalog.set_manifests([loaded(manifest(handler_tool("shop.add"), page_event))])
-    assert set(_names(catalog)) == {"shop.add"}
-
-
 @pytest.mark.parametrize(
     ("lookup", "found"),
     [
