@@ -328,7 +328,8 @@ class _Composer:
         if not isinstance(imports, list) or not imports:
             return Composition(document=doc, origins=origins)
         problems: list[Problem] = []
-        settings = doc.get("composition") if isinstance(doc.get("composition"), dict) else {}
+        declared = doc.get("composition")
+        settings: dict[str, Any] = declared if isinstance(declared, dict) else {}
         policy = settings.get("default_conflict_policy", "prefer_local")
         if policy not in CONFLICT_POLICIES:
             problems.append(Problem("/composition/default_conflict_policy", ErrorCode.INVALID_VALUE, f"default_conflict_policy must be one of {', '.join(CONFLICT_POLICIES)}"))
@@ -459,7 +460,8 @@ def compose(
         max_imports=max_imports,
     )
     location = _root_location(source, base_dir)
-    root = (local_root or base_dir).resolve() if (local_root or base_dir) is not None else None
+    anchor = local_root or base_dir
+    root = anchor.resolve() if anchor is not None else None
     stack = (location.key,) if location is not None else ()
     composition = composer.compose(document, source=source, location=location, trust=trust, local_root=root, stack=stack)
     if not composition.errors and composition.document is not document and _imported_anything(document):

@@ -48,14 +48,14 @@ from typing import Any
 from ..errors import ErrorCode
 from ..primitive_dictionary import dictionary_bytes
 
-__all__ = ["FLUSH_AFTER", "MAX_ENTRIES", "DiskMemo", "cache_dir", "digest", "flush_all", "is_code"]
+__all__ = ["FLUSH_AFTER", "MAX_ENTRIES", "DiskMemo", "as_code", "cache_dir", "digest", "flush_all", "is_code"]
 
 logger = logging.getLogger(__name__)
 
 MAX_ENTRIES = 100_000
 FLUSH_AFTER = 256
 _FORMAT = 1  # bump when the file layout changes
-_CODES = frozenset(member.value for member in ErrorCode)
+_CODES: dict[str, ErrorCode] = {member.value: member for member in ErrorCode}
 # Modules whose code decides a verdict: any edit to them invalidates every cached verdict.
 _VERDICT_SOURCES = ("expressions.py", "rules/expressions.py", "rules/schema.py", "rules/workflow.py", "rules/base.py")
 _memos: list[DiskMemo] = []
@@ -84,6 +84,11 @@ def digest(*parts: str) -> str:
 def is_code(value: Any) -> bool:
     """True for the value of an ``ErrorCode`` member."""
     return isinstance(value, str) and value in _CODES
+
+
+def as_code(value: str) -> ErrorCode:
+    """The ``ErrorCode`` member whose value is ``value`` (a verdict read back; ``is_code`` said it is one)."""
+    return _CODES[value]
 
 
 def _version(distribution: str) -> str:

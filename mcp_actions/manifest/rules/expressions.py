@@ -23,7 +23,7 @@ from typing import Any
 from ...errors import ErrorCode
 from ..expressions import ExpressionSyntaxError, compile_expression, slot_source
 from ..problems import child_pointer
-from ..verdict_cache import DiskMemo, digest, is_code
+from ..verdict_cache import DiskMemo, as_code, digest, is_code
 from .base import Checks, Rules, error, json_type
 
 __all__ = ["check_expression_field", "check_templated", "is_slot"]
@@ -44,7 +44,7 @@ def _valid_outcome(value: Any) -> bool:
 
 
 # The same verdicts on disk, for the next process: compiling is most of a cold validation.
-_disk = DiskMemo("expressions", valid=_valid_outcome, decode=lambda value: None if value is None else (ErrorCode(value[0]), value[1]))
+_disk = DiskMemo("expressions", valid=_valid_outcome, decode=lambda value: None if value is None else (as_code(value[0]), value[1]))
 
 
 def _compile_outcome(source: str) -> tuple[str, str] | None:
@@ -53,8 +53,9 @@ def _compile_outcome(source: str) -> tuple[str, str] | None:
     key = digest(source)
     known, stored = _disk.get(key)
     if known:
-        _outcomes[source] = stored
-        return stored
+        remembered: tuple[str, str] | None = stored
+        _outcomes[source] = remembered
+        return remembered
     outcome: tuple[str, str] | None = None
     try:
         compile_expression(source)

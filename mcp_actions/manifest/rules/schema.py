@@ -36,13 +36,14 @@ from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, exceptions, validators
-from jsonschema_specifications import REGISTRY as _SPECIFICATIONS
+from jsonschema.protocols import Validator
+from jsonschema_specifications import REGISTRY as _SPECIFICATIONS  # type: ignore[import-untyped]  # ships no types, and no stubs exist
 
 from ...errors import ErrorCode
 from ...jsonutil import json_pointer
 from ..limits import MAX_NESTING_DEPTH
 from ..problems import Problem, child_pointer, pointer_tokens
-from ..verdict_cache import DiskMemo, digest, is_code
+from ..verdict_cache import DiskMemo, as_code, digest, is_code
 from .base import Checks, depth_of, error, json_type, warning
 
 __all__ = ["check_schema", "fast_schema_valid", "official_schema_problems", "subschema_keywords"]
@@ -75,7 +76,7 @@ def _valid_verdict(value: Any) -> bool:
 _disk = DiskMemo(
     "schemas",
     valid=_valid_verdict,
-    decode=lambda value: tuple((relative, ErrorCode(code), message, severity) for relative, code, message, severity in value),
+    decode=lambda value: tuple((relative, as_code(code), message, severity) for relative, code, message, severity in value),
 )
 # (keyword, its value's shape) -> passes that keyword's 2020-12 metaschema entry?
 _keyword_verdicts: dict[tuple[Any, ...], bool] = {}
@@ -235,7 +236,7 @@ def fast_schema_valid(schema: Any) -> bool:
 
 
 @lru_cache(maxsize=16)
-def _official_validator(cls: type) -> Any:
+def _official_validator(cls: type[Validator]) -> Validator:
     return cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
 
 
@@ -244,7 +245,7 @@ def _short(message: str) -> str:
     return message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 1] + "…"
 
 
-def official_schema_problems(schema: Any, cls: type = Draft202012Validator) -> list[tuple[str, str]]:
+def official_schema_problems(schema: Any, cls: type[Validator] = Draft202012Validator) -> list[tuple[str, str]]:
     """jsonschema's own metaschema errors as ``(relative pointer, message)``, most relevant sub-error each."""
     found = []
     for top in _official_validator(cls).iter_errors(schema):
@@ -253,20 +254,20 @@ def official_schema_problems(schema: Any, cls: type = Draft202012Validator) -> l
     return sorted(set(found))
 
 
-def _dialect(schema: dict[str, Any]) -> tuple[type, bool]:
+def _dialect(schema: dict[str, Any]) -> tuple[type[Validator], bool]:
     """The validator class for the schema's ``$schema``, and whether that dialect is known."""
     declared = schema.get("$schema")
     if declared is None or not isinstance(declared, str):
         return Draft202012Validator, True  # a non-string $schema is reported by the metaschema itself
     if declared.rstrip("#") == _DRAFT_2020_12 + "schema":
         return Draft202012Validator, True
-    cls = validators.validator_for(schema, default=None)
+    cls: type[Validator] | None = validators.validator_for(schema, default=None)  # type: ignore[arg-type]  # jsonschema returns the default as given (None: an unknown $schema); its stubs allow only a class
     if cls is None:
         return Draft202012Validator, False
     return cls, True
 
 
-def _verdict(schema: dict[str, Any], cls: type, base_depth: int) -> tuple[tuple[str, str, str, str], ...]:
+def _verdict(schema: dict[str, Any], cls: type[Validator], base_depth: int) -> tuple[tuple[str, str, str, str], ...]:
     """Problems of one schema relative to its root: ``(pointer, code, message, severity)``."""
     deepest, tokens = depth_of(schema, MAX_NESTING_DEPTH - base_depth)
     if deepest > MAX_NESTING_DEPTH - base_depth:
@@ -286,6 +287,20 @@ def _verdict(schema: dict[str, Any], cls: type, base_depth: int) -> tuple[tuple[
     return tuple((relative, ErrorCode.INVALID_SCHEMA, message, "error") for relative, message in found)
 
 
+def _stored_or_computed(schema: dict[str, Any], cls: type[Validator], base_depth: int, canonical: str | None) -> tuple[tuple[str, str, str, str], ...]:
+    """The verdict the disk cache holds for the schema, else a new one (remembered there)."""
+    disk_key = digest(canonical, cls.__name__, str(base_depth)) if canonical is not None else None
+    if disk_key is not None:
+        known, stored = _disk.get(disk_key)
+        if known:
+            remembered: tuple[tuple[str, str, str, str], ...] = stored
+            return remembered
+    verdict = _verdict(schema, cls, base_depth)
+    if disk_key is not None:
+        _disk.put(disk_key, [[relative, str(code), message, severity] for relative, code, message, severity in verdict])
+    return verdict
+
+
 def check_schema(value: Any, path: str, what: str) -> Checks:
     """``value`` (found at ``path``) is an object and a valid JSON Schema of its declared dialect."""
     if not isinstance(value, dict):
@@ -299,12 +314,7 @@ def check_schema(value: Any, path: str, what: str) -> Checks:
     key = (canonical, cls.__name__, base_depth) if canonical is not None else None
     verdict = _verdicts.get(key) if key is not None else None
     if verdict is None:
-        disk_key = digest(canonical, cls.__name__, str(base_depth)) if canonical is not None else None
-        known, verdict = _disk.get(disk_key) if disk_key is not None else (False, None)
-        if not known:
-            verdict = _verdict(value, cls, base_depth)
-            if disk_key is not None:
-                _disk.put(disk_key, [[relative, str(code), message, severity] for relative, code, message, severity in verdict])
+        verdict = _stored_or_computed(value, cls, base_depth, canonical)
         if key is not None:
             if len(_verdicts) > _MAX_CACHE:
                 _verdicts.clear()

@@ -168,8 +168,9 @@ def _args_problems(primitive: str, args: Any) -> tuple[tuple[str, str], ...]:
     disk_key = digest(*key)
     stored, verdict_from_disk = _disk.get(disk_key)
     if stored:
-        _args_verdicts[key] = verdict_from_disk
-        return verdict_from_disk
+        remembered: tuple[tuple[str, str], ...] = verdict_from_disk
+        _args_verdicts[key] = remembered
+        return remembered
     found = []
     for problem in validator.iter_errors(normalised):
         # A slot may evaluate to anything: skip what depends on one (its type, enum, combinators over it).
