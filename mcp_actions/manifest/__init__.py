@@ -23,6 +23,10 @@ Validating:
 The model (pydantic, for a manifest that passed validation):
     ``Manifest``, ``Tool``, ``Workflow``, ``ToolOrigin`` (where a composed tool came from)
 
+The shape (``shape.py``: every object's keys and values, where names are
+declared and which members reference them) is declared once; the validator,
+composition, the workflow compiler and the model's tests all read it.
+
 Expressions (JSONata ``{% … %}`` slots, compiled once and evaluated with bounds):
     ``compile_expression(source)`` -> ``CompiledExpression``
 """

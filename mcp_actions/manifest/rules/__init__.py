@@ -2,7 +2,9 @@
 
 Each rule group is a generator of ``Problem``s over the whole document that
 never raises on malformed input (``validate.py`` runs them in document
-order). Shared pieces: ``base`` (JSON types, identifiers, key sets),
+order). What they check the keys, values and references against is
+``manifest/shape.py``, which composition and the workflow compiler read too.
+Shared pieces: ``base`` (JSON types, identifiers, key checks),
 ``refs`` (the name index and references), ``targets`` (target descriptors),
 ``schema`` (JSON Schema checks), ``expressions`` (JSONata slots).
 The modules are imported by their own names (``rules.tools``, …); this

@@ -1,4 +1,4 @@
-"""Shared vocabulary of the rule modules: JSON types, identifiers, key sets, problem helpers.
+"""Shared vocabulary of the rule modules: JSON types, identifiers, key checks, problem helpers.
 
 Every rule is a generator of ``Problem``s that never raises on malformed
 input: it checks a value's type before it looks inside. Helpers that also
