@@ -5,10 +5,12 @@ its WebSocket endpoint, owns the browser host (launched now, lazily, or
 never), and exposes runtimes' inline manifests as they arrive. The catalogue
 is live: the manifest files and directories are watched, and an edit is
 re-validated and applied (an invalid map withdraws its tools and reports its
-problems; fixing it brings them back). Listeners hear ``tools`` changes and
-the resource registry hears resource changes; the MCP adapter
-(``server/mcp_server.py``) turns both into notifications. The ``demo``
-command drives one too.
+problems; fixing it brings them back). Change is published on one event
+hub (``events``, ``mcp_actions.events``): the bridge's runtime events, which
+the app turns into tools and resources, and the app's own ``ToolsChanged``,
+``MapsFailed`` and the resource registry's changes, which the MCP adapter
+(``server/mcp_server.py``) turns into notifications. The ``demo`` command
+drives one too.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ import logging
 import secrets
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .bridge.bridge import Bridge
+from .bridge.events import PageEvent, RuntimeActive, RuntimeEvent, RuntimeGone, RuntimeReady, RuntimeUpdated
 from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
 from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
@@ -36,6 +39,7 @@ from .dispatch.builtin_groups import listed_builtins
 from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from .dispatch.service import ActionService
 from .errors import ActionError, ErrorCode
+from .events import EventHub, MapsFailed, ToolsChanged
 from .manifest.fetch import RemoteFetcher
 from .manifest.limits import DEFAULT_LIMITS, Limits
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
@@ -110,7 +114,11 @@ class ActionsApp:
         #: Which tools exist, take direct calls and are listed: the one owner (catalog/visibility.py).
         self.visibility = ToolVisibility(selection=selection, tool_mode=options.tool_mode)
         self.catalog = Catalog(builtin_bindings(), allow=self.visibility.exists if selection is not None else None)
-        self.bridge = Bridge(default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size)
+        #: Where change is published: the bridge's runtime events, tools and failed maps, resources.
+        self.events = EventHub()
+        self.bridge = Bridge(
+            default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size, events=self.events
+        )
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
         self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)
@@ -141,9 +149,8 @@ class ActionsApp:
         self.started_at: float | None = None
         #: Where MCP is served over HTTP (``transport``, ``url``, ``port_note``), set by the transport; None over stdio.
         self.mcp_http: dict[str, Any] | None = None
-        self._change_listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
-        self.bridge.add_listener(self._on_bridge_event)
-        self.resources = ResourceRegistry()
+        self.events.subscribe(RuntimeEvent, self._on_runtime_event)
+        self.resources = ResourceRegistry(self.events)
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
         register_wab_resource(self.resources, self.wab_documents)
@@ -192,7 +199,7 @@ class ActionsApp:
         listed = self._listed_builtins()
         if listed != self.visibility.listed_builtins:
             self.visibility.listed_builtins = listed
-            self._changed("tools")
+            self._tools_changed()
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -233,7 +240,7 @@ class ActionsApp:
         new = [entry for entry in failed if json.dumps(entry, sort_keys=True) not in self._told_failures]
         self._told_failures = {json.dumps(entry, sort_keys=True) for entry in failed}
         if new:
-            self._changed("maps_failed", {"maps": new})
+            self.events.publish(MapsFailed(tuple(new)))
 
     async def reload_manifests(self) -> bool:
         """Load the manifests again and tell listeners what changed; True when the tools changed.
@@ -248,7 +255,7 @@ class ActionsApp:
         changed_tools = self._tools_fingerprint() != tools_before
         log.info("manifests reloaded: %d valid, %d invalid; tools %s", len(result.manifests), len(result.failures), "changed" if changed_tools else "unchanged")
         if changed_tools:
-            self._changed("tools")
+            self._tools_changed()
         self.resources.updated(LAUNCH_URI)
         for namespace in documents_before.keys() & documents_after.keys():
             if documents_before[namespace] != documents_after[namespace]:
@@ -256,6 +263,10 @@ class ActionsApp:
         if documents_before.keys() != documents_after.keys():
             self.resources.list_changed()
         return changed_tools
+
+    async def _reload_after_edit(self) -> None:
+        """What the watcher runs after an edit (whether the tools changed is told to hosts, not to it)."""
+        await self.reload_manifests()
 
     def _tools_fingerprint(self) -> list[tuple[str, ...]]:
         # What a host sees of each tool: a change in any of it is a tools/list_changed.
@@ -290,7 +301,7 @@ class ActionsApp:
             # call that does waits for this same launch.
             self.browser.start_in_background()
         if self.options.watch:
-            self.watcher = ManifestWatcher(self.manifest_paths, self.reload_manifests, debounce_ms=self.options.watch_debounce_ms)
+            self.watcher = ManifestWatcher(self.manifest_paths, self._reload_after_edit, debounce_ms=self.options.watch_debounce_ms)
             await self.watcher.start()
         self.started_at = time.time()
 
@@ -358,45 +369,37 @@ class ActionsApp:
 
     # -- change notification ----------------------------------------------
 
-    def on_change(self, listener: Callable[[str, Mapping[str, Any]], None]) -> None:
-        """Hear ``tools`` changes and ``maps_failed`` (``{"maps": [{file, errors}]}``, newly failed maps).
-
-        The MCP layer turns them into notifications; resources change through ``resources``.
-        """
-        self._change_listeners.append(listener)
-
-    def _changed(self, what: str, detail: Mapping[str, Any] | None = None) -> None:
-        if what == "tools" and self._preparing is not None:
+    def _tools_changed(self) -> None:
+        """What a host sees of the tools changed: publish ``ToolsChanged`` (the MCP layer sends list_changed)."""
+        if self._preparing is not None:
             self.prepare_in_background(again=True)  # new bindings: their checks too, before their first call
-        for listener in list(self._change_listeners):
-            try:
-                listener(what, detail or {})
-            except Exception:
-                log.exception("change listener failed")
+        self.events.publish(ToolsChanged())
 
-    def _on_bridge_event(self, kind: str, runtime: RuntimeInfo, detail: Mapping[str, Any]) -> None:
-        if kind == "event":
+    def _on_runtime_event(self, event: RuntimeEvent) -> None:
+        """A runtime came, changed, became active or left, or sent a page event: tools, WAB and resources follow."""
+        runtime = event.runtime
+        if isinstance(event, PageEvent):
             self.resources.updated(expand(EVENTS, runtime_id=runtime.runtime_id))
             return
-        if kind == "active":
+        if isinstance(event, RuntimeActive):
             self._relist()
             return
-        if kind in ("ready", "updated"):
+        if isinstance(event, (RuntimeReady, RuntimeUpdated)):
             self._expose_page_tools(runtime)
             self._discover_wab(runtime)
-        if kind in ("ready", "updated") and runtime.manifest is not None:
-            if runtime.manifest.get("imports"):
-                # Imports may be fetched over https: compose in a worker thread, off the event loop.
-                asyncio.get_running_loop().create_task(self._expose_inline_in_thread(runtime))
-            else:
-                self._apply_inline(runtime, self._load_inline(runtime))
-        elif kind == "gone":
+            if runtime.manifest is not None:
+                if runtime.manifest.get("imports"):
+                    # Imports may be fetched over https: compose in a worker thread, off the event loop.
+                    asyncio.get_running_loop().create_task(self._expose_inline_in_thread(runtime))
+                else:
+                    self._apply_inline(runtime, self._load_inline(runtime))
+        elif isinstance(event, RuntimeGone):
             self.projections.forget_runtime(runtime.runtime_id)
             self.wab_origins.pop(runtime.runtime_id, None)
             self.wab_documents.pop(runtime.runtime_id, None)
             if self.catalog.drop_runtime(runtime.runtime_id):
                 self.inline_reports.pop(runtime.runtime_id, None)
-                self._changed("tools")
+                self._tools_changed()
         self._relist()  # the active page may have moved to (or away from) a page no map covers
         # A runtime that comes, goes or moves changes the runtime list, its states and which
         # context blocks and projections apply: the set of resources changes with it.
@@ -421,7 +424,7 @@ class ActionsApp:
                     loaded = result
             changed = self.catalog.set_page_tools(runtime.runtime_id, protocol, loaded) or changed
         if changed:
-            self._changed("tools")
+            self._tools_changed()
 
     def _discover_wab(self, runtime: RuntimeInfo) -> None:
         """Look for the site's WAB discovery document once per origin a runtime reaches, and expose its commands.
@@ -473,7 +476,7 @@ class ActionsApp:
             if loaded is None and found is not None and page:
                 loaded = self._wab_loaded(runtime, None, page)  # the page's own actions still serve
         if self.catalog.set_page_tools(runtime.runtime_id, "wab", loaded):
-            self._changed("tools")
+            self._tools_changed()
 
     async def _quiet_spell(self) -> None:
         """Wait until no call has been in flight for WAB_QUIET_S (at most WAB_QUIET_WAIT_S).
@@ -514,7 +517,6 @@ class ActionsApp:
         self.resources.updated(expand(WAB, runtime_id=runtime.runtime_id))
         self.resources.list_changed()
         self._apply_wab(runtime)
-        self._changed("runtimes", {"runtime_id": runtime.runtime_id, "kind": "wab"})
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
         return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", limits=self.options.limits, fetcher=self.fetcher)
@@ -532,7 +534,7 @@ class ActionsApp:
             for problem in loaded.errors:
                 print(f"mcp-actions: {source}:{problem.path} {problem.code} {problem.message}", file=sys.stderr)
             if self.catalog.set_inline(runtime.runtime_id, None):
-                self._changed("tools")
+                self._tools_changed()
             self._note_failures()
             self.resources.updated(LAUNCH_URI)
             return
@@ -541,7 +543,7 @@ class ActionsApp:
         if loaded.namespace == "inline":
             loaded.namespace = f"runtime-{runtime.runtime_id}"
         self.catalog.set_inline(runtime.runtime_id, loaded)
-        self._changed("tools")
+        self._tools_changed()
         self.resources.updated(LAUNCH_URI)
         self.resources.list_changed()
 

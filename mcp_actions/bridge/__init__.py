@@ -19,7 +19,8 @@ declared signals, as untrusted data.
 Public surface:
 
 - ``Bridge`` — connect runtimes, ``call`` them, ``resolve`` a ``Route``;
-  ``add_listener`` takes a ``BridgeListener`` (ready, updated, gone, event).
+  its ``events`` hub publishes a ``RuntimeEvent`` for each change:
+  ``RuntimeReady``, ``RuntimeUpdated``, ``RuntimeActive``, ``RuntimeGone``, ``PageEvent``.
 - ``BridgeServer`` — the WebSocket port in front of a ``Bridge``.
 - ``RuntimeSession`` / ``RuntimeLink`` — what an in-process transport feeds and provides.
 - ``RuntimeInfo`` / ``RuntimeRegistry`` — what is known of each connected runtime.
@@ -28,12 +29,14 @@ Public surface:
 
 Modules: ``bridge`` (lifecycle and the call entry point), ``calls`` (call
 correlation), ``session`` (one connection), ``items`` (the protocol's items),
+``events`` (what the bridge tells observers),
 ``envelope`` (reading ``action_call_output``), ``registry``, ``routing``,
 ``signals``, ``websocket`` and ``http_routes`` (the port), ``status_page``,
 ``responses`` (Responses-style function-call mapping).
 """
 
-from .bridge import Bridge, BridgeListener
+from .bridge import Bridge
+from .events import PageEvent, RuntimeActive, RuntimeEvent, RuntimeGone, RuntimeReady, RuntimeUpdated
 from .registry import RuntimeInfo, RuntimeRegistry
 from .routing import Route
 from .session import RuntimeLink, RuntimeSession
@@ -42,12 +45,17 @@ from .websocket import BridgeServer
 
 __all__ = [
     "Bridge",
-    "BridgeListener",
     "BridgeServer",
+    "PageEvent",
     "Route",
+    "RuntimeActive",
+    "RuntimeEvent",
+    "RuntimeGone",
     "RuntimeInfo",
     "RuntimeLink",
+    "RuntimeReady",
     "RuntimeRegistry",
     "RuntimeSession",
+    "RuntimeUpdated",
     "SignalSpec",
 ]

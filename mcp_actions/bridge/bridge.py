@@ -17,8 +17,9 @@ While a call runs, its runtime's call messages (``call_progress``,
 the tracker; a caller that gives up (its task cancelled) has the runtime sent
 ``action_cancel``.
 
-Observers (the MCP layer) subscribe with ``add_listener`` to hear about
-runtimes arriving, changing and leaving, and about accepted page events.
+Observers (the composition root) subscribe on the bridge's ``events`` hub to
+hear about runtimes arriving, changing, becoming the active one and leaving,
+and about accepted page events (``bridge/events.py``).
 """
 
 from __future__ import annotations
@@ -28,16 +29,18 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode
+from ..events import EventHub
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
 from .calls import CallTracker, InputHandler, ProgressHandler
 from .envelope import runtime_error, unwrap_output
+from .events import PageEvent, RuntimeActive, RuntimeGone, RuntimeReady, RuntimeUpdated
 from .items import (
     DEFAULT_MAX_ITEM_BYTES,
     ActionCall,
@@ -48,9 +51,9 @@ from .items import (
     InputRequest,
     ListenEntry,
     RuntimeConfig,
-    RuntimeReady,
     RuntimeStatus,
 )
+from .items import RuntimeReady as ReadyItem
 from .page_tools import parse_page_tools
 from .registry import EVENT_LOG_SIZE, RuntimeInfo, RuntimeRegistry
 from .routing import Route, select_runtime
@@ -60,7 +63,6 @@ from .signals import DEFAULT_MAX_EVENT_BYTES, SignalSource, SignalSpec, accept_e
 __all__ = [
     "DEFAULT_STALE_AFTER_S",
     "Bridge",
-    "BridgeListener",
     "InputHandler",
     "ProgressHandler",
     "RuntimeLink",
@@ -74,9 +76,6 @@ log = logging.getLogger(__name__)
 DEFAULT_STALE_AFTER_S = 120.0
 #: Transports whose runtimes are expected to heartbeat (in-process runtimes are not).
 HEARTBEAT_TRANSPORTS = frozenset({"websocket"})
-
-#: ``listener(kind, runtime, detail)`` with kind in ready, updated, gone, event.
-BridgeListener = Callable[[str, RuntimeInfo, Mapping[str, Any]], None]
 
 
 class Bridge:
@@ -92,9 +91,11 @@ class Bridge:
         signal_source: SignalSource | None = None,
         dictionary: PrimitiveDictionary | None = None,
         event_log_size: int = EVENT_LOG_SIZE,
+        events: EventHub | None = None,
     ) -> None:
         """``dictionary`` (default: the bundled one) decides which call names are primitives to check;
-        ``event_log_size`` is how many page events each runtime keeps (at least 1)."""
+        ``event_log_size`` is how many page events each runtime keeps (at least 1); ``events`` is the
+        hub the runtime events are published on (default: one of the bridge's own)."""
         if event_log_size < 1:
             raise ValueError("event_log_size must be at least 1")
         self.default_timeout_ms = default_timeout_ms
@@ -105,11 +106,12 @@ class Bridge:
         self.stale_after_s = stale_after_s
         self.signal_source = signal_source
         self.dictionary = dictionary if dictionary is not None else load_dictionary()
+        #: Where runtimes arriving, changing, becoming active and leaving, and page events, are published.
+        self.events = events if events is not None else EventHub()
         self.registry = RuntimeRegistry()
-        self.registry.on_active = lambda info: self._notify("active", info)
+        self.registry.on_active = lambda info: self.events.publish(RuntimeActive(info))
         self.calls = CallTracker()
         self._sessions: dict[str, RuntimeSession] = {}
-        self._listeners: list[BridgeListener] = []
         self._sweeper: asyncio.Task[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------
@@ -134,15 +136,6 @@ class Bridge:
     def connect(self, link: RuntimeLink, *, transport: str) -> RuntimeSession:
         """Accept a new connection; it becomes a runtime once it sends ``runtime_ready``."""
         return RuntimeSession(self, link, transport)
-
-    def add_listener(self, listener: BridgeListener) -> None:
-        """Hear about runtimes arriving (ready), changing (updated), becoming the active one (active), leaving (gone), and events."""
-        self._listeners.append(listener)
-
-    def remove_listener(self, listener: BridgeListener) -> None:
-        """Stop hearing about runtime changes."""
-        with contextlib.suppress(ValueError):
-            self._listeners.remove(listener)
 
     @property
     def pending_count(self) -> int:
@@ -270,7 +263,7 @@ class Bridge:
 
     # -- what sessions report (SessionOwner) ------------------------------
 
-    async def on_runtime_ready(self, session: RuntimeSession, item: RuntimeReady) -> None:
+    async def on_runtime_ready(self, session: RuntimeSession, item: ReadyItem) -> None:
         """Register the runtime a connection announces (or refresh what it said of itself)."""
         registry = self.registry
         if session.runtime_id is not None:
@@ -278,7 +271,7 @@ class Bridge:
             info = registry.get(session.runtime_id)
             if info is not None:
                 self._apply_ready(info, item)
-                self._notify("updated", info)
+                self.events.publish(RuntimeUpdated(info))
                 return
         # A runtime that reconnects (same runtime_key, or same runtime_id) replaces its old
         # connection and keeps its identity, so routing by id or key keeps working.
@@ -302,11 +295,11 @@ class Bridge:
         if registry.active_id is None:
             registry.set_active(runtime_id)
         log.info("runtime %s ready at %s (%s)", runtime_id, info.url, session.transport)
-        self._notify("updated" if replaced is not None else "ready", info)
+        self.events.publish(RuntimeUpdated(info) if replaced is not None else RuntimeReady(info))
         await self._send_config(session, info)
 
     @staticmethod
-    def _apply_ready(info: RuntimeInfo, item: RuntimeReady) -> None:
+    def _apply_ready(info: RuntimeInfo, item: ReadyItem) -> None:
         extra = item.model_extra or {}
         if "page_tools" in extra:
             info.page_tools = parse_page_tools(extra["page_tools"])
@@ -370,7 +363,7 @@ class Bridge:
             info = self.registry.remove(runtime_id)
             if info is not None:
                 log.info("runtime %s gone: %s", runtime_id, reason)
-                self._notify("gone", info, {"reason": reason})
+                self.events.publish(RuntimeGone(info, reason))
 
     # -- runtime state -----------------------------------------------------
 
@@ -407,26 +400,19 @@ class Bridge:
         if page_tools is not None and page_tools != info.page_tools:
             info.page_tools, changed = page_tools, True
         if changed:
-            self._notify("updated", info)
+            self.events.publish(RuntimeUpdated(info))
 
     def note_states(self, runtime_id: str, states: tuple[str, ...]) -> None:
         """Record the states dispatch diagnosed on a runtime (as a ``runtime_status`` with states would)."""
         info = self.registry.get(runtime_id)
         if info is not None and tuple(states) != info.states:
             info.states = tuple(states)
-            self._notify("updated", info)
+            self.events.publish(RuntimeUpdated(info))
 
     def _on_event(self, info: RuntimeInfo, item: DomEvent) -> None:
         record = accept_event(item, self.signals_for(info), max_bytes=self.max_event_bytes)
         info.events.append(record)
-        self._notify("event", info, record)
-
-    def _notify(self, kind: str, info: RuntimeInfo, detail: Mapping[str, Any] | None = None) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(kind, info, detail or {})
-            except Exception:  # a broken observer must not break the bridge
-                log.exception("bridge listener failed on %s", kind)
+        self.events.publish(PageEvent(info, record))
 
     async def _close_link(self, session: RuntimeSession, reason: str) -> None:
         try:

@@ -92,7 +92,7 @@ class RuntimeRegistry:
         self._runtimes: dict[str, RuntimeInfo] = {}
         self.active_id: str | None = None
         #: Called with the new active runtime when the active one moves to another (the bridge
-        #: turns it into an ``active`` event: what the agent sees may depend on the active page).
+        #: publishes it as ``RuntimeActive``: what the agent sees may depend on the active page).
         self.on_active: Callable[[RuntimeInfo], None] | None = None
 
     def __len__(self) -> int:
@@ -124,7 +124,7 @@ class RuntimeRegistry:
         """Forget a runtime; the active runtime falls back to the newest remaining one."""
         info = self._runtimes.pop(runtime_id, None)
         if self.active_id == runtime_id:
-            # Not announced: the runtime's going is (the bridge's ``gone``), and this follows from it.
+            # Not announced: the runtime's going is (the bridge's ``RuntimeGone``), and this follows from it.
             self.active_id = next(reversed(self._runtimes), None) if self._runtimes else None
         return info
 

@@ -9,9 +9,10 @@ template again replaces its provider, so a placeholder can give way to the
 real thing.
 
 Change travels the other way through ``updated(uri)`` and
-``list_changed()``: the registry tells its listeners (the MCP layer, which
-turns them into ``notifications/resources/updated`` and
-``notifications/resources/list_changed`` for both protocol generations).
+``list_changed()``: the registry publishes ``ResourceUpdated`` and
+``ResourcesListChanged`` on its event hub (``mcp_actions.events``), where the
+MCP layer hears them and sends ``notifications/resources/updated`` and
+``notifications/resources/list_changed`` to both protocol generations.
 Nothing here knows MCP.
 """
 
@@ -25,8 +26,9 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..errors import ActionError, ErrorCode
+from ..events import EventHub, ResourcesListChanged, ResourceUpdated
 
-__all__ = ["JSON_MIME", "ResourceEntry", "ResourceListener", "ResourceProvider", "ResourceReader", "ResourceRegistry", "expand", "not_found"]
+__all__ = ["JSON_MIME", "ResourceEntry", "ResourceProvider", "ResourceReader", "ResourceRegistry", "expand", "not_found"]
 
 log = logging.getLogger(__name__)
 
@@ -89,16 +91,14 @@ def expand(template: str, **values: str) -> str:
     return _PARAM.sub(lambda m: values[m.group(1)].replace("/", "%2F"), template)
 
 
-#: Hears ``("updated", uri)`` and ``("list_changed", None)``.
-ResourceListener = Callable[[str, str | None], None]
-
-
 class ResourceRegistry:
-    """Resource providers by URI template, with change notification to listeners."""
+    """Resource providers by URI template, with change published on an event hub."""
 
-    def __init__(self) -> None:
+    def __init__(self, events: EventHub | None = None) -> None:
+        """``events``: where change is published (default: a hub of the registry's own)."""
         self._providers: dict[str, ResourceProvider] = {}
-        self._listeners: list[ResourceListener] = []
+        #: Where ``ResourceUpdated`` and ``ResourcesListChanged`` are published.
+        self.events = events if events is not None else EventHub()
 
     def register(self, provider: ResourceProvider) -> None:
         """Add a provider, replacing the one of the same template."""
@@ -161,24 +161,13 @@ class ResourceRegistry:
 
     # -- change --------------------------------------------------------------
 
-    def add_listener(self, listener: ResourceListener) -> None:
-        """Hear resource changes."""
-        self._listeners.append(listener)
-
     def updated(self, uri: str) -> None:
         """Say that the resource at ``uri`` changed (subscribers are told)."""
-        self._tell("updated", uri)
+        self.events.publish(ResourceUpdated(uri))
 
     def list_changed(self) -> None:
         """Say that the set of resources changed."""
-        self._tell("list_changed", None)
-
-    def _tell(self, what: str, uri: str | None) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(what, uri)
-            except Exception:
-                log.exception("resource listener failed on %s %s", what, uri)
+        self.events.publish(ResourcesListChanged())
 
 
 def not_found(uri: str) -> ActionError:

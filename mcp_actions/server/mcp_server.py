@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import warnings
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from typing import Any
 
 import mcp_types as types
@@ -29,6 +29,7 @@ from ..actions_app import ActionsApp
 from ..catalog.catalog import ROUTING_HELP
 from ..dispatch.guards import CallContext, InputRequired
 from ..errors import ActionError, UnknownTool
+from ..events import MapsFailed, ResourcesListChanged, ResourceUpdated, ToolsChanged
 from . import resources as res
 from .confirm import confirmer, page_elicitor
 from .logs import ClientLogHandler, failed_map_message, tell, tell_peer
@@ -60,7 +61,7 @@ INSTRUCTIONS = (
 NOTIFICATIONS = NotificationOptions(tools_changed=True, resources_changed=True)
 
 
-async def tell_failed_maps(peer: Peer, failed: list[dict[str, Any]]) -> None:
+async def tell_failed_maps(peer: Peer, failed: Sequence[dict[str, Any]]) -> None:
     """One ``error`` log message per map that failed to load, naming its file, pointer and problem."""
     for entry in failed:
         await tell_peer(peer, "error", failed_map_message(entry))
@@ -87,11 +88,11 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
     peers = Peers(http_idle_seconds=http_idle_seconds)
     # Resources watched for either generation: resources/subscribe and subscriptions/listen streams.
     watches = ResourceWatches(app.resources)
-    # Bridge and watcher callbacks are synchronous; notifications are sent from tasks of their own,
+    # Event handlers are synchronous; notifications are sent from tasks of their own,
     # held here so none is collected before it ran.
     sending: set[asyncio.Task[None]] = set()
 
-    def spawn(coro: Any) -> None:
+    def spawn(coro: Coroutine[Any, Any, None]) -> None:
         try:
             task = asyncio.get_running_loop().create_task(coro)
         except RuntimeError:
@@ -101,21 +102,14 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         sending.add(task)
         task.add_done_callback(sending.discard)
 
-    def on_change(what: str, detail: Mapping[str, Any]) -> None:
-        if what == "tools":
-            spawn(peers.publish_tools_changed())
-        elif what == "maps_failed":
-            for peer in peers.peers():
-                spawn(tell_failed_maps(peer, detail.get("maps") or []))
+    def on_maps_failed(event: MapsFailed) -> None:
+        for peer in peers.peers():
+            spawn(tell_failed_maps(peer, event.maps))
 
-    def on_resource(what: str, uri: str | None) -> None:
-        if what == "updated" and uri is not None:
-            spawn(peers.publish_resource_updated(uri))
-        elif what == "list_changed":
-            spawn(peers.publish_resources_changed())
-
-    app.on_change(on_change)
-    app.resources.add_listener(on_resource)
+    app.events.subscribe(ToolsChanged, lambda _: spawn(peers.publish_tools_changed()))
+    app.events.subscribe(MapsFailed, on_maps_failed)
+    app.events.subscribe(ResourceUpdated, lambda event: spawn(peers.publish_resource_updated(event.uri)))
+    app.events.subscribe(ResourcesListChanged, lambda _: spawn(peers.publish_resources_changed()))
     forward_logs = ClientLogHandler(peers)
 
     @contextlib.asynccontextmanager

@@ -18,6 +18,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
+from mcp_actions.bridge.events import RuntimeEvent
 from mcp_actions.bridge.registry import RuntimeInfo
 from mcp_actions.bridge.routing import Route
 from mcp_actions.bridge.signals import SignalSpec
@@ -184,7 +185,7 @@ async def test_two_runtimes_sharing_a_tab_key_do_not_replace_each_other_forever(
     # the bridge keeps, the two copies must not keep replacing each other (4001 → reconnect → …).
     bridge = bridge_server.bridge
     changes: list[str] = []
-    bridge.add_listener(lambda kind, info, detail: changes.append(kind))
+    bridge.events.subscribe(RuntimeEvent, lambda event: changes.append(type(event).__name__))
     page = await browser.new_page()
     await page.goto(f"{pages_url}/bridge/framed.html")
     await page.wait_for_function("() => document.querySelector('iframe').contentWindow.shop !== undefined")

@@ -19,6 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from mcp_actions.bridge.events import PageEvent, RuntimeEvent, RuntimeReady, RuntimeUpdated
 from mcp_actions.bridge.routing import Route
 from mcp_actions.bridge.signals import SignalSpec
 from mcp_actions.bridge.websocket import CLOSE_REPLACED, CLOSE_STALE, BridgeServer
@@ -59,8 +60,8 @@ async def test_token_by_query_or_bearer_header(server: BridgeServer, how: str) -
     ],
 )
 async def test_missing_or_wrong_token_is_refused_with_401(server: BridgeServer, query: str, headers: dict[str, str]) -> None:
-    kinds: list[str] = []
-    server.bridge.add_listener(lambda kind, info, detail: kinds.append(kind))
+    kinds: list[type[RuntimeEvent]] = []
+    server.bridge.events.subscribe(RuntimeEvent, lambda event: kinds.append(type(event)))
     with pytest.raises(InvalidStatus) as refused:
         await connect(server.url + query, additional_headers=headers, open_timeout=3)
     assert refused.value.response.status_code == 401
@@ -276,8 +277,8 @@ async def test_runtime_ready_accepts_title_capabilities_and_inline_manifest(make
 
 async def test_runtime_status_heartbeats_update_last_seen_and_page_state(make_runtime: MakeRuntime, bridge: Any) -> None:
     runtime = await make_runtime("rt-hb", url="https://shop.test/")
-    changes: list[str] = []
-    bridge.add_listener(lambda kind, info, detail: changes.append(kind))
+    changes: list[type[RuntimeEvent]] = []
+    bridge.events.subscribe(RuntimeEvent, lambda event: changes.append(type(event)))
     info = bridge.registry.get("rt-hb")
     before = info.last_seen
     await asyncio.sleep(0.05)
@@ -287,7 +288,7 @@ async def test_runtime_status_heartbeats_update_last_seen_and_page_state(make_ru
     await runtime.status(url="https://shop.test/cart", title="Cart", states=["cart_visible"])
     await eventually(lambda: info.url == "https://shop.test/cart")
     assert (info.title, info.states) == ("Cart", ("cart_visible",))
-    assert changes == ["updated"]
+    assert changes == [RuntimeUpdated]
 
 
 async def test_stale_runtimes_are_retired_and_their_calls_fail(make_server: MakeServer) -> None:
@@ -322,8 +323,8 @@ async def test_reconnect_with_same_key_replaces_old_connection_and_keeps_id(serv
     old = await WsRuntime(server.url, "page-aaa", runtime_key="tab:1", url="https://shop.test/").open()
     pending = asyncio.create_task(outcome(bridge.call("wait", {}, runtime_id="page-aaa", timeout_ms=10_000)))
     await eventually(lambda: bridge.pending_count == 1)
-    kinds: list[str] = []
-    bridge.add_listener(lambda kind, info, detail: kinds.append(kind))
+    kinds: list[type[RuntimeEvent]] = []
+    bridge.events.subscribe(RuntimeEvent, lambda event: kinds.append(type(event)))
     # The tab reloads: a new connection, a new runtime id, the same key.
     new = await WsRuntime(server.url, "page-bbb", runtime_key="tab:1", url="https://shop.test/cart").open()
     try:
@@ -333,7 +334,7 @@ async def test_reconnect_with_same_key_replaces_old_connection_and_keeps_id(serv
         assert kind == "transport_failed"  # the old connection's call cannot finish
         assert [info.runtime_id for info in bridge.registry.list()] == ["page-aaa"]
         assert bridge.registry.get("page-aaa").url == "https://shop.test/cart"
-        assert kinds == ["updated"]  # the same runtime changed; nothing left
+        assert kinds == [RuntimeUpdated]  # the same runtime changed; nothing left
         assert new.config["runtime_id"] == "page-aaa"
         # Routing by the kept id (or the key) reaches the new connection, which may answer under either id.
 
@@ -586,8 +587,8 @@ async def test_runtime_config_lists_the_enabled_declared_events(make_server: Mak
 
 async def test_a_declared_event_is_accepted_as_untrusted_page_data(make_server: MakeServer) -> None:
     server = await make_server(signal_source=_signals)
-    heard: list[tuple[str, dict[str, Any]]] = []
-    server.bridge.add_listener(lambda kind, info, detail: heard.append((kind, dict(detail))))
+    heard: list[RuntimeEvent] = []
+    server.bridge.events.subscribe(RuntimeEvent, heard.append)
     shop = await WsRuntime(server.url, "rt-shop", url="https://shop.test/").open()
     await shop.send(_event())
     info = server.bridge.registry.get("rt-shop")
@@ -601,7 +602,7 @@ async def test_a_declared_event_is_accepted_as_untrusted_page_data(make_server: 
         "payload": {"sku": "A1", "qty": 2},
         "previous_call_id": "c-9",
     }
-    assert [kind for kind, _ in heard] == ["ready", "event"]
+    assert [type(event) for event in heard] == [RuntimeReady, PageEvent]
     await shop.expect_silence(0.1)  # accepted events are not answered
     await shop.close()
 
