@@ -13,6 +13,7 @@ import pytest
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.errors import ActionError
+from mcp_actions.events import ResourceUpdated
 from mcp_actions.projection.registry import ProjectionRegistry
 from mcp_actions.projection.service import ProjectionService
 from mcp_actions.resources.builtin import DIFF, PROJECTION, SUMMARY
@@ -168,3 +169,20 @@ async def test_subscribing_to_any_of_a_projections_resources_watches_it_until_th
         assert not s.projections.watching("tab-1", "site.board")
         s.registry.watch(DIFF_URI)
         assert s.projections.watching("tab-1", "site.board")
+
+
+async def test_a_watched_projection_that_changed_after_a_call_updates_its_state_diff_and_summaries():
+    async with served() as s:
+        heard: list[str] = []
+        s.registry.events.subscribe(ResourceUpdated, lambda event: heard.append(event.uri))
+        await s.projections.after_call("tab-1")
+        assert heard == [] and s.board.extracts == 0  # nobody subscribed: nothing is re-read
+        s.registry.watch(STATE)
+        await s.projections.after_call("tab-1")  # the first value seen is a change
+        assert heard == [STATE, DIFF_URI, COUNTS]
+        heard.clear()
+        await s.projections.after_call("tab-1")  # the page did not change
+        assert heard == []
+        s.board.lists[0]["cards"].append({"title": "Review"})
+        await s.projections.after_call("tab-1")
+        assert heard == [STATE, DIFF_URI, COUNTS]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from mcp_actions.errors import ActionError
+from mcp_actions.events import Event, EventHub, ResourcesListChanged, ResourceUpdated
 from mcp_actions.resources.registry import ResourceEntry, ResourceProvider, ResourceRegistry, expand
 
 
@@ -153,3 +154,32 @@ def test_watch_and_unwatch_reach_the_provider_with_the_uris_parameters():
     assert caught.value.code == "resource_not_found"
     registry.unwatch("actions://nothing/here")
     assert len(heard) == 2
+
+
+def test_change_is_published_on_the_registrys_hub_in_the_order_it_is_said():
+    heard: list[tuple[str, str | None]] = []
+    registry = ResourceRegistry()
+    registry.events.subscribe(ResourceUpdated, lambda event: heard.append(("updated", event.uri)))
+    registry.events.subscribe(ResourcesListChanged, lambda event: heard.append(("list_changed", None)))
+    registry.updated("actions://runtimes/tab-1/states")
+    registry.list_changed()
+    registry.updated("actions://runtimes")
+    assert heard == [("updated", "actions://runtimes/tab-1/states"), ("list_changed", None), ("updated", "actions://runtimes")]
+
+
+def test_a_registry_publishes_on_the_hub_it_is_given_and_a_failing_subscriber_breaks_no_one(caplog):
+    caplog.set_level(logging.ERROR, logger="mcp_actions")
+    hub = EventHub()
+    heard: list[Event] = []
+
+    def broken(event: Event) -> None:
+        raise RuntimeError("the client went away")
+
+    hub.subscribe(Event, broken)
+    hub.subscribe(Event, heard.append)
+    registry = ResourceRegistry(hub)
+    assert registry.events is hub
+    registry.updated("actions://bridge/launch")  # does not raise into the part that said it
+    registry.list_changed()
+    assert heard == [ResourceUpdated("actions://bridge/launch"), ResourcesListChanged()]
+    assert len([r for r in caplog.records if "event handler failed" in r.getMessage()]) == 2
