@@ -172,7 +172,7 @@ class ErrorCode(enum.StrEnum):
     EXPRESSION_NOT_SLOT = "expression_not_slot", "problem", "a field that must be an expression is not one whole {% ... %} slot"
     EXPRESSION_PARTIAL_SLOT = "expression_partial_slot", "problem", "a string embeds {% or %} without being one whole {% ... %} slot"
     EXPRESSION_INVALID = "expression_invalid", "problem", "an expression does not compile (JSONata syntax error)"
-    EXPRESSION_FORBIDDEN_FUNCTION = "expression_forbidden_function", "problem", "an expression calls $eval, $random, $now or $millis"
+    EXPRESSION_FORBIDDEN_FUNCTION = "expression_forbidden_function", "problem", "an expression calls $eval, $random, $shuffle, $now or $millis"
     LIMIT_STEPS_EXCEEDED = "limit_steps_exceeded", "problem", "a workflow has more steps than limits.max_steps"
     LIMIT_LOOP_ITEMS_EXCEEDED = "limit_loop_items_exceeded", "problem", "max_items is larger than limits.max_loop_items"
     LIMIT_SUMMARY_BYTES_EXCEEDED = "limit_summary_bytes_exceeded", "problem", "a summary's max_bytes is larger than limits.max_summary_bytes"
