@@ -7,10 +7,10 @@ is live: the manifest files and directories are watched, and an edit is
 re-validated and applied (an invalid map withdraws its tools and reports its
 problems; fixing it brings them back). Change is published on one event
 hub (``events``, ``mcp_actions.events``): the bridge's runtime events, which
-the app turns into tools and resources, and the app's own ``ToolsChanged``,
-``MapsFailed`` and the resource registry's changes, which the MCP adapter
-(``server/mcp_server.py``) turns into notifications. The ``demo`` command
-drives one too.
+the app turns into tools, resources and WAB discovery (``protocols/wab_discovery.py``),
+and the app's own ``ToolsChanged``, ``MapsFailed`` and the resource registry's
+changes, which the MCP adapter (``server/mcp_server.py``) turns into
+notifications. The ``demo`` command drives one too.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from .bridge.bridge import Bridge
 from .bridge.events import PageEvent, RuntimeActive, RuntimeEvent, RuntimeGone, RuntimeReady, RuntimeUpdated
@@ -49,13 +49,11 @@ from .projection.registry import ProjectionRegistry
 from .projection.service import ProjectionService
 from .protocols.exposure import page_manifest, wab_manifest
 from .protocols.runner import PageToolRunner
-from .protocols.wab import META_EXTRACT, discovery_client, meta_from_records, origin_of
-from .protocols.wab import UNREAD as WAB_META_UNREAD
-from .protocols.wab import discover as discover_wab
+from .protocols.wab_discovery import WabDiscovery
 from .resources import ResourceRegistry, expand, register_builtin_resources
 from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
 from .resources.projections import register_projection_resources
-from .resources.wab import WAB, register_wab_resource
+from .resources.wab import register_wab_resource
 from .runtimes.chromium import has_display
 from .runtimes.deferred import DeferredBrowser
 from .runtimes.page_script import runtime_js
@@ -64,14 +62,6 @@ __all__ = ["ActionsApp", "AppOptions"]
 
 #: The idle preparation of checks starts this long after the tools/list that asked for it.
 PREPARE_AFTER_S = 0.1
-#: WAB discovery waits for this long a spell without calls in flight, but no longer than WAB_QUIET_WAIT_S.
-WAB_QUIET_S = 0.3
-WAB_QUIET_WAIT_S = 5.0
-#: How long reading a page's wab-discovery meta tag may take before discovery fetches the HTML instead.
-WAB_META_TIMEOUT_MS = 2000
-
-if TYPE_CHECKING:
-    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -142,22 +132,24 @@ class ActionsApp:
         self.fetcher = RemoteFetcher()
         self.inline_reports: dict[str, ManifestReport] = {}
         self._told_failures: set[str] = set()  # failed maps already announced (see _note_failures)
-        #: WAB discovery per runtime: the origin last looked at, and the document found there.
-        self.wab_origins: dict[str, str | None] = {}
-        self.wab_documents: dict[str, dict[str, Any]] = {}
-        self._wab_applied: dict[str, tuple[Any, ...]] = {}  # what each runtime's WAB map was last made from
         self.started_at: float | None = None
         #: Where MCP is served over HTTP (``transport``, ``url``, ``port_note``), set by the transport; None over stdio.
         self.mcp_http: dict[str, Any] | None = None
         self.events.subscribe(RuntimeEvent, self._on_runtime_event)
         self.resources = ResourceRegistry(self.events)
+        #: The WAB discovery documents of the runtimes' sites; their commands become the runtimes' tools.
+        self.wab = WabDiscovery(
+            quiet_for=lambda: self.bridge.quiet_for,
+            current=self.bridge.registry.get,
+            extract=self._extract,
+            expose=self._expose_wab,
+            resources=self.resources,
+        )
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
-        register_wab_resource(self.resources, self.wab_documents)
+        register_wab_resource(self.resources, self.wab.documents)
         self.watcher: ManifestWatcher | None = None
         self._preparing: asyncio.Task[None] | None = None
-        #: One HTTP client for every WAB discovery (made in the idle preparation or at first need).
-        self._wab_client: httpx.AsyncClient | None = None
 
     def _make_browser(self) -> DeferredBrowser:
         # Deferred: Playwright is imported when the browser first starts, not before tools/list.
@@ -323,15 +315,10 @@ class ActionsApp:
         if self._preparing is None or (again and self._preparing.done()):
             self._preparing = loop.create_task(self._prepare_checks(), name="prepare-checks")
 
-    def _discovery_client(self) -> httpx.AsyncClient:
-        if self._wab_client is None:
-            self._wab_client = discovery_client()
-        return self._wab_client
-
     async def _prepare_checks(self) -> None:
         # Called as the tools/list answer is being sent: let it reach the host first.
         await asyncio.sleep(PREPARE_AFTER_S)
-        self._discovery_client()  # its TLS context costs ~40 ms of CPU, which a navigation would share
+        self.wab.client()  # its TLS context costs ~40 ms of CPU, which a navigation would share
         await asyncio.sleep(0)
         for binding in list(self.catalog.tools.values()):
             binding.prepare_checks()
@@ -348,9 +335,7 @@ class ActionsApp:
             self._preparing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._preparing
-        if self._wab_client is not None:
-            await self._wab_client.aclose()
-            self._wab_client = None
+        await self.wab.aclose()
         # Each part is stopped even when another failed; a failure is logged, never hidden.
         if self.watcher is not None:
             await self.watcher.stop()
@@ -386,7 +371,7 @@ class ActionsApp:
             return
         if isinstance(event, (RuntimeReady, RuntimeUpdated)):
             self._expose_page_tools(runtime)
-            self._discover_wab(runtime)
+            self.wab.seen(runtime)
             if runtime.manifest is not None:
                 if runtime.manifest.get("imports"):
                     # Imports may be fetched over https: compose in a worker thread, off the event loop.
@@ -395,8 +380,7 @@ class ActionsApp:
                     self._apply_inline(runtime, self._load_inline(runtime))
         elif isinstance(event, RuntimeGone):
             self.projections.forget_runtime(runtime.runtime_id)
-            self.wab_origins.pop(runtime.runtime_id, None)
-            self.wab_documents.pop(runtime.runtime_id, None)
+            self.wab.forget(runtime.runtime_id)
             if self.catalog.drop_runtime(runtime.runtime_id):
                 self.inline_reports.pop(runtime.runtime_id, None)
                 self._tools_changed()
@@ -426,23 +410,6 @@ class ActionsApp:
         if changed:
             self._tools_changed()
 
-    def _discover_wab(self, runtime: RuntimeInfo) -> None:
-        """Look for the site's WAB discovery document once per origin a runtime reaches, and expose its commands.
-
-        The commands are the document's and those the page's own WAB bridge lists
-        (``page_tools["wab"]``, reported by the page engine), as one map of the runtime.
-        """
-        origin = origin_of(runtime.url)
-        if self.wab_origins.get(runtime.runtime_id) != origin or runtime.runtime_id not in self.wab_origins:
-            self.wab_origins[runtime.runtime_id] = origin
-            self.wab_documents.pop(runtime.runtime_id, None)
-            self._wab_applied.pop(runtime.runtime_id, None)
-            for gone in [rid for rid in self._wab_applied if rid not in self.wab_origins]:
-                del self._wab_applied[gone]  # runtimes that went away
-            if origin is not None:
-                asyncio.get_running_loop().create_task(self._expose_wab(runtime, origin))
-        self._apply_wab(runtime)
-
     def _wab_loaded(self, runtime: RuntimeInfo, found: Mapping[str, Any] | None, page: list[dict[str, Any]] | None) -> LoadedManifest | None:
         """The runtime's WAB map (document and page actions), or None when there is none or it cannot be exposed."""
         source = f"runtime:{runtime.runtime_id}#wab"
@@ -462,14 +429,11 @@ class ActionsApp:
         loaded.namespace = f"runtime-{runtime.runtime_id}-wab"
         return loaded
 
-    def _apply_wab(self, runtime: RuntimeInfo) -> None:
-        """Expose the runtime's WAB commands as they are now; ``tools`` changes when they change."""
-        found = self.wab_documents.get(runtime.runtime_id)
-        page = runtime.page_tools.get("wab") or None
-        key = (found["url"] if found is not None else None, id(found), json.dumps(page, sort_keys=True, default=str), origin_of(runtime.url))
-        if self._wab_applied.get(runtime.runtime_id) == key:
-            return  # nothing new since the last time (every runtime_status passes here)
-        self._wab_applied[runtime.runtime_id] = key
+    def _expose_wab(self, runtime: RuntimeInfo, found: Mapping[str, Any] | None, page: list[dict[str, Any]] | None) -> None:
+        """Expose the runtime's WAB commands (its site's document, its page's own actions) as one map of the runtime.
+
+        WAB discovery calls this when either changed; ``tools`` changes when the tools do.
+        """
         loaded: LoadedManifest | None = None
         if found is not None or page:
             loaded = self._wab_loaded(runtime, found, page)
@@ -477,46 +441,6 @@ class ActionsApp:
                 loaded = self._wab_loaded(runtime, None, page)  # the page's own actions still serve
         if self.catalog.set_page_tools(runtime.runtime_id, "wab", loaded):
             self._tools_changed()
-
-    async def _quiet_spell(self) -> None:
-        """Wait until no call has been in flight for WAB_QUIET_S (at most WAB_QUIET_WAIT_S).
-
-        Discovery is background work: two or three HTTP requests that, started at the
-        navigation's commit, shared two cores with the page load and the agent's next
-        call (~50 ms of a board navigation, measured). Agents think between calls, so
-        it runs in their first pause; its tools arrive with a list_changed.
-        """
-        give_up = time.monotonic() + WAB_QUIET_WAIT_S
-        while (quiet := self.bridge.quiet_for) < WAB_QUIET_S and time.monotonic() < give_up:
-            await asyncio.sleep(max(0.02, WAB_QUIET_S - quiet))
-
-    async def _wab_meta(self, runtime: RuntimeInfo) -> Any:
-        """The page's ``wab-discovery`` meta content, read from the live document (None: it has none).
-
-        Reading it in the page spares fetching the page's HTML again (a whole page, for a
-        real site) and sees a tag a script added. A runtime without ``dom.extract`` (refused
-        as ``capability_unavailable`` before the call leaves), or a read that fails, leaves it
-        ``UNREAD``: discovery then fetches the HTML as before.
-        """
-        try:
-            output = await self._extract(runtime.runtime_id, META_EXTRACT, WAB_META_TIMEOUT_MS)
-        except ActionError as exc:
-            log.info("could not read the wab-discovery meta tag of %s in the page: %s", runtime.url, exc)
-            return WAB_META_UNREAD
-        return meta_from_records(output)
-
-    async def _expose_wab(self, runtime: RuntimeInfo, origin: str) -> None:
-        await self._quiet_spell()
-        if self.wab_origins.get(runtime.runtime_id) != origin or self.bridge.registry.get(runtime.runtime_id) is not runtime:
-            return  # the page moved on (or went away) meanwhile
-        found = await discover_wab(runtime.url, self._discovery_client(), read_meta=lambda: self._wab_meta(runtime))
-        if found is None or self.wab_origins.get(runtime.runtime_id) != origin or self.bridge.registry.get(runtime.runtime_id) is not runtime:
-            return
-        url, document = found
-        self.wab_documents[runtime.runtime_id] = {"url": url, "document": document}
-        self.resources.updated(expand(WAB, runtime_id=runtime.runtime_id))
-        self.resources.list_changed()
-        self._apply_wab(runtime)
 
     def _load_inline(self, runtime: RuntimeInfo) -> LoadedManifest | ManifestReport:
         return load_document(runtime.manifest, source=f"runtime:{runtime.runtime_id}", trust="website", limits=self.options.limits, fetcher=self.fetcher)
