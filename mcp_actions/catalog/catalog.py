@@ -406,7 +406,10 @@ class Catalog:
         for binding in sorted(bindings, key=lambda b: (b.kind is not ToolKind.BUILTIN, b.name, b.runtime_id or "")):
             name = binding.mcp_name
             if name in tools:
-                name = disambiguated_name(f"{binding.name}@{binding.runtime_id}" if binding.runtime_id else binding.name)
+                key = f"{binding.name}@{binding.runtime_id}" if binding.runtime_id else binding.name
+                name, n = disambiguated_name(key), 2
+                while name in tools:  # a third tool of the same name (or one named like a second name): the next one
+                    name, n = disambiguated_name(f"{key}#{n}"), n + 1
                 log.warning("tool %s would be named %s, which %s already has; exposing it as %s", binding.name, binding.mcp_name, tools[binding.mcp_name].name, name)
                 binding = replace(binding, mcp_name=name)
             binding.build_checks()

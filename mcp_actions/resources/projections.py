@@ -42,7 +42,10 @@ def register_projection_resources(registry: ResourceRegistry, *, projections: Pr
         return await projections.read(known(params, PROJECTION), params["projection"])
 
     async def read_summary(params: Mapping[str, str]) -> Any:
-        return await projections.summary(known(params, SUMMARY), params["projection"], params["summary"])
+        runtime_id = known(params, SUMMARY)
+        if params["summary"] not in projections.projections(runtime_id)[params["projection"]].summaries:
+            raise not_found(expand(SUMMARY, **params))  # a URI that names nothing, not a bad argument
+        return await projections.summary(runtime_id, params["projection"], params["summary"])
 
     async def read_diff(params: Mapping[str, str]) -> Any:
         return await projections.diff(known(params, DIFF), params["projection"])

@@ -106,12 +106,8 @@ def test_two_runtimes_inline_maps_with_one_tool_name_each_get_a_name_by_runtime(
     assert named == {"inline_ping": "tab-1", disambiguated_name("inline.ping@tab-2"): "tab-2"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the catalog gives a clashing tool disambiguated_name() without checking that it is free: a third map of one namespace "
-    "declaring the same tool name gets the second's name and replaces it, so one tool is silently lost",
-)
 def test_three_maps_of_one_namespace_with_one_tool_name_expose_three_tools():
+    # The second name was given without checking that it was free: the third replaced the second.
     catalog = Catalog()
     catalog.set_manifests([loaded(manifest(handler_tool("shop.add"), surface={"surface_id": "shop"}), source=f"copy{i}.actions.json") for i in range(3)])
     assert sorted(b.namespace for b in catalog.tools.values()) == ["shop", "shop-2", "shop-3"]

@@ -144,11 +144,6 @@ async def test_what_names_no_projection_is_resource_not_found_and_reads_nothing(
         assert s.board.extracts == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a summary URI naming a summary the projection does not declare raises invalid_input (evidence path /summary_name, "
-    "the actions.site argument) instead of resource_not_found, so MCP answers INVALID_PARAMS, not -32002",
-)
 async def test_a_summary_the_projection_does_not_declare_is_resource_not_found():
     async with served() as s:
         uri = f"{STATE}/summaries/nothing"
