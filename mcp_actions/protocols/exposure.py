@@ -40,10 +40,10 @@ def _surface(url: str | None) -> dict[str, Any]:
 def _object_schema(schema: Any) -> dict[str, Any]:
     if not isinstance(schema, dict):
         return {"type": "object", "properties": {}}
-    schema = copy.deepcopy(schema)
-    schema.pop("$schema", None)  # a page's draft marker; ours is 2020-12
-    schema.setdefault("type", "object")
-    return schema
+    copied: dict[str, Any] = copy.deepcopy(schema)
+    copied.pop("$schema", None)  # a page's draft marker; ours is 2020-12
+    copied.setdefault("type", "object")
+    return copied
 
 
 def _unique(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -110,9 +110,9 @@ WAB_BRIDGES = ("__wab_protocol", "AICommands")
 
 def _wab_page_actions(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The actions a page's WAB bridge lists (``page_tools["wab"]``: ``{name, description, params, trigger?, bridge}``)."""
-    actions = []
+    actions: list[dict[str, Any]] = []
     for tool in tools:
-        action = {k: tool[k] for k in ("name", "description", "params", "trigger", "category") if k in tool}
+        action: dict[str, Any] = {k: tool[k] for k in ("name", "description", "params", "trigger", "category") if k in tool}
         actions.append(action)
     return actions
 

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import warnings
 from collections.abc import AsyncIterator, Coroutine, Sequence
-from typing import Any
+from typing import Any, cast
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -158,7 +158,8 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             await tell(ctx, peer, "warning", {"event": "call_refused", "tool": params.name, "code": exc.code, "message": exc.message})
             raise protocol_error(exc) from exc
         except InputRequired as ask:
-            return ask.payload  # a 2026-07-28 client asks its user and calls again with the answer
+            # A 2026-07-28 client asks its user and calls again with the answer (confirm.py raised it with its result).
+            return cast(types.InputRequiredResult, ask.payload)
         except ActionError as exc:
             binding = app.catalog.get(params.name)
             if not started:

@@ -28,7 +28,7 @@ RESOURCE_NOT_FOUND = -32002
 def list_resources(registry: ResourceRegistry) -> list[types.Resource]:
     """The resources that exist right now."""
     return [
-        types.Resource(name=e.name, uri=e.uri, mime_type=e.mime_type, description=e.description, meta=dict(e.meta) or None)
+        types.Resource(name=e.name, uri=e.uri, mime_type=e.mime_type, description=e.description, _meta=dict(e.meta) or None)
         for e in registry.entries()
     ]
 

@@ -69,7 +69,7 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
         input_schema=binding.mcp_input_schema,
         output_schema=output_schema,
         annotations=annotations,
-        meta=meta,
+        _meta=meta,  # the SDK's models take _meta by its alias (populate_by_name keeps the name for reading)
     )
 
 
@@ -103,14 +103,14 @@ def success_result(output: Any, binding: ToolBinding | None = None, *, state_sum
     text = json.dumps(output, ensure_ascii=False, default=str, separators=(",", ":"))
     if len(text) > TEXT_LIMIT:
         text = f"{text[:TEXT_LIMIT]}… ({len(text)} characters; the whole result is in structuredContent)"
-    content: list[types.TextContent | types.ImageContent] = [types.TextContent(type="text", text=text)]
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     if image is not None:
         content.append(image)
     meta = None
     if state_summary is not None:
         meta = {META_STATE_SUMMARY: state_summary}
         content.append(types.TextContent(type="text", text=_summary_text(state_summary)))
-    return types.CallToolResult(content=content, structured_content=structured, is_error=False, meta=meta)
+    return types.CallToolResult(content=content, structured_content=structured, is_error=False, _meta=meta)
 
 
 def _summary_text(state_summary: dict[str, Any]) -> str:
