@@ -92,6 +92,11 @@ class WabDiscovery:
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
+    @property
+    def pending_count(self) -> int:
+        """Discoveries under way (for tests and the curious)."""
+        return len(self._tasks)
+
     def client(self) -> httpx.AsyncClient:
         """The one HTTP client of every discovery (made at first need)."""
         if self._client is None:

@@ -1,0 +1,112 @@
+"""WabDiscovery on its own: what it finds, announces and hands on, with a real site and stand-in collaborators."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_actions.bridge.registry import RuntimeInfo
+from mcp_actions.errors import ActionError, ErrorCode
+from mcp_actions.protocols.wab_discovery import WabDiscovery
+
+SITE = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "wab"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture()
+def bakery_url() -> Iterator[str]:
+    """The WAB bakery at its own origin: /agent-bridge.json is its discovery document."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _Setting:
+    """The collaborators a WabDiscovery is given, recording what it does with them."""
+
+    def __init__(self) -> None:
+        self.runtimes: dict[str, RuntimeInfo] = {}
+        self.exposed: list[tuple[str, str | None, Any]] = []  # runtime id, document url, page actions
+        self.announced: list[str] = []
+        self.discovery = WabDiscovery(
+            quiet_for=lambda: 60.0,  # no call in flight for a minute: discovery need not wait
+            current=self.runtimes.get,
+            extract=self._extract,
+            expose=lambda runtime, found, page: self.exposed.append((runtime.runtime_id, found["url"] if found else None, page)),
+            resources=self,
+        )
+
+    async def _extract(self, runtime_id: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
+        raise ActionError("no dom.extract here", code=ErrorCode.CAPABILITY_UNAVAILABLE)
+
+    def updated(self, uri: str) -> None:
+        self.announced.append(f"updated {uri}")
+
+    def list_changed(self) -> None:
+        self.announced.append("list_changed")
+
+    def connect(self, runtime_id: str, url: str) -> RuntimeInfo:
+        info = RuntimeInfo(runtime_id=runtime_id, url=url, transport="inprocess")
+        self.runtimes[runtime_id] = info
+        return info
+
+    async def settled(self) -> None:
+        for _ in range(500):
+            if not self.discovery.pending_count:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("discovery never finished")
+
+
+async def test_a_found_document_is_kept_announced_and_handed_on(bakery_url: str) -> None:
+    setting = _Setting()
+    runtime = setting.connect("r1", f"{bakery_url}/index.html")
+    setting.discovery.seen(runtime)
+    assert setting.exposed == [("r1", None, None)]  # nothing known yet: handed on at once, as empty
+    await setting.settled()
+    found = setting.discovery.documents["r1"]
+    assert found["url"] == f"{bakery_url}/agent-bridge.json"
+    assert isinstance(found["document"], dict)
+    assert setting.announced == ["updated actions://runtimes/r1/wab", "list_changed"]
+    assert setting.exposed[1:] == [("r1", f"{bakery_url}/agent-bridge.json", None)]
+    await setting.discovery.aclose()
+
+
+async def test_a_runtime_that_left_meanwhile_keeps_nothing(bakery_url: str) -> None:
+    setting = _Setting()
+    runtime = setting.connect("r1", f"{bakery_url}/index.html")
+    setting.discovery.seen(runtime)
+    del setting.runtimes["r1"]
+    setting.discovery.forget("r1")
+    await setting.settled()
+    assert setting.discovery.documents == {} and setting.announced == []
+    await setting.discovery.aclose()
+
+
+async def test_only_a_change_is_handed_on_again() -> None:
+    setting = _Setting()
+    runtime = setting.connect("r1", "about:blank")  # no http(s) origin: nothing to look for
+    setting.discovery.seen(runtime)
+    setting.discovery.seen(runtime)  # every runtime_status passes here
+    assert setting.exposed == [("r1", None, None)]
+    actions = [{"name": "addToCart", "description": "Add", "params": {}}]
+    runtime.page_tools = {"wab": actions}
+    setting.discovery.seen(runtime)
+    assert setting.exposed == [("r1", None, None), ("r1", None, actions)]
+    assert setting.discovery.origins == {"r1": None} and setting.discovery.pending_count == 0
+    await setting.discovery.aclose()
