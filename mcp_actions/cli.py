@@ -1,4 +1,4 @@
-"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``check``, ``convert``, ``demo``.
+"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``check``, ``convert``, ``init``, ``demo``.
 
 In stdio mode nothing but MCP JSON-RPC may reach stdout, so every message
 here goes to stderr and logging is configured onto stderr before anything
@@ -174,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     convert = sub.add_parser("convert", help="write an actions.json map from a WAB discovery document or an ABP manifest")
     convert.add_argument("source", metavar="FILE|URL", help="the document to convert")
     convert.add_argument("-o", "--output", metavar="OUT", help="write the map here instead of stdout")
+    init = sub.add_parser("init", help="draft a map of a live page: its forms and main controls as tools")
+    init.add_argument("url", metavar="URL", help="the page to draft a map of (http or https)")
+    init.add_argument("-o", "--output", metavar="OUT", help="write the map here instead of stdout")
+    init.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
     demo = sub.add_parser("demo", help="run the whole loop on the bundled demo site in a headless browser")
     demo.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
@@ -294,6 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check_command(args.manifest, args.url, as_json=args.json, fail_on=args.fail_on, out=sys.stdout, err=sys.stderr, browser_path=args.browser_path)
         if args.command == "convert":
             return _run_convert(args.source, args.output)
+        if args.command == "init":
+            from .authoring.init import run_init_command
+
+            return run_init_command(args.url, args.output, out=sys.stdout, err=sys.stderr, browser_path=args.browser_path)
         if args.command == "demo":
             from .demo.run import run_demo
 
