@@ -8,15 +8,29 @@ code and command-line option is named somewhere in ``docs/``.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
+import io
+import json
 import re
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp import Client
 
 from mcp_actions import docgen
-from mcp_actions.cli import build_parser
+from mcp_actions.actions_app import ActionsApp, AppOptions
+from mcp_actions.bridge.items import RuntimeConfig, parse_item
+from mcp_actions.checks.command import run_check_command
+from mcp_actions.cli import build_parser, run_validate
 from mcp_actions.errors import ErrorCode
+from mcp_actions.manifest.validate import check_manifest
 from mcp_actions.primitive_dictionary import dictionary_names
+from mcp_actions.server.mcp_server import build_server
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -83,3 +97,176 @@ def test_the_cli_page_names_every_command_and_option():
             if env and env.group(1) not in text:
                 missing.append(f"{name} {env.group(1)}")
     assert missing == []
+
+
+# -- every code block ---------------------------------------------------------------------------
+
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", flags=re.MULTILINE | re.DOTALL)
+
+
+def blocks(page: str, language: str) -> list[str]:
+    return [body for lang, body in FENCE.findall((DOCS / page).read_text(encoding="utf-8")) if lang == language]
+
+
+@pytest.mark.parametrize("page", sorted(path.name for path in DOCS.glob("*.md")))
+def test_every_json_block_is_json(page):
+    for body in blocks(page, "json"):
+        json.loads(body)
+
+
+def test_the_examples_of_the_manifest_language_validate():
+    # Whole maps as they are; workflows, tools and projections inside the smallest map that holds them.
+    checked = 0
+    for body in blocks("manifest-language.md", "json"):
+        example = json.loads(body)
+        if not isinstance(example, dict):
+            continue
+        if "expression_language" in example:
+            example = tool_map(workflow=example)
+        elif "input_schema" in example:
+            example = {**tool_map(), "states": [{"name": "form_ready"}], "tools": [example]}
+        elif "snapshot" in example:
+            example = {**tool_map(), "state_projections": [example]}
+        elif "protocol" not in example:
+            continue
+        assert check_manifest(example).errors == (), body
+        checked += 1
+    assert checked >= 4
+
+
+def tool_map(**extra: Any) -> dict[str, Any]:
+    tool = {"name": "x.y", "description": "d", "input_schema": {"type": "object"}, **extra}
+    return {"protocol": "actions.json", "version": 1, "tools": [tool if extra else {**tool, "x_actions": {"handler": "x.y"}}]}
+
+
+def test_the_wire_transcript_parses_as_the_bridge_parses_items():
+    text = (DOCS / "bridge-protocol.md").read_text(encoding="utf-8")
+    lines = re.findall(r"^[→←] (\{.*\})$", text, flags=re.MULTILINE)
+    assert len(lines) >= 4
+    for line in lines:
+        item = json.loads(line)
+        if item["type"] == "runtime_config":
+            RuntimeConfig.model_validate(item)
+        else:
+            parse_item(line)
+    for body in blocks("bridge-protocol.md", "json"):
+        item = json.loads(body)
+        RuntimeConfig.model_validate(item) if item["type"] == "runtime_config" else parse_item(item)
+
+
+# -- the first map of getting-started.md is a fixture ------------------------------------------
+
+FIRST_MAP = DOCS / "examples" / "first-map"
+GUIDE = DOCS / "getting-started.md"
+
+
+def test_the_guide_shows_the_fixture_files_exactly():
+    text = GUIDE.read_text(encoding="utf-8")
+    shown = dict(re.findall(r"^<!-- file: (\S+) -->\n```\w*\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL))
+    assert set(shown) == {"docs/examples/first-map/index.html", "docs/examples/first-map/actions.json"}
+    for path, body in shown.items():
+        assert body == (ROOT / path).read_text(encoding="utf-8"), path
+
+
+def test_the_guide_maps_validate_without_a_warning():
+    smallest = next(json.loads(body) for body in blocks("getting-started.md", "json") if '"tools": []' in body)
+    report = check_manifest(smallest)
+    assert report.errors == () and report.warnings == ()
+    out, err = io.StringIO(), io.StringIO()
+    assert run_validate([str(FIRST_MAP / "actions.json")], as_json=False, out=out, err=err) == 0
+    assert out.getvalue() == "" and err.getvalue() == "checked 1 manifest: 1 valid, 0 invalid (0 errors, 0 warnings)\n"
+    assert err.getvalue().strip() in GUIDE.read_text(encoding="utf-8")
+
+
+def test_the_guide_host_configurations_run_the_fixture():
+    configs = [json.loads(body) for body in blocks("getting-started.md", "json") if "/path/to/mcp-actions/.venv/bin/mcp-actions" in body]
+    assert len(configs) == 3  # Claude Desktop, VS Code, Cursor
+    for config in configs:
+        (server,) = (config.get("mcpServers") or config["servers"]).values()
+        assert server["args"] == ["--manifests", "/path/to/mcp-actions/docs/examples/first-map"]
+        assert build_parser().parse_args(["serve", *server["args"]]).manifests == ["/path/to/mcp-actions/docs/examples/first-map"]
+
+
+@contextlib.contextmanager
+def served_first_map() -> Iterator[str]:
+    """The first map's folder on a loopback HTTP server; its origin."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(FIRST_MAP))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]  # quiet
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="first-map", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def documented(page: str, needle: str) -> Any:
+    return next(json.loads(body) for body in blocks(page, "json") if needle in body)
+
+
+@pytest.mark.browser
+async def test_the_first_map_runs_in_chromium_through_an_mcp_client(tmp_path):
+    with served_first_map() as origin:
+        document = json.loads((FIRST_MAP / "actions.json").read_text(encoding="utf-8"))
+        assert document["surface"]["origin"] == "http://127.0.0.1:8000"  # as the guide serves it
+        document["surface"]["origin"] = origin  # here: wherever the test server listens
+        (tmp_path / "actions.json").write_text(json.dumps(document), encoding="utf-8")
+        app = ActionsApp(AppOptions(manifests=[str(tmp_path)], headless=True, isolated=True, serve_bridge=False))
+        async with Client(build_server(app), mode="legacy") as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == {"browser_navigate", "contact_send_message"}
+            # The tool as mcp-surface.md shows it.
+            assert tools["contact_send_message"].model_dump(by_alias=True, exclude_none=True, mode="json") == documented("mcp-surface.md", '"name": "contact_send_message"')
+            opened = await client.call_tool("browser_navigate", {"url": f"{origin}/"})
+            assert not opened.is_error and opened.structured_content["tab"]["title"] == "Contact us"
+            arguments = documented("getting-started.md", '"email": "ada@example.com"')
+            result = await client.call_tool("contact_send_message", arguments)
+            assert not result.is_error, result.structured_content
+            assert result.structured_content == documented("getting-started.md", '"sent": true')
+            # A bad call, as mcp-surface.md shows it: an isError result naming the argument.
+            bad = await client.call_tool("contact_send_message", {"name": "Ada", "email": "ada@example.com"})
+            assert bad.is_error and bad.structured_content == documented("mcp-surface.md", '"code": "invalid_input"')
+
+
+@pytest.mark.browser
+def test_check_reports_on_the_first_map_as_the_guide_shows(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    text = GUIDE.read_text(encoding="utf-8")
+    shown = next(body for body in blocks("getting-started.md", "text") if body.startswith("mcp-actions check:"))
+    with served_first_map() as origin:
+        out, err = io.StringIO(), io.StringIO()
+        status = run_check_command("docs/examples/first-map/actions.json", f"{origin}/", as_json=False, fail_on="major", out=out, err=err)
+    assert status == 0, err.getvalue()
+    assert out.getvalue().replace(origin, "http://127.0.0.1:8000") == shown
+    assert "--url http://127.0.0.1:8000/" in text
+
+
+# -- links ----------------------------------------------------------------------------------------
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped (``-`` and ``_`` kept), spaces as ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    return {slug(heading) for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.MULTILINE)}
+
+
+@pytest.mark.parametrize("page", ["README.md", *sorted(f"docs/{path.name}" for path in DOCS.glob("*.md"))])
+def test_every_relative_link_reaches_a_file_and_its_heading(page):
+    source = ROOT / page
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", FENCE.sub("", source.read_text(encoding="utf-8"))):
+        if re.match(r"[a-z]+:", target):
+            continue  # https://…, mailto:…
+        file, _, anchor = target.partition("#")
+        linked = (source.parent / file).resolve() if file else source
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(target)
+    assert broken == []
