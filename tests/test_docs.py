@@ -270,3 +270,28 @@ def test_every_relative_link_reaches_a_file_and_its_heading(page):
         elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
             broken.append(target)
     assert broken == []
+
+
+# -- the README -----------------------------------------------------------------------------------
+
+README = ROOT / "README.md"
+
+
+def test_the_readme_is_short_and_keeps_the_quickstart_commands_ci_runs():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    commands = [body.strip() for lang, body in FENCE.findall(text) if lang == "sh"]
+    assert commands[:2] == [
+        'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && .venv/bin/mcp-actions demo',
+        ".venv/bin/python -m pytest -q",
+    ]
+    assert ".venv/bin/python -m pytest -q" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_readme_host_configurations_parse_and_start_serve():
+    configs = [json.loads(body) for lang, body in FENCE.findall(README.read_text(encoding="utf-8")) if lang == "json"]
+    assert len(configs) == 3  # Claude Desktop, VS Code, Cursor
+    for config in configs:
+        (server,) = (config.get("mcpServers") or config["servers"]).values()
+        assert server["command"].endswith("/.venv/bin/mcp-actions")
+        build_parser().parse_args(["serve", *server.get("args", [])])
