@@ -10,9 +10,9 @@ from __future__ import annotations
 
 __all__ = ["DEFAULT_BRIDGE_PORT", "DEFAULT_EVENT_LOG_SIZE", "DEFAULT_MCP_PORT", "DEFAULT_TIMEOUT_MS"]
 
-#: The bridge's WebSocket port (``--bridge-port``, CONTRACT §1).
+#: The bridge's WebSocket port (``--bridge-port``, docs/cli.md).
 DEFAULT_BRIDGE_PORT = 17345
-#: The MCP HTTP transports' port (``--port``, CONTRACT §1).
+#: The MCP HTTP transports' port (``--port``, docs/cli.md).
 DEFAULT_MCP_PORT = 8931
 #: Time limit of a call that does not set ``timeout_ms`` (``--timeout-ms``).
 DEFAULT_TIMEOUT_MS = 30_000

@@ -1,6 +1,6 @@
 """The primitive dictionary as data: names, capabilities and input shapes of primitives.
 
-The dictionary (``runtimes/dictionary.json``, CONTRACT §4) is data that ships
+The dictionary (``runtimes/dictionary.json``, documented in docs/primitives.md) is data that ships
 beside the runtimes that implement it. This module is the one reader of that
 file: it reads it as a package resource of ``mcp_actions`` without importing
 ``runtimes``, so the bridge can check a primitive call (is it provided by the

@@ -52,7 +52,7 @@ META_TOOL = "mcp-actions/tool"
 #: Where a tool came from: ``actions.json``, ``webmcp``, ``abp`` or ``wab`` (see protocols/naming.py).
 META_PROTOCOL = "mcp-actions/protocol"
 
-#: Optional arguments every tool accepts to choose its runtime and bound its time (CONTRACT §3),
+#: Optional arguments every tool accepts to choose its runtime and bound its time (docs/mcp-surface.md, Tools),
 #: flat. They are accepted by every tool but not spelled out in each schema: see ADVERTISED_ROUTING.
 ROUTING_PROPERTIES: dict[str, dict[str, Any]] = {
     "target_runtime_id": {"type": "string", "description": "Run on the runtime with this id (see actions://runtimes)."},

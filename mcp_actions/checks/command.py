@@ -5,7 +5,7 @@ host, one tab), waits for the page to settle and for what the map expects to
 be there (``wait_until_expected``, at most ``READY_TIMEOUT_MS``: a page that
 renders late is judged once rendered), and runs ``drift_report``.
 Prints one line per item (or, with ``--json``, the report object documented
-in the README) and returns the exit status: 0 when nothing at or above
+in docs/cli.md) and returns the exit status: 0 when nothing at or above
 ``--fail-on`` (default major) failed or could not be checked, 1 when
 something did, 2 on a usage or I/O error (no such file, an invalid map, a
 browser that does not start, a URL that does not load). Every error line

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AUTO", "BUILTIN_GROUPS", "GROUPS", "listed_builtins"]
 
-#: The groups, in the order the README lists them.
+#: The groups, in the order docs/mcp-surface.md lists them.
 GROUPS: tuple[str, ...] = ("navigate", "tabs", "capture", "dialogs", "observe", "site")
 #: Built-in tools by group, read from the registry of built-ins (each tool names its own group).
 BUILTIN_GROUPS: dict[str, tuple[str, ...]] = {group: tuple(tool.name for tool in BUILTIN_TOOLS if tool.group == group) for group in GROUPS}

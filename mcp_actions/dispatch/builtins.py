@@ -110,7 +110,7 @@ def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[
     return [applied.summary() for applied in context_for(service.catalog, runtime)]
 
 
-#: Every built-in tool, in the order the README lists them: the one registry of built-ins.
+#: Every built-in tool, in the order docs/mcp-surface.md lists them: the one registry of built-ins.
 BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*BROWSER_TOOLS, *OBSERVE_TOOLS, BuiltinTool(SITE, _site, "site"))
 
 

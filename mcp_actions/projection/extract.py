@@ -2,7 +2,7 @@
 
 Each projection's ``snapshot.extract`` entries are sent verbatim except for
 their ``id``, which is namespaced (``p<index>_<id>``) so entries of different
-projections cannot collide. The page engine answers (INTERFACES §3)::
+projections cannot collide. The page engine answers (``dom.extract`` in docs/primitives.md)::
 
     {"records": {"<id>": [...] | {...} | null},
      "diagnostics": {"selector_counts": {"<id>": n, "<id>.<field>": n, ...},

@@ -58,7 +58,7 @@ _LISTEN_HOOK = """
   engine.onPageTools(function (snapshot) { report(snapshot).catch(function () {}); });
 })();
 ;(function () {
-  // Messages of running calls (progress, input requests: README "Call messages"), from any
+  // Messages of running calls (progress, input requests: docs/bridge-protocol.md, "Call messages"), from any
   // document that is a runtime (tab or frame); the host checks which one sent it.
   var engine = window.__mcpActions, send = window.__mcpActionsCallMessage;
   if (!engine || typeof engine.onCallMessage !== "function" || typeof send !== "function") return;

@@ -47,7 +47,7 @@ _DELIVER = """(item) => {
   const engine = window.__mcpActions;
   return engine && typeof engine.deliver === "function" ? engine.deliver(item) : false;
 }"""
-#: Call messages a page may send for a running call (README: "Call messages").
+#: Call messages a page may send for a running call (docs/bridge-protocol.md, "Call messages").
 CALL_MESSAGES = frozenset({"call_progress", "input_request"})
 _WATCH_EVENTS = """(listen) => {
   const engine = window.__mcpActions, emit = window.__mcpActionsEmit;

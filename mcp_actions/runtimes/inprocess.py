@@ -145,7 +145,7 @@ class InProcessRuntime:
             output = await self.execute(item["name"], item.get("arguments") or {}, item.get("handler"))
             if is_envelope(output):
                 # A value shaped like the protocol's {ok, result} envelope travels inside a real one,
-                # or the bridge would unwrap it (CONTRACT §2).
+                # or the bridge would unwrap it (docs/bridge-protocol.md, action_call_output).
                 output = {"ok": True, "result": output}
             reply = {"type": "action_call_output", "call_id": call_id, "runtime_id": self.runtime_id, "output": output}
         except ActionError as exc:

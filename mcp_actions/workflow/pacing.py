@@ -38,7 +38,7 @@ PrimitiveCaller = Callable[[str, dict[str, Any], "int | None"], Awaitable[Any]]
 
 #: The primitive ``settle_after.locator`` waits with.
 SETTLE_PRIMITIVE = "locator.wait_for"
-#: Our engine primitive: resolve after ``quiet_ms`` without DOM mutations (INTERFACES §2).
+#: Our engine primitive: resolve after ``quiet_ms`` without DOM mutations (``dom.settle`` in docs/primitives.md).
 DOM_SETTLE = "dom.settle"
 #: Codes meaning "this runtime has no such primitive" (then the fixed delay stands in).
 _MISSING = frozenset({ErrorCode.CAPABILITY_UNAVAILABLE, ErrorCode.UNKNOWN_ACTION})

@@ -1,4 +1,4 @@
-"""The ``validate`` command's logic: exit codes, the --json shape of CONTRACT §1, the human lines."""
+"""The ``validate`` command's logic: exit codes, the --json shape of docs/cli.md, the human lines."""
 
 from __future__ import annotations
 

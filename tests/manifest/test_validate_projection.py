@@ -1,4 +1,4 @@
-"""State projections: snapshot, extract entries and fields (CONTRACT §5), projection, summaries."""
+"""State projections: snapshot, extract entries and fields (docs/manifest-language.md), projection, summaries."""
 
 from __future__ import annotations
 

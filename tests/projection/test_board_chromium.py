@@ -1,7 +1,7 @@
 """The board scenario end to end: real headless Chromium, the page engine's dom.extract, the SDK Client.
 
-Pending until the page engine implements ``dom.extract`` (INTERFACES §3, branch
-pageruntime): skipped while ``ENGINE_PRIMITIVES`` lacks it, run as soon as it has it.
+Pending until the page engine implements ``dom.extract`` (docs/primitives.md): skipped while
+``ENGINE_PRIMITIVES`` lacks it, run as soon as it has it.
 """
 
 from __future__ import annotations

@@ -124,7 +124,7 @@ async def test_ready_calls_events_and_errors(page: Page, stand_in: StandInBridge
                      "handler": "contactForm.submitName", "arguments": {"name": "Ada"}, "timeout_ms": 5000})  # fmt: skip
     event = await conn.next("dom_event")
     output = await conn.next("action_call_output")
-    # The handler's value looks like the protocol's {ok, result} envelope, so it travels inside a real one (CONTRACT §2).
+    # The handler's value looks like the protocol's {ok, result} envelope, so it travels inside a real one (docs/bridge-protocol.md).
     assert output == {"type": "action_call_output", "call_id": "c1", "runtime_id": runtime_id, "output": {"ok": True, "result": {"ok": True, "result": "Submitted Ada"}}}
     assert event["event_id"].startswith("evt-") and event["observed_at"].endswith("Z")
     assert {k: event[k] for k in ("runtime_id", "name", "event", "payload", "previous_call_id", "url")} == {

@@ -1,6 +1,6 @@
 /*
  * callchannel.js — Messages between a running call and its caller while the
- * call runs (README: "call messages"), shared by protocol adapters (ABP):
+ * call runs (docs/bridge-protocol.md: "Call messages"), shared by protocol adapters (ABP):
  *
  *   page → host:  {type: "call_progress", call_id, progress, total?, message?}
  *                 {type: "input_request", call_id, request_id, request}

@@ -165,7 +165,7 @@ function startClient(engine, config) {
     send(ready);
   }
 
-  // Tools the page declares (WebMCP, ABP): the whole list after every change (README: page_tools).
+  // Tools the page declares (WebMCP, ABP): the whole list after every change (docs/bridge-protocol.md: page_tools).
   if (typeof engine.onPageTools === "function") {
     engine.onPageTools(function (snapshot) {
       var page = pageState();
@@ -173,7 +173,7 @@ function startClient(engine, config) {
     });
   }
 
-  // Messages of running calls (progress, input requests): README "Call messages".
+  // Messages of running calls (progress, input requests): docs/bridge-protocol.md, "Call messages".
   if (typeof engine.onCallMessage === "function") {
     engine.onCallMessage(function (message) {
       message.runtime_id = runtimeId;
@@ -223,7 +223,7 @@ function startClient(engine, config) {
   }
 
   // The bridge reads an output shaped like the protocol's {ok, result} / {ok, error} envelope
-  // as that envelope (CONTRACT §2). A value that merely looks like one (a handler returning
+  // as that envelope (docs/bridge-protocol.md, action_call_output). A value that merely looks like one (a handler returning
   // {ok: true, result: ...}) is wrapped in a real envelope so it arrives unchanged.
   function wireOutput(output) {
     if (output === undefined) return null;

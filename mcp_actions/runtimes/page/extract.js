@@ -1,6 +1,6 @@
 /*
  * extract.js — dom.extract: many records in one round trip, for state
- * projections (CONTRACT §5). Each extract entry of a manifest's
+ * projections (docs/manifest-language.md, State projections). Each extract entry of a manifest's
  * snapshot.extract is applied verbatim:
  *   {id, selector | xpath, many (default true at the top), fields}
  * and each field: selector/xpath relative to its record (absent = the record
