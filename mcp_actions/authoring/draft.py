@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 from .. import __version__
 from ..convert.naming import safe_identifier
 from ..manifest.limits import DEFAULT_LIMITS
+from ..manifest.validate import check_manifest
 from ..protocols.naming import site_namespace
 
 __all__ = ["MAX_BUTTONS", "MAX_LINKS", "RISKY_WORDS", "Draft", "ReviewItem", "draft_map", "origin_of"]
@@ -403,7 +404,13 @@ class _Drafter:
             if f.get("maxlength"):
                 prop["maxLength"] = f["maxlength"]
             if f.get("pattern"):
-                prop["pattern"] = f"^(?:{f['pattern']})$"
+                pattern = f"^(?:{f['pattern']})$"
+                try:
+                    re.compile(pattern)
+                except re.error:
+                    self.note("field", f"{_quote(label)} has a pattern JSON Schema cannot read ({f['pattern']}); the draft leaves it out", tool)
+                else:
+                    prop["pattern"] = pattern
             if f.get("type") == "password":
                 prop["writeOnly"] = True
                 self.note("field", f"{_quote(label)} is a password field: the agent will type a secret into it; leave it out unless that is meant", tool)
@@ -592,9 +599,26 @@ def draft_map(page: dict[str, Any], *, url: str, created_at: str, max_steps: int
         "provenance": {
             "created_by": f"mcp-actions init {__version__}",
             "created_at": created_at,
-            "source": f"{parts.scheme}://{parts.netloc}{parts.path or '/'}",
+            "source": f"{origin_of(page_url)}{where}",
             "revision": "draft",
         },
-        "x_init_review": [item.to_json() for item in review],
     }
-    return Draft(manifest=manifest, review=review, counts={**drafter.counts, "tools": len(drafter.tools)})
+    _keep_valid(manifest, review)
+    manifest["x_init_review"] = [item.to_json() for item in review]
+    return Draft(manifest=manifest, review=review, counts={**drafter.counts, "tools": len(manifest["tools"])})
+
+
+def _keep_valid(manifest: dict[str, Any], review: list[ReviewItem]) -> None:
+    """Leave out any tool ``validate`` would refuse (a page's ``pattern`` that is no regular expression, say), saying why."""
+    for _ in range(3):
+        report = check_manifest(manifest)
+        broken: dict[int, str] = {}
+        for problem in report.errors:
+            parts = problem.path.split("/")
+            if len(parts) > 2 and parts[1] == "tools" and parts[2].isdigit():
+                broken.setdefault(int(parts[2]), f"{problem.code} at {problem.path}: {problem.message}")
+        if not broken:
+            return
+        for index in sorted(broken, reverse=True):
+            tool = manifest["tools"].pop(index)
+            review.append(ReviewItem("tool", f"left out of the draft: validate refuses it ({broken[index]})", str(tool.get("name"))))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from datetime import UTC, datetime
 from typing import Any, TextIO
@@ -121,6 +122,11 @@ def _summary(draft: Draft, url: str) -> str:
 
 def run_init_command(url: str, output: str | None, *, out: TextIO, err: TextIO, browser_path: str | None = None) -> int:
     """Run ``mcp-actions init`` and return its exit status (0, or 2 on a usage or I/O error)."""
+    if output is not None:
+        folder = os.path.dirname(os.path.abspath(output))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(output):
+            print(f"mcp-actions init: {ErrorCode.IO_ERROR}: cannot write {output}: {'it is a directory' if os.path.isdir(output) else 'no writable folder ' + folder}", file=err)
+            return 2  # said before a browser starts, not after
     try:
         draft = asyncio.run(draft_page(url, browser_path=browser_path))
     except ActionsError as exc:
