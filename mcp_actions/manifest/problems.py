@@ -46,7 +46,7 @@ class Problem:
         note_code(self.code)
 
     def to_dict(self) -> dict[str, str]:
-        """The public JSON shape: ``{"code", "path", "message"}`` (CONTRACT §1)."""
+        """The public JSON shape: ``{"code", "path", "message"}`` (docs/cli.md, mcp-actions validate)."""
         return {"code": self.code, "path": self.path, "message": self.message}
 
 

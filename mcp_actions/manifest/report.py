@@ -6,7 +6,7 @@ a ``ValidationRun``; ``human_lines``, ``json_text`` and
 command's exit status. The command line (``mcp_actions.cli``) parses the
 arguments and writes these to stdout and stderr.
 
-Exit status (CONTRACT §1): 0 when every manifest is valid, 1 when any is
+Exit status (docs/cli.md, mcp-actions validate): 0 when every manifest is valid, 1 when any is
 invalid, 2 on a usage or I/O error (a path that does not exist, a directory
 holding no manifest, a file that cannot be read). A file that is read but is
 not JSON is an *invalid manifest* (``invalid_json`` at ``""``), not an I/O

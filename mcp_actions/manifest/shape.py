@@ -169,7 +169,7 @@ SINGLE_SELECTOR_FIELDS = ("selector", "xpath", "closest")
 LIST_SELECTOR_FIELDS = ("selectors", "fallback_selectors")
 TEXT_FIELDS = ("role", "name", "text_equals", "text_contains", "url_contains", "url_matches", "notes")
 TARGET_FIELDS = (*SINGLE_SELECTOR_FIELDS, *LIST_SELECTOR_FIELDS, *TEXT_FIELDS, "state", "confidence")
-# Fields that find an element (CONTRACT §4's locator); url/state predicates alone find nothing.
+# Fields that find an element (a locator, docs/primitives.md); url/state predicates alone find nothing.
 LOCATING_FIELDS = ("selector", "selectors", "fallback_selectors", "xpath", "role", "text_equals", "text_contains")
 CONFIDENCE_VALUES = ("observed", "inferred", "generated", "unknown")
 #: Keys whose object value is a target descriptor, wherever they appear (a workflow argument's locator too).

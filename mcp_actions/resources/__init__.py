@@ -2,7 +2,7 @@
 
 Every resource is JSON. ``ResourceRegistry`` lists, resolves and reads
 resources and carries change (``updated(uri)``, ``list_changed()``) to its
-listeners; ``register_builtin_resources`` puts CONTRACT §3's resources on
+listeners; ``register_builtin_resources`` puts the resources of docs/mcp-surface.md on
 one. Other parts plug a resource in with ``ResourceRegistry.register``: a
 ``ResourceProvider`` per URI template lists ``ResourceEntry``s and reads one;
 ``expand`` fills a template's parameters.

@@ -1,4 +1,4 @@
-"""The ``actions://`` resources of CONTRACT §3, as providers of a ``ResourceRegistry``.
+"""The ``actions://`` resources of docs/mcp-surface.md (Resources), as providers of a ``ResourceRegistry``.
 
     actions://bridge/launch                                   how runtimes connect; what loaded, what failed
     actions://runtimes                                        connected runtimes
@@ -66,7 +66,7 @@ def register_builtin_resources(
     runtimes: RuntimeRegistry,
     launch_report: Callable[[], dict[str, Any]],
 ) -> None:
-    """Register every resource of CONTRACT §3 on ``registry``."""
+    """Register every resource docs/mcp-surface.md lists on ``registry``."""
 
     def runtime(params: Mapping[str, str], uri_template: str) -> RuntimeInfo:
         found = runtimes.get(params["runtime_id"])

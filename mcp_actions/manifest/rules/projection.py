@@ -1,7 +1,7 @@
 """State projections: DOM extraction, a JSONata projection, an output schema, summaries.
 
 ``snapshot`` has ``version`` 1, ``source`` "dom" and a non-empty ``extract``
-list. Extract entries and their fields follow CONTRACT §5 with closed key
+list. Extract entries and their fields follow docs/manifest-language.md (State projections) with closed key
 sets (they are executed, so a typo must not pass silently): an entry has a
 safe, unique ``id`` and one of ``selector``/``xpath``; a field takes its value
 from ``attribute``, ``property`` or nested ``fields`` (at most one of them).
