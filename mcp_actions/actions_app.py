@@ -68,7 +68,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class AppOptions:
-    """Everything ``mcp-actions serve`` can be told (see the README's reference)."""
+    """Everything ``mcp-actions serve`` can be told (see docs/cli.md)."""
 
     manifests: Sequence[str] = ()
     bridge_host: str = "127.0.0.1"

@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="drift report of a map against a live page (checks, states, projections, tool targets)")
     check.add_argument("manifest", metavar="MANIFEST", help="the actions.json to check")
     check.add_argument("--url", required=True, help="the live page to check it against")
-    check.add_argument("--json", action="store_true", help="print the report as one JSON object (see the README)")
+    check.add_argument("--json", action="store_true", help="print the report as one JSON object (see docs/cli.md)")
     check.add_argument("--fail-on", choices=("minor", "major", "critical"), default="major", help="lowest severity that makes the exit status 1 (default major)")
     check.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
     convert = sub.add_parser("convert", help="write an actions.json map from a WAB discovery document or an ABP manifest")

@@ -14,7 +14,7 @@ sends it, and waits for exactly one of:
 - the caller giving up (its task cancelled): the runtime is sent
   ``action_cancel`` and a late answer is logged and dropped.
 
-While a call runs, the tracker also carries its call messages (README "Call
+While a call runs, the tracker also carries its call messages (docs/bridge-protocol.md, "Call
 messages"): ``progress`` hands the runtime's ``call_progress`` to the call's
 ``on_progress``, and ``ask`` answers an ``input_request`` with the call's
 ``on_input`` (an ``input_response`` sent on the call's channel; without an

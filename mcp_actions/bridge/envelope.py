@@ -5,7 +5,7 @@ The bridge protocol's text shows a runtime answering
     "output": {"ok": true, "result": {...}}      the call's output is ``result``
     "output": {"ok": false, "error": {...}}      the call failed with that error
 
-while our own page runtime answers with the output itself. CONTRACT §2 makes
+while our own page runtime answers with the output itself. docs/bridge-protocol.md (action_call_output) makes
 both work: an ``output`` that is such an envelope is unwrapped here, anything
 else is the output as it is. An envelope is recognised strictly (``ok`` is a
 boolean, and ``result`` is present when it is true), so a plain output that

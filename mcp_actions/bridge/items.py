@@ -1,6 +1,6 @@
 """The six items of the Actions Bridge Protocol as strict pydantic models, plus our call messages.
 
-Call messages (an addition, README "Call messages"): while a call runs, its
+Call messages (an addition, docs/bridge-protocol.md, "Call messages"): while a call runs, its
 runtime may send ``call_progress`` and ``input_request``; the bridge answers
 an input request with ``input_response`` and tells a runtime a call was
 cancelled with ``action_cancel`` (both bridge → runtime only).

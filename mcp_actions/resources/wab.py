@@ -2,13 +2,13 @@
 
     actions://runtimes/{runtime_id}/wab   the discovery document the runtime's site publishes
 
-When a runtime's site is WAB-enabled (``protocols/wab.py`` found its discovery
+When a runtime's site is WAB-enabled (``protocols/wab_discovery.py`` found its discovery
 document), the document its tools were made from is readable here as
 ``{runtime_id, url, trust, document}``, so an agent (or its user) can see what
 the site declared: permissions, rate limits, commands. It is the site's own
 text: ``trust`` is ``untrusted_page_data``. Listed only for runtimes that have
-one; the composition root announces it (``updated`` and ``list_changed``)
-when a document is found.
+one; ``protocols/wab_discovery.py`` announces it (``updated`` and
+``list_changed``) when a document is found.
 """
 
 from __future__ import annotations
