@@ -111,7 +111,7 @@ class ActionsApp:
         )
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
-        self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime)
+        self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime, events=self.events)
         self.service = ActionService(
             bridge=self.bridge,
             catalog=self.catalog,

@@ -17,7 +17,8 @@ The events here are those of no particular layer:
 - ``ToolsChanged``: what a host sees in ``tools/list`` changed;
 - ``MapsFailed``: maps failed to load that had not failed before (``maps``: ``{file, errors}`` each);
 - ``ResourceUpdated``: the resource at ``uri`` changed;
-- ``ResourcesListChanged``: the set of resources changed.
+- ``ResourcesListChanged``: the set of resources changed;
+- ``ProjectionChanged``: a watched state projection read differently after a call.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["Event", "EventHub", "MapsFailed", "ResourceUpdated", "ResourcesListChanged", "ToolsChanged"]
+__all__ = ["Event", "EventHub", "MapsFailed", "ProjectionChanged", "ResourceUpdated", "ResourcesListChanged", "ToolsChanged"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,14 @@ class ResourceUpdated(Event):
 @dataclass(frozen=True)
 class ResourcesListChanged(Event):
     """The set of resources changed."""
+
+
+@dataclass(frozen=True)
+class ProjectionChanged(Event):
+    """A watched projection of a runtime read differently after a call (its resources are told)."""
+
+    runtime_id: str
+    projection: str
 
 
 E = TypeVar("E", bound=Event)

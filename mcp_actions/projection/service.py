@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ActionError, ErrorCode
+from ..events import EventHub, ProjectionChanged
 from ..manifest.expressions import compile_slot
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..workflow.interpreter import jsonata_truthy
@@ -32,7 +33,7 @@ from .extract import ExtractPlan
 from .project import CompiledProjection, check_budget
 from .store import Snapshot, SnapshotStore
 
-__all__ = ["ChangeListener", "Extractor", "Observation", "ProjectionService", "ProjectionSource", "postcondition_projection"]
+__all__ = ["Extractor", "Observation", "ProjectionService", "ProjectionSource", "postcondition_projection"]
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,6 @@ Extractor = Callable[[str, dict[str, Any], int | None], Awaitable[Any]]
 #: ``runtime_id -> {projection name: CompiledProjection}`` of the maps that apply to that runtime.
 ProjectionSource = Callable[[str], Mapping[str, CompiledProjection]]
 #: Told ``(runtime_id, projection)`` when a watched projection's value changed after a call.
-ChangeListener = Callable[[str, str], None]
 
 
 def _now() -> str:
@@ -76,6 +76,7 @@ class ProjectionService:
         projections_for: ProjectionSource,
         limits: Limits = DEFAULT_LIMITS,
         store: SnapshotStore | None = None,
+        events: EventHub | None = None,
     ) -> None:
         self._extract = extract
         self._projections_for = projections_for
@@ -83,7 +84,8 @@ class ProjectionService:
         self.store = store or SnapshotStore()
         # Counted: the state, summary and diff resources of one projection each hold a watch.
         self._watched: Counter[tuple[str, str]] = Counter()
-        self._listeners: list[ChangeListener] = []
+        #: Where a watched projection's change after a call is published (``ProjectionChanged``).
+        self.events = events or EventHub()
 
     # -- lookup ----------------------------------------------------------
 
@@ -284,10 +286,6 @@ class ProjectionService:
 
     # -- change hooks ---------------------------------------------------
 
-    def on_change(self, listener: ChangeListener) -> None:
-        """Be told ``(runtime_id, projection)`` when a watched projection's value changes after a call."""
-        self._listeners.append(listener)
-
     def watch(self, runtime_id: str, projection: str) -> None:
         """Refresh this projection after every call on the runtime (a subscription; counted)."""
         self._watched[(runtime_id, projection)] += 1
@@ -330,9 +328,5 @@ class ProjectionService:
             if latest is None or latest.state != result.state:
                 changed.append(name)
         for name in changed:
-            for listener in list(self._listeners):
-                try:
-                    listener(runtime_id, name)
-                except Exception:
-                    log.exception("projection change listener failed")
+            self.events.publish(ProjectionChanged(runtime_id, name))
         return changed

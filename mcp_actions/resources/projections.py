@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bridge.registry import RuntimeRegistry
+from ..events import ProjectionChanged
 from ..projection.service import ProjectionService
 from .builtin import DIFF, PROJECTION, SUMMARY
 from .registry import ResourceEntry, ResourceProvider, ResourceRegistry, expand, not_found
@@ -77,9 +78,9 @@ def register_projection_resources(registry: ResourceRegistry, *, projections: Pr
     ):
         registry.register(provider)
 
-    def changed(runtime_id: str, projection: str) -> None:
-        compiled = projections.projections(runtime_id).get(projection)
-        for uri in projection_resource_uris(runtime_id, projection, compiled.summaries if compiled else ()):
+    def changed(event: ProjectionChanged) -> None:
+        compiled = projections.projections(event.runtime_id).get(event.projection)
+        for uri in projection_resource_uris(event.runtime_id, event.projection, compiled.summaries if compiled else ()):
             registry.updated(uri)
 
-    projections.on_change(changed)
+    projections.events.subscribe(ProjectionChanged, changed)

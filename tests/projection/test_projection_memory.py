@@ -18,6 +18,7 @@ from mcp import Client
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.errors import ActionError, ErrorCode
+from mcp_actions.events import ProjectionChanged
 from mcp_actions.runtimes.memory import MemoryRuntime
 from mcp_actions.server.mcp_server import build_server
 
@@ -120,7 +121,7 @@ async def test_one_round_trip_for_many_projections_and_change_hook_after_a_call(
     app = ActionsApp(AppOptions(manifests=[str(BOARD_DIR)], browser="none", serve_bridge=False))
     page = BoardPage()
     changes: list[tuple[str, str]] = []
-    app.projections.on_change(lambda rid, name: changes.append((rid, name)))
+    app.projections.events.subscribe(ProjectionChanged, lambda event: changes.append((event.runtime_id, event.projection)))
     runtime = MemoryRuntime(
         app.bridge, runtime_id="board-2", url="http://board.test/",
         primitives={"dom.extract": page.extract, "text.insert": page.insert, "locator.element_info": page.element_info,
