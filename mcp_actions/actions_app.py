@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .bridge.bridge import Bridge
-from .bridge.events import PageEvent, RuntimeActive, RuntimeEvent, RuntimeGone, RuntimeReady, RuntimeUpdated
+from .bridge.events import PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
 from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
@@ -369,7 +369,7 @@ class ActionsApp:
         if isinstance(event, RuntimeActive):
             self._relist()
             return
-        if isinstance(event, (RuntimeReady, RuntimeUpdated)):
+        if isinstance(event, (RuntimeArrived, RuntimeUpdated)):
             self._expose_page_tools(runtime)
             self.wab.seen(runtime)
             if runtime.manifest is not None:

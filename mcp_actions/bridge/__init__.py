@@ -20,7 +20,7 @@ Public surface:
 
 - ``Bridge`` — connect runtimes, ``call`` them, ``resolve`` a ``Route``;
   its ``events`` hub publishes a ``RuntimeEvent`` for each change:
-  ``RuntimeReady``, ``RuntimeUpdated``, ``RuntimeActive``, ``RuntimeGone``, ``PageEvent``.
+  ``RuntimeArrived``, ``RuntimeUpdated``, ``RuntimeActive``, ``RuntimeGone``, ``PageEvent``.
 - ``BridgeServer`` — the WebSocket port in front of a ``Bridge``.
 - ``RuntimeSession`` / ``RuntimeLink`` — what an in-process transport feeds and provides.
 - ``RuntimeInfo`` / ``RuntimeRegistry`` — what is known of each connected runtime.
@@ -36,7 +36,7 @@ correlation), ``session`` (one connection), ``items`` (the protocol's items),
 """
 
 from .bridge import Bridge
-from .events import PageEvent, RuntimeActive, RuntimeEvent, RuntimeGone, RuntimeReady, RuntimeUpdated
+from .events import PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from .registry import RuntimeInfo, RuntimeRegistry
 from .routing import Route
 from .session import RuntimeLink, RuntimeSession
@@ -53,7 +53,7 @@ __all__ = [
     "RuntimeGone",
     "RuntimeInfo",
     "RuntimeLink",
-    "RuntimeReady",
+    "RuntimeArrived",
     "RuntimeRegistry",
     "RuntimeSession",
     "RuntimeUpdated",

@@ -40,7 +40,7 @@ from ..events import EventHub
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
 from .calls import CallTracker, InputHandler, ProgressHandler
 from .envelope import runtime_error, unwrap_output
-from .events import PageEvent, RuntimeActive, RuntimeGone, RuntimeReady, RuntimeUpdated
+from .events import PageEvent, RuntimeActive, RuntimeArrived, RuntimeGone, RuntimeUpdated
 from .items import (
     DEFAULT_MAX_ITEM_BYTES,
     ActionCall,
@@ -295,7 +295,7 @@ class Bridge:
         if registry.active_id is None:
             registry.set_active(runtime_id)
         log.info("runtime %s ready at %s (%s)", runtime_id, info.url, session.transport)
-        self.events.publish(RuntimeUpdated(info) if replaced is not None else RuntimeReady(info))
+        self.events.publish(RuntimeUpdated(info) if replaced is not None else RuntimeArrived(info))
         await self._send_config(session, info)
 
     @staticmethod

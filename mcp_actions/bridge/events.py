@@ -3,7 +3,7 @@
 Each carries the runtime concerned (its ``RuntimeInfo``, live: the registry's
 own entry), so these live with the bridge rather than below it:
 
-- ``RuntimeReady``: a new runtime announced itself;
+- ``RuntimeArrived``: a new runtime announced itself;
 - ``RuntimeUpdated``: a known runtime changed what it said of itself (url,
   title, states, page tools, a second ``runtime_ready``, a reconnect that kept
   its identity);
@@ -23,7 +23,7 @@ from typing import Any
 from ..events import Event
 from .registry import RuntimeInfo
 
-__all__ = ["PageEvent", "RuntimeActive", "RuntimeEvent", "RuntimeGone", "RuntimeReady", "RuntimeUpdated"]
+__all__ = ["PageEvent", "RuntimeActive", "RuntimeEvent", "RuntimeGone", "RuntimeArrived", "RuntimeUpdated"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class RuntimeEvent(Event):
 
 
 @dataclass(frozen=True)
-class RuntimeReady(RuntimeEvent):
+class RuntimeArrived(RuntimeEvent):
     """A runtime connected and announced itself."""
 
 
@@ -45,7 +45,7 @@ class RuntimeUpdated(RuntimeEvent):
 
 @dataclass(frozen=True)
 class RuntimeActive(RuntimeEvent):
-    """The active runtime moved to this one (the first runtime becoming active is its ``RuntimeReady``)."""
+    """The active runtime moved to this one (the first runtime becoming active is its ``RuntimeArrived``)."""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mcp_actions.bridge.bridge import Bridge
-from mcp_actions.bridge.events import PageEvent, RuntimeActive, RuntimeEvent, RuntimeGone, RuntimeReady, RuntimeUpdated
+from mcp_actions.bridge.events import PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from mcp_actions.bridge.signals import SignalSpec
 from mcp_actions.events import Event, EventHub, ResourceUpdated, ToolsChanged
 from mcp_actions.runtimes.memory import MemoryRuntime
@@ -87,8 +87,8 @@ async def test_the_bridge_publishes_each_runtime_change_on_its_hub() -> None:
     await first.stop("closed by the test")
     kinds = [(type(event), event.runtime.runtime_id) for event in heard]
     assert kinds == [
-        (RuntimeReady, "r1"),  # the first runtime also becomes the active one, without an event of its own
-        (RuntimeReady, "r2"),
+        (RuntimeArrived, "r1"),  # the first runtime also becomes the active one, without an event of its own
+        (RuntimeArrived, "r2"),
         (RuntimeUpdated, "r1"),
         (RuntimeActive, "r2"),
         (PageEvent, "r1"),

@@ -19,7 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from mcp_actions.bridge.events import PageEvent, RuntimeEvent, RuntimeReady, RuntimeUpdated
+from mcp_actions.bridge.events import PageEvent, RuntimeArrived, RuntimeEvent, RuntimeUpdated
 from mcp_actions.bridge.routing import Route
 from mcp_actions.bridge.signals import SignalSpec
 from mcp_actions.bridge.websocket import CLOSE_REPLACED, CLOSE_STALE, BridgeServer
@@ -602,7 +602,7 @@ async def test_a_declared_event_is_accepted_as_untrusted_page_data(make_server: 
         "payload": {"sku": "A1", "qty": 2},
         "previous_call_id": "c-9",
     }
-    assert [type(event) for event in heard] == [RuntimeReady, PageEvent]
+    assert [type(event) for event in heard] == [RuntimeArrived, PageEvent]
     await shop.expect_silence(0.1)  # accepted events are not answered
     await shop.close()
 
