@@ -36,3 +36,19 @@ def test_package_declares_and_documents_its_exports(name):
     assert missing == [], f"{name}: exported but not defined: {missing}"
     undocumented = [export for export in exports if not re.search(rf"(?<![\w.]){re.escape(export)}(?!\w)", doc)]
     assert undocumented == [], f"{name}: exported but not named in the docstring: {undocumented}"
+
+
+def test_no_two_public_classes_share_a_name():
+    # One name per concept across the package: two ToolExecution classes (a plan and a run)
+    # once meant two things, and a reader could not tell from an import which one was meant.
+    import ast
+    from collections import defaultdict
+    from pathlib import Path
+
+    root = Path(mcp_actions.__file__).resolve().parent
+    where: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where[node.name].append(str(path.relative_to(root)))
+    assert {name: files for name, files in where.items() if len(files) > 1} == {}
