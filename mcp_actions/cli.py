@@ -165,6 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="validate actions.json manifests")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
     validate.add_argument("--json", action="store_true", help="print one JSON array of per-file results")
+    validate.add_argument(
+        "--reference-only",
+        action="store_true",
+        help="also warn about what runtimes written from the reference dictionary alone refuse (non_reference_argument)",
+    )
     check = sub.add_parser("check", help="drift report of a map against a live page (checks, states, projections, tool targets)")
     check.add_argument("manifest", metavar="MANIFEST", help="the actions.json to check")
     check.add_argument("--url", required=True, help="the live page to check it against")
@@ -184,15 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_validate(paths: Sequence[str], *, as_json: bool, out: TextIO, err: TextIO) -> int:
-    """``mcp-actions validate PATH... [--json]``: write the report (``manifest.report``); return the exit status.
+def run_validate(paths: Sequence[str], *, as_json: bool, out: TextIO, err: TextIO, reference_only: bool = False) -> int:
+    """``mcp-actions validate PATH... [--json] [--reference-only]``: write the report (``manifest.report``); return the exit status.
+
+    ``reference_only``: the map is judged for any runtime written from the
+    reference dictionary alone, not only for mcp-actions' own runtimes.
 
     Problem lines (or the JSON array) go to ``out``; unreadable paths and the summary line go to ``err``.
     """
     if not paths:
-        err.write("usage: mcp-actions validate PATH... [--json]\n")
+        err.write("usage: mcp-actions validate PATH... [--json] [--reference-only]\n")
         return 2
-    run = validate_paths(paths)
+    run = validate_paths(paths, reference_only=reference_only)
     for message in run.path_errors:
         err.write(f"error: {message}\n")
     if as_json:
@@ -291,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         if args.command == "validate":
-            return run_validate(args.paths, as_json=args.json, out=sys.stdout, err=sys.stderr)
+            return run_validate(args.paths, as_json=args.json, out=sys.stdout, err=sys.stderr, reference_only=args.reference_only)
         if args.command == "check":
             from .checks.command import run_check_command
 

@@ -163,8 +163,8 @@ class ErrorCode(enum.StrEnum):
     UNKNOWN_PRIMITIVE = "unknown_primitive", "problem", "a step or after_each names a primitive that is not in the dictionary"
     PRIMITIVE_ARGS_INVALID = "primitive_args_invalid", "problem", "literal step arguments fail the primitive's input_schema from the dictionary"
     NON_REFERENCE_ARGUMENT = "non_reference_argument", "problem", (
-        "warning: a step passes an argument that mcp-actions' dictionary adds to the reference one (pointer.click's target); "
-        "only runtimes announcing its capability take it, the others refuse the step with capability_unavailable"
+        "warning of validate --reference-only: a step passes an argument that mcp-actions' dictionary adds to the reference one "
+        "(pointer.click's target); only runtimes announcing its capability take it (ours do), the others refuse the step with capability_unavailable"
     )
     UNPAIRED_FIELD = "unpaired_field", "problem", "a field whose companion is absent (max_items without for_each, state without locator, ...)"
     CONFLICTING_FIELDS = "conflicting_fields", "problem", "two fields that exclude each other are both present"

@@ -8,11 +8,15 @@ from pathlib import Path
 import pytest
 
 from mcp_actions.manifest.load import load_paths
+from mcp_actions.manifest.report import validate_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARD_MAP = ROOT / "bench" / "board" / "actions.json"
-# Its one warning: add_card clicks by locator, an addition of our dictionary (the bench runs our runtimes).
-KNOWN_WARNINGS = [("/tools/0/workflow/steps/0/args/target", "non_reference_argument")]
+# The bench runs our runtimes, so the server's load path and a default validate warn about nothing.
+KNOWN_WARNINGS: list[tuple[str, str]] = []
+# What a check for runtimes written from the reference dictionary alone adds (validate --reference-only):
+# add_card clicks by locator, an argument our dictionary adds to the reference one.
+REFERENCE_ONLY_WARNINGS = [("/tools/0/workflow/steps/0/args/target", "non_reference_argument")]
 
 
 def test_the_bench_board_map_is_valid_and_exposes_its_four_tools() -> None:
@@ -20,6 +24,13 @@ def test_the_bench_board_map_is_valid_and_exposes_its_four_tools() -> None:
     assert [(r.valid, [p.to_dict() for p in r.errors]) for r in result.reports] == [(True, [])]
     assert [(p.path, p.code) for p in result.reports[0].warnings] == KNOWN_WARNINGS
     assert [t.name for t in result.manifests[0].model.tools] == ["board.add_card", "board.find_cards", "board.list_lists", "board.move_card"]
+
+
+def test_only_a_check_for_reference_runtimes_warns_about_the_click_by_locator() -> None:
+    (default,) = validate_paths([BOARD_MAP]).reports
+    assert (default.valid, [(p.path, p.code) for p in default.warnings]) == (True, KNOWN_WARNINGS)
+    (reference,) = validate_paths([BOARD_MAP], reference_only=True).reports
+    assert (reference.valid, [(p.path, p.code) for p in reference.warnings]) == (True, REFERENCE_ONLY_WARNINGS)
 
 
 def test_the_map_the_bench_serves_names_only_the_sites_origin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_BOARD = ROOT / "bench" / "board" / "actions.json"
+DEMO_MAP = ROOT / "manifests" / "demo" / "actions.json"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -35,6 +38,28 @@ def test_validate_json_goes_to_stdout_and_the_summary_to_stderr():
     report = json.loads(done.stdout)
     assert [(r["valid"], [p["path"] for p in r["errors"]]) for r in report] == [(False, ["/tools/0/name", "/version"])]
     assert "invalid" in done.stderr
+
+
+def test_validate_says_nothing_about_what_our_runtimes_run():
+    """The bench board clicks by locator (pointer.click's target): our runtimes take it, so no warning by default."""
+    done = run("validate", str(BENCH_BOARD), str(DEMO_MAP))
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == "checked 2 manifests: 2 valid, 0 invalid (0 errors, 0 warnings)\n"
+
+
+def test_validate_reference_only_warns_about_what_reference_runtimes_refuse():
+    done = run("validate", "--reference-only", str(BENCH_BOARD), str(DEMO_MAP))
+    assert done.returncode == 0  # a warning: the map stays valid
+    assert done.stdout == (
+        f"{BENCH_BOARD}:/tools/0/workflow/steps/0/args/target non_reference_argument warning: step 'open': pointer.click's 'target' "
+        "is an addition to the reference dictionary; runtimes that do not announce pointer.click.target refuse this step "
+        "(mcp-actions' own runtimes announce it)\n"
+    )
+    assert done.stderr == "checked 2 manifests: 2 valid, 0 invalid (0 errors, 1 warning)\n"
+    as_json = json.loads(run("validate", "--json", "--reference-only", str(BENCH_BOARD)).stdout)
+    assert [(r["valid"], [(w["code"], w["path"]) for w in r["warnings"]]) for r in as_json] == [
+        (True, [("non_reference_argument", "/tools/0/workflow/steps/0/args/target")])
+    ]
 
 
 def test_version():

@@ -40,8 +40,11 @@ from .validate import check_manifest
 __all__ = ["ValidationRun", "format_problem", "human_lines", "json_text", "validate_file", "validate_paths"]
 
 
-def validate_file(path: Path) -> ManifestReport:
-    """Read, parse and validate one file. Raises ``UsageError`` when it cannot be read."""
+def validate_file(path: Path, *, reference_only: bool = False) -> ManifestReport:
+    """Read, parse and validate one file. Raises ``UsageError`` when it cannot be read.
+
+    ``reference_only``: also warn about what runtimes written from the reference dictionary alone refuse.
+    """
     try:
         document, problems = read_document(path)
     except RecursionError:
@@ -49,7 +52,7 @@ def validate_file(path: Path) -> ManifestReport:
         document, problems = None, [Problem("", ErrorCode.INVALID_JSON, "not JSON: nested too deeply to parse")]
     if problems:
         return ManifestReport(file=str(path), errors=list(problems))
-    report = check_manifest(document)
+    report = check_manifest(document, reference_only=reference_only)
     return ManifestReport(file=str(path), errors=list(report.errors), warnings=list(report.warnings))
 
 
@@ -91,8 +94,8 @@ class ValidationRun:
         return text
 
 
-def validate_paths(paths: Sequence[str | Path]) -> ValidationRun:
-    """Validate every manifest the paths name (files, or directories searched recursively)."""
+def validate_paths(paths: Sequence[str | Path], *, reference_only: bool = False) -> ValidationRun:
+    """Validate every manifest the paths name (files, or directories searched recursively); ``reference_only`` as ``validate_file``."""
     run = ValidationRun()
     files: list[Path] = []
     for raw in paths:
@@ -106,7 +109,7 @@ def validate_paths(paths: Sequence[str | Path]) -> ValidationRun:
         files.extend(found)
     for path in files:
         try:
-            run.reports.append(validate_file(path))
+            run.reports.append(validate_file(path, reference_only=reference_only))
         except UsageError as exc:
             run.path_errors.append(exc.message)
     return run

@@ -4,6 +4,11 @@
     check_manifest(document)  ValidationReport: errors and warnings, sorted by path then code
     validate(document)        raises ManifestError(problems=errors) when there are errors
 
+``reference_only=True`` also reports what runs on mcp-actions' runtimes but
+not on one written from the reference dictionary alone
+(``non_reference_argument``: ``mcp-actions validate --reference-only``); the
+default, which the server's load path uses, judges the map for our runtimes.
+
 The rules live in the ``rules`` subpackage, one module per concept
 (``rules.root``, ``rules.tools``, ``rules.workflow``, ``rules.projection``,
 ``rules.states``, ``rules.context``, ``rules.signals``, ``rules.checks``,
@@ -62,7 +67,7 @@ _RULE_GROUPS: tuple[Callable[[dict[str, Any], Rules], Iterator[Problem]], ...] =
 )
 
 
-def _rules(document: Any, limits: Any, primitives: Collection[str] | None) -> Rules:
+def _rules(document: dict[str, Any], limits: Any, primitives: Collection[str] | None, reference_only: bool) -> Rules:
     schemas = host_primitives()
     names = frozenset(schemas) if primitives is None else frozenset(name for name in primitives if isinstance(name, str))
     return Rules(
@@ -72,20 +77,25 @@ def _rules(document: Any, limits: Any, primitives: Collection[str] | None) -> Ru
         index=Index.build(document),
         map_primitives=map_primitives(document),
         host_published=isinstance(document.get("primitive_dictionary"), dict),
+        reference_only=reference_only,
     )
 
 
-def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None) -> Iterator[Problem]:
+def iter_problems(
+    document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None, reference_only: bool = False
+) -> Iterator[Problem]:
     """Every problem of ``document`` (errors and warnings), lazily, in document order.
 
     ``primitives`` are the primitive names step and ``after_each`` may use
-    (default: the names of the bundled dictionary). Never raises.
+    (default: the names of the bundled dictionary). ``reference_only``: also
+    the warnings about what a runtime written from the reference dictionary
+    alone refuses. Never raises.
     """
     if not isinstance(document, dict):
         yield error("", ErrorCode.INVALID_TYPE, f"a manifest must be a JSON object, got {json_type(document)}")
         return
     try:
-        rules = _rules(document, limits, primitives)
+        rules = _rules(document, limits, primitives, reference_only)
     except Exception as exc:
         logger.exception("manifest validator could not start")
         yield error("", ErrorCode.VALIDATOR_INTERNAL_ERROR, f"validator failed to start: {type(exc).__name__}")
@@ -104,14 +114,16 @@ def iter_problems(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives:
     flush_all()
 
 
-def check_manifest(document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None) -> ValidationReport:
+def check_manifest(
+    document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None, reference_only: bool = False
+) -> ValidationReport:
     """All problems of ``document`` in one pass; errors and warnings each sorted by path, then code.
 
     Paths sort token by token with array indices compared as numbers (``/tools/2`` before ``/tools/10``).
     """
     errors: list[Problem] = []
     warnings: list[Problem] = []
-    for problem in iter_problems(document, limits=limits, primitives=primitives):
+    for problem in iter_problems(document, limits=limits, primitives=primitives, reference_only=reference_only):
         (warnings if problem.severity == "warning" else errors).append(problem)
     return ValidationReport(
         errors=tuple(sorted(errors, key=problem_sort_key)),

@@ -61,6 +61,8 @@ class Rules:
     map_primitives: Mapping[str, Any] = field(default_factory=dict)
     host_published: bool = False
     max_depth: int = MAX_NESTING_DEPTH
+    # Report what only runtimes written from the reference dictionary alone refuse (validate --reference-only).
+    reference_only: bool = False
 
 
 def error(path: str, code: str, message: str) -> Problem:
