@@ -78,6 +78,7 @@ __all__ = [
     "SIGNAL_FIELDS",
     "SINGLE_SELECTOR_FIELDS",
     "SNAPSHOT_FIELDS",
+    "SNAPSHOT_SOURCE",
     "STATE_FIELDS",
     "STEP_FIELDS",
     "SUMMARY_FIELDS",
@@ -189,6 +190,8 @@ CHECK_ENTRY_LISTS = ("setup", "assertions", "steps")
 
 PROJECTION_FIELDS = ("name", "description", "snapshot", "summaries")
 SNAPSHOT_FIELDS = ("version", "source", "extract", "projection", "output_schema")
+#: ``snapshot.source``: where a projection's records come from (the only source there is).
+SNAPSHOT_SOURCE = "dom"
 EXTRACT_FIELDS = ("id", "selector", "xpath", "many", "fields")
 FIELD_FIELDS = ("selector", "xpath", "many", "fields", "closest", "attribute", "property", "trim", "required", "default")
 FIELD_PROPERTIES = ("innerText", "textContent", "value", "checked", "ariaLabel", "boundingClientRect")

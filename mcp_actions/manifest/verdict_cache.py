@@ -54,10 +54,12 @@ logger = logging.getLogger(__name__)
 
 MAX_ENTRIES = 100_000
 FLUSH_AFTER = 256
-_FORMAT = 1  # bump when the file layout changes
+# Bump when the file layout, or the wording of a stored verdict, changes (2: an unknown step argument names the
+# accepted ones), so that no verdict of an older validator is read, whatever the source fingerprint says.
+_FORMAT = 2
 _CODES: dict[str, ErrorCode] = {member.value: member for member in ErrorCode}
 # Modules whose code decides a verdict: any edit to them invalidates every cached verdict.
-_VERDICT_SOURCES = ("expressions.py", "rules/expressions.py", "rules/schema.py", "rules/workflow.py", "rules/base.py")
+_VERDICT_SOURCES = ("expressions.py", "rules/expressions.py", "rules/schema.py", "rules/workflow.py", "rules/base.py", "rules/hints.py")
 _memos: list[DiskMemo] = []
 
 

@@ -126,3 +126,30 @@ def test_an_unwritable_cache_only_logs(monkeypatch: Any, tmp_path: Path, caplog:
     memo.flush()
     assert memo.get("k") == (True, 1)  # still served from memory
     assert "could not write the validator cache" in caplog.text
+
+
+def test_a_message_an_older_validator_stored_is_never_read(tmp_path: Path) -> None:
+    """Stored verdicts carry messages (an unknown step argument names the accepted ones): older wording never comes back."""
+    first = validate_in_fresh_process(tmp_path)
+    (unknown,) = [message for path, _code, message, _severity in first if path.endswith("/args/surely_unknown")]
+    assert unknown.endswith("unknown argument 'surely_unknown'; its one argument is 'locator'")
+    current = files(tmp_path)["step"]
+    content = json.loads(current.read_text())
+    assert any("its one argument is 'locator'" in message for verdict in content["entries"].values() for _pointer, message in verdict)
+    # The same verdicts in an older validator's words, under its fingerprint; the current file gone.
+    content["entries"] = {key: [[pointer, message.split(";")[0]] for pointer, message in verdict] for key, verdict in content["entries"].items()}
+    older = tmp_path / "validator-step-args-0000000000000000.json"
+    older.write_text(json.dumps(content))
+    current.unlink()
+    assert validate_in_fresh_process(tmp_path) == first
+    assert not older.exists()
+
+
+def test_the_fingerprint_covers_the_format_and_the_module_that_words_verdicts(monkeypatch: Any) -> None:
+    from mcp_actions.manifest import verdict_cache
+
+    assert "rules/hints.py" in verdict_cache._VERDICT_SOURCES
+    current = verdict_cache._fingerprint()
+    monkeypatch.setattr(verdict_cache, "_fingerprint_cache", [])
+    monkeypatch.setattr(verdict_cache, "_FORMAT", 1)  # the format before messages named the accepted arguments
+    assert verdict_cache._fingerprint() != current

@@ -17,6 +17,7 @@ from typing import Any
 from ...errors import ErrorCode
 from ..limits import MAX_IDENTIFIER_LENGTH, MAX_NESTING_DEPTH, Limits
 from ..problems import Problem, child_pointer
+from .hints import did_you_mean, member_to_add
 
 __all__ = [
     "check_required_identifier",
@@ -37,6 +38,7 @@ __all__ = [
     "expect_type",
     "is_integer",
     "json_type",
+    "missing_member",
     "object_entries",
     "warning",
 ]
@@ -131,16 +133,23 @@ def check_keys(
 ) -> Checks:
     """Keys of ``obj`` outside ``known``: a warning in an open object, an error in a closed one.
 
-    ``x_*`` keys are extensions and always allowed.
+    ``x_*`` keys are extensions and always allowed. An unknown key names the known keys close to it.
     """
     for key in obj:
         if isinstance(key, str) and (key in known or key.startswith("x_")):
             continue
         shown = key if isinstance(key, str) else repr(key)
+        hint = did_you_mean(key, known)
         if closed:
-            yield error(child_pointer(path, key), ErrorCode.FIELD_NOT_ALLOWED, f"{subject}: field '{shown}' is not allowed")
+            yield error(child_pointer(path, key), ErrorCode.FIELD_NOT_ALLOWED, f"{subject}: field '{shown}' is not allowed{hint}")
         else:
-            yield warning(child_pointer(path, key), ErrorCode.UNKNOWN_FIELD, f"{subject}: unknown field '{shown}'")
+            yield warning(child_pointer(path, key), ErrorCode.UNKNOWN_FIELD, f"{subject}: unknown field '{shown}'{hint}")
+
+
+def missing_member(path: str, key: str, values: Any, *, subject: str = "") -> Problem:
+    """``missing_field`` for a required ``key`` of the object at ``path`` whose values are fixed (shape.py's): the message says what to add."""
+    prefix = f"{subject}: " if subject else ""
+    return error(child_pointer(path, key), ErrorCode.MISSING_FIELD, f"{prefix}'{key}' is required: {member_to_add(key, values)}")
 
 
 def check_identifier(value: Any, path: str, what: str, *, pattern: re.Pattern[str] = IDENTIFIER_RE) -> Checks:

@@ -18,12 +18,15 @@ from ...errors import ErrorCode
 from ..problems import child_pointer, pointer_tokens
 from ..shape import (
     EXPRESSION_FIELDS,
+    EXPRESSION_LANGUAGE,
     EXTRACT_FIELDS,
     FIELD_FIELDS,
     FIELD_PROPERTIES,
     PROJECTION_FIELDS,
     SNAPSHOT_FIELDS,
+    SNAPSHOT_SOURCE,
     SUMMARY_FIELDS,
+    VERSION,
 )
 from .base import (
     Checks,
@@ -35,9 +38,11 @@ from .base import (
     error,
     expect_type,
     json_type,
+    missing_member,
     object_entries,
 )
 from .expressions import check_expression_field
+from .hints import spell
 from .schema import check_schema
 from .targets import check_selector_value
 
@@ -108,22 +113,22 @@ def _check_snapshot(snapshot: Any, path: str, rules: Rules) -> Checks:
     yield from check_keys(snapshot, path, SNAPSHOT_FIELDS, subject="snapshot")
     version_path = child_pointer(path, "version")
     if "version" not in snapshot:
-        yield error(version_path, ErrorCode.MISSING_FIELD, "snapshot: 'version' is required")
+        yield missing_member(path, "version", VERSION, subject="snapshot")
     else:
         problem = expect_type(snapshot["version"], "integer", version_path)
         if problem:
             yield problem
         elif snapshot["version"] != 1:
-            yield error(version_path, ErrorCode.UNSUPPORTED_VERSION, "snapshot version must be 1")
+            yield error(version_path, ErrorCode.UNSUPPORTED_VERSION, f"snapshot version must be {spell(VERSION)}")
     source_path = child_pointer(path, "source")
     if "source" not in snapshot:
-        yield error(source_path, ErrorCode.MISSING_FIELD, "snapshot: 'source' is required")
+        yield missing_member(path, "source", SNAPSHOT_SOURCE, subject="snapshot")
     else:
         problem = expect_type(snapshot["source"], "string", source_path)
         if problem:
             yield problem
-        elif snapshot["source"] != "dom":
-            yield error(source_path, ErrorCode.INVALID_VALUE, "snapshot source must be 'dom'")
+        elif snapshot["source"] != SNAPSHOT_SOURCE:
+            yield error(source_path, ErrorCode.INVALID_VALUE, f"snapshot source must be {spell(SNAPSHOT_SOURCE)}")
     if "extract" not in snapshot:
         yield error(child_pointer(path, "extract"), ErrorCode.MISSING_FIELD, "snapshot: 'extract' is required")
     elif isinstance(snapshot["extract"], list) and not snapshot["extract"]:
@@ -152,13 +157,13 @@ def _check_projection_expression(projection: Any, path: str, rules: Rules) -> Ch
     yield from check_keys(projection, path, EXPRESSION_FIELDS, subject="projection", closed=True)
     language_path = child_pointer(path, "language")
     if "language" not in projection:
-        yield error(language_path, ErrorCode.MISSING_FIELD, "projection: 'language' is required")
+        yield missing_member(path, "language", EXPRESSION_LANGUAGE, subject="projection")
     else:
         problem = expect_type(projection["language"], "string", language_path)
         if problem:
             yield problem
-        elif projection["language"] != "jsonata":
-            yield error(language_path, ErrorCode.UNSUPPORTED_EXPRESSION_LANGUAGE, "projection language must be 'jsonata'")
+        elif projection["language"] != EXPRESSION_LANGUAGE:
+            yield error(language_path, ErrorCode.UNSUPPORTED_EXPRESSION_LANGUAGE, f"projection language must be {spell(EXPRESSION_LANGUAGE)}")
     if "expression" not in projection:
         yield error(child_pointer(path, "expression"), ErrorCode.MISSING_FIELD, "projection: 'expression' is required")
     else:

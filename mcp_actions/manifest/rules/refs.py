@@ -6,7 +6,8 @@ attachments, state projections, declared where ``shape.DECLARED_KINDS`` says)
 tolerantly: malformed entries are simply not indexed, their own problems are
 reported elsewhere. ``check_references`` checks the members ``shape.REFERENCES``
 lists for an entry. A reference that names
-nothing declared is an ``unknown_<kind>`` error, with two exceptions that keep
+nothing declared is an ``unknown_<kind>`` error naming the declared names close
+to it (``did you mean 'board_ready'?``), with two exceptions that keep
 problems about causes rather than symptoms:
 
 * when the declaring list itself is malformed (``"states": {}``), references
@@ -27,6 +28,7 @@ from ...jsonutil import json_pointer
 from ..problems import child_pointer
 from ..shape import DECLARED_KINDS, REFERABLE_KINDS, Reference, locate
 from .base import Checks, Rules, error, json_type
+from .hints import did_you_mean
 
 __all__ = ["UNKNOWN_CODES", "Index", "check_reference", "check_reference_list", "check_references"]
 
@@ -97,7 +99,8 @@ def check_reference(value: Any, path: str, kind: str, index: Index) -> Checks:
     if not isinstance(value, str):
         yield error(path, ErrorCode.INVALID_TYPE, f"a {kind} reference must be a string, got {json_type(value)}")
     elif not index.declares(kind, value):
-        yield error(path, UNKNOWN_CODES[kind], f"{kind} {value!r} is not declared in this manifest")
+        hint = did_you_mean(value, index.names.get(kind, ()))
+        yield error(path, UNKNOWN_CODES[kind], f"{kind} {value!r} is not declared in this manifest{hint}")
 
 
 def check_reference_list(obj: Mapping[str, Any], key: str, path: str, kind: str, index: Index) -> Checks:

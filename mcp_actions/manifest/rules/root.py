@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
-from ..shape import COMPOSITION_FIELDS, IMPORT_FIELDS, IMPORT_KINDS, ROOT_FIELDS, SURFACE_TEXT_FIELDS, TRUST_LEVELS
+from ..shape import COMPOSITION_FIELDS, IMPORT_FIELDS, IMPORT_KINDS, PROTOCOL, ROOT_FIELDS, SURFACE_TEXT_FIELDS, TRUST_LEVELS, VERSION
 from .base import (
     Checks,
     Rules,
@@ -25,9 +25,11 @@ from .base import (
     error,
     expect_type,
     json_type,
+    missing_member,
     object_entries,
     warning,
 )
+from .hints import spell
 
 __all__ = ["check_imports", "check_root"]
 
@@ -36,21 +38,21 @@ __all__ = ["check_imports", "check_root"]
 def check_root(document: dict[str, Any], rules: Rules) -> Checks:
     """protocol, version, unknown root keys, surface, provenance."""
     if "protocol" not in document:
-        yield error("/protocol", ErrorCode.MISSING_FIELD, "'protocol' is required and must be 'actions.json'")
+        yield missing_member("", "protocol", PROTOCOL)
     else:
         problem = expect_type(document["protocol"], "string", "/protocol")
         if problem:
             yield problem
-        elif document["protocol"] != "actions.json":
-            yield error("/protocol", ErrorCode.UNSUPPORTED_PROTOCOL, "protocol must be 'actions.json'")
+        elif document["protocol"] != PROTOCOL:
+            yield error("/protocol", ErrorCode.UNSUPPORTED_PROTOCOL, f"protocol must be {spell(PROTOCOL)}")
     if "version" not in document:
-        yield error("/version", ErrorCode.MISSING_FIELD, "'version' is required (the current version is 1)")
+        yield missing_member("", "version", VERSION)
     else:
         problem = expect_type(document["version"], "integer", "/version")
         if problem:
             yield problem
-        elif document["version"] != 1:
-            yield error("/version", ErrorCode.UNSUPPORTED_VERSION, "version must be 1")
+        elif document["version"] != VERSION:
+            yield error("/version", ErrorCode.UNSUPPORTED_VERSION, f"version must be {spell(VERSION)}")
     yield from check_keys(document, "", ROOT_FIELDS, subject="manifest")
     if "$schema" in document:
         yield from check_string(document, "$schema", "")
@@ -112,7 +114,7 @@ def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
         yield from check_keys(entry, where, IMPORT_FIELDS, subject="import")
         yield from check_required_identifier(entry, "id", where, missing="import: 'id' is required", what="import id")
         if "kind" not in entry:
-            yield error(child_pointer(where, "kind"), ErrorCode.MISSING_FIELD, "import: 'kind' is required")
+            yield missing_member(where, "kind", IMPORT_KINDS, subject="import")
         yield from check_enum(entry, "kind", where, IMPORT_KINDS)
         yield from check_string(entry, "uri", where, required=True, non_empty=True)
         if "namespace" in entry:

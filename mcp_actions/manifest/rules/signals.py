@@ -27,6 +27,7 @@ from .base import (
     json_type,
     object_entries,
 )
+from .hints import did_you_mean
 from .schema import check_schema
 from .targets import check_target
 
@@ -82,7 +83,8 @@ def _check_affordance(affordance: Any, path: str, rules: Rules) -> Checks:
         if not isinstance(tool, str):
             yield error(where, ErrorCode.INVALID_TYPE, f"a tool reference must be a string, got {json_type(tool)}")
         elif tool not in rules.primitives and not rules.index.declares("tool", tool):
-            yield error(where, ErrorCode.UNKNOWN_TOOL, f"{tool!r} is neither a declared tool nor a primitive")
+            hint = did_you_mean(tool, rules.index.names.get("tool", frozenset()) | rules.primitives)
+            yield error(where, ErrorCode.UNKNOWN_TOOL, f"{tool!r} is neither a declared tool nor a primitive{hint}")
 
 
 def check_attachments(document: dict[str, Any], rules: Rules) -> Checks:

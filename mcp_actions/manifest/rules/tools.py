@@ -15,6 +15,7 @@ dictionary is only a warning: it runs where that host provides it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -50,6 +51,7 @@ from .base import (
     object_entries,
     warning,
 )
+from .hints import accepted_arguments, did_you_mean
 from .refs import check_reference
 from .schema import check_schema, fast_schema_valid
 from .targets import check_target
@@ -173,11 +175,28 @@ def _check_binding(binding: Any, path: str, label: str, execution: ExecutionPlan
     for problem in Draft202012Validator(schema).iter_errors(arguments):
         if problem.validator in _PRESENCE_RULES and not problem.absolute_path:
             continue  # the call may supply what is missing
-        yield error(
-            where + json_pointer(problem.absolute_path),
-            ErrorCode.PRIMITIVE_ARGS_INVALID,
-            f"{label}: bound arguments of {execution.primitive}: {' '.join(problem.message.split())[:200]}",
-        )
+        prefix = f"{label}: bound arguments of {execution.primitive}: "
+        if problem.validator == "additionalProperties" and problem.validator_value is False and not problem.absolute_path:
+            # Name each argument the primitive does not take, and those it does.
+            properties = schema.get("properties")
+            declared = properties if isinstance(properties, dict) else {}
+            for key in arguments:
+                if key not in declared and not _pattern_named(key, schema):
+                    message = f"unknown argument '{key}'; {accepted_arguments(schema)}{did_you_mean(key, declared)}"
+                    yield error(where, ErrorCode.PRIMITIVE_ARGS_INVALID, prefix + message)
+            continue
+        yield error(where + json_pointer(problem.absolute_path), ErrorCode.PRIMITIVE_ARGS_INVALID, prefix + " ".join(problem.message.split())[:200])
+
+
+def _pattern_named(key: Any, schema: dict[str, Any]) -> bool:
+    """Does one of the schema's ``patternProperties`` name ``key``?"""
+    patterns = schema.get("patternProperties")
+    if not isinstance(patterns, dict) or not isinstance(key, str):
+        return False
+    try:
+        return any(re.search(pattern, key) for pattern in patterns)
+    except (re.error, TypeError):
+        return False
 
 
 def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:

@@ -52,9 +52,11 @@ from .base import (
     error,
     expect_type,
     json_type,
+    missing_member,
     warning,
 )
 from .expressions import check_expression_field, check_templated, is_slot
+from .hints import accepted_arguments, did_you_mean, spell
 from .refs import check_reference
 from .targets import check_target
 
@@ -149,7 +151,8 @@ def _pinpoint(problem: Any, relative: str) -> list[tuple[str, str]]:
         patterns = schema.get("patternProperties") or {}
         extra = [key for key in instance if key not in declared and not any(_matches(pattern, key) for pattern in patterns)]
         if extra and problem.validator_value is False:
-            return [(child_pointer(relative, key), f"unknown argument '{key}'") for key in extra]
+            accepted = accepted_arguments(schema)
+            return [(child_pointer(relative, key), f"unknown argument '{key}'; {accepted}{did_you_mean(key, declared)}") for key in extra]
     return [(relative, _short(problem.message))]
 
 
@@ -194,7 +197,8 @@ def _check_primitive(owner: dict[str, Any], path: str, what: str, rules: Rules) 
     elif not isinstance(owner["primitive"], str):
         yield error(primitive_path, ErrorCode.INVALID_TYPE, f"{what}: 'primitive' must be a string, got {json_type(owner['primitive'])}")
     elif owner["primitive"] not in rules.primitives:
-        yield error(primitive_path, ErrorCode.UNKNOWN_PRIMITIVE, f"{what}: primitive {owner['primitive']!r} is not in the dictionary")
+        hint = did_you_mean(owner["primitive"], rules.primitives)
+        yield error(primitive_path, ErrorCode.UNKNOWN_PRIMITIVE, f"{what}: primitive {owner['primitive']!r} is not in the dictionary{hint}")
     else:
         known_primitive = owner["primitive"]
     args_path = child_pointer(path, "args")
@@ -302,7 +306,7 @@ def _check_step(step: dict[str, Any], path: str, position: int, rules: Rules) ->
         if not isinstance(value, str):
             yield error(where, ErrorCode.INVALID_TYPE, f"expected string, got {json_type(value)}")
         elif value not in ON_ERROR_VALUES:
-            yield error(where, ErrorCode.INVALID_VALUE, f"{label}: on_error must be 'stop' or 'continue'")
+            yield error(where, ErrorCode.INVALID_VALUE, f"{label}: on_error must be {spell(ON_ERROR_VALUES)}")
     yield from check_non_negative_integer(step, "timeout_ms", path)
     if "description" in step:
         problem = expect_type(step["description"], "string", child_pointer(path, "description"))
@@ -331,24 +335,24 @@ def check_workflow(workflow: Any, path: str, rules: Rules) -> Checks:
     yield from check_keys(workflow, path, WORKFLOW_FIELDS, subject="workflow", closed=True)
     version_path = child_pointer(path, "version")
     if "version" not in workflow:
-        yield error(version_path, ErrorCode.MISSING_FIELD, "workflow: 'version' is required")
+        yield missing_member(path, "version", VERSION, subject="workflow")
     else:
         version = workflow["version"]
         problem = expect_type(version, "integer", version_path)
         if problem:
             yield problem
         elif version != VERSION:
-            yield error(version_path, ErrorCode.UNSUPPORTED_VERSION, "workflow version must be 1")
+            yield error(version_path, ErrorCode.UNSUPPORTED_VERSION, f"workflow version must be {spell(VERSION)}")
     language_path = child_pointer(path, "expression_language")
     if "expression_language" not in workflow:
-        yield error(language_path, ErrorCode.MISSING_FIELD, "workflow: 'expression_language' is required")
+        yield missing_member(path, "expression_language", EXPRESSION_LANGUAGE, subject="workflow")
     else:
         language = workflow["expression_language"]
         problem = expect_type(language, "string", language_path)
         if problem:
             yield problem
         elif language != EXPRESSION_LANGUAGE:
-            yield error(language_path, ErrorCode.UNSUPPORTED_EXPRESSION_LANGUAGE, "workflow expression_language must be 'jsonata'")
+            yield error(language_path, ErrorCode.UNSUPPORTED_EXPRESSION_LANGUAGE, f"workflow expression_language must be {spell(EXPRESSION_LANGUAGE)}")
     steps_path = child_pointer(path, "steps")
     steps = workflow.get("steps")
     if "steps" not in workflow:
