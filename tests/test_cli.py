@@ -62,6 +62,15 @@ def test_validate_reference_only_warns_about_what_reference_runtimes_refuse():
     ]
 
 
+def test_validate_messages_say_how_to_fix(tmp_path):
+    broken = tmp_path / "actions.json"
+    tool = {"name": "go", "description": "Go.", "inputSchema": {"type": "object"}, "x_actions": {"handler": "go"}}
+    broken.write_text(json.dumps({"protocol": "actions.json", "version": 1, "tools": [tool]}))
+    done = run("validate", str(broken))
+    assert done.returncode == 1
+    assert done.stdout == f"{broken}:/tools/0/inputSchema field_not_allowed tool 'go': rename 'inputSchema' to 'input_schema' (actions.json spells its keys in snake_case)\n"
+
+
 def test_version():
     done = run("--version")
     assert done.returncode == 0 and done.stdout.startswith("mcp-actions ")

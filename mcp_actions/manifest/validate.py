@@ -9,6 +9,13 @@ not on one written from the reference dictionary alone
 (``non_reference_argument``: ``mcp-actions validate --reference-only``); the
 default, which the server's load path uses, judges the map for our runtimes.
 
+Messages say how to fix what they report (``rules.hints``): a missing member
+with fixed values names them, an unknown name or field names the close ones,
+an unknown argument the accepted ones. A camelCase key that stands for a
+known snake_case one is one error telling to rename it; the rules read the
+object under the snake_case key (``rules.base.check_keys``) and the problems
+found there are pointed back at the key as written.
+
 The rules live in the ``rules`` subpackage, one module per concept
 (``rules.root``, ``rules.tools``, ``rules.workflow``, ``rules.projection``,
 ``rules.states``, ``rules.context``, ``rules.signals``, ``rules.checks``,
@@ -27,13 +34,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..errors import ErrorCode, ManifestError
 from .dictionary import host_primitives, map_primitives
 from .limits import DEFAULT_LIMITS, Limits
 from .problems import Problem, ValidationReport, problem_sort_key
-from .rules.base import Rules, error, json_type
+from .rules.base import Rules, error, json_type, snake_case_view
 from .rules.checks import check_checks
 from .rules.context import check_context
 from .rules.dictionary import check_primitive_dictionary
@@ -44,6 +52,7 @@ from .rules.signals import check_attachments, check_signals
 from .rules.sources import check_sources
 from .rules.states import check_states, check_transitions
 from .rules.tools import check_tools
+from .shape import ROOT_FIELDS
 from .verdict_cache import flush_all
 
 __all__ = ["check_manifest", "iter_problems", "validate"]
@@ -81,6 +90,15 @@ def _rules(document: dict[str, Any], limits: Any, primitives: Collection[str] | 
     )
 
 
+def _in_document(problem: Problem, renamed: dict[str, str]) -> Problem:
+    """``problem`` pointing into the document: a member checked under its snake_case key is where its camelCase key is."""
+    path = problem.path
+    for checked_at in sorted(renamed, key=len, reverse=True):  # inner renames first: their pointers lie below the outer ones'
+        if path == checked_at or path.startswith(checked_at + "/"):
+            path = renamed[checked_at] + path[len(checked_at) :]
+    return problem if path == problem.path else replace(problem, path=path)
+
+
 def iter_problems(
     document: Any, *, limits: Limits = DEFAULT_LIMITS, primitives: Collection[str] | None = None, reference_only: bool = False
 ) -> Iterator[Problem]:
@@ -95,6 +113,8 @@ def iter_problems(
         yield error("", ErrorCode.INVALID_TYPE, f"a manifest must be a JSON object, got {json_type(document)}")
         return
     try:
+        # Every rule group reads the root under its snake_case keys (check_root reports the renames).
+        document = snake_case_view(document, ROOT_FIELDS)
         rules = _rules(document, limits, primitives, reference_only)
     except Exception as exc:
         logger.exception("manifest validator could not start")
@@ -103,7 +123,8 @@ def iter_problems(
     seen: set[Problem] = set()
     for group in _RULE_GROUPS:
         try:
-            for problem in group(document, rules):
+            for found in group(document, rules):
+                problem = _in_document(found, rules.renamed) if rules.renamed else found
                 if problem not in seen:  # two walks may meet the same node (nesting, shared targets)
                     seen.add(problem)
                     yield problem

@@ -1,4 +1,4 @@
-"""Messages that say how to fix: fixed values, close names, accepted arguments.
+"""Messages that say how to fix: fixed values, close names, accepted arguments, snake_case spellings.
 
 Each table case is a small edit of ``base()`` and the *whole* report it gives
 (severity, code, path, message), so a hint never comes with a second,
@@ -7,10 +7,12 @@ unrelated problem.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mcp_actions.manifest import shape
-from mcp_actions.manifest.rules.hints import did_you_mean
+from mcp_actions.manifest.rules.hints import did_you_mean, snake_case
 from mcp_actions.manifest.validate import check_manifest
 
 from .builders import _DELETE, base, edit
@@ -20,6 +22,7 @@ WF = f"{TOOL}/workflow"
 FIND = f"{WF}/steps/0"
 CLICK = f"{WF}/steps/1"
 SNAPSHOT = "/state_projections/0/snapshot"
+RENAME = "(actions.json spells its keys in snake_case)"
 
 Report = list[tuple[str, str, str, str]]
 
@@ -301,3 +304,174 @@ UNKNOWN_ARGUMENTS = [
 @pytest.mark.parametrize(("document", "expected"), UNKNOWN_ARGUMENTS)
 def test_an_unknown_argument_says_which_the_primitive_accepts(document: object, expected: Report) -> None:
     assert report(document) == expected
+
+
+# -- a camelCase key standing for a known snake_case one: one error, at the key as written
+
+CAMEL_CASE = [
+    # a tool's inputSchema: not an unknown_field warning beside a missing input_schema
+    (
+        with_edits((f"{TOOL}/input_schema", _DELETE), (f"{TOOL}/inputSchema", {"type": "object"})),
+        [("error", "field_not_allowed", f"{TOOL}/inputSchema", f"tool 'form.click': rename 'inputSchema' to 'input_schema' {RENAME}")],
+    ),
+    # ... PascalCase is read the same way
+    (
+        with_edits((f"{TOOL}/input_schema", _DELETE), (f"{TOOL}/InputSchema", {"type": "object"})),
+        [("error", "field_not_allowed", f"{TOOL}/InputSchema", f"tool 'form.click': rename 'InputSchema' to 'input_schema' {RENAME}")],
+    ),
+    # ... and what is wrong inside it is reported where it is written
+    (
+        with_edits((f"{TOOL}/input_schema", _DELETE), (f"{TOOL}/inputSchema", {"type": "objec"})),
+        [
+            ("error", "field_not_allowed", f"{TOOL}/inputSchema", f"tool 'form.click': rename 'inputSchema' to 'input_schema' {RENAME}"),
+            ("error", "invalid_schema", f"{TOOL}/inputSchema/type", "input_schema: 'objec' is not valid under any of the given schemas (metaschema keyword 'anyOf')"),
+        ],
+    ),
+    # an optional member (it used to be a warning only, and the schema was silently left out)
+    (
+        with_edits((f"{TOOL}/resultSchema", {"type": "object"})),
+        [("error", "field_not_allowed", f"{TOOL}/resultSchema", f"tool 'form.click': rename 'resultSchema' to 'result_schema' {RENAME}")],
+    ),
+    # xActions: not tool_not_executable as well; and a camelCase key inside it, pointed at through both
+    (
+        with_edits(("/tools/0/x_actions", _DELETE), ("/tools/0/xActions", {"handler": "form.submit", "resultSummary": {"projection": "site.board", "summary": "counts"}})),
+        [
+            ("error", "field_not_allowed", "/tools/0/xActions", f"tool 'form.submit': rename 'xActions' to 'x_actions' {RENAME}"),
+            (
+                "error",
+                "field_not_allowed",
+                "/tools/0/xActions/resultSummary",
+                f"tool 'form.submit' x_actions: rename 'resultSummary' to 'result_summary' {RENAME}",
+            ),
+        ],
+    ),
+    # a workflow's expressionLanguage: not a missing expression_language as well
+    (
+        with_edits((f"{WF}/expression_language", _DELETE), (f"{WF}/expressionLanguage", "jsonata")),
+        [("error", "field_not_allowed", f"{WF}/expressionLanguage", f"workflow: rename 'expressionLanguage' to 'expression_language' {RENAME}")],
+    ),
+    # a step's forEach: not an unpaired max_items as well
+    (
+        with_edits((f"{FIND}/forEach", "{% [1, 2] %}"), (f"{FIND}/max_items", 2)),
+        [("error", "field_not_allowed", f"{FIND}/forEach", f"step 'find': rename 'forEach' to 'for_each' {RENAME}")],
+    ),
+    # a step's maxItems: not a missing max_items as well
+    (
+        with_edits((f"{FIND}/for_each", "{% [1, 2] %}"), (f"{FIND}/maxItems", 2)),
+        [("error", "field_not_allowed", f"{FIND}/maxItems", f"step 'find': rename 'maxItems' to 'max_items' {RENAME}")],
+    ),
+    # settle_after's delayMs: not "needs exactly one of locator and delay_ms" as well
+    (
+        with_edits((f"{CLICK}/settle_after", {"delayMs": 300})),
+        [("error", "field_not_allowed", f"{CLICK}/settle_after/delayMs", f"step 'click' settle_after: rename 'delayMs' to 'delay_ms' {RENAME}")],
+    ),
+    # a summary's maxBytes: not a missing max_bytes as well
+    (
+        with_edits(("/state_projections/0/summaries/0/max_bytes", _DELETE), ("/state_projections/0/summaries/0/maxBytes", 2000)),
+        [
+            (
+                "error",
+                "field_not_allowed",
+                "/state_projections/0/summaries/0/maxBytes",
+                f"summary 'counts': rename 'maxBytes' to 'max_bytes' {RENAME}",
+            )
+        ],
+    ),
+    # the root's stateProjections: its projections are read, so a postcondition naming one resolves
+    (
+        with_edits(("/stateProjections", base()["state_projections"]), ("/state_projections", _DELETE), (f"{WF}/postcondition", "site.board")),
+        [("error", "field_not_allowed", "/stateProjections", f"manifest: rename 'stateProjections' to 'state_projections' {RENAME}")],
+    ),
+    # an assertion target's textEquals: not "needs a selector …" as well
+    (
+        with_edits(("/checks/0/assertions/0/target", {"textEquals": "Sent"})),
+        [("error", "field_not_allowed", "/checks/0/assertions/0/target/textEquals", f"target: rename 'textEquals' to 'text_equals' {RENAME}")],
+    ),
+    # composition's namespaceRequired: false is read, so an import without a namespace is fine
+    (
+        with_edits(("/composition", {"namespaceRequired": False}), ("/imports", [{"id": "shop", "kind": "local", "uri": "shop.json"}])),
+        [("error", "field_not_allowed", "/composition/namespaceRequired", f"composition: rename 'namespaceRequired' to 'namespace_required' {RENAME}")],
+    ),
+    # both spellings: the snake_case one is the member, the other an unknown field saying so
+    (
+        with_edits((f"{TOOL}/inputSchema", {"type": "object"})),
+        [("warning", "unknown_field", f"{TOOL}/inputSchema", "tool 'form.click': unknown field 'inputSchema' ('input_schema' is given too: keep one)")],
+    ),
+    # a camelCase key that stands for no known key is an unknown field as before
+    (
+        with_edits((f"{TOOL}/inputForm", {})),
+        [("warning", "unknown_field", f"{TOOL}/inputForm", "tool 'form.click': unknown field 'inputForm'")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("document", "expected"), CAMEL_CASE)
+def test_a_camel_case_key_is_one_error_saying_to_rename_it(document: object, expected: Report) -> None:
+    assert report(document) == expected
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
+def test_every_snake_case_key_of_shape_is_recognised_in_camel_case() -> None:
+    key_sets = [value for name, value in vars(shape).items() if name.endswith("_FIELDS") and isinstance(value, tuple)]
+    keys = {key for key_set in key_sets for key in key_set if "_" in key.strip("_")}
+    assert {"input_schema", "x_actions", "result_schema", "expression_language", "max_items", "state_projections"} <= keys
+    assert {key: snake_case(_camel(key)) for key in keys} == {key: key for key in keys}
+    assert [snake_case(key) for key in ("input_schema", "name", "$schema", 7)] == [None, None, None, None]  # nothing to rename
+    assert [snake_case(key) for key in ("URLContains", "timeoutMS", "xActions")] == ["url_contains", "timeout_ms", "x_actions"]
+
+
+def _rich_map() -> dict[str, Any]:
+    """``base()`` with a member under most snake_case keys of shape.py (a valid map)."""
+    document: dict[str, Any] = base()
+    document["composition"] = {"default_conflict_policy": "prefer_local", "namespace_required": True}
+    tool = document["tools"][0]
+    tool["result_schema"] = {"type": "object"}
+    tool["x_actions"].update({"result_summary": {"projection": "site.board", "summary": "counts"}, "result_schema": {"type": "object"}})
+    steps = document["tools"][1]["workflow"]["steps"]
+    steps[0].update({"for_each": "{% [1, 2] %}", "max_items": 2, "on_error": "continue", "timeout_ms": 100})
+    steps[1].update({"retry_until": "{% true %}", "max_attempts": 2, "after_each": {"primitive": "page.info"}})
+    steps[1]["settle_after"] = {"delay_ms": 300}
+    document["transitions"][0].update({"rate_limit_ms": 10, "do_not_use": "while busy"})
+    document["context"][0]["next_states"] = ["form_submitted"]
+    document["checks"][0].update({"on_fail": {}, "expected_result": {}})
+    document["checks"][0]["assertions"][0]["target"] = {"text_equals": "Sent", "fallback_selectors": ["form"], "url_contains": "/contact"}
+    return document
+
+
+def _snake_case_members() -> list[tuple[str, str]]:
+    """``(pointer of an object, its key)`` for every key of ``_rich_map()`` a shape.py key set declares with an underscore."""
+    declared = {key for name, value in vars(shape).items() if name.endswith("_FIELDS") and isinstance(value, tuple) for key in value}
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str]] = [(_rich_map(), "")]
+    while stack:
+        node, pointer = stack.pop()
+        members = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in members:
+            if isinstance(key, str) and key in declared and "_" in key:
+                found.append((pointer, key))
+            if isinstance(key, str) and key.endswith("_schema"):
+                continue  # a JSON Schema's own keys are not the map's
+            stack.append((value, f"{pointer}/{key}"))
+    return sorted(found)
+
+
+def test_the_rich_map_is_valid_and_holds_many_snake_case_keys() -> None:
+    assert report(_rich_map()) == []
+    assert len({key for _pointer, key in _snake_case_members()}) >= 20
+
+
+@pytest.mark.parametrize(("pointer", "key"), _snake_case_members())
+def test_any_snake_case_key_written_in_camel_case_is_one_error_at_it(pointer: str, key: str) -> None:
+    document = edit(_rich_map(), f"{pointer}/{key}")
+    written = _camel(key)
+    value = _rich_map()
+    for token in pointer.split("/")[1:]:
+        value = value[int(token)] if isinstance(value, list) else value[token]
+    document = edit(document, f"{pointer}/{written}", value[key])
+    ((severity, code, path, message),) = report(document)
+    assert (severity, code, path) == ("error", "field_not_allowed", f"{pointer}/{written}")
+    assert message.endswith(f"rename '{written}' to '{key}' {RENAME}")

@@ -17,7 +17,7 @@ from typing import Any
 from ...errors import ErrorCode
 from ..limits import MAX_IDENTIFIER_LENGTH, MAX_NESTING_DEPTH, Limits
 from ..problems import Problem, child_pointer
-from .hints import did_you_mean, member_to_add
+from .hints import did_you_mean, member_to_add, snake_case
 
 __all__ = [
     "check_required_identifier",
@@ -25,6 +25,7 @@ __all__ = [
     "STEP_ID_RE",
     "Checks",
     "Rules",
+    "SnakeCaseView",
     "array_entries",
     "check_enum",
     "check_identifier",
@@ -40,6 +41,7 @@ __all__ = [
     "json_type",
     "missing_member",
     "object_entries",
+    "snake_case_view",
     "warning",
 ]
 
@@ -65,6 +67,9 @@ class Rules:
     max_depth: int = MAX_NESTING_DEPTH
     # Report what only runtimes written from the reference dictionary alone refuse (validate --reference-only).
     reference_only: bool = False
+    # The objects checked under their snake_case keys (check_keys): the pointer each renamed member was
+    # checked at -> its pointer in the document, so that every problem points into the document.
+    renamed: dict[str, str] = field(default_factory=dict)
 
 
 def error(path: str, code: str, message: str) -> Problem:
@@ -128,22 +133,68 @@ def expect_type(value: Any, expected: str | tuple[str, ...], path: str) -> Probl
     return error(path, ErrorCode.INVALID_TYPE, f"expected {' or '.join(options)}, got {json_type(value)}")
 
 
-def check_keys(
-    obj: Mapping[Any, Any], path: str, known: Collection[str], *, subject: str, closed: bool = False
-) -> Checks:
-    """Keys of ``obj`` outside ``known``: a warning in an open object, an error in a closed one.
+class SnakeCaseView(dict[str, Any]):
+    """An object with its camelCase keys renamed to the snake_case keys they stand for (``renamed``: camel -> snake)."""
 
-    ``x_*`` keys are extensions and always allowed. An unknown key names the known keys close to it.
+    renamed: dict[str, str]
+
+
+def snake_case_view(obj: dict[str, Any], known: Collection[str]) -> dict[str, Any]:
+    """``obj`` as the rules read it: a camelCase key whose snake_case form is a known key ``obj`` lacks is renamed to it.
+
+    ``inputSchema`` on a tool is an ``input_schema`` spelt the wrong way, not an
+    unknown field beside a missing one: the view holds it under ``input_schema``
+    (in the same place), so every other rule judges it once, as that member.
+    ``obj`` itself is returned when nothing is renamed.
     """
+    if isinstance(obj, SnakeCaseView):
+        return obj
+    renamed: dict[str, str] = {}
     for key in obj:
+        twin = snake_case(key) if key not in known else None
+        if twin is not None and twin in known and twin not in obj and twin not in renamed.values():
+            renamed[key] = twin
+    if not renamed:
+        return obj
+    view = SnakeCaseView((renamed.get(key, key), value) for key, value in obj.items())
+    view.renamed = renamed
+    return view
+
+
+def check_keys(
+    obj: dict[str, Any], path: str, known: Collection[str], rules: Rules, *, subject: str, closed: bool = False
+) -> Generator[Problem, None, dict[str, Any]]:
+    """Keys of ``obj`` outside ``known``: a warning in an open object, an error in a closed one; return the object to check.
+
+    ``x_*`` keys are extensions and always allowed. A camelCase key whose
+    snake_case form is a known key of the object is one error telling to
+    rename it; the returned object (``snake_case_view``) holds it under that
+    key, and problems found there point at the camelCase key (``rules.renamed``).
+    Other unknown keys name the known keys close to them.
+    """
+    view = snake_case_view(obj, known)
+    renamed = view.renamed if isinstance(view, SnakeCaseView) else {}
+    for camel, snake in renamed.items():
+        rules.renamed[child_pointer(path, snake)] = child_pointer(path, camel)
+        yield error(
+            child_pointer(path, camel),
+            ErrorCode.FIELD_NOT_ALLOWED,
+            f"{subject}: rename '{camel}' to '{snake}' (actions.json spells its keys in snake_case)",
+        )
+    for key in view:
         if isinstance(key, str) and (key in known or key.startswith("x_")):
             continue
         shown = key if isinstance(key, str) else repr(key)
-        hint = did_you_mean(key, known)
+        twin = snake_case(key)
+        if twin is not None and twin in known:
+            hint = f" ('{twin}' is given too: keep one)"
+        else:
+            hint = did_you_mean(key, known)
         if closed:
             yield error(child_pointer(path, key), ErrorCode.FIELD_NOT_ALLOWED, f"{subject}: field '{shown}' is not allowed{hint}")
         else:
             yield warning(child_pointer(path, key), ErrorCode.UNKNOWN_FIELD, f"{subject}: unknown field '{shown}'{hint}")
+    return view
 
 
 def missing_member(path: str, key: str, values: Any, *, subject: str = "") -> Problem:

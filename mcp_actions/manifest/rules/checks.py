@@ -43,7 +43,7 @@ def check_checks(document: dict[str, Any], rules: Rules) -> Checks:
     """checks: ids, severity, and every reference of setup, assertions and steps."""
     checks = yield from object_entries(document, "checks", "", what="a check")
     for where, check in checks:
-        yield from check_keys(check, where, CHECK_FIELDS, subject="check")
+        check = yield from check_keys(check, where, CHECK_FIELDS, rules, subject="check")
         yield from check_required_identifier(check, "id", where, missing="check: 'id' is required", what="check id")
         yield from check_string(check, "description", where)
         yield from check_enum(check, "severity", where, SEVERITIES)

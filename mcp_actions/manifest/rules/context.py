@@ -59,7 +59,7 @@ def check_context(document: dict[str, Any], rules: Rules) -> Checks:
     """context: ids, texts, load_when predicates, tool and state references."""
     blocks = yield from object_entries(document, "context", "", what="a context block")
     for where, block in blocks:
-        yield from check_keys(block, where, CONTEXT_FIELDS, subject="context")
+        block = yield from check_keys(block, where, CONTEXT_FIELDS, rules, subject="context")
         yield from check_required_identifier(block, "id", where, missing="context: 'id' is required", what="context id")
         yield from check_string(block, "title", where)
         yield from check_string(block, "body", where)

@@ -6,6 +6,8 @@
   ``1``, ``'stop' or 'continue'``);
 * ``member_to_add(key, values)``: the member a missing field with fixed
   values asks for, as JSON (``add "version": 1``);
+* ``snake_case(key)``: the snake_case spelling of a camelCase key, which is
+  how actions.json spells every key it declares;
 * ``accepted_arguments(schema)``: what a primitive's ``input_schema`` accepts.
 
 The values and key sets themselves are ``shape.py``'s and the dictionary's:
@@ -16,13 +18,16 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["accepted_arguments", "did_you_mean", "member_to_add", "quoted_list", "spell"]
+__all__ = ["accepted_arguments", "did_you_mean", "member_to_add", "quoted_list", "snake_case", "spell"]
 
 #: At most this many suggestions; ``get_close_matches``' own cutoff (0.6) decides which are close.
 MAX_SUGGESTIONS = 3
+_ACRONYM_BOUNDARY = re.compile(r"([A-Z]+)([A-Z][a-z])")
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
 def quoted_list(words: Sequence[Any], conjunction: str = "or") -> str:
@@ -54,6 +59,14 @@ def member_to_add(key: str, values: Any) -> str:
     if len(options) == 1:
         return f"add {json.dumps(key)}: {json.dumps(options[0])}"
     return f"add {json.dumps(key)} with one of {', '.join(json.dumps(option) for option in options)}"
+
+
+def snake_case(key: Any) -> str | None:
+    """The snake_case spelling of a camelCase (or PascalCase) ``key``: ``inputSchema`` -> ``input_schema``; None when it has none."""
+    if not isinstance(key, str) or not any(character.isupper() for character in key):
+        return None
+    snake = _WORD_BOUNDARY.sub(r"_\1", _ACRONYM_BOUNDARY.sub(r"\1_\2", key)).lower()
+    return snake if snake != key and snake.isidentifier() else None
 
 
 def accepted_arguments(schema: Mapping[str, Any]) -> str:

@@ -87,7 +87,7 @@ def _check_fields(fields: Any, path: str, rules: Rules) -> Checks:
         if not isinstance(field, dict):
             yield error(where, ErrorCode.INVALID_TYPE, f"{label} must be an object, got {json_type(field)}")
             continue
-        yield from check_keys(field, where, FIELD_FIELDS, subject=label, closed=True)
+        field = yield from check_keys(field, where, FIELD_FIELDS, rules, subject=label, closed=True)
         yield from _check_locating(field, where, label, required=False)
         for key in ("many", "trim", "required"):
             yield from _check_boolean(field, key, where)
@@ -110,7 +110,7 @@ def _check_snapshot(snapshot: Any, path: str, rules: Rules) -> Checks:
     if not isinstance(snapshot, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"snapshot must be an object, got {json_type(snapshot)}")
         return
-    yield from check_keys(snapshot, path, SNAPSHOT_FIELDS, subject="snapshot")
+    snapshot = yield from check_keys(snapshot, path, SNAPSHOT_FIELDS, rules, subject="snapshot")
     version_path = child_pointer(path, "version")
     if "version" not in snapshot:
         yield missing_member(path, "version", VERSION, subject="snapshot")
@@ -137,7 +137,7 @@ def _check_snapshot(snapshot: Any, path: str, rules: Rules) -> Checks:
     for where, entry in entries:
         entry_id = entry.get("id")
         label = f"extract {entry_id!r}" if isinstance(entry_id, str) else "extract entry"
-        yield from check_keys(entry, where, EXTRACT_FIELDS, subject=label, closed=True)
+        entry = yield from check_keys(entry, where, EXTRACT_FIELDS, rules, subject=label, closed=True)
         yield from check_required_identifier(entry, "id", where, missing="extract entry: 'id' is required", what="extract id")
         yield from _check_locating(entry, where, label, required=True)
         yield from _check_boolean(entry, "many", where)
@@ -154,7 +154,7 @@ def _check_projection_expression(projection: Any, path: str, rules: Rules) -> Ch
     if not isinstance(projection, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"projection must be an object, got {json_type(projection)}")
         return
-    yield from check_keys(projection, path, EXPRESSION_FIELDS, subject="projection", closed=True)
+    projection = yield from check_keys(projection, path, EXPRESSION_FIELDS, rules, subject="projection", closed=True)
     language_path = child_pointer(path, "language")
     if "language" not in projection:
         yield missing_member(path, "language", EXPRESSION_LANGUAGE, subject="projection")
@@ -175,7 +175,7 @@ def _check_summaries(projection: dict[str, Any], path: str, rules: Rules) -> Che
     for where, summary in summaries:
         name = summary.get("name")
         label = f"summary {name!r}" if isinstance(name, str) else "summary"
-        yield from check_keys(summary, where, SUMMARY_FIELDS, subject=label, closed=True)
+        summary = yield from check_keys(summary, where, SUMMARY_FIELDS, rules, subject=label, closed=True)
         yield from check_required_identifier(summary, "name", where, missing="summary: 'name' is required", what="summary name")
         yield from check_string(summary, "description", where)
         bytes_path = child_pointer(where, "max_bytes")
@@ -202,7 +202,7 @@ def check_state_projections(document: dict[str, Any], rules: Rules) -> Checks:
     """state_projections: names, snapshot (extract, projection, output_schema), summaries."""
     projections = yield from object_entries(document, "state_projections", "", what="a state projection")
     for where, projection in projections:
-        yield from check_keys(projection, where, PROJECTION_FIELDS, subject="state projection")
+        projection = yield from check_keys(projection, where, PROJECTION_FIELDS, rules, subject="state projection")
         yield from check_required_identifier(projection, "name", where, missing="state projection: 'name' is required", what="state projection name")
         yield from check_string(projection, "description", where)
         if "snapshot" not in projection:

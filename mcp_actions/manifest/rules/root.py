@@ -53,7 +53,7 @@ def check_root(document: dict[str, Any], rules: Rules) -> Checks:
             yield problem
         elif document["version"] != VERSION:
             yield error("/version", ErrorCode.UNSUPPORTED_VERSION, f"version must be {spell(VERSION)}")
-    yield from check_keys(document, "", ROOT_FIELDS, subject="manifest")
+    document = yield from check_keys(document, "", ROOT_FIELDS, rules, subject="manifest")
     if "$schema" in document:
         yield from check_string(document, "$schema", "")
     if "surface" in document:
@@ -100,7 +100,7 @@ def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
         if not isinstance(composition, dict):
             yield error("/composition", ErrorCode.INVALID_TYPE, f"composition must be an object, got {json_type(composition)}")
         else:
-            yield from check_keys(composition, "/composition", COMPOSITION_FIELDS, subject="composition")
+            composition = yield from check_keys(composition, "/composition", COMPOSITION_FIELDS, rules, subject="composition")
             # Its values (prefer_local, prefer_import, error) are the composer's to judge: it reports
             # invalid_value at this same pointer when it composes the map.
             yield from check_string(composition, "default_conflict_policy", "/composition", non_empty=True)
@@ -111,7 +111,7 @@ def check_imports(document: dict[str, Any], rules: Rules) -> Checks:
                 namespace_required = composition["namespace_required"] is not False
     imports = yield from object_entries(document, "imports", "", what="an import")
     for where, entry in imports:
-        yield from check_keys(entry, where, IMPORT_FIELDS, subject="import")
+        entry = yield from check_keys(entry, where, IMPORT_FIELDS, rules, subject="import")
         yield from check_required_identifier(entry, "id", where, missing="import: 'id' is required", what="import id")
         if "kind" not in entry:
             yield missing_member(where, "kind", IMPORT_KINDS, subject="import")

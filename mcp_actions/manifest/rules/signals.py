@@ -38,7 +38,7 @@ def check_signals(document: dict[str, Any], rules: Rules) -> Checks:
     """signals: names, direction, event (required when enabled), target, payload schema."""
     signals = yield from object_entries(document, "signals", "", what="a signal")
     for where, signal in signals:
-        yield from check_keys(signal, where, SIGNAL_FIELDS, subject="signal")
+        signal = yield from check_keys(signal, where, SIGNAL_FIELDS, rules, subject="signal")
         yield from check_required_identifier(signal, "name", where, missing="signal: 'name' is required", what="signal name")
         yield from check_string(signal, "description", where)
         yield from check_enum(signal, "direction", where, DIRECTIONS)
@@ -91,7 +91,7 @@ def check_attachments(document: dict[str, Any], rules: Rules) -> Checks:
     """attachments: ids, a target and a lifecycle each, affordance, signal names."""
     attachments = yield from object_entries(document, "attachments", "", what="an attachment")
     for where, attachment in attachments:
-        yield from check_keys(attachment, where, ATTACHMENT_FIELDS, subject="attachment")
+        attachment = yield from check_keys(attachment, where, ATTACHMENT_FIELDS, rules, subject="attachment")
         yield from check_required_identifier(attachment, "id", where, missing="attachment: 'id' is required", what="attachment id")
         yield from check_string(attachment, "kind", where, non_empty=True)
         yield from check_string(attachment, "description", where)

@@ -40,7 +40,7 @@ def check_states(document: dict[str, Any], rules: Rules) -> Checks:
     """states: names, diagnostics, observables."""
     states = yield from object_entries(document, "states", "", what="a state")
     for where, state in states:
-        yield from check_keys(state, where, STATE_FIELDS, subject="state")
+        state = yield from check_keys(state, where, STATE_FIELDS, rules, subject="state")
         yield from _check_named(state, where, "state")
         yield from check_string(state, "description", where)
         diagnostics = yield from object_entries(state, "diagnostics", where, what="a diagnostic")
@@ -69,7 +69,7 @@ def check_transitions(document: dict[str, Any], rules: Rules) -> Checks:
     """transitions: names, and references to declared states, tools and signals."""
     transitions = yield from object_entries(document, "transitions", "", what="a transition")
     for where, transition in transitions:
-        yield from check_keys(transition, where, TRANSITION_FIELDS, subject="transition")
+        transition = yield from check_keys(transition, where, TRANSITION_FIELDS, rules, subject="transition")
         yield from _check_named(transition, where, "transition")
         yield from check_references(transition, where, references("transitions", checked=True), rules)
         yield from check_string(transition, "description", where)

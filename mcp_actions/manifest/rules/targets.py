@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import ErrorCode
 from ..problems import child_pointer
 from ..shape import CONFIDENCE_VALUES, LIST_SELECTOR_FIELDS, LOCATING_FIELDS, SINGLE_SELECTOR_FIELDS, TARGET_FIELDS
-from .base import Checks, Rules, check_keys, error, json_type
+from .base import Checks, Rules, check_keys, error, json_type, snake_case_view
 from .expressions import is_slot
 from .refs import check_reference
 
@@ -37,7 +37,7 @@ def check_target(target: Any, path: str, rules: Rules, *, templated: bool = Fals
     if not isinstance(target, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be a target descriptor object, got {json_type(target)}")
         return
-    yield from check_keys(target, path, TARGET_FIELDS, subject=what)
+    target = yield from check_keys(target, path, TARGET_FIELDS, rules, subject=what)
     for field, value in target.items():
         if not isinstance(field, str) or field not in TARGET_FIELDS:
             continue
@@ -69,6 +69,6 @@ def check_check_target(target: Any, path: str, rules: Rules) -> Checks:
     if not isinstance(target, dict):
         yield error(path, ErrorCode.INVALID_TARGET, f"an assertion target must be a target descriptor object, got {json_type(target)}")
         return
-    if not any(field in target for field in LOCATING_FIELDS):
+    if not any(field in snake_case_view(target, TARGET_FIELDS) for field in LOCATING_FIELDS):
         yield error(path, ErrorCode.INVALID_TARGET, "an assertion target needs a selector, selectors, fallback_selectors, xpath, role or text predicate")
     yield from check_target(target, path, rules)

@@ -69,7 +69,7 @@ def _check_execution(execution: Any, path: str, label: str, rules: Rules) -> Che
     if not isinstance(execution, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"{label}: execution must be an object, got {json_type(execution)}")
         return
-    yield from check_keys(execution, path, EXECUTION_FIELDS, subject=f"{label} execution")
+    execution = yield from check_keys(execution, path, EXECUTION_FIELDS, rules, subject=f"{label} execution")
     yield from check_enum(execution, "mode", path, EXECUTION_MODES)
     yield from check_string(execution, "fallback", path)
     steps = yield from object_entries(execution, "steps", path, what="an execution step")
@@ -90,7 +90,7 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
     if not isinstance(x_actions, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions must be an object, got {json_type(x_actions)}")
         return
-    yield from check_keys(x_actions, path, X_ACTIONS_FIELDS, subject=f"{label} x_actions")
+    x_actions = yield from check_keys(x_actions, path, X_ACTIONS_FIELDS, rules, subject=f"{label} x_actions")
     yield from check_enum(x_actions, "direction", path, DIRECTIONS)
     yield from check_enum(x_actions, "scope", path, SCOPES)
     if "handler" in x_actions:
@@ -99,7 +99,7 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
         if key in x_actions and not isinstance(x_actions[key], dict):
             yield error(child_pointer(path, key), ErrorCode.INVALID_TYPE, f"{label}: x_actions.{key} must be an object, got {json_type(x_actions[key])}")
     if "annotations" in x_actions:
-        yield from _check_annotations(x_actions["annotations"], child_pointer(path, "annotations"), label)
+        yield from _check_annotations(x_actions["annotations"], child_pointer(path, "annotations"), label, rules)
     if "confirm" in x_actions and not isinstance(x_actions["confirm"], (bool, str)):
         yield error(child_pointer(path, "confirm"), ErrorCode.INVALID_TYPE, f"{label}: x_actions.confirm must be a boolean or a message, got {json_type(x_actions['confirm'])}")
     if "result_summary" in x_actions:
@@ -112,12 +112,12 @@ def _check_x_actions(x_actions: Any, path: str, label: str, rules: Rules) -> Che
         yield from check_workflow(x_actions["workflow"], child_pointer(path, "workflow"), rules)
 
 
-def _check_annotations(annotations: Any, path: str, label: str) -> Checks:
+def _check_annotations(annotations: Any, path: str, label: str, rules: Rules) -> Checks:
     """``x_actions.annotations``: MCP hints that override the derived ones."""
     if not isinstance(annotations, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions.annotations must be an object, got {json_type(annotations)}")
         return
-    yield from check_keys(annotations, path, ANNOTATION_FIELDS, subject=f"{label} x_actions.annotations")
+    annotations = yield from check_keys(annotations, path, ANNOTATION_FIELDS, rules, subject=f"{label} x_actions.annotations")
     for key, value in annotations.items():
         expected = str if key == "title" else bool
         if key in ANNOTATION_FIELDS and not isinstance(value, expected):
@@ -130,7 +130,7 @@ def _check_result_summary(value: Any, path: str, label: str, rules: Rules) -> Ch
         yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions.result_summary must be an object, got {json_type(value)}")
         return
     # Our own key, so closed: a misspelt field would silently drop the summary otherwise.
-    yield from check_keys(value, path, RESULT_SUMMARY_FIELDS, subject=f"{label} x_actions.result_summary", closed=True)
+    value = yield from check_keys(value, path, RESULT_SUMMARY_FIELDS, rules, subject=f"{label} x_actions.result_summary", closed=True)
     for key in RESULT_SUMMARY_FIELDS:
         if key not in value:
             yield error(child_pointer(path, key), ErrorCode.MISSING_FIELD, f"{label}: x_actions.result_summary.{key} is required")
@@ -159,7 +159,7 @@ def _check_binding(binding: Any, path: str, label: str, execution: ExecutionPlan
     if not isinstance(binding, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"{label}: x_actions.binding must be an object, got {json_type(binding)}")
         return
-    yield from check_keys(binding, path, BINDING_FIELDS, subject=f"{label} x_actions.binding")
+    binding = yield from check_keys(binding, path, BINDING_FIELDS, rules, subject=f"{label} x_actions.binding")
     if "arguments" not in binding:
         return
     where = child_pointer(path, "arguments")
@@ -202,7 +202,7 @@ def _pattern_named(key: Any, schema: dict[str, Any]) -> bool:
 def _check_tool(tool: dict[str, Any], path: str, rules: Rules) -> Checks:
     name = tool.get("name")
     label = f"tool {name!r}" if isinstance(name, str) else "tool"
-    yield from check_keys(tool, path, TOOL_FIELDS, subject=label)
+    tool = yield from check_keys(tool, path, TOOL_FIELDS, rules, subject=label)
     yield from check_required_identifier(tool, "name", path, missing="tool: 'name' is required", what="tool name")
     yield from check_string(tool, "description", path, required=True, non_empty=True)
     if "input_schema" not in tool:

@@ -256,7 +256,7 @@ def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) ->
         if not isinstance(after_each, dict):
             yield error(where, ErrorCode.INVALID_TYPE, f"{label}: after_each must be an object, got {json_type(after_each)}")
         else:
-            yield from check_keys(after_each, where, AFTER_EACH_FIELDS, subject=f"{label} after_each", closed=True)
+            after_each = yield from check_keys(after_each, where, AFTER_EACH_FIELDS, rules, subject=f"{label} after_each", closed=True)
             yield from _check_primitive(after_each, where, f"{label} after_each", rules)
 
 
@@ -265,7 +265,7 @@ def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
     if not isinstance(settle, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be an object, got {json_type(settle)}")
         return
-    yield from check_keys(settle, path, SETTLE_AFTER_FIELDS, subject=what, closed=True)
+    settle = yield from check_keys(settle, path, SETTLE_AFTER_FIELDS, rules, subject=what, closed=True)
     has_locator, has_delay = "locator" in settle, "delay_ms" in settle
     if has_locator and has_delay:
         yield error(path, ErrorCode.CONFLICTING_FIELDS, f"{what}: give exactly one of locator and delay_ms, not both")
@@ -292,7 +292,7 @@ def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
 def _check_step(step: dict[str, Any], path: str, position: int, rules: Rules) -> Checks:
     step_id = step.get("id")
     label = f"step {step_id!r}" if isinstance(step_id, str) else f"step {position}"
-    yield from check_keys(step, path, STEP_FIELDS, subject=label, closed=True)
+    step = yield from check_keys(step, path, STEP_FIELDS, rules, subject=label, closed=True)
     yield from check_required_identifier(step, "id", path, missing=f"{label}: 'id' is required", what="step id", pattern=STEP_ID_RE)
     yield from _check_primitive(step, path, label, rules)
     if "when" in step:
@@ -332,7 +332,7 @@ def check_workflow(workflow: Any, path: str, rules: Rules) -> Checks:
     if not isinstance(workflow, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"workflow must be an object, got {json_type(workflow)}")
         return
-    yield from check_keys(workflow, path, WORKFLOW_FIELDS, subject="workflow", closed=True)
+    workflow = yield from check_keys(workflow, path, WORKFLOW_FIELDS, rules, subject="workflow", closed=True)
     version_path = child_pointer(path, "version")
     if "version" not in workflow:
         yield missing_member(path, "version", VERSION, subject="workflow")
