@@ -126,7 +126,10 @@ class ErrorCode(enum.StrEnum):
     INVALID_TYPE = "invalid_type", "problem", "a value has the wrong JSON type (message names the expected type)"
     MISSING_FIELD = "missing_field", "problem", "a required member is absent; the path points where it belongs"
     UNKNOWN_FIELD = "unknown_field", "problem", "warning: an undocumented key in an open object (x_* keys are always allowed)"
-    FIELD_NOT_ALLOWED = "field_not_allowed", "problem", "a key outside a closed key set (workflow, step, after_each, settle_after, extract entry, field, projection, summary)"
+    FIELD_NOT_ALLOWED = "field_not_allowed", "problem", (
+        "a key outside a closed key set (workflow, step, after_each, settle_after, extract entry, field, projection, summary), "
+        "or a camelCase spelling of a snake_case key (the message names the key to write)"
+    )
     INVALID_VALUE = "invalid_value", "problem import", "a value outside its allowed set or range (enums, non-negative integers, empty strings)"
     NESTING_TOO_DEEP = "nesting_too_deep", "problem", "the document nests deeper than the validator follows; the node at the limit is reported"
     UNSUPPORTED_PROTOCOL = "unsupported_protocol", "problem", "protocol is not 'actions.json'"
