@@ -14,15 +14,20 @@ description always gives the same map. What it drafts:
   clicked through ``locator.element_info`` + ``pointer.click`` when its state
   differs; a select is chosen with ``refs.observe`` + ``refs.select`` by its
   role and name), clicks the submit control, lets the page settle
-  (``dom.settle``) and reads back the nearest status regions and the page's
-  URL and title;
+  (``dom.settle``) and reads back the nearest status regions (again while one
+  says work in progress, "Saving…") and the page's URL and title. A form whose
+  submission no script of the page takes (``navigates``, which ``init`` asks
+  the browser) loads another page: the tool notes the document before the
+  click and waits for the next one (``webmcp.page_result`` with
+  ``after_document``, the engine's document identity) before reading back;
 - each WebMCP declarative form (``toolname``): a tool with the declared name and
   description that runs the page's own declaration (``webmcp.call``, then
   ``webmcp.page_result`` when the submission loads a page);
 - each search box outside a form: a tool that types the query and presses Enter;
 - the main buttons and same-origin links outside forms (at most
   ``MAX_BUTTONS``/``MAX_LINKS``, the page's main content first): a click
-  through ``locator.element_info`` + ``pointer.click``.
+  through ``locator.element_info`` + ``pointer.click``; a link's tool waits
+  until the tab's URL changes and answers where it landed.
 
 Tool names are ``<site namespace>.<slug>`` (``protocols.naming.site_namespace``,
 the rule page-declared tools follow), unique. Locators come from the page as
@@ -72,10 +77,16 @@ _REGION_ORDER = {"main": 0, "dialog": 1, "body": 2, "header": 3, "nav": 4, "foot
 #: How long a tool waits for its form or control to be there (a page that renders late).
 READY_TIMEOUT_MS = 5000
 #: After the action: no DOM change for this long counts as the page's answer (bounded by SETTLE_TIMEOUT_MS).
-SETTLE_QUIET_MS = 250
+SETTLE_QUIET_MS = 300
 SETTLE_TIMEOUT_MS = 2500
-#: Status regions read back after an action.
+#: Status regions read back after an action, each read at most this often while it says "…" (work in progress).
 MAX_READS = 2
+READ_ATTEMPTS = 4
+#: How often a tool looks for the page a submission or a link loads (the interpreter lets the page settle
+#: between looks; an after_each would fail the step when the navigation cuts it short).
+LOAD_ATTEMPTS = 20
+#: A status text that ends like this is work in progress ("Saving…", "Loading...").
+_IN_PROGRESS = r"/(…|\.\.\.)\s*$/"
 _GENERIC_FORM_NAMES = re.compile(r"^(x?form|main_?form|my_?form|form_?\d+|f\d*)$")
 _STRING_FORMATS = {"email": "email", "url": "uri"}
 
@@ -187,58 +198,99 @@ class _Workflow:
         return self.max_steps - len(self.steps)
 
     def add(self, step_id: str, primitive: str, args: dict[str, Any], **extra: Any) -> str:
+        """Append a step (keys in reading order: id, primitive, when, args, the rest, description); return its id."""
         sid = self.ids.take(step_id)
-        step: dict[str, Any] = {"id": sid, "primitive": primitive, "args": args}
-        step.update({k: v for k, v in extra.items() if v is not None})
-        self.steps.append(step)
+        self.steps.append({"id": sid, "primitive": primitive, "args": args, **{k: v for k, v in extra.items() if v is not None}})
+        self.order(self.steps[-1])
         return sid
+
+    @staticmethod
+    def order(step: dict[str, Any]) -> None:
+        keys = sorted(step, key=lambda k: ("id", "primitive", "when", "args").index(k) if k in ("id", "primitive", "when", "args") else 9 if k == "description" else 5)
+        items = [(k, step.pop(k)) for k in keys]
+        step.update(items)
 
     def document(self, output: str) -> dict[str, Any]:
         return {"version": 1, "expression_language": "jsonata", "steps": self.steps, "output": output}
 
 
-def _click(workflow: _Workflow, step_id: str, locator: dict[str, Any] | str, *, when: str | None = None, settle_after: dict[str, Any] | None = None, description: str | None = None) -> str:
-    """``locator.element_info`` then ``pointer.click`` at its clickable centre (the reference dictionary's way to click an element)."""
+def _click(
+    workflow: _Workflow,
+    step_id: str,
+    locator: dict[str, Any] | str,
+    *,
+    when: str | None = None,
+    click_when: str | None = None,
+    settle_after: dict[str, Any] | None = None,
+    description: str | None = None,
+) -> str:
+    """``locator.element_info`` then ``pointer.click`` at its clickable centre (the reference dictionary's way to click an element).
+
+    ``when`` guards both steps; ``click_when``, when given, the click alone (it may read what ``at_<id>`` found).
+    """
     at = workflow.add(f"at_{step_id}", "locator.element_info", {"locator": locator}, when=when)
     center = f"steps.{at}.output.clickable_center"
-    return workflow.add(step_id, "pointer.click", {"x": f"{{% {center}.x %}}", "y": f"{{% {center}.y %}}"}, when=when, settle_after=settle_after, description=description)
+    args = {"x": f"{{% {center}.x %}}", "y": f"{{% {center}.y %}}"}
+    return workflow.add(step_id, "pointer.click", args, when=click_when or when, settle_after=settle_after, description=description)
 
 
 def _read_back(workflow: _Workflow, regions: list[dict[str, Any]], region_ids: list[int]) -> list[tuple[str, str]]:
-    """Let the page answer, then read its status regions (each may be missing: ``on_error: continue``): [(key, step id)]."""
+    """Let the page answer, then read its status regions: [(key, JSONata of the text)].
+
+    Each read may fail (the region is gone after a navigation: ``on_error: continue``). A text that
+    ends in an ellipsis ("Saving…") is work in progress: it is read again, after the page settles,
+    a few times at most; the last text read is the answer.
+    """
     workflow.add(
         "settle", "dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_TIMEOUT_MS}, on_error="continue", description="let the page answer (no DOM change for a moment)"
     )
     reads: list[tuple[str, str]] = []
     keys = _Names()
     for index in region_ids[:MAX_READS]:
-        if workflow.room() <= 1:
+        if workflow.room() <= 2:
             break
         region = regions[index]
         key = keys.take(_slug(region.get("id") or region.get("label") or region.get("role") or "status", fallback="status", limit=30))
-        sid = workflow.add(f"read_{key}", "locator.text_content", {"locator": region["locator"]}, on_error="continue", description="what the page says now")
-        reads.append((key, sid))
+        first = workflow.add(f"read_{key}", "locator.text_content", {"locator": region["locator"]}, on_error="continue", description="what the page says now")
+        again = f"reread_{key}"
+        busy = f"$contains(steps.{first}.output.text, {_IN_PROGRESS})"
+        workflow.add(
+            again,
+            "locator.text_content",
+            {"locator": region["locator"]},
+            when=f"{{% $exists(steps.{first}.output.text) and {busy} %}}",
+            retry_until=f"{{% $not($contains(steps.{again}.output.text, {_IN_PROGRESS})) %}}",
+            max_attempts=READ_ATTEMPTS,
+            after_each={"primitive": "dom.settle", "args": {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_TIMEOUT_MS}},
+            on_error="continue",
+            description="it said work in progress (…): read it again once the page changes",
+        )
+        reads.append((key, f"($exists(steps.{again}.output.text) ? steps.{again}.output.text : steps.{first}.output.text)"))
     workflow.add("page", "page.info", {}, on_error="continue", description="where the page is now (a submit may load another)")
     return reads
 
 
-def _output(head: str, reads: list[tuple[str, str]]) -> str:
-    parts = [head]
+def _output(head: str, reads: list[tuple[str, str]], extra: tuple[str, ...] = ()) -> str:
+    parts = [head, *extra]
     if len(reads) == 1:
-        parts.append(f"'status': steps.{reads[0][1]}.output.text")
+        parts.append(f"'status': {reads[0][1]}")
     elif reads:
-        inner = ", ".join(f"'{key}': steps.{sid}.output.text" for key, sid in reads)
+        inner = ", ".join(f"'{key}': {text}" for key, text in reads)
         parts.append(f"'status': {{{inner}}}")
     parts.append("'url': steps.page.output.url")
     parts.append("'title': steps.page.output.title")
     return "{% {" + ", ".join(parts) + "} %}"
 
 
-def _result_schema(flag: str, reads: list[tuple[str, str]]) -> dict[str, Any]:
+def _result_schema(flag: str, reads: list[tuple[str, str]], *, navigates: bool = False) -> dict[str, Any]:
     status: dict[str, Any] = {"type": "string", "description": "the text of the page's status region after the action"}
     if len(reads) > 1:
         status = {"type": "object", "description": "the text of the page's status regions after the action", "properties": {key: {"type": "string"} for key, _ in reads}}
-    properties: dict[str, Any] = {flag: {"type": "boolean"}, "url": {"type": "string"}, "title": {"type": "string"}}
+    properties: dict[str, Any] = {flag: {"type": "boolean"}}
+    if navigates:
+        properties["navigated"] = {"type": "boolean", "description": "whether the submission loaded another page"}
+        properties["heading"] = {"type": "string", "description": "the loaded page's main heading"}
+    properties.update({"url": {"type": "string"}, "title": {"type": "string"}})
     if reads:
         properties["status"] = status
     return {"type": "object", "required": [flag], "properties": properties}
@@ -300,7 +352,9 @@ class _Drafter:
             return
         workflow.add("ready", "locator.wait_for", {"locator": ready, "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the form (it may render late)")
         region_ids = [int(i) for i in form.get("regions") or []]
-        overhead = (2 if submit else 0) + 2 + min(len(region_ids), MAX_READS)  # submit, settle + page, reads
+        navigates = bool(form.get("navigates"))
+        # submit, the document before and after (a submission that loads a page), settle + page, reads
+        overhead = (2 if submit else 1) + (2 if navigates else 0) + 2 + 2 * min(len(region_ids), MAX_READS)
         observe_step: str | None = None
         selects: list[str] = []
         filled: list[str] = []
@@ -323,21 +377,19 @@ class _Drafter:
                 sid = workflow.add(f"fill_{key}", "text.insert", {"target": f["locator"], "text": text, "mode": "replace"}, when=when)
                 single_text = sid if single_text is None else "many"
             elif control == "checkbox":
-                at = f"steps.at_set_{key}.output.checked"
-                _click(workflow, f"set_{key}", f["locator"], when=when)
-                workflow.steps[-1]["when"] = f"{{% $exists(input.{key}) and {at} != input.{key} %}}"
-                workflow.steps[-2]["when"] = f"{{% $exists(input.{key}) %}}"
+                given = f"{{% $exists(input.{key}) %}}"
+                _click(workflow, f"set_{key}", f["locator"], when=given, click_when=f"{{% $exists(input.{key}) and steps.at_set_{key}.output.checked != input.{key} %}}")
             elif control == "radio":
                 mapping = {o["value"]: o["locator"] for o in f["options"]}
-                locator = f"{{% $lookup({json.dumps(mapping, ensure_ascii=False)}, input.{key}) %}}"
-                _click(workflow, f"set_{key}", locator, when=f"{{% $exists(input.{key}) %}}")  # a slot that evaluates to the option's locator
-                workflow.steps[-1]["when"] = f"{{% $exists(input.{key}) and steps.at_set_{key}.output.checked != true %}}"
+                locator = f"{{% $lookup({json.dumps(mapping, ensure_ascii=False)}, input.{key}) %}}"  # a slot that evaluates to the option's locator
+                given = f"{{% $exists(input.{key}) %}}"
+                _click(workflow, f"set_{key}", locator, when=given, click_when=f"{{% $exists(input.{key}) and steps.at_set_{key}.output.checked != true %}}")
             elif control == "checkboxes":
                 for number, option in enumerate(f["options"], start=1):
                     sid = f"set_{key}_{number}"
                     wanted = f"({_jsonata_string(option['value'])} in input.{key})"
-                    _click(workflow, sid, option["locator"], when=f"{{% $exists(input.{key}) %}}")
-                    workflow.steps[-1]["when"] = f"{{% $exists(input.{key}) and {wanted} != steps.at_{sid}.output.checked %}}"
+                    given = f"{{% $exists(input.{key}) %}}"
+                    _click(workflow, sid, option["locator"], when=given, click_when=f"{{% $exists(input.{key}) and {wanted} != steps.at_{sid}.output.checked %}}")
             elif control == "select":
                 if observe_step is None:
                     observe_step = workflow.add("observe", "refs.observe", {"max_bytes": 1000000}, description="the page's controls with refs, to choose options by ref")
@@ -353,31 +405,48 @@ class _Drafter:
         if selects and observe_step is not None:
             step = next(s for s in workflow.steps if s["id"] == observe_step)
             step["when"] = "{% " + " or ".join(f"$exists(input.{k})" for k in selects) + " %}"
+            workflow.order(step)
         if required:
             schema["required"] = required
         settle_after = None
-        if region_ids:
+        if region_ids and not navigates:
             settle_after = {"locator": self.regions[region_ids[0]]["locator"], "state": "visible", "timeout_ms": SETTLE_TIMEOUT_MS}
         submitted = "true"
+        can_submit = bool(submit) or bool(single_text and single_text != "many")
+        if navigates and can_submit:
+            workflow.add("before", "webmcp.page_result", {}, description="this document, to tell when the submission has loaded the next one")
         if submit:
             _click(workflow, "submit", submit["locator"], settle_after=settle_after, description=f"click {_quote(submit.get('name') or 'submit')}")
-        elif single_text and single_text != "many":
+        elif can_submit:
             workflow.add("submit", "keyboard.press", {"key": "Enter"}, description="submit by pressing Enter in the field (the form has no submit button)")
         else:
             submitted = "false"
             self.note("form", "the form has no submit control the draft can click: the tool only fills it; add the step that sends it", name)
         if form.get("other_submits"):
             self.note("form", f"the form has {form['other_submits']} more submit button(s); the tool clicks {_quote((submit or {}).get('name') or '')}", name)
+        extra: tuple[str, ...] = ()
+        if navigates and can_submit:
+            workflow.add(
+                "landed",
+                "webmcp.page_result",
+                {"after_document": "{% steps.before.output.document %}"},
+                retry_until="{% $exists(steps.landed.output.url) %}",
+                max_attempts=LOAD_ATTEMPTS,
+                on_error="continue",
+                description="the page's script does not take the submission: wait for the page it loads",
+            )
+            extra = ("'navigated': $exists(steps.landed.output.url)", "'heading': steps.landed.output.heading")
         reads = _read_back(workflow, self.regions, region_ids)
         what = f"the {_quote(label)} form" if label else f"the form under {_quote(form['heading'])}" if form.get("heading") else "the form"
         button = f" with its {_quote(submit['name'])} button" if submit and submit.get("name") else ""
         fields_text = f" Fields: {', '.join(filled)}." if filled else ""
-        description = f"Fill in and submit {what} on {self.title}{button}.{fields_text} Returns the page's status text and URL after."
+        after = "the page it loads (URL, title, heading)" if extra else "the page's status text and URL after"
+        description = f"Fill in and submit {what} on {self.title}{button}.{fields_text} Returns {after}."
         tool: dict[str, Any] = {"name": name, "description": description, "input_schema": schema}
         if form.get("locator"):
             tool["target"] = dict(form["locator"])
-        tool["workflow"] = workflow.document(_output(f"'submitted': {submitted}", reads))
-        tool["result_schema"] = _result_schema("submitted", reads)
+        tool["workflow"] = workflow.document(_output(f"'submitted': {submitted}", reads, extra))
+        tool["result_schema"] = _result_schema("submitted", reads, navigates=bool(extra))
         self.guard(tool, (submit or {}).get("name") or label or slug, label, form.get("id") or "", form.get("action") or "")
         self.tools.append(tool)
         self.counts["forms"] += 1
@@ -526,8 +595,30 @@ class _Drafter:
         name = self.name(f"{verb}_{_slug(label, fallback=kind, limit=36)}")
         workflow = _Workflow(self.max_steps)
         workflow.add("ready", "locator.wait_for", {"locator": control["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description=f"wait for the {kind}")
-        _click(workflow, "click", control["locator"])
-        reads = _read_back(workflow, self.regions, [int(i) for i in control.get("regions") or []][:1] if kind == "button" else [])
+        reads: list[tuple[str, str]] = []
+        if kind == "button":
+            _click(workflow, "click", control["locator"])
+            reads = _read_back(workflow, self.regions, [int(i) for i in control.get("regions") or []][:1])
+            output = _output("'clicked': true", reads)
+        else:
+            new_tab = control.get("target") == "_blank"
+            if not new_tab:
+                workflow.add("before", "page.info", {}, description="where the tab is before the click")
+            _click(workflow, "click", control["locator"])
+            if new_tab:
+                workflow.add("page", "page.info", {}, on_error="continue", description="where the tab is now")
+            else:
+                # webmcp.page_result answers only once a document has loaded (its title is there): the engine's page reading.
+                workflow.add(
+                    "page",
+                    "webmcp.page_result",
+                    {},
+                    retry_until="{% steps.page.output.url != steps.before.output.url %}",
+                    max_attempts=LOAD_ATTEMPTS,
+                    on_error="continue",
+                    description="wait for the page the link opens (a new document, or a new URL of this one)",
+                )
+            output = "{% {'opened': " + ("true" if new_tab else "$exists(steps.page.output.url)") + ", 'url': steps.page.output.url, 'title': steps.page.output.title} %}"
         if kind == "button":
             description = f"Click the {_quote(label)} button on {self.title}. Returns the page's status text and URL after."
         else:
@@ -539,7 +630,7 @@ class _Drafter:
             "description": description,
             "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
             "target": dict(control["locator"]),
-            "workflow": workflow.document(_output(f"'{flag}': true", reads)),
+            "workflow": workflow.document(output),
             "result_schema": _result_schema(flag, reads),
         }
         if kind == "link" and control.get("target") == "_blank":

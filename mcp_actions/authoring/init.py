@@ -35,7 +35,7 @@ from ..bridge.bridge import Bridge
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..runtimes.browser import BrowserHost, BrowserOptions
 from .draft import Draft, draft_map
-from .reader import busy_count, read_page
+from .reader import busy_count, native_submits, read_page
 
 __all__ = ["INIT_TIMEOUT_MS", "READY_TIMEOUT_MS", "SETTLE_QUIET_MS", "draft_page", "run_init_command"]
 
@@ -95,6 +95,9 @@ async def draft_page(url: str, *, browser_path: str | None = None, created_at: s
         if waited_for_busy and left_ms() > 0:
             await call("dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": left_ms()})  # it rendered late: let the rest land
         page = await read_page(tab.evaluate)
+        natives = await native_submits(tab.page)
+        for form, native in zip(page.get("forms") or [], natives, strict=False):
+            form["navigates"] = native
         try:
             listed = await call("webmcp.list_tools", {})
         except ActionError:

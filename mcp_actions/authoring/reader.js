@@ -251,13 +251,16 @@ function formSelector(form) {
   return "";
 }
 
-function submitControl(form, scope) {
-  var all = Array.prototype.filter.call(form.elements, function (el) {
+function usableSubmits(form) {
+  return Array.prototype.filter.call(form.elements, function (el) {
     var tag = tagOf(el);
     var type = String(el.type || "").toLowerCase();
-    return (tag === "button" && type === "submit") || (tag === "input" && (type === "submit" || type === "image"));
+    return ((tag === "button" && type === "submit") || (tag === "input" && (type === "submit" || type === "image"))) && isVisible(el) && isEnabled(el);
   });
-  var usable = all.filter(function (el) { return isVisible(el) && isEnabled(el); });
+}
+
+function submitControl(form, scope) {
+  var usable = usableSubmits(form);
   if (!usable.length) return { submit: null, others: 0 };
   var el = usable[0];
   var locator = locatorFor(el, { scope: scope });
@@ -437,11 +440,30 @@ function regionsNear(el, regions) {
   return inside.length || after.length ? inside.concat(after) : before;
 }
 
-/** Everything init drafts from, as JSON. */
-function readPage() {
-  var formEls = queryAllDeep("form").filter(function (f) {
+/** The forms init drafts from, in document order: those shown, or with a field shown. */
+function visibleForms() {
+  return queryAllDeep("form").filter(function (f) {
     return isVisible(f) || Array.prototype.some.call(f.elements, isVisible);
   });
+}
+
+/**
+ * Per form of visibleForms(), the elements whose listeners say whether the page
+ * handles its submission itself: [submit control or null, form, its ancestors...,
+ * document]. The host asks the browser for their listeners (not JSON: a handle).
+ */
+function submitTargets() {
+  return visibleForms().map(function (form) {
+    var chain = [usableSubmits(form)[0] || null];
+    for (var node = form; node; node = M.composedParent(node)) chain.push(node);
+    chain.push(document);
+    return chain;
+  });
+}
+
+/** Everything init drafts from, as JSON. */
+function readPage() {
+  var formEls = visibleForms();
   var regions = statusRegions();
   var h1 = queryAllDeep("h1").filter(isVisible)[0];
   var found = controls();
@@ -476,4 +498,5 @@ function readPage() {
 }
 
 M.readPage = readPage;
+M.submitTargets = submitTargets;
 M.readBusy = busy;

@@ -11,7 +11,10 @@ installed engine's.
 
 ``read_page(evaluate)`` takes the tab's ``evaluate(function_source)`` (for the
 browser host, ``TabRuntime.evaluate``, over the tab's CDP session) and returns
-the page description ``draft.draft_map`` turns into a map.
+the page description ``draft.draft_map`` turns into a map. ``native_submits(page)``
+adds what JSON cannot carry: whether the page's script listens for each form's
+submission (then a submit may stay on the page), or the browser's own
+submission loads another page.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
 
+from playwright.async_api import CDPSession, Page
+
 from ..runtimes.page_script import module_source
 
-__all__ = ["ENGINE_MODULES_USED", "busy_count", "read_page", "reader_source"]
+__all__ = ["ENGINE_MODULES_USED", "busy_count", "native_submits", "read_page", "reader_source"]
 
 #: The engine modules the reader runs on, in the engine's own load order.
 ENGINE_MODULES_USED: tuple[str, ...] = ("core.js", "dom.js", "names.js", "locators.js")
@@ -49,6 +54,45 @@ async def read_page(evaluate: Evaluate) -> dict[str, Any]:
     if not isinstance(page, dict):
         raise TypeError(f"the page reader answered {type(page).__name__}, not an object")
     return page
+
+
+async def native_submits(page: Page) -> list[bool]:
+    """Per form ``read_page`` reports: True when nothing of the page handles its submission, so submitting loads a page.
+
+    Asked of the browser (CDP ``DOMDebugger.getEventListeners``, on a session of
+    its own): a ``submit`` listener on the form, an ancestor or the document, or a
+    ``click`` listener on its submit control, means the page's script takes the
+    submission (and may or may not navigate); none means the browser's own
+    submission, which loads the form's action. The window is not asked: the page
+    engine listens for submits there itself.
+    """
+    session = await page.context.new_cdp_session(page)
+    try:
+        reply = await session.send("Runtime.evaluate", {"expression": f"({reader_source('submitTargets')})()", "returnByValue": False})
+        if "exceptionDetails" in reply or "objectId" not in reply.get("result", {}):
+            return []
+        answers: list[bool] = []
+        for chain in await _items(session, reply["result"]["objectId"]):
+            handled = False
+            for position, node in enumerate(await _items(session, chain) if chain else []):
+                if node is None:
+                    continue
+                listeners = (await session.send("DOMDebugger.getEventListeners", {"objectId": node})).get("listeners", [])
+                wanted = "click" if position == 0 else "submit"
+                if any(listener.get("type") == wanted for listener in listeners):
+                    handled = True
+                    break
+            answers.append(not handled)
+        return answers
+    finally:
+        await session.detach()
+
+
+async def _items(session: CDPSession, object_id: str) -> list[str | None]:
+    """The object ids of an array's items, in order (None for null)."""
+    reply = await session.send("Runtime.getProperties", {"objectId": object_id, "ownProperties": True})
+    indexed = [(int(p["name"]), p.get("value", {}).get("objectId")) for p in reply.get("result", []) if str(p.get("name", "")).isdigit()]
+    return [object_id for _, object_id in sorted(indexed)]
 
 
 async def busy_count(evaluate: Evaluate) -> int:
