@@ -10,8 +10,12 @@ the drafted tools, and the page changes as a user's hands would change it.
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.server
 import json
 import re
+import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +31,8 @@ from mcp_actions.manifest import check_manifest
 from mcp_actions.server.mcp_server import build_server
 
 pytestmark = pytest.mark.browser
+
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 
 #: The spec's safe identifier (dotted names), as validate reads it.
 SAFE_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*(\.[a-zA-Z][a-zA-Z0-9_-]*)*$")
@@ -206,11 +212,62 @@ async def test_the_order_page_draft_covers_every_kind_of_field_and_asks_before_r
         assert refreshed["status"] == "Prices refreshed" and len(asked) == 3
         # A form that loads another page: the read-back is that page's.
         subscribed = ok(await client.call_tool("x127_0_0_1_newsletter", {"address": "ada@example.com"}))
-        assert subscribed["url"] == f"{pages_url}/authoring/thanks.html?address=ada%40example.com"
-        assert subscribed["title"] == "Thanks · Pizza Palace" and subscribed["status"] == "You are on the list."
+        assert subscribed == {
+            "submitted": True, "navigated": True, "heading": "Thanks for subscribing", "status": "You are on the list.",
+            "url": f"{pages_url}/authoring/thanks.html?address=ada%40example.com", "title": "Thanks · Pizza Palace",
+        }
         await navigate(client, page)
         opened = ok(await client.call_tool("x127_0_0_1_open_menu", {}))
         assert opened == {"opened": True, "url": f"{pages_url}/authoring/menu.html", "title": "Menu · Pizza Palace"}
+
+
+class _SlowHandler(http.server.SimpleHTTPRequestHandler):
+    """The fixture pages, with every page but the order page answered late (a server under load)."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if "/authoring/index.html" not in self.path:
+            time.sleep(SLOW_S)
+        super().do_GET()
+
+
+SLOW_S = 1.2
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # the browser drops requests it no longer needs (a page left while it loads)
+
+
+@pytest.fixture
+def slow_pages_url() -> Iterator[str]:
+    server = _QuietServer(("127.0.0.1", 0), functools.partial(_SlowHandler, directory=str(PAGES)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_a_submission_or_a_link_that_loads_a_slow_page_is_read_back_from_that_page(tmp_path, slow_pages_url):
+    # The old page stays, quiet, until the next one answers (1.2 s): the tools wait for the next
+    # document (the form) or the next URL (the link) rather than read the old page again.
+    page = f"{slow_pages_url}/authoring/index.html"
+    manifest = await drafted(page)
+    async with served(tmp_path, manifest, asked=[]) as client:
+        await navigate(client, page)
+        subscribed = ok(await client.call_tool("x127_0_0_1_newsletter", {"address": "ada@example.com"}))
+        assert subscribed["navigated"] is True and subscribed["heading"] == "Thanks for subscribing"
+        assert subscribed["url"] == f"{slow_pages_url}/authoring/thanks.html?address=ada%40example.com"
+        await navigate(client, page)
+        opened = ok(await client.call_tool("x127_0_0_1_open_menu", {}))
+        assert opened == {"opened": True, "url": f"{slow_pages_url}/authoring/menu.html", "title": "Menu · Pizza Palace"}
 
 
 async def test_webmcp_declarative_forms_become_tools_with_their_declared_names(tmp_path, pages_url):
