@@ -414,7 +414,7 @@ class _Drafter:
         submitted = "true"
         can_submit = bool(submit) or bool(single_text and single_text != "many")
         if navigates and can_submit:
-            workflow.add("before", "webmcp.page_result", {}, description="this document, to tell when the submission has loaded the next one")
+            workflow.add("before", "webmcp.page_result", {}, on_error="continue", description="this document, to tell when the submission has loaded the next one")
         if submit:
             _click(workflow, "submit", submit["locator"], settle_after=settle_after, description=f"click {_quote(submit.get('name') or 'submit')}")
         elif can_submit:
@@ -430,6 +430,7 @@ class _Drafter:
                 "landed",
                 "webmcp.page_result",
                 {"after_document": "{% steps.before.output.document %}"},
+                when="{% $exists(steps.before.output.document) %}",
                 retry_until="{% $exists(steps.landed.output.url) %}",
                 max_attempts=LOAD_ATTEMPTS,
                 on_error="continue",
@@ -603,7 +604,7 @@ class _Drafter:
         else:
             new_tab = control.get("target") == "_blank"
             if not new_tab:
-                workflow.add("before", "page.info", {}, description="where the tab is before the click")
+                workflow.add("before", "page.info", {}, on_error="continue", description="where the tab is before the click")
             _click(workflow, "click", control["locator"])
             if new_tab:
                 workflow.add("page", "page.info", {}, on_error="continue", description="where the tab is now")
