@@ -20,9 +20,11 @@ description always gives the same map. What it drafts:
   the browser) loads another page: the tool notes the document before the
   click and waits for the next one (``webmcp.page_result`` with
   ``after_document``, the engine's document identity) before reading back;
-- each WebMCP declarative form (``toolname``): a tool with the declared name and
-  description that runs the page's own declaration (``webmcp.call``, then
-  ``webmcp.page_result`` when the submission loads a page);
+- each tool the page declares with WebMCP (a declarative ``toolname`` form, or
+  ``registerTool``; ``init`` lists them with ``webmcp.list_tools``): a tool with
+  the declared name, description and input schema that runs the page's own
+  declaration (``webmcp.call``, then ``webmcp.page_result`` when the submission
+  loads a page);
 - each search box outside a form: a tool that types the query and presses Enter;
 - the main buttons and same-origin links outside forms (at most
   ``MAX_BUTTONS``/``MAX_LINKS``, the page's main content first): a click
@@ -33,7 +35,10 @@ Tool names are ``<site namespace>.<slug>`` (``protocols.naming.site_namespace``,
 the rule page-declared tools follow), unique. Locators come from the page as
 the reader chose them (role and name, then stable attributes; never
 positions) and only reference-dictionary arguments are used (no
-``pointer.click`` ``target``), so ``validate`` has nothing to warn about. Tools
+``pointer.click`` ``target``), so ``validate`` has nothing to warn about. The
+primitives are the reference dictionary's and, where it has none for the job,
+the page engine's (``dom.settle``, ``refs.observe``/``refs.select``,
+``webmcp.page_result``), which every runtime of mcp-actions runs. Tools
 whose names say they delete, pay, buy, order or send get ``x_actions.confirm``
 (and ``destructiveHint`` for deletions); every such choice is in the review
 list, which ``init`` prints and also keeps in the map as ``x_init_review``.
@@ -93,7 +98,7 @@ _STRING_FORMATS = {"email": "email", "url": "uri"}
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """One thing the author should look at: ``topic`` (names, confirm, field, form, control, page), a message, the tool it concerns."""
+    """One thing the author should look at: ``topic`` (names, page, confirm, field, form, control, webmcp, tool), a message, the tool it concerns."""
 
     topic: str
     message: str
@@ -374,8 +379,9 @@ class _Drafter:
             control = f["control"]
             if control in ("text", "textarea", "number"):
                 text = f"{{% $string(input.{key}) %}}" if control == "number" else f"{{% input.{key} %}}"
-                sid = workflow.add(f"fill_{key}", "text.insert", {"target": f["locator"], "text": text, "mode": "replace"}, when=when)
-                single_text = sid if single_text is None else "many"
+                workflow.add(f"fill_{key}", "text.insert", {"target": f["locator"], "text": text, "mode": "replace"}, when=when)
+                if control != "textarea":
+                    single_text = key if single_text is None else "many"
             elif control == "checkbox":
                 given = f"{{% $exists(input.{key}) %}}"
                 _click(workflow, f"set_{key}", f["locator"], when=given, click_when=f"{{% $exists(input.{key}) and steps.at_set_{key}.output.checked != input.{key} %}}")
@@ -412,13 +418,21 @@ class _Drafter:
         if region_ids and not navigates:
             settle_after = {"locator": self.regions[region_ids[0]]["locator"], "state": "visible", "timeout_ms": SETTLE_TIMEOUT_MS}
         submitted = "true"
-        can_submit = bool(submit) or bool(single_text and single_text != "many")
+        # Without a submit control, Enter in a form's only field submits it (implicit submission); it is focused once typed in.
+        enter_in = single_text if not submit and single_text not in (None, "many") and len(filled) == 1 else None
+        can_submit = bool(submit) or enter_in is not None
         if navigates and can_submit:
             workflow.add("before", "webmcp.page_result", {}, on_error="continue", description="this document, to tell when the submission has loaded the next one")
         if submit:
             _click(workflow, "submit", submit["locator"], settle_after=settle_after, description=f"click {_quote(submit.get('name') or 'submit')}")
-        elif can_submit:
-            workflow.add("submit", "keyboard.press", {"key": "Enter"}, description="submit by pressing Enter in the field (the form has no submit button)")
+        elif enter_in is not None:
+            workflow.add(
+                "submit",
+                "keyboard.press",
+                {"key": "Enter"},
+                when=None if enter_in in required else f"{{% $exists(input.{enter_in}) %}}",
+                description="submit by pressing Enter in the field just typed in (the form has no submit button)",
+            )
         else:
             submitted = "false"
             self.note("form", "the form has no submit control the draft can click: the tool only fills it; add the step that sends it", name)
@@ -442,7 +456,10 @@ class _Drafter:
         button = f" with its {_quote(submit['name'])} button" if submit and submit.get("name") else ""
         fields_text = f" Fields: {', '.join(filled)}." if filled else ""
         after = "the page it loads (URL, title, heading)" if extra else "the page's status text and URL after"
-        description = f"Fill in and submit {what} on {self.title}{button}.{fields_text} Returns {after}."
+        if form.get("role") == "search":
+            description = f"Search {self.title} with {what.replace('the form', 'its search form', 1)}{button}.{fields_text} Returns {after}."
+        else:
+            description = f"Fill in and submit {what} on {self.title}{button}.{fields_text} Returns {after}."
         tool: dict[str, Any] = {"name": name, "description": description, "input_schema": schema}
         if form.get("locator"):
             tool["target"] = dict(form["locator"])

@@ -311,7 +311,8 @@ function readForm(form) {
   var out = {
     id: form.id || "",
     name_attr: form.getAttribute("name") || "",
-    label: rn.name && rn.role === "form" ? cap(rn.name, TEXT_CAP) : "",
+    role: rn.role || "",
+    label: rn.name && (rn.role === "form" || rn.role === "search") ? cap(rn.name, TEXT_CAP) : "",
     heading: headingBefore(form),
     method: String(form.method || "get").toLowerCase(),
     action: form.getAttribute("action") ? String(form.action) : "",
