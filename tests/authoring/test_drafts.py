@@ -162,6 +162,7 @@ async def test_the_order_page_draft_covers_every_kind_of_field_and_asks_before_r
     page = f"{pages_url}/authoring/index.html"
     manifest = await drafted(page)
     assert [t["name"] for t in manifest["tools"]] == [
+        "x127_0_0_1.find",
         "x127_0_0_1.pizza_order",
         "x127_0_0_1.newsletter",
         "x127_0_0_1.click_refresh_prices",
@@ -170,6 +171,9 @@ async def test_the_order_page_draft_covers_every_kind_of_field_and_asks_before_r
         "x127_0_0_1.open_menu",
         "x127_0_0_1.open_about_us",
     ]  # the link to this page, the skip link and the partner site's are not tools
+    find = tool_named(manifest, "x127_0_0_1.find")
+    assert find["description"] == "Search Pizza Palace with its search form. Fields: Find a pizza. Returns the page it loads (URL, title, heading)."
+    assert [step["primitive"] for step in find["workflow"]["steps"]][:5] == ["locator.wait_for", "text.insert", "webmcp.page_result", "keyboard.press", "webmcp.page_result"]
     order = tool_named(manifest, "x127_0_0_1.pizza_order")
     assert order["input_schema"] == {
         "type": "object",
@@ -219,6 +223,10 @@ async def test_the_order_page_draft_covers_every_kind_of_field_and_asks_before_r
         await navigate(client, page)
         opened = ok(await client.call_tool("x127_0_0_1_open_menu", {}))
         assert opened == {"opened": True, "url": f"{pages_url}/authoring/menu.html", "title": "Menu · Pizza Palace"}
+        # A form without a submit button: Enter in its one field sends it.
+        await navigate(client, page)
+        found = ok(await client.call_tool("x127_0_0_1_find", {"q": "margherita"}))
+        assert found == {"submitted": True, "navigated": True, "heading": "Menu", "url": f"{pages_url}/authoring/menu.html?q=margherita", "title": "Menu · Pizza Palace"}
 
 
 class _SlowHandler(http.server.SimpleHTTPRequestHandler):
