@@ -6,8 +6,10 @@ settle — no DOM change for ``SETTLE_QUIET_MS``, then no visible
 ``aria-busy="true"`` element (a skeleton, a loading list), at most
 ``READY_TIMEOUT_MS`` in all, so a form that renders late is read once it is
 there — reads it (``reader.read_page``: forms, search boxes, buttons, links,
-status regions; ``webmcp.list_tools`` for the tools the page declares with
-WebMCP) and drafts the map (``draft.draft_map``).
+status regions; ``reader.native_submits``: which forms no page script takes,
+so that submitting them loads another page; ``webmcp.list_tools`` for the
+tools the page declares with WebMCP) and drafts the map (``draft.draft_map``).
+Only the top document is read (frames are not).
 
 The map goes to stdout, or to OUT, as JSON with a 2-space indent; stderr gets
 one summary line and the review list (also kept in the map as
