@@ -10,7 +10,11 @@ hub (``events``, ``mcp_actions.events``): the bridge's runtime events, which
 the app turns into tools, resources and WAB discovery (``protocols/wab_discovery.py``),
 and the app's own ``ToolsChanged``, ``MapsFailed`` and the resource registry's
 changes, which the MCP adapter (``server/mcp_server.py``) turns into
-notifications. The ``demo`` command drives one too.
+notifications. Every call is recorded in the audit log (``audit_log.py``,
+``--audit-log``; its latest entries are ``actions://audit/recent`` and the
+status page's recent calls), and a ``--policy`` file inserts its guards
+(``dispatch/policy.py``) into the service's chain, watched and reloaded like
+the maps. The ``demo`` command drives one too.
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .audit_log import AuditLog
 from .bridge.bridge import Bridge
 from .bridge.events import PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
+from .bridge.routing import Route
 from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
 from .catalog.selection import ToolSelection
@@ -37,9 +43,12 @@ from .catalog.watch import ManifestWatcher
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtin_groups import listed_builtins
 from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
+from .dispatch.guards import PendingCall
+from .dispatch.policy import Policy, PolicyError, PolicyGuard, PolicyHolder, PolicyOriginGuard
 from .dispatch.service import ActionService
-from .errors import ActionError, ErrorCode
+from .errors import ActionError, ErrorCode, UsageError
 from .events import EventHub, MapsFailed, ToolsChanged
+from .manifest.execution import ToolKind
 from .manifest.fetch import RemoteFetcher
 from .manifest.limits import DEFAULT_LIMITS, Limits
 from .manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
@@ -51,6 +60,7 @@ from .protocols.exposure import page_manifest, wab_manifest
 from .protocols.runner import PageToolRunner
 from .protocols.wab_discovery import WabDiscovery
 from .resources import ResourceRegistry, expand, register_builtin_resources
+from .resources.audit import AUDIT_RECENT_URI, register_audit_resource
 from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
 from .resources.projections import register_projection_resources
 from .resources.wab import register_wab_resource
@@ -92,6 +102,8 @@ class AppOptions:
     watch: bool = True  # reload the catalogue when a manifest file changes
     watch_debounce_ms: int = 150
     limits: Limits = DEFAULT_LIMITS  # workflow and projection limits (validation and run time)
+    audit_log: str | None = None  # --audit-log: the JSON-lines file every call is appended to (None: no file)
+    policy: str | None = None  # --policy: the rules file deciding calls before they reach a page (None: allow all)
 
 
 class ActionsApp:
@@ -123,6 +135,16 @@ class ActionsApp:
             limits=options.limits,
             visibility=self.visibility,
         )
+        #: Every call, once ended: one line in the --audit-log file, and the latest for actions://audit/recent.
+        self.audit = AuditLog(options.audit_log)
+        self.audit.listeners.append(lambda _: self.resources.updated(AUDIT_RECENT_URI))
+        self.service.audit = self.audit
+        #: The --policy rules in force (reloaded when the file changes); ``PolicyError`` when the file is bad.
+        self.policy = PolicyHolder(Policy.load(options.policy) if options.policy else None)
+        if options.policy:
+            self.service.guards.insert(PolicyGuard(self.policy, self._page_of), before="confirmation")
+            self.service.guards.insert(PolicyOriginGuard(), before="page")
+        self.policy_watcher: ManifestWatcher | None = None
         # Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
         # With ``auto`` it depends on the maps and the active page, so loads and page moves compute it again.
         self.visibility.listed_builtins = self._listed_builtins()
@@ -148,6 +170,7 @@ class ActionsApp:
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
         register_wab_resource(self.resources, self.wab.documents)
+        register_audit_resource(self.resources, self.audit.recent, log_file=lambda: str(self.audit.path) if self.audit.path else None)
         self.watcher: ManifestWatcher | None = None
         self._preparing: asyncio.Task[None] | None = None
 
@@ -173,6 +196,56 @@ class ActionsApp:
                 evidence={"capability": EXTRACT_PRIMITIVE, "runtime_id": runtime_id},
             )
         return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
+
+    def _page_of(self, call: PendingCall) -> str | None:
+        """The URL of the page a call would run on now, opening nothing (what a policy shows and judges a built-in by)."""
+        binding = call.tool
+        if binding.kind is ToolKind.BUILTIN:
+            route = Route.from_arguments(call.routing)
+        elif binding.runtime_id:
+            route = Route(runtime_id=binding.runtime_id)
+        else:
+            route = Route.from_arguments(call.routing, surface_origin=binding.surface_origin)
+        try:
+            return self.bridge.resolve(route).url
+        except ActionError:
+            return None
+
+    async def reload_policy(self) -> bool:
+        """Read the policy file again; a bad edit keeps the policy in force and is reported. True when it was replaced."""
+        path = self.options.policy
+        if not path:
+            return False
+        try:
+            policy = await asyncio.to_thread(Policy.load, path)
+        except PolicyError as exc:
+            self.policy.error = str(exc)
+            log.error("the policy was not reloaded, the previous one stays in force: %s", exc)
+            print(f"mcp-actions: policy not reloaded (the previous one stays in force): {exc}", file=sys.stderr)
+            self.resources.updated(LAUNCH_URI)
+            return False
+        self.policy.policy, self.policy.error = policy, None
+        log.info("policy reloaded from %s: %d rules", path, len(policy.rules))
+        self.resources.updated(LAUNCH_URI)
+        return True
+
+    async def _reload_policy_after_edit(self) -> None:
+        await self.reload_policy()
+
+    def runtime_tools(self) -> dict[str, list[str]]:
+        """Each connected runtime's tools: those of the maps covering its page and those it brought itself."""
+        tools: dict[str, list[str]] = {}
+        bindings = list(self.catalog.tools.values())
+        for runtime in self.bridge.registry.list():
+            namespaces = {loaded.namespace for loaded in self.catalog.manifests_for(runtime)}
+            tools[runtime.runtime_id] = sorted(
+                b.name for b in bindings if b.kind is not ToolKind.BUILTIN and (b.runtime_id == runtime.runtime_id or (b.runtime_id is None and b.namespace in namespaces))
+            )
+        return tools
+
+    def status_extras(self) -> dict[str, Any]:
+        """What the bridge's status page shows besides runtimes: recent calls, failed maps, each runtime's tools."""
+        return {"recent_calls": self.audit.recent(), "failed_maps": self.failed_maps(), "runtime_tools": self.runtime_tools()}
 
     def _listed_builtins(self) -> frozenset[str]:
         # The bundled sample map (served when no --manifests is given) does not make this a map server.
@@ -271,7 +344,11 @@ class ActionsApp:
         return {ns: json.dumps(m.document, sort_keys=True, default=str) for ns, m in self.catalog.all_manifests().items()}
 
     async def start(self) -> None:
-        """Load manifests, start the bridge and its endpoint, and launch the browser when asked to."""
+        """Open the audit log, load manifests, start the bridge and its endpoint, and launch the browser when asked to."""
+        try:
+            self.audit.open()
+        except OSError as exc:
+            raise UsageError(f"cannot write the audit log {self.audit.path}: {exc.strerror or exc} (choose another with --audit-log PATH, or --audit-log off)") from exc
         self.load_manifests()
         await self.bridge.start()
         if self.options.serve_bridge:
@@ -283,6 +360,7 @@ class ActionsApp:
                 token=self.token,
                 runtime_script=runtime_js,
                 allowed_origins=list(self.options.allowed_origins) or None,
+                status_extras=self.status_extras,
             )
             await self.endpoint.start()
             if not self.options.bridge_token:
@@ -295,6 +373,9 @@ class ActionsApp:
         if self.options.watch:
             self.watcher = ManifestWatcher(self.manifest_paths, self._reload_after_edit, debounce_ms=self.options.watch_debounce_ms)
             await self.watcher.start()
+            if self.options.policy:
+                self.policy_watcher = ManifestWatcher([self.options.policy], self._reload_policy_after_edit, debounce_ms=self.options.watch_debounce_ms)
+                await self.policy_watcher.start()
         self.started_at = time.time()
 
     def prepare_in_background(self, *, again: bool = False) -> None:
@@ -340,6 +421,9 @@ class ActionsApp:
         if self.watcher is not None:
             await self.watcher.stop()
             self.watcher = None
+        if self.policy_watcher is not None:
+            await self.policy_watcher.stop()
+            self.policy_watcher = None
         if self.browser is not None:
             try:
                 await self.browser.stop()
@@ -351,6 +435,7 @@ class ActionsApp:
             except Exception:
                 log.exception("stopping the bridge endpoint failed")
         await self.bridge.stop()
+        self.audit.close()
 
     # -- change notification ----------------------------------------------
 
@@ -497,5 +582,7 @@ class ActionsApp:
                 for r in [*self.load_result.reports, *self.inline_reports.values()]
             ],
             "tools": sorted(self.catalog.tools),
+            "policy": self.policy.describe() if self.options.policy else None,
+            "audit_log": str(self.audit.path) if self.audit.path else None,
             "runtimes": [r.describe() for r in self.bridge.registry.list()],
         }

@@ -152,6 +152,18 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-watch", dest="watch", action="store_false", default=_env("MCP_ACTIONS_WATCH", "1") not in ("0", "false", "no"), help="do not reload the catalogue when a manifest file changes [MCP_ACTIONS_WATCH=0]")
     for flag, env, help_text in _LIMIT_OPTIONS:
         parser.add_argument(flag, type=int, default=None, metavar="N", help=f"{help_text} [{env}]")
+    parser.add_argument(
+        "--audit-log",
+        metavar="PATH|off",
+        default=_env("MCP_ACTIONS_AUDIT_LOG"),
+        help="append one JSON line per tool call here, rotated by size; off: no file [MCP_ACTIONS_AUDIT_LOG] (default: audit.jsonl in the user's state directory)",
+    )
+    parser.add_argument(
+        "--policy",
+        metavar="FILE",
+        default=_env("MCP_ACTIONS_POLICY"),
+        help="JSON rules allowing, denying or asking before calls, reloaded when it changes [MCP_ACTIONS_POLICY] (default: every call allowed)",
+    )
     parser.add_argument("--log-level", default=_env("MCP_ACTIONS_LOG_LEVEL", "WARNING"), help="stderr log level [MCP_ACTIONS_LOG_LEVEL]")
 
 
@@ -228,6 +240,30 @@ def _limits(args: argparse.Namespace) -> Limits:
     return replace(DEFAULT_LIMITS, **values)
 
 
+def _audit_log(given: str | None) -> str | None:
+    """The audit log's file: the one given, the default in the user's state directory, or None for ``off``."""
+    if given is not None and given.strip().lower() == "off":
+        return None
+    if given:
+        return given
+    from .audit_log import default_audit_path
+
+    return str(default_audit_path())
+
+
+def _policy(given: str | None) -> str | None:
+    """The policy file, read now so a bad one refuses to start (one line: the file, the rule, what is wrong)."""
+    if not given:
+        return None
+    from .dispatch.policy import Policy, PolicyError
+
+    try:
+        Policy.load(given)
+    except PolicyError as exc:
+        raise UsageError(f"bad policy: {exc}") from exc
+    return given
+
+
 def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int | None, dict[str, tuple[str, str, str | None]]]:
     """``AppOptions``, transport, HTTP host and port (None: the default, which may give way), and where each port came from."""
     from .actions_app import AppOptions
@@ -263,6 +299,8 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         builtin_tools=[w for words in args.builtin_tools for w in words] if args.builtin_tools else _builtin_groups_from_env(),
         watch=args.watch,
         limits=_limits(args),
+        audit_log=_audit_log(args.audit_log),
+        policy=_policy(args.policy),
     )
     sources = {"bridge": ("--bridge-port", "MCP_ACTIONS_BRIDGE_PORT", bridge_source), "HTTP": ("--port", "MCP_ACTIONS_PORT", http_source)}
     return options, args.transport, args.host, http_port if http_source is not None else None, sources

@@ -25,6 +25,8 @@ PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
 
 # Servers the tests start as subprocesses never share the user's persistent browser profile.
 os.environ.setdefault("MCP_ACTIONS_ISOLATED", "1")
+# Nor write to the user's own audit log (tests that read one name their file).
+os.environ.setdefault("MCP_ACTIONS_AUDIT_LOG", "off")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

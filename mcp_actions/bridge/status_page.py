@@ -2,8 +2,11 @@
 
 Served at ``GET /?token=…`` on the bridge port (see ``websocket.py``). It is
 meant for the person running mcp-actions: it lists the connected runtimes
-(id, key, url, title, transport, idle time), the calls in flight, the port it
-serves on when the default one was taken, and offers a
+(id, key, url, title, transport, idle time), the calls in flight, each
+runtime's tools, the recent calls of the audit log (tool, page, decision,
+status, time, with the map's trust and the runtime's authorization id), the
+maps that failed to load and why, the port it serves on when the default one
+was taken, and offers a
 bookmarklet plus a ``<script>`` tag that load the page runtime into any page.
 
 Everything that came from a runtime (urls, titles, keys) is page-controlled
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -80,6 +83,47 @@ def _runtime_rows(runtimes: Iterable[RuntimeInfo]) -> str:
     return "\n".join(rows)
 
 
+def _call_rows(calls: Sequence[Mapping[str, Any]]) -> str:
+    rows = []
+    for entry in reversed(calls):  # newest first
+        status = entry.get("status")
+        if entry.get("code"):
+            status = f"{status} ({entry['code']})"
+        rows.append(
+            "<tr>"
+            + _cell(entry.get("ts"))
+            + _cell(entry.get("tool"))
+            + _cell(entry.get("origin") or entry.get("runtime_id"))
+            + _cell(entry.get("decision"))
+            + _cell(status)
+            + _cell(entry.get("elapsed_ms"))
+            + _cell(entry.get("client"))
+            + _cell(entry.get("trust"))
+            + _cell(entry.get("authorization_id"))
+            + "</tr>"
+        )
+    if not rows:
+        return '<tr><td colspan="9" class="none">No call yet.</td></tr>'
+    return "\n".join(rows)
+
+
+def _failed_rows(failed: Sequence[Mapping[str, Any]]) -> str:
+    rows = []
+    for entry in failed:
+        problems = "; ".join(f"{p.get('path', '')} {p.get('code', '')}: {p.get('message', '')}" for p in entry.get("errors", [])[:5])
+        rows.append("<tr>" + _cell(entry.get("file")) + _cell(problems) + "</tr>")
+    if not rows:
+        return '<tr><td colspan="2" class="none">Every map loaded.</td></tr>'
+    return "\n".join(rows)
+
+
+def _tool_rows(tools: Mapping[str, Sequence[str]]) -> str:
+    rows = [f"<tr>{_cell(runtime_id)}{_cell(', '.join(names))}</tr>" for runtime_id, names in tools.items()]
+    if not rows:
+        return '<tr><td colspan="2" class="none">No runtime is connected yet.</td></tr>'
+    return "\n".join(rows)
+
+
 def render_status_page(
     runtimes: Iterable[RuntimeInfo],
     *,
@@ -88,11 +132,17 @@ def render_status_page(
     script_url: str,
     active_id: str | None = None,
     port_note: str | None = None,
+    recent_calls: Sequence[Mapping[str, Any]] = (),
+    failed_maps: Sequence[Mapping[str, Any]] = (),
+    runtime_tools: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """The complete HTML of the local status page.
 
     ``port_note``: the sentence saying that the default bridge port was taken and which one serves
     instead, shown under the address (a runtime set up for the default port will not find this bridge).
+    ``recent_calls``: audit log entries, oldest first (shown newest first: tool, page, decision,
+    status, time, client, the map's trust, the runtime's authorization id); ``failed_maps``:
+    ``{file, errors}`` of each map that failed to load; ``runtime_tools``: each runtime's tools.
     """
     runtimes = list(runtimes)
     e = html.escape
@@ -129,6 +179,30 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 </tbody>
 </table>
 <p>Active runtime: <code>{e(active_id or "none")}</code></p>
+
+<h2>Each runtime's tools</h2>
+<table id="runtime-tools">
+<thead><tr><th>runtime id</th><th>tools</th></tr></thead>
+<tbody>
+{_tool_rows(runtime_tools or {})}
+</tbody>
+</table>
+
+<h2>Recent calls</h2>
+<table id="recent-calls">
+<thead><tr><th>time (UTC)</th><th>tool</th><th>page</th><th>decision</th><th>status</th><th>ms</th><th>client</th><th>trust</th><th>authorization</th></tr></thead>
+<tbody>
+{_call_rows(recent_calls)}
+</tbody>
+</table>
+
+<h2>Maps that failed to load</h2>
+<table id="failed-maps">
+<thead><tr><th>file</th><th>why</th></tr></thead>
+<tbody>
+{_failed_rows(failed_maps)}
+</tbody>
+</table>
 
 <h2>Connect a page</h2>
 <p>Drag this link to your bookmarks bar, then click it on any open page to let the agent act on it:

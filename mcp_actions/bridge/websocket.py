@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -144,6 +144,7 @@ class BridgeServer:
         max_frame_bytes: int | None = None,
         ping_interval: float | None = 20.0,
         close_timeout: float = 2.0,
+        status_extras: Callable[[], Mapping[str, Any]] | None = None,
     ) -> None:
         """``runtime_script()`` gives the page runtime served at ``/runtime.js`` (the
         composition root passes the page runtime's assembler). ``max_item_bytes``
@@ -152,7 +153,11 @@ class BridgeServer:
         ``item_too_large``, and anything bigger closes the connection.
 
         ``fallback``: when ``port`` is taken, serve on a free port instead of
-        raising ``PortInUse`` (for a port that came from the default)."""
+        raising ``PortInUse`` (for a port that came from the default).
+
+        ``status_extras()``: more of the status page, ``render_status_page``'s keyword
+        arguments (the composition root passes recent calls, failed maps, runtime tools)."""
+        self.status_extras = status_extras
         self.routes = HttpRoutes(token=token, runtime_script=runtime_script, status_page=self._status_page, allowed_origins=allowed_origins)
         self.bridge = bridge
         self.host = host
@@ -299,6 +304,7 @@ class BridgeServer:
             script_url=self.script_url(),
             active_id=self.bridge.registry.active_id,
             port_note=self.port_note,
+            **(self.status_extras() if self.status_extras is not None else {}),
         )
 
     # -- WebSocket ---------------------------------------------------------

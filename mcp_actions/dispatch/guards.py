@@ -12,20 +12,23 @@ Stage ``call`` (before a runtime is chosen), for every tool:
    (``--tools``/``--exclude-tools``, ``--tool-mode site``): else unknown;
 2. ``arguments``: routing fields and the tool's own arguments against its
    input schema (``invalid_input`` with the JSON Pointer of the argument);
-3. ``confirmation``: a tool the map marks as needing the user's yes asks
+3. ``policy``: the ``--policy`` rules that need no page (``policy.py``;
+   ``permission_denied`` with ``reason: "policy"``, or the user is asked);
+4. ``confirmation``: a tool the map marks as needing the user's yes asks
    through the caller's ``Confirmer`` (``permission_denied`` otherwise).
 
-Stage ``runtime`` (on the runtime chosen for a map's tool):
+Stage ``runtime`` (on the runtime chosen for a map's or a page's tool):
 
-4. ``page``: the tab shows a page at all (``page_guidance.no_page_open``);
-5. ``capabilities``: the tool's ``requires`` (``capability_unavailable``);
-6. ``state``: its ``target.state`` is current (``state_mismatch``);
-7. ``transitions``: the rate limit and convergence of the transitions
+5. ``policy_origins``: the ``--policy`` rules naming page ``origins`` (``policy.py``);
+6. ``page``: the tab shows a page at all (``page_guidance.no_page_open``);
+7. ``capabilities``: the tool's ``requires`` (``capability_unavailable``);
+8. ``state``: its ``target.state`` is current (``state_mismatch``);
+9. ``transitions``: the rate limit and convergence of the transitions
    naming it (``rate_limited``, ``limit_exceeded``); it holds the tool's
    transition lock for the call and leaves its release to the call's end.
 
-A policy that decides before the page is one more ``call``-stage guard
-(``GuardChain.insert``).
+The policy's two guards are inserted by the composition root when a policy
+is given (``GuardChain.insert``); without one the chain is as above without them.
 """
 
 from __future__ import annotations
@@ -60,9 +63,16 @@ __all__ = [
     "default_guards",
 ]
 
-#: Asks the user before a call of a tool that needs their yes: returns when they allowed it, raises
-#: ``permission_denied`` when not, or ``InputRequired`` when the caller must ask and call again.
-Confirmer = Callable[[ToolBinding], Awaitable[None]]
+class Confirmer(Protocol):
+    """Asks the user before a call of a tool that needs their yes (``question``: what to ask, else the map's).
+
+    Returns when they allowed it, raises ``permission_denied`` when not (``evidence.reason``
+    ``declined`` when they said no, ``no_elicitation`` when they cannot be asked), or
+    ``InputRequired`` when the caller must ask and call again.
+    """
+
+    def __call__(self, binding: ToolBinding, question: str | None = None) -> Awaitable[None]: ...
+
 #: How a ``call``-stage guard learns the states of a map on a runtime (one ``locator.probe``).
 Diagnose = Callable[[RuntimeInfo, Manifest, Deadline], Awaitable[Diagnosis]]
 
@@ -98,6 +108,8 @@ class CallContext:
     via: Literal["tools/call", "actions.site", "python"] = "python"
     #: Told once the ``call`` stage admitted the call (the MCP layer logs ``call_started``).
     on_admitted: Callable[[ToolBinding], Awaitable[None]] | None = None
+    #: The calling client's name (MCP ``clientInfo.name``), for the audit log.
+    client: str | None = None
 
 
 @dataclass
@@ -117,12 +129,29 @@ class PendingCall:
     rules: TransitionRules | None = None
     #: What guards leave for the call's end, run in reverse order whatever the outcome.
     cleanups: list[Callable[[], None]] = field(default_factory=list)
+    #: What decided the call may run (the audit log's ``decision``): allowed, denied, confirmed, declined.
+    decision: str = "allowed"
+    #: The policy left its decision to the runtime chosen (its rule names ``origins``), and that policy.
+    policy_pending: bool = False
+    policy: Any = None
 
     @property
     def tool(self) -> ToolBinding:
         """The binding (set by the ``visibility`` guard, the first)."""
         assert self.binding is not None, "the visibility guard runs first"
         return self.binding
+
+    async def confirm_with_user(self, question: str | None = None) -> None:
+        """Ask the user through the context's ``Confirmer``; note ``confirmed`` or ``declined`` (a refusal is raised)."""
+        confirm = self.context.confirm
+        assert confirm is not None
+        try:
+            await confirm(self.tool, question)
+        except ActionError as exc:
+            if exc.code == ErrorCode.PERMISSION_DENIED:
+                self.decision = "declined" if exc.evidence.get("reason") == "declined" else "denied"
+            raise
+        self.decision = "confirmed"
 
     def finish(self) -> None:
         """Run the cleanups guards left, newest first."""
@@ -226,13 +255,14 @@ class ConfirmationGuard:
     async def admit(self, call: PendingCall) -> None:
         if call.context.confirm is None:
             binding = call.tool
+            call.decision = "denied"
             raise ActionError(
                 f"{binding.name} needs the user's confirmation: nobody can be asked on this way in",
                 code=ErrorCode.PERMISSION_DENIED,
                 recoverable=False,
                 evidence={"tool": binding.name, "reason": "no_elicitation"},
             )
-        await call.context.confirm(call.tool)
+        await call.confirm_with_user()
 
 
 def _on_map_runtime(call: PendingCall) -> bool:

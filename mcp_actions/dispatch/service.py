@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any, Literal, NamedTuple, Protocol
 
+from ..audit_log import AuditLog, arguments_sha256, utc_timestamp
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route, front_page, opens_itself
@@ -44,8 +46,9 @@ from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
 from .builtin_tool import BuiltinTool
 from .execution import ToolRun
-from .guards import CallContext, GuardChain, PendingCall, Stage, default_guards
+from .guards import CallContext, GuardChain, InputRequired, PendingCall, Stage, default_guards
 from .page_guidance import on_front_page
+from .policy import page_origin
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
 from .transitions import TransitionTracker
@@ -141,6 +144,8 @@ class ActionService:
         self.guards: GuardChain = default_guards(
             catalog, self.visibility, self.transitions, self.diagnose_states, lambda manifest: self._diagnoser(manifest).diagnosable
         )
+        #: Where every call is recorded once it ended (None: nowhere; the composition root sets it).
+        self.audit: AuditLog | None = None
         # Held while a call launches the browser or opens a map's page: parallel first calls
         # (hosts send them) would otherwise open it twice, one navigation aborting the other.
         self._opening = asyncio.Lock()
@@ -157,10 +162,60 @@ class ActionService:
 
         Raises ``UnknownTool``, ``InputRequired`` (the caller must ask its user and call
         again), or ``ActionError`` with a stable code; a call refused in the ``call``
-        stage never reached a page.
+        stage never reached a page. Every call that ends (``InputRequired`` is no end:
+        the call comes again with the answer) is recorded in the audit log when one is set.
         """
         context = context or CallContext()
         call = PendingCall(mcp_name, arguments or {}, context)
+        audit = self.audit
+        if audit is None:
+            return await self._handle(call)
+        started = time.perf_counter()
+        try:
+            outcome = await self._handle(call)
+        except ActionError as exc:
+            audit.record(self._audit_entry(call, started, exc.code))
+            raise
+        except InputRequired:
+            raise
+        except asyncio.CancelledError:
+            audit.record(self._audit_entry(call, started, "cancelled"))
+            raise
+        except Exception as exc:
+            audit.record(self._audit_entry(call, started, getattr(exc, "code", None) or "internal_error"))
+            raise
+        audit.record(self._audit_entry(call, started, None))
+        return outcome
+
+    def _audit_entry(self, call: PendingCall, started: float, code: str | None) -> dict[str, Any]:
+        """The audit log's line for a call that ended (argument names and digest, never values)."""
+        binding = call.binding or self.catalog.get(call.mcp_name)
+        runtime = call.runtime
+        arguments = dict(call.arguments)
+        entry: dict[str, Any] = {
+            "ts": utc_timestamp(),
+            "call_id": call.context.request_id,
+            "client": call.context.client,
+            "tool": binding.name if binding is not None else call.mcp_name,
+            "protocol": binding.protocol if binding is not None else None,
+            "runtime_id": runtime.runtime_id if runtime is not None else (binding.runtime_id if binding is not None else None),
+            "origin": page_origin(runtime.url) if runtime is not None else None,
+            "namespace": binding.namespace if binding is not None else None,
+            "trust": binding.origin.trust if binding is not None else None,
+            "argument_names": sorted(arguments),
+            "arguments_sha256": arguments_sha256(arguments),
+            "decision": call.decision,
+            "status": "ok" if code is None else "error",
+        }
+        if code is not None:
+            entry["code"] = str(code)
+        entry["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        if runtime is not None and runtime.authorization_id:
+            entry["authorization_id"] = runtime.authorization_id
+        return entry
+
+    async def _handle(self, call: PendingCall) -> CallOutcome:
+        context = call.context
         await self.guards.run(Stage.CALL, call)
         if context.on_admitted is not None:
             await context.on_admitted(call.tool)

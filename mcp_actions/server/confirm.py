@@ -10,8 +10,11 @@ the user said yes through the client:
   carrying the same form, and retries the call with the answer under
   ``input_responses`` (the SDK client does this for its elicitation callback).
 
-Declining, cancelling, answering "no", or a client without elicitation is
-``permission_denied``: the call never reaches the page.
+Declining, cancelling or answering "no" is ``permission_denied`` with
+``evidence.reason: "declined"``; a client without elicitation is
+``permission_denied`` with ``reason: "no_elicitation"``: the call never
+reaches the page. The policy's ``confirm`` rules ask the same way
+(``dispatch/policy.py``), with the tool, its page and its arguments in the question.
 """
 
 from __future__ import annotations
@@ -42,9 +45,9 @@ CONFIRM_SCHEMA: dict[str, Any] = {
 }
 
 
-def _denied(binding: ToolBinding, reason: str, **evidence: Any) -> ActionError:
+def _denied(binding: ToolBinding, message: str, reason: str, **evidence: Any) -> ActionError:
     return ActionError(
-        f"{binding.name} needs the user's confirmation: {reason}",
+        f"{binding.name} needs the user's confirmation: {message}",
         code=ErrorCode.PERMISSION_DENIED,
         recoverable=False,
         evidence={"tool": binding.name, "reason": reason, **evidence},
@@ -58,36 +61,40 @@ def _can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
 
 def _judge(binding: ToolBinding, answer: types.ElicitResult) -> None:
     if answer.action != "accept":
-        raise _denied(binding, f"the user chose {answer.action}", action=answer.action)
+        raise _denied(binding, f"the user chose {answer.action}", "declined", action=answer.action)
     if (answer.content or {}).get("allow") is False:
-        raise _denied(binding, "the user answered no", action="accept")
+        raise _denied(binding, "the user answered no", "declined", action="accept")
 
 
 def confirmer(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Confirmer:
-    """How dispatch's confirmation guard asks this call's user (``guards.Confirmer``).
+    """How dispatch's confirmation and policy guards ask this call's user (``guards.Confirmer``).
 
     It returns when the user allowed the call, raises ``permission_denied`` when they
-    did not or cannot be asked, and for a 2026-07-28 client that has not answered yet
-    raises ``InputRequired`` with the ``InputRequiredResult`` to return as the result.
+    did not (``reason: "declined"``) or cannot be asked (``reason: "no_elicitation"``),
+    and for a 2026-07-28 client that has not answered yet raises ``InputRequired`` with
+    the ``InputRequiredResult`` to return as the result. ``question`` is the policy's
+    (the tool, its page and its arguments); without one the map's is asked.
     """
 
-    async def confirm(binding: ToolBinding) -> None:
-        question = binding.confirm or f"Allow {binding.name}?"
+    async def confirm(binding: ToolBinding, question: str | None = None) -> None:
+        by_policy = question is not None
+        question = question or binding.confirm or f"Allow {binding.name}?"
         if not _can_elicit(ctx):
-            raise _denied(binding, "the client cannot ask the user (no elicitation capability)")
+            how = f"; a policy rule {{\"tools\": \"{binding.name}\", \"decision\": \"allow\"}} (serve --policy) lets it run without asking" if by_policy else ""
+            raise _denied(binding, f"the client cannot ask the user (no elicitation capability){how}", "no_elicitation")
         if Peers.is_modern(ctx):
             answer = (params.input_responses or {}).get(CONFIRM_KEY)
             if answer is None:
                 form = types.ElicitRequestFormParams(message=question, requested_schema=CONFIRM_SCHEMA)
                 raise InputRequired(types.InputRequiredResult(input_requests={CONFIRM_KEY: types.ElicitRequest(params=form)}))
             if not isinstance(answer, types.ElicitResult):
-                raise _denied(binding, "the client's answer is not an elicitation result")
+                raise _denied(binding, "the client's answer is not an elicitation result", "declined")
             _judge(binding, answer)
             return
         try:
             answer = await ctx.session.elicit_form(question, CONFIRM_SCHEMA, related_request_id=ctx.request_id)
         except MCPError as exc:
-            raise _denied(binding, f"the client could not ask the user ({exc.error.message})") from exc
+            raise _denied(binding, f"the client could not ask the user ({exc.error.message})", "no_elicitation") from exc
         _judge(binding, answer)
 
     return confirm

@@ -77,6 +77,12 @@ def _progress_of(ctx: Ctx) -> Any:
     return progress
 
 
+def _client_name(ctx: Ctx) -> str | None:
+    """The client's ``clientInfo.name``: from ``initialize``, or a 2026-07-28 request's envelope (the SDK fills both in)."""
+    params = ctx.session.client_params
+    return params.client_info.name if params is not None and params.client_info is not None else None
+
+
 def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds: float | None = None) -> Server[dict[str, Any]]:
     """The MCP server over ``app``. With ``manage_app`` its lifespan starts and stops the app.
 
@@ -151,6 +157,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             request_id=str(ctx.request_id) if ctx.request_id is not None else None,
             via="tools/call",
             on_admitted=admitted,
+            client=_client_name(ctx),
         )
         try:
             outcome = await app.service.handle(params.name, params.arguments, context)

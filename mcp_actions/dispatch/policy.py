@@ -1,0 +1,265 @@
+"""The call policy: rules that allow, deny or ask before a call reaches a page (``serve --policy FILE``).
+
+A policy file is JSON::
+
+    {"rules": [{"tools": "board.*", "origins": "https://*.example.com", "decision": "confirm"},
+               {"tools": "*.archive_*", "decision": "deny"}]}
+
+``tools`` is a glob (``fnmatch``, case-sensitive) over the dotted tool name,
+``origins`` an optional glob over the origin of the page the call runs on
+(``scheme://host[:port]``), ``decision`` one of ``allow``, ``deny``,
+``confirm``. The first rule that matches decides; no match allows. It
+applies to every kind of tool: a map's, a page's own (WebMCP, ABP, WAB) and
+the built-ins.
+
+Two guards of ``guards.py`` carry it, both after the ``arguments`` guard:
+
+- ``PolicyGuard`` (stage ``call``, before ``confirmation``) walks the rules
+  for the tool. When the first rule naming the tool has no ``origins`` it
+  decides at once, before a runtime is chosen (a question shows the page
+  the call would run on when one is open). A built-in's origin is that of
+  the page it would act on (the active runtime), known without opening
+  anything, so it is decided here too;
+- ``PolicyOriginGuard`` (stage ``runtime``, before ``page``, so before any
+  runtime guard acts) decides the calls left open: those whose first
+  matching rule names ``origins``, judged against the chosen runtime's page.
+
+``deny`` is ``permission_denied`` with ``evidence.reason: "policy"`` and the
+rule (``rule``: its index, ``tools``, ``origins``); ``confirm`` asks the user
+through the call's ``Confirmer`` with the tool, its page and its arguments
+shown. A file that cannot be read or breaks the format raises
+``PolicyError``, whose message names the file, the rule's index and what is
+wrong. ``PolicyHolder`` keeps the policy in force, so a reload can replace
+it while calls run.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from ..errors import ActionError, ErrorCode
+from ..manifest.execution import ToolKind
+from .guards import PendingCall, Stage
+
+__all__ = ["Policy", "PolicyError", "PolicyGuard", "PolicyHolder", "PolicyOriginGuard", "PolicyRule", "page_origin"]
+
+PolicyDecision = Literal["allow", "deny", "confirm"]
+_DECISIONS = ("allow", "deny", "confirm")
+_RULE_KEYS = {"tools", "origins", "decision"}
+
+
+class PolicyError(ValueError):
+    """A policy file that cannot be used: the message names the file, the rule's index and what is wrong."""
+
+
+def page_origin(url: str | None) -> str | None:
+    """``scheme://host[:port]`` of a page's URL, or None for a blank tab or a URL without a host."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    """One rule: which tools (and pages) it names, and what it decides."""
+
+    index: int
+    tools: str
+    decision: PolicyDecision
+    origins: str | None = None
+
+    def names(self, tool: str) -> bool:
+        """Whether the rule's ``tools`` glob matches the dotted tool name."""
+        return fnmatch.fnmatchcase(tool, self.tools)
+
+    def matches(self, tool: str, origin: str | None) -> bool:
+        """Whether the rule applies to ``tool`` on a page of ``origin`` (an ``origins`` rule never matches no page)."""
+        if not self.names(tool):
+            return False
+        return self.origins is None or (origin is not None and fnmatch.fnmatchcase(origin, self.origins))
+
+    def describe(self) -> dict[str, Any]:
+        """The rule as evidence: its index and globs."""
+        described: dict[str, Any] = {"index": self.index, "tools": self.tools, "decision": self.decision}
+        if self.origins is not None:
+            described["origins"] = self.origins
+        return described
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The rules in file order; ``source`` is the file they came from."""
+
+    rules: tuple[PolicyRule, ...] = ()
+    source: str | None = None
+
+    @classmethod
+    def parse(cls, document: Any, *, source: str = "<policy>") -> Policy:
+        """The policy of a parsed JSON document; ``PolicyError`` naming the rule and the problem."""
+        if not isinstance(document, dict):
+            raise PolicyError(f"{source}: the policy must be a JSON object with a 'rules' array")
+        unknown = sorted(set(document) - {"rules", "$schema", "description"})
+        if unknown:
+            raise PolicyError(f"{source}: unknown member {unknown[0]!r} (a policy has 'rules')")
+        raw_rules = document.get("rules")
+        if not isinstance(raw_rules, list):
+            raise PolicyError(f"{source}: 'rules' must be an array of rules")
+        rules = []
+        for index, raw in enumerate(raw_rules):
+            where = f"{source}: rule {index}"
+            if not isinstance(raw, dict):
+                raise PolicyError(f"{where}: a rule must be an object with 'tools' and 'decision'")
+            extra = sorted(set(raw) - _RULE_KEYS)
+            if extra:
+                raise PolicyError(f"{where}: unknown member {extra[0]!r} (a rule has tools, origins, decision)")
+            tools, origins, decision = raw.get("tools"), raw.get("origins"), raw.get("decision")
+            if not isinstance(tools, str) or not tools:
+                raise PolicyError(f"{where}: 'tools' must be a non-empty glob over dotted tool names")
+            if origins is not None and (not isinstance(origins, str) or not origins):
+                raise PolicyError(f"{where}: 'origins' must be a non-empty glob over page origins")
+            if decision not in _DECISIONS:
+                raise PolicyError(f"{where}: 'decision' must be one of allow, deny, confirm, not {json.dumps(decision)}")
+            rules.append(PolicyRule(index, tools, decision, origins))
+        return cls(tuple(rules), source)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Policy:
+        """The policy in the file at ``path``; ``PolicyError`` when it cannot be read or used."""
+        source = str(path)
+        try:
+            text = Path(path).expanduser().read_text(encoding="utf-8")
+        except OSError as exc:
+            raise PolicyError(f"{source}: cannot read the policy: {exc.strerror or exc}") from exc
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PolicyError(f"{source}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from exc
+        return cls.parse(document, source=source)
+
+    def first_naming(self, tool: str) -> PolicyRule | None:
+        """The first rule whose ``tools`` glob names ``tool``, whatever its ``origins``."""
+        return next((rule for rule in self.rules if rule.names(tool)), None)
+
+    def decide(self, tool: str, origin: str | None) -> PolicyRule | None:
+        """The first rule matching ``tool`` on ``origin``; None: no rule, the call is allowed."""
+        return next((rule for rule in self.rules if rule.matches(tool, origin)), None)
+
+    def describe(self) -> dict[str, Any]:
+        """The policy in force, for the launch report and the status page."""
+        return {"file": self.source, "rules": [rule.describe() for rule in self.rules]}
+
+
+class PolicyHolder:
+    """The policy in force, replaced as a whole when its file is reloaded; ``error``: why the last reload was refused."""
+
+    def __init__(self, policy: Policy | None = None) -> None:
+        self.policy = policy or Policy()
+        self.error: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """The policy and the last reload's refusal, if any."""
+        return {**self.policy.describe(), "reload_error": self.error}
+
+
+def _page_shown(call: PendingCall, origin: str | None, page: str | None) -> str:
+    runtime = call.runtime
+    if runtime is not None and runtime.url:
+        return runtime.url
+    return page or origin or call.tool.surface_origin or "no page"
+
+
+def _question(call: PendingCall, rule: PolicyRule, origin: str | None, page: str | None) -> str:
+    """What the user is asked: the tool, its page and its arguments (shown to them, never logged)."""
+    arguments = json.dumps(dict(call.own or call.arguments), ensure_ascii=False, sort_keys=True, default=str)
+    if len(arguments) > 2000:
+        arguments = arguments[:2000] + "…"
+    return f"Allow {call.tool.name} on {_page_shown(call, origin, page)}? Arguments: {arguments} (policy rule {rule.index}: {rule.tools})"
+
+
+async def _apply(call: PendingCall, rule: PolicyRule | None, origin: str | None, page: str | None = None) -> None:
+    call.policy_pending = False
+    if rule is None or rule.decision == "allow":
+        return
+    binding = call.tool
+    if rule.decision == "deny":
+        call.decision = "denied"
+        raise ActionError(
+            f"{binding.name} is denied by the policy (rule {rule.index}: tools {rule.tools!r}"
+            + (f", origins {rule.origins!r}" if rule.origins else "")
+            + ")",
+            code=ErrorCode.PERMISSION_DENIED,
+            recoverable=False,
+            evidence={"tool": binding.name, "reason": "policy", "rule": rule.describe(), **({"origin": origin} if origin else {})},
+        )
+    confirm = call.context.confirm
+    if confirm is None:
+        call.decision = "denied"
+        raise ActionError(
+            f"the policy asks the user before {binding.name} (rule {rule.index}), and nobody can be asked on this way in; "
+            f"to run it without asking, give it a policy rule with \"decision\": \"allow\"",
+            code=ErrorCode.PERMISSION_DENIED,
+            recoverable=False,
+            evidence={"tool": binding.name, "reason": "no_elicitation", "rule": rule.describe()},
+        )
+    await call.confirm_with_user(_question(call, rule, origin, page))
+
+
+class PolicyGuard:
+    """Stage ``call``: the policy's decision when the first rule naming the tool needs no page (see the module)."""
+
+    name = "policy"
+    stage = Stage.CALL
+
+    def __init__(self, holder: PolicyHolder, page_of: Callable[[PendingCall], str | None] = lambda call: None) -> None:
+        """``page_of(call)``: the URL of the page the call would run on now, without opening one (None: none yet)."""
+        self.holder = holder
+        self.page_of = page_of
+
+    def applies(self, call: PendingCall) -> bool:
+        return bool(self.holder.policy.rules)
+
+    async def admit(self, call: PendingCall) -> None:
+        policy = self.holder.policy
+        tool = call.tool.name
+        first = policy.first_naming(tool)
+        if first is None:
+            return
+        if first.origins is None:
+            if first.decision == "confirm":
+                await _apply(call, first, None, self.page_of(call))
+            else:
+                await _apply(call, first, None)
+            return
+        if call.tool.kind is ToolKind.BUILTIN:
+            page = self.page_of(call)
+            origin = page_origin(page)
+            await _apply(call, policy.decide(tool, origin), origin, page)
+            return
+        call.policy_pending = True  # decided on the runtime chosen (PolicyOriginGuard)
+        call.policy = policy
+
+
+class PolicyOriginGuard:
+    """Stage ``runtime``, first: the policy's decision for calls whose first matching rule names ``origins``."""
+
+    name = "policy_origins"
+    stage = Stage.RUNTIME
+
+    def applies(self, call: PendingCall) -> bool:
+        return call.policy_pending and call.runtime is not None
+
+    async def admit(self, call: PendingCall) -> None:
+        policy = call.policy
+        assert isinstance(policy, Policy) and call.runtime is not None
+        origin = page_origin(call.runtime.url)
+        await _apply(call, policy.decide(call.tool.name, origin), origin)
+
