@@ -16,6 +16,7 @@ import mcp_types as types
 import pytest
 
 from mcp_actions import cli
+from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.audit_log import AuditLog, arguments_sha256
 from mcp_actions.bridge.status_page import render_status_page
 from mcp_actions.dispatch.policy import Policy, PolicyError
@@ -246,3 +247,22 @@ def test_audit_log_off_and_default(monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", "/tmp/state-here")
     default = cli._audit_log(None)
     assert default is not None and default.endswith("audit.jsonl") and "mcp-actions" in default
+
+
+async def test_the_policy_file_is_watched_like_the_maps(tmp_path):
+    from .test_surface import FIXTURES
+
+    policy = _policy(tmp_path, {"tools": "notes.rename", "decision": "deny"})
+    app = ActionsApp(AppOptions(manifests=[str(FIXTURES / "notes")], browser="none", serve_bridge=False, watch_debounce_ms=20, policy=policy))
+    await app.start()
+    try:
+        assert app.policy.policy.rules[0].decision == "deny"
+        await asyncio.sleep(0.3)  # the watch is set up
+        Path(policy).write_text(json.dumps({"rules": [{"tools": "notes.rename", "decision": "allow"}]}), encoding="utf-8")
+        for _ in range(100):
+            if app.policy.policy.rules[0].decision == "allow":
+                break
+            await asyncio.sleep(0.05)
+        assert app.policy.policy.rules[0].decision == "allow"
+    finally:
+        await app.stop()
