@@ -8,10 +8,7 @@ need a browser per test use ``launch_chromium`` on their own loop.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -19,6 +16,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Playwright, async_playwright
 
+from mcp_actions.demo.static import StaticSite
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 
 PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
@@ -29,23 +27,11 @@ os.environ.setdefault("MCP_ACTIONS_ISOLATED", "1")
 os.environ.setdefault("MCP_ACTIONS_AUDIT_LOG", "off")
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def pages_url() -> Iterator[str]:
     """Base URL (no trailing slash) of a static server for tests/fixtures/pages."""
-    handler = functools.partial(_QuietHandler, directory=str(PAGES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, name="fixture-pages", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with StaticSite(PAGES) as site:
+        yield site.url.rstrip("/")
 
 
 async def launch_chromium(pw: Playwright) -> Browser:

@@ -9,12 +9,9 @@ code and command-line option is named somewhere in ``docs/``.
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import io
 import json
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +24,7 @@ from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.bridge.items import RuntimeConfig, parse_item
 from mcp_actions.checks.command import run_check_command
 from mcp_actions.cli import build_parser, run_validate
+from mcp_actions.demo.static import StaticSite
 from mcp_actions.errors import ErrorCode
 from mcp_actions.manifest.validate import check_manifest
 from mcp_actions.primitive_dictionary import dictionary_names
@@ -190,16 +188,8 @@ def test_the_guide_host_configurations_run_the_fixture():
 @contextlib.contextmanager
 def served_first_map() -> Iterator[str]:
     """The first map's folder on a loopback HTTP server; its origin."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(FIRST_MAP))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]  # quiet
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, name="first-map", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with StaticSite(FIRST_MAP) as site:
+        yield site.url.rstrip("/")
 
 
 def documented(page: str, needle: str) -> Any:
