@@ -102,3 +102,26 @@ async def test_search_denied_archive_declined_and_accepted_moves_bad_arguments_a
         assert tool in calls_text and decision in calls_text
     assert "invalid_input" in calls_text and "permission_denied" in calls_text
     assert "mail.search" in tools_text and "mail.move" in tools_text
+
+
+async def test_the_policy_and_the_log_cover_a_pages_own_webmcp_tools(tmp_path, pages_url):
+    from ..protocols.conftest import Session
+
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"rules": [{"tools": "*.add_todo", "origins": "http://127.0.0.1:*", "decision": "deny"}]}))
+    app = ActionsApp(AppOptions(browser="launch", headless=True, isolated=True, serve_bridge=False, policy=str(policy)))
+    async with Client(build_server(app), mode="legacy") as client:
+        s = Session(app, client, [])
+        await s.navigate(f"{pages_url}/webmcp/imperative.html")
+        add = await s.page_tool("webmcp", "add_todo")
+        listing = await s.page_tool("webmcp", "list_todos")
+        denied = failed(await client.call_tool(add.name, {"title": SECRET}))
+        assert denied["code"] == "permission_denied" and denied["evidence"]["reason"] == "policy" and denied["evidence"]["origin"] == pages_url
+        assert await s.tab().page.evaluate("() => todosForTest().length") == 0  # it never reached the page
+        assert not (await client.call_tool(listing.name, {})).is_error
+    entries = app.audit.recent()
+    assert [(e["tool"].rsplit(".", 1)[-1], e["protocol"], e["decision"], e["status"]) for e in entries[-2:]] == [
+        ("add_todo", "webmcp", "denied", "error"),
+        ("list_todos", "webmcp", "allowed", "ok"),
+    ]
+    assert entries[-2]["trust"] == "website" and entries[-2]["origin"] == pages_url and SECRET not in json.dumps(entries)
