@@ -134,6 +134,8 @@ class PendingCall:
     #: The policy left its decision to the runtime chosen (its rule names ``origins``), and that policy.
     policy_pending: bool = False
     policy: Any = None
+    #: The origin of the page the call was judged by before a runtime was chosen (the policy's), if any.
+    origin: str | None = None
 
     @property
     def tool(self) -> ToolBinding:

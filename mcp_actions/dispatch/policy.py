@@ -14,15 +14,16 @@ the built-ins.
 
 Two guards of ``guards.py`` carry it, both after the ``arguments`` guard:
 
-- ``PolicyGuard`` (stage ``call``, before ``confirmation``) walks the rules
-  for the tool. When the first rule naming the tool has no ``origins`` it
-  decides at once, before a runtime is chosen (a question shows the page
-  the call would run on when one is open). A built-in's origin is that of
-  the page it would act on (the active runtime), known without opening
-  anything, so it is decided here too;
+- ``PolicyGuard`` (stage ``call``, before ``confirmation``) decides every
+  call before a runtime is chosen, so before anything is opened or reaches
+  a page. ``origins`` globs are judged by the page the call would run on:
+  the runtime its routing designates now (a built-in: the active one), found
+  without opening anything, else the origin of the map's site
+  (``surface.origin``), the page the call would open;
 - ``PolicyOriginGuard`` (stage ``runtime``, before ``page``, so before any
-  runtime guard acts) decides the calls left open: those whose first
-  matching rule names ``origins``, judged against the chosen runtime's page.
+  runtime guard acts) decides again, for a call whose first rule naming it
+  has ``origins``, when the runtime chosen shows another origin than the
+  one judged (a tab that moved meanwhile, a redirect).
 
 ``deny`` is ``permission_denied`` with ``evidence.reason: "policy"`` and the
 rule (``rule``: its index, ``tools``, ``origins``); ``confirm`` asks the user
@@ -233,19 +234,19 @@ class PolicyGuard:
         first = policy.first_naming(tool)
         if first is None:
             return
+        page = self.page_of(call)
+        call.origin = page_origin(page)
         if first.origins is None:
-            if first.decision == "confirm":
-                await _apply(call, first, None, self.page_of(call))
-            else:
-                await _apply(call, first, None)
+            await _apply(call, first, None, page)
             return
-        if call.tool.kind is ToolKind.BUILTIN:
-            page = self.page_of(call)
-            origin = page_origin(page)
-            await _apply(call, policy.decide(tool, origin), origin, page)
-            return
-        call.policy_pending = True  # decided on the runtime chosen (PolicyOriginGuard)
-        call.policy = policy
+        # The page the call would run on: an open one, else the map's site, which it would open.
+        origin = page_origin(page)
+        if origin is None and call.tool.kind is not ToolKind.BUILTIN:
+            origin = call.origin = page_origin(call.tool.surface_origin)
+        await _apply(call, policy.decide(tool, origin), origin, page)
+        if call.tool.kind is not ToolKind.BUILTIN:
+            call.policy_pending = True  # PolicyOriginGuard judges again should the runtime chosen show another origin
+            call.policy = (policy, origin)
 
 
 class PolicyOriginGuard:
@@ -255,10 +256,13 @@ class PolicyOriginGuard:
     stage = Stage.RUNTIME
 
     def applies(self, call: PendingCall) -> bool:
-        return call.policy_pending and call.runtime is not None
+        if not call.policy_pending or call.runtime is None:
+            return False
+        _, judged = call.policy
+        return bool(page_origin(call.runtime.url) != judged)
 
     async def admit(self, call: PendingCall) -> None:
-        policy = call.policy
+        policy, _ = call.policy
         assert isinstance(policy, Policy) and call.runtime is not None
         origin = page_origin(call.runtime.url)
         await _apply(call, policy.decide(call.tool.name, origin), origin)

@@ -199,7 +199,7 @@ class ActionService:
             "tool": binding.name if binding is not None else call.mcp_name,
             "protocol": binding.protocol if binding is not None else None,
             "runtime_id": runtime.runtime_id if runtime is not None else (binding.runtime_id if binding is not None else None),
-            "origin": page_origin(runtime.url) if runtime is not None else None,
+            "origin": page_origin(runtime.url) if runtime is not None else call.origin,
             "namespace": binding.namespace if binding is not None else None,
             "trust": binding.origin.trust if binding is not None else None,
             "argument_names": sorted(arguments),

@@ -125,3 +125,17 @@ async def test_the_policy_and_the_log_cover_a_pages_own_webmcp_tools(tmp_path, p
         ("list_todos", "webmcp", "allowed", "ok"),
     ]
     assert entries[-2]["trust"] == "website" and entries[-2]["origin"] == pages_url and SECRET not in json.dumps(entries)
+
+
+async def test_an_origins_rule_denies_before_the_browser_opens_the_site(tmp_path, pages_url):
+    document = json.loads((PAGES / "mailbox" / "actions.json").read_text())
+    document["surface"]["origin"] = pages_url
+    (tmp_path / "mailbox.actions.json").write_text(json.dumps(document))
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"rules": [{"tools": "mail.*", "origins": "http://127.0.0.1:*", "decision": "deny"}]}))
+    app = ActionsApp(AppOptions(manifests=[str(tmp_path / "mailbox.actions.json")], headless=True, isolated=True, serve_bridge=False, watch=False, policy=str(policy)))
+    async with Client(build_server(app), mode="legacy") as client:
+        denied = failed(await client.call_tool("mail_archive", {"id": "m1"}))
+        assert denied["evidence"]["reason"] == "policy" and denied["evidence"]["origin"] == pages_url
+        assert app.browser is not None and not app.browser.started  # nothing was launched, no page opened
+    assert app.audit.recent()[-1]["origin"] == pages_url and app.audit.recent()[-1]["decision"] == "denied"
