@@ -244,8 +244,13 @@ class ActionsApp:
         return tools
 
     def status_extras(self) -> dict[str, Any]:
-        """What the bridge's status page shows besides runtimes: recent calls, failed maps, each runtime's tools."""
-        return {"recent_calls": self.audit.recent(), "failed_maps": self.failed_maps(), "runtime_tools": self.runtime_tools()}
+        """What the bridge's status page shows besides runtimes: recent calls, failed maps, each runtime's tools, the policy."""
+        return {
+            "recent_calls": self.audit.recent(),
+            "failed_maps": self.failed_maps(),
+            "runtime_tools": self.runtime_tools(),
+            "policy": self.policy.describe() if self.options.policy else None,
+        }
 
     def _listed_builtins(self) -> frozenset[str]:
         # The bundled sample map (served when no --manifests is given) does not make this a map server.

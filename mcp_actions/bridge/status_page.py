@@ -135,6 +135,7 @@ def render_status_page(
     recent_calls: Sequence[Mapping[str, Any]] = (),
     failed_maps: Sequence[Mapping[str, Any]] = (),
     runtime_tools: Mapping[str, Sequence[str]] | None = None,
+    policy: Mapping[str, Any] | None = None,
 ) -> str:
     """The complete HTML of the local status page.
 
@@ -142,11 +143,18 @@ def render_status_page(
     instead, shown under the address (a runtime set up for the default port will not find this bridge).
     ``recent_calls``: audit log entries, oldest first (shown newest first: tool, page, decision,
     status, time, client, the map's trust, the runtime's authorization id); ``failed_maps``:
-    ``{file, errors}`` of each map that failed to load; ``runtime_tools``: each runtime's tools.
+    ``{file, errors}`` of each map that failed to load; ``runtime_tools``: each runtime's tools;
+    ``policy``: the policy in force (``{file, rules, reload_error}``), None without one.
     """
     runtimes = list(runtimes)
     e = html.escape
     note = f'\n<p id="port-note"><strong>{e(port_note[:1].upper() + port_note[1:])}.</strong></p>' if port_note else ""
+    policy_line = ""
+    if policy is not None:
+        policy_line = f'\n<p id="policy">Policy: <code>{e(str(policy.get("file")))}</code>, {len(policy.get("rules") or [])} rule(s).'
+        if policy.get("reload_error"):
+            policy_line += f' <strong>Its last edit was refused, the previous rules stay in force: {e(str(policy["reload_error"]))}</strong>'
+        policy_line += "</p>"
     bookmarklet = bookmarklet_url(script_url)
     script_tag = f'<script src="{script_url}"></script>'
     return f"""<!doctype html>
@@ -188,7 +196,7 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 </tbody>
 </table>
 
-<h2>Recent calls</h2>
+<h2>Recent calls</h2>{policy_line}
 <table id="recent-calls">
 <thead><tr><th>time (UTC)</th><th>tool</th><th>page</th><th>decision</th><th>status</th><th>ms</th><th>client</th><th>trust</th><th>authorization</th></tr></thead>
 <tbody>

@@ -215,6 +215,7 @@ async def test_a_policy_edit_is_reloaded_and_a_bad_one_keeps_the_previous(tmp_pa
         assert not (await client.call_tool("notes_rename", {"title": "x"})).is_error  # the previous policy holds
         launch = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)
         assert launch["policy"]["reload_error"] == app.policy.error
+        assert "Its last edit was refused" in _status_page(app) and "rule 0" in _status_page(app)
 
 
 @pytest.mark.parametrize(
