@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any, Literal, NamedTuple, Protocol
@@ -194,7 +195,8 @@ class ActionService:
         arguments = dict(call.arguments)
         entry: dict[str, Any] = {
             "ts": utc_timestamp(),
-            "call_id": call.context.request_id,
+            # The MCP request id (what the client's own logs show); a call from Python gets one of its own.
+            "call_id": call.context.request_id or f"py-{uuid.uuid4().hex[:12]}",
             "client": call.context.client,
             "tool": binding.name if binding is not None else call.mcp_name,
             "protocol": binding.protocol if binding is not None else None,
