@@ -73,6 +73,9 @@ class ErrorCode(enum.StrEnum):
     UNSAFE_STATE = "unsafe_state", "bridge", "acting now could do harm"
     TRANSPORT_FAILED = "transport_failed", "bridge", "the runtime's connection dropped or its tab crashed"
     RATE_LIMITED = "rate_limited", "bridge workflow", "called too soon: a transition's rate_limit_ms or a site's command budget; the evidence says when to retry"
+    # -- how a call ended, beside the codes above (the audit log's ``code``)
+    CANCELLED = "cancelled", "audit", "the caller cancelled the call (MCP notifications/cancelled) before it ended"
+    INTERNAL_ERROR = "internal_error", "audit", "an unexpected failure inside mcp-actions (a bug: its traceback is logged)"
     # -- protocol hygiene on the bridge
     INVALID_ITEM = "invalid_item", "hygiene", "a bridge item is malformed"
     DUPLICATE_CALL_ID = "duplicate_call_id", "hygiene", "a call id is already in flight"

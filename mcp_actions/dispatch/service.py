@@ -180,10 +180,10 @@ class ActionService:
         except InputRequired:
             raise
         except asyncio.CancelledError:
-            audit.record(self._audit_entry(call, started, "cancelled"))
+            audit.record(self._audit_entry(call, started, ErrorCode.CANCELLED))
             raise
         except Exception as exc:
-            audit.record(self._audit_entry(call, started, getattr(exc, "code", None) or "internal_error"))
+            audit.record(self._audit_entry(call, started, getattr(exc, "code", None) or ErrorCode.INTERNAL_ERROR))
             raise
         audit.record(self._audit_entry(call, started, None))
         return outcome
