@@ -73,9 +73,11 @@ def failed_map_message(failed: dict[str, Any]) -> dict[str, Any]:
     as ``mcp-actions validate --json`` gives them (at most 10 here).
     """
     errors = failed.get("errors") or []
-    first = errors[0] if errors else {"path": "", "code": "invalid", "message": "invalid"}
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    line = f"map {failed['file']} is invalid and exposes no tools: {first['path'] or '/'} {first['code']}: {first['message']}{more}"
+    line = f"map {failed['file']} is invalid and exposes no tools"
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        line += f": {first['path'] or '/'} {first['code']}: {first['message']}{more}"
     return {"event": "map_invalid", "file": failed["file"], "message": line, "errors": errors[:10]}
 
 
