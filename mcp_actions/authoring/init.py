@@ -35,7 +35,8 @@ from playwright.async_api import Error as PlaywrightError
 
 from ..bridge.bridge import Bridge
 from ..errors import ActionError, ActionsError, ErrorCode
-from ..runtimes.browser import BrowserHost, BrowserOptions
+from ..runtimes.headless import headless_tab
+from ..runtimes.tab import TabRuntime
 from .draft import Draft, draft_map
 from .reader import busy_count, native_submits, read_page
 
@@ -65,53 +66,49 @@ def check_url(url: str) -> str:
 async def draft_page(url: str, *, browser_path: str | None = None, created_at: str | None = None) -> Draft:
     """Open ``url`` in a headless browser, wait for it to settle, read it and draft its map."""
     check_url(url)
-    bridge = Bridge(default_timeout_ms=INIT_TIMEOUT_MS)
-    await bridge.start()
-    host = BrowserHost(bridge, BrowserOptions(executable_path=browser_path, headless=True, isolated=True))
+    async with headless_tab(browser_path=browser_path, timeout_ms=INIT_TIMEOUT_MS) as (bridge, tab):
+        try:
+            return await _draft_in(bridge, tab, url, created_at)
+        except PlaywrightError as exc:  # the page or the browser went away while it was read
+            raise ActionsError(f"could not read {url}: {_one_line(exc)}", code=ErrorCode.IO_ERROR, evidence={"url": url}) from exc
+
+
+async def _draft_in(bridge: Bridge, tab: TabRuntime, url: str, created_at: str | None) -> Draft:
+    """Load ``url`` in ``tab``, wait for it to settle, read it and draft its map."""
+    runtime_id = tab.runtime_id
     try:
-        await host.ensure_started()
-        runtime_id = await host.new_tab()
-        tab = host.tab(runtime_id)
-        if tab is None:
-            raise ActionsError("the tab opened for the page is gone", code=ErrorCode.RUNTIME_NOT_FOUND, evidence={"runtime_id": runtime_id})
-        try:
-            response = await tab.page.goto(url, wait_until="load", timeout=INIT_TIMEOUT_MS)
-        except PlaywrightError as exc:
-            raise ActionsError(f"could not load {url}: {_one_line(exc)}", code=ErrorCode.IO_ERROR, evidence={"url": url}) from exc
-        if response is not None and response.status >= 400:
-            raise ActionsError(f"{url} answered HTTP {response.status}", code=ErrorCode.IO_ERROR, evidence={"url": url, "status": response.status})
+        response = await tab.page.goto(url, wait_until="load", timeout=INIT_TIMEOUT_MS)
+    except PlaywrightError as exc:
+        raise ActionsError(f"could not load {url}: {_one_line(exc)}", code=ErrorCode.IO_ERROR, evidence={"url": url}) from exc
+    if response is not None and response.status >= 400:
+        raise ActionsError(f"{url} answered HTTP {response.status}", code=ErrorCode.IO_ERROR, evidence={"url": url, "status": response.status})
 
-        async def call(name: str, arguments: dict[str, Any]) -> Any:
-            return await bridge.call(name, arguments, runtime_id=runtime_id, timeout_ms=INIT_TIMEOUT_MS)
+    async def call(name: str, arguments: dict[str, Any]) -> Any:
+        return await bridge.call(name, arguments, runtime_id=runtime_id, timeout_ms=INIT_TIMEOUT_MS)
 
-        started = time.monotonic()
+    started = time.monotonic()
 
-        def left_ms() -> int:
-            return max(0, READY_TIMEOUT_MS - int((time.monotonic() - started) * 1000))
+    def left_ms() -> int:
+        return max(0, READY_TIMEOUT_MS - int((time.monotonic() - started) * 1000))
 
-        await call("dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": left_ms()})
-        waited_for_busy = False
-        while left_ms() > 0 and await busy_count(tab.evaluate) > 0:
-            waited_for_busy = True
-            await asyncio.sleep(_BUSY_POLL_S)
-        if waited_for_busy and left_ms() > 0:
-            await call("dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": left_ms()})  # it rendered late: let the rest land
-        page = await read_page(tab.evaluate)
-        natives = await native_submits(tab.page)
-        for form, native in zip(page.get("forms") or [], natives, strict=False):
-            form["navigates"] = native
-        try:
-            listed = await call("webmcp.list_tools", {})
-        except ActionError:
-            listed = {}
-        page["webmcp_tools"] = [t for t in (listed or {}).get("tools") or [] if isinstance(t, dict)]
-        stamp = created_at or datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-        return draft_map(page, url=url, created_at=stamp)
-    except PlaywrightError as exc:  # the page or the browser went away while it was read
-        raise ActionsError(f"could not read {url}: {_one_line(exc)}", code=ErrorCode.IO_ERROR, evidence={"url": url}) from exc
-    finally:
-        await host.stop()
-        await bridge.stop()
+    await call("dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": left_ms()})
+    waited_for_busy = False
+    while left_ms() > 0 and await busy_count(tab.evaluate) > 0:
+        waited_for_busy = True
+        await asyncio.sleep(_BUSY_POLL_S)
+    if waited_for_busy and left_ms() > 0:
+        await call("dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": left_ms()})  # it rendered late: let the rest land
+    page = await read_page(tab.evaluate)
+    natives = await native_submits(tab.page)
+    for form, native in zip(page.get("forms") or [], natives, strict=False):
+        form["navigates"] = native
+    try:
+        listed = await call("webmcp.list_tools", {})
+    except ActionError:
+        listed = {}
+    page["webmcp_tools"] = [t for t in (listed or {}).get("tools") or [] if isinstance(t, dict)]
+    stamp = created_at or datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return draft_map(page, url=url, created_at=stamp)
 
 
 def _count(n: int, one: str, many: str) -> str:

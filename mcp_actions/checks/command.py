@@ -20,13 +20,12 @@ import logging
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..bridge.bridge import Bridge
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..manifest.load import load_paths
 from ..projection.extract import EXTRACT_PRIMITIVE
 from ..projection.project import CompiledProjection
 from ..projection.service import ProjectionService
-from ..runtimes.browser import BrowserHost, BrowserOptions
+from ..runtimes.headless import headless_tab
 from .drift import SEVERITY_ORDER, drift_report, failing, wait_until_expected
 
 __all__ = ["CHECK_TIMEOUT_MS", "FAIL_ON_CHOICES", "READY_TIMEOUT_MS", "format_report", "run_check_command"]
@@ -72,15 +71,8 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
         raise ActionsError("the map is not valid: " + ("; ".join(problems) or "no manifest found"), code=ErrorCode.MANIFEST_INVALID)
     manifest = result.manifests[0].model
     projections = [CompiledProjection(p) for p in manifest.state_projections]
-    bridge = Bridge(default_timeout_ms=CHECK_TIMEOUT_MS)
-    await bridge.start()
-    host = BrowserHost(bridge, BrowserOptions(executable_path=browser_path, headless=True, isolated=True))
-    try:
-        await host.ensure_started()
-        runtime_id = await host.new_tab(url)
-        tab = host.tab(runtime_id)
-        if tab is None:
-            raise ActionsError(f"the tab opened for {url} is gone", code=ErrorCode.RUNTIME_NOT_FOUND, evidence={"runtime_id": runtime_id})
+    async with headless_tab(browser_path=browser_path, timeout_ms=CHECK_TIMEOUT_MS, url=url) as (bridge, tab):
+        runtime_id = tab.runtime_id
         capabilities = set(tab.capabilities)
 
         async def call(name: str, arguments: dict[str, Any]) -> Any:
@@ -116,9 +108,6 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
         )
         report["ready"] = ready
         return report
-    finally:
-        await host.stop()
-        await bridge.stop()
 
 
 def run_check_command(manifest: str, url: str, *, as_json: bool, fail_on: str, out: TextIO, err: TextIO, browser_path: str | None = None) -> int:
