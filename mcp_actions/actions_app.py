@@ -32,7 +32,8 @@ from typing import Any, Literal
 
 from .audit_log import AuditLog
 from .bridge.bridge import Bridge
-from .bridge.events import PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
+from .bridge.events import AttachmentOpened, PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
+from .bridge.pairings import PairingStore
 from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
 from .bridge.routing import Route
 from .bridge.websocket import BridgeServer
@@ -44,10 +45,12 @@ from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtin_groups import listed_builtins
 from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from .dispatch.guards import PendingCall
+from .dispatch.launchers import run_attachment_open
 from .dispatch.policy import Policy, PolicyError, PolicyGuard, PolicyHolder, PolicyOriginGuard
 from .dispatch.service import ActionService
 from .errors import ActionError, ErrorCode, UsageError
 from .events import EventHub, MapsFailed, ToolsChanged
+from .extension import connect_url, extension_origin
 from .manifest.execution import ToolKind
 from .manifest.fetch import RemoteFetcher
 from .manifest.limits import DEFAULT_LIMITS, Limits
@@ -119,7 +122,11 @@ class ActionsApp:
         #: Where change is published: the bridge's runtime events, tools and failed maps, resources.
         self.events = EventHub()
         self.bridge = Bridge(
-            default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, event_log_size=options.event_log_size, events=self.events
+            default_timeout_ms=options.default_timeout_ms,
+            signal_source=self.catalog.signals_for,
+            attachment_source=self.catalog.attachments_for,
+            event_log_size=options.event_log_size,
+            events=self.events,
         )
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
@@ -158,6 +165,8 @@ class ActionsApp:
         #: Where MCP is served over HTTP (``transport``, ``url``, ``port_note``), set by the transport; None over stdio.
         self.mcp_http: dict[str, Any] | None = None
         self.events.subscribe(RuntimeEvent, self._on_runtime_event)
+        self.events.subscribe(AttachmentOpened, self._on_attachment_opened)
+        self._launcher_calls: set[asyncio.Task[None]] = set()
         self.resources = ResourceRegistry(self.events)
         #: The WAB discovery documents of the runtimes' sites; their commands become the runtimes' tools.
         self.wab = WabDiscovery(
@@ -250,7 +259,12 @@ class ActionsApp:
             "failed_maps": self.failed_maps(),
             "runtime_tools": self.runtime_tools(),
             "policy": self.policy.describe() if self.options.policy else None,
+            "extension_connect_url": self.extension_connect_url(),
         }
+
+    def extension_connect_url(self) -> str | None:
+        """The browser extension's connect page for this bridge (None without a bridge port)."""
+        return connect_url(self.endpoint.http_url, self.token) if self.endpoint else None
 
     def _listed_builtins(self) -> frozenset[str]:
         # The bundled sample map (served when no --manifests is given) does not make this a map server.
@@ -326,6 +340,8 @@ class ActionsApp:
         log.info("manifests reloaded: %d valid, %d invalid; tools %s", len(result.manifests), len(result.failures), "changed" if changed_tools else "unchanged")
         if changed_tools:
             self._tools_changed()
+        # Other maps may declare other signals and attachments for the pages runtimes are on.
+        await self.bridge.refresh_config()
         self.resources.updated(LAUNCH_URI)
         for namespace in documents_before.keys() & documents_after.keys():
             if documents_before[namespace] != documents_after[namespace]:
@@ -364,13 +380,16 @@ class ActionsApp:
                 fallback=self.options.bridge_port_fallback,
                 token=self.token,
                 runtime_script=runtime_js,
-                allowed_origins=list(self.options.allowed_origins) or None,
+                # The extension's pages pass an --allowed-origins list too: its tabs are shared by the user, one by one.
+                allowed_origins=[*self.options.allowed_origins, extension_origin()] if self.options.allowed_origins else None,
                 status_extras=self.status_extras,
+                pairings=PairingStore(),
             )
             await self.endpoint.start()
             if not self.options.bridge_token:
                 print(f"mcp-actions: bridge token for this run: {self.token}", file=sys.stderr)
             print(f"mcp-actions: runtimes connect at {self.endpoint.url}; status page {self.endpoint.status_url()}", file=sys.stderr)
+            print(f"mcp-actions: to share tabs of your own browser (mcp-actions extension), open {self.extension_connect_url()}", file=sys.stderr)
         if self.browser is not None and self.options.browser == "launch":
             # In the background: the MCP handshake and tools/list need no browser, and a
             # call that does waits for this same launch.
@@ -449,6 +468,12 @@ class ActionsApp:
         if self._preparing is not None:
             self.prepare_in_background(again=True)  # new bindings: their checks too, before their first call
         self.events.publish(ToolsChanged())
+
+    def _on_attachment_opened(self, event: AttachmentOpened) -> None:
+        """The user clicked a launcher that opens a map tool: run it on that runtime (dispatch/launchers.py)."""
+        task = asyncio.get_running_loop().create_task(run_attachment_open(self.service, event), name=f"attachment:{event.opens.attachment_id}")
+        self._launcher_calls.add(task)  # held until done: the loop keeps only weak references to tasks
+        task.add_done_callback(self._launcher_calls.discard)
 
     def _on_runtime_event(self, event: RuntimeEvent) -> None:
         """A runtime came, changed, became active or left, or sent a page event: tools, WAB and resources follow."""
@@ -539,6 +564,7 @@ class ActionsApp:
         loaded = await asyncio.to_thread(self._load_inline, runtime)
         if self.bridge.registry.get(runtime.runtime_id) is runtime:  # still connected
             self._apply_inline(runtime, loaded)
+            await self.bridge.refresh_config()  # its map's signals and attachments, now that it is composed
 
     def _apply_inline(self, runtime: RuntimeInfo, loaded: LoadedManifest | ManifestReport) -> None:
         source = f"runtime:{runtime.runtime_id}"
@@ -575,6 +601,8 @@ class ActionsApp:
                 "bookmarklet": endpoint.bookmarklet() if endpoint else None,
                 # Set when the default port was taken (another server runs) and a free one serves instead.
                 "port_note": endpoint.port_note if endpoint else None,
+                # The browser extension's connect page (docs/extension.md): share tabs of the user's own browser.
+                "extension_connect_url": self.extension_connect_url(),
             },
             "mcp": self.mcp_http,
             "browser": {

@@ -40,23 +40,23 @@ from ..events import EventHub
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
 from .calls import CallTracker, InputHandler, ProgressHandler
 from .envelope import runtime_error, unwrap_output
-from .events import PageEvent, RuntimeActive, RuntimeArrived, RuntimeGone, RuntimeUpdated
+from .events import AttachmentOpened, PageEvent, RuntimeActive, RuntimeArrived, RuntimeGone, RuntimeUpdated
 from .items import (
     DEFAULT_MAX_ITEM_BYTES,
     ActionCall,
     ActionCallOutput,
     ActionErrorItem,
+    AttachmentOpen,
     CallProgress,
     DomEvent,
     InputRequest,
-    ListenEntry,
-    RuntimeConfig,
     RuntimeStatus,
 )
 from .items import RuntimeReady as ReadyItem
 from .page_tools import parse_page_tools
 from .registry import EVENT_LOG_SIZE, RuntimeInfo, RuntimeRegistry
 from .routing import Route, select_runtime
+from .runtime_config import AttachmentSource, RuntimeConfigurator, attachment_states
 from .session import RuntimeLink, RuntimeSession
 from .signals import DEFAULT_MAX_EVENT_BYTES, SignalSource, SignalSpec, accept_event
 
@@ -89,13 +89,15 @@ class Bridge:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         stale_after_s: float = DEFAULT_STALE_AFTER_S,
         signal_source: SignalSource | None = None,
+        attachment_source: AttachmentSource | None = None,
         dictionary: PrimitiveDictionary | None = None,
         event_log_size: int = EVENT_LOG_SIZE,
         events: EventHub | None = None,
     ) -> None:
         """``dictionary`` (default: the bundled one) decides which call names are primitives to check;
         ``event_log_size`` is how many page events each runtime keeps (at least 1); ``events`` is the
-        hub the runtime events are published on (default: one of the bridge's own)."""
+        hub the runtime events are published on (default: one of the bridge's own);
+        ``attachment_source`` gives the attachments of the maps covering a runtime (``runtime_config``)."""
         if event_log_size < 1:
             raise ValueError("event_log_size must be at least 1")
         self.default_timeout_ms = default_timeout_ms
@@ -105,6 +107,8 @@ class Bridge:
         self.max_event_bytes = max_event_bytes
         self.stale_after_s = stale_after_s
         self.signal_source = signal_source
+        #: Each runtime's page events to forward and attachments to install (``runtime_config``).
+        self.configurator = RuntimeConfigurator(self.signals_for, attachment_source)
         self.dictionary = dictionary if dictionary is not None else load_dictionary()
         #: Where runtimes arriving, changing, becoming active and leaving, and page events, are published.
         self.events = events if events is not None else EventHub()
@@ -296,7 +300,7 @@ class Bridge:
             registry.set_active(runtime_id)
         log.info("runtime %s ready at %s (%s)", runtime_id, info.url, session.transport)
         self.events.publish(RuntimeUpdated(info) if replaced is not None else RuntimeArrived(info))
-        await self._send_config(session, info)
+        await self.configurator.send(session, info, force=True)
 
     @staticmethod
     def _apply_ready(info: RuntimeInfo, item: ReadyItem) -> None:
@@ -330,7 +334,8 @@ class Bridge:
         if info is None:
             return
         if isinstance(item, RuntimeStatus):
-            self._on_status(info, item)
+            if self._on_status(info, item):
+                await self.configurator.send(session, info)  # another page: maybe other maps' signals and attachments
         elif isinstance(item, ActionCallOutput):
             try:
                 output = unwrap_output(item.output)
@@ -345,6 +350,9 @@ class Bridge:
                 log.warning("runtime %s reported: %s %s", session.runtime_id, item.error.code, item.error.message)
         elif isinstance(item, DomEvent):
             self._on_event(info, item)
+        elif isinstance(item, AttachmentOpen):
+            opened = self.configurator.opened(info, item.attachment_id)
+            self.events.publish(AttachmentOpened(info, opened, item.launcher_id))
 
     async def on_call_progress(self, session: RuntimeSession, item: CallProgress) -> None:
         """Hand a running call's ``call_progress`` to its caller."""
@@ -361,46 +369,45 @@ class Bridge:
         if runtime_id is not None and self._sessions.get(runtime_id) is session:
             del self._sessions[runtime_id]
             info = self.registry.remove(runtime_id)
+            self.configurator.forget(runtime_id)
             if info is not None:
                 log.info("runtime %s gone: %s", runtime_id, reason)
                 self.events.publish(RuntimeGone(info, reason))
 
     # -- runtime state -----------------------------------------------------
 
-    async def _send_config(self, session: RuntimeSession, info: RuntimeInfo) -> None:
-        """Tell the runtime which declared DOM events to forward (an addition to the six items)."""
-        listen = [ListenEntry(name=spec.name, event=spec.event) for spec in self.signals_for(info).values() if spec.enabled and spec.event]
-        try:
-            await session.send(RuntimeConfig(type="runtime_config", runtime_id=info.runtime_id, listen=listen))
-        except Exception as exc:
-            log.warning("runtime_config was not delivered to runtime %s (it will forward no page events): %s", info.runtime_id, exc)
-
     async def refresh_config(self) -> None:
-        """Re-send every runtime its event list (after manifests changed)."""
+        """Send every runtime whose configuration changed its new one (after the maps changed)."""
         for runtime_id, session in list(self._sessions.items()):
             info = self.registry.get(runtime_id)
             if info is not None:
-                await self._send_config(session, info)
+                await self.configurator.send(session, info)
 
     def signals_for(self, info: RuntimeInfo) -> Mapping[str, SignalSpec]:
         """The signals declared for a runtime's surface."""
         return self.signal_source(info) if self.signal_source else {}
 
-    def _on_status(self, info: RuntimeInfo, item: RuntimeStatus) -> None:
+    def _on_status(self, info: RuntimeInfo, item: RuntimeStatus) -> bool:
+        """Apply a status report; True when the runtime's page moved (its url changed)."""
         extra = item.model_extra or {}
         # Checked before anything changes: a bad report is refused whole.
         page_tools = parse_page_tools(extra["page_tools"]) if "page_tools" in extra else None
-        changed = False
+        changed = moved = False
         if item.url is not None and item.url != info.url:
-            info.url, changed = item.url, True
+            info.url, changed, moved = item.url, True, True
         if item.title is not None and item.title != info.title:
             info.title, changed = item.title, True
         if item.states is not None and tuple(item.states) != info.states:
             info.states, changed = tuple(item.states), True
         if page_tools is not None and page_tools != info.page_tools:
             info.page_tools, changed = page_tools, True
+        if item.attachments is not None:
+            states = attachment_states(item.attachments)
+            if states != info.attachments:
+                info.attachments, changed = states, True
         if changed:
             self.events.publish(RuntimeUpdated(info))
+        return moved
 
     def note_states(self, runtime_id: str, states: tuple[str, ...]) -> None:
         """Record the states dispatch diagnosed on a runtime (as a ``runtime_status`` with states would)."""

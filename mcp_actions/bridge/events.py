@@ -9,9 +9,11 @@ own entry), so these live with the bridge rather than below it:
   its identity);
 - ``RuntimeActive``: the active runtime moved to this one;
 - ``RuntimeGone``: a runtime left (``reason``);
-- ``PageEvent``: a page event of the runtime was accepted (``record``, untrusted page data).
+- ``PageEvent``: a page event of the runtime was accepted (``record``, untrusted page data);
+- ``AttachmentOpened``: the user clicked a launcher whose attachment opens a map tool
+  (``opens``: the tool and arguments configured for it, never what the page said).
 
-Subscribe to ``RuntimeEvent`` to hear all five.
+Subscribe to ``RuntimeEvent`` to hear all six.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from typing import Any
 
 from ..events import Event
 from .registry import RuntimeInfo
+from .runtime_config import ConfiguredOpen
 
-__all__ = ["PageEvent", "RuntimeActive", "RuntimeEvent", "RuntimeGone", "RuntimeArrived", "RuntimeUpdated"]
+__all__ = ["AttachmentOpened", "PageEvent", "RuntimeActive", "RuntimeEvent", "RuntimeGone", "RuntimeArrived", "RuntimeUpdated"]
 
 
 @dataclass(frozen=True)
@@ -60,3 +63,11 @@ class PageEvent(RuntimeEvent):
     """A declared page event the bridge accepted, as kept in the runtime's event log."""
 
     record: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class AttachmentOpened(RuntimeEvent):
+    """The user clicked one of the runtime's attachment launchers, which opens a map tool."""
+
+    opens: ConfiguredOpen
+    launcher_id: str | None = None

@@ -37,6 +37,7 @@ __all__ = [
     "InputResponse",
     "ActionCallOutput",
     "ActionErrorItem",
+    "AttachmentOpen",
     "BridgeItem",
     "DomEvent",
     "ErrorBody",
@@ -234,15 +235,36 @@ class ListenEntry(BaseModel):
 
 
 class RuntimeConfig(_Item):
-    """Bridge → runtime (an addition to the six items): the declared DOM events to forward as ``dom_event``.
+    """Bridge → runtime (an addition to the six items): the declared DOM events to forward as
+    ``dom_event``, and the attachments to install (docs/bridge-protocol.md, "Runtime configuration").
 
-    Sent after ``runtime_ready`` and again when the maps change. A runtime never
-    sends one, so ``parse_item`` does not know the type.
+    Sent after ``runtime_ready``, again when the maps change and when the
+    runtime's page moves to a surface other maps cover. A runtime never sends
+    one, so ``parse_item`` does not know the type. ``attachments`` are the
+    maps' attachment objects as declared, each with its ``namespace``, and
+    ``affordance.opens.kind`` saying whether ``opens.tool`` is a ``primitive``
+    the runtime runs itself or a map ``tool`` it asks the bridge to run
+    (``attachment_open``).
     """
 
     type: Literal["runtime_config"]
     runtime_id: NonEmpty
     listen: list[ListenEntry]
+    #: Left out when no map covering the runtime declares one.
+    attachments: list[dict[str, Any]] | None = None
+
+
+class AttachmentOpen(_Item):
+    """Runtime → bridge (an addition): the user clicked an attachment's launcher whose ``opens`` names a map tool.
+
+    The bridge runs that tool on the runtime, as configured for it; the
+    runtime only names the attachment (it cannot choose the tool or its arguments).
+    """
+
+    type: Literal["attachment_open"]
+    runtime_id: str | None = None
+    attachment_id: NonEmpty
+    launcher_id: str | None = None
 
 
 #: What the bridge sends a runtime (``RuntimeLink.send`` gets its ``dump()``).
@@ -250,7 +272,17 @@ OutgoingItem = ActionCall | ActionCancel | ActionErrorItem | InputResponse | Run
 
 
 BridgeItem = Annotated[
-    RuntimeReady | RuntimeStatus | ActionCall | ActionCallOutput | ActionErrorItem | DomEvent | CallProgress | InputRequest | InputResponse | ActionCancel,
+    RuntimeReady
+    | RuntimeStatus
+    | ActionCall
+    | ActionCallOutput
+    | ActionErrorItem
+    | DomEvent
+    | CallProgress
+    | InputRequest
+    | InputResponse
+    | ActionCancel
+    | AttachmentOpen,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(BridgeItem)
@@ -265,6 +297,7 @@ ITEM_TYPES = (
     "input_request",
     "input_response",
     "action_cancel",
+    "attachment_open",
 )
 
 

@@ -40,6 +40,8 @@ class RuntimeInfo:
     frame: bool = False
     #: Tools the page declares through WebMCP, ABP or WAB (``page_tools``, see bridge/page_tools.py).
     page_tools: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: The attachments the runtime installed, as it last reported them: ``[{id, state}]``.
+    attachments: list[dict[str, str]] = field(default_factory=list)
     authorization_id: str | None = None
     extension_version: str | None = None
     connected_at: float = field(default_factory=time.time)
@@ -75,6 +77,7 @@ class RuntimeInfo:
             "states": list(self.states),
             "has_manifest": self.manifest is not None,
             "page_tools": {protocol: [t["name"] for t in tools] for protocol, tools in self.page_tools.items()},
+            "attachments": [dict(a) for a in self.attachments],
             "manifest_summary": self.manifest_summary,
             "host": self.host,
             "authorization_id": self.authorization_id,

@@ -29,6 +29,7 @@ from ..manifest.model import Tool
 from ..schema_check import CompiledSchema
 from ..workflow.interpreter import CompiledWorkflow
 from .annotations import confirmation, derive_annotations, tool_title
+from .attachments import attachment_configs
 from .naming import disambiguated_name, mcp_tool_name
 
 __all__ = [
@@ -331,6 +332,8 @@ class Catalog:
         #: an agent asking what exists (``actions.site`` ``list``) hears of them too.
         self.failed_maps: list[dict[str, Any]] = []
         self.tools: dict[str, ToolBinding] = {}
+        # Each map's attachments as runtimes get them (files read once per loaded map), by map identity.
+        self._attachments: dict[int, tuple[LoadedManifest, list[dict[str, Any]]]] = {}
         self._rebuild()
 
     def set_manifests(self, manifests: Iterable[LoadedManifest]) -> None:
@@ -383,6 +386,8 @@ class Catalog:
         return had
 
     def _rebuild(self) -> None:
+        live = {id(m) for m in [*self.manifests.values(), *self.inline.values()]}
+        self._attachments = {key: value for key, value in self._attachments.items() if key in live}
         bindings: list[ToolBinding] = list(self._builtins)
         sources = [(m, None, "actions.json") for m in self.manifests.values()] + [(m, rid, "actions.json") for rid, m in self.inline.items()]
         sources += [(m, rid, protocol) for (rid, protocol), m in self.page_tools.items()]
@@ -445,3 +450,15 @@ class Catalog:
             for signal in manifest.model.signals:
                 specs[signal.name] = SignalSpec(signal.name, signal.event, signal.enabled, signal.payload)
         return specs
+
+    def attachments_for(self, runtime: RuntimeInfo) -> list[dict[str, Any]]:
+        """The attachments a runtime installs: those of the maps covering its page (``runtime_config``)."""
+        found: list[dict[str, Any]] = []
+        for manifest in self.manifests_for(runtime):
+            if not manifest.model.attachments:
+                continue
+            cached = self._attachments.get(id(manifest))
+            if cached is None or cached[0] is not manifest:
+                cached = self._attachments[id(manifest)] = (manifest, attachment_configs(manifest))
+            found.extend(cached[1])
+        return found

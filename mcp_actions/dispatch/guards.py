@@ -104,8 +104,9 @@ class CallContext:
     confirm: Confirmer | None = None
     #: The caller's id of the call (an ABP app sees it as its ``callId``).
     request_id: str | None = None
-    #: The way in: a host's direct call, ``actions.site``'s call mode, or the Python API.
-    via: Literal["tools/call", "actions.site", "python"] = "python"
+    #: The way in: a host's direct call, ``actions.site``'s call mode, the Python API, or a
+    #: page launcher the user clicked (an attachment that opens a map tool).
+    via: Literal["tools/call", "actions.site", "python", "attachment"] = "python"
     #: Told once the ``call`` stage admitted the call (the MCP layer logs ``call_started``).
     on_admitted: Callable[[ToolBinding], Awaitable[None]] | None = None
     #: The calling client's name (MCP ``clientInfo.name``), for the audit log.

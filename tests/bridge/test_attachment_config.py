@@ -1,0 +1,138 @@
+"""Attachments reach the runtimes whose pages a map covers, and their launchers' tools run when clicked.
+
+A real bridge endpoint, a real WebSocket runtime (``wsclient.WsRuntime``) and
+the SDK ``Client``: the runtime is told the attachments of the maps covering
+its page in ``runtime_config`` (again when its page moves), reports their
+states in ``runtime_status`` (shown in ``actions://runtimes``), and an
+``attachment_open`` for a launcher that opens a map tool makes the bridge run
+that tool, with the map's arguments, on that runtime.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from mcp_actions.actions_app import ActionsApp, AppOptions
+from mcp_actions.server.mcp_server import build_server
+
+from .wsclient import TOKEN, WsRuntime
+
+MAPS = Path(__file__).resolve().parents[1] / "fixtures" / "attachments" / "maps"
+
+
+def _app() -> ActionsApp:
+    return ActionsApp(AppOptions(manifests=[str(MAPS)], browser="none", bridge_port=0, bridge_token=TOKEN, watch=False, audit_log="off"))
+
+
+async def _next_config(runtime: WsRuntime) -> dict[str, Any]:
+    """The next runtime_config, past the calls the server makes of a page that just arrived (its WAB document)."""
+    while True:
+        item = await runtime.recv()
+        if item["type"] == "runtime_config":
+            return item
+        if item["type"] == "action_call":
+            await runtime.send({"type": "action_error", "call_id": item["call_id"], "runtime_id": runtime.runtime_id, "error": {"code": "unknown_action", "message": "not here"}})
+
+
+async def _no_config(runtime: WsRuntime, seconds: float) -> None:
+    try:
+        async with asyncio.timeout(seconds):
+            item = await _next_config(runtime)
+    except TimeoutError:
+        return
+    raise AssertionError(f"expected no runtime_config, got {item}")
+
+
+def _by_id(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {a["id"]: a for a in config.get("attachments", [])}
+
+
+async def test_a_runtime_gets_its_maps_attachments_when_its_page_moves_there() -> None:
+    app = _app()
+    async with Client(build_server(app)):
+        assert app.endpoint is not None
+        runtime = await WsRuntime(app.endpoint.url, "rt-att", url="about:blank").open()
+        try:
+            assert runtime.config is not None and "attachments" not in runtime.config  # a blank page: no map covers it
+            await runtime.status(url="https://results.test/search?q=tea")
+            config = await _next_config(runtime)
+            attachments = _by_id(config)
+            assert set(attachments) == {"results-categories-launcher", "results-panel-launcher", "missing-file-launcher"}
+            overlay = attachments["results-categories-launcher"]
+            assert overlay["namespace"] == "results"
+            assert overlay["target"] == {"selector": "h2", "text_contains": "Results"}
+            opens = overlay["affordance"]["opens"]
+            # The file beside the map travels as html: the page never fetches anything.
+            assert opens["kind"] == "primitive" and "html_source" not in opens["arguments"]
+            assert "<td>Books</td>" in opens["arguments"]["html"]
+            assert attachments["results-panel-launcher"]["affordance"]["opens"]["kind"] == "tool"
+            broken = attachments["missing-file-launcher"]["affordance"]["opens"]
+            assert broken["kind"] == "unavailable" and broken["error"]["code"] == "asset_not_found"
+            assert config["listen"] == [{"name": "overlay.launcher_opened", "event": "actions-json:overlay-launcher-opened"}]
+            # Another page of the same site: the same configuration, not sent again.
+            await runtime.status(url="https://results.test/search?q=coffee")
+            await _no_config(runtime, 0.3)
+            # Away from the site: the attachments are withdrawn.
+            await runtime.status(url="https://elsewhere.test/")
+            config = await _next_config(runtime)
+            assert "attachments" not in config and config["listen"] == []
+        finally:
+            await runtime.close()
+
+
+async def test_reported_states_show_in_the_runtimes_resource() -> None:
+    app = _app()
+    async with Client(build_server(app)) as client:
+        assert app.endpoint is not None
+        runtime = await WsRuntime(app.endpoint.url, "rt-states", url="https://results.test/").open()
+        try:
+            await runtime.status(attachments=[{"id": "results-categories-launcher", "state": "attached"}, {"id": "missing-file-launcher", "state": "failed"}, {"state": "x"}])
+            for _ in range(50):
+                listed = json.loads((await client.read_resource("actions://runtimes")).contents[0].text)
+                entry = next(r for r in listed["runtimes"] if r["runtime_id"] == "rt-states")
+                if entry["attachments"]:
+                    break
+                await asyncio.sleep(0.02)
+            assert entry["attachments"] == [{"id": "results-categories-launcher", "state": "attached"}, {"id": "missing-file-launcher", "state": "failed"}]
+        finally:
+            await runtime.close()
+
+
+async def test_a_launcher_that_opens_a_map_tool_runs_it_on_its_own_runtime() -> None:
+    app = _app()
+    async with Client(build_server(app)):
+        assert app.endpoint is not None
+        runtime = await WsRuntime(app.endpoint.url, "rt-open", url="https://results.test/", capabilities=["page.info"]).open()
+        other = await WsRuntime(app.endpoint.url, "rt-other", url="https://results.test/other").open()
+        try:
+            runtime.serve()
+            other.serve()
+            await runtime.send({"type": "attachment_open", "runtime_id": "rt-open", "attachment_id": "results-panel-launcher", "launcher_id": "results-panel-launcher"})
+            for _ in range(100):
+                if runtime.calls:
+                    break
+                await asyncio.sleep(0.02)
+            assert [(c["name"], c.get("handler"), c["arguments"]) for c in runtime.calls] == [
+                ("results.show_categories", "resultsPage.showCategories", {"panel": "categories"})
+            ]
+            assert other.calls == []
+            # A launcher that opens a primitive (the runtime runs it itself) or an id never configured: refused.
+            await runtime.send({"type": "attachment_open", "runtime_id": "rt-open", "attachment_id": "results-categories-launcher"})
+            await runtime.send({"type": "attachment_open", "runtime_id": "rt-open", "attachment_id": "made-up"})
+            for _ in range(100):
+                if len([o for o in runtime.others if o["type"] == "action_error"]) == 2:
+                    break
+                await asyncio.sleep(0.02)
+            errors = [o["error"] for o in runtime.others if o["type"] == "action_error"]
+            assert [e["code"] for e in errors] == ["invalid_item", "invalid_item"]
+            assert len(runtime.calls) == 1
+            recent = app.audit.recent()
+            assert any(r["tool"] == "results.show_categories" and r["client"] == "page-launcher" and r["status"] == "ok" for r in recent)
+        finally:
+            await runtime.close()
+            await other.close()
