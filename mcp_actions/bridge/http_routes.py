@@ -15,6 +15,13 @@ The bridge's WebSocket server hands every opening handshake to
   ``src`` (``…/runtime.js?token=T`` → ``ws://host:port/bridge?token=T``).
 - ``GET /?token=…`` — the local status page (``status_page.py``).
 - ``GET /healthz`` — ``ok``, for supervisors; reveals nothing.
+- ``GET /pair`` — with the start token (``Authorization: Bearer …``), a new
+  pairing for the browser extension (``pairings.py``): JSON
+  ``{authorization_id, secret, label, server}``. Its secret is then accepted
+  on ``/bridge`` like the token, after restarts too. A GET because the
+  WebSocket server's HTTP parser reads nothing else; it sends no CORS header,
+  so no web page can read the answer (the extension's pages may, by their
+  host permission). ``?replaces=<authorization_id>`` revokes that older one.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import email.utils
 import hmac
 import http
+import json
 import logging
 from collections.abc import Callable, Sequence
 from urllib.parse import parse_qs, urlsplit
@@ -29,7 +37,9 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-__all__ = ["HttpRoutes", "plain_response"]
+from .pairings import PairingStore
+
+__all__ = ["HttpRoutes", "json_response", "plain_response"]
 
 log = logging.getLogger(__name__)
 
@@ -44,38 +54,33 @@ class HttpRoutes:
         runtime_script: Callable[[], str],
         status_page: Callable[[], str],
         allowed_origins: Sequence[str] | None = None,
+        pairings: PairingStore | None = None,
+        server_name: str = "mcp-actions",
     ) -> None:
-        """``runtime_script()`` gives the page runtime's source; ``status_page()`` the status page's HTML."""
+        """``runtime_script()`` gives the page runtime's source; ``status_page()`` the status page's HTML.
+
+        ``pairings``: where extension pairings are kept (None: no ``/pair`` route, the token alone connects);
+        ``server_name`` is what a pairing's answer says asked (the connect page shows it)."""
         if not token:
             raise ValueError("the bridge needs a non-empty token")
         self._token = token.encode("utf-8")
         self._runtime_script = runtime_script
         self._status_page = status_page
         self.allowed_origins = None if allowed_origins is None else frozenset(o.rstrip("/") for o in allowed_origins)
+        self.pairings = pairings
+        self.server_name = server_name
 
     def token_ok(self, request: Request, query: dict[str, list[str]]) -> bool:
         """True when the request presents the bridge token (query first, then a Bearer header)."""
-        presented: str | None = None
-        if query.get("token"):
-            presented = query["token"][0]
-        else:
-            for value in request.headers.get_all("Authorization"):
-                scheme, _, credentials = value.partition(" ")
-                if scheme.lower() == "bearer":
-                    presented = credentials.strip()
-                    break
+        presented = _presented(request, query)
         if presented is None:
             return False
         return hmac.compare_digest(presented.encode("utf-8"), self._token)
 
-    def origin_ok(self, request: Request) -> bool:
-        """True unless ``allowed_origins`` is set and a browser sent another (or several) ``Origin``."""
-        if self.allowed_origins is None:
-            return True
-        origins = request.headers.get_all("Origin")
-        if not origins:
-            return True  # not a browser: the token alone decides
-        return len(origins) == 1 and origins[0].rstrip("/") in self.allowed_origins
+    def pairing_ok(self, request: Request, query: dict[str, list[str]]) -> bool:
+        """True when the request presents the secret of a live pairing (the extension's runtimes)."""
+        presented = _presented(request, query)
+        return bool(presented and self.pairings is not None and self.pairings.authorization_of(presented))
 
     def handle(self, request: Request) -> Response | None:
         """Route one handshake: ``None`` lets an authorised ``/bridge`` upgrade; anything else is answered."""
@@ -90,6 +95,8 @@ class HttpRoutes:
             return self._runtime_js()
         if path == "/healthz":
             return plain_response(http.HTTPStatus.OK, "ok\n")
+        if path == "/pair" and self.pairings is not None:
+            return self._pair(request, query)
         if path == "/":
             if not self.token_ok(request, query):
                 return plain_response(
@@ -100,8 +107,31 @@ class HttpRoutes:
             return self._status()
         return plain_response(http.HTTPStatus.NOT_FOUND, "not found\n")
 
-    def _authorise_upgrade(self, request: Request, query: dict[str, list[str]]) -> Response | None:
+    def _pair(self, request: Request, query: dict[str, list[str]]) -> Response:
+        assert self.pairings is not None
         if not self.token_ok(request, query):
+            log.warning("refused a pairing request without this start's bridge token")
+            return json_response(
+                http.HTTPStatus.UNAUTHORIZED,
+                {"error": {"code": "permission_denied", "message": "the bridge refused this token: it is wrong, or from an earlier start of mcp-actions"}},
+            )
+        label = (query.get("label") or ["browser extension"])[0]
+        replaces = (query.get("replaces") or [None])[0]
+        pairing = self.pairings.create(label, replaces=replaces)
+        log.info("paired %s (%s)", pairing.authorization_id, pairing.label)
+        return json_response(http.HTTPStatus.OK, {**pairing.to_dict(), "server": self.server_name})
+
+    def origin_ok(self, request: Request) -> bool:
+        """True unless ``allowed_origins`` is set and a browser sent another (or several) ``Origin``."""
+        if self.allowed_origins is None:
+            return True
+        origins = request.headers.get_all("Origin")
+        if not origins:
+            return True  # not a browser: the token alone decides
+        return len(origins) == 1 and origins[0].rstrip("/") in self.allowed_origins
+
+    def _authorise_upgrade(self, request: Request, query: dict[str, list[str]]) -> Response | None:
+        if not (self.token_ok(request, query) or self.pairing_ok(request, query)):
             log.warning("refused a bridge connection without a valid token")
             return plain_response(
                 http.HTTPStatus.UNAUTHORIZED,
@@ -144,6 +174,22 @@ class HttpRoutes:
                 "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
             },
         )
+
+
+def _presented(request: Request, query: dict[str, list[str]]) -> str | None:
+    """The credential a request presents: ``?token=`` first, then ``Authorization: Bearer …``."""
+    if query.get("token"):
+        return query["token"][0]
+    for value in request.headers.get_all("Authorization"):
+        scheme, _, credentials = value.partition(" ")
+        if scheme.lower() == "bearer":
+            return credentials.strip()
+    return None
+
+
+def json_response(status: http.HTTPStatus, body: dict[str, object]) -> Response:
+    """A JSON answer that no cache keeps (pairing secrets travel in it)."""
+    return plain_response(status, json.dumps(body), content_type="application/json", extra={"Cache-Control": "no-store"})
 
 
 def plain_response(

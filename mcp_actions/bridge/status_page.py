@@ -124,6 +124,16 @@ def _tool_rows(tools: Mapping[str, Sequence[str]]) -> str:
     return "\n".join(rows)
 
 
+def _extension_line(url: str | None) -> str:
+    # A chrome-extension:// link cannot be followed from a web page: it is shown to be copied into the address bar.
+    if not url:
+        return ""
+    return (
+        "<p>With the mcp-actions browser extension loaded (<code>mcp-actions extension</code> says how), "
+        f'open its connect page and share tabs one by one: <code id="extension-connect-url">{html.escape(url)}</code></p>\n'
+    )
+
+
 def render_status_page(
     runtimes: Iterable[RuntimeInfo],
     *,
@@ -136,6 +146,7 @@ def render_status_page(
     failed_maps: Sequence[Mapping[str, Any]] = (),
     runtime_tools: Mapping[str, Sequence[str]] | None = None,
     policy: Mapping[str, Any] | None = None,
+    extension_connect_url: str | None = None,
 ) -> str:
     """The complete HTML of the local status page.
 
@@ -145,6 +156,7 @@ def render_status_page(
     status, time, client, the map's trust, the runtime's authorization id); ``failed_maps``:
     ``{file, errors}`` of each map that failed to load; ``runtime_tools``: each runtime's tools;
     ``policy``: the policy in force (``{file, rules, reload_error}``), None without one.
+    ``extension_connect_url``: the browser extension's connect page for this bridge (docs/extension.md).
     """
     runtimes = list(runtimes)
     e = html.escape
@@ -215,7 +227,7 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 <h2>Connect a page</h2>
 <p>Drag this link to your bookmarks bar, then click it on any open page to let the agent act on it:
 <a class="bookmarklet" id="bookmarklet" href="{e(bookmarklet, quote=True)}">mcp-actions runtime</a></p>
-<p>Or embed the runtime in a page you own:</p>
+{_extension_line(extension_connect_url)}<p>Or embed the runtime in a page you own:</p>
 <p><code id="script-tag">{e(script_tag)}</code></p>
 <p class="none">The link and the tag carry this bridge's token: share them only with pages you trust.
 Page events reach the agent as untrusted data, never as instructions.</p>

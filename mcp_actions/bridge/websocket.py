@@ -40,6 +40,7 @@ from ..ports import PortInUse, address_in_use, bind_error, fallback_note
 from .bridge import Bridge, RuntimeSession
 from .http_routes import HttpRoutes
 from .items import ActionErrorItem, error_body
+from .pairings import PairingStore
 from .status_page import bookmarklet_url, render_status_page, runtime_script_url
 
 __all__ = [
@@ -145,6 +146,7 @@ class BridgeServer:
         ping_interval: float | None = 20.0,
         close_timeout: float = 2.0,
         status_extras: Callable[[], Mapping[str, Any]] | None = None,
+        pairings: PairingStore | None = None,
     ) -> None:
         """``runtime_script()`` gives the page runtime served at ``/runtime.js`` (the
         composition root passes the page runtime's assembler). ``max_item_bytes``
@@ -156,9 +158,14 @@ class BridgeServer:
         raising ``PortInUse`` (for a port that came from the default).
 
         ``status_extras()``: more of the status page, ``render_status_page``'s keyword
-        arguments (the composition root passes recent calls, failed maps, runtime tools)."""
+        arguments (the composition root passes recent calls, failed maps, runtime tools).
+
+        ``pairings``: the browser extension's lasting credentials (``pairings.py``), accepted
+        beside ``token`` and handed out at ``/pair``; None serves neither."""
         self.status_extras = status_extras
-        self.routes = HttpRoutes(token=token, runtime_script=runtime_script, status_page=self._status_page, allowed_origins=allowed_origins)
+        self.routes = HttpRoutes(
+            token=token, runtime_script=runtime_script, status_page=self._status_page, allowed_origins=allowed_origins, pairings=pairings
+        )
         self.bridge = bridge
         self.host = host
         #: The port asked for; ``port`` is the one bound.

@@ -1,0 +1,23 @@
+"""The browser extension shipped inside the package: the user's own Chrome as a runtime host.
+
+The unpacked Manifest V3 extension lives in ``chrome/`` (package data, nothing
+downloaded at run time). ``identity.py`` reads its manifest and computes its
+stable id from the manifest's public ``key``; ``bundle.py`` says where it is
+and keeps its copy of the page engine (``chrome/engine.js``) current; the
+connect link ``serve`` shows is ``connect_url``.
+"""
+
+from __future__ import annotations
+
+from .bundle import extension_dir, extension_info, refresh_engine
+from .identity import connect_url, extension_id, extension_origin, extension_version
+
+__all__ = [
+    "connect_url",
+    "extension_dir",
+    "extension_id",
+    "extension_info",
+    "extension_origin",
+    "extension_version",
+    "refresh_engine",
+]

@@ -1,0 +1,4973 @@
+/*
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: core.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, launchers.js, overlay.js, attachments.js, engine.js, boot.js).
+ *
+ * No build step, no dependencies. Loading it twice does nothing the second
+ * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
+ * portable primitives of the mcp-actions dictionary, locator resolution and
+ * handler calls.
+ */
+(function (root) {
+  "use strict";
+  if (!root || !root.document) return;
+  var M = {};
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select"];
+  M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
+
+  // ---- core.js ----
+  (function (M, root) {
+/*
+ * core.js — Engine basics: the error type and envelopes, small helpers, geometry and
+ * visibility, and the primitive registry every other module registers into.
+ */
+var VERSION = "0.1.0";
+var TEXT_CAP = 500;
+var DESCRIBE_TEXT_CAP = 80;
+var CANDIDATE_CAP = 5;
+
+// -- errors ---------------------------------------------------------------
+
+function EngineError(code, message, evidence) {
+  this.code = code;
+  this.message = message;
+  this.evidence = evidence;
+}
+
+function fail(code, message, evidence) {
+  throw new EngineError(code, message, evidence);
+}
+
+function toEnvelopeError(err) {
+  if (err instanceof EngineError) {
+    var error = { code: err.code, message: err.message };
+    if (err.evidence !== undefined) error.evidence = err.evidence;
+    return error;
+  }
+  return {
+    code: "handler_failed",
+    message: String((err && err.message) || err || "unexpected failure"),
+    evidence: { name: err && err.name ? String(err.name) : "Error" },
+  };
+}
+
+function guard(fn) {
+  return Promise.resolve()
+    .then(fn)
+    .then(
+      function (output) { return { ok: true, output: output }; },
+      function (err) { return { ok: false, error: toEnvelopeError(err) }; }
+    );
+}
+
+// -- small helpers --------------------------------------------------------
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function normalize(text) {
+  return String(text == null ? "" : text).replace(/\s+/g, " ").trim();
+}
+
+function cap(text, limit) {
+  return text.length > limit ? text.slice(0, limit) : text;
+}
+
+function round(n) {
+  return Math.round(n * 100) / 100;
+}
+
+function jsonClone(value) {
+  return JSON.parse(JSON.stringify(value));
+}
+
+function tagOf(el) {
+  return String(el.tagName || "").toLowerCase();
+}
+
+function viewport() {
+  var de = document.documentElement;
+  return {
+    width: root.innerWidth || (de && de.clientWidth) || 0,
+    height: root.innerHeight || (de && de.clientHeight) || 0,
+  };
+}
+
+function requireString(args, key, optional) {
+  var value = args[key];
+  if (value === undefined && optional) return undefined;
+  if (typeof value !== "string") fail("invalid_input", key + " must be a string", { field: key });
+  return value;
+}
+
+function requireNumber(args, key) {
+  var value = args[key];
+  if (typeof value !== "number" || !isFinite(value)) fail("invalid_input", key + " must be a finite number", { field: key });
+  return value;
+}
+
+// -- geometry ---------------------------------------------
+
+function box(el) {
+  var r = el.getBoundingClientRect();
+  return { x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height) };
+}
+
+function clickableCenter(el) {
+  // The centre of the part of the element inside the viewport, so a
+  // partially scrolled element is still clicked where a user would.
+  var r = el.getBoundingClientRect();
+  var vp = viewport();
+  var left = Math.max(r.left, 0), right = Math.min(r.right, vp.width);
+  var top = Math.max(r.top, 0), bottom = Math.min(r.bottom, vp.height);
+  if (right > left && bottom > top) return { x: round((left + right) / 2), y: round((top + bottom) / 2) };
+  return { x: round(r.left + r.width / 2), y: round(r.top + r.height / 2) };
+}
+
+function inViewport(point) {
+  var vp = viewport();
+  return point.x >= 0 && point.y >= 0 && point.x < vp.width && point.y < vp.height;
+}
+
+function isEnabled(el) {
+  try {
+    if (el.matches(":disabled")) return false;
+  } catch (_ignored) { /* not a form element */ }
+  return el.getAttribute("aria-disabled") !== "true";
+}
+
+// -- the primitive registry ------------------------------------------------
+
+// name -> {fn, required}; insertion order is the order capabilities() reports.
+var PRIMITIVES = {};
+
+/**
+ * Register a primitive under its dictionary name. `required` lists argument
+ * names the dispatcher checks before calling fn(args).
+ */
+function definePrimitive(name, fn, required) {
+  if (Object.prototype.hasOwnProperty.call(PRIMITIVES, name)) throw new Error("primitive defined twice: " + name);
+  PRIMITIVES[name] = { fn: fn, required: required || [] };
+}
+
+M.VERSION = VERSION;
+M.PRIMITIVES = PRIMITIVES;
+M.definePrimitive = definePrimitive;
+M.CANDIDATE_CAP = CANDIDATE_CAP;
+M.DESCRIBE_TEXT_CAP = DESCRIBE_TEXT_CAP;
+M.EngineError = EngineError;
+M.TEXT_CAP = TEXT_CAP;
+M.box = box;
+M.cap = cap;
+M.clickableCenter = clickableCenter;
+M.fail = fail;
+M.guard = guard;
+M.inViewport = inViewport;
+M.isEnabled = isEnabled;
+M.isObject = isObject;
+M.jsonClone = jsonClone;
+M.normalize = normalize;
+M.round = round;
+M.requireNumber = requireNumber;
+M.requireString = requireString;
+M.tagOf = tagOf;
+M.viewport = viewport;
+  })(M, root);
+
+  // ---- dom.js ----
+  (function (M, root) {
+/*
+ * dom.js — Querying through open shadow roots, and why an element is not
+ * visible. Locators, observation and extraction all search the composed tree
+ * a user sees: the document plus every open shadow root inside it.
+ */
+var fail = M.fail,
+  round = M.round;
+
+// Elements the engine itself put on the page as its own UI (the overlay's host):
+// not part of the page our primitives act on, so searches and hit tests skip them.
+var OWN_HOSTS = typeof WeakSet === "function" ? new WeakSet() : null;
+
+/** Mark el as engine UI that locators, observation and hit tests must not see. */
+function hideFromEngine(el) {
+  if (OWN_HOSTS) OWN_HOSTS.add(el);
+}
+
+function isHiddenFromEngine(el) {
+  return !!(OWN_HOSTS && el && OWN_HOSTS.has(el));
+}
+
+/** The document (or a scope) and every open shadow root below it, outermost first. */
+function searchRoots(scope) {
+  var roots = [scope || document];
+  if (scope && scope.shadowRoot && scope.shadowRoot.mode === "open") roots.push(scope.shadowRoot);
+  for (var i = 0; i < roots.length; i++) {
+    var walker = document.createTreeWalker(roots[i], NodeFilter.SHOW_ELEMENT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.shadowRoot && n.shadowRoot.mode === "open") roots.push(n.shadowRoot);
+    }
+  }
+  return roots;
+}
+
+/**
+ * querySelectorAll over the scope and its open shadow roots, in document
+ * order per root. A malformed selector throws a SyntaxError (callers turn it
+ * into their own error code).
+ */
+function queryAllDeep(selector, scope) {
+  var roots = searchRoots(scope);
+  var out = [];
+  for (var i = 0; i < roots.length; i++) {
+    var found = roots[i].querySelectorAll(selector);
+    for (var j = 0; j < found.length; j++) if (!isHiddenFromEngine(found[j])) out.push(found[j]);
+  }
+  return out;
+}
+
+/** Every element of the composed tree (used by role and text searches). */
+function allElementsDeep(scope) {
+  return queryAllDeep("*", scope);
+}
+
+/** Element.closest that continues from a shadow root to its host. */
+function closestDeep(el, selector) {
+  var node = el;
+  while (node) {
+    var hit = node.closest(selector);
+    if (hit) return hit;
+    var rootNode = node.getRootNode ? node.getRootNode() : null;
+    node = rootNode && rootNode.host ? rootNode.host : null;
+  }
+  return null;
+}
+
+/** The parent in the composed tree (a shadow root's host for its top children). */
+function composedParent(el) {
+  if (el.assignedSlot) return el.assignedSlot;
+  if (el.parentElement) return el.parentElement;
+  var rootNode = el.getRootNode ? el.getRootNode() : null;
+  return rootNode && rootNode.host ? rootNode.host : null;
+}
+
+function shortTag(el) {
+  return String(el.tagName || "").toLowerCase() + (el.id ? "#" + el.id : "");
+}
+
+/**
+ * Why el is not visible, or null when it is: {reason, element?, ...}.
+ * Reasons: detached, display_none, visibility_hidden, zero_size, inert,
+ * off_screen (entirely at negative document coordinates, where no scroll
+ * reaches), clipped (outside an overflow-clipping ancestor). aria-hidden is
+ * not a reason: such an element is still on screen for a sighted user.
+ */
+function hiddenReason(el) {
+  if (!el || !el.isConnected) return { reason: "detached" };
+  for (var node = el; node; node = composedParent(node)) {
+    var style = root.getComputedStyle(node);
+    if (style && style.display === "none") return { reason: "display_none", element: shortTag(node) };
+    if (node.hasAttribute && node.hasAttribute("inert")) return { reason: "inert", element: shortTag(node) };
+  }
+  var own = root.getComputedStyle(el);
+  if (own && (own.visibility === "hidden" || own.visibility === "collapse")) return { reason: "visibility_hidden" };
+  if (typeof el.checkVisibility === "function" && !el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true })) {
+    return { reason: "content_hidden" }; // content-visibility or another CSS rule the checks above missed
+  }
+  if (own && (own.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(own.clipPath || ""))) return { reason: "clipped", element: shortTag(el) };
+  var r = el.getBoundingClientRect();
+  if (!(r.width > 0 && r.height > 0)) return { reason: "zero_size", width: round(r.width), height: round(r.height) };
+  if (r.right + root.scrollX <= 0 || r.bottom + root.scrollY <= 0) {
+    return { reason: "off_screen", x: round(r.left + root.scrollX), y: round(r.top + root.scrollY) };
+  }
+  for (var anc = composedParent(el); anc && anc !== document.body && anc !== document.documentElement; anc = composedParent(anc)) {
+    var s = root.getComputedStyle(anc);
+    // Only clipping overflow hides; auto/scroll containers are reached by scrolling.
+    if (!s || !/^(hidden|clip)$/.test(s.overflowX + "") && !/^(hidden|clip)$/.test(s.overflowY + "")) continue;
+    var a = anc.getBoundingClientRect();
+    if (r.right <= a.left || r.left >= a.right || r.bottom <= a.top || r.top >= a.bottom) {
+      return { reason: "clipped", element: shortTag(anc) };
+    }
+  }
+  return null;
+}
+
+function isVisible(el) {
+  return hiddenReason(el) === null;
+}
+
+/** A CSS selector argument of a primitive, checked: the elements it matches (deep). */
+function selectAll(selector, code, scope) {
+  if (typeof selector !== "string" || !selector.trim()) fail(code, "selector must be a non-empty CSS selector string", { selector: selector === undefined ? null : selector });
+  try {
+    return queryAllDeep(selector, scope);
+  } catch (_err) {
+    fail(code, "not a valid CSS selector: " + selector, { selector: selector });
+  }
+}
+
+/**
+ * elementFromPoint that descends into open shadow roots (the innermost element).
+ * The engine's own overlay is looked through: it floats above the page, and our
+ * primitives act on the page below it (a trusted click passes it the same way:
+ * overlay.js, passThrough).
+ */
+function elementFromPointDeep(x, y) {
+  var el = document.elementFromPoint(x, y);
+  if (isHiddenFromEngine(el) && typeof document.elementsFromPoint === "function") {
+    var stack = document.elementsFromPoint(x, y);
+    el = null;
+    for (var i = 0; i < stack.length; i++) {
+      if (!isHiddenFromEngine(stack[i])) {
+        el = stack[i];
+        break;
+      }
+    }
+  }
+  while (el && el.shadowRoot && el.shadowRoot.mode === "open") {
+    var inner = el.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  return el;
+}
+
+/** Whether node is el or inside it in the composed tree. */
+function isWithin(node, el) {
+  for (var n = node; n; n = composedParent(n)) if (n === el) return true;
+  return false;
+}
+
+M.elementFromPointDeep = elementFromPointDeep;
+M.hideFromEngine = hideFromEngine;
+M.isHiddenFromEngine = isHiddenFromEngine;
+M.isWithin = isWithin;
+M.composedParent = composedParent;
+M.searchRoots = searchRoots;
+M.queryAllDeep = queryAllDeep;
+M.allElementsDeep = allElementsDeep;
+M.closestDeep = closestDeep;
+M.hiddenReason = hiddenReason;
+M.isVisible = isVisible;
+M.selectAll = selectAll;
+  })(M, root);
+
+  // ---- names.js ----
+  (function (M, root) {
+/*
+ * names.js — Text, ARIA roles and accessible names of elements, and short element
+ * descriptions for evidence.
+ */
+var DESCRIBE_TEXT_CAP = M.DESCRIBE_TEXT_CAP,
+  normalize = M.normalize,
+  cap = M.cap,
+  tagOf = M.tagOf,
+  box = M.box;
+
+// -- text, roles and accessible names ------------------------------------
+
+function elementText(el) {
+  if (el instanceof HTMLInputElement) {
+    var type = (el.type || "").toLowerCase();
+    if (type === "submit" || type === "reset" || type === "button") return normalize(el.value || (type === "reset" ? "Reset" : type === "submit" ? "Submit" : ""));
+    if (type === "image") return normalize(el.alt);
+    return "";
+  }
+  var text = typeof el.innerText === "string" ? el.innerText : el.textContent;
+  return normalize(text);
+}
+
+var INPUT_ROLES = {
+  button: "button", submit: "button", reset: "button", image: "button",
+  checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton",
+  search: "searchbox", email: "textbox", tel: "textbox", text: "textbox",
+  url: "textbox", password: "textbox", "": "textbox",
+};
+var TAG_ROLES = {
+  button: "button", textarea: "textbox", nav: "navigation", main: "main",
+  aside: "complementary", ul: "list", ol: "list", li: "listitem", table: "table",
+  tr: "row", td: "cell", th: "columnheader", dialog: "dialog", option: "option",
+  progress: "progressbar", article: "article", hr: "separator", output: "status",
+  h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading",
+  fieldset: "group", details: "group", summary: "button", menu: "list", meter: "meter",
+};
+// Roles whose accessible name comes from their content.
+var NAME_FROM_CONTENT = {
+  button: true, link: true, heading: true, cell: true, columnheader: true, rowheader: true,
+  option: true, tab: true, menuitem: true, menuitemcheckbox: true, menuitemradio: true,
+  checkbox: true, radio: true, switch: true, treeitem: true, listitem: true, tooltip: true,
+  row: true, status: true,
+};
+
+function roleOf(el) {
+  var explicit = normalize(el.getAttribute && el.getAttribute("role")).split(" ")[0];
+  if (explicit) return explicit.toLowerCase();
+  var tag = tagOf(el);
+  if (tag === "a" || tag === "area") return el.hasAttribute("href") ? "link" : null;
+  if (tag === "input") {
+    var type = (el.getAttribute("type") || "").toLowerCase();
+    if (type === "hidden") return null;
+    if (el.hasAttribute("list") && (type === "" || type === "text" || type === "search" || type === "email" || type === "tel" || type === "url")) return "combobox";
+    return Object.prototype.hasOwnProperty.call(INPUT_ROLES, type) ? INPUT_ROLES[type] : "textbox";
+  }
+  if (tag === "select") return el.multiple || el.size > 1 ? "listbox" : "combobox";
+  if (tag === "img") return el.getAttribute("alt") === "" ? "presentation" : "img";
+  if (tag === "form") return accessibleName(el, "form") ? "form" : null;
+  if (tag === "section") return accessibleName(el, "region") ? "region" : null;
+  if (tag === "header" || tag === "footer") {
+    if (el.closest("article, aside, main, nav, section")) return null;
+    return tag === "header" ? "banner" : "contentinfo";
+  }
+  if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
+  return Object.prototype.hasOwnProperty.call(TAG_ROLES, tag) ? TAG_ROLES[tag] : null;
+}
+
+function textWithoutControls(node) {
+  // The text of a <label>, without the value/options of the control it wraps.
+  var parts = [];
+  (function walk(n) {
+    for (var child = n.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 3) parts.push(child.nodeValue);
+      else if (child.nodeType === 1) {
+        var t = tagOf(child);
+        if (t === "input" || t === "select" || t === "textarea" || t === "script" || t === "style") continue;
+        walk(child);
+      }
+    }
+  })(node);
+  return normalize(parts.join(" "));
+}
+
+function accessibleName(el, knownRole) {
+  var ids = normalize(el.getAttribute("aria-labelledby"));
+  if (ids) {
+    var byIds = ids.split(" ").map(function (id) {
+      var ref = document.getElementById(id);
+      return ref ? normalize(ref.textContent) : "";
+    }).filter(Boolean).join(" ");
+    if (byIds) return byIds;
+  }
+  var aria = normalize(el.getAttribute("aria-label"));
+  if (aria) return aria;
+  var tag = tagOf(el);
+  if (tag === "input" || tag === "select" || tag === "textarea" || tag === "meter" || tag === "progress" || tag === "output") {
+    var type = (el.getAttribute("type") || "").toLowerCase();
+    if (tag === "input" && (type === "submit" || type === "reset" || type === "button" || type === "image")) {
+      var own = elementText(el);
+      if (own) return own;
+    }
+    var labels = el.labels ? Array.prototype.slice.call(el.labels) : [];
+    var fromLabels = labels.map(textWithoutControls).filter(Boolean).join(" ");
+    if (fromLabels) return fromLabels;
+  }
+  if (tag === "img" || tag === "area") {
+    var alt = normalize(el.getAttribute("alt"));
+    if (alt) return alt;
+  }
+  if (tag === "fieldset") {
+    var legend = el.querySelector(":scope > legend");
+    if (legend && normalize(legend.textContent)) return normalize(legend.textContent);
+  }
+  if (tag === "table") {
+    var caption = el.querySelector(":scope > caption");
+    if (caption && normalize(caption.textContent)) return normalize(caption.textContent);
+  }
+  var role = knownRole === undefined ? roleOf(el) : knownRole;
+  if (role && NAME_FROM_CONTENT[role]) {
+    var text = elementText(el);
+    if (text) return text;
+  }
+  var title = normalize(el.getAttribute("title"));
+  if (title) return title;
+  var placeholder = normalize(el.getAttribute("placeholder"));
+  if (placeholder) return placeholder;
+  return "";
+}
+
+function describe(el) {
+  var out = { tag: tagOf(el), text: cap(elementText(el), DESCRIBE_TEXT_CAP), bounding_box: box(el) };
+  if (el.id) out.id = el.id;
+  return out;
+}
+
+M.accessibleName = accessibleName;
+M.describe = describe;
+M.elementText = elementText;
+M.roleOf = roleOf;
+  })(M, root);
+
+  // ---- locators.js ----
+  (function (M, root) {
+/*
+ * locators.js — Locator resolution: a target descriptor of the manifest spec
+ * to elements, never an arbitrary pick among several visible matches.
+ *
+ * Candidates, in order of preference: selector, selectors[i], xpath,
+ * fallback_selectors[i], role (+name), then text_equals and text_contains
+ * searched alone. text_equals/text_contains also filter every earlier
+ * candidate's matches, and closest retargets each match to an ancestor. All
+ * searches run through open shadow roots. The first candidate with a visible
+ * match wins and names itself in `matched_by`, so a map that only works
+ * through its fallbacks shows its drift.
+ */
+var CANDIDATE_CAP = M.CANDIDATE_CAP,
+  fail = M.fail,
+  isObject = M.isObject,
+  normalize = M.normalize,
+  jsonClone = M.jsonClone,
+  queryAllDeep = M.queryAllDeep,
+  allElementsDeep = M.allElementsDeep,
+  closestDeep = M.closestDeep,
+  hiddenReason = M.hiddenReason,
+  isVisible = M.isVisible,
+  elementText = M.elementText,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  describe = M.describe;
+
+function asLocator(locator) {
+  if (typeof locator === "string") return { selector: locator };
+  if (!isObject(locator)) fail("invalid_locator", "a locator must be an object (or a CSS selector string)", { locator: locator === undefined ? null : locator });
+  return locator;
+}
+
+function locatorEvidence(locator) {
+  try {
+    return jsonClone(locator);
+  } catch (_ignored) {
+    return String(locator);
+  }
+}
+
+function querySelectorAllChecked(selector, label) {
+  if (typeof selector !== "string" || !selector.trim()) fail("invalid_locator", label + " must be a non-empty CSS selector", { matched_by: label });
+  try {
+    return queryAllDeep(selector);
+  } catch (err) {
+    fail("invalid_locator", label + " is not a valid CSS selector: " + selector, { matched_by: label, selector: selector });
+  }
+}
+
+function xpathAll(expression) {
+  if (typeof expression !== "string" || !expression.trim()) fail("invalid_locator", "xpath must be a non-empty string", { matched_by: "xpath" });
+  var result;
+  try {
+    result = document.evaluate(expression, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+  } catch (err) {
+    fail("invalid_locator", "xpath is not a valid expression: " + expression, { matched_by: "xpath", xpath: expression });
+  }
+  var out = [];
+  for (var i = 0; i < result.snapshotLength; i++) {
+    var node = result.snapshotItem(i);
+    if (node && node.nodeType === 1) out.push(node);
+  }
+  return out;
+}
+
+function nameMatches(elements, wanted) {
+  // An exact (case- and space-insensitive) name wins over a partial one, so
+  // "Submit" does not become ambiguous with "Submit later".
+  var target = normalize(wanted).toLowerCase();
+  var names = elements.map(function (el) { return accessibleName(el).toLowerCase(); });
+  var exact = elements.filter(function (_el, i) { return names[i] === target; });
+  if (exact.length) return exact;
+  return elements.filter(function (_el, i) { return names[i].indexOf(target) >= 0; });
+}
+
+function hasName(locator) {
+  return locator.name !== undefined && locator.name !== null && locator.name !== "";
+}
+
+function byRole(locator) {
+  var wanted = String(locator.role).toLowerCase();
+  var matches = allElementsDeep().filter(function (el) { return roleOf(el) === wanted; });
+  if (hasName(locator)) matches = nameMatches(matches, String(locator.name));
+  return matches;
+}
+
+var SKIP_TEXT_TAGS = { script: true, style: true, noscript: true, template: true, head: true, title: true, html: true, body: true };
+
+/**
+ * Elements whose own text satisfies the predicate, innermost only: a row
+ * whose text is "Row 2" is found, not also its list, section and body.
+ */
+function byText(test) {
+  var all = allElementsDeep().filter(function (el) {
+    return !SKIP_TEXT_TAGS[String(el.tagName || "").toLowerCase()] && test(elementText(el));
+  });
+  return all.filter(function (el) {
+    for (var i = 0; i < all.length; i++) if (all[i] !== el && el.contains(all[i])) return false;
+    return true;
+  });
+}
+
+function textPredicate(locator, field) {
+  var value = locator[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || !normalize(value)) fail("invalid_locator", field + " must be a non-empty string", { field: field });
+  var wanted = normalize(value);
+  return field === "text_equals"
+    ? function (text) { return text === wanted; }
+    : function (text) { return text.indexOf(wanted) >= 0; };
+}
+
+function candidatesOf(locator) {
+  var out = [];
+  if (locator.selector !== undefined && locator.selector !== null) out.push({ label: "selector", css: locator.selector });
+  if (locator.selectors !== undefined) {
+    if (!Array.isArray(locator.selectors)) fail("invalid_locator", "selectors must be an array of CSS selectors", { field: "selectors" });
+    locator.selectors.forEach(function (s, i) { out.push({ label: "selectors[" + i + "]", css: s }); });
+  }
+  if (locator.xpath !== undefined && locator.xpath !== null) out.push({ label: "xpath", xpath: locator.xpath });
+  if (locator.fallback_selectors !== undefined) {
+    if (!Array.isArray(locator.fallback_selectors)) fail("invalid_locator", "fallback_selectors must be an array of CSS selectors", { field: "fallback_selectors" });
+    locator.fallback_selectors.forEach(function (s, i) { out.push({ label: "fallback_selectors[" + i + "]", css: s }); });
+  }
+  if (typeof locator.role === "string" && locator.role) out.push({ label: hasName(locator) ? "role+name" : "role", role: true });
+  // Text predicates alone (no role): a search of the whole page.
+  if (!(typeof locator.role === "string" && locator.role)) {
+    if (textPredicate(locator, "text_equals")) out.push({ label: "text_equals", text: "text_equals" });
+    if (textPredicate(locator, "text_contains")) out.push({ label: "text_contains", text: "text_contains" });
+  }
+  return out;
+}
+
+function applyFilters(locator, elements, skipText) {
+  var out = elements;
+  if (!skipText) {
+    ["text_equals", "text_contains"].forEach(function (field) {
+      var test = textPredicate(locator, field);
+      if (test) out = out.filter(function (el) { return test(elementText(el)); });
+    });
+  }
+  if (locator.closest !== undefined && locator.closest !== null) {
+    if (typeof locator.closest !== "string" || !locator.closest.trim()) fail("invalid_locator", "closest must be a CSS selector", { field: "closest" });
+    var retargeted = [];
+    for (var i = 0; i < out.length; i++) {
+      var ancestor;
+      try {
+        ancestor = closestDeep(out[i], locator.closest);
+      } catch (err) {
+        fail("invalid_locator", "closest is not a valid CSS selector: " + locator.closest, { field: "closest", selector: locator.closest });
+      }
+      if (ancestor && retargeted.indexOf(ancestor) < 0) retargeted.push(ancestor);
+    }
+    out = retargeted;
+  }
+  return out;
+}
+
+function checkUrl(locator) {
+  // url_contains/url_matches of a target descriptor: the page itself must match.
+  var url = String(root.location.href);
+  if (typeof locator.url_contains === "string" && url.indexOf(locator.url_contains) < 0) {
+    fail("target_not_found", "the page URL does not contain " + locator.url_contains, { url: url, url_contains: locator.url_contains });
+  }
+  if (typeof locator.url_matches === "string") {
+    var re;
+    try {
+      re = new RegExp(locator.url_matches);
+    } catch (_err) {
+      fail("invalid_locator", "url_matches is not a valid regular expression", { field: "url_matches" });
+    }
+    if (!re.test(url)) fail("target_not_found", "the page URL does not match " + locator.url_matches, { url: url, url_matches: locator.url_matches });
+  }
+}
+
+/**
+ * All elements the locator designates: {locator, matches, visible,
+ * matched_by, tried}. The first candidate with a visible match wins; when no
+ * candidate has one, the first with any (hidden) match. Fails
+ * target_not_found when nothing matches at all.
+ */
+function resolveAll(rawLocator) {
+  var locator = asLocator(rawLocator);
+  var candidates = candidatesOf(locator);
+  if (!candidates.length) {
+    fail("invalid_locator", "the locator names no selector, selectors, xpath, fallback_selectors, role, text_equals or text_contains", { locator: locatorEvidence(locator) });
+  }
+  checkUrl(locator);
+  var tried = [];
+  var firstHidden = null;
+  for (var i = 0; i < candidates.length; i++) {
+    var c = candidates[i];
+    var found;
+    if (c.role) found = byRole(locator);
+    else if (c.text) found = byText(textPredicate(locator, c.text));
+    else if (c.xpath !== undefined) found = xpathAll(c.xpath);
+    else found = querySelectorAllChecked(c.css, c.label);
+    var matches = applyFilters(locator, found, !!c.text);
+    var visible = matches.filter(isVisible);
+    var entry = { matched_by: c.label, count: matches.length, visible: visible.length };
+    if (c.css !== undefined) entry.selector = c.css;
+    if (c.xpath !== undefined) entry.xpath = c.xpath;
+    if (c.role) { entry.role = locator.role; if (hasName(locator)) entry.name = locator.name; }
+    tried.push(entry);
+    var res = { locator: locator, matches: matches, visible: visible, matched_by: c.label, tried: tried };
+    if (visible.length) return res;
+    if (matches.length && !firstHidden) firstHidden = res;
+  }
+  if (firstHidden) return firstHidden;
+  fail("target_not_found", "no element matches the locator", { locator: locatorEvidence(locator), tried: tried });
+}
+
+function hiddenCandidates(elements) {
+  return elements.slice(0, CANDIDATE_CAP).map(function (el) {
+    var d = describe(el);
+    d.hidden = hiddenReason(el);
+    return d;
+  });
+}
+
+/**
+ * Exactly one element, never an arbitrary pick: one visible match wins;
+ * several visible ones are narrowed by the locator's role+name when given,
+ * else multiple_targets. Hidden-only matches fail target_not_visible (with
+ * why each is hidden) when requireVisible, else a single hidden match is
+ * returned. Output: {element, matched_by, match_count, tried}.
+ */
+function resolveOne(rawLocator, requireVisible) {
+  var res = resolveAll(rawLocator);
+  var visible = res.visible;
+  var element = null;
+  if (visible.length > 1 && res.matched_by.indexOf("role") !== 0 && typeof res.locator.role === "string" && res.locator.role) {
+    var wanted = res.locator.role.toLowerCase();
+    var narrowed = visible.filter(function (el) { return roleOf(el) === wanted; });
+    if (hasName(res.locator)) narrowed = nameMatches(narrowed, String(res.locator.name));
+    if (narrowed.length === 1) element = narrowed[0];
+  }
+  if (!element && visible.length > 1) {
+    fail("multiple_targets", visible.length + " visible elements match the locator; make it more specific", {
+      count: visible.length,
+      matched_by: res.matched_by,
+      locator: locatorEvidence(res.locator),
+      candidates: visible.slice(0, CANDIDATE_CAP).map(describe),
+    });
+  }
+  if (!element && visible.length === 1) element = visible[0];
+  if (!element) {
+    if (requireVisible) {
+      fail("target_not_visible", "the locator matches " + res.matches.length + " element(s) but none is visible", {
+        count: res.matches.length,
+        matched_by: res.matched_by,
+        locator: locatorEvidence(res.locator),
+        candidates: hiddenCandidates(res.matches),
+      });
+    }
+    if (res.matches.length > 1) {
+      fail("multiple_targets", res.matches.length + " hidden elements match the locator and none is visible", {
+        count: res.matches.length,
+        matched_by: res.matched_by,
+        locator: locatorEvidence(res.locator),
+        candidates: hiddenCandidates(res.matches),
+      });
+    }
+    element = res.matches[0];
+  }
+  return { element: element, matched_by: res.matched_by, match_count: res.matches.length, tried: res.tried };
+}
+
+/**
+ * The one visible element a locator resolves to, scrolled into view when its
+ * clickable centre is off-screen (as a user scrolls to it first), and that
+ * centre: what locator.element_info reports and pointer.click's target clicks.
+ */
+function resolveClickable(locator) {
+  var resolved = resolveOne(locator, true);
+  var el = resolved.element;
+  if (!M.inViewport(M.clickableCenter(el)) && typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  resolved.center = M.clickableCenter(el);
+  return resolved;
+}
+
+M.asLocator = asLocator;
+M.locatorEvidence = locatorEvidence;
+M.resolveAll = resolveAll;
+M.resolveOne = resolveOne;
+M.resolveClickable = resolveClickable;
+  })(M, root);
+
+  // ---- editing.js ----
+  (function (M, root) {
+/*
+ * editing.js — Editable targets and text insertion (text.insert), and focusEditable for
+ * hosts that type trusted text themselves.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  guard = M.guard,
+  tagOf = M.tagOf,
+  requireString = M.requireString,
+  describe = M.describe,
+  resolveOne = M.resolveOne;
+
+// -- editing helpers ------------------------------------------------------
+
+var TEXT_INPUT_TYPES = { "": true, text: true, search: true, email: true, tel: true, url: true, password: true, number: true };
+
+function editableOf(el) {
+  if (!el) return null;
+  if (el instanceof HTMLLabelElement && el.control) el = el.control;
+  if (el instanceof HTMLTextAreaElement) return el.disabled || el.readOnly ? null : el;
+  if (el instanceof HTMLInputElement) {
+    var type = (el.getAttribute("type") || "").toLowerCase();
+    if (!TEXT_INPUT_TYPES[type] || el.disabled || el.readOnly) return null;
+    return el;
+  }
+  if (el.isContentEditable) return el;
+  return null;
+}
+
+function supportsSelection(el) {
+  try {
+    return typeof el.selectionStart === "number";
+  } catch (_ignored) {
+    return false;
+  }
+}
+
+function focusedElement() {
+  var el = document.activeElement;
+  // Descend into open shadow roots, where custom editors keep their focus.
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+}
+
+function editableTarget(target) {
+  var el;
+  if (target !== undefined && target !== null) {
+    var resolved = resolveOne(target, true);
+    el = editableOf(resolved.element);
+    if (!el) fail("target_not_editable", "the target is not an editable text field", { target: describe(resolved.element), matched_by: resolved.matched_by });
+    return { element: el, matched_by: resolved.matched_by };
+  }
+  var focused = focusedElement();
+  el = editableOf(focused);
+  if (!el) fail("target_not_editable", "no target given and the focused element is not editable", { focused: focused && focused !== document.body ? describe(focused) : null });
+  return { element: el, matched_by: "focused" };
+}
+
+function placeCaret(el, mode) {
+  // Prepare the selection so that typed/inserted text replaces everything
+  // (mode replace) or lands at the end (mode append).
+  if (el.isContentEditable && !(el instanceof HTMLInputElement) && !(el instanceof HTMLTextAreaElement)) {
+    var range = document.createRange();
+    range.selectNodeContents(el);
+    if (mode !== "replace") range.collapse(false);
+    var sel = root.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return true;
+  }
+  if (mode === "replace") {
+    el.select();
+    return true;
+  }
+  if (supportsSelection(el)) {
+    var end = el.value.length;
+    el.setSelectionRange(end, end);
+    return true;
+  }
+  return false;
+}
+
+function nativeValueSetter(el) {
+  var proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+  var descriptor = Object.getOwnPropertyDescriptor(proto, "value");
+  return descriptor && descriptor.set;
+}
+
+function setFieldValue(el, value, insertedText) {
+  // The prototype's setter bypasses frameworks' instance-level value
+  // trackers (React), so their onChange sees the input event.
+  var setter = nativeValueSetter(el);
+  if (setter) setter.call(el, value);
+  else el.value = value;
+  var inputEvent;
+  try {
+    inputEvent = new InputEvent("input", { bubbles: true, cancelable: false, composed: true, inputType: "insertText", data: insertedText });
+  } catch (_ignored) {
+    inputEvent = new Event("input", { bubbles: true });
+  }
+  el.dispatchEvent(inputEvent);
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+}
+
+
+function textInsert(args) {
+  var text = requireString(args, "text");
+  var mode = args.mode === undefined ? "append" : args.mode;
+  if (mode !== "append" && mode !== "replace") fail("invalid_input", "mode must be append or replace", { field: "mode" });
+  var target = editableTarget(args.target);
+  var el = target.element;
+  if (document.activeElement !== el && typeof el.focus === "function") el.focus();
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    var before = el.value;
+    var expected = mode === "replace" ? text : before + text;
+    setFieldValue(el, expected, text);
+    // Input masks may reformat the value, so only "nothing went in" fails
+    // (a number field refusing letters, a script resetting the field).
+    if (text !== "" && (mode === "append" ? el.value === before : el.value === "")) {
+      fail("insert_failed", "the field did not accept the text (its type or a page script refused it)", {
+        target: describe(el), expected_length: expected.length, actual_length: el.value.length,
+      });
+    }
+    if (supportsSelection(el)) el.setSelectionRange(el.value.length, el.value.length);
+  } else {
+    placeCaret(el, mode);
+    var done = false;
+    try {
+      done = document.execCommand("insertText", false, text);
+    } catch (_ignored) {
+      done = false;
+    }
+    if (!done) {
+      // execCommand is unavailable in some editors: edit the range directly.
+      var sel = root.getSelection();
+      var range = sel.rangeCount ? sel.getRangeAt(0) : document.createRange();
+      range.deleteContents();
+      var node = document.createTextNode(text);
+      range.insertNode(node);
+      range.setStartAfter(node);
+      range.collapse(true);
+      sel.removeAllRanges();
+      sel.addRange(range);
+      el.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertText", data: text }));
+    }
+  }
+  return { inserted: true, inserted_length: text.length, matched_by: target.matched_by };
+}
+
+// -- helpers for hosts (the Playwright browser host, the client) ---------
+
+/**
+ * Resolve and focus an editable target (or the focused editable element)
+ * and place the caret for mode "append" or "replace", so a host can type
+ * trusted text next. Output: {tag, matched_by, caret_placed, value_length}.
+ */
+function focusEditable(target, mode) {
+  return guard(function () {
+    var m = mode === undefined ? "append" : mode;
+    if (m !== "append" && m !== "replace") fail("invalid_input", "mode must be append or replace", { field: "mode" });
+    var t = editableTarget(target);
+    var el = t.element;
+    if (document.activeElement !== el && typeof el.focus === "function") el.focus();
+    var placed = placeCaret(el, m);
+    var out = { tag: tagOf(el), matched_by: t.matched_by, caret_placed: placed };
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) out.value = String(el.value);
+    return out;
+  });
+}
+
+M.TEXT_INPUT_TYPES = TEXT_INPUT_TYPES;
+M.editableOf = editableOf;
+M.focusEditable = focusEditable;
+M.focusedElement = focusedElement;
+
+definePrimitive("text.insert", textInsert);
+  })(M, root);
+
+  // ---- keyboard.js ----
+  (function (M, root) {
+/*
+ * keyboard.js — Keyboard emulation (keyboard.press): chord parsing, synthetic key events
+ * and the few default actions flows rely on.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  tagOf = M.tagOf,
+  TEXT_INPUT_TYPES = M.TEXT_INPUT_TYPES,
+  focusedElement = M.focusedElement;
+
+// -- keyboard -------------------------------------------------------------
+
+var NAMED_KEYS = {
+  enter: ["Enter", "Enter", 13], tab: ["Tab", "Tab", 9], escape: ["Escape", "Escape", 27],
+  backspace: ["Backspace", "Backspace", 8], delete: ["Delete", "Delete", 46], space: [" ", "Space", 32],
+  arrowup: ["ArrowUp", "ArrowUp", 38], arrowdown: ["ArrowDown", "ArrowDown", 40],
+  arrowleft: ["ArrowLeft", "ArrowLeft", 37], arrowright: ["ArrowRight", "ArrowRight", 39],
+  home: ["Home", "Home", 36], end: ["End", "End", 35], pageup: ["PageUp", "PageUp", 33],
+  pagedown: ["PageDown", "PageDown", 34], insert: ["Insert", "Insert", 45],
+  capslock: ["CapsLock", "CapsLock", 20], contextmenu: ["ContextMenu", "ContextMenu", 93],
+  shift: ["Shift", "ShiftLeft", 16], control: ["Control", "ControlLeft", 17],
+  alt: ["Alt", "AltLeft", 18], meta: ["Meta", "MetaLeft", 91],
+};
+var KEY_ALIASES = {
+  esc: "escape", return: "enter", up: "arrowup", down: "arrowdown", left: "arrowleft",
+  right: "arrowright", del: "delete", spacebar: "space", ctrl: "control", cmd: "meta",
+  command: "meta", option: "alt",
+};
+var MODIFIER_ALIASES = { alt: "Alt", option: "Alt", control: "Control", ctrl: "Control", meta: "Meta", cmd: "Meta", command: "Meta", shift: "Shift" };
+for (var f = 1; f <= 12; f++) NAMED_KEYS["f" + f] = ["F" + f, "F" + f, 111 + f];
+
+function parseChord(keyArg, extraModifiers) {
+  if (typeof keyArg !== "string" || !keyArg) fail("invalid_key", "key must be a non-empty string", { key: keyArg === undefined ? null : keyArg });
+  var parts;
+  if (keyArg === "+") parts = ["+"];
+  else if (/\+\+$/.test(keyArg)) parts = keyArg.slice(0, -2).split("+").concat(["+"]);
+  else parts = keyArg.split("+");
+  var keyName = parts.pop();
+  var modifiers = [];
+  function addModifier(m) {
+    var canonical = MODIFIER_ALIASES[String(m).toLowerCase()];
+    if (!canonical) fail("invalid_key", "unknown modifier: " + m, { key: keyArg, modifier: m });
+    if (modifiers.indexOf(canonical) < 0) modifiers.push(canonical);
+  }
+  parts.forEach(addModifier);
+  if (extraModifiers !== undefined) {
+    if (!Array.isArray(extraModifiers)) fail("invalid_input", "modifiers must be an array", { field: "modifiers" });
+    extraModifiers.forEach(addModifier);
+  }
+  var lower = keyName.toLowerCase();
+  lower = KEY_ALIASES[lower] || lower;
+  var spec;
+  if (keyName === " ") spec = NAMED_KEYS.space;
+  else if (NAMED_KEYS[lower]) spec = NAMED_KEYS[lower];
+  else if (Array.from(keyName).length === 1) {
+    var ch = keyName;
+    var upper = ch.toUpperCase();
+    var code = /^[a-z]$/i.test(ch) ? "Key" + upper : /^[0-9]$/.test(ch) ? "Digit" + ch : "";
+    var keyCode = /^[a-z0-9]$/i.test(ch) ? upper.charCodeAt(0) : 0;
+    if (modifiers.indexOf("Shift") >= 0 && /^[a-z]$/.test(ch)) ch = upper;
+    spec = [ch, code, keyCode];
+  } else {
+    fail("invalid_key", "unknown key: " + keyName, { key: keyArg });
+  }
+  return { key: spec[0], code: spec[1], keyCode: spec[2], modifiers: modifiers };
+}
+
+function keyEvent(type, chord) {
+  var mods = chord.modifiers;
+  var init = {
+    key: chord.key, code: chord.code, bubbles: true, cancelable: true, composed: true,
+    ctrlKey: mods.indexOf("Control") >= 0, shiftKey: mods.indexOf("Shift") >= 0,
+    altKey: mods.indexOf("Alt") >= 0, metaKey: mods.indexOf("Meta") >= 0,
+  };
+  var ev = new KeyboardEvent(type, init);
+  // keyCode/which are read-only on KeyboardEvent yet still read by older code.
+  var code = type === "keypress" ? (chord.key.length === 1 ? chord.key.charCodeAt(0) : chord.keyCode) : chord.keyCode;
+  try {
+    Object.defineProperty(ev, "keyCode", { get: function () { return code; } });
+    Object.defineProperty(ev, "which", { get: function () { return code; } });
+  } catch (_ignored) { /* keep the defaults */ }
+  return ev;
+}
+
+function defaultButtonOf(form) {
+  var elements = form.elements;
+  for (var i = 0; i < elements.length; i++) {
+    var el = elements[i];
+    var type = (el.getAttribute("type") || (tagOf(el) === "button" ? "submit" : "")).toLowerCase();
+    if ((tagOf(el) === "button" || tagOf(el) === "input") && (type === "submit" || type === "image")) return el;
+  }
+  return null;
+}
+
+function emulateKeyDefault(target, chord) {
+  // Synthetic key events have no default action; emulate the few that
+  // flows rely on, only when no listener cancelled the keydown.
+  var plain = chord.modifiers.every(function (m) { return m === "Shift"; });
+  if (!plain || !target) return null;
+  var tag = tagOf(target);
+  if (chord.key === "Enter") {
+    if (target instanceof HTMLInputElement && target.form && TEXT_INPUT_TYPES[(target.getAttribute("type") || "").toLowerCase()]) {
+      // HTML implicit submission: click the default button, else submit.
+      var button = defaultButtonOf(target.form);
+      if (button) {
+        if (!button.disabled) button.click();
+        return "implicit_submission";
+      }
+      if (typeof target.form.requestSubmit === "function") target.form.requestSubmit();
+      else target.form.submit();
+      return "implicit_submission";
+    }
+    if (tag === "button" || (tag === "a" && target.hasAttribute("href")) || (target instanceof HTMLInputElement && /^(submit|button|reset|image)$/.test(target.type))) {
+      target.click();
+      return "click";
+    }
+  }
+  if (chord.key === " " && (tag === "button" || (target instanceof HTMLInputElement && /^(checkbox|radio|submit|button|reset)$/.test(target.type)))) {
+    target.click();
+    return "click";
+  }
+  return null;
+}
+
+
+function keyboardPress(args) {
+  var chord = parseChord(args.key, args.modifiers);
+  var target = focusedElement() || document.body || document.documentElement;
+  var allowed = target.dispatchEvent(keyEvent("keydown", chord));
+  var printable = chord.key.length === 1 || chord.key === "Enter";
+  var noCommand = chord.modifiers.indexOf("Control") < 0 && chord.modifiers.indexOf("Meta") < 0 && chord.modifiers.indexOf("Alt") < 0;
+  if (allowed && printable && noCommand) target.dispatchEvent(keyEvent("keypress", chord));
+  var defaultAction = allowed ? emulateKeyDefault(target, chord) : null;
+  var keyupTarget = target.isConnected ? target : document.body || document.documentElement;
+  keyupTarget.dispatchEvent(keyEvent("keyup", chord));
+  var out = { pressed: true, key: chord.key, modifiers: chord.modifiers, fidelity: "synthetic" };
+  if (defaultAction) out.default_action = defaultAction;
+  if (!allowed) out.default_prevented = true;
+  return out;
+}
+
+definePrimitive("keyboard.press", keyboardPress);
+  })(M, root);
+
+  // ---- pointer.js ----
+  (function (M, root) {
+/*
+ * pointer.js — Pointer emulation (pointer.move, pointer.click, pointer.double_click) and
+ * viewport.scroll, with synthetic pointer and mouse events.
+ */
+var definePrimitive = M.definePrimitive,
+  elementFromPointDeep = M.elementFromPointDeep,
+  fail = M.fail,
+  viewport = M.viewport,
+  requireNumber = M.requireNumber,
+  inViewport = M.inViewport,
+  describe = M.describe,
+  resolveClickable = M.resolveClickable;
+
+// -- pointer --------------------------------------------------------------
+
+var BUTTONS = { left: [0, 1], middle: [1, 4], right: [2, 2] };
+
+/**
+ * The point of a click given as a locator (``target``) instead of x and y: the
+ * clickable centre of the one visible element it resolves to, scrolled into view
+ * first as locator.element_info does. Saves a map the element_info step.
+ */
+function targetPoint(args) {
+  if (args.x !== undefined || args.y !== undefined) fail("invalid_input", "give x and y, or target, not both", { field: "target" });
+  var resolved = resolveClickable(args.target);
+  return { x: resolved.center.x, y: resolved.center.y, matched_by: resolved.matched_by };
+}
+
+function pointTarget(args) {
+  if (args.target !== undefined) {
+    var at = targetPoint(args);
+    var point = pointTarget({ x: at.x, y: at.y });
+    point.matched_by = at.matched_by;
+    return point;
+  }
+  var x = requireNumber(args, "x");
+  var y = requireNumber(args, "y");
+  var vp = viewport();
+  if (!inViewport({ x: x, y: y })) fail("point_out_of_viewport", "(" + x + ", " + y + ") is outside the " + vp.width + "x" + vp.height + " viewport", { x: x, y: y, viewport: vp });
+  var el = elementFromPointDeep(x, y);
+  if (!el) fail("target_not_found", "no element at (" + x + ", " + y + ")", { x: x, y: y });
+  return { x: x, y: y, el: el };
+}
+
+function mouseInit(x, y, button, buttons, detail) {
+  return {
+    bubbles: true, cancelable: true, composed: true, view: root, clientX: x, clientY: y,
+    screenX: x + (root.screenX || 0), screenY: y + (root.screenY || 0),
+    button: button, buttons: buttons, detail: detail, pointerId: 1, pointerType: "mouse", isPrimary: true,
+  };
+}
+
+function firePointer(el, type, init) {
+  var Ctor = typeof PointerEvent === "function" ? PointerEvent : MouseEvent;
+  return el.dispatchEvent(new Ctor(type, init));
+}
+
+function fireMouse(el, type, init) {
+  return el.dispatchEvent(new MouseEvent(type, init));
+}
+
+function focusFromPointer(el) {
+  var focusable = el.closest("input, select, textarea, button, a[href], area[href], iframe, [tabindex], [contenteditable]:not([contenteditable='false'])");
+  if (focusable && typeof focusable.focus === "function") focusable.focus();
+  else if (document.activeElement && document.activeElement !== document.body && typeof document.activeElement.blur === "function") document.activeElement.blur();
+}
+
+function syntheticClick(point, buttonName, clickCount) {
+  var b = BUTTONS[buttonName];
+  var el = point.el;
+  var down = mouseInit(point.x, point.y, b[0], b[1], clickCount);
+  var up = mouseInit(point.x, point.y, b[0], 0, clickCount);
+  // A cancelled pointerdown suppresses the compatibility mouse events (not click).
+  var pointerAllowed = firePointer(el, "pointerdown", down);
+  if (pointerAllowed && fireMouse(el, "mousedown", down)) focusFromPointer(el);
+  firePointer(el, "pointerup", up);
+  if (pointerAllowed) fireMouse(el, "mouseup", up);
+  if (buttonName === "left") fireMouse(el, "click", up);
+  else if (buttonName === "middle") fireMouse(el, "auxclick", up);
+  else {
+    fireMouse(el, "auxclick", up);
+    fireMouse(el, "contextmenu", up);
+  }
+}
+
+
+function pointerClick(args) {
+  var button = args.button === undefined ? "left" : args.button;
+  if (!BUTTONS[button]) fail("invalid_input", "button must be left, middle or right", { field: "button" });
+  var point = pointTarget(args);
+  syntheticClick(point, button, 1);
+  var out = { clicked: true, button: button, target: describe(point.el) };
+  if (point.matched_by) out.matched_by = point.matched_by;
+  return out;
+}
+
+function pointerDoubleClick(args) {
+  var point = pointTarget(args);
+  syntheticClick(point, "left", 1);
+  syntheticClick(point, "left", 2);
+  fireMouse(point.el, "dblclick", mouseInit(point.x, point.y, 0, 0, 2));
+  return { double_clicked: true, target: describe(point.el) };
+}
+
+var lastHover = null;
+function pointerMove(args) {
+  var point = pointTarget(args);
+  var init = mouseInit(point.x, point.y, 0, 0, 0);
+  if (lastHover !== point.el) {
+    if (lastHover && lastHover.isConnected) {
+      firePointer(lastHover, "pointerout", init);
+      fireMouse(lastHover, "mouseout", init);
+    }
+    firePointer(point.el, "pointerover", init);
+    fireMouse(point.el, "mouseover", init);
+    lastHover = point.el;
+  }
+  firePointer(point.el, "pointermove", init);
+  fireMouse(point.el, "mousemove", init);
+  return { x: point.x, y: point.y };
+}
+
+function viewportScroll(args) {
+  var dx = args.delta_x === undefined ? 0 : requireNumber(args, "delta_x");
+  var dy = args.delta_y === undefined ? 0 : requireNumber(args, "delta_y");
+  root.scrollBy({ left: dx, top: dy, behavior: "instant" });
+  return { scroll_x: root.scrollX, scroll_y: root.scrollY };
+}
+
+definePrimitive("pointer.move", pointerMove);
+definePrimitive("pointer.click", pointerClick);
+definePrimitive("pointer.double_click", pointerDoubleClick);
+definePrimitive("viewport.scroll", viewportScroll);
+
+M.pointTarget = pointTarget;
+M.mouseInit = mouseInit;
+M.firePointer = firePointer;
+M.fireMouse = fireMouse;
+  })(M, root);
+
+  // ---- drag.js ----
+  (function (M, root) {
+/*
+ * drag.js — pointer.drag with synthetic events: press at `from`, move in
+ * steps, release at `to`. Endpoints are viewport points {x, y} or locators
+ * ({locator: {...}}, or locator fields such as selector / text_equals /
+ * text_contains / text given inline). When the pressed element is HTML5
+ * draggable, the drag-and-drop events (dragstart … drop, dragend) follow too.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  round = M.round,
+  inViewport = M.inViewport,
+  viewport = M.viewport,
+  clickableCenter = M.clickableCenter,
+  resolveOne = M.resolveOne,
+  closestDeep = M.closestDeep,
+  elementFromPointDeep = M.elementFromPointDeep,
+  describe = M.describe,
+  mouseInit = M.mouseInit,
+  firePointer = M.firePointer,
+  fireMouse = M.fireMouse;
+
+/** The locator an endpoint names, or null when it is a bare point. */
+function endpointLocator(spec) {
+  if (isObject(spec.locator)) return spec.locator;
+  var locator = {};
+  Object.keys(spec).forEach(function (k) {
+    if (k !== "x" && k !== "y" && k !== "text" && k !== "locator") locator[k] = spec[k];
+  });
+  if (typeof spec.text === "string") locator.text_contains = spec.text;
+  return Object.keys(locator).length ? locator : null;
+}
+
+/**
+ * A viewport point for an endpoint: {x, y, matched_by?}. A located element is
+ * scrolled into view first; a hidden one fails target_not_visible.
+ */
+function endpointPoint(spec, label) {
+  if (!isObject(spec)) fail("invalid_input", label + " must be an object", { field: label });
+  var locator = endpointLocator(spec);
+  if (!locator) {
+    if (typeof spec.x !== "number" || typeof spec.y !== "number") fail("invalid_input", label + " needs x and y, or a locator", { field: label });
+    return { x: spec.x, y: spec.y };
+  }
+  var resolved = resolveOne(locator, true);
+  var el = resolved.element;
+  if (!inViewport(clickableCenter(el))) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  var c = clickableCenter(el);
+  return { x: c.x, y: c.y, matched_by: resolved.matched_by };
+}
+
+function dragEvent(type, x, y, data) {
+  try {
+    return new DragEvent(type, { bubbles: true, cancelable: true, composed: true, clientX: x, clientY: y, dataTransfer: data });
+  } catch (_ignored) {
+    return new MouseEvent(type, { bubbles: true, cancelable: true, clientX: x, clientY: y });
+  }
+}
+
+function pointerDrag(args) {
+  var steps = args.steps === undefined ? 10 : args.steps;
+  if (typeof steps !== "number" || steps % 1 !== 0 || steps < 1 || steps > 40) fail("invalid_input", "steps must be an integer from 1 to 40", { field: "steps" });
+  // Resolve the target first, then the source: the press must happen where the source is now.
+  var to = endpointPoint(args.to, "to");
+  var from = endpointPoint(args.from, "from");
+  var vp = viewport();
+  [["from", from], ["to", to]].forEach(function (pair) {
+    if (!inViewport(pair[1])) fail("point_out_of_viewport", pair[0] + " (" + pair[1].x + ", " + pair[1].y + ") is outside the " + vp.width + "x" + vp.height + " viewport", { endpoint: pair[0], x: pair[1].x, y: pair[1].y, viewport: vp });
+  });
+  var source = elementFromPointDeep(from.x, from.y);
+  if (!source) fail("drag_failed", "no element at the drag's start point", { from: from });
+  var draggable = closestDeep(source, "[draggable=true]");
+  var data = draggable && typeof DataTransfer === "function" ? new DataTransfer() : null;
+  firePointer(source, "pointerdown", mouseInit(from.x, from.y, 0, 1, 1));
+  fireMouse(source, "mousedown", mouseInit(from.x, from.y, 0, 1, 1));
+  var html5 = false;
+  if (draggable) {
+    html5 = draggable.dispatchEvent(dragEvent("dragstart", from.x, from.y, data));
+    if (!html5) fail("drag_failed", "the page cancelled dragstart", { source: describe(draggable) });
+  }
+  var over = null;
+  for (var i = 1; i <= steps; i++) {
+    var x = round(from.x + ((to.x - from.x) * i) / steps);
+    var y = round(from.y + ((to.y - from.y) * i) / steps);
+    var hit = elementFromPointDeep(x, y) || document.body;
+    firePointer(hit, "pointermove", mouseInit(x, y, 0, 1, 0));
+    fireMouse(hit, "mousemove", mouseInit(x, y, 0, 1, 0));
+    if (html5) {
+      if (hit !== over) hit.dispatchEvent(dragEvent("dragenter", x, y, data));
+      over = hit;
+      hit.dispatchEvent(dragEvent("dragover", x, y, data));
+    }
+  }
+  var target = elementFromPointDeep(to.x, to.y) || document.body;
+  var dropped = null;
+  if (html5) {
+    dropped = !target.dispatchEvent(dragEvent("drop", to.x, to.y, data)); // a handled drop is cancelled
+    draggable.dispatchEvent(dragEvent("dragend", to.x, to.y, data));
+  }
+  firePointer(target, "pointerup", mouseInit(to.x, to.y, 0, 0, 1));
+  fireMouse(target, "mouseup", mouseInit(to.x, to.y, 0, 0, 1));
+  var diagnostics = { from: from, to: to, source: describe(source), target: describe(target), html5: !!draggable, fidelity: "synthetic" };
+  if (dropped !== null) diagnostics.drop_handled = dropped;
+  return { dragged: true, steps: steps, diagnostics: diagnostics };
+}
+
+definePrimitive("pointer.drag", pointerDrag, ["from", "to"]);
+  })(M, root);
+
+  // ---- observe.js ----
+  (function (M, root) {
+/*
+ * observe.js — Reading the page: page.info, dom.snapshot_text, dom.observe.visible and
+ * the locator primitives (element_info, text_content, wait_for).
+ */
+var definePrimitive = M.definePrimitive,
+  TEXT_CAP = M.TEXT_CAP,
+  DESCRIBE_TEXT_CAP = M.DESCRIBE_TEXT_CAP,
+  EngineError = M.EngineError,
+  fail = M.fail,
+  normalize = M.normalize,
+  cap = M.cap,
+  tagOf = M.tagOf,
+  box = M.box,
+  isVisible = M.isVisible,
+  selectAll = M.selectAll,
+  elementFromPointDeep = M.elementFromPointDeep,
+  isWithin = M.isWithin,
+  inViewport = M.inViewport,
+  isEnabled = M.isEnabled,
+  elementText = M.elementText,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  describe = M.describe,
+  asLocator = M.asLocator,
+  locatorEvidence = M.locatorEvidence,
+  resolveAll = M.resolveAll,
+  resolveOne = M.resolveOne,
+  resolveClickable = M.resolveClickable,
+  editableOf = M.editableOf;
+
+// -- primitives -----------------------------------------------------------
+
+function elementInfo(args) {
+  // Visible only: a hidden element has no point a click could use (its
+  // centre would be (0, 0), the page's corner), so it fails target_not_visible.
+  // Brought into view when off-screen, so clickable_center is a point pointer.click can use.
+  var resolved = resolveClickable(args.locator);
+  var el = resolved.element;
+  var visible = true;
+  var center = resolved.center;
+  var info = {
+    bounding_box: box(el),
+    clickable_center: center,
+    visible: visible,
+    in_viewport: visible && inViewport(center),
+    enabled: isEnabled(el),
+    editable: editableOf(el) !== null,
+    tag: tagOf(el),
+    text: cap(elementText(el), TEXT_CAP),
+    matched_by: resolved.matched_by,
+    match_count: resolved.match_count,
+  };
+  var role = roleOf(el);
+  if (role) info.role = role;
+  var name = accessibleName(el, role);
+  if (name) info.name = cap(name, TEXT_CAP);
+  if (visible && info.in_viewport) {
+    info.occluded = !isWithin(elementFromPointDeep(center.x, center.y), el);
+  }
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
+    info.value = cap(String(el.value), TEXT_CAP);
+    if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) info.checked = el.checked;
+  }
+  return info;
+}
+
+function textContent(args) {
+  var resolved = resolveOne(args.locator, false);
+  var el = resolved.element;
+  var raw = isVisible(el) && typeof el.innerText === "string" ? el.innerText : el.textContent;
+  var out = { text: String(raw || "").trim(), matched_by: resolved.matched_by };
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) out.value = String(el.value);
+  return out;
+}
+
+function waitFor(args) {
+  var state = args.state === undefined ? "visible" : args.state;
+  if (state !== "attached" && state !== "visible") fail("invalid_input", "state must be attached or visible", { field: "state" });
+  var timeout = args.timeout_ms === undefined ? 5000 : args.timeout_ms;
+  if (typeof timeout !== "number" || !(timeout >= 0)) fail("invalid_input", "timeout_ms must be a non-negative number", { field: "timeout_ms" });
+  var locator = asLocator(args.locator);
+  var started = Date.now();
+
+  function check() {
+    var res;
+    try {
+      res = resolveAll(locator);
+    } catch (err) {
+      if (err instanceof EngineError && err.code === "target_not_found") return { done: false, tried: err.evidence.tried };
+      throw err; // invalid locators fail at once: waiting cannot fix them
+    }
+    var count = state === "visible" ? res.visible.length : res.matches.length;
+    if (count > 0) return { done: true, output: { matched: true, state: state, matched_by: res.matched_by, match_count: count } };
+    return { done: false, tried: res.tried };
+  }
+
+  var first = check();
+  if (first.done) return first.output;
+  return new Promise(function (resolve, reject) {
+    var last = first;
+    var finished = false;
+    var observer = null, interval = null, timer = null, frame = null;
+    function finish(fn, value) {
+      if (finished) return;
+      finished = true;
+      if (observer) observer.disconnect();
+      if (interval) clearInterval(interval);
+      if (timer) clearTimeout(timer);
+      if (frame && root.cancelAnimationFrame) root.cancelAnimationFrame(frame);
+      fn(value);
+    }
+    function poll() {
+      frame = null;
+      if (finished) return;
+      try {
+        var r = check();
+        if (r.done) finish(resolve, r.output);
+        else last = r;
+      } catch (err) {
+        finish(reject, err);
+      }
+    }
+    var lastCheck = 0;
+    function schedule() {
+      if (frame || finished) return;
+      // The first change after a quiet spell is checked at once: an answer that lands
+      // as one DOM change (a saved card appended) is seen in the same task, not up to a
+      // frame (16 ms) later. Bursts after it are coalesced into one check per frame.
+      var now = Date.now();
+      if (now - lastCheck >= 16) {
+        lastCheck = now;
+        poll();
+        return;
+      }
+      frame = root.requestAnimationFrame ? root.requestAnimationFrame(poll) : setTimeout(poll, 16);
+    }
+    if (typeof MutationObserver === "function") {
+      observer = new MutationObserver(schedule);
+      observer.observe(document.documentElement || document, { childList: true, subtree: true, attributes: true, characterData: true });
+    }
+    // Style/layout changes (CSS classes elsewhere, animations) and hidden
+    // tabs without animation frames are caught by a plain interval.
+    interval = setInterval(poll, 100);
+    timer = setTimeout(function () {
+      finish(reject, new EngineError("timeout", "the locator did not become " + state + " within " + timeout + " ms", {
+        locator: locatorEvidence(locator), state: state, timeout_ms: timeout, elapsed_ms: Date.now() - started, tried: last.tried,
+      }));
+    }, timeout);
+  });
+}
+
+
+function pageInfo() {
+  return { url: String(root.location.href), title: String(document.title || "") };
+}
+
+/**
+ * Our launcher buttons (launchers.js) inside the snapshot's elements, one line
+ * each: innerText never includes shadow-root content, and a launcher's label
+ * stays out of the page's own text on purpose (a target's text predicates must
+ * not change when a launcher is placed inside it).
+ */
+function launcherLines(elements) {
+  var tag = M.LAUNCHER_HOST_TAG; // launchers.js loads after this module
+  if (!tag) return [];
+  var labels = [];
+  elements.forEach(function (el) {
+    M.queryAllDeep(tag, el).forEach(function (host) {
+      var button = host.shadowRoot && host.shadowRoot.querySelector("button");
+      if (button && isVisible(button) && labels.indexOf(button) < 0) labels.push(button);
+    });
+  });
+  if (!labels.length) return [];
+  return [labels.map(function (b) { return "[launcher button] " + normalize(b.textContent); }).join("\n")];
+}
+
+function snapshotText(args) {
+  var maxChars = args.max_chars === undefined ? 20000 : args.max_chars;
+  if (typeof maxChars !== "number" || maxChars < 1) fail("invalid_input", "max_chars must be a positive integer", { field: "max_chars" });
+  var elements = args.selector === undefined ? [document.body || document.documentElement] : selectAll(args.selector, "invalid_selector");
+  var text = elements.map(function (el) {
+    return String((typeof el.innerText === "string" ? el.innerText : el.textContent) || "").trim();
+  }).filter(Boolean).concat(launcherLines(elements)).join("\n\n");
+  var truncated = text.length > maxChars;
+  return { text: truncated ? text.slice(0, maxChars) : text, truncated: truncated, match_count: elements.length };
+}
+
+var OBSERVE_DEFAULT = "a[href], button, input:not([type=hidden]), select, textarea, [role], h1, h2, h3, h4, h5, h6, [contenteditable]";
+var OBSERVE_CAP = 50;
+
+function observeVisible(args) {
+  var selector = args.selector === undefined ? OBSERVE_DEFAULT : args.selector;
+  var elements = selectAll(selector, "invalid_selector");
+  var visible = elements.filter(isVisible);
+  if (typeof args.text_contains === "string") {
+    var sub = normalize(args.text_contains);
+    visible = visible.filter(function (el) { return elementText(el).indexOf(sub) >= 0; });
+  }
+  var matches = visible.slice(0, OBSERVE_CAP).map(function (el) {
+    var item = describe(el);
+    var role = roleOf(el);
+    if (role) item.role = role;
+    var name = accessibleName(el, role);
+    if (name) item.name = cap(name, DESCRIBE_TEXT_CAP);
+    return item;
+  });
+  return { matches: matches, match_count: visible.length, truncated: visible.length > OBSERVE_CAP };
+}
+
+definePrimitive("page.info", pageInfo);
+definePrimitive("dom.snapshot_text", snapshotText);
+definePrimitive("dom.observe.visible", observeVisible);
+definePrimitive("locator.element_info", elementInfo, ["locator"]);
+definePrimitive("locator.text_content", textContent, ["locator"]);
+definePrimitive("locator.wait_for", waitFor, ["locator"]);
+  })(M, root);
+
+  // ---- sections.js ----
+  (function (M, root) {
+/*
+ * sections.js — Page structure and quiet: dom.list_sections (the page's
+ * sections by heading, with document geometry, so a workflow can scroll to
+ * one) and dom.settle (wait until the DOM stops changing).
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  normalize = M.normalize,
+  cap = M.cap,
+  round = M.round,
+  viewport = M.viewport,
+  isVisible = M.isVisible,
+  selectAll = M.selectAll,
+  elementText = M.elementText;
+
+var HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading]";
+
+function positiveInt(args, key, fallback, minimum) {
+  var value = args[key];
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || value % 1 !== 0 || value < minimum) fail("invalid_input", key + " must be an integer of at least " + minimum, { field: key });
+  return value;
+}
+
+function headingLevel(el) {
+  var m = /^h([1-6])$/.exec(String(el.tagName || "").toLowerCase());
+  if (m) return Number(m[1]);
+  var aria = Number(el.getAttribute("aria-level"));
+  return aria >= 1 ? aria : 2;
+}
+
+function docTop(el) {
+  return el.getBoundingClientRect().top + root.scrollY;
+}
+
+/**
+ * Sections: with `selector`, each visible matching element is a section
+ * (its heading: the first heading_selector match inside); without, each
+ * visible heading starts a section that runs to the next heading.
+ * item_count counts item_selector matches in the section.
+ */
+function listSections(args) {
+  var headingSelector = args.heading_selector === undefined ? HEADINGS : args.heading_selector;
+  var maxSections = positiveInt(args, "max_sections", 50, 1);
+  var maxHeading = positiveInt(args, "max_heading_length", 120, 12);
+  var docHeight = Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
+  var sections = [];
+  if (args.selector !== undefined) {
+    selectAll(args.selector, "invalid_selector").filter(isVisible).forEach(function (el) {
+      var heading = selectAll(headingSelector, "invalid_selector", el).filter(isVisible)[0] || null;
+      var r = el.getBoundingClientRect();
+      sections.push({ el: el, heading: heading, top: r.top + root.scrollY, bottom: r.bottom + root.scrollY });
+    });
+  } else {
+    var headings = selectAll(headingSelector, "invalid_selector").filter(isVisible);
+    headings.sort(function (a, b) { return docTop(a) - docTop(b); });
+    headings.forEach(function (h, i) {
+      sections.push({ el: null, heading: h, top: docTop(h), bottom: i + 1 < headings.length ? docTop(headings[i + 1]) : docHeight });
+    });
+  }
+  var items = args.item_selector === undefined ? null : selectAll(args.item_selector, "invalid_selector").filter(isVisible);
+  var vp = viewport();
+  var out = [];
+  sections.forEach(function (s, index) {
+    var headingText = s.heading ? elementText(s.heading) : "";
+    if (typeof args.text_contains === "string") {
+      var wanted = normalize(args.text_contains).toLowerCase();
+      var haystack = (s.el ? elementText(s.el) : headingText).toLowerCase();
+      if (haystack.indexOf(wanted) < 0) return;
+    }
+    var section = {
+      index: index,
+      heading: cap(headingText, maxHeading),
+      level: s.heading ? headingLevel(s.heading) : null,
+      top: round(s.top),
+      height: round(Math.max(0, s.bottom - s.top)),
+      in_viewport: s.top < root.scrollY + vp.height && s.bottom > root.scrollY,
+    };
+    var anchor = s.el || s.heading;
+    if (anchor && anchor.id) section.id = anchor.id;
+    if (items) {
+      section.item_count = items.filter(function (it) {
+        if (s.el) return s.el.contains(it);
+        var y = docTop(it);
+        return y >= s.top && y < s.bottom;
+      }).length;
+    }
+    out.push(section);
+  });
+  var total = out.length;
+  return { sections: out.slice(0, maxSections), section_count: total, truncated: total > maxSections, scroll_y: round(root.scrollY), viewport_height: vp.height };
+}
+
+/**
+ * Resolve once no DOM mutation happened for quiet_ms, or at timeout_ms with
+ * settled=false (never an error): {settled, waited_ms}.
+ */
+function settle(args) {
+  var quiet = args.quiet_ms === undefined ? 100 : args.quiet_ms;
+  var timeout = args.timeout_ms === undefined ? 2000 : args.timeout_ms;
+  if (typeof quiet !== "number" || !(quiet >= 0)) fail("invalid_input", "quiet_ms must be a non-negative number", { field: "quiet_ms" });
+  if (typeof timeout !== "number" || !(timeout >= 0)) fail("invalid_input", "timeout_ms must be a non-negative number", { field: "timeout_ms" });
+  var started = Date.now();
+  return new Promise(function (resolve) {
+    var quietTimer = null, limitTimer = null, observer = null;
+    function finish(settled) {
+      if (observer) observer.disconnect();
+      clearTimeout(quietTimer);
+      clearTimeout(limitTimer);
+      observer = null;
+      resolve({ settled: settled, waited_ms: Date.now() - started });
+    }
+    function restart() {
+      clearTimeout(quietTimer);
+      quietTimer = setTimeout(function () { finish(true); }, quiet);
+    }
+    if (typeof MutationObserver === "function") {
+      observer = new MutationObserver(function () { if (observer) restart(); });
+      observer.observe(document.documentElement || document, { childList: true, subtree: true, attributes: true, characterData: true });
+    }
+    limitTimer = setTimeout(function () { finish(false); }, timeout);
+    restart();
+  });
+}
+
+definePrimitive("dom.list_sections", listSections);
+definePrimitive("dom.settle", settle);
+  })(M, root);
+
+  // ---- extract.js ----
+  (function (M, root) {
+/*
+ * extract.js — dom.extract: many records in one round trip, for state
+ * projections (docs/manifest-language.md, State projections). Each extract entry of a manifest's
+ * snapshot.extract is applied verbatim:
+ *   {id, selector | xpath, many (default true at the top), fields}
+ * and each field: selector/xpath relative to its record (absent = the record
+ * itself), many + nested fields (sub-records), closest, then the value from
+ * attribute, property or the text; trim, required, default.
+ * Output: {records: {id: [...] | record | null},
+ *          diagnostics: {selector_counts, missing_required_fields}}.
+ * Selectors search through open shadow roots.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  round = M.round,
+  queryAllDeep = M.queryAllDeep,
+  closestDeep = M.closestDeep;
+
+var PROPERTIES = {
+  innerText: function (el) { return typeof el.innerText === "string" ? el.innerText : el.textContent; },
+  textContent: function (el) { return el.textContent; },
+  value: function (el) { return el.value === undefined ? null : el.value; },
+  checked: function (el) { return el.checked === undefined ? null : !!el.checked; },
+  ariaLabel: function (el) { return el.getAttribute("aria-label"); },
+  boundingClientRect: function (el) {
+    var r = el.getBoundingClientRect();
+    return { x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height) };
+  },
+};
+
+function matchesOf(spec, scope, path) {
+  if (spec.xpath !== undefined) {
+    if (typeof spec.xpath !== "string" || !spec.xpath) fail("invalid_selector", path + ".xpath must be a non-empty string", { path: path });
+    var result;
+    try {
+      result = document.evaluate(spec.xpath, scope || document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    } catch (_err) {
+      fail("invalid_selector", path + ".xpath is not a valid expression: " + spec.xpath, { path: path, xpath: spec.xpath });
+    }
+    var out = [];
+    for (var i = 0; i < result.snapshotLength; i++) if (result.snapshotItem(i).nodeType === 1) out.push(result.snapshotItem(i));
+    return out;
+  }
+  if (spec.selector === undefined) return scope ? [scope] : [];
+  if (typeof spec.selector !== "string" || !spec.selector.trim()) fail("invalid_selector", path + ".selector must be a non-empty CSS selector", { path: path });
+  try {
+    // Relative selectors look inside the record only (not the record itself).
+    return scope ? queryAllDeep(spec.selector, scope).filter(function (el) { return el !== scope; }) : queryAllDeep(spec.selector);
+  } catch (_err) {
+    fail("invalid_selector", path + ".selector is not a valid CSS selector: " + spec.selector, { path: path, selector: spec.selector });
+  }
+}
+
+function valueOf(field, el, path) {
+  var value;
+  if (field.attribute !== undefined) value = el.getAttribute(String(field.attribute));
+  else if (field.property !== undefined) {
+    var getter = Object.prototype.hasOwnProperty.call(PROPERTIES, field.property) ? PROPERTIES[field.property] : null;
+    if (!getter) fail("invalid_input", path + ".property must be one of " + Object.keys(PROPERTIES).join(", "), { path: path, property: field.property });
+    value = getter(el);
+  } else value = PROPERTIES.innerText(el);
+  if (typeof value === "string" && field.trim !== false) value = value.replace(/\s+/g, " ").trim();
+  return value === undefined ? null : value;
+}
+
+function retarget(field, el, path) {
+  if (field.closest === undefined) return el;
+  if (typeof field.closest !== "string" || !field.closest.trim()) fail("invalid_selector", path + ".closest must be a CSS selector", { path: path });
+  try {
+    return closestDeep(el, field.closest);
+  } catch (_err) {
+    fail("invalid_selector", path + ".closest is not a valid CSS selector: " + field.closest, { path: path });
+  }
+}
+
+/** The fields of one record (element el), filling counts and missing lists. */
+function extractRecord(fields, el, ctx, countKey, fieldPath) {
+  var record = {};
+  if (!isObject(fields)) return record;
+  Object.keys(fields).forEach(function (name) {
+    var field = fields[name];
+    var path = fieldPath ? fieldPath + "." + name : name;
+    var key = countKey + "." + name;
+    if (!isObject(field)) fail("invalid_input", "field " + path + " of entry " + ctx.entry + " must be an object", { entry: ctx.entry, field: path });
+    var found = matchesOf(field, el, ctx.entry + "." + path);
+    ctx.counts[key] = (ctx.counts[key] || 0) + (field.selector === undefined && field.xpath === undefined ? 0 : found.length);
+    var targets = found.map(function (m) { return retarget(field, m, path); }).filter(Boolean);
+    if (field.many === true) {
+      record[name] = targets.map(function (t, i) {
+        return isObject(field.fields) ? extractRecord(field.fields, t, ctx, key, path + "." + i) : valueOf(field, t, path);
+      });
+      return;
+    }
+    var value = null;
+    if (targets.length) value = isObject(field.fields) ? extractRecord(field.fields, targets[0], ctx, key, path) : valueOf(field, targets[0], path);
+    if ((value === null || value === "") && field["default"] !== undefined) value = field["default"];
+    if ((value === null || value === "") && field.required === true) {
+      ctx.missing.push({ entry: ctx.entry, record: ctx.record, field: path });
+    }
+    record[name] = value;
+  });
+  return record;
+}
+
+function domExtract(args) {
+  var entries = args.extract;
+  if (!Array.isArray(entries)) fail("invalid_input", "extract must be an array of extract entries", { field: "extract" });
+  var records = {};
+  var counts = {};
+  var missing = [];
+  entries.forEach(function (entry, i) {
+    if (!isObject(entry) || typeof entry.id !== "string" || !entry.id) fail("invalid_input", "extract[" + i + "] needs a string id", { field: "extract/" + i });
+    if (entry.selector === undefined && entry.xpath === undefined) fail("invalid_selector", "extract entry " + entry.id + " needs a selector or xpath", { entry: entry.id });
+    var found = matchesOf(entry, null, entry.id);
+    counts[entry.id] = found.length;
+    var many = entry.many !== false;
+    var list = (many ? found : found.slice(0, 1)).map(function (el, index) {
+      return extractRecord(entry.fields, el, { entry: entry.id, record: index, counts: counts, missing: missing }, entry.id, "");
+    });
+    records[entry.id] = many ? list : list.length ? list[0] : null;
+  });
+  return { records: records, diagnostics: { selector_counts: counts, missing_required_fields: missing } };
+}
+
+definePrimitive("dom.extract", domExtract, ["extract"]);
+  })(M, root);
+
+  // ---- states.js ----
+  (function (M, root) {
+/*
+ * states.js — locator.probe: many locator presence checks in one call, so
+ * dispatch diagnoses every declared state of a map in one round trip
+ * (mcp_actions/dispatch/states.py owns the contract).
+ *
+ *   {probes: [{id, locator, state?: "visible" | "attached"}]}
+ *   -> {results: [{id, matched, match_count, matched_by}], url}
+ *
+ * A probe that matches nothing is matched: false, never an error; an
+ * invalid locator fails the whole call (a map bug that waiting cannot fix).
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  isVisible = M.isVisible,
+  resolveAll = M.resolveAll,
+  EngineError = M.EngineError;
+
+var PROBE_CAP = 200;
+// A probe that cannot match here (no such element, or the locator's URL predicate
+// does not hold on this page) is simply not matched.
+var NOT_MATCHED = { target_not_found: true, target_not_visible: true, state_mismatch: true };
+
+function probeLocators(args) {
+  var probes = args.probes;
+  if (!Array.isArray(probes)) fail("invalid_input", "probes must be an array", { field: "probes" });
+  if (probes.length > PROBE_CAP) fail("invalid_input", "at most " + PROBE_CAP + " probes per call", { count: probes.length });
+  var results = probes.map(function (probe, index) {
+    if (!isObject(probe) || !isObject(probe.locator)) fail("invalid_input", "probe " + index + " needs a locator object", { index: index });
+    var state = probe.state === undefined ? "visible" : probe.state;
+    if (state !== "visible" && state !== "attached") fail("invalid_input", "state must be attached or visible", { index: index, field: "state" });
+    var id = probe.id === undefined ? index : probe.id;
+    var res;
+    try {
+      res = resolveAll(probe.locator);
+    } catch (err) {
+      if (err instanceof EngineError && NOT_MATCHED[err.code]) return { id: id, matched: false, match_count: 0, matched_by: null };
+      throw err;
+    }
+    var count = state === "visible" ? res.matches.filter(isVisible).length : res.matches.length;
+    return { id: id, matched: count > 0, match_count: count, matched_by: count > 0 ? res.matched_by : null };
+  });
+  return { results: results, url: String(root.location.href) };
+}
+
+definePrimitive("locator.probe", probeLocators);
+  })(M, root);
+
+  // ---- handlers.js ----
+  (function (M, root) {
+/*
+ * handlers.js — Page handlers (dotted property paths on window, never source text) and
+ * forwarding of declared DOM events.
+ */
+var fail = M.fail,
+  guard = M.guard,
+  isObject = M.isObject,
+  jsonClone = M.jsonClone;
+
+var SAFE_SEGMENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+// An array, not an object literal: {__proto__: true} would not create a key.
+var FORBIDDEN_SEGMENTS = ["__proto__", "prototype", "constructor"];
+
+// -- handlers -------------------------------------------------------------
+
+function resolveHandler(path) {
+  if (typeof path !== "string" || !path || path.length > 256) fail("invalid_input", "a handler is a dotted property path", { handler: path === undefined ? null : path });
+  var segments = path.split(".");
+  for (var i = 0; i < segments.length; i++) {
+    if (!SAFE_SEGMENT.test(segments[i])) fail("invalid_input", "handler segment " + JSON.stringify(segments[i]) + " is not an identifier; handlers are property paths, never source", { handler: path, segment: segments[i] });
+    if (FORBIDDEN_SEGMENTS.indexOf(segments[i]) >= 0) fail("invalid_input", "handler segment " + segments[i] + " is not allowed", { handler: path, segment: segments[i] });
+  }
+  var parent = null;
+  var current = root;
+  for (var j = 0; j < segments.length; j++) {
+    var seg = segments[j];
+    if (current === null || current === undefined || (typeof current !== "object" && typeof current !== "function") || !(seg in current)) {
+      fail("missing_handler", "the page has no handler " + path + " (" + segments.slice(0, j + 1).join(".") + " is missing)", { handler: path, missing: segments.slice(0, j + 1).join(".") });
+    }
+    parent = current;
+    try {
+      current = current[seg];
+    } catch (err) {
+      fail("missing_handler", "reading " + segments.slice(0, j + 1).join(".") + " failed: " + String((err && err.message) || err), { handler: path });
+    }
+  }
+  if (typeof current !== "function") fail("missing_handler", path + " is not a function", { handler: path, type: current === null ? "null" : typeof current });
+  // Evaluation sinks reached through a property path would run strings as code.
+  if (current === root.eval || current === root.Function || current === root.setTimeout || current === root.setInterval) {
+    fail("permission_denied", path + " would evaluate source text and is refused", { handler: path });
+  }
+  return { fn: current, self: parent };
+}
+
+function callHandler(path, args) {
+  return guard(function () {
+    var target = resolveHandler(path);
+    var value;
+    try {
+      value = target.fn.call(target.self, args === undefined ? {} : args);
+    } catch (err) {
+      fail("handler_failed", String((err && err.message) || err), { handler: path, name: err && err.name ? String(err.name) : "Error" });
+    }
+    return Promise.resolve(value).then(
+      function (result) {
+        if (result === undefined) return null;
+        var text;
+        try {
+          text = JSON.stringify(result);
+        } catch (err) {
+          fail("invalid_result", "the handler result is not JSON-serialisable: " + String((err && err.message) || err), { handler: path });
+        }
+        if (text === undefined) fail("invalid_result", "the handler returned a " + typeof result + ", which is not JSON", { handler: path, type: typeof result });
+        return JSON.parse(text);
+      },
+      function (err) {
+        fail("handler_failed", String((err && err.message) || err), { handler: path, name: err && err.name ? String(err.name) : "Error" });
+      }
+    );
+  });
+}
+
+/**
+ * Forward DOM events: listen = [{name, event}]. For each declared event
+ * (caught on document and window, once per event object) sink({name,
+ * event, payload}) is called, payload being event.detail as JSON (or {}).
+ * Replaces the previous listening set. Returns the number of events watched.
+ */
+var watched = [];
+function watchEvents(listen, sink) {
+  watched.forEach(function (w) {
+    document.removeEventListener(w.type, w.fn, true);
+    root.removeEventListener(w.type, w.fn, true);
+  });
+  watched = [];
+  if (!Array.isArray(listen) || typeof sink !== "function") return 0;
+  var byType = {};
+  listen.forEach(function (entry) {
+    if (!isObject(entry) || typeof entry.name !== "string" || !entry.name || typeof entry.event !== "string" || !entry.event || entry.event.length > 200) return;
+    (byType[entry.event] = byType[entry.event] || []).push(entry.name);
+  });
+  var seen = typeof WeakSet === "function" ? new WeakSet() : null;
+  Object.keys(byType).forEach(function (type) {
+    var names = byType[type];
+    var fn = function (ev) {
+      // Capture listeners on both document and window see one event twice.
+      if (seen) {
+        if (seen.has(ev)) return;
+        seen.add(ev);
+      }
+      var payload = {};
+      if (ev && ev.detail !== undefined && ev.detail !== null) {
+        try {
+          payload = jsonClone(ev.detail);
+        } catch (_ignored) {
+          payload = {};
+        }
+        if (payload === undefined) payload = {};
+      }
+      names.forEach(function (name) {
+        try {
+          sink({ name: name, event: type, payload: payload });
+        } catch (_ignored) { /* a failing sink must not break the page */ }
+      });
+    };
+    document.addEventListener(type, fn, true);
+    root.addEventListener(type, fn, true);
+    watched.push({ type: type, fn: fn });
+  });
+  return watched.length;
+}
+
+M.callHandler = callHandler;
+M.watchEvents = watchEvents;
+  })(M, root);
+
+  // ---- pagetools.js ----
+  (function (M, root) {
+/*
+ * pagetools.js — The registry of tools a page declares through a neighbouring
+ * protocol (WebMCP, ABP, WAB), shared by those adapters: each adapter
+ * publishes its current list with M.setPageTools(protocol, tools); hosts
+ * subscribe with engine.onPageTools(fn) and receive the whole snapshot
+ * {protocol: [tool, ...]} (coalesced to one report per task) whenever a
+ * list changes, and once after the document has loaded.
+ */
+var isObject = M.isObject;
+
+var pageTools = {}; // protocol -> [tool descriptors] (JSON-ready)
+var listeners = [];
+var scheduled = false;
+var lastSent = null;
+
+function snapshot() {
+  var out = {};
+  Object.keys(pageTools).forEach(function (protocol) {
+    out[protocol] = pageTools[protocol].slice();
+  });
+  return out;
+}
+
+function flush() {
+  scheduled = false;
+  var snap = snapshot();
+  var text = JSON.stringify(snap);
+  if (text === lastSent) return; // nothing new since the last report
+  lastSent = text;
+  listeners.forEach(function (fn) {
+    try {
+      fn(JSON.parse(text));
+    } catch (_ignored) { /* a failing host callback must not break the page */ }
+  });
+}
+
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  // One report per burst of registrations (a page registering ten tools in a loop).
+  setTimeout(flush, 0);
+}
+
+/** Replace one protocol's tools (descriptors are plain JSON: name, description, inputSchema, ...). */
+function setPageTools(protocol, tools) {
+  var list = Array.isArray(tools) ? tools.filter(isObject) : [];
+  if (list.length) pageTools[protocol] = list;
+  else delete pageTools[protocol];
+  schedule();
+}
+
+/**
+ * Hear every change of the page's tools. The callback gets the full
+ * snapshot; it is called at once with the current one (even when empty, so
+ * a host learns that a new document has none).
+ */
+function onPageTools(fn) {
+  if (typeof fn !== "function") return 0;
+  listeners.push(fn);
+  try {
+    fn(snapshot());
+  } catch (_ignored) { /* see flush */ }
+  return listeners.length;
+}
+
+M.setPageTools = setPageTools;
+M.onPageTools = onPageTools;
+M.pageToolsSnapshot = snapshot;
+  })(M, root);
+
+  // ---- callchannel.js ----
+  (function (M, root) {
+/*
+ * callchannel.js — Messages between a running call and its caller while the
+ * call runs (docs/bridge-protocol.md: "Call messages"), shared by protocol adapters (ABP):
+ *
+ *   page → host:  {type: "call_progress", call_id, progress, total?, message?}
+ *                 {type: "input_request", call_id, request_id, request}
+ *   host → page:  {type: "input_response", call_id, request_id, response | error}
+ *                 {type: "action_cancel", call_id, reason?}
+ *
+ * call_id is the bridge's id of the call (the host passes it in the
+ * primitive's arguments). Hosts subscribe with engine.onCallMessage(fn) and
+ * hand items addressed to the page to engine.deliver(item). An input request
+ * nobody answers within its time ends with an error, never hangs.
+ */
+var isObject = M.isObject;
+
+var senders = [];
+var waiting = {}; // request_id -> {resolve, timer}
+var cancelHandlers = {}; // call_id -> fn(reason)
+var counter = 0;
+var INPUT_WAIT_MS = 10 * 60 * 1000;
+
+function send(message) {
+  if (!senders.length) return false;
+  senders.forEach(function (fn) {
+    try {
+      fn(JSON.parse(JSON.stringify(message)));
+    } catch (_ignored) { /* a failing host callback must not break the page */ }
+  });
+  return true;
+}
+
+/** Hear every page → host call message (a host forwards them to its bridge). */
+function onCallMessage(fn) {
+  if (typeof fn === "function") senders.push(fn);
+  return senders.length;
+}
+
+/** Report progress of the call `callId` (numbers as the caller's progress notification). */
+function sendProgress(callId, progress, total, message) {
+  var item = { type: "call_progress", call_id: callId, progress: progress };
+  if (typeof total === "number" && isFinite(total)) item.total = total;
+  if (typeof message === "string" && message) item.message = message.slice(0, 500);
+  return send(item);
+}
+
+/**
+ * Ask the caller of `callId` for input; resolves with {response} or {error}
+ * (an error when no host listens, the host refused, or time ran out).
+ */
+function requestInput(callId, request, timeoutMs) {
+  var requestId = "in-" + (++counter) + "-" + Math.random().toString(36).slice(2, 8);
+  return new Promise(function (resolve) {
+    var wait = typeof timeoutMs === "number" && timeoutMs > 0 ? timeoutMs : INPUT_WAIT_MS;
+    var timer = setTimeout(function () {
+      delete waiting[requestId];
+      resolve({ error: { code: "handler_timeout", message: "no answer to the input request within " + wait + " ms" } });
+    }, wait);
+    waiting[requestId] = { resolve: resolve, timer: timer };
+    if (!send({ type: "input_request", call_id: callId, request_id: requestId, request: request })) {
+      clearTimeout(timer);
+      delete waiting[requestId];
+      resolve({ error: { code: "capability_unavailable", message: "no host listens for input requests" } });
+    }
+  });
+}
+
+/** Run fn(reason) when the caller cancels the call `callId`; returns a function that stops listening. */
+function onCancel(callId, fn) {
+  cancelHandlers[callId] = fn;
+  return function () { if (cancelHandlers[callId] === fn) delete cancelHandlers[callId]; };
+}
+
+/** An item from the host for a running call; true when it was for someone here. */
+function deliver(item) {
+  if (!isObject(item)) return false;
+  if (item.type === "input_response") {
+    var entry = waiting[item.request_id];
+    if (!entry) return false;
+    delete waiting[item.request_id];
+    clearTimeout(entry.timer);
+    entry.resolve(isObject(item.error) ? { error: item.error } : { response: item.response });
+    return true;
+  }
+  if (item.type === "action_cancel") {
+    var handler = cancelHandlers[item.call_id];
+    if (!handler) return false;
+    delete cancelHandlers[item.call_id];
+    try {
+      handler(typeof item.reason === "string" ? item.reason : "cancelled by the caller");
+    } catch (_ignored) { /* the page's cancel threw: the call still ends on its own */ }
+    return true;
+  }
+  return false;
+}
+
+M.onCallMessage = onCallMessage;
+M.sendProgress = sendProgress;
+M.requestInput = requestInput;
+M.onCancel = onCancel;
+M.deliverToCall = deliver;
+  })(M, root);
+
+  // ---- webmcp_forms.js ----
+  (function (M, root) {
+/*
+ * webmcp_forms.js — Declarative WebMCP: <form toolname tooldescription
+ * [toolautosubmit]> as tools (the WebMCP declarative explainer).
+ *
+ * A form's named controls compile to a JSON Schema (number/range → number
+ * with min/max, select/radio → enum, one checkbox → boolean, several →
+ * array, required, pattern, minlength/maxlength; descriptions from
+ * toolparamdescription, else the label, legend, aria-label, placeholder or
+ * title). Running one fills the controls and submits the form as an
+ * agent-invoked submit (SubmitEvent.agentInvoked, respondWith, polyfilled
+ * when the browser has neither): the output is what the respondWith promise
+ * resolves to; when the submission loads a page, {navigating: true,
+ * document} at once, and the host reads the next document with pageResult
+ * (its JSON-LD, or a heading and a summary). A form without toolautosubmit
+ * is filled and waits for the user's submit.
+ */
+var fail = M.fail,
+  jsonClone = M.jsonClone,
+  normalize = M.normalize,
+  cap = M.cap;
+
+var DOC_ID = Math.random().toString(36).slice(2) + Date.now().toString(36);
+var SKIPPED_TYPES = ["hidden", "submit", "button", "reset", "image", "file"];
+var SUMMARY_CHARS = 1500;
+var forms = []; // [{name, form, descriptor}]
+var listeners = [];
+var pendingSubmit = null; // {form, response, deferred}
+
+function toJson(value, tool) {
+  if (value === undefined) return null;
+  try {
+    return jsonClone(value);
+  } catch (err) {
+    fail("invalid_result", "the result of " + tool + " is not JSON: " + String((err && err.message) || err), { tool: tool });
+  }
+}
+
+// -- schema ------------------------------------------------------------------------
+
+function labelOf(el) {
+  var own = el.getAttribute("toolparamdescription");
+  if (own) return normalize(own);
+  if (el.labels && el.labels.length) return normalize(el.labels[0].textContent);
+  return normalize(el.getAttribute("aria-label") || el.getAttribute("placeholder") || el.getAttribute("title") || "");
+}
+
+function controlsOf(form) {
+  var groups = {};
+  var order = [];
+  Array.prototype.forEach.call(form.elements, function (el) {
+    var name = el.name;
+    var type = String(el.type || "").toLowerCase();
+    if (!name || el.disabled || SKIPPED_TYPES.indexOf(type) >= 0 || el.tagName === "FIELDSET" || el.tagName === "BUTTON" || el.tagName === "OUTPUT") return;
+    if (!groups[name]) { groups[name] = []; order.push(name); }
+    groups[name].push(el);
+  });
+  return order.map(function (name) { return { name: name, els: groups[name] }; });
+}
+
+function optionValues(select) {
+  return Array.prototype.filter.call(select.options, function (o) { return !o.disabled && o.value !== ""; }).map(function (o) { return o.value; });
+}
+
+function controlSchema(els) {
+  var el = els[0];
+  var type = String(el.type || "").toLowerCase();
+  var s = {};
+  if (type === "radio") {
+    s = { type: "string", enum: els.map(function (r) { return r.value; }) };
+  } else if (type === "checkbox") {
+    s = els.length > 1 ? { type: "array", items: { type: "string", enum: els.map(function (c) { return c.value; }) } } : { type: "boolean" };
+  } else if (el.tagName === "SELECT") {
+    s = { type: "string", enum: optionValues(el) };
+    if (el.multiple) s = { type: "array", items: s };
+  } else if (type === "number" || type === "range") {
+    s = { type: "number" };
+    if (el.min !== "" && isFinite(+el.min)) s.minimum = +el.min;
+    if (el.max !== "" && isFinite(+el.max)) s.maximum = +el.max;
+  } else {
+    s = { type: "string" };
+    if (type === "email") s.format = "email";
+    if (type === "url") s.format = "uri";
+    if (type === "date") s.format = "date";
+    if (el.maxLength > 0) s.maxLength = el.maxLength;
+    if (el.minLength > 0) s.minLength = el.minLength;
+    if (el.pattern) s.pattern = "^(?:" + el.pattern + ")$";
+  }
+  // A group (radios, several checkboxes) is described by its own attribute or its
+  // fieldset's legend; each option's label names the option, not the group.
+  var group = type === "radio" || (type === "checkbox" && els.length > 1);
+  var description = "";
+  for (var i = 0; i < els.length && !description; i++) description = normalize(els[i].getAttribute("toolparamdescription") || "");
+  var fieldset = el.closest ? el.closest("fieldset") : null;
+  var legend = fieldset ? fieldset.querySelector("legend") : null;
+  if (!description && group && legend) description = normalize(legend.textContent);
+  for (var j = 0; j < els.length && !description && !group; j++) description = labelOf(els[j]);
+  if (!description && legend) description = normalize(legend.textContent);
+  if (description) s.description = cap(description, 300);
+  return s;
+}
+
+function formDescriptor(form) {
+  var properties = {};
+  var required = [];
+  controlsOf(form).forEach(function (c) {
+    properties[c.name] = controlSchema(c.els);
+    if (c.els.some(function (e) { return e.required; }) && c.els[0].type !== "checkbox") required.push(c.name);
+  });
+  var schema = { type: "object", properties: properties };
+  if (required.length) schema.required = required;
+  var d = { name: form.getAttribute("toolname"), description: normalize(form.getAttribute("tooldescription") || ""), inputSchema: schema, kind: "declarative" };
+  if (form.hasAttribute("toolautosubmit")) d.autosubmit = true;
+  return d;
+}
+
+function scan() {
+  if (!document.querySelectorAll) return forms;
+  var found = [];
+  Array.prototype.forEach.call(document.querySelectorAll("form[toolname]"), function (form) {
+    var name = form.getAttribute("toolname");
+    if (name) found.push({ name: name, form: form, descriptor: formDescriptor(form) });
+  });
+  var before = JSON.stringify(forms.map(function (f) { return f.descriptor; }));
+  forms = found;
+  if (JSON.stringify(found.map(function (f) { return f.descriptor; })) !== before) {
+    listeners.forEach(function (fn) { try { fn(); } catch (_ignored) { /* one listener must not stop the others */ } });
+  }
+  return forms;
+}
+
+/** Scan now and again whenever the document's forms may have changed; fn() hears every change. */
+function watch(fn) {
+  listeners.push(fn);
+  if (typeof MutationObserver !== "function") return;
+  var timer = null;
+  var observer = new MutationObserver(function () {
+    if (timer) return;
+    timer = setTimeout(function () { timer = null; scan(); }, 50);
+  });
+  var start = function () {
+    observer.observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["toolname", "tooldescription", "toolparamdescription", "name", "disabled", "required", "toolautosubmit"] });
+    scan();
+  };
+  if (document.documentElement) start();
+  else document.addEventListener("DOMContentLoaded", start);
+  document.addEventListener("DOMContentLoaded", scan);
+}
+
+function find(name) {
+  scan();
+  for (var i = 0; i < forms.length; i++) if (forms[i].name === name) return forms[i];
+  return null;
+}
+
+// -- SubmitEvent.agentInvoked / respondWith ------------------------------------------
+
+function installSubmitEvent() {
+  var SE = root.SubmitEvent;
+  if (!SE || "agentInvoked" in SE.prototype) return false;
+  Object.defineProperty(SE.prototype, "agentInvoked", { configurable: true, get: function () { return this.__mcpAgent === true; } });
+  Object.defineProperty(SE.prototype, "respondWith", {
+    configurable: true,
+    writable: true,
+    value: function (promise) {
+      if (this.__mcpAgent !== true || !this.__mcpRespond) {
+        var Err = root.DOMException || Error;
+        throw new Err("respondWith is only available on an agent-invoked submit", "InvalidStateError");
+      }
+      this.__mcpRespond(promise);
+    },
+  });
+  return true;
+}
+
+// The first listener of every submit (window, capture): mark the agent's own.
+function markAgentSubmit(ev) {
+  if (!pendingSubmit || ev.target !== pendingSubmit.form) return;
+  var pending = pendingSubmit;
+  try {
+    Object.defineProperty(ev, "__mcpAgent", { value: true });
+    Object.defineProperty(ev, "__mcpRespond", { value: function (p) { pending.response = Promise.resolve(p); } });
+  } catch (_ignored) { /* already marked */ }
+}
+
+// The last listener (window, bubble): a submission nobody took over is
+// deferred a moment, so the call can answer before the document goes away.
+function deferNavigation(ev) {
+  if (!pendingSubmit || ev.target !== pendingSubmit.form || ev.defaultPrevented) return;
+  ev.preventDefault();
+  var form = pendingSubmit.form, submitter = ev.submitter;
+  pendingSubmit.deferred = true;
+  setTimeout(function () {
+    if (submitter && submitter.name) {
+      var carry = document.createElement("input");
+      carry.type = "hidden";
+      carry.name = submitter.name;
+      carry.value = submitter.value;
+      form.appendChild(carry);
+    }
+    HTMLFormElement.prototype.submit.call(form);
+  }, 30);
+}
+
+function listenToSubmits() {
+  root.addEventListener("submit", markAgentSubmit, true);
+  root.addEventListener("submit", deferNavigation, false);
+}
+
+// -- running a form ----------------------------------------------------------------------
+
+function setValue(el, value) {
+  // The prototype's setter, so pages that track values (frameworks) see the change.
+  var proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : el.tagName === "SELECT" ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, "value").set.call(el, value);
+}
+
+function fire(el) {
+  el.dispatchEvent(new Event("input", { bubbles: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+}
+
+function fill(form, args) {
+  controlsOf(form).forEach(function (c) {
+    if (!Object.prototype.hasOwnProperty.call(args, c.name)) return;
+    var value = args[c.name];
+    var first = c.els[0];
+    var type = String(first.type || "").toLowerCase();
+    if (type === "radio") {
+      c.els.forEach(function (r) { r.checked = r.value === String(value); fire(r); });
+    } else if (type === "checkbox") {
+      var wanted = Array.isArray(value) ? value.map(String) : null;
+      c.els.forEach(function (box) { box.checked = wanted ? wanted.indexOf(box.value) >= 0 : value === true; fire(box); });
+    } else if (first.tagName === "SELECT" && first.multiple) {
+      var chosen = Array.isArray(value) ? value.map(String) : [String(value)];
+      Array.prototype.forEach.call(first.options, function (o) { o.selected = chosen.indexOf(o.value) >= 0; });
+      fire(first);
+    } else {
+      setValue(first, value === null ? "" : String(value));
+      fire(first);
+    }
+  });
+}
+
+function submit(entry) {
+  var form = entry.form;
+  var pending = { form: form, response: null, deferred: false };
+  pendingSubmit = pending;
+  try {
+    if (typeof form.requestSubmit === "function") form.requestSubmit();
+    else form.dispatchEvent(new SubmitEvent("submit", { bubbles: true, cancelable: true }));
+  } finally {
+    pendingSubmit = null;
+  }
+  if (pending.response) {
+    return pending.response.then(function (value) { return { submitted: true, result: toJson(value, entry.name) }; }, function (err) {
+      fail("handler_failed", "the page's response to " + entry.name + " failed: " + String((err && err.message) || err), { tool: entry.name });
+    });
+  }
+  if (pending.deferred) return { submitted: true, navigating: true, document: DOC_ID };
+  // The page handled the submit itself and gave no response: what it shows now.
+  return new Promise(function (resolve) { setTimeout(resolve, 50); }).then(function () {
+    return { submitted: true, result: pageResult({}) };
+  });
+}
+
+function waitForUserSubmit(entry) {
+  return new Promise(function (resolve) {
+    var submitter = entry.form.querySelector("[type=submit], button:not([type])");
+    if (submitter && submitter.focus) submitter.focus();
+    var done = function () { entry.form.removeEventListener("submit", done, true); resolve({ submitted: true, by: "user" }); };
+    entry.form.addEventListener("submit", done, true);
+  });
+}
+
+/** Fill the form of `entry` with `input` and submit it (or wait for the user): the call's output. */
+function run(entry, input) {
+  fill(entry.form, input);
+  if (!entry.form.hasAttribute("toolautosubmit")) return waitForUserSubmit(entry);
+  return submit(entry);
+}
+
+// -- the document after a submission -------------------------------------------------------
+
+function jsonLd() {
+  var out = [];
+  Array.prototype.forEach.call(document.querySelectorAll('script[type="application/ld+json"]'), function (s) {
+    try { out.push(JSON.parse(s.textContent)); } catch (_ignored) { /* not JSON: skipped */ }
+  });
+  return out;
+}
+
+function pageResult(args) {
+  if (args.after_document && args.after_document === DOC_ID) fail("state_mismatch", "the submission has not produced a new document yet", { document: DOC_ID });
+  if (document.readyState === "loading") fail("state_mismatch", "the next document is still loading", { document: DOC_ID });
+  var out = { url: String(root.location.href), title: String(document.title || ""), document: DOC_ID };
+  var ld = jsonLd();
+  if (ld.length) {
+    out.json_ld = ld;
+    return out;
+  }
+  var main = document.querySelector("main, [role=main]") || document.body;
+  var heading = document.querySelector("h1");
+  if (heading) out.heading = normalize(heading.textContent);
+  out.summary = cap(normalize(main ? main.innerText || main.textContent : ""), SUMMARY_CHARS);
+  return out;
+}
+
+M.webmcpForms = {
+  docId: DOC_ID,
+  toJson: toJson,
+  scan: scan,
+  list: function () { return forms.slice(); },
+  find: find,
+  watch: watch,
+  run: run,
+  pageResult: pageResult,
+  installSubmitEvent: installSubmitEvent,
+  listenToSubmits: listenToSubmits,
+};
+  })(M, root);
+
+  // ---- webmcp_foreign.js ----
+  (function (M, root) {
+/*
+ * webmcp_foreign.js — Tools held by a WebMCP implementation that is not ours:
+ * the browser's own (document.modelContext natively, or Chrome's testing API
+ * navigator.modelContextTesting), a page polyfill that ran before the engine
+ * (a /runtime.js embedded after it, a bookmarklet), or one that replaced
+ * document.modelContext after ours without passing its registrations on.
+ *
+ * Such a context is read through its consumer side, never patched:
+ *   - getTools() → [{name, title?, description, inputSchema (an object, as
+ *     Chromium 156 answers, or a JSON string, as earlier builds and the MCP-B
+ *     polyfills do), annotations?, window, origin}] and executeTool(tool,
+ *     input, {signal}) → a JSON string, null, or a value (Chromium's
+ *     extension, the MCP-B runtimes, Chrome Labs' demo polyfill). Chromium
+ *     takes the input as an object and MCP-B as a JSON string: it is given an
+ *     object whose toString() is its JSON text, which both read;
+ *   - older MCP-B runtimes: listTools() and executeTool(name, args);
+ *   - navigator.modelContextTesting (Chrome's earlier testing API, or MCP-B's
+ *     shim of it): listTools() and executeTool(name, inputJson, {signal}).
+ * Its toolchange events (or registerToolsChangedCallback) list it again. A
+ * malformed input schema leaves that tool out.
+ */
+var isObject = M.isObject,
+  jsonClone = M.jsonClone;
+
+var LIST_WAIT_MS = 1500;
+var RECHECK_MS = [500, 2000, 5000];
+var ours = null; // our ModelContext: never read as foreign
+var changed = function () {};
+var sources = []; // [{api, label, kind, list(), call(item, input, signal)}]
+var owners = {}; // tool name -> {source, item}: who answers a call, from the last listing
+var subscribed = [];
+
+function read(getter) {
+  try {
+    return getter();
+  } catch (_ignored) {
+    return null;
+  }
+}
+
+function isNative(fn) {
+  try {
+    return typeof fn === "function" && /\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(fn));
+  } catch (_ignored) {
+    return false;
+  }
+}
+
+function parseSchema(schema) {
+  if (schema === undefined || schema === null || schema === "") return { type: "object", properties: {} };
+  if (typeof schema === "string") {
+    try {
+      schema = JSON.parse(schema);
+    } catch (_ignored) {
+      return null;
+    }
+  }
+  return isObject(schema) ? jsonClone(schema) : null;
+}
+
+function descriptorOf(item, kind) {
+  if (!item || typeof item.name !== "string" || !item.name) return null;
+  var schema = parseSchema(item.inputSchema);
+  if (!schema) return null;
+  var d = { name: item.name, description: typeof item.description === "string" ? item.description : "", inputSchema: schema, kind: kind };
+  if (typeof item.title === "string" && item.title) d.title = item.title;
+  if (isObject(item.annotations) && typeof item.annotations.readOnlyHint === "boolean") d.annotations = { readOnlyHint: item.annotations.readOnlyHint };
+  return d;
+}
+
+/** `input` as an object whose string form is its JSON text (see the header). */
+function dual(input) {
+  var copy = jsonClone(input);
+  var text = JSON.stringify(copy);
+  Object.defineProperty(copy, "toString", { value: function () { return text; }, enumerable: false });
+  return copy;
+}
+
+function options(signal) {
+  return signal ? { signal: signal } : undefined;
+}
+
+function contextSource(api, label) {
+  var kind = isNative(api.registerTool) || isNative(api.getTools) ? "native" : "page";
+  if (typeof api.getTools === "function") {
+    return {
+      api: api, label: label, kind: kind,
+      list: function () { return api.getTools(); },
+      call: function (item, input, signal) {
+        if (typeof api.executeTool !== "function") throw new Error(label + " has no executeTool");
+        return api.executeTool(item, dual(input), options(signal));
+      },
+    };
+  }
+  if (typeof api.listTools === "function" && typeof api.executeTool === "function") {
+    return {
+      api: api, label: label, kind: kind,
+      list: function () { return api.listTools(); },
+      call: function (item, input) { return api.executeTool(item.name, jsonClone(input)); },
+    };
+  }
+  return null;
+}
+
+function testingSource(api) {
+  if (typeof api.listTools !== "function" || typeof api.executeTool !== "function") return null;
+  return {
+    api: api, label: "navigator.modelContextTesting", kind: isNative(api.listTools) ? "native" : "page",
+    list: function () { return api.listTools(); },
+    call: function (item, input, signal) { return api.executeTool(item.name, JSON.stringify(input), options(signal)); },
+  };
+}
+
+function subscribe(api) {
+  if (subscribed.indexOf(api) >= 0) return;
+  subscribed.push(api);
+  var hear = function () { changed(); };
+  try {
+    if (typeof api.addEventListener === "function") api.addEventListener("toolchange", hear);
+    else if (typeof api.registerToolsChangedCallback === "function") api.registerToolsChangedCallback(hear);
+  } catch (_ignored) { /* a context that cannot be listened to is still listed on every change of ours */ }
+}
+
+/** Find the contexts that are not ours; true when they differ from the last look. */
+function detect() {
+  var found = [];
+  var doc = read(function () { return document.modelContext; });
+  if (doc && typeof doc === "object" && doc !== ours) {
+    found.push(contextSource(doc, "document.modelContext"));
+  } else {
+    // Only a page that kept our document slot may hold an older registry on navigator
+    // (reading navigator.modelContext where it is an alias makes some polyfills warn).
+    var nav = read(function () { return root.navigator.modelContext; });
+    if (nav && typeof nav === "object" && nav !== ours) found.push(contextSource(nav, "navigator.modelContext"));
+  }
+  var testing = read(function () { return root.navigator.modelContextTesting; });
+  if (testing && typeof testing === "object") found.push(testingSource(testing));
+  found = found.filter(Boolean);
+  var before = sources.map(function (s) { return s.api; });
+  var differs = found.length !== before.length || found.some(function (s, i) { return s.api !== before[i]; });
+  sources = found;
+  sources.forEach(function (s) { subscribe(s.api); });
+  return differs;
+}
+
+function settle(promise) {
+  return new Promise(function (resolve) {
+    var timer = setTimeout(function () { resolve([]); }, LIST_WAIT_MS);
+    Promise.resolve(promise).then(function (items) {
+      clearTimeout(timer);
+      resolve(items && typeof items.length === "number" ? Array.prototype.slice.call(items) : []);
+    }, function (err) {
+      clearTimeout(timer);
+      console.warn("[mcp-actions] reading WebMCP tools failed:", String((err && err.message) || err));
+      resolve([]);
+    });
+  });
+}
+
+/** The foreign contexts' tools as descriptors (the first context naming a tool keeps it). */
+function list() {
+  detect();
+  var current = sources.slice();
+  return Promise.all(current.map(function (s) { return settle(read(function () { return s.list(); })); })).then(function (lists) {
+    var next = {};
+    var out = [];
+    lists.forEach(function (items, i) {
+      items.forEach(function (item) {
+        var d = descriptorOf(item, current[i].kind);
+        if (!d || next[d.name]) return;
+        next[d.name] = { source: current[i], item: item };
+        out.push(d);
+      });
+    });
+    owners = next;
+    return out;
+  });
+}
+
+function parseResult(out) {
+  if (out === undefined) return null;
+  if (typeof out !== "string") return out;
+  try {
+    return JSON.parse(out);
+  } catch (_ignored) {
+    return out;
+  }
+}
+
+/** Run the foreign tool `name` (a promise of its result), or null when no foreign context lists it. */
+function call(name, input, signal) {
+  var owner = owners[name];
+  if (!owner) return null;
+  return Promise.resolve()
+    .then(function () { return owner.source.call(owner.item, input, signal); })
+    .then(parseResult);
+}
+
+/** Start watching for foreign contexts; onChange() is called when they or their tools change. */
+function start(ourContext, onChange) {
+  ours = ourContext;
+  changed = onChange;
+  var recheck = function () { if (detect()) changed(); };
+  detect();
+  document.addEventListener("DOMContentLoaded", recheck);
+  root.addEventListener("load", function () {
+    recheck();
+    RECHECK_MS.forEach(function (ms) { setTimeout(recheck, ms); });
+  });
+}
+
+M.webmcpForeign = {
+  start: start,
+  present: function () { return sources.length > 0; },
+  labels: function () { return sources.map(function (s) { return s.label + " (" + s.kind + ")"; }); },
+  list: list,
+  call: call,
+};
+  })(M, root);
+
+  // ---- webmcp.js ----
+  (function (M, root) {
+/*
+ * webmcp.js — WebMCP (the W3C Web Machine Learning community group's draft)
+ * for pages written to it: a ModelContext installed as document.modelContext
+ * before any page script when the browser has none, so pages that
+ * feature-detect it (`if (document.modelContext)`) register their tools, and
+ * page polyfills that fill the slot only when it is empty (Chrome Labs' demo
+ * polyfill, @mcp-b/webmcp-polyfill, @mcp-b/global's) defer to it.
+ *
+ * Today's API: registerTool(tool, {signal, exposedTo}) → Promise<undefined>
+ * (aborting the signal withdraws the tool; exposedTo origins are checked as
+ * the draft says and only widen who may see a tool: the document's own
+ * agent, which we are, always does), toolchange events and ontoolchange, a
+ * tool's title and readOnlyHint, and the consumer side in-page agents and
+ * page runtimes use: getTools() (this document's tools, shaped as Chromium
+ * answers) and executeTool(tool | name, input | inputJson, {signal}) → the
+ * result as a JSON string (null when a form's submission leaves the page).
+ *
+ * The same object is navigator.modelContext for pages written to the first
+ * drafts, with their provideContext / clearContext / unregisterTool, and
+ * registerTool's promise carries the old handle's unregister(). Where the
+ * slot was already taken (a native implementation, a polyfill that ran
+ * earlier) ours is not installed, and the tools are read through what is
+ * there (webmcp_foreign.js). Every change is published through
+ * M.setPageTools("webmcp", ...): this document's registrations, its toolname
+ * forms (webmcp_forms.js, unless the browser or an earlier polyfill runs
+ * declarative forms), then a foreign context's tools of other names.
+ */
+var isObject = M.isObject,
+  jsonClone = M.jsonClone,
+  setPageTools = M.setPageTools,
+  forms = M.webmcpForms,
+  foreign = M.webmcpForeign;
+
+var NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+var tools = {}; // name -> {tool, descriptor, from: "register" | "provide", signal?, abort?}
+var installed = { document: false, navigator: false, forms: false };
+var refreshing = 0;
+
+function domError(message, name) {
+  var Err = root.DOMException;
+  return Err ? new Err(message, name) : new Error(message);
+}
+
+// -- tools -------------------------------------------------------------------------
+
+function trustworthy(text) {
+  var url;
+  try {
+    url = new URL(String(text));
+  } catch (_ignored) {
+    return false;
+  }
+  var host = url.hostname.replace(/^\[|\]$/g, "");
+  return url.protocol === "https:" || url.protocol === "wss:" || url.protocol === "file:" || host === "localhost" || /\.localhost$/.test(host) || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "::1";
+}
+
+function checkOrigins(list, what) {
+  if (list === undefined || list === null) return [];
+  if (typeof list !== "object" || typeof list.length !== "number") throw new TypeError(what + " must be a list of origins");
+  return Array.prototype.map.call(list, function (origin) {
+    if (!trustworthy(origin)) throw domError(what + " names " + String(origin) + ", which is not a potentially trustworthy origin", "SecurityError");
+    return new URL(String(origin)).origin;
+  });
+}
+
+/** The checked descriptor of a page's tool; throws as the draft's registerTool rejects. */
+function describe(tool) {
+  if (!isObject(tool) && typeof tool !== "function") throw new TypeError("registerTool expects a tool object");
+  var name = tool.name, description = tool.description;
+  // As Chromium answers: a missing member is a TypeError, an empty or malformed one InvalidStateError.
+  if (name === undefined || description === undefined) throw new TypeError("a tool needs a name and a description");
+  if (!NAME.test(String(name))) throw domError("a tool's name must be 1 to 128 characters of A-Z, a-z, 0-9, _, - and .", "InvalidStateError");
+  name = String(name);
+  description = String(description);
+  if (!description) throw domError("tool " + name + " needs a description", "InvalidStateError");
+  if (typeof tool.execute !== "function") throw new TypeError("tool " + name + " needs an execute function");
+  var schema = { type: "object", properties: {} };
+  if (tool.inputSchema !== undefined) {
+    var text = JSON.stringify(tool.inputSchema); // throws as the draft's serialization does
+    if (text === undefined) throw new TypeError("tool " + name + ": inputSchema is not JSON");
+    schema = JSON.parse(text);
+    if (!isObject(schema)) throw new TypeError("tool " + name + ": inputSchema must be a JSON Schema object");
+  }
+  var d = { name: name, description: description, inputSchema: schema, kind: "imperative" };
+  if (typeof tool.title === "string" && tool.title) d.title = tool.title;
+  var ann = isObject(tool.annotations) ? tool.annotations : {};
+  if (typeof ann.readOnlyHint === "boolean") d.annotations = { readOnlyHint: ann.readOnlyHint };
+  return d;
+}
+
+function remove(name, entry) {
+  var current = tools[name];
+  if (!current || (entry && current !== entry)) return false;
+  if (current.signal && current.abort) current.signal.removeEventListener("abort", current.abort);
+  delete tools[name];
+  return true;
+}
+
+function toolchange() {
+  setTimeout(function () {
+    try { context.dispatchEvent(new Event("toolchange")); } catch (_ignored) { /* a page handler threw */ }
+  }, 0);
+}
+
+function changed() {
+  refresh();
+  toolchange();
+}
+
+function registerTool(tool, options) {
+  var entry;
+  var promise = new Promise(function (resolve, reject) {
+    options = options === undefined || options === null ? {} : options;
+    var d = describe(tool);
+    var signal = options.signal;
+    var exposedTo = checkOrigins(options.exposedTo, "exposedTo");
+    if (signal && signal.aborted) throw signal.reason;
+    if (tools[d.name]) throw domError("a tool named " + d.name + " is already registered", "InvalidStateError");
+    entry = { tool: tool, descriptor: d, from: "register", exposedTo: exposedTo };
+    if (signal && typeof signal.addEventListener === "function") {
+      entry.signal = signal;
+      entry.abort = function () {
+        if (remove(d.name, entry)) changed();
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", entry.abort);
+    }
+    tools[d.name] = entry;
+    changed();
+    setTimeout(resolve, 0); // after the toolchange event, as the draft orders them
+  });
+  // Pages written to the first drafts kept registerTool's {unregister()} handle.
+  promise.unregister = function () {
+    if (entry && remove(entry.descriptor.name, entry)) changed();
+  };
+  return promise;
+}
+
+function provideContext(context_) {
+  var list = context_ && Array.isArray(context_.tools) ? context_.tools : [];
+  var described = list.map(describe);
+  var seen = {};
+  described.forEach(function (d) {
+    if (seen[d.name] || (tools[d.name] && tools[d.name].from === "register")) throw domError("a tool named " + d.name + " is already registered", "InvalidStateError");
+    seen[d.name] = true;
+  });
+  Object.keys(tools).forEach(function (n) { if (tools[n].from === "provide") remove(n); });
+  described.forEach(function (d, i) { tools[d.name] = { tool: list[i], descriptor: d, from: "provide", exposedTo: [] }; });
+  changed();
+}
+
+// -- the consumer side: getTools and executeTool --------------------------------------------
+
+function ownForms() {
+  return installed.forms ? forms.scan() : [];
+}
+
+// A tool as getTools answers it. inputSchema is an object, as Chromium 156 answers; its
+// toString() is its JSON text, so consumers written to the earlier string form
+// (JSON.parse(tool.inputSchema): Chrome Labs' bistro demo, MCP-B's runtime) read it too.
+function registered(d, tool) {
+  var schema = jsonClone(d.inputSchema);
+  var text = JSON.stringify(schema);
+  Object.defineProperty(schema, "toString", { value: function () { return text; }, enumerable: false });
+  var out = { name: d.name, title: d.title || "", description: d.description, inputSchema: schema, window: root, origin: String(root.location.origin) };
+  var ann = tool && isObject(tool.annotations) ? tool.annotations : {};
+  out.annotations = { readOnlyHint: ann.readOnlyHint === true, untrustedContentHint: ann.untrustedContentHint === true };
+  return out;
+}
+
+function getTools(options) {
+  return new Promise(function (resolve) {
+    // Other origins' tools (fromOrigins) would live in other documents: this registry holds only this one's.
+    checkOrigins(options && options.fromOrigins, "fromOrigins");
+    var out = Object.keys(tools).map(function (n) { return registered(tools[n].descriptor, tools[n].tool); });
+    ownForms().forEach(function (f) { if (!tools[f.name]) out.push(registered(f.descriptor)); });
+    out.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
+    setTimeout(function () { resolve(out); }, 0);
+  });
+}
+
+/**
+ * Run one of this document's tools: {kind: "imperative", value} with what its
+ * execute answered, or {kind: "declarative", output} from its form; null when
+ * this document has no tool of that name.
+ */
+function runOwn(name, input, client) {
+  var entry = tools[name];
+  if (entry) return Promise.resolve().then(function () { return entry.tool.execute(input, client); }).then(function (value) { return { kind: "imperative", value: value }; });
+  var form = installed.forms ? forms.find(name) : null;
+  if (form) return Promise.resolve().then(function () { return forms.run(form, input); }).then(function (output) { return { kind: "declarative", output: output }; });
+  return null;
+}
+
+var localClient = {
+  // An in-page agent's user is the one at this page: the page asks them itself.
+  requestUserInteraction: function (callback) {
+    if (typeof callback !== "function") return Promise.reject(new TypeError("requestUserInteraction expects a function"));
+    return Promise.resolve().then(function () { return callback(); });
+  },
+};
+
+function executeTool(tool, input, options) {
+  return Promise.resolve().then(function () {
+    var name = typeof tool === "string" ? tool : tool && tool.name;
+    var signal = options && options.signal;
+    if (signal && signal.aborted) throw signal.reason;
+    var args = input === undefined || input === null || input === "" ? {} : typeof input === "string" ? JSON.parse(input) : input;
+    if (!isObject(args)) throw new TypeError("a tool's input must be a JSON object");
+    var running = runOwn(String(name), jsonClone(args), localClient);
+    if (!running) throw domError("this document has no tool named " + name, "UnknownError");
+    return running.then(function (done) {
+      if (done.kind === "imperative") return done.value === undefined ? "null" : JSON.stringify(done.value);
+      if (done.output.navigating) return null; // the answer is the next document's, as in Chromium
+      return JSON.stringify(done.output.result === undefined ? done.output : done.output.result);
+    });
+  });
+}
+
+// -- the object pages see ------------------------------------------------------------------
+
+var context = new EventTarget();
+var proto = Object.create(EventTarget.prototype);
+var ontoolchange = null;
+Object.defineProperties(proto, {
+  registerTool: { value: registerTool, writable: true, configurable: true },
+  getTools: { value: getTools, writable: true, configurable: true },
+  executeTool: { value: executeTool, writable: true, configurable: true },
+  // The first drafts' calls, for pages written to them.
+  unregisterTool: { value: function (name) { if (remove(String(name))) changed(); }, writable: true, configurable: true },
+  provideContext: { value: provideContext, writable: true, configurable: true },
+  clearContext: { value: function () { Object.keys(tools).forEach(function (n) { remove(n); }); changed(); }, writable: true, configurable: true },
+  ontoolchange: {
+    configurable: true,
+    get: function () { return ontoolchange; },
+    set: function (fn) {
+      if (ontoolchange) context.removeEventListener("toolchange", ontoolchange);
+      ontoolchange = typeof fn === "function" ? fn : null;
+      if (ontoolchange) context.addEventListener("toolchange", ontoolchange);
+    },
+  },
+});
+if (typeof Symbol === "function" && Symbol.toStringTag) Object.defineProperty(proto, Symbol.toStringTag, { value: "ModelContext", configurable: true });
+Object.setPrototypeOf(context, proto);
+
+function present(getter) {
+  try {
+    return !!getter();
+  } catch (_ignored) {
+    return true; // a getter that throws belongs to someone: leave it alone
+  }
+}
+
+function define(target, key, getter) {
+  try {
+    Object.defineProperty(target, key, { configurable: true, enumerable: true, get: getter });
+    return true;
+  } catch (_ignored) {
+    return false;
+  }
+}
+
+function install() {
+  var doc = root.document, nav = root.navigator;
+  if (root.Document && !present(function () { return doc.modelContext; })) {
+    installed.document = define(root.Document.prototype, "modelContext", function () { return this === doc ? context : undefined; });
+  }
+  if (nav && !present(function () { return nav.modelContext; })) {
+    installed.navigator = define(Object.getPrototypeOf(nav), "modelContext", function () { return context; });
+  }
+  // Declarative forms are ours unless the browser (or a polyfill before us) already runs them.
+  installed.forms = forms.installSubmitEvent();
+  if (installed.forms) {
+    forms.listenToSubmits();
+    forms.watch(refresh);
+  }
+  foreign.start(context, refresh);
+  refresh();
+}
+
+// -- publishing ----------------------------------------------------------------------------
+
+function ownList() {
+  var list = Object.keys(tools).map(function (n) { return tools[n].descriptor; });
+  ownForms().forEach(function (f) { if (!tools[f.name]) list.push(f.descriptor); });
+  return list;
+}
+
+/** Publish the current list (ours, then foreign tools of other names); resolves with it. */
+function refresh() {
+  var mine = ++refreshing;
+  if (!foreign.present()) {
+    var list = ownList();
+    setPageTools("webmcp", list);
+    return Promise.resolve(list);
+  }
+  return foreign.list().then(function (theirs) {
+    var list = ownList();
+    var names = {};
+    list.forEach(function (d) { names[d.name] = true; });
+    theirs.forEach(function (d) { if (!names[d.name]) { names[d.name] = true; list.push(d); } });
+    if (mine === refreshing) setPageTools("webmcp", list); // a slower earlier listing never overwrites a newer one
+    return list;
+  });
+}
+
+M.webmcp = {
+  docId: forms.docId,
+  context: context,
+  installed: installed,
+  runOwn: runOwn,
+  has: function (name) { return !!tools[name] || !!(installed.forms && forms.find(name)); },
+  refresh: refresh,
+};
+
+// Installed once per window by createEngine (engine.js), before page scripts
+// when the host injects the engine early: a second copy of this script only
+// finds the first one's context.
+(M.installers = M.installers || []).push(install);
+  })(M, root);
+
+  // ---- webmcp_call.js ----
+  (function (M, root) {
+/*
+ * webmcp_call.js — Calling WebMCP tools for the host: webmcp.list_tools,
+ * webmcp.call {tool, arguments, call_id?} and webmcp.page_result.
+ *
+ * A tool of this document runs its execute(input, client) (imperative) or
+ * its form (declarative, webmcp_forms.js); a tool only a foreign context
+ * lists runs through that context's executeTool (webmcp_foreign.js), with a
+ * signal the caller's cancel aborts.
+ *
+ * client.requestUserInteraction(callback): when the host passed the call's
+ * bridge id (call_id), the page's wish to ask the user travels as an
+ * input_request {protocol: "webmcp", method: "requestUserInteraction",
+ * tool} (callchannel.js); the host answers {granted: true} once the user
+ * agreed (MCP elicitation), and only then the callback runs and its result
+ * is the promise's. Otherwise the promise rejects with a NotAllowedError
+ * DOMException (the user declined or cancelled, or the client cannot ask),
+ * and a tool that lets that refusal end its execute fails the call with
+ * permission_denied (evidence.reason). After the call ended it rejects with
+ * InvalidStateError. Cancelling the call fires "toolcancel" (toolName) at
+ * document.modelContext.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  jsonClone = M.jsonClone,
+  requestInput = M.requestInput,
+  onCancel = M.onCancel,
+  webmcp = M.webmcp,
+  forms = M.webmcpForms,
+  foreign = M.webmcpForeign;
+
+function domError(message, name) {
+  var Err = root.DOMException;
+  return Err ? new Err(message, name) : new Error(message);
+}
+
+function errorText(err) {
+  return String((err && err.message) || err || "failed");
+}
+
+function agentClient(callId, tool, refusals) {
+  var state = { running: true };
+  var client = {
+    requestUserInteraction: function (callback) {
+      if (typeof callback !== "function") return Promise.reject(new TypeError("requestUserInteraction expects a function"));
+      if (!state.running) return Promise.reject(domError("the call of " + tool + " has ended", "InvalidStateError"));
+      if (!callId) return Promise.resolve().then(function () { return callback(); });
+      var request = { protocol: "webmcp", method: "requestUserInteraction", tool: tool };
+      return requestInput(callId, request).then(function (answer) {
+        var response = isObject(answer.response) ? answer.response : {};
+        if (answer.error || response.granted !== true) {
+          var reason = answer.error ? "no_elicitation" : String(response.reason || "declined");
+          var message = answer.error ? "the agent cannot ask the user: " + String(answer.error.message || answer.error.code) : String(response.message || "the user did not allow it (" + reason + ")");
+          var refusal = domError(message, "NotAllowedError");
+          refusals.push({ error: refusal, reason: reason });
+          throw refusal;
+        }
+        return callback();
+      });
+    },
+  };
+  return { client: client, end: function () { state.running = false; } };
+}
+
+function refusalOf(err, refusals) {
+  for (var i = 0; i < refusals.length; i++) if (refusals[i].error === err) return refusals[i];
+  return null;
+}
+
+function failed(err, name, refusals) {
+  var refusal = refusalOf(err, refusals);
+  if (refusal) fail("permission_denied", name + ": " + errorText(err), { tool: name, reason: refusal.reason, protocol: "webmcp" });
+  if (err instanceof M.EngineError) throw err;
+  fail("handler_failed", errorText(err), { tool: name, name: err && err.name ? String(err.name) : "Error" });
+}
+
+function cancelled(name) {
+  try {
+    var ev = new Event("toolcancel");
+    ev.toolName = name;
+    webmcp.context.dispatchEvent(ev);
+  } catch (_ignored) { /* a page handler threw */ }
+}
+
+function callTool(args) {
+  var name = args.tool;
+  if (typeof name !== "string" || !name) fail("invalid_input", "webmcp.call needs the tool's name", { field: "tool" });
+  var input = args.arguments === undefined ? {} : args.arguments;
+  if (!isObject(input)) fail("invalid_input", "arguments must be an object", { field: "arguments" });
+  var callId = typeof args.call_id === "string" && args.call_id ? args.call_id : null;
+  var refusals = [];
+  var agent = agentClient(callId, name, refusals);
+  var controller = typeof AbortController === "function" ? new AbortController() : null;
+  var stop = callId ? onCancel(callId, function (reason) { cancelled(name); if (controller) controller.abort(reason); }) : function () {};
+  var end = function () { agent.end(); stop(); };
+  var running = webmcp.runOwn(name, jsonClone(input), agent.client);
+  if (running) {
+    return running.then(function (done) {
+      end();
+      if (done.kind === "declarative") return done.output;
+      return { result: forms.toJson(done.value, name) };
+    }, function (err) {
+      end();
+      failed(err, name, refusals);
+    });
+  }
+  var theirs = foreign.call(name, jsonClone(input), controller ? controller.signal : undefined);
+  if (!theirs) {
+    end();
+    fail("missing_handler", "the page has no WebMCP tool named " + name, { tool: name });
+  }
+  return theirs.then(function (value) {
+    end();
+    return { result: forms.toJson(value, name) };
+  }, function (err) {
+    end();
+    failed(err, name, refusals);
+  });
+}
+
+function listTools() {
+  return webmcp.refresh().then(function (list) {
+    return { tools: list, native: foreign.labels().some(function (l) { return / \(native\)$/.test(l); }), document: webmcp.docId, sources: foreign.labels() };
+  });
+}
+
+definePrimitive("webmcp.list_tools", listTools);
+definePrimitive("webmcp.call", callTool, ["tool"]);
+definePrimitive("webmcp.page_result", forms.pageResult);
+  })(M, root);
+
+  // ---- wab.js ----
+  (function (M, root) {
+/*
+ * wab.js — Web Agent Bridge commands, run from inside the page.
+ *
+ * wab.execute {command, params, http?, bridge?} (or {command, ...params} as a
+ * converted map binds it) runs one command one of two ways:
+ * - http {url, body}: the site's HTTP execute endpoint (a discovery
+ *   document's endpoints.execute, or the 1.0 text's {base_url}/execute),
+ *   POSTed with the page's own fetch: same origin only, with the user's
+ *   cookies and session. body "action" sends {action, params} (WAB 1.2+),
+ *   "name" sends {name, data} (WAB 1.0). The answer {success, result, error}
+ *   gives result, or fails;
+ * - otherwise the page's JS bridge: window.AICommands.execute (WAB 1.0 and
+ *   the ai-agent-bridge script) or window.__wab_protocol.execute (the WAB
+ *   browser client 2.x), waiting up to 5 s for it (wab:ready on window or
+ *   document, or polling); bridge names which one.
+ * A failure (a thrown error with a code, an answer with success: false or
+ * type: "error", an error-only answer, an HTTP error status) fails with
+ * handler_failed and the WAB code in evidence.wab_code (the site's own, else
+ * one read from the HTTP status or the answer's shape: 401
+ * AUTHENTICATION_REQUIRED, 403 PERMISSION_DENIED, 404 or an "available" list
+ * without the command ACTION_NOT_FOUND, 429 or a retryAfter RATE_LIMITED,
+ * other 4xx INVALID_PARAMS, 408/504 TIMEOUT, 5xx BRIDGE_ERROR, otherwise
+ * EXECUTION_FAILED; a request that never got an answer TRANSPORT_ERROR), plus
+ * retry_after_s and http_status where known; the host maps it onto its stable
+ * codes. Permissions and the rate limit are enforced by the host before a
+ * command reaches this primitive.
+ *
+ * The actions a page's own bridge lists (window.__wab_protocol.actions, or
+ * AICommands.getActions()) are published as page tools ("wab": {name,
+ * description, params, trigger?, bridge}); the host turns their params into
+ * input schemas.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  jsonClone = M.jsonClone,
+  setPageTools = M.setPageTools;
+
+var READY_WAIT_MS = 5000;
+var WATCH_MS = 5000; // how long after install the page is watched for a bridge that lists actions
+var MAX_ACTIONS = 200;
+var BRIDGES = ["AICommands", "__wab_protocol"]; // the order tried when a command names none
+var OWN_ARGS = ["command", "params", "http", "bridge"];
+var ENVELOPE = ["success", "type", "action", "wab_version", "duration_ms", "id"];
+
+function bridgeObject(which) {
+  var names = which ? [which] : BRIDGES;
+  for (var i = 0; i < names.length; i++) {
+    var candidate = root[names[i]];
+    if (candidate && (typeof candidate === "object" || typeof candidate === "function") && typeof candidate.execute === "function") {
+      return { name: names[i], object: candidate };
+    }
+  }
+  return null;
+}
+
+function whenReady(which, timeoutMs) {
+  var ready = bridgeObject(which);
+  if (ready) return Promise.resolve(ready);
+  return new Promise(function (resolve) {
+    var done = false;
+    function finish() {
+      if (done) return;
+      done = true;
+      root.removeEventListener("wab:ready", check);
+      document.removeEventListener("wab:ready", check);
+      clearInterval(timer);
+      clearTimeout(limit);
+      resolve(bridgeObject(which));
+    }
+    function check() { if (bridgeObject(which)) finish(); }
+    // The 1.0 text fires wab:ready on window, the ai-agent-bridge script on document.
+    root.addEventListener("wab:ready", check);
+    document.addEventListener("wab:ready", check);
+    var timer = setInterval(check, 100);
+    var limit = setTimeout(finish, timeoutMs);
+  });
+}
+
+// -- answers -----------------------------------------------------------------------
+
+function text(value) {
+  if (typeof value === "string") return value;
+  if (isObject(value) && typeof value.message === "string") return value.message;
+  return "";
+}
+
+function retryAfterOf(body, header) {
+  var candidates = [body && body.retryAfter, body && isObject(body.error) && body.error.retryAfter, body && isObject(body.error) && isObject(body.error.details) && body.error.details.retryAfter];
+  for (var i = 0; i < candidates.length; i++) if (typeof candidates[i] === "number" && isFinite(candidates[i])) return candidates[i];
+  var seconds = header ? Number(header) : NaN;
+  return isFinite(seconds) && seconds >= 0 ? seconds : null;
+}
+
+/** The failure an answer reports, or null when it is a success. */
+function failureOf(body) {
+  if (!isObject(body)) return null;
+  if (body.success === false || body.type === "error") return body;
+  // An answer that is only an error (the WAB server's rule: a result with error is a failure).
+  if (body.success !== true && body.type !== "success" && (text(body.error) || (isObject(body.error) && typeof body.error.code === "string"))) return body;
+  return null;
+}
+
+function wabCode(body, status, command, retryAfter) {
+  var err = body && body.error;
+  if (isObject(err) && typeof err.code === "string" && err.code) return err.code;
+  if (body && typeof body.code === "string" && body.code) return body.code;
+  if (body && isObject(body.result) && typeof body.result.code === "string" && body.result.code) return body.result.code;
+  if (status === 401) return "AUTHENTICATION_REQUIRED";
+  if (status === 403) return "PERMISSION_DENIED";
+  if (status === 404) return "ACTION_NOT_FOUND";
+  if (status === 429 || retryAfter !== null) return "RATE_LIMITED";
+  if (body && Array.isArray(body.available) && body.available.indexOf(command) < 0) return "ACTION_NOT_FOUND";
+  if (status === 408 || status === 504) return "TIMEOUT";
+  if (status >= 500) return "BRIDGE_ERROR";
+  if (status >= 400) return "INVALID_PARAMS";
+  return "EXECUTION_FAILED";
+}
+
+function failWith(command, body, status, transport, retryHeader) {
+  var retry = retryAfterOf(body, retryHeader);
+  var evidence = { command: command, transport: transport, wab_code: wabCode(body, status, command, retry) };
+  if (status) evidence.http_status = status;
+  if (retry !== null) evidence.retry_after_s = retry;
+  if (body && Array.isArray(body.available)) evidence.available = body.available.slice(0, 50).map(String);
+  if (body && isObject(body.error) && body.error.details !== undefined) {
+    try { evidence.details = jsonClone(body.error.details); } catch (_ignored) { /* not JSON: left out */ }
+  }
+  var message = text(body && body.error) || text(body && body.result && body.result.error) || text(body && body.message);
+  if (!message) message = "WAB command " + command + " failed" + (status ? " (HTTP " + status + ")" : "");
+  fail("handler_failed", message, evidence);
+}
+
+function valueOf(result) {
+  return result === undefined ? null : jsonClone(result);
+}
+
+// -- the JS bridge ---------------------------------------------------------------------
+
+function viaBridge(command, params, which) {
+  return whenReady(which, READY_WAIT_MS).then(function (bridge) {
+    if (!bridge) {
+      var where = which ? "window." + which : "window.AICommands or window.__wab_protocol";
+      fail("missing_handler", "the page has no WAB bridge (" + where + ") after " + READY_WAIT_MS + " ms", { handler: where, command: command });
+    }
+    var value;
+    try {
+      value = bridge.object.execute(command, jsonClone(params));
+    } catch (err) {
+      value = Promise.reject(err);
+    }
+    return Promise.resolve(value).then(
+      function (result) {
+        var failed = failureOf(result);
+        if (failed) failWith(command, failed, 0, "js_global");
+        // The 1.0 text's response envelope {type: "success", result} gives its result.
+        if (isObject(result) && result.type === "success" && "result" in result) return valueOf(result.result);
+        return valueOf(result);
+      },
+      function (err) {
+        var evidence = { command: command, transport: "js_global" };
+        if (err && typeof err.code === "string") evidence.wab_code = err.code;
+        var retry = err && (err.retryAfter !== undefined ? err.retryAfter : err.details && err.details.retryAfter);
+        if (typeof retry === "number") evidence.retry_after_s = retry;
+        fail("handler_failed", String((err && err.message) || err), evidence);
+      }
+    );
+  });
+}
+
+// -- the HTTP endpoint -------------------------------------------------------------------
+
+function viaHttp(command, params, http) {
+  var target;
+  try {
+    target = new URL(String(http.url), root.location.href);
+  } catch (_bad) {
+    fail("invalid_input", "the WAB execute endpoint is not a URL: " + String(http.url), { command: command, field: "http.url" });
+  }
+  if (target.origin !== root.location.origin) {
+    // Only the page's own site gets the user's session: never another origin.
+    fail("permission_denied", "the WAB execute endpoint " + target.href + " is not on this page's origin " + root.location.origin,
+      { command: command, transport: "http", url: target.href, wab_code: "ORIGIN_MISMATCH" });
+  }
+  if (typeof root.fetch !== "function") fail("capability_unavailable", "this page has no fetch", { command: command, capability: "fetch" });
+  var payload = http.body === "name" ? { name: command, data: params } : { action: command, params: params };
+  return root.fetch(target.href, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-WAB-Version": "1.0" },
+    body: JSON.stringify(payload),
+  }).then(
+    function (response) {
+      return response.text().then(function (raw) {
+        var body = null;
+        try { body = raw ? JSON.parse(raw) : null; } catch (_notJson) { body = null; }
+        var status = response.status;
+        var retryHeader = response.headers.get("Retry-After");
+        if (!isObject(body)) {
+          if (response.ok) failWith(command, { error: "the site's WAB endpoint answered something other than a JSON object", code: "BRIDGE_ERROR" }, status, "http", retryHeader);
+          failWith(command, null, status, "http", retryHeader);
+        }
+        if (!response.ok || failureOf(body)) failWith(command, body, status, "http", retryHeader);
+        if ("result" in body) return valueOf(body.result);
+        var rest = {};
+        Object.keys(body).forEach(function (k) { if (ENVELOPE.indexOf(k) < 0) rest[k] = body[k]; });
+        return valueOf(rest);
+      });
+    },
+    function (err) {
+      fail("handler_failed", "the WAB execute endpoint could not be reached: " + String((err && err.message) || err),
+        { command: command, transport: "http", url: target.href, wab_code: "TRANSPORT_ERROR" });
+    }
+  );
+}
+
+function execute(args) {
+  var command = args.command;
+  if (typeof command !== "string" || !command) fail("invalid_input", "wab.execute needs the command's name", { field: "command" });
+  // {command, params} from the host; {command, ...params} from a converted map's binding.
+  var params = {};
+  if (isObject(args.params)) params = args.params;
+  else Object.keys(args).forEach(function (k) { if (OWN_ARGS.indexOf(k) < 0) params[k] = args[k]; });
+  params = jsonClone(params);
+  if (isObject(args.http) && typeof args.http.url === "string" && args.http.url) return viaHttp(command, params, args.http);
+  var which = BRIDGES.indexOf(args.bridge) >= 0 ? args.bridge : null;
+  return viaBridge(command, params, which);
+}
+
+// -- the actions a page's bridge lists ------------------------------------------------------
+
+function describe(action, bridge) {
+  if (!isObject(action) || typeof action.name !== "string" || !action.name) return null;
+  var d = { name: action.name, description: typeof action.description === "string" ? action.description : "", bridge: bridge };
+  ["params", "trigger", "category"].forEach(function (key) {
+    if (action[key] === undefined || typeof action[key] === "function") return;
+    try { d[key] = jsonClone(action[key]); } catch (_ignored) { /* not JSON: left out */ }
+  });
+  return d;
+}
+
+function listed() {
+  var lists = [];
+  var proto = root.__wab_protocol;
+  if (proto && typeof proto.execute === "function" && Array.isArray(proto.actions)) {
+    lists.push(Promise.resolve({ bridge: "__wab_protocol", actions: proto.actions }));
+  }
+  var commands = root.AICommands;
+  if (commands && typeof commands.execute === "function" && typeof commands.getActions === "function") {
+    var got;
+    try { got = commands.getActions(); } catch (_ignored) { got = []; }
+    lists.push(Promise.resolve(got).then(function (actions) { return { bridge: "AICommands", actions: actions }; }, function () { return { bridge: "AICommands", actions: [] }; }));
+  }
+  return Promise.all(lists).then(function (found) {
+    var seen = {};
+    var out = [];
+    found.forEach(function (entry) {
+      (Array.isArray(entry.actions) ? entry.actions : []).forEach(function (action) {
+        var d = describe(action, entry.bridge);
+        if (d && !seen[d.name] && out.length < MAX_ACTIONS) {
+          seen[d.name] = true;
+          out.push(d);
+        }
+      });
+    });
+    return out;
+  });
+}
+
+var publishing = 0;
+var published = "[]"; // what was last handed to setPageTools (a page without a bridge never reports)
+function publish() {
+  var mine = ++publishing; // a slower earlier listing must not overwrite a newer one
+  return listed().then(function (tools) {
+    var text = JSON.stringify(tools);
+    if (mine !== publishing || text === published) return;
+    published = text;
+    setPageTools("wab", tools);
+  }, function (err) {
+    console.warn("[mcp-actions] listing the page's WAB actions failed:", String((err && err.message) || err));
+  });
+}
+
+function watchForBridge() {
+  var started = Date.now();
+  var timer = setInterval(function () {
+    publish();
+    if (Date.now() - started > WATCH_MS) clearInterval(timer);
+  }, 250);
+  var again = function () { publish(); };
+  root.addEventListener("wab:ready", again);
+  document.addEventListener("wab:ready", again);
+  document.addEventListener("DOMContentLoaded", again);
+  root.addEventListener("load", again);
+}
+
+definePrimitive("wab.execute", execute, ["command"]);
+
+(M.installers = M.installers || []).push(function () {
+  watchForBridge();
+});
+  })(M, root);
+
+  // ---- abp.js ----
+  (function (M, root) {
+/*
+ * abp.js — Agentic Browser Protocol apps (window.abp, announced or not by
+ * <link rel="abp-manifest">) as page tools.
+ *
+ * When window.abp appears, a session is initialised with our agent info and
+ * the features we support (notifications, progress, elicitation); the app's
+ * available capabilities are published through M.setPageTools("abp", ...)
+ * and listed again whenever the app says they changed (onCapabilitiesChanged,
+ * window.__abp_capabilities_changed, or a notification of that name).
+ * The agent callbacks of the spec are installed as window.__abp_notification,
+ * __abp_progress, __abp_elicitation and __abp_capabilities_changed (and as
+ * the abp.on* handlers: assigned where the app leaves them empty, handed to
+ * the app's own onNotification(fn)-style registration methods where it has
+ * them): progress of a call becomes a call_progress message, an elicitation
+ * an input_request whose answer goes back to the app as an
+ * ElicitationResponse (callchannel.js). abp.call {capability, params,
+ * call_id, abp_call_id} runs abp.call(capability, params, {callId,
+ * progressToken, signal}); a failed ABPResponse fails with handler_failed and
+ * the ABP code in evidence.abp_code. A call the app refuses because the
+ * session is gone (NOT_INITIALIZED, SESSION_EXPIRED, SESSION_INVALID) is run
+ * once more on a new session. The caller's cancel aborts the call's
+ * AbortSignal and reaches abp.cancel(callId, reason); leaving the page ends
+ * the session with abp.shutdown.
+ *
+ * Only an object with initialize() and call() functions is an ABP app: a
+ * window.abp of another framework (ASP.NET Boilerplate's abp.js defines one)
+ * is left untouched.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  jsonClone = M.jsonClone,
+  setPageTools = M.setPageTools,
+  sendProgress = M.sendProgress,
+  requestInput = M.requestInput,
+  onCancel = M.onCancel;
+
+var AGENT = { name: "mcp-actions", version: M.VERSION };
+var PROTOCOL_VERSION = "0.1";
+var FEATURES = { notifications: true, progress: true, elicitation: true };
+var ALLOWED_REQUESTS = ["elicitation/input", "elicitation/preference", "elicitation/confirm", "elicitation/select"];
+var WAIT_MS = 10000; // how long a page with an abp-manifest link is watched for window.abp
+
+var state = { abp: null, session: null, starting: null, listing: 0, ended: false, wired: null };
+// Codes under which the app has no session for the call: initialise again and call once more.
+var SESSION_GONE = ["NOT_INITIALIZED", "SESSION_EXPIRED", "SESSION_INVALID"];
+var running = []; // calls in flight, oldest first: {bridgeId, callId}
+
+function appObject() {
+  var abp = root.abp;
+  return abp && typeof abp === "object" && typeof abp.initialize === "function" && typeof abp.call === "function" ? abp : null;
+}
+
+function errorText(err) {
+  return String((err && err.message) || err || "failed");
+}
+
+// -- capabilities ---------------------------------------------------------------
+
+function descriptor(cap) {
+  var d = { name: String(cap.name), description: typeof cap.description === "string" ? cap.description : "" };
+  d.inputSchema = isObject(cap.inputSchema) ? jsonClone(cap.inputSchema) : { type: "object", properties: {} };
+  if (isObject(cap.outputSchema)) d.outputSchema = jsonClone(cap.outputSchema);
+  if (cap.experimental === true) d.experimental = true;
+  return d;
+}
+
+function usable(cap) {
+  return isObject(cap) && typeof cap.name === "string" && cap.name && cap.available !== false && cap.deprecated !== true;
+}
+
+function listCapabilities(abp) {
+  if (typeof abp.listCapabilities === "function") return Promise.resolve(abp.listCapabilities());
+  // No listing: describe what initialize summarised.
+  var summary = state.session && Array.isArray(state.session.capabilities) ? state.session.capabilities : [];
+  if (typeof abp.describeCapability !== "function") return Promise.resolve(summary);
+  return Promise.all(summary.map(function (s) {
+    return Promise.resolve(abp.describeCapability(s.name)).then(function (full) { return full ? Object.assign({}, full, { available: s.available }) : s; });
+  }));
+}
+
+function relist() {
+  var abp = state.abp;
+  if (!abp || state.ended) return Promise.resolve();
+  var mine = ++state.listing; // a slower earlier listing must not overwrite a newer one
+  return listCapabilities(abp).then(function (caps) {
+    if (mine !== state.listing || state.abp !== abp) return;
+    setPageTools("abp", (Array.isArray(caps) ? caps : []).filter(usable).map(descriptor));
+  }, function (err) {
+    console.warn("[mcp-actions] ABP listCapabilities failed:", errorText(err));
+  });
+}
+
+// -- agent callbacks (app → agent) --------------------------------------------------
+
+function callFor(operationId) {
+  for (var i = running.length - 1; i >= 0; i--) if (running[i].callId === operationId) return running[i];
+  // An app that names its operation otherwise: the only call in flight is the one.
+  return running.length === 1 ? running[0] : null;
+}
+
+function onProgress(info) {
+  if (!isObject(info)) return;
+  var call = callFor(info.operationId);
+  if (!call) return;
+  var progress = typeof info.progress === "number" ? info.progress : info.percentage;
+  var total = info.total;
+  if (typeof total !== "number" && typeof info.percentage === "number" && typeof info.progress !== "number") total = 100;
+  if (typeof progress !== "number" || !isFinite(progress)) return;
+  sendProgress(call.bridgeId, progress, total, info.status || info.stage || "");
+}
+
+function refusal(code, message) {
+  return { success: false, error: { code: code, message: message, retryable: false } };
+}
+
+function onElicitation(request) {
+  if (!isObject(request) || typeof request.method !== "string") return Promise.resolve(refusal("INVALID_PARAMS", "an elicitation request needs a method"));
+  var params = isObject(request.params) ? request.params : {};
+  var call = (typeof params.callId === "string" && callFor(params.callId)) || running[running.length - 1];
+  if (!call) return Promise.resolve(refusal("NOT_SUPPORTED", "elicitation is only possible while the agent's call is running"));
+  var asked = { protocol: "abp", method: request.method, params: jsonClone(params), capability: call.capability };
+  return requestInput(call.bridgeId, asked, typeof request.timeout === "number" ? request.timeout : 0).then(function (answer) {
+    if (answer.error) return refusal(answer.error.code === "handler_timeout" ? "TIMEOUT" : "NOT_SUPPORTED", String(answer.error.message || "the agent cannot ask"));
+    return isObject(answer.response) ? answer.response : refusal("OPERATION_FAILED", "the agent's answer is not an ElicitationResponse");
+  });
+}
+
+function onNotification(event, data) {
+  var name = isObject(event) ? event.event || event.type || event.method : event;
+  if (name === "__abp_capabilities_changed" || name === "notifications/capabilities/changed" || name === "capabilities/changed") relist();
+  else if (isObject(event) && event.type === "progress") onProgress(event.payload || data);
+}
+
+function onCapabilitiesChanged() {
+  relist();
+}
+
+function installCallbacks() {
+  var callbacks = {
+    __abp_notification: onNotification,
+    __abp_progress: onProgress,
+    __abp_elicitation: onElicitation,
+    __abp_capabilities_changed: onCapabilitiesChanged,
+  };
+  Object.keys(callbacks).forEach(function (name) {
+    if (root[name] !== undefined) return;
+    try {
+      Object.defineProperty(root, name, { value: callbacks[name], enumerable: false, configurable: true, writable: true });
+    } catch (_ignored) { /* a frozen window: the on* handlers still work */ }
+  });
+}
+
+function setHandlers(abp) {
+  if (state.wired === abp) return; // once per app object: a registration method must not hear us twice
+  state.wired = abp;
+  var handlers = { onNotification: onNotification, onProgress: onProgress, onElicitation: onElicitation, onCapabilitiesChanged: onCapabilitiesChanged };
+  Object.keys(handlers).forEach(function (key) {
+    try {
+      // The API reference has the agent set these handlers; apps following the MCP bridge's
+      // wiring offer them as methods that take the agent's callback.
+      if (typeof abp[key] === "function") abp[key](handlers[key]);
+      else abp[key] = handlers[key];
+    } catch (_ignored) { /* read-only or refused: the window callbacks remain */ }
+  });
+}
+
+// -- the session -------------------------------------------------------------------
+
+function start() {
+  var abp = appObject();
+  if (!abp) return Promise.resolve(null);
+  if (state.abp === abp && state.starting) return state.starting;
+  state.abp = abp;
+  state.session = null;
+  state.ended = false;
+  setHandlers(abp);
+  state.starting = Promise.resolve()
+    .then(function () {
+      return abp.initialize({
+        agent: jsonClone(AGENT),
+        protocolVersion: typeof abp.protocolVersion === "string" ? abp.protocolVersion : PROTOCOL_VERSION,
+        features: jsonClone(FEATURES),
+        agentCapabilities: { allowedRequests: ALLOWED_REQUESTS.slice() },
+      });
+    })
+    .then(function (result) {
+      state.session = isObject(result) ? result : {};
+      return relist();
+    })
+    .then(function () { return abp; }, function (err) {
+      console.warn("[mcp-actions] ABP initialize failed:", errorText(err));
+      state.starting = null;
+      return null;
+    });
+  return state.starting;
+}
+
+function shutdown(reason) {
+  var abp = state.abp;
+  if (!abp || state.ended || !state.session) return Promise.resolve(false);
+  state.ended = true;
+  running.slice().forEach(function (call) { cancelCall(call, reason); });
+  return Promise.resolve()
+    .then(function () { return typeof abp.shutdown === "function" ? abp.shutdown({ reason: reason }) : null; })
+    .then(function () { return true; }, function () { return false; });
+}
+
+function watchForApp() {
+  var started = Date.now();
+  var timer = setInterval(function () {
+    var link = document.querySelector && document.querySelector('link[rel~="abp-manifest"]');
+    if (appObject()) {
+      if (state.abp !== appObject()) start();
+      clearInterval(timer);
+    } else if (Date.now() - started > (link ? WAIT_MS : WAIT_MS / 4)) {
+      clearInterval(timer);
+    }
+  }, 100);
+  var check = function () { if (appObject() && state.abp !== appObject()) start(); };
+  document.addEventListener("DOMContentLoaded", check);
+  root.addEventListener("load", check);
+  root.addEventListener("pagehide", function () { shutdown("page unloading"); });
+}
+
+// -- calls -------------------------------------------------------------------------
+
+function cancelCall(call, reason) {
+  if (call.controller && !call.controller.signal.aborted) {
+    try {
+      call.controller.abort(reason);
+    } catch (_ignored) { /* an app's abort listener threw: cancel() below still runs */ }
+  }
+  var abp = state.abp;
+  if (!abp || typeof abp.cancel !== "function") return;
+  try {
+    Promise.resolve(abp.cancel(call.callId, reason)).catch(function (err) {
+      console.warn("[mcp-actions] ABP cancel failed:", errorText(err));
+    });
+  } catch (err) {
+    console.warn("[mcp-actions] ABP cancel failed:", errorText(err));
+  }
+}
+
+function abpFailure(response, capability) {
+  var err = isObject(response.error) ? response.error : {};
+  var evidence = { capability: capability, abp_code: typeof err.code === "string" ? err.code : response.cancelled ? "CANCELLED" : "OPERATION_FAILED" };
+  if (typeof err.retryable === "boolean") evidence.retryable = err.retryable;
+  if (typeof err.retryAfter === "number") evidence.retry_after_s = err.retryAfter;
+  if (Array.isArray(err.alternatives)) evidence.alternatives = err.alternatives.slice(0, 10).map(String);
+  if (err.details !== undefined) evidence.details = jsonClone(err.details);
+  if (response.cancelled === true) evidence.cancelled = true;
+  fail("handler_failed", String(err.message || (response.cancelled ? capability + " was cancelled" : capability + " failed")), evidence);
+}
+
+function callCapability(args) {
+  var capability = args.capability;
+  if (typeof capability !== "string" || !capability) fail("invalid_input", "abp.call needs the capability's name", { field: "capability" });
+  // {capability, params} from the host; {capability, ...params} from a converted map's binding.
+  var params = {};
+  var own = ["capability", "call_id", "abp_call_id", "timeout_ms"];
+  if (isObject(args.params)) params = args.params;
+  else Object.keys(args).forEach(function (k) { if (own.indexOf(k) < 0) params[k] = args[k]; });
+  var bridgeId = typeof args.call_id === "string" ? args.call_id : "local-" + Date.now().toString(36);
+  var callId = typeof args.abp_call_id === "string" && args.abp_call_id ? args.abp_call_id : bridgeId;
+  return (appObject() && state.abp === appObject() && state.starting ? state.starting : start()).then(function (abp) {
+    if (!abp) fail("runtime_not_ready", "the page has no initialised ABP session (window.abp)", { capability: capability, abp_code: "NOT_INITIALIZED" });
+    var call = { bridgeId: bridgeId, callId: callId, capability: capability, controller: typeof AbortController === "function" ? new AbortController() : null };
+    running.push(call);
+    var stop = onCancel(bridgeId, function (reason) { cancelCall(call, reason); });
+    var done = function () {
+      stop();
+      var at = running.indexOf(call);
+      if (at >= 0) running.splice(at, 1);
+    };
+    var options = { callId: callId, progressToken: callId };
+    if (typeof args.timeout_ms === "number") options.timeout = args.timeout_ms;
+    if (call.controller) options.signal = call.controller.signal;
+    function attempt(app) {
+      var pending;
+      try {
+        pending = app.call(capability, jsonClone(params), options);
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      return Promise.resolve(pending);
+    }
+    function sessionGone(response) {
+      return isObject(response) && response.success === false && isObject(response.error) && SESSION_GONE.indexOf(response.error.code) >= 0;
+    }
+    return attempt(abp).then(function (response) {
+      if (!sessionGone(response) || (call.controller && call.controller.signal.aborted)) return response;
+      // The app lost our session (expired, or it restarted): a new one, and the call once more.
+      state.starting = null;
+      return start().then(function (again) { return again ? attempt(again) : response; });
+    }).then(function (response) {
+      done();
+      if (!isObject(response) || typeof response.success !== "boolean") fail("invalid_result", "abp.call answered something other than an ABPResponse", { capability: capability });
+      if (!response.success) abpFailure(response, capability);
+      return response.data === undefined ? null : jsonClone(response.data);
+    }, function (err) {
+      done();
+      var evidence = { capability: capability, abp_code: err && typeof err.code === "string" ? err.code : "OPERATION_FAILED" };
+      fail("handler_failed", errorText(err), evidence);
+    });
+  });
+}
+
+function listPrimitive() {
+  return start().then(function () {
+    var s = state.session;
+    return {
+      initialized: !!s,
+      session_id: s && s.sessionId ? String(s.sessionId) : null,
+      app: s && isObject(s.app) ? jsonClone(s.app) : null,
+      features: s && isObject(s.features) ? jsonClone(s.features) : null,
+      capabilities: (M.pageToolsSnapshot().abp || []),
+    };
+  });
+}
+
+definePrimitive("abp.list", listPrimitive);
+definePrimitive("abp.call", callCapability, ["capability"]);
+definePrimitive("abp.shutdown", function (args) {
+  return shutdown(typeof args.reason === "string" ? args.reason : "agent disconnect").then(function (ended) { return { shutdown: ended }; });
+});
+
+(M.installers = M.installers || []).push(function () {
+  installCallbacks();
+  watchForApp();
+});
+  })(M, root);
+
+  // ---- observe_refs.js ----
+  (function (M, root) {
+/*
+ * observe_refs.js — Observation with stable element refs, for pages without a
+ * map (the idea of BAP's observe): refs.observe lists the visible interactive
+ * elements as {ref: "@e1", role, name, value?, actions, bounds?, change},
+ * under a byte budget, with the total count when it truncates. A ref names
+ * the same element across observations for as long as the element lives
+ * (change: "new" the first time, then "stable", or "moved" when its box
+ * moved). refs.resolve marks one ref's element with data-mcp-actions-ref so
+ * every locator-based primitive can act on it; refs.select chooses options.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  cap = M.cap,
+  box = M.box,
+  tagOf = M.tagOf,
+  isEnabled = M.isEnabled,
+  queryAllDeep = M.queryAllDeep,
+  isVisible = M.isVisible,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  viewport = M.viewport;
+
+var INTERACTIVE = [
+  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary", "[contenteditable=''], [contenteditable=true]",
+  "[role=button]", "[role=link]", "[role=checkbox]", "[role=radio]", "[role=switch]", "[role=tab]", "[role=menuitem]",
+  "[role=option]", "[role=combobox]", "[role=textbox]", "[role=searchbox]", "[role=slider]", "[role=spinbutton]",
+  "[tabindex]:not([tabindex='-1'])",
+].join(", ");
+var NAME_CAP = 80;
+var VALUE_CAP = 120;
+var REF_ATTR = "data-mcp-actions-ref";
+
+var refOf = typeof WeakMap === "function" ? new WeakMap() : null;
+var byRef = {}; // "e12" -> element (pruned when the element leaves the document)
+var lastBox = {}; // "e12" -> "x,y,w,h" at the previous observation
+var counter = 0;
+
+function refFor(el) {
+  var ref = refOf.get(el);
+  if (!ref) {
+    counter += 1;
+    ref = "e" + counter;
+    refOf.set(el, ref);
+    byRef[ref] = el;
+  }
+  return ref;
+}
+
+function actionsOf(el, role) {
+  var tag = tagOf(el);
+  var type = String(el.type || "").toLowerCase();
+  if (!isEnabled(el)) return [];
+  if (tag === "select") return ["select"];
+  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"].indexOf(type) < 0)) {
+    return ["fill", "press", "click"];
+  }
+  return ["click", "press"];
+}
+
+function valueOf(el) {
+  var tag = tagOf(el);
+  if (tag === "select") {
+    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
+    return chosen.join(", ");
+  }
+  if (tag === "input" || tag === "textarea") {
+    if (el.type === "password") return el.value ? "••••" : "";
+    return String(el.value == null ? "" : el.value);
+  }
+  return null;
+}
+
+function entryFor(el, withBounds) {
+  var role = roleOf(el) || tagOf(el);
+  var entry = { ref: "@" + refFor(el), role: role };
+  var name = accessibleName(el, role);
+  if (name) entry.name = cap(name, NAME_CAP);
+  var value = valueOf(el);
+  if (value !== null && value !== "") entry.value = cap(value, VALUE_CAP);
+  if (el.type === "checkbox" || el.type === "radio") entry.checked = !!el.checked;
+  entry.actions = actionsOf(el, role);
+  var b = box(el);
+  var key = [b.x, b.y, b.width, b.height].join(",");
+  var ref = entry.ref.slice(1);
+  entry.change = lastBox[ref] === undefined ? "new" : lastBox[ref] === key ? "stable" : "moved";
+  lastBox[ref] = key;
+  if (withBounds) entry.bounds = b;
+  return entry;
+}
+
+function prune() {
+  Object.keys(byRef).forEach(function (ref) {
+    if (!byRef[ref].isConnected) {
+      delete byRef[ref];
+      delete lastBox[ref];
+    }
+  });
+}
+
+function inViewport(el) {
+  var r = el.getBoundingClientRect();
+  var vp = viewport();
+  return r.bottom > 0 && r.right > 0 && r.top < vp.height && r.left < vp.width;
+}
+
+var encoder = typeof TextEncoder === "function" ? new TextEncoder() : null;
+function utf8Length(text) {
+  return encoder ? encoder.encode(text).length : unescape(encodeURIComponent(text)).length;
+}
+
+/** Interactive elements in composed-tree order: a shadow root's elements where its host is. */
+function interactiveInOrder() {
+  var out = [];
+  (function walk(scope) {
+    var walker = document.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.matches(INTERACTIVE)) out.push(n);
+      if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
+    }
+  })(document);
+  return out;
+}
+
+function observe(args) {
+  var maxBytes = args.max_bytes === undefined ? 16000 : args.max_bytes;
+  if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
+  if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.observe" });
+  prune();
+  var all = interactiveInOrder().filter(function (el) {
+    return isVisible(el) && (!args.viewport_only || inViewport(el));
+  });
+  var elements = [];
+  var used = 2; // the brackets of the list
+  var truncated = false;
+  for (var i = 0; i < all.length; i++) {
+    var entry = entryFor(all[i], args.bounds === true);
+    var size = utf8Length(JSON.stringify(entry)) + 1; // the budget counts UTF-8 bytes of compact JSON
+    if (used + size > maxBytes) {
+      truncated = true;
+      break;
+    }
+    used += size;
+    elements.push(entry);
+  }
+  var out = { elements: elements, total: all.length, returned: elements.length, truncated: truncated, url: String(root.location.href), title: String(document.title || "") };
+  if (truncated) out.hint = "more elements than max_bytes allows: raise max_bytes or pass viewport_only";
+  return out;
+}
+
+function elementOf(ref) {
+  if (typeof ref !== "string" || !/^@?e[0-9]+$/.test(ref)) fail("invalid_input", "ref must look like @e12", { field: "ref" });
+  var key = ref.charAt(0) === "@" ? ref.slice(1) : ref;
+  var el = byRef[key];
+  if (!el || !el.isConnected) fail("target_not_found", "no live element has ref @" + key + " (observe again)", { ref: "@" + key });
+  if (!isVisible(el)) fail("target_not_visible", "the element @" + key + " is not visible now", { ref: "@" + key });
+  return { key: key, el: el };
+}
+
+function resolve(args) {
+  var found = elementOf(args.ref);
+  // Only the acted-on element carries the mark, and only one at a time.
+  queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (other !== found.el) other.removeAttribute(REF_ATTR); });
+  found.el.setAttribute(REF_ATTR, found.key);
+  if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
+  var role = roleOf(found.el) || tagOf(found.el);
+  var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
+  var name = accessibleName(found.el, role);
+  if (name) out.name = cap(name, NAME_CAP);
+  return out;
+}
+
+function selectOptions(args) {
+  var found = elementOf(args.ref);
+  var el = found.el;
+  if (tagOf(el) !== "select") fail("target_not_editable", "@" + found.key + " is not a <select>", { ref: "@" + found.key, tag: tagOf(el) });
+  var wanted = Array.isArray(args.values) ? args.values.map(String) : [String(args.value)];
+  var matched = [];
+  Array.prototype.forEach.call(el.options, function (o) {
+    var hit = !o.disabled && (wanted.indexOf(o.value) >= 0 || wanted.indexOf(o.label) >= 0 || wanted.indexOf(M.normalize(o.textContent)) >= 0);
+    if (hit && (el.multiple || matched.length === 0)) matched.push(o);
+  });
+  if (!matched.length) fail("target_not_found", "no enabled option of @" + found.key + " matches", { ref: "@" + found.key, values: wanted });
+  Array.prototype.forEach.call(el.options, function (o) { o.selected = matched.indexOf(o) >= 0; });
+  el.dispatchEvent(new Event("input", { bubbles: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  return { ref: "@" + found.key, selected: matched.map(function (o) { return o.value; }) };
+}
+
+definePrimitive("refs.observe", observe);
+definePrimitive("refs.resolve", resolve, ["ref"]);
+definePrimitive("refs.select", selectOptions, ["ref"]);
+  })(M, root);
+
+  // ---- launchers.js ----
+  (function (M, root) {
+/*
+ * launchers.js — Keeps launcher buttons installed beside their targets while the
+ * page changes: the one installer behind map attachments (attachments.js) and
+ * overlay.register_launcher (overlay.js).
+ *
+ * A launcher spec: {id, target (a target descriptor), placement
+ * (beforebegin|afterbegin|beforeend|afterend), max (instances), label, title,
+ * attrs ({name: value} set on each host), onClick(launcherId)}. A *set* of specs
+ * (M.launcherSet(onStates)) is replaced whole with set.replace(specs); every
+ * set is reconciled against the page after each DOM mutation, history change,
+ * popstate or hashchange, debounced (RECONCILE_DELAY_MS, at most MAX_WAIT_MS
+ * after the first change), so a launcher follows a single-page app's section
+ * as it goes, comes back and is re-rendered several times in a row.
+ *
+ * Never a duplicate: each reconcile keeps at most `max` hosts per spec, each
+ * beside a distinct visible target, and removes any other host carrying the
+ * spec's id (a framework's clone of a section, a stale copy). States reported
+ * per spec, only when they change: attached, waiting (target not present
+ * yet), removed (present once, gone now: context mismatch), failed (a target
+ * descriptor the locator code refuses, or an insertion the page refused).
+ *
+ * A launcher is a real <button type=button> in an OPEN shadow root on a small
+ * host element (`all: initial`): keyboard- and screen-reader reachable, found by
+ * our observe tools and by Playwright's get_by_role (which pierces open roots,
+ * not closed ones), and styled apart from the page's CSS. The label is the
+ * button's own text inside the shadow root, never light-DOM text, so a
+ * target's text (text_equals/text_contains) does not change when a launcher is
+ * placed inside it.
+ */
+var EngineError = M.EngineError,
+  resolveAll = M.resolveAll,
+  queryAllDeep = M.queryAllDeep;
+
+var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
+var RECONCILE_DELAY_MS = 60;
+var MAX_WAIT_MS = 250;
+var HOST_TAG = "actions-json-launcher";
+var LAUNCHER_ATTR = "data-actions-json-launcher";
+
+// Captured when the engine installs, before page scripts can patch them (a patched
+// attachShadow would otherwise see every launcher's root).
+var nativeAttachShadow = root.Element && Element.prototype.attachShadow;
+
+var sets = []; // every live launcher set, reconciled together
+var hosts = typeof WeakSet === "function" ? new WeakSet() : null; // every launcher host we made
+
+var STYLE = [
+  ":host { all: initial !important; display: inline-block !important; vertical-align: middle !important; margin: 0 0.4em !important; }",
+  "button { all: initial; box-sizing: border-box; display: inline-flex; align-items: center; gap: 0.3em; cursor: pointer;",
+  "  font: 500 12px/1.4 system-ui, -apple-system, 'Segoe UI', sans-serif; color: #1f2a44; background: #eef2ff;",
+  "  border: 1px solid #9aa8d8; border-radius: 999px; padding: 2px 10px; white-space: nowrap; }",
+  "button:hover { background: #dfe6ff; }",
+  "button:focus-visible { outline: 2px solid #3456d1; outline-offset: 2px; }",
+].join("\n");
+
+function isLauncherHost(el) {
+  return !!(hosts && el && hosts.has(el));
+}
+
+/** Whether el is a launcher host or inside one (targets there are never anchors). */
+function insideLauncher(el) {
+  for (var n = el; n; n = M.composedParent(n)) if (isLauncherHost(n)) return true;
+  return false;
+}
+
+var sheet = null;
+/** The launcher look, adopted (a page's CSP may refuse a <style> element) or else a <style>. */
+function adoptStyle(shadow) {
+  try {
+    if (!sheet) {
+      sheet = new root.CSSStyleSheet();
+      sheet.replaceSync(STYLE);
+    }
+    shadow.adoptedStyleSheets = [sheet];
+  } catch (_ignored) {
+    var style = document.createElement("style");
+    style.textContent = STYLE;
+    shadow.appendChild(style);
+  }
+}
+
+function makeHost(spec) {
+  var host = document.createElement(HOST_TAG);
+  host.setAttribute(LAUNCHER_ATTR, spec.id);
+  Object.keys(spec.attrs || {}).forEach(function (name) { host.setAttribute(name, spec.attrs[name]); });
+  var shadow = nativeAttachShadow.call(host, { mode: "open" });
+  var button = document.createElement("button");
+  button.type = "button";
+  button.setAttribute("part", "button");
+  button.textContent = spec.label;
+  if (spec.title) button.title = spec.title;
+  button.addEventListener("click", function (ev) {
+    // A launcher placed inside a link or a clickable card opens the overlay, not the card.
+    ev.preventDefault();
+    ev.stopPropagation();
+    spec.onClick(spec.id);
+  });
+  adoptStyle(shadow);
+  shadow.appendChild(button);
+  if (hosts) hosts.add(host);
+  return host;
+}
+
+/** Is host still where the spec's placement put it relative to anchor? */
+function inPlace(host, anchor, placement) {
+  if (!host.isConnected || !anchor.isConnected) return false;
+  if (placement === "afterbegin" || placement === "beforeend") return host.parentNode === anchor;
+  return host.parentNode === anchor.parentNode;
+}
+
+/** The visible elements a spec's target designates now: [] when absent, null when the descriptor is refused. */
+function targetsOf(spec) {
+  var res;
+  try {
+    res = resolveAll(spec.target);
+  } catch (err) {
+    if (err instanceof EngineError && err.code === "target_not_found") return [];
+    return null;
+  }
+  return res.visible.filter(function (el) { return !insideLauncher(el); });
+}
+
+function reconcileSpec(spec, entry) {
+  var wanted = targetsOf(spec);
+  if (wanted === null) {
+    removeAll(entry);
+    return "failed";
+  }
+  wanted = wanted.slice(0, spec.max);
+  var kept = [];
+  entry.instances.forEach(function (inst) {
+    if (wanted.indexOf(inst.anchor) >= 0 && inPlace(inst.host, inst.anchor, spec.placement) && !kept.some(function (k) { return k.anchor === inst.anchor; })) kept.push(inst);
+    else if (inst.host.parentNode) inst.host.parentNode.removeChild(inst.host);
+  });
+  var failed = false;
+  wanted.forEach(function (anchor) {
+    if (kept.some(function (k) { return k.anchor === anchor; })) return;
+    var host = makeHost(spec);
+    try {
+      anchor.insertAdjacentElement(spec.placement, host);
+    } catch (_err) {
+      failed = true; // beforebegin/afterend of the root element, say
+      return;
+    }
+    kept.push({ host: host, anchor: anchor });
+  });
+  entry.instances = kept;
+  // Any other host with this id (a framework cloned a section with our button in it) goes.
+  var sel = HOST_TAG + "[" + LAUNCHER_ATTR + "=" + JSON.stringify(spec.id) + "]";
+  queryAllDeep(sel).forEach(function (h) {
+    if (!kept.some(function (k) { return k.host === h; }) && h.parentNode) h.parentNode.removeChild(h);
+  });
+  if (kept.length) {
+    entry.everAttached = true;
+    return "attached";
+  }
+  if (failed) return "failed";
+  return entry.everAttached ? "removed" : "waiting";
+}
+
+function removeAll(entry) {
+  entry.instances.forEach(function (inst) {
+    if (inst.host.parentNode) inst.host.parentNode.removeChild(inst.host);
+  });
+  entry.instances = [];
+}
+
+// -- watching the page ------------------------------------------------------
+
+var observer = null;
+var timer = null;
+var firstChangeAt = 0;
+var historyHooked = false;
+
+function ownMutation(record) {
+  // Our own insertions and removals do not call for another reconcile (no feedback loop).
+  if (record.type !== "childList") return isLauncherHost(record.target) || insideLauncher(record.target);
+  var nodes = Array.prototype.slice.call(record.addedNodes).concat(Array.prototype.slice.call(record.removedNodes));
+  return nodes.length > 0 && nodes.every(function (n) { return isLauncherHost(n); });
+}
+
+function schedule() {
+  var now = Date.now();
+  if (!timer) firstChangeAt = now;
+  else clearTimeout(timer);
+  // Trailing debounce, but never later than MAX_WAIT_MS after the first change of a burst.
+  var delay = Math.max(0, Math.min(RECONCILE_DELAY_MS, firstChangeAt + MAX_WAIT_MS - now));
+  timer = setTimeout(function () {
+    timer = null;
+    reconcileAll();
+  }, delay);
+}
+
+function hookHistory() {
+  if (historyHooked || !root.history) return;
+  historyHooked = true;
+  ["pushState", "replaceState"].forEach(function (method) {
+    var original = root.history[method];
+    if (typeof original !== "function") return;
+    root.history[method] = function () {
+      var result = original.apply(this, arguments);
+      if (sets.length) schedule();
+      return result;
+    };
+  });
+  root.addEventListener("popstate", function () { if (sets.length) schedule(); });
+  root.addEventListener("hashchange", function () { if (sets.length) schedule(); });
+}
+
+function watch() {
+  var any = sets.some(function (s) { return s.specs.length > 0; });
+  if (any && !observer && typeof MutationObserver === "function") {
+    observer = new MutationObserver(function (records) {
+      if (!records.every(ownMutation)) schedule();
+    });
+    observer.observe(document.documentElement || document, {
+      childList: true, subtree: true, attributes: true, attributeFilter: ["class", "style", "hidden", "open", "aria-hidden"],
+    });
+  } else if (!any && observer) {
+    observer.disconnect();
+    observer = null;
+  }
+  if (any) hookHistory();
+}
+
+function reconcileAll() {
+  sets.forEach(function (set) { set.reconcile(); });
+  if (observer) observer.takeRecords(); // our own changes of this pass are not news
+}
+
+/**
+ * A replaceable set of launcher specs; onStates([{id, state}]) is called after a
+ * reconcile that changed any state (and once after each replace).
+ */
+function launcherSet(onStates) {
+  var entries = {}; // id -> {spec, key, instances, everAttached, state}
+  var set = { specs: [] };
+
+  set.replace = function (specs) {
+    var next = {};
+    specs.forEach(function (spec) {
+      var key = JSON.stringify([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs]);
+      var old = entries[spec.id];
+      if (old && old.key === key) {
+        old.spec = spec; // same launcher: keep its buttons (a new onClick is taken)
+        next[spec.id] = old;
+      } else {
+        if (old) removeAll(old);
+        next[spec.id] = { spec: spec, key: key, instances: [], everAttached: false, state: null };
+      }
+    });
+    Object.keys(entries).forEach(function (id) { if (!next[id]) removeAll(entries[id]); });
+    entries = next;
+    set.specs = specs;
+    watch();
+    set.reconcile(true);
+    if (observer) observer.takeRecords();
+  };
+
+  set.reconcile = function (force) {
+    var changed = !!force;
+    Object.keys(entries).forEach(function (id) {
+      var entry = entries[id];
+      var state = reconcileSpec(entry.spec, entry);
+      if (state !== entry.state) {
+        entry.state = state;
+        changed = true;
+      }
+    });
+    if (changed && typeof onStates === "function") {
+      try {
+        onStates(set.states());
+      } catch (_ignored) { /* a failing sink must not stop the installer */ }
+    }
+  };
+
+  set.states = function () {
+    return Object.keys(entries).map(function (id) { return { id: id, state: entries[id].state || "waiting" }; });
+  };
+
+  sets.push(set);
+  return set;
+}
+
+/** A launcher spec's placement, checked (afterend by default). */
+function placementOf(value, code) {
+  if (value === undefined || value === null) return "afterend";
+  if (PLACEMENTS.indexOf(value) < 0) M.fail(code, "placement must be one of " + PLACEMENTS.join(", "), { field: "placement", placement: value });
+  return value;
+}
+
+M.launcherSet = launcherSet;
+M.placementOf = placementOf;
+M.isLauncherHost = isLauncherHost;
+M.LAUNCHER_HOST_TAG = HOST_TAG;
+  })(M, root);
+
+  // ---- overlay.js ----
+  (function (M, root) {
+/*
+ * overlay.js — The agent's overlay: overlay.open, overlay.close, overlay.register_launcher.
+ *
+ * The overlay shows HTML the agent wrote (already resolved by the server: a
+ * `template`/`data` storage reference arrives as `html` plus an optional
+ * `data_json` value; an unresolved reference fails asset_not_found) in an
+ * <iframe sandbox=""> — no allow-scripts, no allow-same-origin: scripts in it
+ * never run, and its document has an opaque origin the page cannot read —
+ * filled through srcdoc. The iframe lives in a CLOSED shadow root on a host
+ * element appended to <html> (not <body>), built with DOM methods captured when
+ * the engine installs: page scripts find neither the iframe nor its HTML
+ * (document.body.innerHTML, querySelectorAll('iframe'), frames[0].document all
+ * come up empty or throw), even if they patch prototypes later.
+ *
+ * One overlay at a time (a new open replaces it). It floats above the page
+ * (fixed, top z-index) with a title bar (drag handle) and a real close button.
+ * A user's close dispatches `actions-json:overlay-closed` {overlay_id} on the
+ * document. It never stands in the way of our own primitives on the page below:
+ * locators and hit tests skip its host (dom.js hideFromEngine), and a host that
+ * clicks with real input (the Playwright tab) makes it transparent to the
+ * pointer for the click (passThrough).
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  viewport = M.viewport,
+  hideFromEngine = M.hideFromEngine,
+  launcherSet = M.launcherSet,
+  placementOf = M.placementOf;
+
+var WIDTH = { min: 420, max: 1400, fallback: 640 };
+var HEIGHT = { min: 320, max: 1000, fallback: 480 };
+var MARGIN = 16;
+var MAX_HTML_CHARS = 2000000;
+var CLOSED_EVENT = "actions-json:overlay-closed";
+var OPENED_EVENT = "actions-json:overlay-launcher-opened";
+// What the overlay's document may load: styles and images, never scripts, frames or form posts.
+var OVERLAY_CSP = "default-src 'none'; style-src 'unsafe-inline' data: https: http:; img-src data: blob: https: http:; font-src data: https: http:; media-src data: https: http:; form-action 'none'; base-uri 'none'";
+
+// -- DOM methods captured at install, before page scripts can patch them --------
+// Calling a patched method on an element inside the closed root would hand the page
+// that element (and, through getRootNode, the root itself).
+function capture(proto, name) {
+  return proto && typeof proto[name] === "function" ? proto[name] : null;
+}
+function setterOf(proto, name) {
+  var d = proto && Object.getOwnPropertyDescriptor(proto, name);
+  return d && d.set ? d.set : null;
+}
+function getterOf(proto, name) {
+  var d = proto && Object.getOwnPropertyDescriptor(proto, name);
+  return d && d.get ? d.get : null;
+}
+var NATIVE = {
+  attachShadow: capture(root.Element && Element.prototype, "attachShadow"),
+  createElement: capture(root.Document && Document.prototype, "createElement"),
+  appendChild: capture(root.Node && Node.prototype, "appendChild"),
+  removeChild: capture(root.Node && Node.prototype, "removeChild"),
+  setAttribute: capture(root.Element && Element.prototype, "setAttribute"),
+  addEventListener: capture(root.EventTarget && EventTarget.prototype, "addEventListener"),
+  focus: capture(root.HTMLElement && HTMLElement.prototype, "focus"),
+  textContent: setterOf(root.Node && Node.prototype, "textContent"),
+  srcdoc: setterOf(root.HTMLIFrameElement && HTMLIFrameElement.prototype, "srcdoc"),
+  // CSSOM, not style attributes or <style>: a page's CSP without 'unsafe-inline' refuses those.
+  style: getterOf(root.HTMLElement && HTMLElement.prototype, "style"),
+  adoptedStyleSheets: setterOf(root.ShadowRoot && ShadowRoot.prototype, "adoptedStyleSheets"),
+  getBoundingClientRect: capture(root.Element && Element.prototype, "getBoundingClientRect"),
+  setPointerCapture: capture(root.Element && Element.prototype, "setPointerCapture"),
+};
+
+function styleOf(node) {
+  return NATIVE.style.call(node);
+}
+
+/** The panel's stylesheet in the closed root: adopted when the browser can (CSP-proof), else a <style>. */
+function adoptStyles(shadow, css) {
+  if (NATIVE.adoptedStyleSheets && typeof root.CSSStyleSheet === "function") {
+    try {
+      var sheet = new root.CSSStyleSheet();
+      sheet.replaceSync(css);
+      NATIVE.adoptedStyleSheets.call(shadow, [sheet]);
+      return;
+    } catch (_ignored) { /* an older browser: fall back to <style> */ }
+  }
+  NATIVE.appendChild.call(shadow, el("style", {}, css));
+}
+
+function el(tag, attrs, text) {
+  var node = NATIVE.createElement.call(document, tag);
+  Object.keys(attrs || {}).forEach(function (k) { NATIVE.setAttribute.call(node, k, attrs[k]); });
+  if (text !== undefined) NATIVE.textContent.call(node, text);
+  return node;
+}
+
+function on(node, type, fn) {
+  NATIVE.addEventListener.call(node, type, fn);
+}
+
+var PANEL_CSS = [
+  ".panel { position: fixed; box-sizing: border-box; display: flex; flex-direction: column; background: #fff; color: #1c2333;",
+  "  border: 1px solid #8792b0; border-radius: 10px; box-shadow: 0 12px 40px rgba(15, 23, 42, 0.35); overflow: hidden;",
+  "  font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', sans-serif; pointer-events: auto; }",
+  ".bar { display: flex; align-items: center; gap: 8px; padding: 6px 8px 6px 12px; background: #eef1f8; border-bottom: 1px solid #d3d8e6;",
+  "  cursor: move; user-select: none; touch-action: none; }",
+  ".title { flex: 1; min-width: 0; font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }",
+  ".close { font: inherit; font-size: 18px; line-height: 1; width: 28px; height: 28px; border: 0; border-radius: 6px; background: transparent;",
+  "  color: inherit; cursor: pointer; }",
+  ".close:hover { background: #dde2ef; }",
+  ".close:focus-visible { outline: 2px solid #3456d1; outline-offset: 1px; }",
+  "iframe { flex: 1; width: 100%; border: 0; background: #fff; }",
+].join("\n");
+
+// -- the one overlay -------------------------------------------------------------
+
+var current = null; // {id, host, panel, closeButton}
+var counter = 0;
+var overlayListeners = [];
+
+function newId() {
+  counter += 1;
+  return "overlay-" + counter + "-" + Math.floor(Math.random() * 0x100000).toString(16);
+}
+
+function notifyOverlay() {
+  var open = current !== null;
+  overlayListeners.forEach(function (fn) {
+    try {
+      fn(open);
+    } catch (_ignored) { /* a failing listener must not break the overlay */ }
+  });
+}
+
+/** fn(open) after every open and close (the Playwright host makes trusted clicks pass through while open). */
+function onOverlayChange(fn) {
+  if (typeof fn === "function") overlayListeners.push(fn);
+}
+
+function clampSize(value, range, room) {
+  var v = value === undefined ? range.fallback : value;
+  v = Math.min(Math.max(v, range.min), range.max);
+  return Math.max(200, Math.min(v, room - 2 * MARGIN));
+}
+
+function safeJson(value) {
+  // Inside <script type=application/json>: nothing in it may close the element.
+  return JSON.stringify(value).replace(/</g, "\\u003c");
+}
+
+function documentFor(html, data) {
+  var head = '<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="' + OVERLAY_CSP + '">';
+  if (data !== undefined) head += '<script type="application/json" data-actions-json-overlay-data>' + safeJson(data) + "</script>";
+  // Prepended tags land in the implicit <head>; the agent's own <!doctype>/<html>/<head> merge into it.
+  return head + html;
+}
+
+/** The checked rendering arguments of overlay.open / overlay.register_launcher. */
+function renderArgs(args, code) {
+  if (args.template !== undefined && args.html !== undefined) fail("invalid_input", "give html or template, not both", { field: "template" });
+  if (args.template !== undefined) fail("asset_not_found", "the template storage reference was not resolved before it reached the page", { field: "template", template: isObject(args.template) ? args.template : null });
+  if (args.data !== undefined && args.data_json === undefined) fail("asset_not_found", "the data storage reference was not resolved before it reached the page", { field: "data" });
+  if (typeof args.html !== "string") fail("invalid_input", "html must be a string", { field: "html" });
+  if (args.html.length > MAX_HTML_CHARS) fail(code, "html is larger than " + MAX_HTML_CHARS + " characters", { field: "html", length: args.html.length });
+  if (args.title !== undefined && typeof args.title !== "string") fail("invalid_input", "title must be a string", { field: "title" });
+  ["width", "height"].forEach(function (f) {
+    if (args[f] !== undefined && (typeof args[f] !== "number" || !isFinite(args[f]))) fail("invalid_input", f + " must be a number", { field: f });
+  });
+  var data;
+  if (args.data_json !== undefined) {
+    try {
+      data = JSON.parse(JSON.stringify(args.data_json));
+    } catch (_err) {
+      fail("invalid_json", "data_json is not JSON", { field: "data_json" });
+    }
+  }
+  return { html: args.html, data: data, title: args.title === undefined ? "" : args.title, width: args.width, height: args.height };
+}
+
+function dragBy(bar, title, panel) {
+  var start = null;
+  on(bar, "pointerdown", function (ev) {
+    if (ev.button !== 0 || (ev.target !== bar && ev.target !== title)) return;
+    var r = NATIVE.getBoundingClientRect.call(panel);
+    start = { x: ev.clientX, y: ev.clientY, left: r.left, top: r.top };
+    if (NATIVE.setPointerCapture) NATIVE.setPointerCapture.call(bar, ev.pointerId);
+  });
+  on(bar, "pointermove", function (ev) {
+    if (!start) return;
+    var vp = viewport();
+    var left = Math.min(Math.max(start.left + ev.clientX - start.x, 0), Math.max(0, vp.width - 80));
+    var top = Math.min(Math.max(start.top + ev.clientY - start.y, 0), Math.max(0, vp.height - 40));
+    styleOf(panel).left = left + "px";
+    styleOf(panel).top = top + "px";
+  });
+  on(bar, "pointerup", function () { start = null; });
+  on(bar, "pointercancel", function () { start = null; });
+}
+
+function render(spec, byUser) {
+  closeOverlay();
+  var id = newId();
+  var vp = viewport();
+  var width = clampSize(spec.width, WIDTH, vp.width);
+  var height = clampSize(spec.height, HEIGHT, vp.height);
+
+  var host = el("actions-json-overlay");
+  // The host itself takes no room and no clicks; only the panel inside does.
+  host.style.setProperty("all", "initial", "important");
+  host.style.setProperty("position", "fixed", "important");
+  host.style.setProperty("inset", "0", "important");
+  host.style.setProperty("z-index", "2147483647", "important");
+  host.style.setProperty("pointer-events", "none", "important");
+  host.style.setProperty("display", "block", "important");
+  hideFromEngine(host);
+  var shadow = NATIVE.attachShadow.call(host, { mode: "closed" });
+
+  var panel = el("div", { class: "panel", role: "dialog", "aria-label": spec.title || "Overlay" });
+  var ps = styleOf(panel);
+  ps.width = width + "px";
+  ps.height = height + "px";
+  // Top right, below the usual sticky header height, and inside the viewport.
+  ps.left = Math.max(MARGIN, vp.width - width - MARGIN) + "px";
+  ps.top = Math.max(MARGIN, Math.min(64, vp.height - height - MARGIN)) + "px";
+  var bar = el("div", { class: "bar" });
+  var title = el("span", { class: "title" }, spec.title || "");
+  var closeButton = el("button", { type: "button", class: "close", "aria-label": "Close overlay", title: "Close overlay" }, "\u00d7");
+  var frame = el("iframe", { sandbox: "", referrerpolicy: "no-referrer", title: spec.title || "Overlay" });
+  NATIVE.srcdoc.call(frame, documentFor(spec.html, spec.data));
+
+  adoptStyles(shadow, PANEL_CSS);
+  NATIVE.appendChild.call(bar, title);
+  NATIVE.appendChild.call(bar, closeButton);
+  NATIVE.appendChild.call(panel, bar);
+  NATIVE.appendChild.call(panel, frame);
+  NATIVE.appendChild.call(shadow, panel);
+  on(closeButton, "click", function () { closeByUser(id); });
+  on(panel, "keydown", function (ev) { if (ev.key === "Escape") closeByUser(id); });
+  dragBy(bar, title, panel);
+
+  NATIVE.appendChild.call(document.documentElement, host);
+  current = { id: id, host: host, panel: panel, closeButton: closeButton };
+  if (byUser) NATIVE.focus.call(closeButton); // opened from a launcher: keyboard users land in it
+  notifyOverlay();
+  return id;
+}
+
+function closeOverlay() {
+  if (!current) return false;
+  var host = current.host;
+  current = null;
+  if (host.parentNode) NATIVE.removeChild.call(host.parentNode, host);
+  notifyOverlay();
+  return true;
+}
+
+function closeByUser(id) {
+  if (!current || current.id !== id) return;
+  closeOverlay();
+  document.dispatchEvent(new CustomEvent(CLOSED_EVENT, { detail: { overlay_id: id }, bubbles: true }));
+}
+
+/**
+ * While on, the open overlay lets the pointer through to the page below: a host
+ * clicking with real input (page.mouse) turns it on around its own click. Returns
+ * whether an overlay is open.
+ */
+function passThrough(on) {
+  if (!current) return false;
+  styleOf(current.panel).pointerEvents = on ? "none" : "";
+  return true;
+}
+
+// -- launchers (overlay.register_launcher, overlay.open's launchers) ----------------
+
+var launchers = launcherSet(null);
+var launcherSpecs = {}; // launcher id -> spec (all registrations so far)
+var launcherCounter = 0;
+
+function launcherOpened(launcherId) {
+  document.dispatchEvent(new CustomEvent(OPENED_EVENT, { detail: { launcher_id: launcherId }, bubbles: true }));
+}
+
+function launcherTarget(item) {
+  var target = {};
+  ["selector", "selectors", "text_contains", "text_equals", "url_contains", "url_matches"].forEach(function (k) {
+    if (item[k] !== undefined) target[k] = item[k];
+  });
+  if (target.selector === undefined && target.selectors === undefined) fail("launcher_failed", "a launcher needs a selector or selectors", { field: "launchers" });
+  try {
+    M.resolveAll(target); // a malformed selector or pattern fails here, not silently later
+  } catch (err) {
+    if (!(err instanceof M.EngineError) || err.code !== "target_not_found") fail("launcher_failed", "a launcher's target is not valid: " + err.message, { field: "launchers", cause: err.code });
+  }
+  return target;
+}
+
+function registerLaunchers(items, rendering, overlayId) {
+  if (!Array.isArray(items) || !items.length) fail("invalid_input", "launchers must be a non-empty array", { field: "launchers" });
+  var specs = items.map(function (item) {
+    if (!isObject(item)) fail("invalid_input", "each launcher must be an object", { field: "launchers" });
+    var max = item.max_instances === undefined ? 3 : item.max_instances;
+    if (typeof max !== "number" || max < 1 || max > 10 || Math.floor(max) !== max) fail("invalid_input", "max_instances must be an integer from 1 to 10", { field: "max_instances" });
+    launcherCounter += 1;
+    var id = typeof item.id === "string" && item.id ? item.id : overlayId + "-launcher-" + launcherCounter;
+    return {
+      id: id,
+      target: launcherTarget(item),
+      placement: placementOf(item.placement, "invalid_input"),
+      max: max,
+      label: typeof item.label === "string" && item.label ? item.label : rendering.title || "Open overlay",
+      title: typeof item.title === "string" ? item.title : "",
+      attrs: {},
+      onClick: function (launcherId) {
+        render(rendering, true);
+        launcherOpened(launcherId);
+      },
+    };
+  });
+  specs.forEach(function (spec) { launcherSpecs[spec.id] = spec; }); // a stable id replaces its older buttons
+  launchers.replace(Object.keys(launcherSpecs).map(function (k) { return launcherSpecs[k]; }));
+  var states = {};
+  launchers.states().forEach(function (s) { states[s.id] = s.state; });
+  return specs.map(function (spec) { return { id: spec.id, state: states[spec.id] || "waiting" }; });
+}
+
+function overlayOpen(args) {
+  var rendering = renderArgs(args, "render_failed");
+  var id;
+  try {
+    id = render(rendering, false);
+  } catch (err) {
+    if (err instanceof M.EngineError) throw err;
+    fail("render_failed", "the overlay could not be rendered: " + String((err && err.message) || err), {});
+  }
+  var out = { ok: true, overlay_id: id };
+  if (args.launchers !== undefined) out.launchers = registerLaunchers(args.launchers, rendering, id);
+  return out;
+}
+
+function overlayClose() {
+  try {
+    closeOverlay();
+  } catch (err) {
+    fail("close_failed", "the overlay could not be closed: " + String((err && err.message) || err), {});
+  }
+  return { ok: true };
+}
+
+function overlayRegisterLauncher(args) {
+  var rendering = renderArgs(args, "launcher_failed");
+  var overlayId = newId();
+  return { ok: true, overlay_id: overlayId, launchers: registerLaunchers(args.launchers, rendering, overlayId) };
+}
+
+definePrimitive("overlay.open", overlayOpen);
+definePrimitive("overlay.close", overlayClose);
+definePrimitive("overlay.register_launcher", overlayRegisterLauncher, ["launchers"]);
+
+/** Open the overlay as a user's launcher click does (validated like overlay.open; focus moves into it). */
+function renderOverlayFromArgs(args) {
+  return render(renderArgs(isObject(args) ? args : {}, "render_failed"), true);
+}
+
+M.renderOverlayFromArgs = renderOverlayFromArgs;
+M.onOverlayChange = onOverlayChange;
+M.overlayPassThrough = passThrough;
+M.renderOverlay = render;
+M.OVERLAY_OPENED_EVENT = OPENED_EVENT;
+  })(M, root);
+
+  // ---- attachments.js ----
+  (function (M, root) {
+/*
+ * attachments.js — A map's attachments on the page: applyAttachments(list, sinks).
+ *
+ * Each item is an attachment object as a map declares it (actions-json schema v1,
+ * "attachments"): {id, kind, target, affordance: {label, title?, placement,
+ * max_instances, opens: {tool, arguments, kind?}}, lifecycle: {install, remove,
+ * reattach}, signals}. The list replaces the current set; launchers.js keeps a
+ * launcher button beside each matching target (at most max_instances, default 1),
+ * removes it when the target goes (when_context_mismatch) and puts it back when
+ * the target returns or the URL or DOM changes (on_url_or_dom_change).
+ *
+ * A click opens what the attachment names: a primitive of this engine runs here
+ * with opens.arguments (opens.kind "primitive", or no kind and a primitive the
+ * engine has whose arguments need nothing from the server); anything else (a map
+ * tool: opens.kind "tool", or arguments naming storage the server must resolve)
+ * goes to sinks.open(attachment_id, launcher_id), for the host to send
+ * attachment_open to the bridge. Either way `actions-json:overlay-launcher-opened`
+ * {launcher_id} is dispatched on the document (declared signals are forwarded by
+ * handlers.js watchEvents). sinks.status([{id, state}]) gets every state change.
+ */
+var isObject = M.isObject,
+  PRIMITIVES = M.PRIMITIVES,
+  launcherSet = M.launcherSet,
+  OPENED_EVENT = M.OVERLAY_OPENED_EVENT;
+
+var ATTACHMENT_ATTR = "data-actions-json-attachment";
+var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
+// Arguments only the server can turn into something a page can render (storage references).
+var SERVER_RESOLVED = ["template", "data", "html_source", "data_source"];
+
+var sinks = { status: null, open: null };
+var refused = []; // [{id, state: "failed"}] for items that cannot be installed at all
+var installed = launcherSet(function (states) {
+  var all = states.concat(refused);
+  if (typeof sinks.status === "function") sinks.status(all);
+});
+
+function runsHere(opens) {
+  if (!isObject(opens) || typeof opens.tool !== "string") return false;
+  if (opens.kind === "tool") return false;
+  if (!Object.prototype.hasOwnProperty.call(PRIMITIVES, opens.tool)) return false;
+  var args = isObject(opens.arguments) ? opens.arguments : {};
+  if (opens.kind === "primitive") return true;
+  return !SERVER_RESOLVED.some(function (k) { return args[k] !== undefined; });
+}
+
+function opener(attachment) {
+  var opens = attachment.affordance.opens;
+  return function (launcherId) {
+    if (runsHere(opens)) {
+      var entry = PRIMITIVES[opens.tool];
+      try {
+        // A user's click: the overlay it opens takes the keyboard focus.
+        if (opens.tool === "overlay.open") M.renderOverlayFromArgs(opens.arguments || {});
+        else Promise.resolve(entry.fn(M.jsonClone(opens.arguments || {}))).catch(function () {});
+      } catch (err) {
+        try {
+          console.warn("[mcp-actions] attachment " + attachment.id + " could not open " + opens.tool + ": " + (err && err.message));
+        } catch (_ignored) { /* no console */ }
+      }
+    } else if (typeof sinks.open === "function") {
+      sinks.open(attachment.id, launcherId);
+    }
+    document.dispatchEvent(new CustomEvent(OPENED_EVENT, { detail: { launcher_id: launcherId }, bubbles: true }));
+  };
+}
+
+/** One declared attachment as a launcher spec, or null when it cannot be installed. */
+function specOf(attachment) {
+  if (!isObject(attachment) || typeof attachment.id !== "string" || !attachment.id) return null;
+  var affordance = isObject(attachment.affordance) ? attachment.affordance : {};
+  var target = attachment.target;
+  if (!isObject(target) && typeof target !== "string") return null;
+  var placement = affordance.placement === undefined ? "afterend" : affordance.placement;
+  if (PLACEMENTS.indexOf(placement) < 0) return null;
+  var max = affordance.max_instances === undefined ? 1 : affordance.max_instances;
+  if (typeof max !== "number" || !(max >= 1)) return null;
+  var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
+  if (lifecycle.install === "disabled" || lifecycle.install === "never") return null;
+  var label = typeof affordance.label === "string" && affordance.label ? affordance.label : attachment.id;
+  var attrs = {};
+  attrs[ATTACHMENT_ATTR] = attachment.id;
+  return {
+    id: attachment.id,
+    target: target,
+    placement: placement,
+    max: Math.min(Math.floor(max), 10),
+    label: label,
+    title: typeof affordance.title === "string" ? affordance.title : typeof attachment.description === "string" ? attachment.description : "",
+    attrs: attrs,
+    onClick: opener({ id: attachment.id, affordance: { opens: affordance.opens } }),
+  };
+}
+
+/**
+ * Replace the page's attachments with `list`. sinks: {status([{id, state}]),
+ * open(attachment_id, launcher_id)}; either may be missing. Returns the states now.
+ */
+function applyAttachments(list, newSinks) {
+  sinks = isObject(newSinks) ? { status: newSinks.status, open: newSinks.open } : { status: null, open: null };
+  var specs = [];
+  refused = [];
+  var seen = {};
+  (Array.isArray(list) ? list : []).forEach(function (attachment) {
+    var spec = specOf(attachment);
+    if (spec && !seen[spec.id]) {
+      seen[spec.id] = true;
+      specs.push(spec);
+    } else if (isObject(attachment) && typeof attachment.id === "string" && attachment.id && !seen[attachment.id]) {
+      seen[attachment.id] = true;
+      refused.push({ id: attachment.id, state: "failed" });
+    }
+  });
+  installed.replace(specs);
+  return installed.states().concat(refused);
+}
+
+M.applyAttachments = applyAttachments;
+  })(M, root);
+
+  // ---- engine.js ----
+  (function (M, root) {
+/*
+ * engine.js — The engine's dispatch: run(name, args) over the registered primitives,
+ * capability_unavailable for dictionary names a page cannot serve, and the
+ * frozen engine object (createEngine).
+ */
+var VERSION = M.VERSION,
+  PRIMITIVES = M.PRIMITIVES,
+  // Set by the script's header from Python (page_script.injected): every primitive name of the
+  // dictionary, and the additions to the reference dictionary this engine implements.
+  DICTIONARY_NAMES = M.DICTIONARY_NAMES,
+  EXTENSION_CAPABILITIES = M.EXTENSION_CAPABILITIES,
+  fail = M.fail,
+  guard = M.guard,
+  isObject = M.isObject,
+  focusEditable = M.focusEditable,
+  callHandler = M.callHandler,
+  watchEvents = M.watchEvents;
+
+
+// Dictionary names this engine does not implement need a host a page cannot be
+// (tabs, screenshots, storage, clipboard reads…): they fail with
+// capability_unavailable, not unknown_action; so do names of these families.
+var PRIVILEGED_PREFIXES = ["browser.", "tabs.", "screenshot", "clipboard.", "storage.", "transfer.", "runtime.session."];
+
+// The additions (EXTENSION_CAPABILITIES) are announced beside the primitive names: the bridge
+// sends an argument that needs one (the dictionary's argument_capabilities) only to a runtime
+// announcing it.
+function capabilities() {
+  return Object.keys(PRIMITIVES).concat(EXTENSION_CAPABILITIES);
+}
+
+function isPrivileged(name) {
+  if (DICTIONARY_NAMES.indexOf(name) >= 0) return true;
+  return PRIVILEGED_PREFIXES.some(function (p) { return name.indexOf(p) === 0; });
+}
+
+function run(name, args) {
+  return guard(function () {
+    if (typeof name !== "string" || !name) fail("unknown_action", "a primitive name is required", { name: name === undefined ? null : name });
+    var entry = Object.prototype.hasOwnProperty.call(PRIMITIVES, name) ? PRIMITIVES[name] : null;
+    if (!entry) {
+      if (isPrivileged(name)) fail("capability_unavailable", name + " needs browser-level authority that a page runtime does not have", { capability: name, host: "page" });
+      fail("unknown_action", "no primitive is named " + name, { name: name });
+    }
+    if (args === undefined || args === null) args = {};
+    if (!isObject(args)) fail("invalid_input", "arguments must be an object", { name: name });
+    entry.required.forEach(function (field) {
+      if (args[field] === undefined) fail("invalid_input", name + " needs a " + field, { field: field });
+    });
+    return entry.fn(args);
+  });
+}
+
+/**
+ * The engine object installed as window.__mcpActions. Every entry point
+ * answers with an envelope and never rejects:
+ *   {ok: true, output} | {ok: false, error: {code, message, evidence?}}
+ */
+function createEngine() {
+  var clientState = { client: null };
+  // Protocol adapters (WebMCP's polyfill, form watching...) start once per window, here.
+  (M.installers || []).forEach(function (install) {
+    try {
+      install();
+    } catch (_ignored) { /* an adapter that cannot start leaves the others working */ }
+  });
+
+  function status() {
+    var c = clientState.client;
+    return { version: VERSION, client: c ? c() : null };
+  }
+
+  return Object.freeze({
+    version: VERSION,
+    run: run,
+    callHandler: callHandler,
+    capabilities: capabilities,
+    focusEditable: focusEditable,
+    watchEvents: watchEvents,
+    status: status,
+    // Tools the page declares through WebMCP, ABP or WAB: fn(snapshot) now and on every change.
+    onPageTools: M.onPageTools,
+    pageTools: M.pageToolsSnapshot,
+    // Messages of running calls (progress, input requests) and the host's answers (callchannel.js).
+    onCallMessage: M.onCallMessage,
+    deliver: function (item) { return M.deliverToCall(item); },
+    // A map's attachments (attachments.js): applyAttachments(list, {status, open}) replaces the set.
+    applyAttachments: M.applyAttachments,
+    // The overlay (overlay.js): fn(open) on every change, and letting a trusted click through it.
+    onOverlayChange: M.onOverlayChange,
+    overlayPassThrough: M.overlayPassThrough,
+    // Internal: lets the client module publish its state to status().
+    _attachClient: function (reporter) {
+      if (!clientState.client && typeof reporter === "function") clientState.client = reporter;
+    },
+  });
+}
+
+M.createEngine = createEngine;
+  })(M, root);
+
+  // ---- boot.js ----
+  (function (M, root) {
+/*
+ * boot.js — Installs the engine once per window and, when the client module
+ * is part of this script (runtime_js, not engine_js) and a bridge URL is
+ * known, starts the WebSocket client. Loading the script twice does nothing
+ * the second time: the first engine and the first client stay.
+ */
+var engine = root.__mcpActions;
+if (!engine) {
+  engine = M.createEngine();
+  try {
+    Object.defineProperty(root, "__mcpActions", {
+      value: engine,
+      enumerable: false,
+      configurable: false,
+      writable: false,
+    });
+  } catch (_ignored) {
+    // Another copy won the race between the check and the define: use it.
+    engine = root.__mcpActions;
+  }
+}
+
+// A page global of the same name that is not this engine: stay out of its way.
+if (!engine || typeof engine.run !== "function" || typeof engine._attachClient !== "function") return;
+
+if (typeof M.startClient === "function" && !root.__mcpActionsClientStarted) {
+  var config = M.discoverBridge();
+  if (config) {
+    try {
+      Object.defineProperty(root, "__mcpActionsClientStarted", { value: true, enumerable: false });
+    } catch (_ignored) {
+      return;
+    }
+    M.startClient(engine, config);
+  }
+}
+  })(M, root);
+})(typeof window !== "undefined" ? window : null);

@@ -1,0 +1,341 @@
+/*
+ * sw.js — The extension's service worker: keeps what the user shared, injects
+ * our page engine into shared tabs, and runs calls for the offscreen document.
+ *
+ * An MV3 service worker sleeps after ~30 s idle, so it holds no state of its
+ * own: the pairing and the shared tabs live in chrome.storage.local, and the
+ * WebSockets (one per shared tab) live in offscreen.js. The offscreen document
+ * asks this worker (chrome.runtime messages wake it) to describe a tab or to
+ * run an action_call in it; only tabs the user shared are ever touched, and
+ * nothing about the other tabs leaves the extension.
+ */
+"use strict";
+
+const OFFSCREEN_URL = "offscreen.html";
+const ENGINE_FILE = "engine.js";
+const VERSION = chrome.runtime.getManifest().version;
+const KEEPALIVE_ALARM = "mcp-actions-keepalive";
+// Primitives that need browser authority, run here through extension APIs (shared tabs only).
+const PRIVILEGED = [
+  "browser.navigate",
+  "browser.screenshot",
+  "browser.open_tab",
+  "browser.close_tab",
+  "browser.claimed_tabs.list",
+  "browser.claimed_tabs.activate",
+];
+// Capability classes of the dictionary this host provides. Not input.trusted: the engine's input is synthetic.
+const CAPABILITY_CLASSES = ["browser.tabs", "browser.claimed_tabs", "browser.screenshot"];
+const NAVIGATION_TIMEOUT_MS = 20000;
+
+// ---- state --------------------------------------------------------------
+
+async function loadState() {
+  const stored = await chrome.storage.local.get(["pairing", "shared"]);
+  return { pairing: stored.pairing || null, shared: stored.shared || {}, version: VERSION };
+}
+
+async function saveShared(shared) {
+  await chrome.storage.local.set({ shared: shared });
+}
+
+function randomHex(bytes) {
+  const arr = new Uint8Array(bytes);
+  crypto.getRandomValues(arr);
+  return Array.from(arr, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// ---- offscreen document (where the sockets live) -------------------------
+
+async function ensureOffscreen() {
+  if (await chrome.offscreen.hasDocument()) return;
+  try {
+    await chrome.offscreen.createDocument({
+      url: OFFSCREEN_URL,
+      reasons: ["WORKERS"],
+      justification: "Holds the WebSocket connections of the tabs you shared with mcp-actions while the service worker sleeps.",
+    });
+  } catch (err) {
+    // Two wake-ups racing: the other one created it.
+    if (!/single offscreen|already/i.test(String(err && err.message))) throw err;
+  }
+}
+
+/** Tell the offscreen document what should be connected now (it opens and closes sockets to match). */
+async function sync() {
+  const state = await loadState();
+  const wanted = state.pairing && Object.keys(state.shared).length > 0;
+  if (wanted) await ensureOffscreen();
+  else if (!(await chrome.offscreen.hasDocument())) return;
+  try {
+    await chrome.runtime.sendMessage({ target: "offscreen", type: "sync", state: state });
+  } catch (_ignored) {
+    // The document is still loading: it asks for the state itself when it starts.
+  }
+}
+
+// ---- shared tabs ---------------------------------------------------------
+
+async function setBadge(tabId, shared) {
+  try {
+    await chrome.action.setBadgeText({ tabId: tabId, text: shared ? "ON" : "" });
+    if (shared) await chrome.action.setBadgeBackgroundColor({ tabId: tabId, color: "#2458d6" });
+    await chrome.action.setTitle({ tabId: tabId, title: shared ? "mcp-actions: this tab is shared" : "mcp-actions: shared tabs" });
+  } catch (_ignored) { /* the tab is gone */ }
+}
+
+async function injectEngine(tabId) {
+  // MAIN world: handlers of a map resolve on the page's own window (window.contactForm.submit...).
+  await chrome.scripting.executeScript({ target: { tabId: tabId }, world: "MAIN", files: [ENGINE_FILE] });
+}
+
+async function share(tabId, on) {
+  const state = await loadState();
+  const key = String(tabId);
+  if (on) {
+    if (!state.pairing) throw new Error("not paired: open the connect link mcp-actions printed first");
+    await injectEngine(tabId); // fails on pages no extension may script (chrome://, the Web Store)
+    if (!state.shared[key]) state.shared[key] = { runtime_id: "chrome-tab-" + tabId + "-" + randomHex(4), since: new Date().toISOString() };
+  } else {
+    delete state.shared[key];
+  }
+  await saveShared(state.shared);
+  await setBadge(tabId, on);
+  await sync();
+  return state.shared[key] || null;
+}
+
+async function isShared(tabId) {
+  const state = await loadState();
+  return Object.prototype.hasOwnProperty.call(state.shared, String(tabId));
+}
+
+// ---- running things in a shared tab --------------------------------------
+
+// These two functions run in the page (MAIN world); they see only what they are given.
+function pageDescribe() {
+  var engine = window.__mcpActions;
+  return {
+    url: String(location.href),
+    title: String(document.title || ""),
+    capabilities: engine ? engine.capabilities() : [],
+    page_tools: engine && typeof engine.pageTools === "function" ? engine.pageTools() : {},
+    engine: !!engine,
+  };
+}
+
+function pageCall(item) {
+  var engine = window.__mcpActions;
+  if (!engine || typeof engine.run !== "function") return { missing: true };
+  var args = item.arguments && typeof item.arguments === "object" ? item.arguments : {};
+  var pending = typeof item.handler === "string" && item.handler ? engine.callHandler(item.handler, args) : engine.run(item.name, args);
+  return Promise.resolve(pending).then(
+    function (envelope) { return { envelope: envelope }; },
+    function (err) { return { envelope: { ok: false, error: { code: "handler_failed", message: String((err && err.message) || err) } } }; }
+  );
+}
+
+async function inMainWorld(tabId, func, args) {
+  const results = await chrome.scripting.executeScript({ target: { tabId: tabId }, world: "MAIN", func: func, args: args || [] });
+  return results && results[0] ? results[0].result : undefined;
+}
+
+async function describe(tabId) {
+  let page = await inMainWorld(tabId, pageDescribe);
+  if (!page || !page.engine) {
+    await injectEngine(tabId);
+    page = await inMainWorld(tabId, pageDescribe);
+  }
+  page.capabilities = [].concat(page.capabilities || [], PRIVILEGED, CAPABILITY_CLASSES);
+  delete page.engine;
+  return page;
+}
+
+function failure(code, message, evidence) {
+  const error = { code: code, message: message };
+  if (evidence !== undefined) error.evidence = evidence;
+  return { ok: false, error: error };
+}
+
+async function call(tabId, item) {
+  if (!(await isShared(tabId))) return failure("permission_denied", "this tab is no longer shared");
+  try {
+    if (PRIVILEGED.indexOf(item.name) >= 0 && !item.handler) return await privileged(tabId, item.name, item.arguments || {});
+    let answer = await inMainWorld(tabId, pageCall, [item]);
+    if (answer && answer.missing) {
+      // Navigated since the last injection and the load event has not come yet: inject now.
+      await injectEngine(tabId);
+      answer = await inMainWorld(tabId, pageCall, [item]);
+    }
+    if (!answer || !answer.envelope) return failure("transport_failed", "the page gave no answer (it navigated away during the call?)");
+    return answer.envelope;
+  } catch (err) {
+    return failure("transport_failed", "could not run in the tab: " + String((err && err.message) || err), { tab_id: tabId });
+  }
+}
+
+// ---- privileged primitives (extension APIs, shared tabs only) ------------
+
+function waitForLoad(tabId, timeoutMs) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      chrome.tabs.onUpdated.removeListener(listener);
+      resolve();
+    }
+    function listener(id, info) {
+      if (id === tabId && info.status === "complete") done();
+    }
+    chrome.tabs.onUpdated.addListener(listener);
+  });
+}
+
+function tabSummary(tab, shared) {
+  const entry = shared[String(tab.id)] || {};
+  return { tab_id: tab.id, url: tab.url || "", title: tab.title || "", active: !!tab.active, claimed_at: entry.since, runtime_id: entry.runtime_id };
+}
+
+async function privileged(callerTab, name, args) {
+  const state = await loadState();
+  const target = typeof args.tab_id === "number" ? args.tab_id : callerTab;
+  const needsShared = name !== "browser.open_tab" && name !== "browser.claimed_tabs.list";
+  if (needsShared && !Object.prototype.hasOwnProperty.call(state.shared, String(target))) {
+    return failure("permission_denied", "tab " + target + " is not shared with this server", { tab_id: target });
+  }
+  if (name === "browser.navigate") {
+    if (!args.reload && (typeof args.url !== "string" || !args.url)) return failure("invalid_input", "url is required unless reload is true");
+    const loaded = waitForLoad(target, NAVIGATION_TIMEOUT_MS);
+    if (args.reload) await chrome.tabs.reload(target);
+    else await chrome.tabs.update(target, { url: args.url });
+    await loaded;
+    await injectEngine(target).catch(() => undefined);
+    const tab = await chrome.tabs.get(target);
+    return { ok: true, output: { ok: true, navigated: true, tab: tabSummary(tab, state.shared) } };
+  }
+  if (name === "browser.open_tab") {
+    // A tab the agent opens is the agent's own: it is shared from the start (the badge shows it).
+    const tab = await chrome.tabs.create({ url: args.url || "about:blank", active: args.active !== false });
+    if (args.url) await waitForLoad(tab.id, NAVIGATION_TIMEOUT_MS);
+    const entry = await share(tab.id, true);
+    const fresh = await chrome.tabs.get(tab.id);
+    return { ok: true, output: { ok: true, tab_id: tab.id, runtime_id: entry && entry.runtime_id, url: fresh.url || "" } };
+  }
+  if (name === "browser.close_tab") {
+    await share(target, false);
+    await chrome.tabs.remove(target);
+    return { ok: true, output: { ok: true, closed_tab_id: target, active_tab_id: null } };
+  }
+  if (name === "browser.claimed_tabs.list") {
+    const tabs = [];
+    for (const key of Object.keys(state.shared)) {
+      try {
+        tabs.push(tabSummary(await chrome.tabs.get(Number(key)), state.shared));
+      } catch (_ignored) { /* closed meanwhile */ }
+    }
+    return { ok: true, output: { tabs: tabs } };
+  }
+  if (name === "browser.claimed_tabs.activate") {
+    const tab = await chrome.tabs.update(target, { active: true });
+    await chrome.windows.update(tab.windowId, { focused: true }).catch(() => undefined);
+    return { ok: true, output: { ok: true, tab_id: target, url: tab.url || "" } };
+  }
+  if (name === "browser.screenshot") return screenshot(target, args);
+  return failure("capability_unavailable", name + " is not provided by the extension host");
+}
+
+async function screenshot(tabId, args) {
+  const tab = await chrome.tabs.get(tabId);
+  if (!tab.active) {
+    return failure("capture_failed", "only the visible tab of a window can be captured: call browser.claimed_tabs.activate first", { tab_id: tabId });
+  }
+  const format = args.format === "jpeg" ? "jpeg" : "png";
+  const options = { format: format };
+  if (format === "jpeg" && typeof args.quality === "number") options.quality = args.quality;
+  const dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, options);
+  const bitmap = await createImageBitmap(await (await fetch(dataUrl)).blob());
+  return { ok: true, output: { image: dataUrl.slice(dataUrl.indexOf(",") + 1), mime_type: "image/" + format, width: bitmap.width, height: bitmap.height } };
+}
+
+// ---- events --------------------------------------------------------------
+
+async function tabChanged(tabId, info) {
+  if (!(await isShared(tabId))) return;
+  if (info.status === "complete") {
+    // Every navigation loads a fresh page: the engine goes in again, and the badge (reset by Chrome) too.
+    await injectEngine(tabId).catch(() => undefined);
+    await setBadge(tabId, true);
+  }
+  if (info.status === "complete" || info.title !== undefined) {
+    try {
+      await chrome.runtime.sendMessage({ target: "offscreen", type: "changed", tabId: tabId });
+    } catch (_ignored) { /* no offscreen document yet */ }
+  }
+}
+
+async function tabClosed(tabId) {
+  const state = await loadState();
+  if (!state.shared[String(tabId)]) return;
+  delete state.shared[String(tabId)];
+  await saveShared(state.shared);
+  await sync();
+}
+
+/** After a browser restart tab ids are new: shares of tabs that no longer exist are dropped. */
+async function prune() {
+  const state = await loadState();
+  const open = new Set((await chrome.tabs.query({})).map((t) => String(t.id)));
+  let changed = false;
+  for (const key of Object.keys(state.shared)) {
+    if (!open.has(key)) {
+      delete state.shared[key];
+      changed = true;
+    }
+  }
+  if (changed) await saveShared(state.shared);
+  for (const key of Object.keys(state.shared)) await setBadge(Number(key), true);
+  await sync();
+}
+
+chrome.tabs.onUpdated.addListener((tabId, info) => { tabChanged(tabId, info); });
+chrome.tabs.onRemoved.addListener((tabId) => { tabClosed(tabId); });
+chrome.runtime.onStartup.addListener(() => { prune(); });
+chrome.runtime.onInstalled.addListener(() => {
+  chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
+  prune();
+});
+// Chrome may close an offscreen document; this brings it back with the sockets it should hold.
+chrome.alarms.onAlarm.addListener((alarm) => { if (alarm.name === KEEPALIVE_ALARM) sync(); });
+
+const HANDLERS = {
+  get_state: () => loadState(),
+  pair: async (msg) => {
+    await chrome.storage.local.set({ pairing: msg.pairing });
+    await sync();
+    return { ok: true };
+  },
+  unpair: async () => {
+    await chrome.storage.local.remove("pairing");
+    await sync();
+    return { ok: true };
+  },
+  share: async (msg) => ({ ok: true, entry: await share(msg.tabId, !!msg.on) }),
+  conn: async (msg) => {
+    const update = {};
+    update["conn:" + msg.tabId] = { state: msg.state, detail: msg.detail, at: Date.now() };
+    await chrome.storage.session.set(update);
+    return { ok: true };
+  },
+  describe: (msg) => describe(msg.tabId),
+  call: (msg) => call(msg.tabId, msg.item),
+};
+
+chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+  if (!msg || msg.target === "offscreen") return false;
+  const handler = HANDLERS[msg.type];
+  if (!handler) return false;
+  Promise.resolve()
+    .then(() => handler(msg))
+    .then(sendResponse, (err) => sendResponse({ ok: false, error: { code: "internal_error", message: String((err && err.message) || err) } }));
+  return true; // the answer comes asynchronously
+});

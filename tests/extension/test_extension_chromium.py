@@ -1,0 +1,182 @@
+"""The shipped browser extension in real Chromium, driven as a user drives it, with the real server.
+
+The extension is loaded unpacked (``--load-extension``) into a headless
+Chromium (new headless mode loads extensions). A person opens the connect link
+the server prints, shares one tab of two; the agent (the SDK's ``Client``)
+calls a map tool in that tab, after a navigation, and after a server restart
+on the same bridge port without any click. The unshared tab never reaches the
+server. A wrong token is refused and the connect page says so; taking the
+share back removes the runtime.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from mcp import Client
+from playwright.async_api import BrowserContext, Page, async_playwright
+
+from mcp_actions.actions_app import ActionsApp, AppOptions
+from mcp_actions.extension import extension_dir, extension_id, extension_version, refresh_engine
+from mcp_actions.runtimes.chromium import find_browser
+from mcp_actions.server.mcp_server import build_server
+
+pytestmark = pytest.mark.browser
+
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
+FORM_TITLE = "actions.json simple form example"
+T = TypeVar("T")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def form_map(tmp_path: Path, origin: str) -> Path:
+    """The simple-form fixture's map (a handler on the page's own window), for our static server's origin."""
+    document = json.loads((PAGES / "simple-form" / "actions.json").read_text())
+    document["surface"]["origin"] = origin
+    folder = tmp_path / "maps"
+    folder.mkdir(exist_ok=True)
+    (folder / "form.actions.json").write_text(json.dumps(document))
+    return folder
+
+
+@contextlib.asynccontextmanager
+async def server(maps: Path, port: int) -> AsyncIterator[tuple[ActionsApp, Client]]:
+    """The server as a host starts it with ``--browser none``: a bridge on ``port``, the map, an MCP client."""
+    app = ActionsApp(AppOptions(manifests=[str(maps)], browser="none", bridge_port=port, bridge_port_fallback=False, watch=False))
+    async with Client(build_server(app), mode="legacy") as client:
+        yield app, client
+
+
+@contextlib.asynccontextmanager
+async def chromium_with_extension(profile: Path) -> AsyncIterator[BrowserContext]:
+    """Headless Chromium with the shipped extension loaded unpacked."""
+    path = str(extension_dir())
+    async with async_playwright() as pw:
+        context = await pw.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=find_browser(),
+            headless=True,
+            args=[f"--disable-extensions-except={path}", f"--load-extension={path}", "--no-first-run", "--no-default-browser-check"],
+        )
+        try:
+            yield context
+        finally:
+            await context.close()
+
+
+async def runtimes(client: Client) -> list[dict[str, Any]]:
+    result = await client.read_resource("actions://runtimes")
+    text = result.contents[0].text  # type: ignore[union-attr]
+    data = json.loads(text)
+    listed: list[dict[str, Any]] = data["runtimes"] if isinstance(data, dict) else data
+    return listed
+
+
+async def eventually(probe: Callable[[], Awaitable[T | None]], what: str, timeout: float = 10.0) -> T:
+    """Poll until ``probe`` returns something truthy."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        value = await probe()
+        if value:
+            return value
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.1)
+
+
+async def shared_runtime(client: Client, hidden_url: str) -> dict[str, Any] | None:
+    """The extension's runtime, once announced; asserts on the way that the unshared tab never shows."""
+    listed = await runtimes(client)
+    assert not any(hidden_url in (r.get("url") or "") or "Board" in (r.get("title") or "") for r in listed), listed
+    return next((r for r in listed if str(r.get("runtime_key", "")).startswith("chrome-tab:")), None)
+
+
+async def submit(client: Client, tool: str, name: str) -> Any:
+    result = await client.call_tool(tool, {"name": name, "timeout_ms": 10000})
+    assert not result.is_error, result
+    return result.structured_content
+
+
+async def open_connect(context: BrowserContext, url: str) -> Page:
+    page = await context.new_page()
+    await page.goto(url)
+    return page
+
+
+async def test_share_one_tab_call_navigate_restart_refuse_and_unshare(tmp_path: Path, pages_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_ACTIONS_STATE_DIR", str(tmp_path / "state"))
+    refresh_engine()
+    maps = form_map(tmp_path, pages_url)
+    port = free_port()
+    form_url = f"{pages_url}/simple-form/index.html"
+    board_url = f"{pages_url}/board/index.html"
+    async with chromium_with_extension(tmp_path / "profile") as context:
+        form = context.pages[0] if context.pages else await context.new_page()
+        await form.goto(form_url)
+        board = await context.new_page()
+        await board.goto(board_url)
+
+        async with server(maps, port) as (app, client):
+            connect_url = app.extension_connect_url()
+            assert connect_url and connect_url.startswith(f"chrome-extension://{extension_id()}/connect.html#")
+            launch = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)  # type: ignore[union-attr]
+            assert launch["bridge"]["extension_connect_url"] == connect_url
+
+            connect = await open_connect(context, connect_url)
+            await connect.get_by_role("status").filter(has_text="Paired").wait_for()
+            await connect.locator("#asker").filter(has_text="asks to operate the tabs you share").wait_for()
+            # Both tabs are offered; the person shares the form only.
+            assert await connect.get_by_role("checkbox", name="Share Board").count() >= 1
+            await connect.get_by_role("checkbox", name=f"Share {FORM_TITLE}").check()
+
+            runtime = await eventually(lambda: shared_runtime(client, board_url), "the shared tab's runtime")
+            assert runtime["url"] == form_url and runtime["title"] == FORM_TITLE
+            assert runtime["extension_version"] == extension_version()
+            assert str(runtime["authorization_id"]).startswith("auth-")
+            assert "input.trusted" not in runtime.get("capabilities", [])
+
+            tool = next(t.name for t in (await client.list_tools()).tools if (t.meta or {}).get("mcp-actions/tool", "").endswith("contact.submit_name"))
+            assert "Submitted Ada" in json.dumps(await submit(client, tool, "Ada"))
+
+            # A navigation of the shared tab: the engine is injected again, the same runtime answers.
+            await form.goto(form_url + "?again=1")
+            await eventually(lambda: _url_is(client, form_url + "?again=1"), "the navigated URL")
+            assert "Submitted Grace" in json.dumps(await submit(client, tool, "Grace"))
+
+        # The server restarts on the same bridge port (a new start token): the tab comes back by itself.
+        async with server(maps, port) as (app, client):
+            runtime = await eventually(lambda: shared_runtime(client, board_url), "the runtime after a restart", timeout=15)
+            assert runtime["runtime_key"].startswith("chrome-tab:")
+            assert "Submitted Linus" in json.dumps(await submit(client, tool, "Linus"))
+
+            # A stale link (the first start's token) is refused, and the page says so.
+            stale = await open_connect(context, connect_url)
+            await stale.get_by_role("status").filter(has_text="Refused").wait_for()
+            wrong = await open_connect(context, app.extension_connect_url().replace("token=", "token=wrong"))  # type: ignore[union-attr]
+            await wrong.get_by_role("status").filter(has_text="Refused").wait_for()
+
+            # Taking the share back: the runtime is gone.
+            await connect.reload()
+            await connect.get_by_role("checkbox", name=f"Share {FORM_TITLE}").uncheck()
+
+            async def gone() -> bool:
+                return not any(str(r.get("runtime_key", "")).startswith("chrome-tab:") for r in await runtimes(client))
+
+            await eventually(gone, "the runtime to go")
+
+
+async def _url_is(client: Client, url: str) -> bool:
+    return any(r.get("url") == url for r in await runtimes(client))
