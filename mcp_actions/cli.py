@@ -1,4 +1,4 @@
-"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``check``, ``convert``, ``init``, ``demo``.
+"""The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``check``, ``convert``, ``init``, ``demo``, ``extension``.
 
 In stdio mode nothing but MCP JSON-RPC may reach stdout, so every message
 here goes to stderr and logging is configured onto stderr before anything
@@ -198,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="run the whole loop on the bundled demo site in a headless browser")
     demo.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
+    extension = sub.add_parser("extension", help="where the shipped browser extension is (id, version) and how to load it")
+    extension.add_argument("--json", action="store_true", help='print {"path", "id", "version"} as JSON')
     return parser
 
 
@@ -348,6 +350,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .authoring.init import run_init_command
 
             return run_init_command(args.url, args.output, out=sys.stdout, err=sys.stderr, browser_path=args.browser_path)
+        if args.command == "extension":
+            from .extension.command import run_extension_command
+
+            return run_extension_command(as_json=args.json, out=sys.stdout)
         if args.command == "demo":
             from .demo.run import run_demo
 

@@ -116,7 +116,7 @@ class HttpRoutes:
                 {"error": {"code": "permission_denied", "message": "the bridge refused this token: it is wrong, or from an earlier start of mcp-actions"}},
             )
         label = (query.get("label") or ["browser extension"])[0]
-        replaces = (query.get("replaces") or [None])[0]
+        replaces = (query.get("replaces") or [""])[0] or None
         pairing = self.pairings.create(label, replaces=replaces)
         log.info("paired %s (%s)", pairing.authorization_id, pairing.label)
         return json_response(http.HTTPStatus.OK, {**pairing.to_dict(), "server": self.server_name})

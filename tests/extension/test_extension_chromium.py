@@ -124,6 +124,9 @@ async def test_share_one_tab_call_navigate_restart_refuse_and_unshare(tmp_path: 
     form_url = f"{pages_url}/simple-form/index.html"
     board_url = f"{pages_url}/board/index.html"
     async with chromium_with_extension(tmp_path / "profile") as context:
+        # Chrome gives the unpacked extension the id we compute from the manifest's key.
+        worker = context.service_workers[0] if context.service_workers else await context.wait_for_event("serviceworker")
+        assert worker.url == f"chrome-extension://{extension_id()}/sw.js"
         form = context.pages[0] if context.pages else await context.new_page()
         await form.goto(form_url)
         board = await context.new_page()
