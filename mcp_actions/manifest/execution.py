@@ -19,6 +19,11 @@ code", and published maps use both kinds of reference:
   ``primitive_dictionary`` (or the map carries a ``primitive_dictionary``,
   i.e. it is the self-description of the host that publishes it); the
   runtime runs the primitive of that name with the tool's arguments.
+  In such a host-published map, a tool named after a primitive of our
+  dictionary is host-native even when its handler names the publishing
+  host's own code (the reference extension's ``overlay.open`` names
+  ``actionsJsonOverlay.openHtml``, which exists only inside that extension):
+  on our hosts the same primitive is ours, and a page never has that handler.
 
 A handler wins over a workflow, and a workflow over legacy steps (the
 catalogue's long-standing order); ``execution.mode`` and the fallback are
@@ -118,6 +123,9 @@ def classify_tool(
     binding = x_actions.get("binding")
     arguments = binding.get("arguments") if isinstance(binding, Mapping) else None
     bound = dict(arguments) if isinstance(arguments, Mapping) else {}
+    own = name if name is not None else tool.get("name")
+    if isinstance(handler, str) and handler and host_published and isinstance(own, str) and own in host_primitives and handler not in host_primitives and handler not in map_primitives:
+        return ExecutionPlan(ToolKind.HOST_NATIVE, handler=handler, primitive=own, bound_arguments=bound)
     if isinstance(handler, str) and handler:
         if handler in host_primitives or handler in map_primitives:
             return ExecutionPlan(ToolKind.PRIMITIVE_HANDLER, handler=handler, primitive=handler, bound_arguments=bound, legacy_mode=mode)
@@ -126,7 +134,6 @@ def classify_tool(
         return ExecutionPlan(ToolKind.WORKFLOW, legacy_mode=mode)
     if steps:
         return ExecutionPlan(ToolKind.LEGACY_STEPS, legacy_mode=mode)
-    own = name if name is not None else tool.get("name")
     if not isinstance(own, str):
         return None
     if own in host_primitives or own in map_primitives:
