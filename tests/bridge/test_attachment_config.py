@@ -26,7 +26,7 @@ MAPS = Path(__file__).resolve().parents[1] / "fixtures" / "attachments" / "maps"
 
 
 def _app() -> ActionsApp:
-    return ActionsApp(AppOptions(manifests=[str(MAPS)], browser="none", bridge_port=0, bridge_token=TOKEN, watch=False, audit_log="off"))
+    return ActionsApp(AppOptions(manifests=[str(MAPS)], browser="none", bridge_port=0, bridge_token=TOKEN, watch=False))
 
 
 async def _next_config(runtime: WsRuntime) -> dict[str, Any]:
