@@ -20,6 +20,13 @@ published map uses:
 
 Anything else, or a primitive the runtime does not advertise, is refused with
 ``capability_unavailable`` before anything reaches the page.
+
+Server-side primitives (``server_primitives.py``: ``storage.read_file``,
+``transfer.*``) are looked up first and run here, in the server, with the
+tool's map and runtime as their context; the runtime need not announce them.
+Before ``overlay.open`` / ``overlay.register_launcher`` go to the page, their
+``template`` / ``data`` storage references are resolved into ``html`` and
+``data_json`` from the map's files (``storage_primitives.py``).
 """
 
 from __future__ import annotations
@@ -38,6 +45,9 @@ from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..workflow.interpreter import CompiledWorkflow, run_workflow
 from ..workflow.legacy import execution_steps, translate_execution
 from ..workflow.progress import ProgressCallback, ProgressReporter
+from .server_context import ServerCall, ServerServices
+from .server_primitives import SERVER_PRIMITIVES, run_server_primitive
+from .storage_primitives import OVERLAY_PRIMITIVES, resolve_overlay_arguments
 
 __all__ = ["ToolRun", "missing"]
 
@@ -59,8 +69,11 @@ class ToolRun:
         progress: ProgressCallback | None,
         *,
         limits: Limits = DEFAULT_LIMITS,
+        services: ServerServices | None = None,
     ) -> None:
         self.bridge = bridge
+        #: What the server-side primitives share (the transfer buffer): the server's, unless given.
+        self.services = services if services is not None else ServerServices.of(bridge)
         self.limits = limits
         self.binding = binding
         self.runtime = runtime
@@ -71,9 +84,9 @@ class ToolRun:
     # -- what the runtime can do ---------------------------------------
 
     def provides(self, primitive: str) -> bool:
-        """True when the runtime advertises ``primitive`` (a runtime advertising nothing is trusted)."""
+        """True when the server runs ``primitive`` or the runtime advertises it (a runtime advertising nothing is trusted)."""
         capabilities = self.runtime.capabilities
-        return not capabilities or primitive in capabilities
+        return primitive in SERVER_PRIMITIVES or not capabilities or primitive in capabilities
 
     def require(self, primitive: str) -> None:
         """Refuse with ``capability_unavailable`` unless the runtime provides ``primitive``."""
@@ -85,7 +98,13 @@ class ToolRun:
             )
 
     async def call_primitive(self, name: str, arguments: dict[str, Any], timeout_ms: int | None = None) -> Any:
-        """One primitive on this runtime, bounded by the deadline (and ``timeout_ms``)."""
+        """One primitive on this runtime (or in the server, for a server-side one), bounded by the deadline (and ``timeout_ms``)."""
+        if name in SERVER_PRIMITIVES:
+            call = ServerCall(self.binding, self.runtime, self.bridge, self.services, self.deadline.child(timeout_ms or None))
+            return await run_server_primitive(name, call, arguments)
+        if name in OVERLAY_PRIMITIVES:
+            call = ServerCall(self.binding, self.runtime, self.bridge, self.services, self.deadline)
+            arguments = resolve_overlay_arguments(call, arguments)
         if name not in self.bridge.dictionary:
             # Dictionary primitives are checked by the bridge (capabilities, input_schema, naming the host).
             self.require(name)
@@ -114,7 +133,7 @@ class ToolRun:
         if legacy_steps and isinstance(execution, dict):
             self.mode = "steps"
             return await self._workflow(translate_execution(execution), own)
-        if plan.kind is ToolKind.HOST_NATIVE and plan.primitive and (plan.declared_primitive or plan.primitive in self.runtime.capabilities):
+        if plan.kind is ToolKind.HOST_NATIVE and plan.primitive and (plan.declared_primitive or plan.primitive in self.runtime.capabilities or plan.primitive in SERVER_PRIMITIVES):
             self.mode = "host_native"
             return await self._single(plan.primitive, own)
         raise ActionError(
@@ -125,7 +144,7 @@ class ToolRun:
 
     async def _handler(self, handler: str, own: dict[str, Any]) -> Any:
         """A handler naming a provided primitive runs it; any other handler is a page function."""
-        if self.runtime.capabilities and handler in self.runtime.capabilities:
+        if handler in SERVER_PRIMITIVES or (self.runtime.capabilities and handler in self.runtime.capabilities):
             self.mode = "primitive"
             tool = self.binding.tool
             bound = tool.x_actions.bound_arguments if tool is not None else {}
