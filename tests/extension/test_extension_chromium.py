@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import pytest
 from mcp import Client
 from playwright.async_api import BrowserContext, Page, async_playwright
@@ -158,6 +160,18 @@ async def test_share_one_tab_call_navigate_restart_refuse_and_unshare(tmp_path: 
             await form.goto(form_url + "?again=1")
             await eventually(lambda: _url_is(client, form_url + "?again=1"), "the navigated URL")
             assert "Submitted Grace" in json.dumps(await submit(client, tool, "Grace"))
+            # The agent navigates it too (browser.navigate through the extension's tabs API).
+            navigated = await client.call_tool("browser_navigate", {"url": form_url + "?by=agent", "target_runtime_key": runtime["runtime_key"]})
+            assert not navigated.is_error, navigated
+            await form.wait_for_url(form_url + "?by=agent")
+            await eventually(lambda: _url_is(client, form_url + "?by=agent"), "the URL the agent navigated to")
+            assert "Submitted Ada" in json.dumps(await submit(client, tool, "Ada"))
+
+            # The status page shows the connect link too.
+            assert app.endpoint is not None
+            async with httpx.AsyncClient() as http:
+                status = (await http.get(app.endpoint.status_url())).text
+            assert 'id="extension-connect-url"' in status and html.escape(connect_url) in status
 
         # The server restarts on the same bridge port (a new start token): the tab comes back by itself.
         async with server(maps, port) as (app, client):
@@ -170,6 +184,11 @@ async def test_share_one_tab_call_navigate_restart_refuse_and_unshare(tmp_path: 
             await stale.get_by_role("status").filter(has_text="Refused").wait_for()
             wrong = await open_connect(context, app.extension_connect_url().replace("token=", "token=wrong"))  # type: ignore[union-attr]
             await wrong.get_by_role("status").filter(has_text="Refused").wait_for()
+
+            # The popup lists the shared tab only, with a way to take the share back.
+            popup = await open_connect(context, f"chrome-extension://{extension_id()}/popup.html")
+            await popup.get_by_role("button", name=f"Stop sharing {FORM_TITLE}").wait_for()
+            assert await popup.get_by_role("button", name="Stop sharing Board fixture").count() == 0
 
             # Taking the share back: the runtime is gone.
             await connect.reload()

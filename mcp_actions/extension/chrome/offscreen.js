@@ -17,6 +17,7 @@ const HEARTBEAT_MS = 15000;
 const BACKOFF_MIN_MS = 300;
 const BACKOFF_MAX_MS = 3000; // a restarted server sees its tabs again within a few seconds
 const REFUSED_AFTER_FAILURES = 3;
+const NAVIGATING = ["browser.navigate"];
 
 const connections = new Map(); // tab id (string) -> Connection
 
@@ -154,7 +155,12 @@ class Connection {
       ok: false,
       error: { code: "handler_timeout", message: (item.handler || item.name) + " did not finish within " + limit + " ms", evidence: { timeout_ms: limit, name: item.name } },
     }), limit);
-    ask({ type: "call", tabId: this.tabId, item: item }).then(reply, (err) => reply({
+    ask({ type: "call", tabId: this.tabId, item: item }).then(async (envelope) => {
+      // A navigation changed the page: the bridge hears the new URL before the call's end, so what it
+      // decides next (which page a map covers, attempts per page) is about the page the tab shows now.
+      if (NAVIGATING.indexOf(item.name) >= 0) await this.pageChanged();
+      reply(envelope);
+    }, (err) => reply({
       ok: false, error: { code: "transport_failed", message: "the extension could not run the call: " + String((err && err.message) || err) },
     }));
   }
