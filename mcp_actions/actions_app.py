@@ -260,6 +260,7 @@ class ActionsApp:
             "runtime_tools": self.runtime_tools(),
             "policy": self.policy.describe() if self.options.policy else None,
             "extension_connect_url": self.extension_connect_url(),
+            "browser_session": self.browser.session() if self.browser is not None else None,
         }
 
     def extension_connect_url(self) -> str | None:

@@ -1,7 +1,8 @@
 """The bridge's local page: what is connected, and how to connect more.
 
 Served at ``GET /?token=…`` on the bridge port (see ``websocket.py``). It is
-meant for the person running mcp-actions: it lists the connected runtimes
+meant for the person running mcp-actions: it names the agent's browser session
+(``runtime.session.name``), lists the connected runtimes
 (id, key, url, title, transport, idle time), the calls in flight, each
 runtime's tools, the recent calls of the audit log (tool, page, decision,
 status, time, with the map's trust and the runtime's authorization id), the
@@ -146,6 +147,7 @@ def render_status_page(
     failed_maps: Sequence[Mapping[str, Any]] = (),
     runtime_tools: Mapping[str, Sequence[str]] | None = None,
     policy: Mapping[str, Any] | None = None,
+    browser_session: Mapping[str, Any] | None = None,
     extension_connect_url: str | None = None,
 ) -> str:
     """The complete HTML of the local status page.
@@ -156,6 +158,7 @@ def render_status_page(
     status, time, client, the map's trust, the runtime's authorization id); ``failed_maps``:
     ``{file, errors}`` of each map that failed to load; ``runtime_tools``: each runtime's tools;
     ``policy``: the policy in force (``{file, rules, reload_error}``), None without one.
+    ``browser_session``: the browser host's agent session (``{name, …}``), None while unnamed.
     ``extension_connect_url``: the browser extension's connect page for this bridge (docs/extension.md).
     """
     runtimes = list(runtimes)
@@ -167,6 +170,9 @@ def render_status_page(
         if policy.get("reload_error"):
             policy_line += f' <strong>Its last edit was refused, the previous rules stay in force: {e(str(policy["reload_error"]))}</strong>'
         policy_line += "</p>"
+    session_line = ""
+    if browser_session is not None and browser_session.get("name"):
+        session_line = f'\n<p id="browser-session">Browser session: <strong>{e(str(browser_session["name"]))}</strong></p>'
     bookmarklet = bookmarklet_url(script_url)
     script_tag = f'<script src="{script_url}"></script>'
     return f"""<!doctype html>
@@ -189,7 +195,7 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 <body>
 <h1>mcp-actions bridge</h1>
 <p>Runtimes connect at <code>{e(bridge_url)}</code>.
-<span id="summary">{len(runtimes)} runtime(s) connected, {pending_calls} call(s) in flight.</span></p>{note}
+<span id="summary">{len(runtimes)} runtime(s) connected, {pending_calls} call(s) in flight.</span></p>{note}{session_line}
 
 <h2>Connected runtimes</h2>
 <table id="runtimes">

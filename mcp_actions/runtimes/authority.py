@@ -1,11 +1,14 @@
-"""The browser host's privileged primitives: tabs, navigation, dialogs, screenshots.
+"""The browser host's privileged primitives: tabs, navigation, dialogs, screenshots, clipboard, session.
 
 These are the ``browser.*`` primitives of the reference dictionary, with its
 names and input and output shapes. A page runtime cannot have them; a
 Playwright tab asks its host, and the host runs them here over the tabs it
 owns (``TabDirectory``). Every tab the host drives counts as claimed, so
 ``browser.claimed_tabs.list`` is the host's own inventory (labelled
-``"inventory": "host-local"``), not the bridge's.
+``"inventory": "host-local"``), not the bridge's, with the agent session's
+name once ``runtime.session.name`` gave one (``agent_session.py``).
+``clipboard.*`` run in the tab's page with a permission granted for the call
+(``clipboard.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from urllib.parse import urljoin, urlsplit
 from playwright.async_api import Error as PlaywrightError
 
 from ..errors import ActionError, ErrorCode
+from .agent_session import AgentSession
+from .clipboard import BrowserClipboard
 from .tab import TabRuntime
 
 __all__ = ["BrowserAuthority", "TabDirectory"]
@@ -76,6 +81,9 @@ class BrowserAuthority:
 
     def __init__(self, directory: TabDirectory) -> None:
         self.directory = directory
+        #: The agent's session on this host: its name, shown to the user, and the release of its tabs.
+        self.session = AgentSession()
+        self.clipboard = BrowserClipboard()
         self._handlers = {
             "browser.navigate": self.navigate,
             "browser.screenshot": self.screenshot,
@@ -84,6 +92,10 @@ class BrowserAuthority:
             "browser.claimed_tabs.list": self.list_tabs,
             "browser.claimed_tabs.activate": self.activate,
             "browser.dismiss_dialog": self.dismiss_dialog,
+            "clipboard.read": self.clipboard_read,
+            "clipboard.write": self.clipboard_write,
+            "runtime.session.name": self.session.set_name,
+            "runtime.session.finalize_tabs": self.finalize_tabs,
         }
 
     @property
@@ -180,7 +192,11 @@ class BrowserAuthority:
         """``browser.claimed_tabs.list``: every tab of this host, the active one marked, with its frames."""
         active = self.directory.active_tab()
         tabs = [_tab_entry(t, active, self.directory.frames_of(t)) for t in self.directory.tabs]
-        return {"tabs": tabs, "inventory": "host-local", "host": caller.host_kind}
+        out: dict[str, Any] = {"tabs": tabs, "inventory": "host-local", "host": caller.host_kind}
+        session = self.session.describe()
+        if session is not None:
+            out["session"] = session
+        return out
 
     async def activate(self, caller: TabRuntime, arguments: dict[str, Any]) -> dict[str, Any]:
         """``browser.claimed_tabs.activate``: bring a tab to the front, make it the active runtime (reconnecting it if needed)."""
@@ -192,6 +208,20 @@ class BrowserAuthority:
             await tab.start()
         self.directory.set_active(tab.runtime_id)
         return {"ok": True, "tab_id": tab.number, "url": tab.page.url, "runtime_id": tab.runtime_id}
+
+    # -- clipboard and session ------------------------------------------------------
+
+    async def clipboard_read(self, caller: TabRuntime, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``clipboard.read`` in the caller's page (see ``clipboard.py``)."""
+        return await self.clipboard.read(caller)
+
+    async def clipboard_write(self, caller: TabRuntime, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``clipboard.write`` in the caller's page (see ``clipboard.py``)."""
+        return await self.clipboard.write(caller, arguments.get("text"))
+
+    async def finalize_tabs(self, caller: TabRuntime, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``runtime.session.finalize_tabs``: close the tabs the host opened, but the active one and the caller."""
+        return await self.session.finalize(self.directory, caller)
 
     # -- dialogs -----------------------------------------------------------------
 

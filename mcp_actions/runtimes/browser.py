@@ -148,8 +148,12 @@ class BrowserHost:
         return task
 
     async def run_privileged(self, name: str, caller: Any, arguments: dict[str, Any]) -> Any:
-        """Run a ``browser.*`` primitive asked of the tab ``caller``."""
+        """Run a privileged primitive (``browser.*``, ``clipboard.*``, ``runtime.session.*``) asked of the tab ``caller``."""
         return await self._authority.run(name, caller, arguments)
+
+    def session(self) -> dict[str, Any] | None:
+        """The agent session's ``{name, named_at}`` once ``runtime.session.name`` named it (None before)."""
+        return self._authority.session.describe()
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -211,7 +215,9 @@ class BrowserHost:
             session.browser.on("disconnected", lambda _browser: self.spawn(self._on_browser_gone("browser disconnected"), "disconnected"))
         for page in pages:
             # A browser we launched: its blank tab is ours to warm up (never an attached browser's pages).
-            await self._adopt(page, warm=not self.options.cdp_endpoint)
+            runtime = await self._adopt(page, warm=not self.options.cdp_endpoint)
+            # An attached browser's tabs are the user's: runtime.session.finalize_tabs leaves them open.
+            runtime.preexisting = bool(self.options.cdp_endpoint)
 
     async def _teardown(self, reason: str) -> None:
         self._started = False

@@ -64,6 +64,10 @@ class DeferredBrowser:
         """The tab with this runtime id."""
         return self._host.tab(runtime_id) if self._host is not None else None
 
+    def session(self) -> dict[str, Any] | None:
+        """The agent session's ``{name, named_at}`` on the browser host (None before it is named or built)."""
+        return self._host.session() if self._host is not None else None
+
     async def ensure_started(self) -> None:
         """Start the browser once; concurrent callers (and a background launch) share one start."""
         await self.host.ensure_started()

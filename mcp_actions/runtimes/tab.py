@@ -38,9 +38,13 @@ PRIVILEGED_PRIMITIVES: tuple[str, ...] = (
     "browser.claimed_tabs.list",
     "browser.claimed_tabs.activate",
     "browser.dismiss_dialog",
+    "clipboard.read",
+    "clipboard.write",
+    "runtime.session.name",
+    "runtime.session.finalize_tabs",
 )
 #: Capability classes of the dictionary a tab provides; ``input.trusted`` says clicks and keys are real input events.
-TAB_CAPABILITY_CLASSES: tuple[str, ...] = ("browser.tabs", "browser.claimed_tabs", "input.trusted")
+TAB_CAPABILITY_CLASSES: tuple[str, ...] = ("browser.tabs", "browser.claimed_tabs", "runtime.session", "input.trusted")
 #: Announced in runtime_ready: every primitive a tab runs, then its capability classes and the engine's extensions.
 TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + TAB_CAPABILITY_CLASSES + ENGINE_EXTENSIONS
 
@@ -132,6 +136,8 @@ class TabRuntime(DocumentRuntime):
             capabilities=TAB_CAPABILITIES,
         )
         self.number = number
+        #: True for a tab that was open before the host attached to a running browser (never closed by finalize_tabs).
+        self.preexisting = False
         self._primitives = {
             "pointer.click": self._click,
             "pointer.double_click": self._double_click,
