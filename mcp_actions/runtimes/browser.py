@@ -28,6 +28,7 @@ from playwright.async_api import Frame, Page, Playwright, async_playwright
 from ..bridge.bridge import Bridge
 from ..errors import ActionError, ErrorCode
 from .authority import BrowserAuthority
+from .document import ATTACHMENT_HOOK
 from .frame import FrameRuntime, same_origin
 from .launch import BrowserOptions, BrowserSession, default_profile_dir, open_browser
 from .page_script import engine_js
@@ -206,7 +207,9 @@ class BrowserHost:
         await context.expose_binding("__mcpActionsEmit", self._emit_from)
         await context.expose_binding("__mcpActionsPageTools", self._page_tools_from)
         await context.expose_binding("__mcpActionsCallMessage", self._call_message_from)
-        await context.add_init_script(script=engine_js() + _LISTEN_HOOK)
+        await context.expose_binding("__mcpActionsAttachments", self._attachments_for)
+        await context.expose_binding("__mcpActionsAttachmentReport", self._attachment_report_from)
+        await context.add_init_script(script=engine_js() + _LISTEN_HOOK + ATTACHMENT_HOOK)
         # The first tab exists before page events are watched, so it is adopted (and warmed) below, once.
         pages = list(context.pages) or [await context.new_page()]
         context.on("page", self._on_page)
@@ -353,6 +356,15 @@ class BrowserHost:
     async def _listen_for(self, source: dict[str, Any]) -> list[dict[str, str]]:
         runtime = self._runtime_of(source)
         return runtime.listen if runtime else []
+
+    async def _attachments_for(self, source: dict[str, Any]) -> list[dict[str, Any]]:
+        runtime = self._runtime_of(source)
+        return runtime.attachments if runtime else []
+
+    async def _attachment_report_from(self, source: dict[str, Any], message: Any) -> None:
+        runtime = self._runtime_of(source)
+        if runtime is not None:
+            await runtime.on_attachment_report(message)
 
     async def _page_tools_from(self, source: dict[str, Any], snapshot: Any) -> None:
         runtime = self._runtime_of(source)

@@ -28,7 +28,7 @@ from .inprocess import InProcessRuntime
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
-__all__ = ["CALL_MESSAGES", "PREVIOUS_CALL_WINDOW_S", "DocumentRuntime", "dictionary_entry", "dictionary_names"]
+__all__ = ["ATTACHMENT_HOOK", "CALL_MESSAGES", "PREVIOUS_CALL_WINDOW_S", "DocumentRuntime", "dictionary_entry", "dictionary_names"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,44 @@ CALL_MESSAGES = frozenset({"call_progress", "input_request"})
 _WATCH_EVENTS = """(listen) => {
   const engine = window.__mcpActions, emit = window.__mcpActionsEmit;
   return engine && typeof emit === "function" ? engine.watchEvents(listen, (s) => { emit(s); }) : -1;
+}"""
+
+# The sinks a document's engine reports attachments and the overlay through: one binding,
+# window.__mcpActionsAttachmentReport(message), message.type "status" | "open" | "overlay".
+_ATTACHMENT_SINKS = """{
+    status: function (states) { report({ type: "status", attachments: states }).catch(function () {}); },
+    open: function (a, l) { report({ type: "open", attachment_id: a, launcher_id: l }).catch(function () {}); }
+  }"""
+_APPLY_ATTACHMENTS = (
+    """(list) => {
+  const engine = window.__mcpActions, report = window.__mcpActionsAttachmentReport;
+  if (!engine || typeof engine.applyAttachments !== "function" || typeof report !== "function") return -1;
+  engine.applyAttachments(list, """
+    + _ATTACHMENT_SINKS
+    + """);
+  return list.length;
+}"""
+)
+#: Runs after the engine in every new document (browser.py's init script): install the runtime's
+#: attachments as soon as the document exists (as the listen hook asks for its events), and tell the
+#: host whenever the overlay opens or closes (its trusted clicks pass through an open one).
+ATTACHMENT_HOOK = (
+    """
+;(function () {
+  var engine = window.__mcpActions, ask = window.__mcpActionsAttachments, report = window.__mcpActionsAttachmentReport;
+  if (!engine || typeof engine.applyAttachments !== "function" || typeof ask !== "function" || typeof report !== "function") return;
+  engine.onOverlayChange(function (open) { report({ type: "overlay", open: open }).catch(function () {}); });
+  ask().then(function (list) {
+    if (Array.isArray(list) && list.length) engine.applyAttachments(list, """
+    + _ATTACHMENT_SINKS
+    + """);
+  }, function () {});
+})();
+"""
+)
+_PASS_THROUGH = """(on) => {
+  const engine = window.__mcpActions;
+  return !!engine && typeof engine.overlayPassThrough === "function" && engine.overlayPassThrough(on);
 }"""
 
 
@@ -94,6 +132,10 @@ class DocumentRuntime(InProcessRuntime):
         self.watch = watch
         #: Declared DOM events to forward, as last sent by the bridge (runtime_config).
         self.listen: list[dict[str, str]] = []
+        #: The maps' attachments to install, as last sent by the bridge (runtime_config).
+        self.attachments: list[dict[str, Any]] = []
+        #: True while the engine said an overlay is open in this document (trusted clicks pass through it).
+        self.overlay_open = False
         self._last_call: tuple[str, float] | None = None
         #: When the host took this document over (``browser.claimed_tabs.list`` shows it).
         self.claimed_at = _now()
@@ -113,6 +155,9 @@ class DocumentRuntime(InProcessRuntime):
             listen = item.get("listen")
             self.listen = [e for e in listen if isinstance(e, dict)] if isinstance(listen, list) else []
             self.host.spawn(self.apply_listen(), f"{self.runtime_id}:listen")
+            attachments = item.get("attachments")
+            self.attachments = [a for a in attachments if isinstance(a, dict)] if isinstance(attachments, list) else []
+            self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
         elif kind in ("input_response", "action_cancel"):
             self.host.spawn(self.deliver_to_page(item), f"{self.runtime_id}:{kind}")
             return
@@ -205,6 +250,40 @@ class DocumentRuntime(InProcessRuntime):
             await self.evaluate(_WATCH_EVENTS, self.listen)
         except PlaywrightError as exc:  # navigating: the init script asks for the list again
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
+
+    async def apply_attachments(self) -> None:
+        """Install the maps' attachments in the current document (replacing what it had)."""
+        try:
+            await self.evaluate(_APPLY_ATTACHMENTS, self.attachments)
+        except PlaywrightError as exc:  # navigating: the init script asks for the list again
+            log.debug("could not apply attachments to %s: %s", self.runtime_id, exc)
+
+    async def on_attachment_report(self, message: Any) -> None:
+        """What the document's engine reports about attachments and the overlay (ATTACHMENT_HOOK's binding).
+
+        ``status``: the attachments' states, sent as ``runtime_status.attachments``; ``open``: a
+        launcher whose ``opens`` names a map tool was clicked, sent as ``attachment_open`` (the
+        bridge looks the tool up itself); ``overlay``: an overlay opened or closed.
+        """
+        if not isinstance(message, dict):
+            return
+        kind = message.get("type")
+        if kind == "status" and isinstance(message.get("attachments"), list):
+            await self.emit({"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.frame.url, "attachments": message["attachments"], "observed_at": _now()})
+        elif kind == "open" and isinstance(message.get("attachment_id"), str) and message["attachment_id"]:
+            item: dict[str, Any] = {"type": "attachment_open", "runtime_id": self.runtime_id, "attachment_id": message["attachment_id"]}
+            if isinstance(message.get("launcher_id"), str):
+                item["launcher_id"] = message["launcher_id"]
+            await self.emit(item)
+        elif kind == "overlay":
+            self.overlay_open = message.get("open") is True
+
+    async def pass_through_overlay(self, on: bool) -> None:
+        """Let (or stop letting) the pointer through an open overlay, around a trusted click on the page below."""
+        if on and not self.overlay_open:
+            return
+        # The answer says whether an overlay is still open (a navigation took the last one away).
+        self.overlay_open = bool(await self.evaluate(_PASS_THROUGH, on))
 
     async def report_page_tools(self, snapshot: Any) -> None:
         """The document's declared tools changed (or it arrived): a runtime_status with ``page_tools``.

@@ -71,6 +71,9 @@ ENGINE_MODULES: tuple[str, ...] = (
     "wab.js",  # wab.execute through window.AICommands
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
+    "launchers.js",  # launcher buttons kept beside their targets as the page changes
+    "overlay.js",  # overlay.open, overlay.close, overlay.register_launcher
+    "attachments.js",  # a map's attachments: applyAttachments(list, sinks)
     "engine.js",  # dispatch and the frozen engine object
 )
 #: The WebSocket client of the Actions Bridge Protocol (runtime_js only).
@@ -109,6 +112,9 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.observe",
     "refs.resolve",
     "refs.select",
+    "overlay.open",
+    "overlay.close",
+    "overlay.register_launcher",
 )
 #: Additions to the reference dictionary the engine implements, announced after its
 #: primitives (``M.EXTENSION_CAPABILITIES`` in engine.js; see the dictionary's ``argument_capabilities``).

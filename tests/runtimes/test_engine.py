@@ -68,7 +68,10 @@ async def test_api_is_hidden_frozen_and_loading_twice_does_nothing(page: Page, p
     assert facts == {
         "enumerable": False,
         "frozen": True,
-        "methods": sorted(["version", "run", "callHandler", "capabilities", "focusEditable", "watchEvents", "status", "onPageTools", "pageTools", "onCallMessage", "deliver", "_attachClient"]),
+        "methods": sorted(
+            ["version", "run", "callHandler", "capabilities", "focusEditable", "watchEvents", "status", "onPageTools", "pageTools", "onCallMessage", "deliver"]
+            + ["applyAttachments", "onOverlayChange", "overlayPassThrough", "_attachClient"]
+        ),
     }
     await page.evaluate("() => { window.__firstEngine = window.__mcpActions; }")
     await page.evaluate("(src) => { (0, eval)(src); }", runtime_js())  # a second full load

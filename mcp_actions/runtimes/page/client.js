@@ -289,6 +289,11 @@ function startClient(engine, config) {
   function applyConfig(item) {
     listenConfig = Array.isArray(item.listen) ? item.listen : [];
     engine.watchEvents(listenConfig, forwardEvent);
+    // Attachments (docs/bridge-protocol.md "Runtime configuration"): states as runtime_status, map tools via attachment_open.
+    if (typeof engine.applyAttachments === "function") engine.applyAttachments(Array.isArray(item.attachments) ? item.attachments : [], {
+      status: function (states) { send({ type: "runtime_status", runtime_id: runtimeId, url: String(root.location.href), attachments: states, observed_at: now() }); },
+      open: function (a, l) { send({ type: "attachment_open", runtime_id: runtimeId, attachment_id: a, launcher_id: l }); },
+    });
   }
 
   function onMessage(ev) {

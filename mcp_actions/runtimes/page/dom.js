@@ -6,6 +6,22 @@
 var fail = M.fail,
   round = M.round;
 
+// Elements the engine itself put on the page as its own UI (the overlay's host):
+// not part of the page our primitives act on, so searches and hit tests skip them.
+var OWN_HOSTS = typeof WeakSet === "function" ? new WeakSet() : null;
+
+/** Mark el as engine UI that locators, observation and hit tests must not see. */
+function hideFromEngine(el) {
+  if (OWN_HOSTS) OWN_HOSTS.add(el);
+}
+
+// The tag of the launcher buttons' hosts (launchers.js), which observation lists (observe.js).
+var LAUNCHER_HOST_TAG = "actions-json-launcher";
+
+function isHiddenFromEngine(el) {
+  return !!(OWN_HOSTS && el && OWN_HOSTS.has(el));
+}
+
 /** The document (or a scope) and every open shadow root below it, outermost first. */
 function searchRoots(scope) {
   var roots = [scope || document];
@@ -29,7 +45,7 @@ function queryAllDeep(selector, scope) {
   var out = [];
   for (var i = 0; i < roots.length; i++) {
     var found = roots[i].querySelectorAll(selector);
-    for (var j = 0; j < found.length; j++) out.push(found[j]);
+    for (var j = 0; j < found.length; j++) if (!isHiddenFromEngine(found[j])) out.push(found[j]);
   }
   return out;
 }
@@ -114,9 +130,24 @@ function selectAll(selector, code, scope) {
   }
 }
 
-/** elementFromPoint that descends into open shadow roots (the innermost element). */
+/**
+ * elementFromPoint that descends into open shadow roots (the innermost element).
+ * The engine's own overlay is looked through: it floats above the page, and our
+ * primitives act on the page below it (a trusted click passes it the same way:
+ * overlay.js, passThrough).
+ */
 function elementFromPointDeep(x, y) {
   var el = document.elementFromPoint(x, y);
+  if (isHiddenFromEngine(el) && typeof document.elementsFromPoint === "function") {
+    var stack = document.elementsFromPoint(x, y);
+    el = null;
+    for (var i = 0; i < stack.length; i++) {
+      if (!isHiddenFromEngine(stack[i])) {
+        el = stack[i];
+        break;
+      }
+    }
+  }
   while (el && el.shadowRoot && el.shadowRoot.mode === "open") {
     var inner = el.shadowRoot.elementFromPoint(x, y);
     if (!inner || inner === el) break;
@@ -132,6 +163,9 @@ function isWithin(node, el) {
 }
 
 M.elementFromPointDeep = elementFromPointDeep;
+M.hideFromEngine = hideFromEngine;
+M.LAUNCHER_HOST_TAG = LAUNCHER_HOST_TAG;
+M.isHiddenFromEngine = isHiddenFromEngine;
 M.isWithin = isWithin;
 M.composedParent = composedParent;
 M.searchRoots = searchRoots;

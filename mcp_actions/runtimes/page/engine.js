@@ -84,6 +84,11 @@ function createEngine() {
     // Messages of running calls (progress, input requests) and the host's answers (callchannel.js).
     onCallMessage: M.onCallMessage,
     deliver: function (item) { return M.deliverToCall(item); },
+    // A map's attachments (attachments.js): applyAttachments(list, {status, open}) replaces the set.
+    applyAttachments: M.applyAttachments,
+    // The overlay (overlay.js): fn(open) on every change, and letting a trusted click through it.
+    onOverlayChange: M.onOverlayChange,
+    overlayPassThrough: M.overlayPassThrough,
     // Internal: lets the client module publish its state to status().
     _attachClient: function (reporter) {
       if (!clientState.client && typeof reporter === "function") clientState.client = reporter;

@@ -26,7 +26,9 @@ var definePrimitive = M.definePrimitive,
   resolveAll = M.resolveAll,
   resolveOne = M.resolveOne,
   resolveClickable = M.resolveClickable,
-  editableOf = M.editableOf;
+  editableOf = M.editableOf,
+  queryAllDeep = M.queryAllDeep,
+  LAUNCHER_HOST_TAG = M.LAUNCHER_HOST_TAG;
 
 // -- primitives -----------------------------------------------------------
 
@@ -154,13 +156,31 @@ function pageInfo() {
   return { url: String(root.location.href), title: String(document.title || "") };
 }
 
+/**
+ * Our launcher buttons (launchers.js) inside the snapshot's elements, one line
+ * each: innerText never includes shadow-root content, and a launcher's label
+ * stays out of the page's own text on purpose (a target's text predicates must
+ * not change when a launcher is placed inside it).
+ */
+function launcherLines(elements) {
+  var labels = [];
+  elements.forEach(function (el) {
+    queryAllDeep(LAUNCHER_HOST_TAG, el).forEach(function (host) {
+      var button = host.shadowRoot && host.shadowRoot.querySelector("button");
+      if (button && isVisible(button) && labels.indexOf(button) < 0) labels.push(button);
+    });
+  });
+  if (!labels.length) return [];
+  return [labels.map(function (b) { return "[launcher button] " + normalize(b.textContent); }).join("\n")];
+}
+
 function snapshotText(args) {
   var maxChars = args.max_chars === undefined ? 20000 : args.max_chars;
   if (typeof maxChars !== "number" || maxChars < 1) fail("invalid_input", "max_chars must be a positive integer", { field: "max_chars" });
   var elements = args.selector === undefined ? [document.body || document.documentElement] : selectAll(args.selector, "invalid_selector");
   var text = elements.map(function (el) {
     return String((typeof el.innerText === "string" ? el.innerText : el.textContent) || "").trim();
-  }).filter(Boolean).join("\n\n");
+  }).filter(Boolean).concat(launcherLines(elements)).join("\n\n");
   var truncated = text.length > maxChars;
   return { text: truncated ? text.slice(0, maxChars) : text, truncated: truncated, match_count: elements.length };
 }
