@@ -221,6 +221,18 @@ async def test_page_scripts_cannot_read_the_overlay_and_scripts_in_it_do_not_run
     await spa.call("overlay.close")
 
 
+async def test_resolved_template_data_is_injected_as_inert_json(spa: Host) -> None:
+    data = {"rows": [1, 2], "note": "</script><b>not markup</b>"}
+    await spa.call("overlay.open", {"html": "<ul id=rows></ul>", "data_json": data})
+    await eventually(lambda: any(f.url == "about:srcdoc" for f in spa.p.frames), timeout=3)
+    content = await next(f for f in spa.p.frames if f.url == "about:srcdoc").content()
+    opening = '<script type="application/json" data-actions-json-overlay-data="">'
+    assert opening in content
+    raw = content.split(opening, 1)[1].split("</script>", 1)[0]
+    assert json.loads(raw) == data  # the "<" of its text is escaped, so it cannot close the element
+    await spa.call("overlay.close")
+
+
 async def test_the_user_closes_the_overlay_with_its_button(spa: Host) -> None:
     opened = await spa.call("overlay.open", {"html": "<p>x</p>", "title": "Closable"})
     await spa.p.mouse.click(*CLOSE_BUTTON)
@@ -261,6 +273,19 @@ async def test_one_launcher_follows_the_section_through_rerenders(spa: Host) -> 
     assert await spa.p.evaluate("() => document.querySelector('h2').nextElementSibling.getAttribute('data-actions-json-attachment')") == "results-categories"
     max_seen = await spa.p.evaluate("() => window.maxLaunchers")
     assert max_seen == {"results-categories": 1, "results-notes": 1}  # never a duplicate, even mid-burst
+
+
+async def test_no_launcher_is_left_behind_or_copied(spa: Host) -> None:
+    # The heading alone re-rendered three times: the launcher after the old one must not stay beside the new one.
+    await spa.p.evaluate("() => window.spa.retitle(3)")
+    await asyncio.sleep(0.5)
+    assert await _launcher_count(spa.p, "results-categories") == 1
+    assert await spa.p.evaluate("() => document.querySelector('h2').nextElementSibling.getAttribute('data-actions-json-attachment')") == "results-categories"
+    # A copy of the section carries copies of our hosts: they go, the originals stay.
+    await spa.p.evaluate("() => window.spa.cloneSection()")
+    await asyncio.sleep(0.5)
+    assert await _launcher_count(spa.p, "results-categories") == 1 and await _launcher_count(spa.p, "results-notes") == 1
+    assert await spa.p.evaluate("() => document.querySelectorAll('section.copy [data-actions-json-attachment]').length") == 0
 
 
 async def test_launchers_go_with_the_section_and_come_back(spa: Host) -> None:
