@@ -192,3 +192,58 @@ async def test_a_launcher_stays_beside_a_rerendering_section_and_opens_the_maps_
         await eventually(lambda: page.evaluate("document.querySelectorAll('[data-actions-json-attachment]').length === 0"))
         await page.evaluate("spa.show()")
         await eventually(lambda: categories.count())
+
+
+def copier_map(origin: str) -> dict[str, Any]:
+    """A site's own map that copies a page's total into the transfer buffer (the reference map has no transfer.write)."""
+    return {
+        "protocol": "actions.json",
+        "version": 1,
+        "surface": {"origin": origin},
+        "tools": [
+            {
+                "name": "report.copy_total",
+                "description": "Copy the report's total for use in another tab.",
+                "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
+                "workflow": {
+                    "version": 1,
+                    "expression_language": "jsonata",
+                    "steps": [
+                        {"id": "read", "primitive": "locator.text_content", "args": {"locator": {"selector": "#total"}}},
+                        {"id": "keep", "primitive": "transfer.write", "args": {"label": "total", "format": "text/plain", "value": "{% steps.read.output.text %}"}},
+                    ],
+                    "output": "{% {'label': steps.keep.output.label, 'size_bytes': steps.keep.output.size_bytes} %}",
+                },
+            }
+        ],
+    }
+
+
+async def test_the_reference_extensions_overlay_map_runs_on_our_browser_host(tmp_path: Path, pages_url: str) -> None:
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(pages_url))
+    (tmp_path / "overlay.actions.json").write_text(OVERLAY_MAP.read_text(encoding="utf-8"))
+    (tmp_path / "copier.actions.json").write_text(json.dumps(copier_map(origin)))
+    async with server(tmp_path) as (app, client):
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"overlay_open", "overlay_close", "transfer_insert", "clipboard_read", "clipboard_write"} <= listed
+        source = (await call(client, "browser_navigate", {"url": f"{pages_url}/transfer/source.html"}))["runtime_id"]
+        # Overlay tools: the map names the extension's handlers; our host runs the same primitives.
+        opened = await call(client, "overlay_open", {"html": f"<p>{SECRET}</p>", "title": "Report", "target_runtime_id": source})
+        assert opened["ok"] is True and opened["overlay_id"]
+        page = page_of(app, source)
+        frame = await eventually(lambda: overlay_frame(page))
+        assert SECRET in await frame.inner_text("body")
+        assert SECRET not in await page.evaluate("document.documentElement.outerHTML")
+        assert await call(client, "overlay_close", {"target_runtime_id": source}) == {"ok": True}
+        # Transfer: copied in one tab, inserted by the reference map's tool into another tab's textarea.
+        copied = await client.call_tool("report_copy_total", {"target_runtime_id": source})
+        notes = (await call(client, "browser_navigate", {"url": f"{pages_url}/transfer/notes.html", "new_tab": True}))["runtime_id"]
+        assert notes != source
+        inserted = await client.call_tool("transfer_insert", {"label": "total", "target": {"selector": "#notes"}, "mode": "replace", "target_runtime_id": notes})
+        assert not copied.is_error and not inserted.is_error, (copied.content, inserted.content)
+        assert await page_of(app, notes).input_value("#notes") == "Quarterly total: 1 234,56 EUR (secret-7f3a)"
+        for result in (copied, inserted):  # the payload never passed through a tool result
+            assert "secret-7f3a" not in json.dumps([c.model_dump() for c in result.content]) + json.dumps(result.structured_content)
+        # Clipboard: written and read back on the browser host, with the permission it needs.
+        assert (await call(client, "clipboard_write", {"text": "from the agent", "target_runtime_id": notes}))["written"] is True
+        assert (await call(client, "clipboard_read", {"target_runtime_id": notes}))["text"] == "from the agent"
