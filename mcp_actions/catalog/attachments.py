@@ -12,8 +12,10 @@ the declared object, plus what it cannot work out itself:
   with an ``error`` when neither or when its arguments cannot be prepared
   (the runtime reports the attachment ``failed``);
 - ``opens.arguments.html`` for an ``html_source`` (the spec's example opens
-  ``overlay.open`` with a path to an HTML file): the file is read here, on the
-  server, from beside the map, and its text travels as ``html``; the page
+  ``overlay.open`` with a path to an HTML file) or a ``template`` reference:
+  the file is read here, on the server, from the map's own files with
+  ``storage.read_file``'s boundaries (``manifest/storage_files.py``), and its
+  text travels as ``html`` (a template's ``data`` as ``data_json``); the page
   never fetches anything.
 """
 
@@ -21,61 +23,45 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from ..errors import ErrorCode
+from ..errors import ActionError, ErrorCode
 from ..manifest.load import LoadedManifest
+from ..manifest.storage_files import MAX_ASSET_BYTES, SiteFiles
 from ..primitive_dictionary import host_primitives
 
-__all__ = ["MAX_HTML_SOURCE_BYTES", "attachment_configs", "read_html_source"]
-
-#: Largest HTML file an attachment may open (the overlay primitive's inline html is bounded alike).
-MAX_HTML_SOURCE_BYTES = 256_000
-#: How far up from a map's folder an ``html_source`` is looked for (a storage map sits in
-#: ``scopes/<scope>/sites/<host>/<path…>/`` and names files from its scope: ``sites/<host>/…``).
-_MAX_ANCESTORS = 8
+__all__ = ["attachment_configs"]
 
 
-class AssetError(Exception):
-    """An ``html_source`` that cannot be read: ``code`` (``unsafe_path``, ``asset_not_found``) and a message."""
+def _overlay_html(files: SiteFiles, arguments: dict[str, Any]) -> None:
+    """Replace an ``html_source`` path or a ``template`` (+ ``data``) reference by ``html`` (+ ``data_json``).
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def _local_dir(source: str) -> Path | None:
-    """The folder of a map loaded from a file (None for a map fetched over HTTP or sent by a runtime)."""
-    parts = urlsplit(source)
-    if parts.scheme in ("http", "https"):
-        return None
-    path = Path(parts.path if parts.scheme == "file" else source)
-    return path.parent if path.is_file() else None
-
-
-def read_html_source(source: str, relative: str) -> str:
-    """The text of ``relative``, found beside the map ``source`` or under one of its folders' parents.
-
-    Relative paths only, no ``..`` segment, never outside the folder it was found under.
-    Raises ``AssetError``.
+    Read with ``storage.read_file``'s rules: the map's own folder, or its site directory in the
+    storage scopes its trust may read. Raises ``ActionError`` (a file that is not there is
+    ``asset_not_found``, as the overlay primitives call it).
     """
-    if not relative or relative.startswith(("/", "\\")) or ":" in relative or any(part in ("", "..") for part in relative.replace("\\", "/").split("/")):
-        raise AssetError(ErrorCode.UNSAFE_PATH, f"html_source {relative!r} must be a relative path without '..'")
-    folder = _local_dir(source)
-    if folder is None:
-        raise AssetError(ErrorCode.ASSET_NOT_FOUND, f"html_source {relative!r}: the map {source} was not loaded from a folder")
-    for base in [folder, *folder.parents][:_MAX_ANCESTORS]:
-        candidate = (base / relative).resolve()
-        if candidate.is_file() and candidate.is_relative_to(base.resolve()):
-            if candidate.stat().st_size > MAX_HTML_SOURCE_BYTES:
-                raise AssetError(ErrorCode.ASSET_NOT_FOUND, f"html_source {relative!r} is larger than {MAX_HTML_SOURCE_BYTES} bytes")
-            try:
-                return candidate.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise AssetError(ErrorCode.ASSET_NOT_FOUND, f"html_source {relative!r} cannot be read as UTF-8 text: {exc}") from exc
-    raise AssetError(ErrorCode.ASSET_NOT_FOUND, f"html_source {relative!r} was found neither beside the map nor under its folders")
+    if isinstance(arguments.get("html_source"), str):
+        path = arguments.pop("html_source")
+        try:
+            found = files.resolve_path(path)
+        except ActionError as exc:
+            if exc.code == ErrorCode.STORAGE_FILE_NOT_FOUND:
+                raise ActionError(f"html_source {path} does not exist", code=ErrorCode.ASSET_NOT_FOUND, evidence={"path": path}) from exc
+            raise
+        if found.file.stat().st_size > MAX_ASSET_BYTES:
+            raise ActionError(f"html_source {path} is larger than {MAX_ASSET_BYTES} bytes", code=ErrorCode.STORAGE_FILE_TOO_LARGE, evidence={"path": path})
+        arguments["html"] = files.read(found, MAX_ASSET_BYTES)["text"]
+    elif "template" in arguments:
+        html, data = files.overlay_assets(arguments.pop("template"), arguments.pop("data", None))
+        arguments["html"] = html
+        if data is not None:
+            arguments["data_json"] = data
+
+
+def _map_trust(manifest: LoadedManifest) -> str:
+    """The trust of the map itself (its own tools' origin), ``local`` when it declares no tool."""
+    own = [origin.trust for origin in manifest.origins.values() if origin.source == manifest.source]
+    return own[0] if own else "local"
 
 
 def _prepared_opens(opens: Mapping[str, Any], manifest: LoadedManifest) -> dict[str, Any]:
@@ -91,12 +77,12 @@ def _prepared_opens(opens: Mapping[str, Any], manifest: LoadedManifest) -> dict[
         prepared["error"] = {"code": ErrorCode.UNKNOWN_TOOL.value, "message": f"opens.tool {tool!r} is neither a tool of this map nor a primitive"}
         return prepared
     arguments = prepared.get("arguments")
-    if isinstance(arguments, dict) and isinstance(arguments.get("html_source"), str) and "html" not in arguments:
+    if isinstance(arguments, dict) and "html" not in arguments and ("html_source" in arguments or "template" in arguments):
         try:
-            arguments["html"] = read_html_source(manifest.source, arguments.pop("html_source"))
-        except AssetError as exc:
+            _overlay_html(SiteFiles.of_map(manifest.source, _map_trust(manifest)), arguments)
+        except ActionError as exc:
             prepared["kind"] = "unavailable"
-            prepared["error"] = {"code": exc.code, "message": str(exc)}
+            prepared["error"] = {"code": exc.code, "message": exc.message}
     return prepared
 
 

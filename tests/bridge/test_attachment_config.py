@@ -117,9 +117,7 @@ async def test_a_launcher_that_opens_a_map_tool_runs_it_on_its_own_runtime() -> 
                 if runtime.calls:
                     break
                 await asyncio.sleep(0.02)
-            assert [(c["name"], c.get("handler"), c["arguments"]) for c in runtime.calls] == [
-                ("results.show_categories", "resultsPage.showCategories", {"panel": "categories"})
-            ]
+            assert [(c["name"], c.get("handler"), c["arguments"]) for c in runtime.calls] == [("results.show_categories", "resultsPage.showCategories", {"panel": "categories"})]
             assert other.calls == []
             # A launcher that opens a primitive (the runtime runs it itself) or an id never configured: refused.
             await runtime.send({"type": "attachment_open", "runtime_id": "rt-open", "attachment_id": "results-categories-launcher"})
@@ -136,3 +134,47 @@ async def test_a_launcher_that_opens_a_map_tool_runs_it_on_its_own_runtime() -> 
         finally:
             await runtime.close()
             await other.close()
+
+
+def _launcher_map(html_source: str) -> dict[str, Any]:
+    return {
+        "protocol": "actions.json",
+        "version": 1,
+        "surface": {"origin": "https://results.test"},
+        "tools": [],
+        "attachments": [
+            {
+                "id": "launcher",
+                "target": {"selector": "h2"},
+                "affordance": {"label": "Open", "opens": {"tool": "overlay.open", "arguments": {"html_source": html_source}}},
+                "lifecycle": {"install": "when_target_matches", "remove": "when_context_mismatch", "reattach": "on_url_or_dom_change"},
+            }
+        ],
+    }
+
+
+def test_an_html_source_stays_within_the_files_its_map_may_read(tmp_path: Path) -> None:
+    from mcp_actions.catalog.attachments import attachment_configs
+    from mcp_actions.manifest.load import load_paths
+
+    site = ("sites", "results.test")
+    for scope, text in (("private", "<p>private notes</p>"), ("public", "<p>public view</p>")):
+        folder = tmp_path.joinpath("scopes", scope, *site)
+        folder.mkdir(parents=True)
+        (folder / "view.html").write_text(text)
+    (tmp_path / "outside.html").write_text("<p>outside</p>")
+    cases = {
+        "view.html": ("primitive", "<p>public view</p>"),  # the public map's own site directory
+        "sites/results.test/view.html": ("primitive", "<p>public view</p>"),
+        "scopes/private/sites/results.test/view.html": ("unavailable", "storage_file_path_unauthorized"),  # a public map never reads private files
+        "../../../../outside.html": ("unavailable", "storage_file_path_unauthorized"),
+        "missing.html": ("unavailable", "asset_not_found"),
+    }
+    for html_source, (kind, expected) in cases.items():
+        public_map = tmp_path.joinpath("scopes", "public", *site, "actions.json")
+        public_map.write_text(json.dumps(_launcher_map(html_source)))
+        result = load_paths([tmp_path])
+        (loaded,) = [m for m in result.manifests if m.source == str(public_map)]
+        opens = attachment_configs(loaded)[0]["affordance"]["opens"]
+        assert opens["kind"] == kind, (html_source, opens)
+        assert (opens["arguments"]["html"] if kind == "primitive" else opens["error"]["code"]) == expected, (html_source, opens)
