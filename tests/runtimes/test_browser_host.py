@@ -199,7 +199,7 @@ async def test_reference_handler_and_its_signal(host: BrowserHost, bridge: Bridg
     [
         ("contact.submit_name", "contactForm.missing", "missing_handler"),  # no such handler on the page
         ("contact.submit_name", "contactForm.submitName()", "invalid_input"),  # source is never evaluated
-        ("clipboard.read", None, "capability_unavailable"),  # dictionary primitive a tab lacks
+        ("transfer.read", None, "capability_unavailable"),  # dictionary primitive a tab lacks (the server runs it, for map tools)
         ("made.up", None, "unknown_action"),  # not a primitive at all
     ],
 )
