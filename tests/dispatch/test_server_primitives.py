@@ -221,3 +221,17 @@ async def test_a_map_outside_a_storage_root_reads_the_files_of_its_own_folder(tm
     # A map that came from no file (inline, fetched) has no files at all.
     async with running(manifest(*tools()), primitives=Page().primitives()) as h:
         assert (await _fails(h, "storage.read_file", {"path": "SKILL.md"})).code == "storage_file_path_unauthorized"
+
+
+async def test_the_reference_extensions_published_transfer_insert_runs_our_server_side_primitive() -> None:
+    from mcp_actions.dispatch.server_context import ServerServices
+
+    document = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "manifests" / "valid" / "extension_overlay.json").read_text())
+    page = Page()
+    async with running(document, primitives=page.primitives()) as h:
+        ServerServices.of(h.service.bridge).transfer.write("copied", "text/plain", PAYLOAD)
+        # The map names an extension-only handler (actionsJsonOverlay.transferInsert); our host runs the primitive.
+        out = await h.call("transfer.insert", {"label": "copied", "target": {"selector": "#notes"}, "mode": "append"})
+        assert out["inserted_bytes"] == len(PAYLOAD.encode()) and PAYLOAD not in json.dumps(out)
+        assert page.inserted == [{"text": PAYLOAD, "mode": "append", "target": {"selector": "#notes"}}]
+        assert "handler:actionsJsonOverlay.transferInsert" not in h.bridge_calls()
