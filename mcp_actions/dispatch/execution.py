@@ -178,5 +178,8 @@ class ToolRun:
 
 
 def missing(required: Collection[str], capabilities: Collection[str]) -> list[str]:
-    """The names in ``required`` a runtime advertising ``capabilities`` lacks (none when it advertises nothing)."""
-    return [name for name in required if capabilities and name not in capabilities]
+    """The names in ``required`` a runtime advertising ``capabilities`` lacks (none when it advertises nothing).
+
+    Server-side primitives are never lacking: the server runs them for every runtime.
+    """
+    return [name for name in required if capabilities and name not in capabilities and name not in SERVER_PRIMITIVES]

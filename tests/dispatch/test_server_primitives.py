@@ -235,3 +235,15 @@ async def test_the_reference_extensions_published_transfer_insert_runs_our_serve
         assert out["inserted_bytes"] == len(PAYLOAD.encode()) and PAYLOAD not in json.dumps(out)
         assert page.inserted == [{"text": PAYLOAD, "mode": "append", "target": {"selector": "#notes"}}]
         assert "handler:actionsJsonOverlay.transferInsert" not in h.bridge_calls()
+
+
+async def test_a_tool_requiring_a_server_side_primitive_runs_on_a_runtime_that_does_not_announce_it() -> None:
+    page = Page()
+    copy = {**tools()[0], "requires": ["transfer.write", "locator.text_content"]}
+    async with running(manifest(copy), primitives=page.primitives(), capabilities=["locator.text_content"]) as h:
+        assert (await h.call("report.copy"))["label"] == "total"
+    lacking = {**tools()[0], "requires": ["transfer.write", "pointer.drag"]}
+    async with running(manifest(lacking), primitives=page.primitives(), capabilities=["locator.text_content"]) as h:
+        with pytest.raises(ActionError) as refused:
+            await h.call("report.copy")
+        assert refused.value.code == "capability_unavailable" and refused.value.evidence["missing"] == ["pointer.drag"]
