@@ -72,6 +72,7 @@ async function main() {
       history.replaceState(null, "", location.pathname);
     }
   }
+  renderTrustedControl(document.getElementById("trusted"));
   keepRendered((view) => {
     describeAsker(view.state.pairing);
     renderCheckboxes(list, view, (message) => say(message, "error"));

@@ -192,6 +192,9 @@ function hideFromEngine(el) {
   if (OWN_HOSTS) OWN_HOSTS.add(el);
 }
 
+// The tag of the launcher buttons' hosts (launchers.js), which observation lists (observe.js).
+var LAUNCHER_HOST_TAG = "actions-json-launcher";
+
 function isHiddenFromEngine(el) {
   return !!(OWN_HOSTS && el && OWN_HOSTS.has(el));
 }
@@ -338,6 +341,7 @@ function isWithin(node, el) {
 
 M.elementFromPointDeep = elementFromPointDeep;
 M.hideFromEngine = hideFromEngine;
+M.LAUNCHER_HOST_TAG = LAUNCHER_HOST_TAG;
 M.isHiddenFromEngine = isHiddenFromEngine;
 M.isWithin = isWithin;
 M.composedParent = composedParent;
@@ -1394,7 +1398,9 @@ var definePrimitive = M.definePrimitive,
   resolveAll = M.resolveAll,
   resolveOne = M.resolveOne,
   resolveClickable = M.resolveClickable,
-  editableOf = M.editableOf;
+  editableOf = M.editableOf,
+  queryAllDeep = M.queryAllDeep,
+  LAUNCHER_HOST_TAG = M.LAUNCHER_HOST_TAG;
 
 // -- primitives -----------------------------------------------------------
 
@@ -1529,11 +1535,9 @@ function pageInfo() {
  * not change when a launcher is placed inside it).
  */
 function launcherLines(elements) {
-  var tag = M.LAUNCHER_HOST_TAG; // launchers.js loads after this module
-  if (!tag) return [];
   var labels = [];
   elements.forEach(function (el) {
-    M.queryAllDeep(tag, el).forEach(function (host) {
+    queryAllDeep(LAUNCHER_HOST_TAG, el).forEach(function (host) {
       var button = host.shadowRoot && host.shadowRoot.querySelector("button");
       if (button && isVisible(button) && labels.indexOf(button) < 0) labels.push(button);
     });
@@ -4074,7 +4078,7 @@ var EngineError = M.EngineError,
 var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
 var RECONCILE_DELAY_MS = 60;
 var MAX_WAIT_MS = 250;
-var HOST_TAG = "actions-json-launcher";
+var HOST_TAG = M.LAUNCHER_HOST_TAG;
 var LAUNCHER_ATTR = "data-actions-json-launcher";
 
 // Captured when the engine installs, before page scripts can patch them (a patched
@@ -4157,7 +4161,16 @@ function targetsOf(spec) {
     if (err instanceof EngineError && err.code === "target_not_found") return [];
     return null;
   }
+  // Beside an element its selectors (or role) find, never beside any text on the page: for a
+  // launcher, text predicates narrow those matches and do not stand in for them when they fail
+  // (an "h2 containing Results" target must not move to a "Results" link once the heading goes).
+  if (/^text_/.test(res.matched_by) && hasStructure(spec.target)) return [];
   return res.visible.filter(function (el) { return !insideLauncher(el); });
+}
+
+function hasStructure(target) {
+  if (typeof target === "string") return true;
+  return ["selector", "selectors", "xpath", "fallback_selectors", "role"].some(function (k) { return target[k] !== undefined && target[k] !== null; });
 }
 
 function reconcileSpec(spec, entry) {
@@ -4332,7 +4345,6 @@ function placementOf(value, code) {
 M.launcherSet = launcherSet;
 M.placementOf = placementOf;
 M.isLauncherHost = isLauncherHost;
-M.LAUNCHER_HOST_TAG = HOST_TAG;
   })(M, root);
 
   // ---- overlay.js ----

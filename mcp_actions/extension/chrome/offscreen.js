@@ -10,6 +10,13 @@
  * each action_call in its tab, and reconnects with backoff when the server goes
  * away. An offscreen document only has chrome.runtime: everything else goes
  * through the service worker.
+ *
+ * Both directions of a runtime's other traffic pass here too. From the page
+ * (relay.js's content script, one message per report): declared DOM events as
+ * dom_event, page tools and attachment states as runtime_status, launcher
+ * clicks as attachment_open, call messages (call_progress, input_request). To
+ * the page (through the service worker): runtime_config (kept, and applied
+ * again in every new document of the tab), input_response and action_cancel.
  */
 "use strict";
 
@@ -18,6 +25,11 @@ const BACKOFF_MIN_MS = 300;
 const BACKOFF_MAX_MS = 3000; // a restarted server sees its tabs again within a few seconds
 const REFUSED_AFTER_FAILURES = 3;
 const NAVIGATING = ["browser.navigate"];
+// A dom_event names the call that may have caused it when it follows within this window (as client.js).
+const PREVIOUS_CALL_WINDOW_MS = 5000;
+const MAX_EVENT_CHARS = 16000;
+// Call messages a page may send for a running call (docs/bridge-protocol.md, "Call messages").
+const CALL_MESSAGES = ["call_progress", "input_request"];
 
 const connections = new Map(); // tab id (string) -> Connection
 
@@ -50,6 +62,10 @@ class Connection {
     this.failures = 0;
     this.timer = null;
     this.heartbeat = null;
+    this.listen = []; // runtime_config.listen, as the bridge last sent it
+    this.attachments = []; // runtime_config.attachments
+    this.lastCall = null; // {call_id, at}: the call a DOM event may have been caused by
+    this.configured = false; // true once a runtime_config was applied (an empty one must then clear it)
   }
 
   sameAs(entry, pairing) {
@@ -80,6 +96,14 @@ class Connection {
     if (this.socket !== ws) return;
     this.failures = 0;
     this.backoff = BACKOFF_MIN_MS;
+    if (!(await this.announce(ws))) return;
+    report(this.tabId, "connected", this.pairing.bridge);
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => this.pageChanged(), HEARTBEAT_MS);
+  }
+
+  /** runtime_ready: on connecting, and again on this connection when the capabilities change (trusted input). */
+  async announce(ws) {
     let page;
     try {
       page = await ask({ type: "describe", tabId: this.tabId });
@@ -89,7 +113,7 @@ class Connection {
     if (!page || page.ok === false) {
       report(this.tabId, "error", "cannot reach the page: " + JSON.stringify(page && page.error));
       ws.close(4000, "page not scriptable");
-      return;
+      return false;
     }
     const ready = {
       type: "runtime_ready",
@@ -102,10 +126,9 @@ class Connection {
       extension_version: this.version,
     };
     if (page.page_tools && Object.keys(page.page_tools).length) ready.page_tools = page.page_tools;
+    if (this.socket !== ws) return false;
     this.send(ready);
-    report(this.tabId, "connected", this.pairing.bridge);
-    clearInterval(this.heartbeat);
-    this.heartbeat = setInterval(() => this.pageChanged(), HEARTBEAT_MS);
+    return true;
   }
 
   async pageChanged() {
@@ -129,18 +152,64 @@ class Connection {
     } catch (_ignored) {
       return;
     }
-    if (item && item.type === "action_call") this.run(item);
-    // runtime_config (page events), input_response, action_cancel: not carried by this host yet.
+    if (!item || typeof item !== "object") return;
+    if (item.type === "action_call") this.run(item);
+    else if (item.type === "runtime_config") {
+      this.listen = Array.isArray(item.listen) ? item.listen.filter((e) => e && typeof e === "object") : [];
+      this.attachments = Array.isArray(item.attachments) ? item.attachments.filter((a) => a && typeof a === "object") : [];
+      this.configure();
+    } else if (item.type === "input_response" || item.type === "action_cancel") {
+      ask({ type: "deliver", tabId: this.tabId, item: item }).catch(() => undefined);
+    }
+  }
+
+  /** Apply runtime_config to the tab's current document (after the config changed, or a new document got the engine). */
+  configure() {
+    if (!this.listen.length && !this.attachments.length && !this.configured) return;
+    this.configured = true; // once something was configured, an empty config must clear it too
+    ask({ type: "configure", tabId: this.tabId, listen: this.listen, attachments: this.attachments }).catch(() => undefined);
+  }
+
+  /** One report of the page's engine, relayed by the tab's content script (relay.js); page data, checked here. */
+  fromPage(message, url) {
+    if (!message || typeof message !== "object") return;
+    const observedAt = new Date().toISOString();
+    if (message.kind === "event" && typeof message.name === "string" && message.name) {
+      const item = {
+        type: "dom_event",
+        event_id: "evt-" + randomHex(8),
+        runtime_id: this.runtimeId,
+        name: message.name,
+        event: typeof message.event === "string" ? message.event : "",
+        url: url,
+        payload: message.payload !== undefined && message.payload !== null ? message.payload : {},
+        observed_at: observedAt,
+      };
+      if (this.lastCall && Date.now() - this.lastCall.at <= PREVIOUS_CALL_WINDOW_MS) item.previous_call_id = this.lastCall.call_id;
+      if (JSON.stringify(item).length <= MAX_EVENT_CHARS) this.send(item);
+    } else if (message.kind === "page_tools" && message.page_tools && typeof message.page_tools === "object") {
+      this.send({ type: "runtime_status", runtime_id: this.runtimeId, url: url, page_tools: message.page_tools, observed_at: observedAt });
+    } else if (message.kind === "attachments" && Array.isArray(message.attachments)) {
+      this.send({ type: "runtime_status", runtime_id: this.runtimeId, url: url, attachments: message.attachments, observed_at: observedAt });
+    } else if (message.kind === "attachment_open" && typeof message.attachment_id === "string" && message.attachment_id) {
+      const item = { type: "attachment_open", runtime_id: this.runtimeId, attachment_id: message.attachment_id };
+      if (typeof message.launcher_id === "string") item.launcher_id = message.launcher_id;
+      this.send(item);
+    } else if (message.kind === "call" && message.message && CALL_MESSAGES.indexOf(message.message.type) >= 0) {
+      this.send(Object.assign({}, message.message, { runtime_id: this.runtimeId }));
+    }
   }
 
   run(item) {
     const callId = item.call_id;
     if (typeof callId !== "string" || !callId) return;
+    this.lastCall = { call_id: callId, at: Date.now() };
     let settled = false;
     const reply = (envelope) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      this.lastCall = { call_id: callId, at: Date.now() };
       if (envelope && envelope.ok) {
         this.send({ type: "action_call_output", call_id: callId, runtime_id: this.runtimeId, output: wireOutput(envelope.output) });
       } else {
@@ -207,6 +276,12 @@ class Connection {
   }
 }
 
+function randomHex(bytes) {
+  const arr = new Uint8Array(bytes);
+  crypto.getRandomValues(arr);
+  return Array.from(arr, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 // As the page client does (client.js): a value that merely looks like an {ok, result} envelope is wrapped to arrive unchanged.
 function wireOutput(output) {
   if (output === undefined) return null;
@@ -233,12 +308,26 @@ function apply(state) {
   }
 }
 
-chrome.runtime.onMessage.addListener((msg) => {
+chrome.runtime.onMessage.addListener((msg, sender) => {
   if (!msg || msg.target !== "offscreen") return false;
   if (msg.type === "sync") apply(msg.state);
-  else if (msg.type === "changed") {
+  else if (msg.type === "page") {
+    // From a page's relay: the tab is Chrome's word (sender), never the message's. Only a shared
+    // tab's top document is its runtime; its frames and every other tab are not heard.
+    const connection = sender && sender.tab && sender.frameId === 0 ? connections.get(String(sender.tab.id)) : null;
+    if (!connection || typeof msg.text !== "string") return false;
+    let message;
+    try {
+      message = JSON.parse(msg.text);
+    } catch (_ignored) {
+      return false;
+    }
+    connection.fromPage(message, String(sender.url || sender.tab.url || ""));
+  } else {
     const connection = connections.get(String(msg.tabId));
-    if (connection) connection.pageChanged();
+    if (msg.type === "changed" && connection) connection.pageChanged();
+    else if (msg.type === "injected" && connection) connection.configure();
+    else if (msg.type === "reannounce") for (const each of connections.values()) if (each.socket) each.announce(each.socket);
   }
   return false;
 });

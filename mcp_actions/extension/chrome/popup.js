@@ -4,6 +4,7 @@
  */
 "use strict";
 
+renderTrustedControl(document.getElementById("trusted"));
 keepRendered((view) => {
   const pairing = view.state.pairing;
   document.getElementById("asker").textContent = pairing ? (pairing.server || "mcp-actions") + " at " + pairing.bridge : "Not paired yet.";

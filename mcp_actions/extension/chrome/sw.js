@@ -8,8 +8,14 @@
  * asks this worker (chrome.runtime messages wake it) to describe a tab or to
  * run an action_call in it; only tabs the user shared are ever touched, and
  * nothing about the other tabs leaves the extension.
+ *
+ * relay.js brings what a page reports (events, page tools, call messages) to the
+ * offscreen document; trusted_input.js runs pointer and keyboard input through
+ * chrome.debugger when the user allowed it (keys.js: key chords).
  */
 "use strict";
+
+importScripts("keys.js", "relay.js", "trusted_input.js");
 
 const OFFSCREEN_URL = "offscreen.html";
 const ENGINE_FILE = "engine.js";
@@ -24,7 +30,8 @@ const PRIVILEGED = [
   "browser.claimed_tabs.list",
   "browser.claimed_tabs.activate",
 ];
-// Capability classes of the dictionary this host provides. Not input.trusted: the engine's input is synthetic.
+// Capability classes of the dictionary this host provides; input.trusted is added only while the
+// user allows trusted input (trusted_input.js): otherwise the engine's input is synthetic.
 const CAPABILITY_CLASSES = ["browser.tabs", "browser.claimed_tabs", "browser.screenshot"];
 const NAVIGATION_TIMEOUT_MS = 20000;
 
@@ -84,9 +91,54 @@ async function setBadge(tabId, shared) {
   } catch (_ignored) { /* the tab is gone */ }
 }
 
-async function injectEngine(tabId) {
-  // MAIN world: handlers of a map resolve on the page's own window (window.contactForm.submit...).
-  await chrome.scripting.executeScript({ target: { tabId: tabId }, world: "MAIN", files: [ENGINE_FILE] });
+/**
+ * The engine goes into the MAIN world (handlers of a map resolve on the page's own window:
+ * window.contactForm.submit...), with the relay that carries its reports back (relay.js).
+ * Whoever injects first into a new document (a commit, the load, a call, a navigation)
+ * tells the offscreen document, which applies the runtime's runtime_config there again.
+ */
+async function injectEngine(tabId, early) {
+  const fresh = (await injectRuntime(tabId, ENGINE_FILE, !!early)) === "new";
+  if (fresh) await tellOffscreen({ type: "injected", tabId: tabId });
+  return fresh;
+}
+
+const EARLY_SCRIPT_ID = "mcp-actions-engine-early";
+
+/**
+ * The engine at document_start, before any script of the page, for the sites of shared tabs.
+ *
+ * A page that registers WebMCP tools while it parses needs our document.modelContext before its
+ * scripts run, and no injection after a commit can promise that. Chrome runs a registered content
+ * script that early, but registrations go by URL pattern, not by tab: so the engine is registered
+ * for the sites (scheme and host) shared tabs show now. Another, unshared tab of such a site gets
+ * the engine too, inert: it has no relay and no connection, and nothing of it leaves the extension.
+ * A shared tab that moves to a new site gets the engine at its commit and load as before, and at
+ * document_start from that site's next page on.
+ */
+async function syncEarlyEngine() {
+  const state = await loadState();
+  const sites = new Set();
+  for (const key of Object.keys(state.pairing ? state.shared : {})) {
+    try {
+      const url = new URL((await chrome.tabs.get(Number(key))).url || "");
+      if (url.protocol === "http:" || url.protocol === "https:") sites.add(url.protocol + "//" + url.hostname + "/*");
+    } catch (_ignored) { /* closed, or no URL yet */ }
+  }
+  const matches = Array.from(sites).sort();
+  const [current] = await chrome.scripting.getRegisteredContentScripts({ ids: [EARLY_SCRIPT_ID] });
+  if (current && JSON.stringify((current.matches || []).slice().sort()) === JSON.stringify(matches)) return;
+  if (current) await chrome.scripting.unregisterContentScripts({ ids: [EARLY_SCRIPT_ID] });
+  if (!matches.length) return;
+  await chrome.scripting.registerContentScripts([{
+    id: EARLY_SCRIPT_ID, js: [ENGINE_FILE], matches: matches, runAt: "document_start", world: "MAIN", allFrames: false, persistAcrossSessions: true,
+  }]);
+}
+
+async function tellOffscreen(message) {
+  try {
+    await chrome.runtime.sendMessage(Object.assign({ target: "offscreen" }, message));
+  } catch (_ignored) { /* no offscreen document yet */ }
 }
 
 async function share(tabId, on) {
@@ -98,9 +150,11 @@ async function share(tabId, on) {
     if (!state.shared[key]) state.shared[key] = { runtime_id: "chrome-tab-" + tabId + "-" + randomHex(4), since: new Date().toISOString() };
   } else {
     delete state.shared[key];
+    await releaseTab(tabId); // stop debugging a tab that is no longer shared
   }
   await saveShared(state.shared);
   await setBadge(tabId, on);
+  await syncEarlyEngine().catch(() => undefined);
   await sync();
   return state.shared[key] || null;
 }
@@ -140,6 +194,26 @@ async function inMainWorld(tabId, func, args) {
   return results && results[0] ? results[0].result : undefined;
 }
 
+function pageEngine(method, a, b) {
+  var engine = window.__mcpActions;
+  if (!engine || typeof engine.run !== "function") return null;
+  if (method === "run") return engine.run(a, b);
+  return engine.focusEditable(a, b);
+}
+
+/** One engine entry point (run a primitive, focusEditable) in the tab: its output, or an InputFailure. */
+async function engineCall(tabId, method, a, b) {
+  let envelope = await inMainWorld(tabId, pageEngine, [method, a === undefined ? null : a, b === undefined ? null : b]);
+  if (envelope === null || envelope === undefined) {
+    await injectEngine(tabId);
+    envelope = await inMainWorld(tabId, pageEngine, [method, a === undefined ? null : a, b === undefined ? null : b]);
+  }
+  if (!envelope || typeof envelope.ok !== "boolean") throw new InputFailure("runtime_not_ready", "the page engine is not available", { tab_id: tabId });
+  if (envelope.ok) return envelope.output;
+  const error = envelope.error || {};
+  throw new InputFailure(String(error.code || "handler_failed"), String(error.message || error.code), error.evidence);
+}
+
 async function describe(tabId) {
   let page = await inMainWorld(tabId, pageDescribe);
   if (!page || !page.engine) {
@@ -147,6 +221,7 @@ async function describe(tabId) {
     page = await inMainWorld(tabId, pageDescribe);
   }
   page.capabilities = [].concat(page.capabilities || [], PRIVILEGED, CAPABILITY_CLASSES);
+  if (await trustedInputAllowed()) page.capabilities.push("input.trusted");
   delete page.engine;
   return page;
 }
@@ -161,6 +236,9 @@ async function call(tabId, item) {
   if (!(await isShared(tabId))) return failure("permission_denied", "this tab is no longer shared");
   try {
     if (PRIVILEGED.indexOf(item.name) >= 0 && !item.handler) return await privileged(tabId, item.name, item.arguments || {});
+    if (TRUSTED_PRIMITIVES.indexOf(item.name) >= 0 && !item.handler && (await trustedInputAllowed())) {
+      return await runTrusted(tabId, item.name, item.arguments || {});
+    }
     let answer = await inMainWorld(tabId, pageCall, [item]);
     if (answer && answer.missing) {
       // Navigated since the last injection and the load event has not come yet: inject now.
@@ -262,22 +340,33 @@ async function screenshot(tabId, args) {
 async function tabChanged(tabId, info) {
   if (!(await isShared(tabId))) return;
   if (info.status === "complete") {
-    // Every navigation loads a fresh page: the engine goes in again, and the badge (reset by Chrome) too.
-    await injectEngine(tabId).catch(() => undefined);
+    // Every navigation loads a fresh page: the engine goes in again (unless the commit put it there
+    // already), and the badge (reset by Chrome) too.
+    await injectEngine(tabId).catch(() => false);
     await setBadge(tabId, true);
   }
-  if (info.status === "complete" || info.title !== undefined) {
-    try {
-      await chrome.runtime.sendMessage({ target: "offscreen", type: "changed", tabId: tabId });
-    } catch (_ignored) { /* no offscreen document yet */ }
-  }
+  if (info.status === "complete" || info.title !== undefined) await tellOffscreen({ type: "changed", tabId: tabId });
+}
+
+/**
+ * A shared tab committed a new document: inject at once, so the engine's WebMCP context
+ * (document.modelContext) exists before most of the page's own scripts run, and events fired
+ * while it loads are heard. Best effort: a page whose inline scripts ran already gets the
+ * engine at "complete" all the same.
+ */
+async function committed(details) {
+  if (details.frameId !== 0 || !(await isShared(details.tabId))) return;
+  await injectEngine(details.tabId, true).catch(() => false);
+  await syncEarlyEngine().catch(() => undefined); // a new site: its next pages get the engine at document_start
 }
 
 async function tabClosed(tabId) {
   const state = await loadState();
   if (!state.shared[String(tabId)]) return;
+  await releaseTab(tabId);
   delete state.shared[String(tabId)];
   await saveShared(state.shared);
+  await syncEarlyEngine().catch(() => undefined);
   await sync();
 }
 
@@ -294,11 +383,16 @@ async function prune() {
   }
   if (changed) await saveShared(state.shared);
   for (const key of Object.keys(state.shared)) await setBadge(Number(key), true);
+  await syncEarlyEngine().catch(() => undefined);
   await sync();
 }
 
 chrome.tabs.onUpdated.addListener((tabId, info) => { tabChanged(tabId, info); });
 chrome.tabs.onRemoved.addListener((tabId) => { tabClosed(tabId); });
+chrome.webNavigation.onCommitted.addListener((details) => { committed(details); });
+// Allowing or revoking trusted input changes what every shared tab announces (input.trusted).
+chrome.permissions.onAdded.addListener(() => { tellOffscreen({ type: "reannounce" }); });
+chrome.permissions.onRemoved.addListener(() => { tellOffscreen({ type: "reannounce" }); });
 chrome.runtime.onStartup.addListener(() => { prune(); });
 chrome.runtime.onInstalled.addListener(() => {
   chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
@@ -306,6 +400,16 @@ chrome.runtime.onInstalled.addListener(() => {
 });
 // Chrome may close an offscreen document; this brings it back with the sockets it should hold.
 chrome.alarms.onAlarm.addListener((alarm) => { if (alarm.name === KEEPALIVE_ALARM) sync(); });
+
+/** Run `act` only while the tab is shared (a late message about an unshared tab touches nothing). */
+async function sharedOnly(tabId, act) {
+  if (!(await isShared(tabId))) return { ok: false, error: { code: "permission_denied", message: "tab " + tabId + " is not shared" } };
+  try {
+    return { ok: true, result: await act() };
+  } catch (err) {
+    return { ok: false, error: { code: "transport_failed", message: String((err && err.message) || err) } };
+  }
+}
 
 const HANDLERS = {
   get_state: () => loadState(),
@@ -328,6 +432,9 @@ const HANDLERS = {
   },
   describe: (msg) => describe(msg.tabId),
   call: (msg) => call(msg.tabId, msg.item),
+  configure: (msg) => sharedOnly(msg.tabId, () => configureTab(msg.tabId, msg.listen || [], msg.attachments || [])),
+  deliver: (msg) => sharedOnly(msg.tabId, () => deliverToTab(msg.tabId, msg.item)),
+  trusted_input: async () => ({ ok: true, allowed: await trustedInputAllowed() }),
 };
 
 chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
