@@ -61,6 +61,9 @@ async def test_signals_attachments_webmcp_tools_and_call_messages_in_shared_tabs
         await todo.goto(f"{pages_url}/webmcp/imperative.html")
         async with server(maps, free_port(), elicitation_callback=elicit) as (app, client):
             connect = await pair(context, app)
+            # Trusted input is the user's to allow (the debugger permission is optional): off until then.
+            await connect.get_by_role("button", name="Allow trusted input").wait_for()
+            await connect.get_by_text("Trusted input is off").wait_for()
             await connect.get_by_role("checkbox", name=f"Share {FORM_TITLE}").check()
             await connect.get_by_role("checkbox", name=f"Share {WEBMCP_TITLE}").check()
             runtime = await eventually(lambda: runtime_titled(client, FORM_TITLE), "the form's runtime")
