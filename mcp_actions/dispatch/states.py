@@ -30,6 +30,7 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode
 from ..manifest.model import State
+from ..manifest.state_probes import build_probes
 
 __all__ = ["PROBE_PRIMITIVE", "Diagnosis", "StateDiagnoser", "build_probes"]
 
@@ -37,21 +38,7 @@ log = logging.getLogger(__name__)
 
 #: Our batch presence primitive (not in the reference dictionary); see the module docstring.
 PROBE_PRIMITIVE = "locator.probe"
-_LOCATING = ("selector", "selectors", "fallback_selectors", "xpath", "role", "text_equals", "text_contains")
-_NOT_LOCATING = frozenset({"state", "confidence", "notes", "url_contains", "url_matches"})
-_DIAGNOSTIC_OWN = frozenset({"name", "description", "visible", "observables"})
-
 PrimitiveCall = Callable[[str, dict[str, Any]], Awaitable[Any]]
-
-
-@dataclass(frozen=True)
-class _Probe:
-    id: str
-    state: str
-    locator: dict[str, Any] | None
-    visible: bool
-    url_contains: str | None
-    url_matches: str | None
 
 
 @dataclass(frozen=True)
@@ -68,35 +55,6 @@ class Diagnosis:
     def to_evidence(self) -> dict[str, Any]:
         """What a ``state_mismatch`` carries."""
         return {"current_states": list(self.current), "diagnostics": dict(self.results), "url": self.url}
-
-
-def build_probes(states: Sequence[State]) -> tuple[list[_Probe], list[str], list[str]]:
-    """(probes, diagnosable state names, undiagnosable state names) of a manifest's states."""
-    probes: list[_Probe] = []
-    diagnosable: list[str] = []
-    undiagnosable: list[str] = []
-    for state in states:
-        mine = []
-        for number, diagnostic in enumerate(state.diagnostics):
-            if not isinstance(diagnostic, dict):
-                continue
-            if isinstance(diagnostic.get("target"), dict):
-                target = diagnostic["target"]
-                locator = {k: v for k, v in target.items() if k not in _NOT_LOCATING}
-            else:  # locating fields on the diagnostic itself; its "name" names the diagnostic
-                target = diagnostic
-                locator = {k: v for k, v in target.items() if k not in _NOT_LOCATING | _DIAGNOSTIC_OWN}
-            has_locator = any(key in locator for key in _LOCATING)
-            url_contains = target.get("url_contains") if isinstance(target.get("url_contains"), str) else None
-            url_matches = target.get("url_matches") if isinstance(target.get("url_matches"), str) else None
-            if not has_locator and url_contains is None and url_matches is None:
-                continue
-            name = diagnostic.get("name") if isinstance(diagnostic.get("name"), str) else str(number)
-            mine.append(_Probe(f"{state.name}/{name}", state.name, locator if has_locator else None,
-                               diagnostic.get("visible", True) is not False, url_contains, url_matches))
-        (diagnosable if mine else undiagnosable).append(state.name)
-        probes.extend(mine)
-    return probes, diagnosable, undiagnosable
 
 
 class StateDiagnoser:
@@ -117,8 +75,7 @@ class StateDiagnoser:
                 round_trips = 1
                 results = output.get("results") if isinstance(output, dict) else None
                 if not isinstance(results, list):
-                    raise ActionError("locator.probe answered without results", code=ErrorCode.HANDLER_FAILED,
-                                      evidence={"output": output})
+                    raise ActionError("locator.probe answered without results", code=ErrorCode.HANDLER_FAILED, evidence={"output": output})
                 matched = {str(r.get("id")): bool(r.get("matched")) for r in results if isinstance(r, dict)}
                 url = output.get("url") if isinstance(output.get("url"), str) else url
             else:

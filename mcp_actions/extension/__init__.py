@@ -1,10 +1,13 @@
 """The browser extension shipped inside the package: the user's own Chrome as a runtime host.
 
 The unpacked Manifest V3 extension lives in ``chrome/`` (package data, nothing
-downloaded at run time). ``identity.py`` reads its manifest and computes its
-stable id from the manifest's public ``key``; ``bundle.py`` says where it is
-and keeps its copy of the page engine (``chrome/engine.js``) current; the
-connect link ``serve`` shows is ``connect_url``.
+downloaded at run time). ``identity.py`` reads its manifest: ``extension_id``
+(computed from the manifest's public ``key``, stable), ``extension_version``,
+``extension_origin`` (its ``chrome-extension://`` origin) and ``connect_url``,
+the connect link ``serve`` shows. ``bundle.py`` says where it is
+(``extension_dir``, ``extension_info`` for ``mcp-actions extension``) and keeps
+its copy of the page engine current (``refresh_engine`` rewrites
+``chrome/engine.js``).
 """
 
 from __future__ import annotations

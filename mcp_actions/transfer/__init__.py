@@ -1,9 +1,10 @@
 """The transfer buffer: items agents move between tabs without passing them through the model.
 
-``buffer.py`` keeps the items (labels, ids, formats, expiry, size caps);
-``render.py`` turns an item into the text an editor receives. The
-``transfer.*`` primitives that use them run server-side
-(``dispatch/transfer_primitives.py``).
+``TransferBuffer`` (``buffer.py``) keeps the ``TransferItem`` s: labels, ids,
+the ``FORMATS`` they may have, expiry and size caps. ``select_items`` picks
+what an ``item_selector`` asks for and ``render_item`` turns it into the text
+an editor receives (``render.py``). The ``transfer.*`` primitives that use
+them run server-side (``dispatch/transfer_primitives.py``).
 """
 
 from .buffer import FORMATS, TransferBuffer, TransferItem
