@@ -5,6 +5,10 @@ installed by every runtime whose page the map covers. What a runtime gets is
 the declared object, plus what it cannot work out itself:
 
 - ``namespace``: the map it belongs to (ids are unique per map, not per page);
+- ``when_state``: for a ``target`` that names a declared ``state``, that
+  state's diagnostics as ``locator.probe`` probes (``{name, probes}``): the
+  runtime installs the attachment only while every probe holds, as the server
+  would judge the state current (``manifest/state_probes.py``);
 - ``affordance.opens.kind``: ``primitive`` when ``opens.tool`` is a primitive
   of the dictionary (the runtime runs it itself, e.g. ``overlay.open``),
   ``tool`` when it names one of the map's tools (the runtime asks the bridge
@@ -27,6 +31,7 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode
 from ..manifest.load import LoadedManifest
+from ..manifest.state_probes import build_probes
 from ..manifest.storage_files import MAX_ASSET_BYTES, SiteFiles
 from ..primitive_dictionary import host_primitives
 
@@ -86,12 +91,34 @@ def _prepared_opens(opens: Mapping[str, Any], manifest: LoadedManifest) -> dict[
     return prepared
 
 
+def _state_probes(manifest: LoadedManifest, name: str) -> dict[str, Any]:
+    """``{name, probes}`` for the declared state ``name`` (no probes: a state that cannot be diagnosed, never current)."""
+    states = [state for state in manifest.model.states if state.name == name]
+    probes, _, _ = build_probes(states)
+    return {
+        "name": name,
+        "probes": [
+            {
+                "id": probe.id,
+                "locator": probe.locator,
+                "state": "visible" if probe.visible else "attached",
+                **({"url_contains": probe.url_contains} if probe.url_contains is not None else {}),
+                **({"url_matches": probe.url_matches} if probe.url_matches is not None else {}),
+            }
+            for probe in probes
+        ],
+    }
+
+
 def attachment_configs(manifest: LoadedManifest) -> list[dict[str, Any]]:
     """Every attachment of ``manifest`` as ``runtime_config`` carries it (see the module docstring)."""
     configs = []
     for attachment in manifest.model.attachments:
         config = attachment.model_dump(mode="json", by_alias=True, exclude_none=True)
         config["namespace"] = manifest.namespace
+        target = config.get("target")
+        if isinstance(target, dict) and isinstance(target.get("state"), str):
+            config["when_state"] = _state_probes(manifest, target["state"])
         affordance = config.get("affordance")
         if isinstance(affordance, dict) and isinstance(affordance.get("opens"), dict):
             affordance["opens"] = _prepared_opens(affordance["opens"], manifest)

@@ -32,6 +32,7 @@ from mcp_actions.server.mcp_server import build_server
 
 pytestmark = pytest.mark.browser
 
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 OVERLAY_MAP = Path(__file__).resolve().parents[1] / "fixtures" / "manifests" / "valid" / "extension_overlay.json"
 SECRET = "TOP-" + "SECRET"  # the SPA's spy looks for this word in everything a page script can read
 LAUNCHER_SIGNAL = {
@@ -126,6 +127,10 @@ def page_of(app: ActionsApp, runtime_id: str) -> Page:
     tab = app.browser.tab(runtime_id)
     assert tab is not None
     return tab.page
+
+
+async def _gone(locator: Any) -> bool:
+    return await locator.count() == 0
 
 
 async def overlay_frame(page: Page) -> Frame | None:
@@ -247,3 +252,34 @@ async def test_the_reference_extensions_overlay_map_runs_on_our_browser_host(tmp
         # Clipboard: written and read back on the browser host, with the permission it needs.
         assert (await call(client, "clipboard_write", {"text": "from the agent", "target_runtime_id": notes}))["written"] is True
         assert (await call(client, "clipboard_read", {"target_runtime_id": notes}))["text"] == "from the agent"
+
+
+async def test_the_published_simple_form_maps_status_badge_follows_its_state(tmp_path: Path, pages_url: str) -> None:
+    """The spec's own example map: a status badge after ``#result`` while ``form_ready`` holds, written as published."""
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(pages_url))
+    document = json.loads((PAGES / "simple-form" / "actions.json").read_text(encoding="utf-8"))
+    document["surface"]["origin"] = origin
+    (tmp_path / "simple-form.actions.json").write_text(json.dumps(document))
+    async with server(tmp_path) as (app, client):
+        runtime_id = (await call(client, "browser_navigate", {"url": f"{pages_url}/simple-form/index.html"}))["runtime_id"]
+        page = page_of(app, runtime_id)
+        badge = page.locator("[data-actions-json-attachment='contact-result-status']")
+
+        async def state() -> str | None:
+            runtimes = await resource(client, "actions://runtimes")
+            entry = next(r for r in runtimes["runtimes"] if r["runtime_id"] == runtime_id)
+            return next((a["state"] for a in entry["attachments"] if a["id"] == "contact-result-status"), None)
+
+        # The result <output> is empty (rendered, zero-sized): the badge still goes right after it.
+        await eventually(lambda: badge.count())
+        assert await eventually(state) == "attached"
+        assert await page.evaluate("document.getElementById('result').nextElementSibling.getAttribute('data-actions-json-attachment')") == "contact-result-status"
+        # A badge opens nothing: no button, its label readable, the page's own controls untouched.
+        assert await page.get_by_role("button", name="actions.json").count() == 0
+        assert await badge.locator("span").inner_text() == "actions.json"
+        # form_ready stops holding (its submit button goes): the badge goes; the button comes back: so does the badge.
+        await page.evaluate("window.submitButton = document.getElementById('submit'); submitButton.remove()")
+        await eventually(lambda: _gone(badge))
+        assert await eventually(state) in ("removed", "waiting")
+        await page.evaluate("document.getElementById('contact-form').append(window.submitButton)")
+        await eventually(lambda: badge.count())

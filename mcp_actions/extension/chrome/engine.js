@@ -4049,7 +4049,10 @@ definePrimitive("refs.select", selectOptions, ["ref"]);
  *
  * A launcher spec: {id, target (a target descriptor), placement
  * (beforebegin|afterbegin|beforeend|afterend), max (instances), label, title,
- * attrs ({name: value} set on each host), onClick(launcherId)}. A *set* of specs
+ * attrs ({name: value} set on each host), onClick(launcherId), badge (true: a
+ * status badge, not a button: nothing to open), whenState ({name, probes}: the
+ * launcher is installed only while every probe holds, i.e. while the state its
+ * target names is current, judged as the server judges states)}. A *set* of specs
  * (M.launcherSet(onStates)) is replaced whole with set.replace(specs); every
  * set is reconciled against the page after each DOM mutation, history change,
  * popstate or hashchange, debounced (RECONCILE_DELAY_MS, at most MAX_WAIT_MS
@@ -4073,7 +4076,12 @@ definePrimitive("refs.select", selectOptions, ["ref"]);
  */
 var EngineError = M.EngineError,
   resolveAll = M.resolveAll,
+  hiddenReason = M.hiddenReason,
   queryAllDeep = M.queryAllDeep;
+
+// An anchor may be rendered but empty (an <output> before its first result) or scrolled out of its
+// box: a launcher still belongs beside it. Hidden (display:none, visibility, inert) it does not.
+var RENDERED_REASONS = { zero_size: true, off_screen: true, clipped: true };
 
 var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
 var RECONCILE_DELAY_MS = 60;
@@ -4095,6 +4103,8 @@ var STYLE = [
   "  border: 1px solid #9aa8d8; border-radius: 999px; padding: 2px 10px; white-space: nowrap; }",
   "button:hover { background: #dfe6ff; }",
   "button:focus-visible { outline: 2px solid #3456d1; outline-offset: 2px; }",
+  ".badge { all: initial; display: inline-block; font: 500 11px/1.4 system-ui, -apple-system, 'Segoe UI', sans-serif;",
+  "  color: #1f2a44; background: #eef2ff; border: 1px solid #9aa8d8; border-radius: 4px; padding: 1px 6px; white-space: nowrap; }",
 ].join("\n");
 
 function isLauncherHost(el) {
@@ -4128,6 +4138,18 @@ function makeHost(spec) {
   host.setAttribute(LAUNCHER_ATTR, spec.id);
   Object.keys(spec.attrs || {}).forEach(function (name) { host.setAttribute(name, spec.attrs[name]); });
   var shadow = nativeAttachShadow.call(host, { mode: "open" });
+  adoptStyle(shadow);
+  if (spec.badge) {
+    // A status badge says something about its target; it opens nothing, so it is no button.
+    var badge = document.createElement("span");
+    badge.className = "badge";
+    badge.setAttribute("part", "badge");
+    badge.textContent = spec.label;
+    if (spec.title) badge.title = spec.title;
+    shadow.appendChild(badge);
+    if (hosts) hosts.add(host);
+    return host;
+  }
   var button = document.createElement("button");
   button.type = "button";
   button.setAttribute("part", "button");
@@ -4139,7 +4161,6 @@ function makeHost(spec) {
     ev.stopPropagation();
     spec.onClick(spec.id);
   });
-  adoptStyle(shadow);
   shadow.appendChild(button);
   if (hosts) hosts.add(host);
   return host;
@@ -4152,11 +4173,44 @@ function inPlace(host, anchor, placement) {
   return host.parentNode === anchor.parentNode;
 }
 
-/** The visible elements a spec's target designates now: [] when absent, null when the descriptor is refused. */
+/** Whether every probe of a {name, probes} state check holds on this page (no probe: never). */
+function stateHolds(check) {
+  var probes = check && Array.isArray(check.probes) ? check.probes : [];
+  if (!probes.length) return false;
+  var url = String(root.location.href);
+  return probes.every(function (probe) {
+    if (typeof probe.url_contains === "string" && url.indexOf(probe.url_contains) < 0) return false;
+    if (typeof probe.url_matches === "string") {
+      try {
+        if (!new RegExp(probe.url_matches).test(url)) return false;
+      } catch (_bad) {
+        return false;
+      }
+    }
+    if (!probe.locator) return true;
+    try {
+      var found = resolveAll(probe.locator);
+      return (probe.state === "attached" ? found.matches : found.visible).length > 0;
+    } catch (_err) {
+      return false;
+    }
+  });
+}
+
+/** A target descriptor without ``state`` (which names a map state, checked through whenState). */
+function locatorOf(target) {
+  if (typeof target === "string" || target.state === undefined) return target;
+  var copy = {};
+  Object.keys(target).forEach(function (k) { if (k !== "state") copy[k] = target[k]; });
+  return copy;
+}
+
+/** The rendered elements a spec's target designates now: [] when absent, null when the descriptor is refused. */
 function targetsOf(spec) {
+  if (spec.whenState && !stateHolds(spec.whenState)) return [];
   var res;
   try {
-    res = resolveAll(spec.target);
+    res = resolveAll(locatorOf(spec.target));
   } catch (err) {
     if (err instanceof EngineError && err.code === "target_not_found") return [];
     return null;
@@ -4165,7 +4219,11 @@ function targetsOf(spec) {
   // launcher, text predicates narrow those matches and do not stand in for them when they fail
   // (an "h2 containing Results" target must not move to a "Results" link once the heading goes).
   if (/^text_/.test(res.matched_by) && hasStructure(spec.target)) return [];
-  return res.visible.filter(function (el) { return !insideLauncher(el); });
+  var rendered = res.matches.filter(function (el) {
+    var hidden = hiddenReason(el);
+    return hidden === null || RENDERED_REASONS[hidden.reason] === true;
+  });
+  return rendered.filter(function (el) { return !insideLauncher(el); });
 }
 
 function hasStructure(target) {
@@ -4292,7 +4350,7 @@ function launcherSet(onStates) {
   set.replace = function (specs) {
     var next = {};
     specs.forEach(function (spec) {
-      var key = JSON.stringify([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs]);
+      var key = JSON.stringify([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs, !!spec.badge, spec.whenState || null]);
       var old = entries[spec.id];
       if (old && old.key === key) {
         old.spec = spec; // same launcher: keep its buttons (a new onClick is taken)
@@ -4739,6 +4797,12 @@ M.OVERLAY_OPENED_EVENT = OPENED_EVENT;
  * attachment_open to the bridge. Either way `actions-json:overlay-launcher-opened`
  * {launcher_id} is dispatched on the document (declared signals are forwarded by
  * handlers.js watchEvents). sinks.status([{id, state}]) gets every state change.
+ *
+ * An attachment that opens nothing (a status_badge, say) is a badge, not a
+ * button. One whose opens the server marked unavailable (a file that is not
+ * there, a tool of no map) is reported failed and not installed. A target
+ * naming a map state is installed only while the state's probes (when_state,
+ * sent by the server) hold.
  */
 var isObject = M.isObject,
   PRIMITIVES = M.PRIMITIVES,
@@ -4799,6 +4863,8 @@ function specOf(attachment) {
   if (typeof max !== "number" || !(max >= 1)) return null;
   var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
   if (lifecycle.install === "disabled" || lifecycle.install === "never") return null;
+  var opens = isObject(affordance.opens) ? affordance.opens : null;
+  if (opens && opens.kind === "unavailable") return null;
   var label = typeof affordance.label === "string" && affordance.label ? affordance.label : attachment.id;
   var attrs = {};
   attrs[ATTACHMENT_ATTR] = attachment.id;
@@ -4810,6 +4876,8 @@ function specOf(attachment) {
     label: label,
     title: typeof affordance.title === "string" ? affordance.title : typeof attachment.description === "string" ? attachment.description : "",
     attrs: attrs,
+    badge: !opens,
+    whenState: isObject(attachment.when_state) ? attachment.when_state : null,
     onClick: opener({ id: attachment.id, affordance: { opens: affordance.opens } }),
   };
 }
@@ -4830,7 +4898,9 @@ function applyAttachments(list, newSinks) {
       specs.push(spec);
     } else if (isObject(attachment) && typeof attachment.id === "string" && attachment.id && !seen[attachment.id]) {
       seen[attachment.id] = true;
-      refused.push({ id: attachment.id, state: "failed" });
+      var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
+      var off = lifecycle.install === "disabled" || lifecycle.install === "never";
+      refused.push({ id: attachment.id, state: off ? "disabled" : "failed" });
     }
   });
   installed.replace(specs);

@@ -17,6 +17,12 @@
  * attachment_open to the bridge. Either way `actions-json:overlay-launcher-opened`
  * {launcher_id} is dispatched on the document (declared signals are forwarded by
  * handlers.js watchEvents). sinks.status([{id, state}]) gets every state change.
+ *
+ * An attachment that opens nothing (a status_badge, say) is a badge, not a
+ * button. One whose opens the server marked unavailable (a file that is not
+ * there, a tool of no map) is reported failed and not installed. A target
+ * naming a map state is installed only while the state's probes (when_state,
+ * sent by the server) hold.
  */
 var isObject = M.isObject,
   PRIMITIVES = M.PRIMITIVES,
@@ -77,6 +83,8 @@ function specOf(attachment) {
   if (typeof max !== "number" || !(max >= 1)) return null;
   var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
   if (lifecycle.install === "disabled" || lifecycle.install === "never") return null;
+  var opens = isObject(affordance.opens) ? affordance.opens : null;
+  if (opens && opens.kind === "unavailable") return null;
   var label = typeof affordance.label === "string" && affordance.label ? affordance.label : attachment.id;
   var attrs = {};
   attrs[ATTACHMENT_ATTR] = attachment.id;
@@ -88,6 +96,8 @@ function specOf(attachment) {
     label: label,
     title: typeof affordance.title === "string" ? affordance.title : typeof attachment.description === "string" ? attachment.description : "",
     attrs: attrs,
+    badge: !opens,
+    whenState: isObject(attachment.when_state) ? attachment.when_state : null,
     onClick: opener({ id: attachment.id, affordance: { opens: affordance.opens } }),
   };
 }
@@ -108,7 +118,9 @@ function applyAttachments(list, newSinks) {
       specs.push(spec);
     } else if (isObject(attachment) && typeof attachment.id === "string" && attachment.id && !seen[attachment.id]) {
       seen[attachment.id] = true;
-      refused.push({ id: attachment.id, state: "failed" });
+      var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
+      var off = lifecycle.install === "disabled" || lifecycle.install === "never";
+      refused.push({ id: attachment.id, state: off ? "disabled" : "failed" });
     }
   });
   installed.replace(specs);

@@ -5,7 +5,10 @@
  *
  * A launcher spec: {id, target (a target descriptor), placement
  * (beforebegin|afterbegin|beforeend|afterend), max (instances), label, title,
- * attrs ({name: value} set on each host), onClick(launcherId)}. A *set* of specs
+ * attrs ({name: value} set on each host), onClick(launcherId), badge (true: a
+ * status badge, not a button: nothing to open), whenState ({name, probes}: the
+ * launcher is installed only while every probe holds, i.e. while the state its
+ * target names is current, judged as the server judges states)}. A *set* of specs
  * (M.launcherSet(onStates)) is replaced whole with set.replace(specs); every
  * set is reconciled against the page after each DOM mutation, history change,
  * popstate or hashchange, debounced (RECONCILE_DELAY_MS, at most MAX_WAIT_MS
@@ -29,7 +32,12 @@
  */
 var EngineError = M.EngineError,
   resolveAll = M.resolveAll,
+  hiddenReason = M.hiddenReason,
   queryAllDeep = M.queryAllDeep;
+
+// An anchor may be rendered but empty (an <output> before its first result) or scrolled out of its
+// box: a launcher still belongs beside it. Hidden (display:none, visibility, inert) it does not.
+var RENDERED_REASONS = { zero_size: true, off_screen: true, clipped: true };
 
 var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
 var RECONCILE_DELAY_MS = 60;
@@ -51,6 +59,8 @@ var STYLE = [
   "  border: 1px solid #9aa8d8; border-radius: 999px; padding: 2px 10px; white-space: nowrap; }",
   "button:hover { background: #dfe6ff; }",
   "button:focus-visible { outline: 2px solid #3456d1; outline-offset: 2px; }",
+  ".badge { all: initial; display: inline-block; font: 500 11px/1.4 system-ui, -apple-system, 'Segoe UI', sans-serif;",
+  "  color: #1f2a44; background: #eef2ff; border: 1px solid #9aa8d8; border-radius: 4px; padding: 1px 6px; white-space: nowrap; }",
 ].join("\n");
 
 function isLauncherHost(el) {
@@ -84,6 +94,18 @@ function makeHost(spec) {
   host.setAttribute(LAUNCHER_ATTR, spec.id);
   Object.keys(spec.attrs || {}).forEach(function (name) { host.setAttribute(name, spec.attrs[name]); });
   var shadow = nativeAttachShadow.call(host, { mode: "open" });
+  adoptStyle(shadow);
+  if (spec.badge) {
+    // A status badge says something about its target; it opens nothing, so it is no button.
+    var badge = document.createElement("span");
+    badge.className = "badge";
+    badge.setAttribute("part", "badge");
+    badge.textContent = spec.label;
+    if (spec.title) badge.title = spec.title;
+    shadow.appendChild(badge);
+    if (hosts) hosts.add(host);
+    return host;
+  }
   var button = document.createElement("button");
   button.type = "button";
   button.setAttribute("part", "button");
@@ -95,7 +117,6 @@ function makeHost(spec) {
     ev.stopPropagation();
     spec.onClick(spec.id);
   });
-  adoptStyle(shadow);
   shadow.appendChild(button);
   if (hosts) hosts.add(host);
   return host;
@@ -108,11 +129,44 @@ function inPlace(host, anchor, placement) {
   return host.parentNode === anchor.parentNode;
 }
 
-/** The visible elements a spec's target designates now: [] when absent, null when the descriptor is refused. */
+/** Whether every probe of a {name, probes} state check holds on this page (no probe: never). */
+function stateHolds(check) {
+  var probes = check && Array.isArray(check.probes) ? check.probes : [];
+  if (!probes.length) return false;
+  var url = String(root.location.href);
+  return probes.every(function (probe) {
+    if (typeof probe.url_contains === "string" && url.indexOf(probe.url_contains) < 0) return false;
+    if (typeof probe.url_matches === "string") {
+      try {
+        if (!new RegExp(probe.url_matches).test(url)) return false;
+      } catch (_bad) {
+        return false;
+      }
+    }
+    if (!probe.locator) return true;
+    try {
+      var found = resolveAll(probe.locator);
+      return (probe.state === "attached" ? found.matches : found.visible).length > 0;
+    } catch (_err) {
+      return false;
+    }
+  });
+}
+
+/** A target descriptor without ``state`` (which names a map state, checked through whenState). */
+function locatorOf(target) {
+  if (typeof target === "string" || target.state === undefined) return target;
+  var copy = {};
+  Object.keys(target).forEach(function (k) { if (k !== "state") copy[k] = target[k]; });
+  return copy;
+}
+
+/** The rendered elements a spec's target designates now: [] when absent, null when the descriptor is refused. */
 function targetsOf(spec) {
+  if (spec.whenState && !stateHolds(spec.whenState)) return [];
   var res;
   try {
-    res = resolveAll(spec.target);
+    res = resolveAll(locatorOf(spec.target));
   } catch (err) {
     if (err instanceof EngineError && err.code === "target_not_found") return [];
     return null;
@@ -121,7 +175,11 @@ function targetsOf(spec) {
   // launcher, text predicates narrow those matches and do not stand in for them when they fail
   // (an "h2 containing Results" target must not move to a "Results" link once the heading goes).
   if (/^text_/.test(res.matched_by) && hasStructure(spec.target)) return [];
-  return res.visible.filter(function (el) { return !insideLauncher(el); });
+  var rendered = res.matches.filter(function (el) {
+    var hidden = hiddenReason(el);
+    return hidden === null || RENDERED_REASONS[hidden.reason] === true;
+  });
+  return rendered.filter(function (el) { return !insideLauncher(el); });
 }
 
 function hasStructure(target) {
@@ -248,7 +306,7 @@ function launcherSet(onStates) {
   set.replace = function (specs) {
     var next = {};
     specs.forEach(function (spec) {
-      var key = JSON.stringify([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs]);
+      var key = JSON.stringify([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs, !!spec.badge, spec.whenState || null]);
       var old = entries[spec.id];
       if (old && old.key === key) {
         old.spec = spec; // same launcher: keep its buttons (a new onClick is taken)
