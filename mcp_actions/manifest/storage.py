@@ -29,6 +29,7 @@ __all__ = [
     "STORAGE_URI_PREFIX",
     "ShadowedManifest",
     "StorageEntry",
+    "is_inside",
     "is_storage_root",
     "load_storage",
     "parse_storage_uri",
@@ -103,8 +104,8 @@ def _valid_site_key(site_key: str) -> bool:
     return bool(segments) and all(_SEGMENT.match(s) and s not in (".", "..") for s in segments)
 
 
-def _inside(path: Path, root: Path) -> bool:
-    # Resolve both so that symlinks cannot lead a manifest out of its scope.
+def is_inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` lies under ``root`` once both are resolved (a symlink cannot lead out of a scope)."""
     try:
         path.resolve().relative_to(root.resolve())
     except ValueError:
@@ -118,7 +119,7 @@ def _site_files(root: Path, scope: str) -> dict[str, Path]:
         return {}
     found: dict[str, Path] = {}
     for manifest in sorted(sites.rglob(_MANIFEST)):
-        if not manifest.is_file() or not _inside(manifest, sites):
+        if not manifest.is_file() or not is_inside(manifest, sites):
             continue
         site_key = manifest.parent.relative_to(sites).as_posix()
         if site_key != "." and _valid_site_key(site_key):
@@ -189,7 +190,7 @@ def resolve_site(root: Path, site_key: str, *, allowed_scopes: tuple[str, ...] =
             continue
         sites = scope_dir(root, scope) / "sites"
         candidate = sites / site_key / _MANIFEST
-        if candidate.is_file() and _inside(candidate, sites):
+        if candidate.is_file() and is_inside(candidate, sites):
             present.append((scope, candidate))
     if not present:
         return None

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode
 from .front_matter import parse_front_matter
-from .storage import SCOPES, scope_dir, scopes_visible_from
+from .storage import SCOPES, is_inside, scope_dir, scopes_visible_from
 
 __all__ = ["DEFAULT_READ_BYTES", "MAX_ASSET_BYTES", "MAX_LISTED_FILES", "SiteFiles", "StoredFile"]
 
@@ -71,14 +71,6 @@ class StoredFile:
         """What a listing shows of the file."""
         return {"id": self.relative_path, "path": self.path, "relative_path": self.relative_path, "scope": self.scope,
                 "kind": self.kind, "mime_type": self.mime_type, "bytes": self.file.stat().st_size}
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def _clean(path: str, code: ErrorCode) -> PurePosixPath:
@@ -145,12 +137,12 @@ class SiteFiles:
         if self.storage_root is None:
             assert self.base is not None
             candidate = self.base / relative
-            return self._entry(candidate, "local", relative) if candidate.is_file() and _inside(candidate, self.base) else None
+            return self._entry(candidate, "local", relative) if candidate.is_file() and is_inside(candidate, self.base) else None
         for scope in scopes:
             site = self._site_dir(scope)
             candidate = site / relative
             if candidate.is_file():
-                if not _inside(candidate, site):  # a symlink out of the site directory
+                if not is_inside(candidate, site):  # a symlink out of the site directory
                     raise self._refuse(f"{relative} leads out of its site directory", path=relative.as_posix(), reason="symlink")
                 return self._entry(candidate, scope, relative)
         return None
@@ -195,7 +187,7 @@ class SiteFiles:
                 relative = file.relative_to(root)
                 if len(chosen) >= MAX_LISTED_FILES:
                     break
-                if not file.is_file() or any(part.startswith(".") for part in relative.parts) or not _inside(file, root):
+                if not file.is_file() or any(part.startswith(".") for part in relative.parts) or not is_inside(file, root):
                     continue
                 chosen.setdefault(relative.as_posix(), self._entry(file, scope, PurePosixPath(relative.as_posix())))
         return sorted(chosen.values(), key=lambda f: f.relative_path)
