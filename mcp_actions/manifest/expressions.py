@@ -11,6 +11,12 @@ far slower than evaluating. Evaluation is synchronous and its built-in
 timeout is unreliable, so each evaluation gets its own wall-clock budget,
 callers bound inputs, and we bound output size.
 
+A slot that only names a value (``steps.read.output.text``, ``input.body``,
+``$item.title``: a *reference*) computes nothing: ``render_args`` may give such
+slots a larger bound (``reference_max_bytes``) than computed ones, so that a
+workflow can hand a large value it already holds (a page's text, a report) to
+the next primitive (``transfer.write``, ``text.insert``) unchanged.
+
 Non-deterministic or code-evaluating functions (``$eval``, ``$random``,
 ``$shuffle``, ``$now``, ``$millis``) are refused at compile time: a workflow must mean the
 same thing every time it runs.
@@ -37,6 +43,7 @@ __all__ = [
     "compile_expression",
     "compile_slot",
     "has_partial_slot",
+    "is_reference",
     "render_args",
     "slot_source",
 ]
@@ -44,6 +51,8 @@ __all__ = [
 FORBIDDEN_FUNCTIONS = ("$eval", "$random", "$shuffle", "$now", "$millis")
 _FORBIDDEN_RE = re.compile(r"\$(eval|random|shuffle|now|millis)(?![A-Za-z0-9_])")
 _SLOT_RE = re.compile(r"^\{%(.*)%\}$", re.DOTALL)
+# A name, then .names and [integer] indexes: a path to a value, nothing computed.
+_REFERENCE_RE = re.compile(r"^\$?[A-Za-z_][A-Za-z0-9_]*(?:\s*(?:\.\s*[A-Za-z_][A-Za-z0-9_]*|\[\s*\d+\s*\]))*$")
 # Wall-clock budget of one evaluation. jsonata-python's own timeout counts from
 # compile time (useless for cached expressions) and tail calls never hit the
 # recursion limit, so `($f := function($x){$f($x)}; $f(1))` would otherwise
@@ -57,6 +66,11 @@ def slot_source(value: Any) -> str | None:
         return None
     match = _SLOT_RE.match(value.strip())
     return match.group(1).strip() if match else None
+
+
+def is_reference(source: str) -> bool:
+    """True for an expression that only names a value (a path of names and integer indexes)."""
+    return bool(_REFERENCE_RE.match(source.strip()))
 
 
 def has_partial_slot(value: Any) -> bool:
@@ -154,13 +168,17 @@ def compile_slot(value: str) -> CompiledExpression:
     return compile_expression(source)
 
 
-def render_args(value: Any, data: dict[str, Any], *, max_bytes: int | None = None) -> Any:
-    """Replace every whole-slot string inside ``value`` (recursively) by its evaluated result."""
+def render_args(value: Any, data: dict[str, Any], *, max_bytes: int | None = None, reference_max_bytes: int | None = None) -> Any:
+    """Replace every whole-slot string inside ``value`` (recursively) by its evaluated result.
+
+    Results are bounded by ``max_bytes``; a reference slot's by ``reference_max_bytes`` when given.
+    """
     source = slot_source(value)
     if source is not None:
-        return compile_expression(source).evaluate(data, max_bytes=max_bytes)
+        bound = reference_max_bytes if reference_max_bytes is not None and is_reference(source) else max_bytes
+        return compile_expression(source).evaluate(data, max_bytes=bound)
     if isinstance(value, dict):
-        return {key: render_args(item, data, max_bytes=max_bytes) for key, item in value.items()}
+        return {key: render_args(item, data, max_bytes=max_bytes, reference_max_bytes=reference_max_bytes) for key, item in value.items()}
     if isinstance(value, list):
-        return [render_args(item, data, max_bytes=max_bytes) for item in value]
+        return [render_args(item, data, max_bytes=max_bytes, reference_max_bytes=reference_max_bytes) for item in value]
     return value

@@ -27,6 +27,9 @@ class Limits:
     max_steps: int = 25
     max_loop_items: int = 50
     max_expression_bytes: int = 16_000
+    # A step argument's slot that only names a value the run already holds (steps.read.output.text)
+    # computes nothing: it may be as large as one bridge item, so large values pass unchanged.
+    max_reference_bytes: int = 1_048_576
     max_workflow_output_bytes: int = 32_000
     max_state_bytes: int = 48_000
     # A projection expression's result before anything reaches an agent: summaries may

@@ -470,7 +470,8 @@ class _Run:
     def _render(self, step: CompiledStep, field: str, template: Any, context: dict[str, Any], index: int | None) -> Any:
         """Render the slots inside ``template`` for ``step``."""
         try:
-            return render_args(template, context, max_bytes=self.limits.max_expression_bytes)
+            # A slot that only names a value the run already holds computes nothing (manifest/limits.py).
+            return render_args(template, context, max_bytes=self.limits.max_expression_bytes, reference_max_bytes=self.limits.max_reference_bytes)
         except ActionError as exc:
             raise map_error(exc, step.id, field, index) from exc
 

@@ -14,6 +14,7 @@ from mcp_actions.manifest.expressions import (
     compile_expression,
     compile_slot,
     has_partial_slot,
+    is_reference,
     json_size,
     render_args,
     slot_source,
@@ -242,3 +243,22 @@ def test_a_runaway_expression_is_stopped_by_the_evaluation_budget() -> None:
         compile_expression("($f := function($x) { $f($x) }; $f(1))").evaluate({})
     assert caught.value.code == "expression_failed"
     assert EVALUATION_BUDGET_S <= time.monotonic() - started < EVALUATION_BUDGET_S + 2
+
+
+@pytest.mark.parametrize(
+    ("source", "reference"),
+    [
+        ("steps.read.output.text", True),
+        ("input.body", True),
+        ("$item.title", True),
+        ("steps.rows.output[0].name", True),
+        (" input . big ", True),
+        ("input.a & input.b", False),
+        ("$uppercase(input.a)", False),
+        ("input.rows[price > 3]", False),
+        ("steps.read.output.text[0..2]", False),
+        ("'literal'", False),
+    ],
+)
+def test_a_reference_only_names_a_value(source: str, reference: bool) -> None:
+    assert is_reference(source) is reference

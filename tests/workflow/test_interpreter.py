@@ -737,14 +737,32 @@ async def test_expression_runtime_error_names_the_step(step, field, index, calls
     assert page.names() == calls
 
 
-async def test_oversized_argument_is_limit_exceeded_naming_the_step() -> None:
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("{% $uppercase(input.big) %}", 16_001),  # computed: the expression limit
+        ("{% input.big & '' %}", 16_001),
+        ("{% input.big %}", 1_048_577),  # a reference: one bridge item at most
+    ],
+)
+async def test_oversized_argument_is_limit_exceeded_naming_the_step(text: str, size: int) -> None:
     page = FakePage(FORM)
-    step = {**FILL, "args": {"text": "{% input.big %}", "target": {"selector": "#name"}}}
+    step = {**FILL, "args": {"text": text, "target": {"selector": "#name"}}}
     with pytest.raises(WorkflowError) as caught:
-        await run(workflow(step), page, {"big": "x" * 16_001})
+        await run(workflow(step), page, {"big": "x" * size})
     assert caught.value.code == "limit_exceeded"
     assert caught.value.evidence["step"] == "fill"
     assert page.calls == []
+
+
+@pytest.mark.parametrize("text", ["{% input.big %}", "{% input . big %}", "{% steps.read.output.text %}"])
+async def test_a_reference_argument_carries_a_large_value_unchanged(text: str) -> None:
+    big = "x" * 200_000
+    page = FakePage({**FORM, "#long": {"text": big}})
+    read = {"id": "read", "primitive": "locator.text_content", "args": {"locator": {"selector": "#long"}}}
+    step = {**FILL, "args": {"text": text, "target": {"selector": "#name"}}}
+    await run(workflow(read, step), page, {"big": big})
+    assert page.calls[-1][1]["text"] == big
 
 
 # -- progress events ------------------------------------------------------
