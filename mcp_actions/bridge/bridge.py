@@ -17,9 +17,16 @@ While a call runs, its runtime's call messages (``call_progress``,
 the tracker; a caller that gives up (its task cancelled) has the runtime sent
 ``action_cancel``.
 
+Each runtime is told what to do on its own for the maps covering its page
+(the page events to forward, the attachments to install) in a
+``runtime_config``, worked out again when its page moves or the maps change
+(``runtime_config.py``); a click on a launcher that opens a map tool comes
+back as ``attachment_open``.
+
 Observers (the composition root) subscribe on the bridge's ``events`` hub to
 hear about runtimes arriving, changing, becoming the active one and leaving,
-and about accepted page events (``bridge/events.py``).
+about accepted page events and about launchers the user clicked
+(``bridge/events.py``).
 """
 
 from __future__ import annotations
