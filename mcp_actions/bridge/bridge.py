@@ -408,12 +408,17 @@ class Bridge:
             info.states, changed = tuple(item.states), True
         if page_tools is not None and page_tools != info.page_tools:
             info.page_tools, changed = page_tools, True
+        lifecycle: list[dict[str, Any]] = []
         if item.attachments is not None:
             states = attachment_states(item.attachments)
             if states != info.attachments:
+                lifecycle = self.configurator.lifecycle(info, info.attachments, states)
                 info.attachments, changed = states, True
         if changed:
             self.events.publish(RuntimeUpdated(info))
+        for record in lifecycle:  # the attachments' own signals, kept as page events
+            info.events.append(record)
+            self.events.publish(PageEvent(info, record))
         return moved
 
     def note_states(self, runtime_id: str, states: tuple[str, ...]) -> None:

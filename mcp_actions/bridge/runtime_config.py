@@ -14,15 +14,27 @@ again, and sent only when it changed, whenever:
 The last configuration sent is kept per runtime: an ``attachment_open`` item
 names an attachment, and the tool it opens is looked up here, never taken
 from the runtime (a page cannot choose which tool its launcher runs).
+
+An attachment may name lifecycle signals (schema v1: ``"signals":
+{"attached": "attachment.attached", "reattached": …, "drifted": …}``, names the
+runtime defines). When the states a runtime reports move, ``lifecycle`` turns
+each move into an event record under that name, kept like any page event (and
+marked untrusted: the state is the page's report): ``attached`` the first time
+an attachment is installed on the runtime, ``reattached`` when it is installed
+again after it went, ``removed`` when its target went, ``drifted`` when it
+cannot be installed (``failed``).
 """
 
 from __future__ import annotations
 
 import logging
+import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..audit_log import utc_timestamp
 from ..errors import ActionError, ErrorCode
 from .items import ListenEntry, RuntimeConfig
 from .registry import RuntimeInfo
@@ -70,6 +82,7 @@ class RuntimeConfigurator:
         self._signals = signals
         self._attachments = attachments
         self._sent: dict[str, RuntimeConfig] = {}
+        self._ever_attached: dict[str, set[str]] = {}  # runtime id -> attachment ids installed there at least once
 
     def config_for(self, info: RuntimeInfo) -> RuntimeConfig:
         """The configuration a runtime should have now."""
@@ -92,6 +105,40 @@ class RuntimeConfigurator:
     def forget(self, runtime_id: str) -> None:
         """The runtime left: drop what it was sent."""
         self._sent.pop(runtime_id, None)
+        self._ever_attached.pop(runtime_id, None)
+
+    def lifecycle(self, info: RuntimeInfo, before: Sequence[Mapping[str, str]], after: Sequence[Mapping[str, str]]) -> list[dict[str, Any]]:
+        """Event records for the attachments' lifecycle signals, from the states before and after a report."""
+        config = self._sent.get(info.runtime_id)
+        signals = {a["id"]: a["signals"] for a in (config.attachments or []) if isinstance(a.get("signals"), dict)} if config else {}
+        previous = {s["id"]: s["state"] for s in before}
+        ever = self._ever_attached.setdefault(info.runtime_id, set())
+        records = []
+        for entry in after:
+            attachment_id, state = entry["id"], entry["state"]
+            if previous.get(attachment_id) == state:
+                continue
+            if state == "attached":
+                moment = "reattached" if attachment_id in ever else "attached"
+                ever.add(attachment_id)
+            else:
+                moment = {"removed": "removed", "failed": "drifted"}.get(state, "")
+            name = signals.get(attachment_id, {}).get(moment)
+            if isinstance(name, str) and name:
+                records.append(
+                    {
+                        "event_id": f"att-{uuid.uuid4().hex[:16]}",
+                        "name": name,
+                        "event": None,
+                        "url": info.url,
+                        "payload": {"attachment_id": attachment_id, "state": state},
+                        "previous_call_id": None,
+                        "observed_at": utc_timestamp(),
+                        "received_at": time.time(),
+                        "trust": "untrusted_page_data",
+                    }
+                )
+        return records
 
     def opened(self, info: RuntimeInfo, attachment_id: str) -> ConfiguredOpen:
         """The map tool an attachment of this runtime opens; ``ActionError`` when it has no such attachment or opens no tool."""

@@ -178,3 +178,34 @@ def test_an_html_source_stays_within_the_files_its_map_may_read(tmp_path: Path) 
         opens = attachment_configs(loaded)[0]["affordance"]["opens"]
         assert opens["kind"] == kind, (html_source, opens)
         assert (opens["arguments"]["html"] if kind == "primitive" else opens["error"]["code"]) == expected, (html_source, opens)
+
+
+async def test_an_attachments_lifecycle_signals_reach_the_events_log() -> None:
+    app = _app()
+    async with Client(build_server(app)) as client:
+        assert app.endpoint is not None
+        runtime = await WsRuntime(app.endpoint.url, "rt-life", url="https://results.test/").open()
+        try:
+            launcher = "results-categories-launcher"
+            for state in ("waiting", "attached", "removed", "attached", "failed"):
+                await runtime.status(attachments=[{"id": launcher, "state": state}, {"id": "results-panel-launcher", "state": state}])
+
+            async def logged() -> list[dict[str, Any]]:
+                events: list[dict[str, Any]] = json.loads((await client.read_resource("actions://runtimes/rt-life/events")).contents[0].text)["events"]  # type: ignore[union-attr]
+                return events
+
+            for _ in range(100):
+                if len(await logged()) >= 4:
+                    break
+                await asyncio.sleep(0.02)
+            events = await logged()
+            # Only the attachment that names lifecycle signals has them; the state is the page's word.
+            assert [(e["name"], e["payload"]) for e in events] == [
+                ("attachment.attached", {"attachment_id": launcher, "state": "attached"}),
+                ("attachment.removed", {"attachment_id": launcher, "state": "removed"}),
+                ("attachment.reattached", {"attachment_id": launcher, "state": "attached"}),
+                ("attachment.drifted", {"attachment_id": launcher, "state": "failed"}),
+            ]
+            assert {e["trust"] for e in events} == {"untrusted_page_data"}
+        finally:
+            await runtime.close()
