@@ -283,3 +283,12 @@ async def test_the_published_simple_form_maps_status_badge_follows_its_state(tmp
         assert await eventually(state) in ("removed", "waiting")
         await page.evaluate("document.getElementById('contact-form').append(window.submitButton)")
         await eventually(lambda: badge.count())
+
+        # The map names the badge's lifecycle signals: each move reached the agent under its name.
+        async def lifecycle() -> list[str] | None:
+            events = (await resource(client, f"actions://runtimes/{runtime_id}/events"))["events"]
+            names = [e["name"] for e in events if e["name"].startswith("attachment.")]
+            return names if len(names) >= 2 else None
+
+        names = await eventually(lifecycle)
+        assert names[0] == "attachment.attached" and "attachment.reattached" in names
