@@ -14,10 +14,8 @@ generic one). Fixture: tests/fixtures/pages/conformance/.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 from urllib.parse import unquote
 
@@ -29,13 +27,11 @@ from playwright.async_api import Browser, Frame, Page
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.websocket import BridgeServer
 from mcp_actions.errors import ActionError, ErrorCode
-from mcp_actions.runtimes.browser import BrowserHost, BrowserOptions
-from mcp_actions.runtimes.page_script import runtime_js
-from tests.bridge.wsclient import TOKEN, eventually
+from tests.bridge.wsclient import eventually
+from tests.runtimes.both_hosts import DICTIONARY, KINDS, open_runtime, serving
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
-DICTIONARY = {p["name"]: p for p in json.loads(resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text())["primitives"]}
 #: Codes any primitive may answer beside its own list.
 GENERIC_CODES = {"invalid_input", "capability_unavailable", "handler_timeout", "transport_failed"}
 
@@ -68,46 +64,19 @@ class Host:
         return caught.value
 
 
-async def _open_page_host(host: Host, url: str) -> None:
-    server: BridgeServer = host.extra["server"]
-    browser: Browser = host.extra["browser"]
-    if host.page is not None:
-        await host.page.close()
-    before = {info.runtime_id for info in host.bridge.registry.list()}
-    page = await browser.new_page(viewport={"width": 1000, "height": 700})
-    await page.goto(url)
-    # Exactly what clicking the bookmarklet runs.
-    await page.evaluate(unquote(server.bookmarklet().removeprefix("javascript:")))
-    await eventually(lambda: any(i.runtime_id not in before and i.url == url for i in host.bridge.registry.list()), timeout=10)
-    host.runtime_id = next(i.runtime_id for i in host.bridge.registry.list() if i.runtime_id not in before and i.url == url)
-    host.page = page
-
-
-async def _open_browser_host(host: Host, url: str) -> None:
-    browser_host: BrowserHost = host.extra["host"]
-    previous = browser_host.tab(host.runtime_id) if host.runtime_id else None
-    host.runtime_id = await browser_host.new_tab(url)
-    tab = browser_host.tab(host.runtime_id)
-    assert tab is not None
-    host.page = tab.page
-    await host.page.set_viewport_size({"width": 1000, "height": 700})
+async def _open(host: Host, url: str) -> None:
+    """A fresh page on ``url`` as the host's runtime (the previous one closed)."""
+    previous = host.page
+    host.runtime_id, host.page = await open_runtime(host.kind, host.bridge, host.extra, url, {"width": 1000, "height": 700})
     if previous is not None:
-        await previous.page.close()
+        await previous.close()
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module", params=["page", "browser"])
+@pytest_asyncio.fixture(loop_scope="module", scope="module", params=KINDS)
 async def host(request: pytest.FixtureRequest, chromium: Browser) -> AsyncIterator[Host]:
     bridge = Bridge(default_timeout_ms=10_000)
-    if request.param == "page":
-        server = BridgeServer(bridge, port=0, token=TOKEN, runtime_script=runtime_js)
-        await server.start()
-        yield Host("page", bridge, extra={"server": server, "browser": chromium})
-        await server.stop()
-    else:
-        browser_host = BrowserHost(bridge, BrowserOptions(headless=True))
-        await browser_host.start()
-        yield Host("browser", bridge, extra={"host": browser_host})
-        await browser_host.stop()
+    async with serving(request.param, bridge, chromium) as extra:
+        yield Host(request.param, bridge, extra=extra)
     await bridge.stop()
 
 
@@ -115,7 +84,7 @@ async def host(request: pytest.FixtureRequest, chromium: Browser) -> AsyncIterat
 async def fixture(host: Host, pages_url: str) -> Host:
     """The host with a fresh conformance page open and its runtime ready."""
     url = f"{pages_url}/conformance/index.html"
-    await (_open_page_host if host.kind == "page" else _open_browser_host)(host, url)
+    await _open(host, url)
     return host
 
 

@@ -20,9 +20,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
-from urllib.parse import unquote
 
 import jsonschema
 import pytest
@@ -32,15 +30,12 @@ from playwright.async_api import Browser, Page
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.events import AttachmentOpened
 from mcp_actions.bridge.registry import RuntimeInfo
-from mcp_actions.bridge.websocket import BridgeServer
 from mcp_actions.errors import ActionError
-from mcp_actions.runtimes.browser import BrowserHost, BrowserOptions
-from mcp_actions.runtimes.page_script import runtime_js
-from tests.bridge.wsclient import TOKEN, eventually
+from tests.bridge.wsclient import eventually
+from tests.runtimes.both_hosts import DICTIONARY, KINDS, open_runtime, serving
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
-DICTIONARY = {p["name"]: p for p in json.loads(resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text())["primitives"]}
 SECRET_HTML = "<h1>Categories</h1><p>TOP-SECRET findings</p><script>document.title = 'overlay script ran'</script>"
 LIFECYCLE = {"install": "when_target_matches", "remove": "when_context_mismatch", "reattach": "on_url_or_dom_change"}
 ATTACHMENTS = [
@@ -104,52 +99,26 @@ class Host:
         return {s["id"]: s["state"] for s in (info.attachments if info else [])}
 
 
-async def _open_page_host(host: Host, url: str) -> None:
-    server: BridgeServer = host.extra["server"]
-    browser: Browser = host.extra["browser"]
-    if host.page is not None:
-        await host.page.close()
-    before = {info.runtime_id for info in host.bridge.registry.list()}
-    page = await browser.new_page(viewport=VIEWPORT)
-    await page.goto(url)
-    await page.evaluate(unquote(server.bookmarklet().removeprefix("javascript:")))
-    await eventually(lambda: any(i.runtime_id not in before and i.url == url for i in host.bridge.registry.list()), timeout=10)
-    host.runtime_id = next(i.runtime_id for i in host.bridge.registry.list() if i.runtime_id not in before and i.url == url)
-    host.page = page
-
-
-async def _open_browser_host(host: Host, url: str) -> None:
-    browser_host: BrowserHost = host.extra["host"]
-    previous = browser_host.tab(host.runtime_id) if host.runtime_id else None
-    host.runtime_id = await browser_host.new_tab(url)
-    tab = browser_host.tab(host.runtime_id)
-    assert tab is not None
-    host.page = tab.page
-    await host.page.set_viewport_size(VIEWPORT)
+async def _open(host: Host, url: str) -> None:
+    """A fresh page on ``url`` as the host's runtime (the previous one closed)."""
+    previous = host.page
+    host.runtime_id, host.page = await open_runtime(host.kind, host.bridge, host.extra, url, VIEWPORT)
     if previous is not None:
-        await previous.page.close()
+        await previous.close()
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module", params=["page", "browser"])
+@pytest_asyncio.fixture(loop_scope="module", scope="module", params=KINDS)
 async def host(request: pytest.FixtureRequest, chromium: Browser) -> AsyncIterator[Host]:
     bridge = Bridge(default_timeout_ms=10_000, attachment_source=_attachments_for)
-    if request.param == "page":
-        server = BridgeServer(bridge, port=0, token=TOKEN, runtime_script=runtime_js)
-        await server.start()
-        yield Host("page", bridge, extra={"server": server, "browser": chromium})
-        await server.stop()
-    else:
-        browser_host = BrowserHost(bridge, BrowserOptions(headless=True))
-        await browser_host.start()
-        yield Host("browser", bridge, extra={"host": browser_host})
-        await browser_host.stop()
+    async with serving(request.param, bridge, chromium) as extra:
+        yield Host(request.param, bridge, extra=extra)
     await bridge.stop()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def spa(host: Host, pages_url: str) -> Host:
     """The host with a fresh single-page app open, its results section loaded and its launchers attached."""
-    await (_open_page_host if host.kind == "page" else _open_browser_host)(host, f"{pages_url}/attachments-spa/index.html")
+    await _open(host, f"{pages_url}/attachments-spa/index.html")
     await eventually(lambda: host.states() == {"results-categories": "attached", "results-notes": "attached"}, timeout=5)
     return host
 

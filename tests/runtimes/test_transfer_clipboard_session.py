@@ -20,10 +20,8 @@ import json
 import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 import jsonschema
 import pytest
@@ -31,20 +29,18 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page
 
 from mcp_actions.bridge.bridge import Bridge
-from mcp_actions.bridge.websocket import BridgeServer
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.catalog.naming import mcp_tool_name
 from mcp_actions.dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from mcp_actions.dispatch.service import ActionService
 from mcp_actions.errors import ActionError
 from mcp_actions.manifest.load import load_paths
-from mcp_actions.runtimes.browser import BrowserHost, BrowserOptions
-from mcp_actions.runtimes.page_script import runtime_js
-from tests.bridge.wsclient import TOKEN, eventually
+from mcp_actions.runtimes.browser import BrowserHost
+from tests.bridge.wsclient import eventually
+from tests.runtimes.both_hosts import DICTIONARY, KINDS, open_runtime, serving
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
-DICTIONARY = {p["name"]: p for p in json.loads(resources.files("mcp_actions.runtimes").joinpath("dictionary.json").read_text())["primitives"]}
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transfer"
 PAYLOAD = "Quarterly total: 1 234,56 EUR (secret-7f3a)"
 
@@ -77,21 +73,7 @@ class Host:
         """A fresh runtime on ``url`` (the page's previous one closed first); its runtime id."""
         if name in self.pages and not self.pages[name][1].is_closed():
             await self.pages[name][1].close()
-        if self.kind == "browser":
-            browser_host: BrowserHost = self.extra["host"]
-            runtime_id = await browser_host.new_tab(url)
-            tab = browser_host.tab(runtime_id)
-            assert tab is not None
-            self.pages[name] = (runtime_id, tab.page)
-            return runtime_id
-        server: BridgeServer = self.extra["server"]
-        browser: Browser = self.extra["browser"]
-        before = {info.runtime_id for info in self.bridge.registry.list()}
-        page = await browser.new_page()
-        await page.goto(url)
-        await page.evaluate(unquote(server.bookmarklet().removeprefix("javascript:")))
-        await eventually(lambda: any(i.runtime_id not in before and i.url == url for i in self.bridge.registry.list()), timeout=10)
-        runtime_id = next(i.runtime_id for i in self.bridge.registry.list() if i.runtime_id not in before and i.url == url)
+        runtime_id, page = await open_runtime(self.kind, self.bridge, self.extra, url)
         self.pages[name] = (runtime_id, page)
         return runtime_id
 
@@ -109,7 +91,7 @@ class Host:
         return caught.value
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module", params=["page", "browser"])
+@pytest_asyncio.fixture(loop_scope="module", scope="module", params=KINDS)
 async def host(request: pytest.FixtureRequest, chromium: Browser, pages_url: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Host]:
     bridge = Bridge(default_timeout_ms=10_000)
     await bridge.start()
@@ -118,16 +100,8 @@ async def host(request: pytest.FixtureRequest, chromium: Browser, pages_url: str
     catalog = Catalog(builtin_bindings())
     catalog.set_manifests(loaded.manifests)
     service = ActionService(bridge=bridge, catalog=catalog, browser=None, browser_mode="none", builtins=BUILTIN_TOOLS)
-    if request.param == "page":
-        server = BridgeServer(bridge, port=0, token=TOKEN, runtime_script=runtime_js)
-        await server.start()
-        yield Host("page", bridge, service, extra={"server": server, "browser": chromium})
-        await server.stop()
-    else:
-        browser_host = BrowserHost(bridge, BrowserOptions(headless=True))
-        await browser_host.start()
-        yield Host("browser", bridge, service, extra={"host": browser_host})
-        await browser_host.stop()
+    async with serving(request.param, bridge, chromium) as extra:
+        yield Host(request.param, bridge, service, extra=extra)
     await bridge.stop()
 
 
