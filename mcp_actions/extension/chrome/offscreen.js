@@ -17,6 +17,14 @@
  * clicks as attachment_open, call messages (call_progress, input_request). To
  * the page (through the service worker): runtime_config (kept, and applied
  * again in every new document of the tab), input_response and action_cancel.
+ *
+ * Each same-origin child frame of a shared tab is a runtime of its own, with its
+ * own connection: runtime_key "chrome-tab:<tab id>/frame-<frame id>" and
+ * frame: true. Which frames those are is the service worker's answer (frames.js,
+ * from Chrome's frame tree); it is asked again whenever a frame of the tab
+ * commits or a document of it goes, and with every heartbeat, and the frames'
+ * connections are opened and closed to match. Unsharing a tab closes its frames'
+ * connections with its own.
  */
 "use strict";
 
@@ -31,7 +39,14 @@ const MAX_EVENT_CHARS = 16000;
 // Call messages a page may send for a running call (docs/bridge-protocol.md, "Call messages").
 const CALL_MESSAGES = ["call_progress", "input_request"];
 
-const connections = new Map(); // tab id (string) -> Connection
+// A frame's relay says its document went (pagehide): ask for the tab's frames once it is gone from Chrome's tree.
+const FRAMES_AFTER_LEAVE_MS = [250, 1500];
+
+const connections = new Map(); // runtime key: tab id (string) for a tab, "<tab id>/<frame id>" for a frame -> Connection
+
+function connectionKey(tabId, frameId) {
+  return frameId ? tabId + "/" + frameId : String(tabId);
+}
 
 function ask(message) {
   return chrome.runtime.sendMessage(message);
@@ -51,9 +66,14 @@ function wsUrl(pairing) {
 }
 
 class Connection {
-  constructor(tabId, entry, pairing, version) {
+  /** The runtime of a shared tab's top document (frame null) or of one of its frames ({frameId, origin}). */
+  constructor(tabId, entry, pairing, version, frame) {
     this.tabId = tabId;
-    this.runtimeId = entry.runtime_id;
+    this.frameId = frame ? frame.frameId : 0;
+    this.origin = frame ? frame.origin : null; // a frame's relay is heard only from this origin
+    this.runtimeId = frame ? entry.runtime_id + ".frame-" + frame.frameId : entry.runtime_id;
+    this.runtimeKey = "chrome-tab:" + tabId + (frame ? "/frame-" + frame.frameId : "");
+    this.entryRuntimeId = entry.runtime_id;
     this.pairing = pairing;
     this.version = version;
     this.socket = null;
@@ -66,10 +86,17 @@ class Connection {
     this.attachments = []; // runtime_config.attachments
     this.lastCall = null; // {call_id, at}: the call a DOM event may have been caused by
     this.configured = false; // true once a runtime_config was applied (an empty one must then clear it)
+    this.announced = false; // runtime_ready went out on the current socket
+    this.missed = false; // the page reported something before that: describe it again once announced
+  }
+
+  /** What the connect page and the popup show is the tab's connection, not its frames'. */
+  report(state, detail) {
+    if (!this.frameId) report(this.tabId, state, detail);
   }
 
   sameAs(entry, pairing) {
-    return this.runtimeId === entry.runtime_id && this.pairing.secret === pairing.secret && this.pairing.bridge === pairing.bridge;
+    return this.entryRuntimeId === entry.runtime_id && this.pairing.secret === pairing.secret && this.pairing.bridge === pairing.bridge;
   }
 
   send(item) {
@@ -86,6 +113,7 @@ class Connection {
       return;
     }
     this.socket = ws;
+    this.announced = false;
     ws.onopen = () => this.opened(ws);
     ws.onmessage = (ev) => { if (this.socket === ws) this.received(ev.data); };
     ws.onclose = (ev) => { if (this.socket === ws) this.lost(ev); };
@@ -97,37 +125,48 @@ class Connection {
     this.failures = 0;
     this.backoff = BACKOFF_MIN_MS;
     if (!(await this.announce(ws))) return;
-    report(this.tabId, "connected", this.pairing.bridge);
+    this.report("connected", this.pairing.bridge);
     clearInterval(this.heartbeat);
-    this.heartbeat = setInterval(() => this.pageChanged(), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => {
+      this.pageChanged();
+      if (!this.frameId) syncFrames(this.tabId); // catches frames that went without a word
+    }, HEARTBEAT_MS);
   }
 
   /** runtime_ready: on connecting, and again on this connection when the capabilities change (trusted input). */
   async announce(ws) {
     let page;
     try {
-      page = await ask({ type: "describe", tabId: this.tabId });
+      page = await ask({ type: "describe", tabId: this.tabId, frameId: this.frameId });
     } catch (err) {
       page = null;
     }
     if (!page || page.ok === false) {
-      report(this.tabId, "error", "cannot reach the page: " + JSON.stringify(page && page.error));
+      this.report("error", "cannot reach the page: " + JSON.stringify(page && page.error));
       ws.close(4000, "page not scriptable");
+      if (this.frameId) syncFrames(this.tabId); // most likely the frame went meanwhile
       return false;
     }
     const ready = {
       type: "runtime_ready",
       runtime_id: this.runtimeId,
-      runtime_key: "chrome-tab:" + this.tabId,
+      runtime_key: this.runtimeKey,
       url: page.url,
       title: page.title,
       capabilities: page.capabilities,
       authorization_id: this.pairing.authorization_id,
       extension_version: this.version,
     };
+    if (this.frameId) ready.frame = true;
     if (page.page_tools && Object.keys(page.page_tools).length) ready.page_tools = page.page_tools;
     if (this.socket !== ws) return false;
     this.send(ready);
+    this.announced = true;
+    if (this.missed) {
+      // The page spoke while we were asking it (a tool registered): its reports were dropped, so ask again.
+      this.missed = false;
+      this.pageChanged();
+    }
     return true;
   }
 
@@ -135,7 +174,7 @@ class Connection {
     if (!this.socket || this.socket.readyState !== WebSocket.OPEN) return;
     let page;
     try {
-      page = await ask({ type: "describe", tabId: this.tabId });
+      page = await ask({ type: "describe", tabId: this.tabId, frameId: this.frameId });
     } catch (_ignored) {
       return;
     }
@@ -159,7 +198,7 @@ class Connection {
       this.attachments = Array.isArray(item.attachments) ? item.attachments.filter((a) => a && typeof a === "object") : [];
       this.configure();
     } else if (item.type === "input_response" || item.type === "action_cancel") {
-      ask({ type: "deliver", tabId: this.tabId, item: item }).catch(() => undefined);
+      ask({ type: "deliver", tabId: this.tabId, frameId: this.frameId, item: item }).catch(() => undefined);
     }
   }
 
@@ -167,12 +206,16 @@ class Connection {
   configure() {
     if (!this.listen.length && !this.attachments.length && !this.configured) return;
     this.configured = true; // once something was configured, an empty config must clear it too
-    ask({ type: "configure", tabId: this.tabId, listen: this.listen, attachments: this.attachments }).catch(() => undefined);
+    ask({ type: "configure", tabId: this.tabId, frameId: this.frameId, listen: this.listen, attachments: this.attachments }).catch(() => undefined);
   }
 
   /** One report of the page's engine, relayed by the tab's content script (relay.js); page data, checked here. */
   fromPage(message, url) {
     if (!message || typeof message !== "object") return;
+    if (!this.announced) {
+      this.missed = true; // the bridge takes nothing before runtime_ready
+      return;
+    }
     const observedAt = new Date().toISOString();
     if (message.kind === "event" && typeof message.name === "string" && message.name) {
       const item = {
@@ -224,7 +267,7 @@ class Connection {
       ok: false,
       error: { code: "handler_timeout", message: (item.handler || item.name) + " did not finish within " + limit + " ms", evidence: { timeout_ms: limit, name: item.name } },
     }), limit);
-    ask({ type: "call", tabId: this.tabId, item: item }).then(async (envelope) => {
+    ask({ type: "call", tabId: this.tabId, frameId: this.frameId, item: item }).then(async (envelope) => {
       // A navigation changed the page: the bridge hears the new URL before the call's end, so what it
       // decides next (which page a map covers, attempts per page) is about the page the tab shows now.
       if (NAVIGATING.indexOf(item.name) >= 0) await this.pageChanged();
@@ -240,7 +283,7 @@ class Connection {
     if (this.closed) return;
     if (ev && ev.code === 4001) {
       // Replaced by a newer connection of the same tab: reconnecting would replace that one in turn, forever.
-      report(this.tabId, "replaced", "another connection of this tab took over");
+      this.report("replaced", "another connection of this tab took over");
       return;
     }
     this.failures += 1;
@@ -256,7 +299,7 @@ class Connection {
       state = up ? "refused" : "connecting";
       detail = up ? "the bridge is running but refused this pairing: open the connect link mcp-actions printed at its latest start" : "waiting for mcp-actions at " + this.pairing.bridge;
     }
-    report(this.tabId, state, detail);
+    this.report(state, detail);
     const delay = Math.min(this.backoff, BACKOFF_MAX_MS) * (0.8 + Math.random() * 0.4); // jitter: tabs do not reconnect in lockstep
     this.backoff = Math.min(this.backoff * 2, BACKOFF_MAX_MS);
     this.timer = setTimeout(() => {
@@ -271,8 +314,8 @@ class Connection {
     clearInterval(this.heartbeat);
     const ws = this.socket;
     this.socket = null;
-    if (ws) ws.close(1000, "tab no longer shared");
-    report(this.tabId, "stopped", "");
+    if (ws) ws.close(1000, this.frameId ? "frame no longer a runtime" : "tab no longer shared");
+    this.report("stopped", "");
   }
 }
 
@@ -291,30 +334,73 @@ function wireOutput(output) {
   return output;
 }
 
-/** Open and close connections to match what the user shares now. */
+let current = null; // the last state the service worker sent: {pairing, shared, version}
+
+/** Open and close connections to match what the user shares now (a tab's frames go with the tab). */
 function apply(state) {
+  current = state;
   const shared = state && state.pairing ? state.shared || {} : {};
   for (const [key, connection] of connections) {
-    if (!shared[key] || !connection.sameAs(shared[key], state.pairing)) {
+    const entry = shared[String(connection.tabId)];
+    if (!entry || !connection.sameAs(entry, state.pairing)) {
       connection.close();
       connections.delete(key);
     }
   }
   for (const key of Object.keys(shared)) {
+    if (!connections.has(key)) {
+      const connection = new Connection(Number(key), shared[key], state.pairing, state.version, null);
+      connections.set(key, connection);
+      connection.connect();
+    }
+    syncFrames(Number(key));
+  }
+}
+
+/** Open and close the connections of a shared tab's frames to match the frames that are runtimes now. */
+async function syncFrames(tabId) {
+  let answer;
+  try {
+    answer = await ask({ type: "frames", tabId: tabId });
+  } catch (_ignored) {
+    return;
+  }
+  if (!answer || !answer.ok || !Array.isArray(answer.frames)) return;
+  // What was shared may have changed while we asked: only a tab still shared gets frames.
+  const top = connections.get(String(tabId));
+  const entry = current && current.pairing && (current.shared || {})[String(tabId)];
+  const wanted = new Map(top && entry ? answer.frames.map((f) => [connectionKey(tabId, f.frameId), f]) : []);
+  for (const [key, connection] of connections) {
+    if (connection.tabId !== tabId || !connection.frameId) continue;
+    const frame = wanted.get(key);
+    if (!frame || frame.origin !== connection.origin) {
+      connection.close();
+      connections.delete(key);
+    }
+  }
+  for (const [key, frame] of wanted) {
     if (connections.has(key)) continue;
-    const connection = new Connection(Number(key), shared[key], state.pairing, state.version);
+    const connection = new Connection(tabId, entry, current.pairing, current.version, frame);
     connections.set(key, connection);
     connection.connect();
   }
+}
+
+/** The connection a relay's message belongs to: Chrome names its tab, frame and origin (sender), never the page. */
+function senderConnection(sender) {
+  if (!sender || !sender.tab || typeof sender.frameId !== "number") return null;
+  const connection = connections.get(connectionKey(sender.tab.id, sender.frameId));
+  if (!connection || (connection.frameId && sender.origin !== connection.origin)) return null;
+  return connection;
 }
 
 chrome.runtime.onMessage.addListener((msg, sender) => {
   if (!msg || msg.target !== "offscreen") return false;
   if (msg.type === "sync") apply(msg.state);
   else if (msg.type === "page") {
-    // From a page's relay: the tab is Chrome's word (sender), never the message's. Only a shared
-    // tab's top document is its runtime; its frames and every other tab are not heard.
-    const connection = sender && sender.tab && sender.frameId === 0 ? connections.get(String(sender.tab.id)) : null;
+    // From a page's relay: only a runtime of a shared tab (its top document, a same-origin frame) is
+    // heard; other frames and every other tab are not.
+    const connection = senderConnection(sender);
     if (!connection || typeof msg.text !== "string") return false;
     let message;
     try {
@@ -323,9 +409,14 @@ chrome.runtime.onMessage.addListener((msg, sender) => {
       return false;
     }
     connection.fromPage(message, String(sender.url || sender.tab.url || ""));
+  } else if (msg.type === "left") {
+    // A document of a tab went: if it was a frame's, its runtime leaves once Chrome's tree says so.
+    const tabId = sender && sender.tab ? sender.tab.id : null;
+    if (tabId !== null && connections.has(String(tabId))) for (const ms of FRAMES_AFTER_LEAVE_MS) setTimeout(() => syncFrames(tabId), ms);
   } else {
-    const connection = connections.get(String(msg.tabId));
-    if (msg.type === "changed" && connection) connection.pageChanged();
+    const connection = connections.get(connectionKey(msg.tabId, msg.frameId));
+    if (msg.type === "frames" && connections.has(String(msg.tabId))) syncFrames(msg.tabId);
+    else if (msg.type === "changed" && connection) connection.pageChanged();
     else if (msg.type === "injected" && connection) connection.configure();
     else if (msg.type === "reannounce") for (const each of connections.values()) if (each.socket) each.announce(each.socket);
   }

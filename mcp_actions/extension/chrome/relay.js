@@ -16,8 +16,9 @@
  * untrusted whatever its path: the engine itself runs in the page's world, so a page
  * could lie through it anyway. What keeps that harmless is on our side: the content
  * script forwards only JSON text of bounded size, offscreen.js accepts only the kinds
- * below from the top frame of a shared tab (tab id from Chrome's sender, not from
- * the message), stamps runtime_id itself, and the bridge validates every item.
+ * below from a runtime of a shared tab (its top document or a same-origin frame:
+ * tab id, frame id and origin from Chrome's sender, not from the message), stamps
+ * runtime_id itself, and the bridge validates every item.
  *
  * The other direction (runtime_config, input_response, action_cancel) needs no
  * channel: the service worker calls the engine in the MAIN world (pageConfigure,
@@ -46,6 +47,13 @@ function relayInstall(prefix, maxChars) {
     ev.stopImmediatePropagation();
     chrome.runtime.sendMessage({ target: "offscreen", type: "page", text: ev.detail }).catch(() => undefined);
   }, true);
+  // This document goes (a navigation, or its iframe was removed): the offscreen document checks
+  // which frames of the tab are still runtimes. Chrome names the frame (sender), not this message.
+  addEventListener("pagehide", () => {
+    try {
+      chrome.runtime.sendMessage({ target: "offscreen", type: "left" }).catch(() => undefined);
+    } catch (_ignored) { /* the extension context is gone */ }
+  });
   globalThis.__mcpActionsRelayNonce = nonce;
   return nonce;
 }
@@ -106,14 +114,15 @@ function pageDeliver(item) {
 // ---- service worker side -------------------------------------------------
 
 /**
- * Put the runtime into the tab's current document: the relay's content script,
+ * Put the runtime into the current document of the tab (frameId 0 or absent) or of
+ * one of its frames (frames.js's scriptTarget): the relay's content script,
  * the engine, and the hooks. Safe to repeat (each part installs once per document):
  * "new" when this document had no runtime before, "existing" when it had.
  * `early` injects without waiting for the document to be idle (right after a commit,
  * so the engine's WebMCP context exists before most of the page's scripts run).
  */
-async function injectRuntime(tabId, engineFile, early) {
-  const target = { tabId: tabId };
+async function injectRuntime(tabId, engineFile, early, frameId) {
+  const target = scriptTarget(tabId, frameId);
   const timing = early ? { injectImmediately: true } : {};
   const [isolated] = await chrome.scripting.executeScript({ target, world: "ISOLATED", func: relayInstall, args: [RELAY_EVENT_PREFIX, RELAY_MAX_CHARS], ...timing });
   await chrome.scripting.executeScript({ target, world: "MAIN", files: [engineFile], ...timing });
@@ -123,9 +132,9 @@ async function injectRuntime(tabId, engineFile, early) {
   return hooked && hooked.result;
 }
 
-/** runtime_config in the tab's current document (the nonce comes from its isolated world, where it lives). */
-async function configureTab(tabId, listen, attachments) {
-  const target = { tabId: tabId };
+/** runtime_config in the runtime's current document (the nonce comes from its isolated world, where it lives). */
+async function configureTab(tabId, frameId, listen, attachments) {
+  const target = scriptTarget(tabId, frameId);
   const [isolated] = await chrome.scripting.executeScript({ target, world: "ISOLATED", func: relayInstall, args: [RELAY_EVENT_PREFIX, RELAY_MAX_CHARS] });
   const nonce = isolated && isolated.result;
   if (typeof nonce !== "string") return false;
@@ -133,7 +142,7 @@ async function configureTab(tabId, listen, attachments) {
   return !!(applied && applied.result);
 }
 
-async function deliverToTab(tabId, item) {
-  const [delivered] = await chrome.scripting.executeScript({ target: { tabId: tabId }, world: "MAIN", func: pageDeliver, args: [item] });
+async function deliverToTab(tabId, frameId, item) {
+  const [delivered] = await chrome.scripting.executeScript({ target: scriptTarget(tabId, frameId), world: "MAIN", func: pageDeliver, args: [item] });
   return !!(delivered && delivered.result);
 }

@@ -9,13 +9,18 @@
  * run an action_call in it; only tabs the user shared are ever touched, and
  * nothing about the other tabs leaves the extension.
  *
+ * Each same-origin child frame of a shared tab is a runtime too (frames.js says
+ * which): the engine goes into its document, its calls run there, and the offscreen
+ * document holds its connection. Every request about a frame is checked again here
+ * against Chrome's frame tree before anything runs in it.
+ *
  * relay.js brings what a page reports (events, page tools, call messages) to the
  * offscreen document; trusted_input.js runs pointer and keyboard input through
  * chrome.debugger when the user allowed it (keys.js: key chords).
  */
 "use strict";
 
-importScripts("keys.js", "relay.js", "trusted_input.js");
+importScripts("keys.js", "frames.js", "relay.js", "trusted_input.js");
 
 const OFFSCREEN_URL = "offscreen.html";
 const ENGINE_FILE = "engine.js";
@@ -97,9 +102,9 @@ async function setBadge(tabId, shared) {
  * Whoever injects first into a new document (a commit, the load, a call, a navigation)
  * tells the offscreen document, which applies the runtime's runtime_config there again.
  */
-async function injectEngine(tabId, early) {
-  const fresh = (await injectRuntime(tabId, ENGINE_FILE, !!early)) === "new";
-  if (fresh) await tellOffscreen({ type: "injected", tabId: tabId });
+async function injectEngine(tabId, early, frameId) {
+  const fresh = (await injectRuntime(tabId, ENGINE_FILE, !!early, frameId || 0)) === "new";
+  if (fresh) await tellOffscreen({ type: "injected", tabId: tabId, frameId: frameId || 0 });
   return fresh;
 }
 
@@ -114,7 +119,9 @@ const EARLY_SCRIPT_ID = "mcp-actions-engine-early";
  * for the sites (scheme and host) shared tabs show now. Another, unshared tab of such a site gets
  * the engine too, inert: it has no relay and no connection, and nothing of it leaves the extension.
  * A shared tab that moves to a new site gets the engine at its commit and load as before, and at
- * document_start from that site's next page on.
+ * document_start from that site's next page on. In all frames: a same-origin frame's WebMCP
+ * registrations need the context as much as the top page's (frames of other sites do not match,
+ * and those of the same site that are no runtime hold the engine inert, like unshared tabs).
  */
 async function syncEarlyEngine() {
   const state = await loadState();
@@ -131,7 +138,7 @@ async function syncEarlyEngine() {
   if (current) await chrome.scripting.unregisterContentScripts({ ids: [EARLY_SCRIPT_ID] });
   if (!matches.length) return;
   await chrome.scripting.registerContentScripts([{
-    id: EARLY_SCRIPT_ID, js: [ENGINE_FILE], matches: matches, runAt: "document_start", world: "MAIN", allFrames: false, persistAcrossSessions: true,
+    id: EARLY_SCRIPT_ID, js: [ENGINE_FILE], matches: matches, runAt: "document_start", world: "MAIN", allFrames: true, persistAcrossSessions: true,
   }]);
 }
 
@@ -189,8 +196,8 @@ function pageCall(item) {
   );
 }
 
-async function inMainWorld(tabId, func, args) {
-  const results = await chrome.scripting.executeScript({ target: { tabId: tabId }, world: "MAIN", func: func, args: args || [] });
+async function inMainWorld(tabId, func, args, frameId) {
+  const results = await chrome.scripting.executeScript({ target: scriptTarget(tabId, frameId), world: "MAIN", func: func, args: args || [] });
   return results && results[0] ? results[0].result : undefined;
 }
 
@@ -214,14 +221,21 @@ async function engineCall(tabId, method, a, b) {
   throw new InputFailure(String(error.code || "handler_failed"), String(error.message || error.code), error.evidence);
 }
 
-async function describe(tabId) {
-  let page = await inMainWorld(tabId, pageDescribe);
+/**
+ * What a runtime announces: its document's URL, title, page tools and capabilities. A frame
+ * offers the engine's primitives only: browser.* act on tabs, and trusted input would need the
+ * frame's points moved into the tab's viewport, which the extension does not do (synthetic there).
+ */
+async function describe(tabId, frameId) {
+  let page = await inMainWorld(tabId, pageDescribe, [], frameId);
   if (!page || !page.engine) {
-    await injectEngine(tabId);
-    page = await inMainWorld(tabId, pageDescribe);
+    await injectEngine(tabId, false, frameId);
+    page = await inMainWorld(tabId, pageDescribe, [], frameId);
   }
-  page.capabilities = [].concat(page.capabilities || [], PRIVILEGED, CAPABILITY_CLASSES);
-  if (await trustedInputAllowed()) page.capabilities.push("input.trusted");
+  if (!frameId) {
+    page.capabilities = [].concat(page.capabilities || [], PRIVILEGED, CAPABILITY_CLASSES);
+    if (await trustedInputAllowed()) page.capabilities.push("input.trusted");
+  }
   delete page.engine;
   return page;
 }
@@ -232,18 +246,22 @@ function failure(code, message, evidence) {
   return { ok: false, error: error };
 }
 
-async function call(tabId, item) {
+async function call(tabId, frameId, item) {
   if (!(await isShared(tabId))) return failure("permission_denied", "this tab is no longer shared");
+  if (frameId && !(await isRuntimeFrame(tabId, frameId))) return frameGone(tabId, frameId);
   try {
-    if (PRIVILEGED.indexOf(item.name) >= 0 && !item.handler) return await privileged(tabId, item.name, item.arguments || {});
-    if (TRUSTED_PRIMITIVES.indexOf(item.name) >= 0 && !item.handler && (await trustedInputAllowed())) {
+    if (PRIVILEGED.indexOf(item.name) >= 0 && !item.handler) {
+      if (frameId) return failure("capability_unavailable", item.name + " acts on tabs: call it on the tab's runtime, not a frame's", { tab_id: tabId, frame_id: frameId });
+      return await privileged(tabId, item.name, item.arguments || {});
+    }
+    if (!frameId && TRUSTED_PRIMITIVES.indexOf(item.name) >= 0 && !item.handler && (await trustedInputAllowed())) {
       return await runTrusted(tabId, item.name, item.arguments || {});
     }
-    let answer = await inMainWorld(tabId, pageCall, [item]);
+    let answer = await inMainWorld(tabId, pageCall, [item], frameId);
     if (answer && answer.missing) {
       // Navigated since the last injection and the load event has not come yet: inject now.
-      await injectEngine(tabId);
-      answer = await inMainWorld(tabId, pageCall, [item]);
+      await injectEngine(tabId, false, frameId);
+      answer = await inMainWorld(tabId, pageCall, [item], frameId);
     }
     if (!answer || !answer.envelope) return failure("transport_failed", "the page gave no answer (it navigated away during the call?)");
     return answer.envelope;
@@ -272,6 +290,10 @@ function waitForLoad(tabId, timeoutMs) {
 function tabSummary(tab, shared) {
   const entry = shared[String(tab.id)] || {};
   return { tab_id: tab.id, url: tab.url || "", title: tab.title || "", active: !!tab.active, claimed_at: entry.since, runtime_id: entry.runtime_id };
+}
+
+function frameGone(tabId, frameId) {
+  return failure("transport_failed", "frame " + frameId + " of tab " + tabId + " is no longer a runtime (removed, or now another origin)", { tab_id: tabId, frame_id: frameId });
 }
 
 async function privileged(callerTab, name, args) {
@@ -345,7 +367,8 @@ async function tabChanged(tabId, info) {
     await injectEngine(tabId).catch(() => false);
     await setBadge(tabId, true);
   }
-  if (info.status === "complete" || info.title !== undefined) await tellOffscreen({ type: "changed", tabId: tabId });
+  if (info.status === "complete" || info.title !== undefined) await tellOffscreen({ type: "changed", tabId: tabId, frameId: 0 });
+  if (info.status === "complete") await tellOffscreen({ type: "frames", tabId: tabId });
 }
 
 /**
@@ -355,9 +378,22 @@ async function tabChanged(tabId, info) {
  * engine at "complete" all the same.
  */
 async function committed(details) {
-  if (details.frameId !== 0 || !(await isShared(details.tabId))) return;
-  await injectEngine(details.tabId, true).catch(() => false);
-  await syncEarlyEngine().catch(() => undefined); // a new site: its next pages get the engine at document_start
+  if (!(await isShared(details.tabId))) return;
+  if (details.frameId === 0) {
+    await injectEngine(details.tabId, true).catch(() => false);
+    await syncEarlyEngine().catch(() => undefined); // a new site: its next pages get the engine at document_start
+  } else if (await isRuntimeFrame(details.tabId, details.frameId)) {
+    await injectEngine(details.tabId, true, details.frameId).catch(() => false);
+  }
+  // A frame came, navigated (maybe to another origin), or the top page's frames went with it.
+  await tellOffscreen({ type: "frames", tabId: details.tabId });
+}
+
+/** A frame of a shared tab finished loading: the engine again (as the top page's "complete"), the new URL and title. */
+async function frameLoaded(details) {
+  if (details.frameId === 0 || !(await isShared(details.tabId)) || !(await isRuntimeFrame(details.tabId, details.frameId))) return;
+  await injectEngine(details.tabId, false, details.frameId).catch(() => false);
+  await tellOffscreen({ type: "changed", tabId: details.tabId, frameId: details.frameId });
 }
 
 async function tabClosed(tabId) {
@@ -390,6 +426,7 @@ async function prune() {
 chrome.tabs.onUpdated.addListener((tabId, info) => { tabChanged(tabId, info); });
 chrome.tabs.onRemoved.addListener((tabId) => { tabClosed(tabId); });
 chrome.webNavigation.onCommitted.addListener((details) => { committed(details); });
+chrome.webNavigation.onCompleted.addListener((details) => { frameLoaded(details); });
 // Allowing or revoking trusted input changes what every shared tab announces (input.trusted).
 chrome.permissions.onAdded.addListener(() => { tellOffscreen({ type: "reannounce" }); });
 chrome.permissions.onRemoved.addListener(() => { tellOffscreen({ type: "reannounce" }); });
@@ -401,9 +438,10 @@ chrome.runtime.onInstalled.addListener(() => {
 // Chrome may close an offscreen document; this brings it back with the sockets it should hold.
 chrome.alarms.onAlarm.addListener((alarm) => { if (alarm.name === KEEPALIVE_ALARM) sync(); });
 
-/** Run `act` only while the tab is shared (a late message about an unshared tab touches nothing). */
-async function sharedOnly(tabId, act) {
+/** Run `act` only while the tab is shared and the frame (if any) a runtime (a late message about either touches nothing). */
+async function sharedOnly(tabId, frameId, act) {
   if (!(await isShared(tabId))) return { ok: false, error: { code: "permission_denied", message: "tab " + tabId + " is not shared" } };
+  if (frameId && !(await isRuntimeFrame(tabId, frameId))) return frameGone(tabId, frameId);
   try {
     return { ok: true, result: await act() };
   } catch (err) {
@@ -430,10 +468,15 @@ const HANDLERS = {
     await chrome.storage.session.set(update);
     return { ok: true };
   },
-  describe: (msg) => describe(msg.tabId),
-  call: (msg) => call(msg.tabId, msg.item),
-  configure: (msg) => sharedOnly(msg.tabId, () => configureTab(msg.tabId, msg.listen || [], msg.attachments || [])),
-  deliver: (msg) => sharedOnly(msg.tabId, () => deliverToTab(msg.tabId, msg.item)),
+  describe: async (msg) => {
+    if (msg.frameId && !(await isRuntimeFrame(msg.tabId, msg.frameId))) return frameGone(msg.tabId, msg.frameId);
+    return describe(msg.tabId, msg.frameId || 0);
+  },
+  call: (msg) => call(msg.tabId, msg.frameId || 0, msg.item),
+  configure: (msg) => sharedOnly(msg.tabId, msg.frameId || 0, () => configureTab(msg.tabId, msg.frameId || 0, msg.listen || [], msg.attachments || [])),
+  deliver: (msg) => sharedOnly(msg.tabId, msg.frameId || 0, () => deliverToTab(msg.tabId, msg.frameId || 0, msg.item)),
+  // The frames of a shared tab that are runtimes now (offscreen.js opens and closes their connections to match).
+  frames: async (msg) => ({ ok: true, frames: (await isShared(msg.tabId)) ? await runtimeFrames(msg.tabId) : [] }),
   trusted_input: async () => ({ ok: true, allowed: await trustedInputAllowed() }),
 };
 
