@@ -115,8 +115,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "--manifests",
         action="append",
         metavar="PATH",
-        help="manifest file, or directory searched for actions.json and *.actions.json; repeatable "
-        "[MCP_ACTIONS_MANIFESTS, ':'-separated] (default: the bundled manifests)",
+        help="manifest file, or directory searched for actions.json and *.actions.json; repeatable [MCP_ACTIONS_MANIFESTS, ':'-separated] (default: the bundled manifests)",
     )
     parser.add_argument("--bridge-host", default=_env("MCP_ACTIONS_BRIDGE_HOST", "127.0.0.1"), help="bridge WebSocket host [MCP_ACTIONS_BRIDGE_HOST]")
     parser.add_argument("--bridge-port", type=int, default=None, help=f"bridge WebSocket port, 0 for any free port [MCP_ACTIONS_BRIDGE_PORT] (default {DEFAULT_BRIDGE_PORT}, or a free port when that one is taken)")
@@ -200,6 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     extension = sub.add_parser("extension", help="where the shipped browser extension is (id, version) and how to load it")
     extension.add_argument("--json", action="store_true", help='print {"path", "id", "version"} as JSON')
+    extension.add_argument("--pairings", action="store_true", help="list the browsers paired with this user's servers")
+    extension.add_argument("--forget", metavar="ID", help="revoke the pairing ID (or all): its shared tabs are disconnected")
     return parser
 
 
@@ -351,8 +352,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_init_command(args.url, args.output, out=sys.stdout, err=sys.stderr, browser_path=args.browser_path)
         if args.command == "extension":
-            from .extension.command import run_extension_command
+            from .extension.command import run_extension_command, run_pairings_command
 
+            if args.pairings or args.forget is not None:
+                return run_pairings_command(as_json=args.json, forget=args.forget, out=sys.stdout, err=sys.stderr)
             return run_extension_command(as_json=args.json, out=sys.stdout)
         if args.command == "demo":
             from .demo.run import run_demo

@@ -144,9 +144,17 @@ class Bridge:
             await session.close("bridge stopping")
         self.calls.stop()
 
-    def connect(self, link: RuntimeLink, *, transport: str) -> RuntimeSession:
-        """Accept a new connection; it becomes a runtime once it sends ``runtime_ready``."""
-        return RuntimeSession(self, link, transport)
+    def connect(self, link: RuntimeLink, *, transport: str, authorization_id: str | None = None) -> RuntimeSession:
+        """Accept a new connection; it becomes a runtime once it sends ``runtime_ready``.
+
+        ``authorization_id``: the pairing the connection authenticated with; it is the runtime's,
+        whatever its ``runtime_ready`` says.
+        """
+        return RuntimeSession(self, link, transport, authorization_id=authorization_id)
+
+    def sessions_of(self, authorization_id: str) -> list[RuntimeSession]:
+        """The connections that authenticated with this pairing."""
+        return [s for s in self._sessions.values() if s.authorization_id == authorization_id]
 
     @property
     def pending_count(self) -> int:
@@ -281,7 +289,7 @@ class Bridge:
             # A second runtime_ready on the same connection refreshes what the runtime said of itself.
             info = registry.get(session.runtime_id)
             if info is not None:
-                self._apply_ready(info, item)
+                self._apply_ready(info, item, session.authorization_id)
                 self.events.publish(RuntimeUpdated(info))
                 return
         # A runtime that reconnects (same runtime_key, or same runtime_id) replaces its old
@@ -299,7 +307,7 @@ class Bridge:
         if previous is not None:
             info.events = previous.events
             info.connected_at = previous.connected_at
-        self._apply_ready(info, item)
+        self._apply_ready(info, item, session.authorization_id)
         session.bind(runtime_id, announced_as=item.runtime_id)
         self._sessions[runtime_id] = session
         registry.add(info)
@@ -310,7 +318,8 @@ class Bridge:
         await self.configurator.send(session, info, force=True)
 
     @staticmethod
-    def _apply_ready(info: RuntimeInfo, item: ReadyItem) -> None:
+    def _apply_ready(info: RuntimeInfo, item: ReadyItem, verified_authorization: str | None = None) -> None:
+        """What a ``runtime_ready`` says of the runtime; its pairing is the one its connection proved, when it did."""
         extra = item.model_extra or {}
         if "page_tools" in extra:
             info.page_tools = parse_page_tools(extra["page_tools"])
@@ -323,7 +332,7 @@ class Bridge:
         info.manifest_summary = item.manifest_summary
         info.announced_host = item.host
         info.frame = bool(item.frame)
-        info.authorization_id = item.authorization_id
+        info.authorization_id = verified_authorization or item.authorization_id
         info.extension_version = item.extension_version
         info.last_seen = time.monotonic()
 

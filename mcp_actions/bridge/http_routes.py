@@ -79,8 +79,12 @@ class HttpRoutes:
 
     def pairing_ok(self, request: Request, query: dict[str, list[str]]) -> bool:
         """True when the request presents the secret of a live pairing (the extension's runtimes)."""
-        presented = _presented(request, query)
-        return bool(presented and self.pairings is not None and self.pairings.authorization_of(presented))
+        return self.pairing_of(request) is not None
+
+    def pairing_of(self, request: Request) -> str | None:
+        """The authorization_id of the live pairing whose secret ``request`` presents (None: none, or the start token)."""
+        presented = _presented(request, parse_qs(urlsplit(request.path).query))
+        return self.pairings.authorization_of(presented) if presented and self.pairings is not None else None
 
     def handle(self, request: Request) -> Response | None:
         """Route one handshake: ``None`` lets an authorised ``/bridge`` upgrade; anything else is answered."""

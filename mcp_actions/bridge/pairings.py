@@ -112,6 +112,14 @@ class PairingStore:
                 found = str(entry.get("authorization_id"))
         return found
 
+    def entries(self) -> list[dict[str, str]]:
+        """Every pairing, oldest first, as ``{authorization_id, label, created_at}`` (never a digest)."""
+        return [{k: str(e.get(k, "")) for k in ("authorization_id", "label", "created_at")} for e in self._read()]
+
+    def authorization_ids(self) -> frozenset[str]:
+        """The authorization ids of the live pairings."""
+        return frozenset(str(e.get("authorization_id")) for e in self._read())
+
     def revoke(self, authorization_id: str) -> bool:
         """Forget one pairing; True when it existed."""
         with self._lock:

@@ -77,9 +77,11 @@ class SessionOwner(Protocol):
 class RuntimeSession:
     """One runtime connection: feed it what the runtime sends, close it when it drops."""
 
-    def __init__(self, owner: SessionOwner, link: RuntimeLink, transport: str) -> None:
+    def __init__(self, owner: SessionOwner, link: RuntimeLink, transport: str, *, authorization_id: str | None = None) -> None:
         self.link = link
         self.transport = transport
+        #: The pairing this connection proved it holds (its secret was the token), None for the start token.
+        self.authorization_id = authorization_id
         self.runtime_id: str | None = None
         self._owner = owner
         self._closed = False

@@ -17,8 +17,9 @@ the bridge.
 
 When the bridge drops a connection it closes it with a code that tells the
 runtime whether to come back: 4001 replaced by a newer connection of the same
-runtime (do not reconnect), 4002 retired as stale (reconnect), 1001 bridge
-stopping, 4000 anything else.
+runtime (do not reconnect), 4002 retired as stale (reconnect), 4003 its
+pairing was revoked (do not reconnect with it), 1001 bridge stopping, 4000
+anything else.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ from .status_page import bookmarklet_url, render_status_page, runtime_script_url
 __all__ = [
     "CLOSE_DROPPED",
     "CLOSE_REPLACED",
+    "CLOSE_REVOKED",
     "CLOSE_STALE",
+    "PAIRING_CHECK_S",
     "BridgeServer",
 ]
 
@@ -56,7 +59,10 @@ log = logging.getLogger(__name__)
 CLOSE_DROPPED = 4000
 CLOSE_REPLACED = 4001
 CLOSE_STALE = 4002
+CLOSE_REVOKED = 4003
 _CLOSE_GOING_AWAY = 1001
+#: How often the pairings file is read again to end connections of a revoked pairing, in seconds.
+PAIRING_CHECK_S = 5.0
 #: Hosts that mean "every interface": clients reach them through loopback.
 _WILDCARD_HOSTS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
 
@@ -67,6 +73,8 @@ def _close_code(reason: str) -> int:
         return CLOSE_REPLACED
     if reason.startswith("stale"):
         return CLOSE_STALE
+    if reason.startswith("pairing revoked"):
+        return CLOSE_REVOKED
     if reason.startswith("bridge stopping"):
         return _CLOSE_GOING_AWAY
     return CLOSE_DROPPED
@@ -161,7 +169,10 @@ class BridgeServer:
         arguments (the composition root passes recent calls, failed maps, runtime tools).
 
         ``pairings``: the browser extension's lasting credentials (``pairings.py``), accepted
-        beside ``token`` and handed out at ``/pair``; None serves neither."""
+        beside ``token`` and handed out at ``/pair``; None serves neither. A connection that
+        authenticated with a pairing is that pairing's, and ends soon after it is revoked
+        (``mcp-actions extension --forget``, from another process: the file is read again
+        every ``PAIRING_CHECK_S``)."""
         self.status_extras = status_extras
         self.routes = HttpRoutes(
             token=token, runtime_script=runtime_script, status_page=self._status_page, allowed_origins=allowed_origins, pairings=pairings
@@ -184,6 +195,7 @@ class BridgeServer:
         self._sessions: set[RuntimeSession] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping = False
+        self._pairing_watch: asyncio.Task[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -215,6 +227,8 @@ class BridgeServer:
             self.port_note = fallback_note("bridge", self.requested_port, self._port, default=DEFAULT_BRIDGE_PORT)
             log.info("%s", self.port_note)
         await self.bridge.start()
+        if self.routes.pairings is not None:
+            self._pairing_watch = asyncio.create_task(self._end_revoked_pairings(), name="bridge-pairing-watch")
         log.info("bridge listening at %s", self.url)
 
     async def _listen(self, port: int) -> Server:
@@ -239,6 +253,11 @@ class BridgeServer:
         if server is None:
             return
         self._stopping = True
+        if self._pairing_watch is not None:
+            self._pairing_watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._pairing_watch
+            self._pairing_watch = None
         server.close()
         await server.wait_closed()
         for task in list(self._tasks):
@@ -316,9 +335,26 @@ class BridgeServer:
 
     # -- WebSocket ---------------------------------------------------------
 
+    async def _end_revoked_pairings(self) -> None:
+        """Close the connections whose pairing is no longer in the store (revoked while they were open)."""
+        store = self.routes.pairings
+        assert store is not None
+        while True:
+            await asyncio.sleep(PAIRING_CHECK_S)
+            paired = [s for s in self._sessions if s.authorization_id is not None]
+            if not paired:
+                continue
+            live = await asyncio.to_thread(store.authorization_ids)
+            for session in paired:
+                if session.authorization_id not in live:
+                    log.info("pairing %s was revoked: closing runtime %s", session.authorization_id, session.runtime_id)
+                    await session.link.close("pairing revoked")
+
     async def _handle(self, ws: ServerConnection) -> None:
         """One runtime connection: feed each frame to its session, in order, until it ends."""
-        session = self.bridge.connect(_WebSocketLink(ws, self._spawn), transport="websocket")
+        # The handshake was authorised (routes.handle): by the start token, or by a pairing's secret.
+        authorization = self.routes.pairing_of(ws.request) if ws.request is not None else None
+        session = self.bridge.connect(_WebSocketLink(ws, self._spawn), transport="websocket", authorization_id=authorization)
         self._sessions.add(session)
         reason = "disconnected"
         try:

@@ -95,3 +95,42 @@ async def test_the_bridge_pairs_with_its_token_and_accepts_the_secret_after_a_re
             assert (await http.get(f"{second.http_url}/pair", headers={"Authorization": f"Bearer {pairing['secret']}"})).status_code == 401
     finally:
         await second.stop()
+
+
+async def test_a_paired_connection_is_its_pairings_and_ends_when_the_pairing_is_forgotten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from mcp_actions.bridge import websocket
+
+    monkeypatch.setenv("MCP_ACTIONS_STATE_DIR", str(tmp_path))
+    monkeypatch.setattr(websocket, "PAIRING_CHECK_S", 0.05)
+    store = PairingStore()
+    kept, forgotten = store.create("chrome at work"), store.create("chrome at home")
+    bridge = Bridge()
+    server = BridgeServer(bridge, port=0, token="start", runtime_script=runtime_js, pairings=store)
+    await server.start()
+    try:
+        async with connect(f"{server.url}?token={kept.secret}") as work, connect(f"{server.url}?token={forgotten.secret}") as home:
+            # A runtime cannot claim another pairing than the one its connection proved.
+            for ws, number in ((work, 1), (home, 2)):
+                await ws.send(json.dumps({"type": "runtime_ready", "runtime_id": f"tab-{number}", "url": "https://a.test/", "authorization_id": "auth-someone-else"}))
+                assert json.loads(await ws.recv())["type"] == "runtime_config"
+            assert {i.runtime_id: i.authorization_id for i in bridge.registry.list()} == {"tab-1": kept.authorization_id, "tab-2": forgotten.authorization_id}
+
+            assert main(["extension", "--pairings", "--json"]) == 0
+            listed = json.loads(capsys.readouterr().out)
+            assert [e["authorization_id"] for e in listed] == [kept.authorization_id, forgotten.authorization_id]
+            assert all(set(e) == {"authorization_id", "label", "created_at"} for e in listed)  # never a digest
+            assert main(["extension", "--forget", forgotten.authorization_id]) == 0
+            assert forgotten.authorization_id in capsys.readouterr().out
+            # The running server ends the forgotten pairing's connection (4003: do not come back with it) and keeps the other.
+            await home.wait_closed()
+            assert home.close_code == websocket.CLOSE_REVOKED
+            await work.send(json.dumps({"type": "runtime_status", "runtime_id": "tab-1"}))
+            assert [i.runtime_id for i in bridge.registry.list()] == ["tab-1"]
+            with pytest.raises(InvalidStatus):
+                async with connect(f"{server.url}?token={forgotten.secret}"):
+                    pass
+        assert main(["extension", "--forget", "auth-nobody"]) == 1
+        assert main(["extension", "--forget", "all"]) == 0
+        assert PairingStore().entries() == []
+    finally:
+        await server.stop()

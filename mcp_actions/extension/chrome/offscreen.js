@@ -286,6 +286,11 @@ class Connection {
       this.report("replaced", "another connection of this tab took over");
       return;
     }
+    if (ev && ev.code === 4003) {
+      // The user revoked this browser's pairing (mcp-actions extension --forget): its secret opens nothing now.
+      this.report("revoked", "this browser's pairing was revoked: open the connect link mcp-actions prints to pair again");
+      return;
+    }
     this.failures += 1;
     this.retry(ev && ev.code === 1001 ? "the server stopped" : "");
   }

@@ -9,7 +9,7 @@
 "use strict";
 
 const OWN_ORIGIN = location.origin;
-const STATE_LABELS = { connected: "connected", connecting: "connecting…", refused: "refused", replaced: "taken over elsewhere", error: "not scriptable", stopped: "" };
+const STATE_LABELS = { connected: "connected", connecting: "connecting…", refused: "refused", replaced: "taken over elsewhere", revoked: "pairing revoked", error: "not scriptable", stopped: "" };
 
 async function loadView() {
   const state = await chrome.runtime.sendMessage({ type: "get_state" });
