@@ -9,14 +9,22 @@ and stops them again, whatever happened in between.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 
 from ..bridge.bridge import Bridge
-from ..errors import ActionsError, ErrorCode
+from ..errors import ActionError, ActionsError, ErrorCode
 from .browser import BrowserHost, BrowserOptions
 from .tab import TabRuntime
 
 __all__ = ["headless_tab"]
+
+log = logging.getLogger(__name__)
+
+#: A browser that closes while the command's tab opens is launched again, this many times in all.
+_LAUNCH_ATTEMPTS = 2
+#: How Playwright says the browser (or its context) closed under a call.
+_BROWSER_CLOSED = "has been closed"
 
 
 @contextlib.asynccontextmanager
@@ -26,8 +34,18 @@ async def headless_tab(*, browser_path: str | None, timeout_ms: int, url: str | 
     await bridge.start()
     host = BrowserHost(bridge, BrowserOptions(executable_path=browser_path, headless=True, isolated=True))
     try:
-        await host.ensure_started()
-        runtime_id = await host.new_tab(url)
+        for attempt in range(_LAUNCH_ATTEMPTS):
+            await host.ensure_started()
+            try:
+                runtime_id = await host.new_tab(url)
+                break
+            except ActionError as exc:
+                # A browser that went away while starting (it happens on a loaded machine) gets one more
+                # launch; a page that will not open in a live browser is the answer.
+                if _BROWSER_CLOSED not in exc.message or attempt + 1 == _LAUNCH_ATTEMPTS:
+                    raise
+                log.warning("the headless browser went away while opening %s (%s); launching it again", url or "a tab", exc.message)
+                await host.stop()
         tab = host.tab(runtime_id)
         if tab is None:
             raise ActionsError(f"the tab opened for {url or 'the page'} is gone", code=ErrorCode.RUNTIME_NOT_FOUND, evidence={"runtime_id": runtime_id})
