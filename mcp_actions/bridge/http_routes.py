@@ -77,10 +77,6 @@ class HttpRoutes:
             return False
         return hmac.compare_digest(presented.encode("utf-8"), self._token)
 
-    def pairing_ok(self, request: Request, query: dict[str, list[str]]) -> bool:
-        """True when the request presents the secret of a live pairing (the extension's runtimes)."""
-        return self.pairing_of(request) is not None
-
     def pairing_of(self, request: Request) -> str | None:
         """The authorization_id of the live pairing whose secret ``request`` presents (None: none, or the start token)."""
         presented = _presented(request, parse_qs(urlsplit(request.path).query))
@@ -135,7 +131,7 @@ class HttpRoutes:
         return len(origins) == 1 and origins[0].rstrip("/") in self.allowed_origins
 
     def _authorise_upgrade(self, request: Request, query: dict[str, list[str]]) -> Response | None:
-        if not (self.token_ok(request, query) or self.pairing_ok(request, query)):
+        if not (self.token_ok(request, query) or self.pairing_of(request) is not None):
             log.warning("refused a bridge connection without a valid token")
             return plain_response(
                 http.HTTPStatus.UNAUTHORIZED,

@@ -28,7 +28,6 @@ cannot be installed (``failed``).
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from ..errors import ActionError, ErrorCode
 from .items import ListenEntry, RuntimeConfig
 from .registry import RuntimeInfo
 from .session import RuntimeSession
-from .signals import SignalSpec
+from .signals import SignalSpec, page_event_record
 
 __all__ = ["AttachmentSource", "ConfiguredOpen", "RuntimeConfigurator", "attachment_states"]
 
@@ -126,17 +125,15 @@ class RuntimeConfigurator:
             name = signals.get(attachment_id, {}).get(moment)
             if isinstance(name, str) and name:
                 records.append(
-                    {
-                        "event_id": f"att-{uuid.uuid4().hex[:16]}",
-                        "name": name,
-                        "event": None,
-                        "url": info.url,
-                        "payload": {"attachment_id": attachment_id, "state": state},
-                        "previous_call_id": None,
-                        "observed_at": utc_timestamp(),
-                        "received_at": time.time(),
-                        "trust": "untrusted_page_data",
-                    }
+                    page_event_record(
+                        event_id=f"att-{uuid.uuid4().hex[:16]}",
+                        name=name,
+                        event=None,
+                        url=info.url,
+                        payload={"attachment_id": attachment_id, "state": state},
+                        previous_call_id=None,
+                        observed_at=utc_timestamp(),
+                    )
                 )
         return records
 

@@ -20,7 +20,7 @@ from ..schema_check import CompiledSchema
 from .items import DomEvent
 from .registry import RuntimeInfo
 
-__all__ = ["DEFAULT_MAX_EVENT_BYTES", "SignalSource", "SignalSpec", "accept_event"]
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "SignalSource", "SignalSpec", "accept_event", "page_event_record"]
 
 #: Largest accepted event payload, in bytes of compact JSON.
 DEFAULT_MAX_EVENT_BYTES = 16_000
@@ -96,14 +96,29 @@ def accept_event(item: DomEvent, signals: Mapping[str, SignalSpec], *, max_bytes
                 code=ErrorCode.INVALID_EVENT,
                 evidence={**evidence, "path": pointer},
             )
+    return page_event_record(
+        event_id=item.event_id,
+        name=item.name,
+        event=item.event or spec.event,
+        url=item.url,
+        payload=item.payload,
+        previous_call_id=item.previous_call_id,
+        observed_at=item.observed_at,
+    )
+
+
+def page_event_record(
+    *, event_id: str, name: str, event: str | None, url: str | None, payload: Any, previous_call_id: str | None, observed_at: str | None
+) -> dict[str, Any]:
+    """A page event as the runtime's event log keeps it (``actions://runtimes/{id}/events``), marked untrusted."""
     return {
-        "event_id": item.event_id,
-        "name": item.name,
-        "event": item.event or spec.event,
-        "url": item.url,
-        "payload": item.payload,
-        "previous_call_id": item.previous_call_id,
-        "observed_at": item.observed_at,
+        "event_id": event_id,
+        "name": name,
+        "event": event,
+        "url": url,
+        "payload": payload,
+        "previous_call_id": previous_call_id,
+        "observed_at": observed_at,
         "received_at": time.time(),
         # Page data is never an instruction: say so where agents read it.
         "trust": "untrusted_page_data",
