@@ -57,10 +57,9 @@ def _overlay_html(files: SiteFiles, arguments: dict[str, Any]) -> None:
             raise ActionError(f"html_source {path} is larger than {MAX_ASSET_BYTES} bytes", code=ErrorCode.STORAGE_FILE_TOO_LARGE, evidence={"path": path})
         arguments["html"] = files.read(found, MAX_ASSET_BYTES)["text"]
     elif "template" in arguments:
-        html, data = files.overlay_assets(arguments.pop("template"), arguments.pop("data", None))
-        arguments["html"] = html
-        if data is not None:
-            arguments["data_json"] = data
+        resolved = files.resolve_overlay_arguments(arguments)
+        arguments.clear()
+        arguments.update(resolved)
 
 
 def _map_trust(manifest: LoadedManifest) -> str:
@@ -95,19 +94,7 @@ def _state_probes(manifest: LoadedManifest, name: str) -> dict[str, Any]:
     """``{name, probes}`` for the declared state ``name`` (no probes: a state that cannot be diagnosed, never current)."""
     states = [state for state in manifest.model.states if state.name == name]
     probes, _, _ = build_probes(states)
-    return {
-        "name": name,
-        "probes": [
-            {
-                "id": probe.id,
-                "locator": probe.locator,
-                "state": "visible" if probe.visible else "attached",
-                **({"url_contains": probe.url_contains} if probe.url_contains is not None else {}),
-                **({"url_matches": probe.url_matches} if probe.url_matches is not None else {}),
-            }
-            for probe in probes
-        ],
-    }
+    return {"name": name, "probes": [probe.request() for probe in probes]}
 
 
 def attachment_configs(manifest: LoadedManifest) -> list[dict[str, Any]]:

@@ -93,7 +93,7 @@ async def read_state(call: PrimitiveCall, state: State, *, url: str | None = Non
         entry: dict[str, Any] = {"diagnostic": name, "matched": True}
         predicates = {key: value for key, value in (("url_contains", probe.url_contains), ("url_matches", probe.url_matches)) if value is not None}
         if probe.locator is not None:
-            wanted = "visible" if probe.visible else "attached"
+            wanted = probe.presence
             output = await _probe_one(call, probe.locator, wanted)
             if isinstance(output, ActionError):
                 if output.code != ErrorCode.INVALID_LOCATOR:

@@ -69,7 +69,8 @@ class StateDiagnoser:
         matched: dict[str, bool] = {}
         round_trips = 0
         if located:
-            batch = [{"id": p.id, "locator": p.locator, "state": "visible" if p.visible else "attached"} for p in located]
+            # URL predicates are judged here, against the page URL the probe answers with.
+            batch = [{"id": p.id, "locator": p.locator, "state": p.presence} for p in located]
             if not capabilities or PROBE_PRIMITIVE in capabilities:
                 output = await call(PROBE_PRIMITIVE, {"probes": batch})
                 round_trips = 1

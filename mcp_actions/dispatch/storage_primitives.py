@@ -31,21 +31,8 @@ async def storage_read_file(call: ServerCall, arguments: dict[str, Any]) -> dict
 
 
 def resolve_overlay_arguments(call: ServerCall, arguments: dict[str, Any]) -> dict[str, Any]:
-    """``arguments`` of an overlay primitive with ``template`` (+ ``data``) replaced by ``html`` (+ ``data_json``).
-
-    Arguments without ``template`` pass unchanged (inline ``html``; ``data``
-    without a template is refused). Raises ``unsafe_path``, ``asset_not_found``,
-    ``invalid_json``, ``storage_file_path_unauthorized``.
-    """
-    if "template" not in arguments:
-        if "data" in arguments:
-            raise ActionError("data is injected into a template; give template too", code=ErrorCode.INVALID_INPUT, evidence={"path": "/data"})
-        return arguments
-    if "html" in arguments:
-        raise ActionError("give html or template, not both", code=ErrorCode.INVALID_INPUT, evidence={"path": "/template"})
-    html, data = call.files.overlay_assets(arguments["template"], arguments.get("data"))
-    resolved = {k: v for k, v in arguments.items() if k not in ("template", "data")}
-    resolved["html"] = html
-    if "data" in arguments:
-        resolved["data_json"] = data
-    return resolved
+    """``arguments`` of an overlay primitive with its storage references resolved from the calling map's files
+    (``SiteFiles.resolve_overlay_arguments``)."""
+    if "template" not in arguments and "data" not in arguments:
+        return arguments  # inline html: no need to work out the map's files
+    return call.files.resolve_overlay_arguments(arguments)

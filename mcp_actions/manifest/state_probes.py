@@ -39,6 +39,20 @@ class StateProbe:
     url_contains: str | None
     url_matches: str | None
 
+    @property
+    def presence(self) -> str:
+        """What the locator must find: ``visible`` (the default), or only ``attached``."""
+        return "visible" if self.visible else "attached"
+
+    def request(self) -> dict[str, Any]:
+        """The probe as ``locator.probe`` takes it, URL predicates included when it has them."""
+        wanted: dict[str, Any] = {"id": self.id, "locator": self.locator, "state": self.presence}
+        if self.url_contains is not None:
+            wanted["url_contains"] = self.url_contains
+        if self.url_matches is not None:
+            wanted["url_matches"] = self.url_matches
+        return wanted
+
 
 def build_probes(states: Sequence[State]) -> tuple[list[StateProbe], list[str], list[str]]:
     """(probes, diagnosable state names, undiagnosable state names) of a manifest's states."""

@@ -259,6 +259,26 @@ class SiteFiles:
                               evidence={"path": path, "bytes": found.file.stat().st_size, "max_bytes": MAX_ASSET_BYTES})
         return found
 
+    def resolve_overlay_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Overlay arguments with ``template`` (+ ``data``) replaced by ``html`` (+ ``data_json``).
+
+        Arguments without ``template`` pass unchanged (inline ``html``; ``data``
+        without a template is refused). Raises ``unsafe_path``, ``asset_not_found``,
+        ``invalid_json``, ``storage_file_path_unauthorized``.
+        """
+        if "template" not in arguments:
+            if "data" in arguments:
+                raise ActionError("data is injected into a template; give template too", code=ErrorCode.INVALID_INPUT, evidence={"path": "/data"})
+            return arguments
+        if "html" in arguments:
+            raise ActionError("give html or template, not both", code=ErrorCode.INVALID_INPUT, evidence={"path": "/template"})
+        html, data = self.overlay_assets(arguments["template"], arguments.get("data"))
+        resolved = {k: v for k, v in arguments.items() if k not in ("template", "data")}
+        resolved["html"] = html
+        if "data" in arguments:
+            resolved["data_json"] = data
+        return resolved
+
     def overlay_assets(self, template: Any, data: Any = None) -> tuple[str, Any]:
         """``(html, data_json)`` for an overlay's ``template`` and optional ``data`` references (``invalid_json`` for bad data)."""
         html_file = self.reference(template, "template")
