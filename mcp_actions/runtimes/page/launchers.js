@@ -143,14 +143,18 @@ function stateHolds(check) {
         return false;
       }
     }
-    if (!probe.locator) return true;
-    try {
-      var found = resolveAll(probe.locator);
-      return (probe.state === "attached" ? found.matches : found.visible).length > 0;
-    } catch (_err) {
-      return false;
-    }
-  });
+    return true;
+  }) && locatorsHold(probes.filter(function (probe) { return !!probe.locator; }));
+}
+
+/** Whether every probe's locator finds what it asks for, judged as locator.probe judges it (states.js). */
+function locatorsHold(probes) {
+  if (!probes.length) return true;
+  try {
+    return M.probeLocators({ probes: probes.map(function (p) { return { id: p.id, locator: p.locator, state: p.state }; }) }).results.every(function (r) { return r.matched; });
+  } catch (_err) {
+    return false; // an invalid locator: the state cannot hold
+  }
 }
 
 /** A target descriptor without ``state`` (which names a map state, checked through whenState). */

@@ -44,3 +44,4 @@ function probeLocators(args) {
 }
 
 definePrimitive("locator.probe", probeLocators);
+M.probeLocators = probeLocators;
