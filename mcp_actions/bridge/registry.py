@@ -12,14 +12,24 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..defaults import DEFAULT_EVENT_LOG_SIZE
 
-__all__ = ["EVENT_LOG_SIZE", "RuntimeInfo", "RuntimeRegistry"]
+__all__ = ["EVENT_LOG_SIZE", "PROVED_TRUST", "RuntimeInfo", "RuntimeRegistry", "Trust"]
 
 #: Accepted page events kept per runtime (oldest dropped first).
 EVENT_LOG_SIZE = DEFAULT_EVENT_LOG_SIZE
+
+
+#: How a runtime's connection proved who it is (docs/threat-model.md):
+#: ``host``: a runtime of this process (a tab of the browser the server drives, the memory runtime);
+#: ``paired``: a WebSocket that presented a browser extension pairing's secret;
+#: ``operator``: a WebSocket that presented the start token, from a program rather than a web page;
+#: ``page``: a page runtime (a page credential, or a handshake a web page made). Only its origin is proved.
+Trust = Literal["host", "paired", "operator", "page"]
+#: The trust levels whose announcements routing may rely on.
+PROVED_TRUST: frozenset[str] = frozenset({"host", "paired", "operator"})
 
 
 @dataclass
@@ -43,6 +53,8 @@ class RuntimeInfo:
     #: The attachments the runtime installed, as it last reported them: ``[{id, state}]``.
     attachments: list[dict[str, str]] = field(default_factory=list)
     authorization_id: str | None = None
+    #: How the connection proved who it is (``Trust``); set by the bridge from the session, never from runtime_ready.
+    trust: Trust = "operator"
     extension_version: str | None = None
     connected_at: float = field(default_factory=time.time)
     last_seen: float = field(default_factory=time.monotonic)
@@ -60,6 +72,11 @@ class RuntimeInfo:
             return self.announced_host
         scheme, colon, _ = (self.runtime_key or "").partition(":")
         return scheme if colon and scheme else self.transport
+
+    @property
+    def proved(self) -> bool:
+        """True when what this runtime says of itself rests on a credential, not only on its own word."""
+        return self.trust in PROVED_TRUST
 
     def describe(self) -> dict[str, Any]:
         """The identifying fields routing errors list for each candidate."""
@@ -81,6 +98,7 @@ class RuntimeInfo:
             "manifest_summary": self.manifest_summary,
             "host": self.host,
             "authorization_id": self.authorization_id,
+            "trust": self.trust,
             "extension_version": self.extension_version,
             "connected_at": self.connected_at,
             "idle_seconds": round(time.monotonic() - self.last_seen, 3),
