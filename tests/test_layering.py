@@ -1,4 +1,9 @@
-"""The layering stays true: no import cycle between subpackages, and the core never imports the MCP SDK.
+"""The layering stays true: the documented layer order, no import cycle, and the core never imports the MCP SDK.
+
+``LAYERS`` is the order ``docs/development.md`` documents, lowest first: a
+unit (a subpackage or a top-level module of ``mcp_actions``) imports only
+units before it. A new unit must be placed in it, so the order is a decision,
+not an accident.
 
 The graph is read from the source (``ast``), so imports inside functions
 (lazy ones) count as much as top-level ones, and a module name written as
@@ -17,6 +22,17 @@ import mcp_actions
 PACKAGE_ROOT = Path(mcp_actions.__file__).resolve().parent
 #: The MCP adapter and the programs around it; everything else is the core.
 SHELL = {"server", "cli", "demo", "__main__"}
+
+#: Every unit, lowest layer first (docs/development.md, "Layout"): each may import only those before it.
+LAYERS = (
+    # low-level helpers, below every package
+    "errors", "jsonutil", "defaults", "deadline", "events", "ports", "schema_check", "primitive_dictionary", "audit_log",
+    "manifest", "workflow", "bridge", "transfer", "runtimes", "extension",
+    "catalog", "projection", "resources", "convert", "protocols",
+    "dispatch", "checks", "actions_app", "authoring",
+    # the shell: the MCP adapter and the programs
+    "server", "demo", "cli", "__main__", "docgen",
+)  # fmt: skip
 
 
 def _unit(module: str) -> str:
@@ -54,17 +70,50 @@ def _imports(module: str, path: Path) -> Iterator[str]:
             yield node.value  # importlib.import_module("mcp_actions.x") and friends
 
 
+def _units() -> set[str]:
+    """The units that exist: each subpackage and top-level module of ``mcp_actions``."""
+    return {_unit(module) for module, _ in _modules()} - {"__init__"}
+
+
 def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
+    units = _units()
     for module, path in _modules():
         unit = _unit(module)
         for target in _imports(module, path):
             if target == "mcp_actions" or not target.startswith("mcp_actions."):
                 continue
             other = _unit(target)
-            if other != unit and other != "__init__":
+            # ``from mcp_actions import __version__`` names the package itself; a logger name such as
+            # "mcp_actions.audit" is a string that names no module: neither is a unit.
+            if other != unit and other in units:
                 graph.setdefault(unit, set()).add(other)
     return graph
+
+
+def test_every_unit_has_its_place_in_the_layer_order():
+    assert sorted(_units() - set(LAYERS)) == [], "place the new unit in LAYERS and in docs/development.md"
+    assert sorted(set(LAYERS) - _units()) == [], "a unit in LAYERS no longer exists"
+
+
+def _upward(graph: dict[str, set[str]], layers: tuple[str, ...] = LAYERS) -> list[str]:
+    """The imports that point up (or sideways) in ``layers``."""
+    rank = {unit: index for index, unit in enumerate(layers)}
+    return [
+        f"{unit} imports {other}"
+        for unit, others in sorted(graph.items())
+        for other in sorted(others)
+        if rank.get(other, -1) >= rank.get(unit, len(layers))
+    ]
+
+
+def test_units_import_only_layers_below_them():
+    assert _upward(_graph()) == []
+
+
+def test_the_order_check_sees_an_upward_import():
+    # The helper itself must be able to fail: bridge importing dispatch points up.
+    assert _upward({"bridge": {"errors", "dispatch"}}) == ["bridge imports dispatch"]
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
