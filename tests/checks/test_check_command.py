@@ -11,11 +11,9 @@ from pathlib import Path
 import pytest
 
 from mcp_actions.errors import ErrorCode
-from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES
 
 MAP = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "board" / "actions.json"
 ROOT = Path(__file__).resolve().parents[2]
-HAS_EXTRACT = "dom.extract" in ENGINE_PRIMITIVES
 
 
 def check(*args: str) -> subprocess.CompletedProcess[str]:
@@ -27,7 +25,6 @@ def items(report: dict) -> dict[tuple[str, str], dict]:
     return {(item["kind"], item["id"]): item for item in report["items"]}
 
 
-@pytest.mark.skipif(not HAS_EXTRACT, reason="pending: projections need the page engine's dom.extract (branch pageruntime)")
 def test_matching_page_exits_0(pages_url):
     done = check(str(MAP), "--url", f"{pages_url}/board/index.html")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -52,9 +49,9 @@ def test_drifted_page_exits_1_naming_each_drifted_item(pages_url):
     # What still matches passes.
     assert found[("check", "todo_add_button")]["status"] == "pass"
     assert found[("tool", "board.add_card")]["status"] == "pass"
-    if HAS_EXTRACT:  # the renamed card-title selector: required titles are missing
-        assert found[("projection", "board.state")]["status"] == "fail"
-        assert "lists.cards.title" in found[("projection", "board.state")]["message"]
+    # The renamed card-title selector: required titles are missing.
+    assert found[("projection", "board.state")]["status"] == "fail"
+    assert "lists.cards.title" in found[("projection", "board.state")]["message"]
     assert report["ok"] is False and report["fail_on"] == "major"
 
 

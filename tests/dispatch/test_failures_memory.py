@@ -97,10 +97,10 @@ async def test_cancellation_between_steps_stops_the_workflow() -> None:
         assert h.service.bridge.pending_count == 0
 
 
-OVERLAY = Path("/work/shared/specs/reference-examples/extension-overlay/actions.json")
+#: Our copy of the published overlay map (tests/manifest/test_tool_execution.py holds it to the published file).
+OVERLAY = Path(__file__).resolve().parents[1] / "fixtures" / "manifests" / "valid" / "extension_overlay.json"
 
 
-@pytest.mark.skipif(not OVERLAY.exists(), reason="the reference overlay map is not on this machine")
 async def test_reference_overlay_map_tools_run_as_their_hosts_provide_or_are_refused() -> None:
     document = json.loads(OVERLAY.read_text())
     document["surface"] = {"origin": "https://*.sim.test"}

@@ -12,8 +12,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from mcp_actions.manifest.compose import compose
 from mcp_actions.manifest.dictionary import host_primitives
 from mcp_actions.manifest.execution import ToolKind, classify_tool
@@ -21,10 +19,10 @@ from mcp_actions.manifest.load import load_paths, tool_executions
 from mcp_actions.manifest.model import Manifest
 from mcp_actions.manifest.validate import check_manifest
 
+from ..shared_specs import shared_spec
 from .builders import base, edit, errors, warnings
 
 OVERLAY = Path(__file__).resolve().parents[1] / "fixtures" / "manifests" / "valid" / "extension_overlay.json"
-PUBLISHED = Path("/work/shared/specs/reference-examples/extension-overlay/actions.json")
 
 
 def overlay() -> dict[str, Any]:
@@ -49,9 +47,8 @@ def with_tools(*tools: dict[str, Any], dictionary: dict[str, Any] | None = None)
 
 
 def test_overlay_fixture_is_the_published_map_unchanged() -> None:
-    if not PUBLISHED.exists():
-        pytest.skip("the shared specs are not mounted")
-    assert json.loads(PUBLISHED.read_text(encoding="utf-8")) == overlay()
+    published = shared_spec("reference-examples/extension-overlay/actions.json")
+    assert json.loads(published.read_text(encoding="utf-8")) == overlay()
 
 
 def test_overlay_map_validates_with_no_errors() -> None:

@@ -17,6 +17,8 @@ from mcp_actions.manifest.model import Manifest
 from mcp_actions.manifest.problems import PROBLEM_CODES
 from mcp_actions.manifest.validate import check_manifest
 
+from ..shared_specs import shared_spec
+
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "manifests"
 
 # (fixture file stem, expected code, expected JSON Pointer)
@@ -162,9 +164,8 @@ def test_valid_fixture_has_no_errors_and_loads(stem: str) -> None:
 
 
 def test_published_example_is_copied_unchanged_and_only_warns_about_prompt() -> None:
-    published = Path("/work/shared/specs/reference-examples/simple-form/actions.json")
-    if published.exists():
-        assert json.loads(published.read_text(encoding="utf-8")) == load("valid", "simple_form")
+    published = shared_spec("reference-examples/simple-form/actions.json")
+    assert json.loads(published.read_text(encoding="utf-8")) == load("valid", "simple_form")
     report = check_manifest(load("valid", "simple_form"))
     assert [(p.code, p.path, p.severity) for p in report.warnings] == [("unknown_field", "/prompt", "warning")]
 

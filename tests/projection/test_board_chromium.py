@@ -1,22 +1,14 @@
-"""The board scenario end to end: real headless Chromium, the page engine's dom.extract, the SDK Client.
-
-Pending until the page engine implements ``dom.extract`` (docs/primitives.md): skipped while
-``ENGINE_PRIMITIVES`` lacks it, run as soon as it has it.
-"""
+"""The board scenario end to end: real headless Chromium, the page engine's dom.extract, the SDK Client."""
 
 from __future__ import annotations
 
-import pytest
 from mcp import Client
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.runtimes.page_script import ENGINE_PRIMITIVES
 from mcp_actions.server.mcp_server import build_server
 
 from .scenario import run_board_scenario, structured
 from .test_projection_memory import BOARD_DIR
-
-pytestmark = pytest.mark.skipif("dom.extract" not in ENGINE_PRIMITIVES, reason="pending: the page engine has no dom.extract yet (branch pageruntime)")
 
 
 async def test_board_scenario_in_headless_chromium(pages_url):
