@@ -179,7 +179,7 @@ class ActionsApp:
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
         register_wab_resource(self.resources, self.wab.documents)
-        register_audit_resource(self.resources, self.audit.recent, log_file=lambda: str(self.audit.path) if self.audit.path else None)
+        register_audit_resource(self.resources, self.audit.recent, log_file=lambda: str(self.audit.path) if self.audit.path else None, health=self.audit.health)
         self.watcher: ManifestWatcher | None = None
         self._preparing: asyncio.Task[None] | None = None
 
@@ -196,14 +196,10 @@ class ActionsApp:
         )
 
     async def _extract(self, runtime_id: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
-        """One ``dom.extract`` on a runtime (the projection service's only way to the page)."""
-        runtime = self.bridge.registry.get(runtime_id)
-        if runtime is not None and runtime.capabilities and EXTRACT_PRIMITIVE not in runtime.capabilities:
-            raise ActionError(
-                f"runtime {runtime_id!r} cannot extract state ({EXTRACT_PRIMITIVE})",
-                code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                evidence={"capability": EXTRACT_PRIMITIVE, "runtime_id": runtime_id},
-            )
+        """One ``dom.extract`` on a runtime (the projection service's only way to the page).
+
+        The bridge refuses it with ``capability_unavailable`` when the runtime does not provide it
+        (``RuntimeInfo.provides``), as it does every dictionary primitive."""
         return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
 
     def _page_of(self, call: PendingCall) -> str | None:
@@ -256,6 +252,7 @@ class ActionsApp:
         """What the bridge's status page shows besides runtimes: recent calls, failed maps, each runtime's tools, the policy."""
         return {
             "recent_calls": self.audit.recent(),
+            "audit_health": self.audit.health(),
             "failed_maps": self.failed_maps(),
             "runtime_tools": self.runtime_tools(),
             "policy": self.policy.describe() if self.options.policy else None,
@@ -436,7 +433,14 @@ class ActionsApp:
             await asyncio.sleep(0)
 
     async def stop(self) -> None:
-        """Stop the browser, the endpoint and the bridge; nothing is left pending."""
+        """Record calls still running as ended, then stop the browser, the endpoint and the bridge; nothing is left pending.
+
+        The calls are recorded first (``cancelled``): stopping the browser or the bridge could
+        hang or end the process (a second Ctrl-C), and no call may go unrecorded.
+        """
+        pending = self.service.record_pending(ErrorCode.CANCELLED)
+        if pending:
+            log.warning("%d call(s) still running at shutdown recorded as cancelled", pending)
         if self._preparing is not None:
             self._preparing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -618,5 +622,7 @@ class ActionsApp:
             "tools": sorted(self.catalog.tools),
             "policy": self.policy.describe() if self.options.policy else None,
             "audit_log": str(self.audit.path) if self.audit.path else None,
+            # Whether calls can run: while the log cannot be written they are refused (audit_unavailable).
+            "audit_health": self.audit.health(),
             "runtimes": [r.describe() for r in self.bridge.registry.list()],
         }

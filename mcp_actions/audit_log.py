@@ -11,29 +11,52 @@ SHA-256 of their canonical JSON (sorted keys, compact separators,
 ``confirmed``, ``declined``), the status (``ok``/``error``, with ``code``)
 and ``elapsed_ms``. Argument values are never written.
 
-Lines go through ``logging.handlers.RotatingFileHandler``: opened for
-appending (a restart continues the same file), flushed after each line,
-written under the handler's lock (concurrent calls never interleave lines),
-and rotated by size. The default file lives in the user's state directory
+Lines are written here, not through ``logging``: a ``logging.Handler`` swallows
+a failed write into ``handleError`` (stderr says "Logging error", the call goes
+on unrecorded). Each line is one ``os.write`` to a file opened for appending (a
+restart continues the same file), under a lock (concurrent calls never
+interleave lines), and rotated by size as ``RotatingFileHandler`` did
+(``audit.jsonl.1`` … ``.5``). A write that fails (a full disk, a file size
+limit) is undone if it wrote part of a line, and the line waits in a bounded
+in-memory backlog that is written first, before any later line. While the log
+is failing, or cannot grow (free space on its file system below
+``AUDIT_MIN_FREE_BYTES``, ``RLIMIT_FSIZE`` reached), ``check`` raises
+``audit_unavailable``: dispatch calls it before every call, so no call runs
+unrecorded (docs/cli.md, "The audit log"). ``health`` says how the log is, for
+the status page and the resources.
+
+The default file lives in the user's state directory
 (``platformdirs.user_state_path``); ``off`` writes no file, and the last
 ``RECENT_SIZE`` entries are still kept for ``actions://audit/recent``.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
-import logging.handlers
+import os
+import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from .errors import ActionError, ErrorCode
+
+try:  # POSIX only: where there is none, the file size limit is not checked
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]  # the module or nothing
+
 __all__ = [
+    "AUDIT_BACKLOG_SIZE",
     "AUDIT_BACKUP_COUNT",
+    "AUDIT_LINE_RESERVE",
     "AUDIT_MAX_BYTES",
+    "AUDIT_MIN_FREE_BYTES",
     "Decision",
     "RECENT_SIZE",
     "AuditLog",
@@ -49,6 +72,13 @@ RECENT_SIZE = 100
 #: A file grows to this size before it is rotated (``audit.jsonl.1`` … ``.5`` are kept).
 AUDIT_MAX_BYTES = 10 * 1024 * 1024
 AUDIT_BACKUP_COUNT = 5
+#: Below this much free space on the log's file system, calls are refused: the line of a call
+#: that runs now must still fit when it ends, whatever else fills the disk meanwhile.
+AUDIT_MIN_FREE_BYTES = 1024 * 1024
+#: Room a file size limit (``RLIMIT_FSIZE``) must leave for the next lines (a line is about 500 bytes).
+AUDIT_LINE_RESERVE = 16 * 1024
+#: Lines kept in memory while the file cannot take them; past this, the oldest refusal is dropped.
+AUDIT_BACKLOG_SIZE = 1000
 
 #: What decided that a call could run: nothing objected, the policy denied it, the user said yes, or the user said no.
 Decision = Literal["allowed", "denied", "confirmed", "declined"]
@@ -72,13 +102,17 @@ def utc_timestamp() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class _LineFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        return str(record.msg)
+def _reason(exc: OSError) -> str:
+    """A failed write in a word the refusal's evidence carries."""
+    if exc.errno == errno.ENOSPC or exc.errno == getattr(errno, "EDQUOT", None):
+        return "disk_full"
+    if exc.errno == errno.EFBIG:
+        return "file_size_limit"
+    return "write_failed"
 
 
 class AuditLog:
-    """Appends entries to a rotating JSON-lines file (or none) and keeps the latest for viewing."""
+    """Appends entries to a rotating JSON-lines file (or none), refuses calls while it cannot, keeps the latest for viewing."""
 
     def __init__(
         self,
@@ -87,44 +121,221 @@ class AuditLog:
         max_bytes: int = AUDIT_MAX_BYTES,
         backup_count: int = AUDIT_BACKUP_COUNT,
         recent_size: int = RECENT_SIZE,
+        min_free_bytes: int = AUDIT_MIN_FREE_BYTES,
+        backlog_size: int = AUDIT_BACKLOG_SIZE,
     ) -> None:
         """``path`` None: no file (the recent entries are still kept)."""
         self.path = Path(path).expanduser() if path is not None else None
         self.max_bytes = max_bytes
         self.backup_count = backup_count
+        self.min_free_bytes = min_free_bytes
         self._recent: deque[dict[str, Any]] = deque(maxlen=recent_size)
-        self._handler: logging.handlers.RotatingFileHandler | None = None
+        self._fd: int | None = None
+        self._opened = False  # open() ran: from then on a missing file descriptor means closed
+        # One lock for the file, the backlog and the failure: calls may end on several threads.
+        self._lock = threading.Lock()
+        #: Lines not written yet, oldest first, each with whether it records a refusal for this very log.
+        self._backlog: deque[tuple[bytes, bool]] = deque()
+        self._backlog_size = backlog_size
+        #: Why the last write failed (``reason: strerror``), None while the file takes lines.
+        self._failure: str | None = None
+        self._failure_reason = "write_failed"
+        #: Lines given up (the backlog overflowed, or a line came after close).
+        self.lost = 0
         #: Told after each entry (the composition root announces ``actions://audit/recent`` changed).
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
 
+    # -- the file --------------------------------------------------------------
+
     def open(self) -> None:
         """Open the file for appending, creating its directory; an unwritable place raises ``OSError``."""
-        if self.path is None or self._handler is not None:
+        if self.path is None or self._fd is not None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(self.path, mode="a", maxBytes=self.max_bytes, backupCount=self.backup_count, encoding="utf-8")
-        handler.setFormatter(_LineFormatter())
-        self._handler = handler
+        # Only the user reads what their agent did: a new file is private (an existing one keeps its mode).
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        self._opened = True
 
     def close(self) -> None:
-        """Close the file (entries recorded later are only kept in memory)."""
-        handler, self._handler = self._handler, None
-        if handler is not None:
-            handler.close()
+        """Write what still waits, then close the file (entries recorded later are only kept in memory)."""
+        with self._lock:
+            if self._fd is None:
+                return
+            try:
+                self._drain()
+            except OSError as exc:
+                self.lost += len(self._backlog)
+                log.error("the audit log %s could not be written before it closed (%s): %d line(s) lost", self.path, exc.strerror or exc, len(self._backlog))
+                self._backlog.clear()
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def _write(self, data: bytes) -> None:
+        """Append one line whole, or nothing: a write that stopped part-way is cut back off (raises ``OSError``)."""
+        assert self._fd is not None
+        self._rotate_before(len(data))
+        fd = self._fd
+        before = os.fstat(fd).st_size
+        written = 0
+        try:
+            while written < len(data):
+                count = os.write(fd, data[written:])
+                if count <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                written += count
+        except OSError:
+            if written:
+                self._cut_back(fd, before, written)
+            raise
+
+    def _cut_back(self, fd: int, before: int, written: int) -> None:
+        # Only when the part is ours at the end (another process appending to the same file would be cut too).
+        try:
+            if os.fstat(fd).st_size == before + written:
+                os.ftruncate(fd, before)
+        except OSError:
+            log.warning("the audit log %s keeps part of a line that could not be written whole", self.path)
+
+    def _rotate_before(self, size: int) -> None:
+        """Rotate as ``RotatingFileHandler`` does: ``path`` → ``path.1`` → … → ``path.<backup_count>``, dropped beyond."""
+        if not self._rotates_for(size):
+            return
+        assert self.path is not None and self._fd is not None
+        try:
+            for index in range(self.backup_count - 1, 0, -1):
+                source = self.path.with_name(f"{self.path.name}.{index}")
+                if source.exists():
+                    os.replace(source, self.path.with_name(f"{self.path.name}.{index + 1}"))
+            os.replace(self.path, self.path.with_name(f"{self.path.name}.1"))
+        except OSError as exc:
+            log.warning("the audit log %s could not be rotated (%s); it grows on", self.path, exc.strerror or exc)
+            return
+        os.close(self._fd)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+
+    def _rotates_for(self, size: int) -> bool:
+        if self._fd is None or self.max_bytes <= 0 or self.backup_count <= 0:
+            return False
+        current = os.fstat(self._fd).st_size
+        return current > 0 and current + size > self.max_bytes
+
+    def _drain(self) -> None:
+        """Write the backlog, oldest first; stops at (and raises) the first failure, keeping the rest."""
+        while self._backlog:
+            self._write(self._backlog[0][0])
+            self._backlog.popleft()
+
+    def _keep(self, line: bytes, refusal: bool) -> None:
+        """Queue a line; a full backlog gives up its oldest refusal first (a call that ran keeps its line)."""
+        if len(self._backlog) >= self._backlog_size:
+            drop = next((i for i, (_, refused) in enumerate(self._backlog) if refused), 0)
+            del self._backlog[drop]
+            self.lost += 1
+        self._backlog.append((line, refusal))
+
+    # -- recording ---------------------------------------------------------------
 
     def record(self, entry: dict[str, Any]) -> None:
-        """Append one entry as a line (flushed) and keep it among the recent; a write failure is logged, never raised."""
-        handler = self._handler
-        if handler is not None:
-            line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str)
-            record = logging.LogRecord("mcp_actions.audit", logging.INFO, "", 0, line, None, None)
-            handler.handle(record)  # takes the handler's lock: one whole line at a time, then flush
+        """Append one entry as a line and keep it among the recent; a line that cannot be written waits, never raises."""
+        if self.path is not None:
+            line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+            with self._lock:
+                if self._fd is None:
+                    self.lost += 1
+                    log.error("the audit log %s is closed: the line of a call of %s was not written", self.path, entry.get("tool"))
+                else:
+                    self._keep(line, entry.get("code") == ErrorCode.AUDIT_UNAVAILABLE)
+                    self._try_drain()
         self._recent.append(entry)
         for listener in self.listeners:
             try:
                 listener(entry)
             except Exception:
                 log.exception("an audit listener failed")
+
+    def _try_drain(self) -> bool:
+        """Write what waits; say so once when the log starts failing and once when it recovers (held lock)."""
+        try:
+            self._drain()
+        except OSError as exc:
+            if self._failure is None:
+                # Said once per outage, as an error: it reaches the MCP clients' logs too (server/logs.py).
+                log.error(
+                    "the audit log %s cannot be written (%s): calls are refused with audit_unavailable until it can; %d line(s) wait in memory",
+                    self.path,
+                    exc.strerror or exc,
+                    len(self._backlog),
+                )
+            self._failure_reason = _reason(exc)
+            self._failure = f"{self._failure_reason}: {exc.strerror or exc}"
+            return False
+        if self._failure is not None:
+            log.warning("the audit log %s is written again; the lines that waited are in it", self.path)
+            self._failure = None
+        return True
+
+    # -- health ------------------------------------------------------------------
+
+    def check(self) -> None:
+        """The pre-flight before a call: raise ``audit_unavailable`` unless the call's line can be written when it ends.
+
+        Refused while the last write failed and writing the waiting lines fails again, while
+        the file is closed, while its file system has less than ``min_free_bytes`` free, and
+        while a file size limit (``RLIMIT_FSIZE``) leaves less than ``AUDIT_LINE_RESERVE``.
+        """
+        if self.path is None:
+            return
+        with self._lock:
+            reason = self._problem(retry=True)
+            waiting = len(self._backlog)
+            failure = self._failure
+        if reason is None:
+            return
+        raise ActionError(
+            f"the audit log {self.path} cannot take this call's line ({failure or reason}), so the call was not run; "
+            "free space where it lives, or restart with another --audit-log",
+            code=ErrorCode.AUDIT_UNAVAILABLE,
+            evidence={"log_file": str(self.path), "reason": reason, "waiting_lines": waiting},
+        )
+
+    def _problem(self, *, retry: bool) -> str | None:
+        """Why a line could not be written now, or None (held lock); ``retry`` writes the backlog first."""
+        if self._fd is None:
+            return "closed" if self._opened else "not_open"
+        if self._backlog or self._failure is not None:
+            if not retry or not self._try_drain():
+                return self._failure_reason
+        return self._capacity_problem()
+
+    def _capacity_problem(self) -> str | None:
+        """``disk_full`` or ``file_size_limit`` when the file cannot grow by a few lines, else None."""
+        assert self.path is not None and self._fd is not None
+        if hasattr(os, "statvfs"):
+            try:
+                stats = os.statvfs(self.path.parent)
+            except OSError:
+                pass  # the write itself will tell
+            else:
+                if stats.f_bavail * stats.f_frsize < self.min_free_bytes:
+                    return "disk_full"
+        if resource is not None:
+            limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+            if limit != resource.RLIM_INFINITY:
+                # The next line may start a new file: then the current file's size does not count.
+                size = 0 if self._rotates_for(AUDIT_LINE_RESERVE) else os.fstat(self._fd).st_size
+                if limit - size < AUDIT_LINE_RESERVE:
+                    return "file_size_limit"
+        return None
+
+    def health(self) -> dict[str, Any]:
+        """How the log is: ``{log_file, ok, problem, waiting_lines, lost_lines}`` (``problem`` None while it is ok)."""
+        if self.path is None:
+            return {"log_file": None, "ok": True, "problem": None, "waiting_lines": 0, "lost_lines": self.lost}
+        with self._lock:
+            reason = self._problem(retry=False)
+            problem = self._failure or reason
+            waiting = len(self._backlog)
+        return {"log_file": str(self.path), "ok": problem is None, "problem": problem, "waiting_lines": waiting, "lost_lines": self.lost}
 
     def recent(self) -> list[dict[str, Any]]:
         """The latest entries, oldest first (at most ``RECENT_SIZE``)."""

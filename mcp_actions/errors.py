@@ -74,7 +74,8 @@ class ErrorCode(enum.StrEnum):
     TRANSPORT_FAILED = "transport_failed", "bridge", "the runtime's connection dropped or its tab crashed"
     RATE_LIMITED = "rate_limited", "bridge workflow", "called too soon: a transition's rate_limit_ms or a site's command budget; the evidence says when to retry"
     # -- how a call ended, beside the codes above (the audit log's ``code``)
-    CANCELLED = "cancelled", "audit", "the caller cancelled the call (MCP notifications/cancelled) before it ended"
+    CANCELLED = "cancelled", "audit", "the call did not end: the caller cancelled it (MCP notifications/cancelled) or the server shut down while it ran"
+    AUDIT_UNAVAILABLE = "audit_unavailable", "audit", "the audit log cannot be written (disk full, file size limit, write error): the call was refused before it reached a page"
     INTERNAL_ERROR = "internal_error", "audit", "an unexpected failure inside mcp-actions (a bug: its traceback is logged)"
     # -- protocol hygiene on the bridge
     INVALID_ITEM = "invalid_item", "hygiene", "a bridge item is malformed"

@@ -149,6 +149,7 @@ def render_status_page(
     policy: Mapping[str, Any] | None = None,
     browser_session: Mapping[str, Any] | None = None,
     extension_connect_url: str | None = None,
+    audit_health: Mapping[str, Any] | None = None,
 ) -> str:
     """The complete HTML of the local status page.
 
@@ -160,6 +161,7 @@ def render_status_page(
     ``policy``: the policy in force (``{file, rules, reload_error}``), None without one.
     ``browser_session``: the browser host's agent session (``{name, …}``), None while unnamed.
     ``extension_connect_url``: the browser extension's connect page for this bridge (docs/extension.md).
+    ``audit_health``: ``AuditLog.health()``; while its file cannot be written, calls are refused and this says why.
     """
     runtimes = list(runtimes)
     e = html.escape
@@ -170,6 +172,12 @@ def render_status_page(
         if policy.get("reload_error"):
             policy_line += f' <strong>Its last edit was refused, the previous rules stay in force: {e(str(policy["reload_error"]))}</strong>'
         policy_line += "</p>"
+    if audit_health is not None and not audit_health.get("ok", True):
+        policy_line += (
+            f'\n<p id="audit-health"><strong>The audit log {e(str(audit_health.get("log_file")))} cannot be written '
+            f'({e(str(audit_health.get("problem")))}): calls are refused until it can; '
+            f'{audit_health.get("waiting_lines", 0)} line(s) wait in memory.</strong></p>'
+        )
     session_line = ""
     if browser_session is not None and browser_session.get("name"):
         session_line = f'\n<p id="browser-session">Browser session: <strong>{e(str(browser_session["name"]))}</strong></p>'

@@ -147,6 +147,9 @@ class ActionService:
         )
         #: Where every call is recorded once it ended (None: nowhere; the composition root sets it).
         self.audit: AuditLog | None = None
+        # Calls running now with when each started, by the identity of their PendingCall: what
+        # record_pending writes at shutdown. A call ends in exactly one line either way.
+        self._in_flight: dict[int, tuple[PendingCall, float]] = {}
         # Held while a call launches the browser or opens a map's page: parallel first calls
         # (hosts send them) would otherwise open it twice, one navigation aborting the other.
         self._opening = asyncio.Lock()
@@ -164,29 +167,49 @@ class ActionService:
         Raises ``UnknownTool``, ``InputRequired`` (the caller must ask its user and call
         again), or ``ActionError`` with a stable code; a call refused in the ``call``
         stage never reached a page. Every call that ends (``InputRequired`` is no end:
-        the call comes again with the answer) is recorded in the audit log when one is set.
+        the call comes again with the answer) is recorded in the audit log when one is set,
+        and no call runs while its line could not be written (``audit_unavailable``).
         """
         context = context or CallContext()
         call = PendingCall(mcp_name, arguments or {}, context)
         audit = self.audit
         if audit is None:
             return await self._handle(call)
-        started = time.perf_counter()
+        self._in_flight[id(call)] = (call, time.perf_counter())
         try:
+            audit.check()  # before any guard, question to the user or page effect
             outcome = await self._handle(call)
         except ActionError as exc:
-            audit.record(self._audit_entry(call, started, exc.code))
+            self._record(call, exc.code)
             raise
         except InputRequired:
+            self._in_flight.pop(id(call), None)
             raise
         except asyncio.CancelledError:
-            audit.record(self._audit_entry(call, started, ErrorCode.CANCELLED))
+            self._record(call, ErrorCode.CANCELLED)
             raise
         except Exception as exc:
-            audit.record(self._audit_entry(call, started, getattr(exc, "code", None) or ErrorCode.INTERNAL_ERROR))
+            self._record(call, getattr(exc, "code", None) or ErrorCode.INTERNAL_ERROR)
             raise
-        audit.record(self._audit_entry(call, started, None))
+        self._record(call, None)
         return outcome
+
+    def _record(self, call: PendingCall, code: str | None) -> None:
+        """Record a call that ended, unless ``record_pending`` already recorded it (the server shut down meanwhile)."""
+        pending = self._in_flight.pop(id(call), None)
+        if pending is not None and self.audit is not None:
+            self.audit.record(self._audit_entry(call, pending[1], code))
+
+    def record_pending(self, code: str = ErrorCode.CANCELLED) -> int:
+        """Record every call still running as ended with ``code`` (the server is shutting down); how many there were.
+
+        Their own ends, if they come, are then not recorded again: each call is one line.
+        """
+        pending, self._in_flight = list(self._in_flight.values()), {}
+        for call, started in pending:
+            if self.audit is not None:
+                self.audit.record(self._audit_entry(call, started, code))
+        return len(pending)
 
     def _audit_entry(self, call: PendingCall, started: float, code: str | None) -> dict[str, Any]:
         """The audit log's line for a call that ended (argument names and digest, never values)."""

@@ -22,10 +22,22 @@ AUDIT_RECENT_URI = "actions://audit/recent"
 AUDIT_TEXT = "The last 100 tool calls: client, tool, page, map trust, argument names (never values), decision, status, time."
 
 
-def register_audit_resource(registry: ResourceRegistry, recent: Callable[[], list[dict[str, Any]]], *, log_file: Callable[[], str | None] = lambda: None) -> None:
-    """Serve ``recent()`` (oldest first) as ``actions://audit/recent``; ``log_file()`` names the file written, if any."""
+def register_audit_resource(
+    registry: ResourceRegistry,
+    recent: Callable[[], list[dict[str, Any]]],
+    *,
+    log_file: Callable[[], str | None] = lambda: None,
+    health: Callable[[], dict[str, Any]] | None = None,
+) -> None:
+    """Serve ``recent()`` (oldest first) as ``actions://audit/recent``; ``log_file()`` names the file written, if any.
+
+    ``health()`` (``AuditLog.health``) says whether the file takes lines; calls are refused while it does not.
+    """
 
     async def read(_: Mapping[str, str]) -> Any:
-        return {"log_file": log_file(), "entries": recent()}
+        found: dict[str, Any] = {"log_file": log_file(), "entries": recent()}
+        if health is not None:
+            found["health"] = health()
+        return found
 
     registry.register(ResourceProvider(AUDIT_RECENT_URI, "audit-recent", AUDIT_TEXT, read, lambda: [ResourceEntry(AUDIT_RECENT_URI, "audit-recent", AUDIT_TEXT)]))

@@ -154,41 +154,48 @@ def _http_url(host: str, port: int, path: str) -> str:
     return f"http://{f'[{reach}]' if ':' in reach else reach}:{port}{path}"
 
 
-#: Longest wait for the app to stop after Ctrl-C before the process leaves anyway.
+#: Longest wait for the app to stop after Ctrl-C or SIGTERM before the process leaves anyway.
 _INTERRUPT_STOP_S = 10.0
+#: The exit status after each stopping signal (128 + its number, as a shell reports it).
+_STOP_SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
 @contextlib.contextmanager
 def _interrupt_stops(app: ActionsApp) -> Iterator[None]:
-    """While serving stdio, SIGINT (Ctrl-C) stops the app and ends the process with 130.
+    """While serving stdio, SIGINT (Ctrl-C) or SIGTERM stops the app and ends the process (130, 143).
 
     The SDK reads stdin in a worker thread that cancellation cannot interrupt, so the
     default handling (cancel the main task) would wait for another line or end of input
-    on stdin, forever on an idle terminal. Instead the app (browser, bridge, watcher) is
-    stopped here, then the process leaves without waiting for that thread.
+    on stdin, forever on an idle terminal; and SIGTERM's default ends the process at
+    once, leaving a call that was running unrecorded. Instead the app is stopped here
+    (it records the calls still running as ``cancelled`` first, then stops browser,
+    bridge and watcher), then the process leaves without waiting for that thread.
     """
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 
-    async def stop_and_leave() -> None:
+    async def stop_and_leave(status: int) -> None:
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(app.stop(), _INTERRUPT_STOP_S)
-        _leave(130)
+        _leave(status)
 
-    def interrupted() -> None:
-        if stopping:  # a second Ctrl-C: leave now
-            _leave(130)
-        stopping.append(loop.create_task(stop_and_leave()))
+    def interrupted(status: int) -> None:
+        if stopping:  # a second signal: leave now (the calls were recorded first thing)
+            _leave(status)
+        stopping.append(loop.create_task(stop_and_leave(status)))
 
+    installed: list[signal.Signals] = []
     try:
-        loop.add_signal_handler(signal.SIGINT, interrupted)
+        for signum, status in _STOP_SIGNALS.items():
+            loop.add_signal_handler(signum, interrupted, status)
+            installed.append(signum)
     except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here (Windows, a thread)
-        yield
-        return
+        pass
     try:
         yield
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        for signum in installed:
+            loop.remove_signal_handler(signum)
 
 
 def _leave(status: int) -> None:

@@ -210,7 +210,7 @@ async def test_the_launch_report_says_how_to_connect_what_loaded_and_what_failed
     finally:
         await runtime.stop()
         await app.stop()
-    assert set(report) == {"bridge", "mcp", "browser", "manifests", "tools", "runtimes", "policy", "audit_log"}
+    assert set(report) == {"bridge", "mcp", "browser", "manifests", "tools", "runtimes", "policy", "audit_log", "audit_health"}
     bridge = report["bridge"]
     assert bridge["websocket_url"].startswith("ws://127.0.0.1:") and bridge["websocket_url"].endswith("/bridge")
     assert bridge["runtime_js"].endswith("/runtime.js") and bridge["status_page"].startswith("http://127.0.0.1:")
