@@ -2,11 +2,20 @@
 
 Discovery (WAB §4.1, §6.2): ``https://{host}/agent-bridge.json``, then
 ``/.well-known/wab.json``, then the document the page's
-``<meta name="wab-discovery" content="…">`` names (same origin only: a page
-cannot hand its tools' description to another site; the tag is read in the
-live page when the caller can, else in the page's HTML), fetched with httpx under
+``<meta name="wab-discovery" content="…">`` names, fetched with httpx under
 ``MAX_DISCOVERY_BYTES`` and ``DISCOVERY_TIMEOUT_S``; a document that is not a
-WAB discovery document is ignored. Before a command reaches the page, the trigger's permission is
+WAB discovery document is ignored.
+
+The server fetches only what it can vouch for (docs/mcp-surface.md, WAB):
+the two fixed paths of the page's *origin*, never the page's URL (whose path
+and query a runtime announced), and no redirect. The meta tag is read in the
+live page only (``read_meta``, a ``dom.extract``); a page that cannot be read
+there has no meta-tag document, and its HTML is never fetched. The document
+the tag names must be on the page's origin and carry no query, fragment or
+credentials (``meta_target``). Which runtimes are looked at at all is the
+caller's choice (``wab_discovery.py``: proved runtimes only).
+
+Before a command reaches the page, the trigger's permission is
 checked (a false permission is ``permission_denied``) and the site's
 ``security.max_rate`` (commands per minute) is enforced, as is a
 ``retryAfter`` the site answered with; WAB error codes map onto our stable
@@ -20,7 +29,6 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -37,7 +45,6 @@ __all__ = [
     "RateLimiter",
     "discover",
     "discovery_client",
-    "discovery_meta",
     "map_wab_error",
     "meta_from_records",
     "meta_target",
@@ -51,8 +58,6 @@ DISCOVERY_PATHS = ("/agent-bridge.json", "/.well-known/wab.json")
 #: ``<meta name=…>`` naming the discovery document (WAB §4.1).
 DISCOVERY_META = "wab-discovery"
 MAX_DISCOVERY_BYTES = 256 * 1024
-#: How much of a page's HTML is read looking for the meta tag (it belongs in <head>).
-MAX_PAGE_BYTES = 512 * 1024
 DISCOVERY_TIMEOUT_S = 5.0
 
 #: WAB error codes (Appendix B) and the stable code each becomes.
@@ -81,71 +86,55 @@ WAB_CODES: dict[str, ErrorCode] = {
 
 
 def origin_of(url: str | None) -> str | None:
-    """``scheme://host[:port]`` of an http(s) URL, else None."""
-    parts = urlsplit(url or "")
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else None
-
-
-async def _fetch(client: httpx.AsyncClient, url: str, accept: str, max_bytes: int, *, truncate: bool = False) -> bytes | None:
-    """The body at ``url`` (status 200), or None; past ``max_bytes`` None, or the first bytes with ``truncate``."""
-    async with client.stream("GET", url, headers={"Accept": accept}) as response:
-        if response.status_code != 200:
-            return None
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > max_bytes:
-                if truncate:
-                    return bytes(body[:max_bytes])
-                log.warning("WAB discovery document at %s exceeds %d bytes; ignored", url, max_bytes)
-                return None
-    return bytes(body)
+    """``scheme://host[:port]`` of an http(s) URL (credentials dropped), else None (also for a malformed one)."""
+    try:
+        parts = urlsplit(url or "")
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError:
+        return None
+    host = parts.netloc.rpartition("@")[2]  # user:password@ never travels with a discovery request
+    return f"{parts.scheme}://{host}" if parts.scheme in ("http", "https") and parts.hostname else None
 
 
 async def _fetch_json(client: httpx.AsyncClient, url: str) -> Any:
-    body = await _fetch(client, url, "application/json", MAX_DISCOVERY_BYTES)
-    if body is None:
-        return None
+    """The JSON document at ``url`` (status 200, at most ``MAX_DISCOVERY_BYTES``), or None."""
+    async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
+        if response.status_code != 200:
+            return None  # a redirect too: the client follows none (``discovery_client``)
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > MAX_DISCOVERY_BYTES:
+                log.warning("WAB discovery document at %s exceeds %d bytes; ignored", url, MAX_DISCOVERY_BYTES)
+                return None
     try:
-        return json.loads(body)
+        return json.loads(bytes(body))
     except ValueError:
         return None
 
 
-class _MetaFinder(HTMLParser):
-    """Finds the first ``<meta name="wab-discovery" content="…">``."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.content: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.content is None and tag == "meta":
-            values = {key.lower(): value for key, value in attrs}
-            if (values.get("name") or "").strip().lower() == DISCOVERY_META and (values.get("content") or "").strip():
-                self.content = (values["content"] or "").strip()
-
-
-def discovery_meta(html: str, page_url: str) -> str | None:
-    """The discovery document URL a page's ``wab-discovery`` meta tag names, resolved; None unless same-origin."""
-    finder = _MetaFinder()
-    finder.feed(html)
-    finder.close()
-    return meta_target(finder.content, page_url)
-
-
 def meta_target(content: str | None, page_url: str) -> str | None:
-    """A ``wab-discovery`` meta tag's ``content`` resolved against the page; None when absent or another origin."""
+    """A ``wab-discovery`` meta tag's ``content`` resolved against the page, or None.
+
+    None when the tag is absent, names another origin (a page cannot hand its tools'
+    description to another site), or carries a query, a fragment or credentials:
+    the server GETs this URL itself, so nothing a page wrote may turn the GET into a
+    request with parameters (``/admin/reset?confirm=yes``).
+    """
     if content is None or not content.strip():
         return None
     url = urljoin(page_url, content.strip())
     if origin_of(url) != origin_of(page_url):
-        log.info("ignoring the wab-discovery meta tag of %s: %s is another origin", page_url, url)
+        log.info("ignoring a wab-discovery meta tag that names another origin")
+        return None
+    parts = urlsplit(url)
+    if parts.query or parts.fragment or "@" in parts.netloc or "?" in content or "#" in content:
+        log.info("ignoring a wab-discovery meta tag that names a URL with a query, a fragment or credentials")
         return None
     return url
 
 
-#: What ``discover``'s ``read_meta`` answers when it could not read the page: the HTML is fetched for the tag.
+#: What ``discover``'s ``read_meta`` answers when it could not read the live page: no meta-tag document then.
 UNREAD = object()
 #: The ``dom.extract`` arguments that read the meta tag from a live page (``meta_from_records`` reads the answer).
 META_EXTRACT = {
@@ -161,24 +150,12 @@ def meta_from_records(output: Any) -> str | None:
     return content if isinstance(content, str) else None
 
 
-async def _meta_document(client: httpx.AsyncClient, page_url: str, meta: Any) -> tuple[str, Any] | None:
-    if meta is UNREAD:
-        body = await _fetch(client, page_url, "text/html", MAX_PAGE_BYTES, truncate=True)
-        if body is None:
-            return None
-        url = discovery_meta(body.decode("utf-8", errors="replace"), page_url)
-    else:
-        url = meta_target(meta, page_url)
-    if url is None:
-        return None
-    return url, await _fetch_json(client, url)
-
-
 def discovery_client() -> httpx.AsyncClient:
     """The HTTP client discovery uses: short timeout, no redirects (a document must be where it is looked for).
 
-    Building one costs ~40 ms of CPU (its TLS context): a server keeps one for
-    every discovery rather than paying that beside each navigation.
+    A redirect is never followed, to another origin or within one: the server GETs only
+    the URLs ``discover`` chose. Building one costs ~40 ms of CPU (its TLS context): a
+    server keeps one for every discovery rather than paying that beside each navigation.
     """
     return httpx.AsyncClient(timeout=DISCOVERY_TIMEOUT_S, follow_redirects=False)
 
@@ -188,10 +165,13 @@ async def discover(
 ) -> tuple[str, dict[str, Any]] | None:
     """``(url, document)`` of the site's WAB discovery document, or None when it has none.
 
-    ``client`` (from ``discovery_client``) is used and left open; without one, a client is made for this call.
-    ``read_meta``, asked only when neither well-known path has a document, reads the page's
-    ``wab-discovery`` meta content from the live page (None: the page has none; ``UNREAD``: it
-    could not tell); without it, or when it cannot tell, the page's HTML is fetched again for the tag.
+    Only the fixed paths of ``page_url``'s origin are fetched (``DISCOVERY_PATHS``), never
+    ``page_url`` itself. ``client`` (from ``discovery_client``) is used and left open;
+    without one, a client is made for this call. ``read_meta``, asked only when neither
+    well-known path has a document, reads the page's ``wab-discovery`` meta content from
+    the live page (None: the page has none; ``UNREAD``: it could not tell); the document
+    it names is fetched when ``meta_target`` allows it. Without ``read_meta``, or when it
+    cannot tell, there is no meta-tag document: the page's HTML is never fetched.
     """
     origin = origin_of(page_url)
     if origin is None:
@@ -200,22 +180,24 @@ async def discover(
         async with discovery_client() as own:
             return await discover(page_url, own, read_meta=read_meta)
     for path in DISCOVERY_PATHS:
-        url = urljoin(origin, path)
+        url = origin + path
         try:
             document = await _fetch_json(client, url)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             log.info("no WAB discovery at %s: %s", url, exc)
             continue
         if is_wab_discovery(document):
             return url, document
-    try:
-        found = await _meta_document(client, page_url, await read_meta() if read_meta is not None else UNREAD)
-    except httpx.HTTPError as exc:
-        log.info("no WAB discovery through the meta tag of %s: %s", page_url, exc)
+    meta = await read_meta() if read_meta is not None else UNREAD
+    target = meta_target(meta, page_url) if isinstance(meta, str) else None  # None or UNREAD: no tag to follow
+    if target is None:
         return None
-    if found is not None and is_wab_discovery(found[1]):
-        return found
-    return None
+    try:
+        document = await _fetch_json(client, target)
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        log.info("no WAB discovery through the meta tag of %s: %s", origin, exc)
+        return None
+    return (target, document) if is_wab_discovery(document) else None
 
 
 def transport_arguments(bound: Any) -> dict[str, Any]:

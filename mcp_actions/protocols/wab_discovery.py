@@ -3,10 +3,16 @@
 ``WabDiscovery`` is fed the runtimes the bridge announces: ``seen`` when one
 arrives or changes, ``forget`` when it leaves. Each time a runtime reaches a
 new origin, the site's WAB discovery document is looked for in the
-background (``wab.discover``: the two well-known paths, then the page's
-``wab-discovery`` meta tag, read in the live page through ``dom.extract``
-when the runtime can, else in its HTML), once a spell without calls in flight
-allows (``quiet_spell``). What is found is kept per runtime in ``documents``
+background (``wab.discover``: the two well-known paths of the origin, then
+the page's ``wab-discovery`` meta tag, read in the live page through
+``dom.extract``; the page's own URL is never fetched), once a spell without
+calls in flight allows (``quiet_spell``).
+
+The server fetches only what it can vouch for: it looks only at runtimes
+whose identity is proved (``RuntimeInfo.proved``: the server's own browser
+tabs, a paired extension tab, an operator's program), never at a page
+runtime, whose announced URL is its own word (docs/threat-model.md). A page
+runtime's WAB commands are still those its page's own bridge lists. What is found is kept per runtime in ``documents``
 (served as ``actions://runtimes/{runtime_id}/wab``, announced as an update
 and a list change); a page that has moved on, or a runtime that has gone,
 meanwhile keeps nothing.
@@ -48,7 +54,7 @@ log = logging.getLogger(__name__)
 #: WAB discovery waits for this long a spell without calls in flight, but no longer than WAB_QUIET_WAIT_S.
 WAB_QUIET_S = 0.3
 WAB_QUIET_WAIT_S = 5.0
-#: How long reading a page's wab-discovery meta tag may take before discovery fetches the HTML instead.
+#: How long reading a page's wab-discovery meta tag in the live page may take (past it: no meta-tag document).
 WAB_META_TIMEOUT_MS = 2000
 
 #: One ``dom.extract`` on a runtime: ``(runtime_id, arguments, timeout_ms)`` -> its output (raises ``ActionError``).
@@ -126,7 +132,10 @@ class WabDiscovery:
             self._applied.pop(runtime_id, None)
             for gone in [rid for rid in self._applied if rid not in self.origins]:
                 del self._applied[gone]  # runtimes that went away
-            if origin is not None:
+            if origin is not None and not runtime.proved:
+                # A page runtime's URL is what it says: the server sends no request on its word.
+                log.info("no WAB discovery for runtime %s: its identity is not proved (trust %s)", runtime_id, runtime.trust)
+            elif origin is not None:
                 task = asyncio.get_running_loop().create_task(self._discover(runtime, origin))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
@@ -164,15 +173,15 @@ class WabDiscovery:
     async def _read_meta(self, runtime: RuntimeInfo) -> Any:
         """The page's ``wab-discovery`` meta content, read from the live document (None: it has none).
 
-        Reading it in the page spares fetching the page's HTML again (a whole page, for a
-        real site) and sees a tag a script added. A runtime without ``dom.extract`` (refused
-        as ``capability_unavailable`` before the call leaves), or a read that fails, leaves it
-        ``UNREAD``: discovery then fetches the HTML as before.
+        The live page is the only place it is read: fetching the page's URL would be a
+        request whose path and query the runtime announced. A runtime without
+        ``dom.extract`` (refused as ``capability_unavailable`` before the call leaves), or a
+        read that fails, leaves it ``UNREAD``: the site then has no meta-tag document.
         """
         try:
             output = await self._extract(runtime.runtime_id, META_EXTRACT, WAB_META_TIMEOUT_MS)
         except ActionError as exc:
-            log.info("could not read the wab-discovery meta tag of %s in the page: %s", runtime.url, exc)
+            log.info("could not read the wab-discovery meta tag of runtime %s in the page: %s", runtime.runtime_id, exc.code)
             return UNREAD
         return meta_from_records(output)
 
@@ -182,7 +191,7 @@ class WabDiscovery:
 
     async def _discover(self, runtime: RuntimeInfo, origin: str) -> None:
         await self.quiet_spell()
-        if not self._still(runtime, origin):
+        if not self._still(runtime, origin) or not runtime.proved:
             return  # the page moved on (or went away) meanwhile
         found = await discover(runtime.url, self.client(), read_meta=lambda: self._read_meta(runtime))
         if found is None or not self._still(runtime, origin):

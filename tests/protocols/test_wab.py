@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mcp_actions.protocols.wab import discovery_meta, meta_from_records, meta_target
+from mcp_actions.protocols.wab import meta_from_records, meta_target
 
 from .conftest import product
 
@@ -100,13 +100,13 @@ def test_the_meta_tag_as_a_live_page_reads_it():
     assert meta_target("https://elsewhere.example/wab.json", page) is None and meta_target(None, page) is None
 
 
-def test_discovery_meta_tag_is_read_and_kept_to_the_page_origin():
+def test_a_meta_tag_names_a_document_of_the_page_origin_without_query():
     page = "http://127.0.0.1:8000/shop/index.html"
-    assert discovery_meta('<head><META Name="WAB-Discovery" content=" wab/doc.json "></head>', page) == "http://127.0.0.1:8000/shop/wab/doc.json"
-    assert discovery_meta('<meta name="wab-discovery" content="/agent-bridge.json">', page) == "http://127.0.0.1:8000/agent-bridge.json"
-    assert discovery_meta('<meta name="description" content="/agent-bridge.json">', page) is None
-    assert discovery_meta('<meta name="wab-discovery" content="https://elsewhere.example/wab.json">', page) is None  # another site
-    assert discovery_meta('<meta name="wab-discovery" content="">', page) is None
+    assert meta_target("/agent-bridge.json", page) == "http://127.0.0.1:8000/agent-bridge.json"
+    assert meta_target("", page) is None
+    # The server GETs what the tag names: nothing a page wrote may carry parameters or credentials.
+    for refused in ("/admin/reset?confirm=yes", "/wab.json#x", "//user@127.0.0.1:8000/wab.json", "http://127.0.0.1:8001/wab.json"):
+        assert meta_target(refused, page) is None, refused
 
 
 async def test_meta_tag_discovery_and_the_discovery_resource(meta_bakery_url):

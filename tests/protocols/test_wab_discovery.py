@@ -12,16 +12,24 @@ from typing import Any
 
 import pytest
 
-from mcp_actions.bridge.registry import RuntimeInfo
+from mcp_actions.bridge.registry import RuntimeInfo, Trust
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.protocols.wab_discovery import WabDiscovery
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "wab"
 
 
+#: Every path the bakery was asked for, in order.
+REQUESTED: list[str] = []
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def do_GET(self) -> None:
+        REQUESTED.append(self.path)
+        super().do_GET()
 
 
 @pytest.fixture()
@@ -29,6 +37,7 @@ def bakery_url() -> Iterator[str]:
     """The WAB bakery at its own origin: /agent-bridge.json is its discovery document."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    REQUESTED.clear()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
@@ -60,8 +69,8 @@ class _Setting:
     def list_changed(self) -> None:
         self.announced.append("list_changed")
 
-    def connect(self, runtime_id: str, url: str) -> RuntimeInfo:
-        info = RuntimeInfo(runtime_id=runtime_id, url=url, transport="inprocess")
+    def connect(self, runtime_id: str, url: str, trust: Trust = "host") -> RuntimeInfo:
+        info = RuntimeInfo(runtime_id=runtime_id, url=url, transport="inprocess", trust=trust)
         self.runtimes[runtime_id] = info
         return info
 
@@ -109,4 +118,22 @@ async def test_only_a_change_is_handed_on_again() -> None:
     setting.discovery.seen(runtime)
     assert setting.exposed == [("r1", None, None), ("r1", None, actions)]
     assert setting.discovery.origins == {"r1": None} and setting.discovery.pending_count == 0
+    await setting.discovery.aclose()
+
+
+async def test_an_unproved_runtime_gets_no_request_sent_on_its_word(bakery_url: str) -> None:
+    setting = _Setting()
+    page = setting.connect("r1", f"{bakery_url}/admin/reset?confirm=yes", trust="page")
+    setting.discovery.seen(page)
+    await asyncio.sleep(0.1)
+    await setting.settled()
+    assert REQUESTED == [] and setting.discovery.documents == {}
+    actions = [{"name": "addToCart", "description": "Add", "params": {}}]
+    page.page_tools = {"wab": actions}
+    setting.discovery.seen(page)  # what its own page's bridge lists is still its command set
+    assert setting.exposed == [("r1", None, None), ("r1", None, actions)]
+    # A proved runtime at the same URL: the fixed path of its origin, never the announced path and query.
+    setting.discovery.seen(setting.connect("r2", f"{bakery_url}/admin/reset?confirm=yes", trust="paired"))
+    await setting.settled()
+    assert REQUESTED == ["/agent-bridge.json"] and setting.discovery.documents["r2"]["url"] == f"{bakery_url}/agent-bridge.json"
     await setting.discovery.aclose()
