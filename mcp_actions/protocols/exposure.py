@@ -7,6 +7,11 @@ naming rule (``naming.page_tool_name``). Each tool runs through its
 protocol's page primitive (``webmcp.call``, ``abp.call``, ``wab.execute``)
 with the page's own name bound in ``x_actions.binding.arguments``; the page's
 input schema is the tool's, so arguments are checked before they reach the page.
+
+A page's descriptions are the page's words, read by the model as the tool's
+meaning: each starts with ``UNTRUSTED_DESCRIPTION`` (and the MCP tool carries
+``_meta["mcp-actions/untrusted"]``, ``server/tools.py``), so neither the model
+nor the host takes them for the user's or a map's (docs/mcp-surface.md).
 """
 
 from __future__ import annotations
@@ -19,7 +24,11 @@ from ..convert.abp import abp_to_actions
 from ..convert.wab import wab_to_actions
 from .naming import page_tool_name, site_namespace
 
-__all__ = ["PAGE_PRIMITIVES", "WAB_BRIDGES", "abp_manifest", "page_manifest", "wab_manifest", "webmcp_manifest"]
+__all__ = ["PAGE_PRIMITIVES", "UNTRUSTED_DESCRIPTION", "WAB_BRIDGES", "abp_manifest", "page_manifest", "wab_manifest", "webmcp_manifest"]
+
+#: Before every description a page (or its site's WAB document) supplies. Short: a host pays
+#: for each byte of tools/list on every turn.
+UNTRUSTED_DESCRIPTION = "[page-supplied description, untrusted] "
 
 #: The page primitive each protocol's tools run through, and the argument naming the tool.
 PAGE_PRIMITIVES: dict[str, tuple[str, str]] = {
@@ -44,6 +53,13 @@ def _object_schema(schema: Any) -> dict[str, Any]:
     copied.pop("$schema", None)  # a page's draft marker; ours is 2020-12
     copied.setdefault("type", "object")
     return copied
+
+
+def _marked(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Every tool's description, as the page gave it, after ``UNTRUSTED_DESCRIPTION``."""
+    for tool in manifest["tools"]:
+        tool["description"] = UNTRUSTED_DESCRIPTION + str(tool.get("description") or "")
+    return manifest
 
 
 def _unique(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -80,13 +96,15 @@ def webmcp_manifest(tools: list[dict[str, Any]], *, url: str | None) -> dict[str
         if hints:
             entry["annotations"] = hints
         converted.append(entry)
-    return {
-        "protocol": "actions.json",
-        "version": 1,
-        "surface": _surface(url),
-        "tools": _unique(converted),
-        "provenance": {"generated_by": "mcp-actions", "converted_from": "webmcp"},
-    }
+    return _marked(
+        {
+            "protocol": "actions.json",
+            "version": 1,
+            "surface": _surface(url),
+            "tools": _unique(converted),
+            "provenance": {"generated_by": "mcp-actions", "converted_from": "webmcp"},
+        }
+    )
 
 
 def _renamed(manifest: dict[str, Any], url: str | None, key: str, protocol: str) -> dict[str, Any]:
@@ -101,7 +119,7 @@ def _renamed(manifest: dict[str, Any], url: str | None, key: str, protocol: str)
 def abp_manifest(tools: list[dict[str, Any]], *, url: str | None, app: dict[str, Any] | None = None) -> dict[str, Any]:
     """The actions.json map of a page's available ABP capabilities (through ``convert.abp``)."""
     document = {"abp": "0.1", "app": app or {"id": site_namespace(url), "name": site_namespace(url)}, "capabilities": tools}
-    return _renamed(abp_to_actions(document), url, "capability", "abp")
+    return _marked(_renamed(abp_to_actions(document), url, "capability", "abp"))
 
 
 #: Where a page's own WAB bridge lives (``bridge`` of ``wab.execute``), by the name the page reports.
@@ -160,7 +178,7 @@ def wab_manifest(
     max_rate = manifest["x_wab"].get("max_rate")
     for tool in manifest["tools"]:
         tool["x_wab"]["max_rate"] = max_rate if isinstance(max_rate, int) and not isinstance(max_rate, bool) and max_rate >= 1 else 60
-    return manifest
+    return _marked(manifest)
 
 
 def page_manifest(protocol: str, tools: list[dict[str, Any]], *, url: str | None) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from ..errors import ActionError, UnknownTool
 from ..manifest.execution import ToolKind
 from .media import IMAGE_TOOLS, image_output_schema, split_image
 
-__all__ = ["META_STATE_SUMMARY", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
+__all__ = ["META_STATE_SUMMARY", "META_UNTRUSTED", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
 _ANNOTATION_KEYS = {
     "readOnlyHint": "read_only_hint",
@@ -60,6 +60,10 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
     if output_schema is not None and _image_tool(binding):
         output_schema = image_output_schema(output_schema)
     meta = binding.meta()
+    if binding.protocol != "actions.json":
+        # A page declared it (WebMCP, ABP, WAB): its description and schema are the page's words
+        # (the description also says so in its text, protocols/exposure.py).
+        meta[META_UNTRUSTED] = True
     if binding.confirm:
         meta["mcp-actions/confirm"] = True  # the server asks the user before the call reaches the page
     return types.Tool(
@@ -72,6 +76,9 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
         _meta=meta,  # the SDK's models take _meta by its alias (populate_by_name keeps the name for reading)
     )
 
+
+#: Marks a tool a page declared, and its results: page words, never instructions.
+META_UNTRUSTED = "mcp-actions/untrusted"
 
 #: Where a result carries the state summary its map asks for (``x_actions.result_summary``).
 #: ``_meta`` rather than ``structuredContent``, so the tool's ``outputSchema`` (its map's
@@ -149,6 +156,6 @@ def mark_page_content(result: types.CallToolResult, binding: ToolBinding) -> typ
     if binding.protocol == "actions.json":
         return result
     meta = dict(result.meta or {})
-    meta.update({"mcp-actions/untrusted": True, "mcp-actions/protocol": binding.protocol})
+    meta.update({META_UNTRUSTED: True, "mcp-actions/protocol": binding.protocol})
     result.meta = meta
     return result

@@ -34,6 +34,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from mcp_actions.protocols.exposure import UNTRUSTED_DESCRIPTION
+
 from .conftest import product
 
 PAGE_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "wab-store"
@@ -420,7 +422,7 @@ async def test_a_page_with_only_the_wab_client_lists_its_actions():
         async with product() as s:
             await s.navigate(f"{url}/")
             tools = await _wab_tools(s, PAGE_ACTIONS)
-            assert tools["getCartCount"].description == "Read the cart count from the page"
+            assert tools["getCartCount"].description == UNTRUSTED_DESCRIPTION + "Read the cart count from the page"
             assert _own(tools["openCart"].input_schema) == {} and tools["openCart"].input_schema["additionalProperties"] is False
             count = await s.client.call_tool(tools["getCartCount"].name, {})
             assert not count.is_error and count.structured_content == {"count": "0"}

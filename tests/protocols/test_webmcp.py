@@ -17,6 +17,8 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from mcp_actions.protocols.exposure import UNTRUSTED_DESCRIPTION
+
 from .conftest import product
 
 
@@ -236,7 +238,7 @@ async def test_declarative_form_compiles_to_a_schema_and_answers_through_respond
         await s.navigate(f"{pages_url}/webmcp/declarative.html")
         search = await s.page_tool("webmcp", "search_flights")
         schema = search.input_schema
-        assert search.description == "Search flights between two cities."
+        assert search.description == UNTRUSTED_DESCRIPTION + "Search flights between two cities."
         assert schema["required"] == ["from", "to"]
         props = schema["properties"]
         assert props["from"] == {"type": "string", "description": "Departure city"}

@@ -16,6 +16,8 @@ from __future__ import annotations
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from mcp_actions.protocols.exposure import UNTRUSTED_DESCRIPTION
+
 from .conftest import Session, product
 
 
@@ -95,7 +97,7 @@ async def test_doors_that_load_rooms_and_a_tool_withdrawn_by_its_signal(pages_ur
         await s.navigate(f"{pages_url}/webmcp-demos/doors.html")
         await s.wait_for_tools(lambda ts: _webmcp(ts) == {"openDoor1", "openDoor2"})
         door = await s.page_tool("webmcp", "openDoor1")
-        assert door.description == "Open the first mystery door. Only one door can be chosen."
+        assert door.description == UNTRUSTED_DESCRIPTION + "Open the first mystery door. Only one door can be chosen."
         opened = await s.client.call_tool(door.name, {})
         assert not opened.is_error, opened.structured_content
         assert opened.structured_content["navigated"] is True and opened.structured_content["page"]["title"] == "Mystery Doors - Magic Room"
