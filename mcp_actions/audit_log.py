@@ -140,6 +140,8 @@ class AuditLog:
         #: Why the last write failed (``reason: strerror``), None while the file takes lines.
         self._failure: str | None = None
         self._failure_reason = "write_failed"
+        #: The problem announced in the log since calls began to be refused (None: calls run).
+        self._announced: str | None = None
         #: Lines given up (the backlog overflowed, or a line came after close).
         self.lost = 0
         #: Told after each entry (the composition root announces ``actions://audit/recent`` changed).
@@ -254,25 +256,27 @@ class AuditLog:
                 log.exception("an audit listener failed")
 
     def _try_drain(self) -> bool:
-        """Write what waits; say so once when the log starts failing and once when it recovers (held lock)."""
+        """Write what waits (held lock); False, with the failure noted and announced, when the file refuses."""
         try:
             self._drain()
         except OSError as exc:
-            if self._failure is None:
-                # Said once per outage, as an error: it reaches the MCP clients' logs too (server/logs.py).
-                log.error(
-                    "the audit log %s cannot be written (%s): calls are refused with audit_unavailable until it can; %d line(s) wait in memory",
-                    self.path,
-                    exc.strerror or exc,
-                    len(self._backlog),
-                )
             self._failure_reason = _reason(exc)
             self._failure = f"{self._failure_reason}: {exc.strerror or exc}"
+            self._announce(self._failure)
             return False
-        if self._failure is not None:
-            log.warning("the audit log %s is written again; the lines that waited are in it", self.path)
-            self._failure = None
+        self._failure = None
         return True
+
+    def _announce(self, problem: str) -> None:
+        """Say once per outage (held lock), as an error, that calls are refused: it reaches MCP clients' logs too (server/logs.py)."""
+        if self._announced is None:
+            log.error(
+                "the audit log %s cannot take more lines (%s): calls are refused with audit_unavailable until it can; %d line(s) wait in memory",
+                self.path,
+                problem,
+                len(self._backlog),
+            )
+        self._announced = problem
 
     # -- health ------------------------------------------------------------------
 
@@ -287,10 +291,14 @@ class AuditLog:
             return
         with self._lock:
             reason = self._problem(retry=True)
-            waiting = len(self._backlog)
+            if reason is None:
+                if self._announced is not None:
+                    log.warning("the audit log %s takes lines again (the lines that waited are in it): calls run", self.path)
+                    self._announced = None
+                return
             failure = self._failure
-        if reason is None:
-            return
+            self._announce(failure or reason)
+            waiting = len(self._backlog)
         raise ActionError(
             f"the audit log {self.path} cannot take this call's line ({failure or reason}), so the call was not run; "
             "free space where it lives, or restart with another --audit-log",

@@ -17,6 +17,7 @@ handshake clients still rely on it.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import warnings
 from typing import Any
@@ -25,9 +26,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import LoggingLevel
 
+from ..errors import ActionError
 from .peers import LOG_LEVELS, Peer, Peers
 
-__all__ = ["LOGGER_NAME", "ClientLogHandler", "allows", "failed_map_message", "tell", "tell_peer"]
+__all__ = ["LOGGER_NAME", "ClientLogHandler", "allows", "call_event", "failed_map_message", "redacted", "tell", "tell_peer"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,49 @@ async def tell_peer(peer: Peer, level: LoggingLevel, data: Any) -> None:
             await peer.session.send_log_message(level, data, logger=LOGGER_NAME)
     except Exception:
         log.debug("a log message to a client was lost", exc_info=True)
+
+
+def call_event(event: str, tool: str, error: ActionError, **extra: Any) -> dict[str, Any]:
+    """The log message of a call refused or failed: its tool, code and the argument's path, never its message.
+
+    An error's message may quote what the call was given (a schema error quotes the
+    value, a page handler may echo a password): the model reads it in the result, but
+    a log is kept and shown elsewhere, so it carries the code and the JSON Pointer only.
+    """
+    data: dict[str, Any] = {"event": event, "tool": tool, "code": str(error.code)}
+    path = error.evidence.get("path") if isinstance(error.evidence, dict) else None
+    if isinstance(path, str):
+        data["path"] = path  # a pointer into the arguments names them, not their values
+    data.update(extra)
+    return data
+
+
+#: Shorter values are left in a redacted text: masking every "a" or "1" would leave nothing to read.
+_REDACT_MIN = 3
+
+
+def _leaves(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _leaves(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _leaves(item)]
+    if isinstance(value, bool) or value is None:
+        return []
+    # As given, and as a message would quote it (repr for Python's messages, JSON for others').
+    forms = {str(value), repr(value), json.dumps(value, ensure_ascii=False), json.dumps(value)}
+    return [form for form in forms if len(form) >= _REDACT_MIN]
+
+
+def redacted(text: str, arguments: Any) -> str:
+    """``text`` with every argument value it quotes masked (``«argument value»``), longest first.
+
+    For the one log line that needs an unexpected error's own message (a bug is hard to find
+    without it) and whose message no code of ours wrote: a value quoted in another shape than
+    these still shows, so messages we write never carry values in the first place.
+    """
+    for value in sorted(set(_leaves(arguments)), key=len, reverse=True):
+        text = text.replace(value, "«argument value»")
+    return text
 
 
 def failed_map_message(failed: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import traceback
 import warnings
 from collections.abc import AsyncIterator, Coroutine, Sequence
 from typing import Any, cast
@@ -28,11 +29,11 @@ from .. import __version__
 from ..actions_app import ActionsApp
 from ..catalog.catalog import ROUTING_HELP
 from ..dispatch.guards import CallContext, InputRequired
-from ..errors import ActionError, UnknownTool
+from ..errors import ActionError, ErrorCode, UnknownTool
 from ..events import MapsFailed, ResourcesListChanged, ResourceUpdated, ToolsChanged
 from . import resources as res
 from .confirm import confirmer, page_elicitor
-from .logs import ClientLogHandler, failed_map_message, tell, tell_peer
+from .logs import ClientLogHandler, call_event, failed_map_message, redacted, tell, tell_peer
 from .peers import SCOPE_KEY, Peer, Peers
 from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
 from .watches import ResourceWatches, watching_listen
@@ -162,7 +163,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         try:
             outcome = await app.service.handle(params.name, params.arguments, context)
         except UnknownTool as exc:
-            await tell(ctx, peer, "warning", {"event": "call_refused", "tool": params.name, "code": exc.code, "message": exc.message})
+            await tell(ctx, peer, "warning", call_event("call_refused", params.name, exc))
             raise protocol_error(exc) from exc
         except InputRequired as ask:
             # A 2026-07-28 client asks its user and calls again with the answer (confirm.py raised it with its result).
@@ -172,14 +173,25 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             if not started:
                 # Refused before it ran (bad arguments, the user declined): a result the model reads
                 # (MCP 2025-11-25, SEP-1303), not a JSON-RPC error it never sees.
-                await tell(ctx, peer, "warning", {"event": "call_refused", "tool": params.name, "code": exc.code, "message": exc.message})
+                await tell(ctx, peer, "warning", call_event("call_refused", binding.name if binding else params.name, exc))
                 return error_result(exc)
             elapsed = int((loop.time() - started[0]) * 1000)
-            await tell(ctx, peer, "warning", {"event": "call_failed", "tool": binding.name if binding else params.name, "code": exc.code, "message": exc.message, "elapsed_ms": elapsed})
+            await tell(ctx, peer, "warning", call_event("call_failed", binding.name if binding else params.name, exc, elapsed_ms=elapsed))
             return mark_page_content(error_result(exc), binding) if binding is not None else error_result(exc)
         except asyncio.CancelledError:
             log.info("call of %s cancelled by the client", params.name)
             raise
+        except Exception as exc:
+            # A bug. Its message may quote the arguments, and the SDK would log it whole and
+            # answer -32603: log where it happened with the values masked, answer internal_error.
+            where = "".join(traceback.format_tb(exc.__traceback__)).rstrip()
+            log.error("call of %s failed unexpectedly: %s: %s\n%s", params.name, type(exc).__name__, redacted(str(exc), params.arguments or {}), where)
+            internal = ActionError(
+                f"an unexpected failure inside mcp-actions ({type(exc).__name__}); where it happened is on the server's stderr",
+                code=ErrorCode.INTERNAL_ERROR,
+            )
+            await tell(ctx, peer, "error", call_event("call_failed", params.name, internal))
+            return error_result(internal)
         binding = outcome.binding
         assert binding is not None
         await tell(ctx, peer, "info", {"event": "call_finished", "tool": binding.name, "elapsed_ms": int((loop.time() - started[0]) * 1000)})
