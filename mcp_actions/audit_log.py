@@ -131,7 +131,6 @@ class AuditLog:
         self.min_free_bytes = min_free_bytes
         self._recent: deque[dict[str, Any]] = deque(maxlen=recent_size)
         self._fd: int | None = None
-        self._opened = False  # open() ran: from then on a missing file descriptor means closed
         # One lock for the file, the backlog and the failure: calls may end on several threads.
         self._lock = threading.Lock()
         #: Lines not written yet, oldest first, each with whether it records a refusal for this very log.
@@ -156,7 +155,6 @@ class AuditLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Only the user reads what their agent did: a new file is private (an existing one keeps its mode).
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-        self._opened = True
 
     def close(self) -> None:
         """Write what still waits, then close the file (entries recorded later are only kept in memory)."""
@@ -309,7 +307,7 @@ class AuditLog:
     def _problem(self, *, retry: bool) -> str | None:
         """Why a line could not be written now, or None (held lock); ``retry`` writes the backlog first."""
         if self._fd is None:
-            return "closed" if self._opened else "not_open"
+            return "closed"  # not opened yet, or closed at shutdown
         if self._backlog or self._failure is not None:
             if not retry or not self._try_drain():
                 return self._failure_reason

@@ -38,7 +38,8 @@ async def run_attachment_open(service: ActionService, event: AttachmentOpened) -
     try:
         await service.handle(binding.mcp_name, arguments, CallContext(via="attachment", client="page-launcher"))
     except ActionError as exc:
-        log.warning("attachment %s of runtime %s: %s failed: %s (%s)", opens.attachment_id, runtime_id, opens.tool, exc.message, exc.code)
+        # The code and the argument's path, not the message: it may quote the arguments (docs/mcp-surface.md, "Notifications").
+        log.warning("attachment %s of runtime %s: %s failed: %s %s", opens.attachment_id, runtime_id, opens.tool, exc.code, exc.evidence.get("path") or "")
     except Exception:
         log.exception("attachment %s of runtime %s: %s failed", opens.attachment_id, runtime_id, opens.tool)
     else:
