@@ -179,7 +179,7 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
             await tell(ctx, peer, "warning", call_event("call_failed", binding.name if binding else params.name, exc, elapsed_ms=elapsed))
             return mark_page_content(error_result(exc), binding) if binding is not None else error_result(exc)
         except asyncio.CancelledError:
-            log.info("call of %s cancelled by the client", params.name)
+            log.info("call of %s cancelled (by its client, or the server is stopping)", params.name)
             raise
         except Exception as exc:
             # A bug. Its message may quote the arguments, and the SDK would log it whole and

@@ -283,3 +283,18 @@ async def test_no_argument_value_reaches_a_log_notification_or_stderr(tmp_path, 
     assert "DEBUG mcp" in stderr  # the server's own logs, at their most talkative, are in this file
     assert SECRET not in stderr
     assert SECRET not in audit_file.read_text()
+
+
+async def test_a_call_pending_when_the_client_closes_stdin_is_recorded(tmp_path, pages_url):
+    audit_file = tmp_path / "audit.jsonl"
+    started = time.monotonic()
+    async with serve(tmp_path, pages_url, audit_file) as server:
+        await server.ok("browser_navigate", {"url": f"{pages_url}/audit-counter/index.html"})
+        holding = asyncio.create_task(server.call("counter_hold", {"ms": 10000}))
+        await server.wait_started("counter.hold")
+        # The host goes away without cancelling: leaving the client closes the server's stdin.
+    with contextlib.suppress(BaseException):
+        await holding
+    lines = _lines(audit_file)
+    assert [(e["tool"], e["status"], e.get("code")) for e in lines] == [("browser.navigate", "ok", None), ("counter.hold", "error", "cancelled")]
+    assert time.monotonic() - started < 20
