@@ -17,6 +17,14 @@ starting at the same moment.
 - ``fallback_note(service, requested, port, default=...)``: the one sentence said when a default gave way.
 - ``listen_sockets(host, port, service=..., fallback=...)``: a ``Listening`` (bound, listening sockets, the
   real port and the note) for a server that is handed its sockets.
+
+Who may name a listening port in a request's ``Host`` header is decided here too, once for every
+server on a port (the HTTP transports, the bridge port): DNS rebinding lets a web page reach a
+loopback server under a hostile name, and refusing a ``Host`` that is not ours (421) stops it.
+
+- ``LOOPBACK_HOSTS``: the ``Host`` patterns that name loopback on any port.
+- ``hosts_for_bind(host, extra=())``: loopback, plus the bound address unless it is a wildcard, plus ``extra``.
+- ``host_allowed(value, patterns)``: whether a ``Host`` (or ``Origin``) value matches one of the patterns.
 """
 
 from __future__ import annotations
@@ -25,11 +33,22 @@ import errno
 import os
 import socket
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .errors import ErrorCode, UsageError
 
-__all__ = ["Listening", "PortInUse", "address_in_use", "bind_error", "fallback_note", "listen_sockets"]
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "Listening",
+    "PortInUse",
+    "address_in_use",
+    "bind_error",
+    "fallback_note",
+    "host_allowed",
+    "hosts_for_bind",
+    "listen_sockets",
+]
 
 #: ``EADDRINUSE``, and Windows' ``WSAEADDRINUSE``, which Python does not map onto it.
 _IN_USE = frozenset({errno.EADDRINUSE, 10048})
@@ -37,6 +56,36 @@ _IN_USE = frozenset({errno.EADDRINUSE, 10048})
 _REUSE_ADDRESS = os.name == "posix" and sys.platform != "cygwin"
 #: Attempts at finding one free port for every address of a host (``localhost``: IPv4 and IPv6).
 _FREE_PORT_ATTEMPTS = 5
+#: ``Host`` patterns naming loopback; ``:*`` allows any port (and no port at all).
+LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+#: Bind addresses that are loopback already, or every interface (reached through loopback, never named).
+_UNNAMED_BINDS = frozenset({"0.0.0.0", "::", "", "127.0.0.1", "localhost", "::1"})
+
+
+def host_allowed(value: str, patterns: Iterable[str]) -> bool:
+    """Whether ``value`` (a ``Host`` header, or an ``Origin``) matches one of ``patterns``.
+
+    A pattern is an exact value, ``*`` (anything), or ends in ``:*`` (any port, or none: a default port
+    leaves no port in the header). Comparison ignores case, as host names do.
+    """
+    value = value.lower()
+    for pattern in patterns:
+        pattern = pattern.lower()
+        if pattern == "*" or value == pattern:
+            return True
+        if pattern.endswith(":*") and value.startswith(pattern[:-1]) and value[len(pattern) - 1 :].isdigit():
+            return True
+        if pattern.endswith(":*") and value == pattern[:-2]:
+            return True
+    return False
+
+
+def hosts_for_bind(host: str, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """The ``Host`` patterns a server bound to ``host`` answers: loopback, the bound address (unless a wildcard), ``extra``."""
+    hosts = list(LOOPBACK_HOSTS)
+    if host not in _UNNAMED_BINDS:
+        hosts.append(f"[{host}]:*" if ":" in host else f"{host}:*")
+    return (*hosts, *extra)
 
 
 def address_in_use(exc: BaseException) -> bool:

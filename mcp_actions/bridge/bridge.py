@@ -23,6 +23,16 @@ Each runtime is told what to do on its own for the maps covering its page
 (``runtime_config.py``); a click on a launcher that opens a map tool comes
 back as ``attachment_open``.
 
+Who a connection is comes from its transport, never from its items: the
+session carries the trust its handshake proved (``credentials.py``), and
+``identity.py`` decides whether a ``runtime_ready`` may take back the id or
+key it names (only the credential that created that runtime may) or gets a
+fresh id. A page runtime is given a secret of its own in its
+``runtime_config`` and must present it to take its identity back; what it
+announces about its page (``url``) must lie in the origin its handshake
+carried; and ``authorization_id`` is the pairing its connection proved, never
+one it names.
+
 Observers (the composition root) subscribe on the bridge's ``events`` hub to
 hear about runtimes arriving, changing, becoming the active one and leaving,
 about accepted page events and about launchers the user clicked
@@ -46,8 +56,10 @@ from ..errors import ActionError, ErrorCode
 from ..events import EventHub
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
 from .calls import CallTracker, InputHandler, ProgressHandler
+from .credentials import new_runtime_secret, secret_digest, url_within_origin
 from .envelope import runtime_error, unwrap_output
 from .events import AttachmentOpened, PageEvent, RuntimeActive, RuntimeArrived, RuntimeGone, RuntimeUpdated
+from .identity import IdentityBook, owner_key
 from .items import (
     DEFAULT_MAX_ITEM_BYTES,
     ActionCall,
@@ -61,7 +73,7 @@ from .items import (
 )
 from .items import RuntimeReady as ReadyItem
 from .page_tools import parse_page_tools
-from .registry import EVENT_LOG_SIZE, RuntimeInfo, RuntimeRegistry
+from .registry import EVENT_LOG_SIZE, RuntimeInfo, RuntimeRegistry, Trust
 from .routing import Route, select_runtime
 from .runtime_config import AttachmentSource, RuntimeConfigurator, attachment_states
 from .session import RuntimeLink, RuntimeSession
@@ -122,6 +134,8 @@ class Bridge:
         self.registry = RuntimeRegistry()
         self.registry.on_active = lambda info: self.events.publish(RuntimeActive(info))
         self.calls = CallTracker()
+        #: Which credential owns each runtime id (and the ids page runtimes that left reserved).
+        self.identities = IdentityBook()
         self._sessions: dict[str, RuntimeSession] = {}
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -144,13 +158,24 @@ class Bridge:
             await session.close("bridge stopping")
         self.calls.stop()
 
-    def connect(self, link: RuntimeLink, *, transport: str, authorization_id: str | None = None) -> RuntimeSession:
+    def connect(
+        self,
+        link: RuntimeLink,
+        *,
+        transport: str,
+        authorization_id: str | None = None,
+        trust: Trust = "operator",
+        origin: str | None = None,
+    ) -> RuntimeSession:
         """Accept a new connection; it becomes a runtime once it sends ``runtime_ready``.
 
         ``authorization_id``: the pairing the connection authenticated with; it is the runtime's,
-        whatever its ``runtime_ready`` says.
+        whatever its ``runtime_ready`` says. ``trust``: what the transport proved of the connection
+        (``host`` for this process's own runtimes; a WebSocket's comes from its handshake, see
+        credentials.py). ``origin``: a page runtime's handshake ``Origin``, to which the urls it
+        announces are held.
         """
-        return RuntimeSession(self, link, transport, authorization_id=authorization_id)
+        return RuntimeSession(self, link, transport, authorization_id=authorization_id, trust=trust, origin=origin)
 
     def sessions_of(self, authorization_id: str) -> list[RuntimeSession]:
         """The connections that authenticated with this pairing."""
@@ -283,20 +308,47 @@ class Bridge:
     # -- what sessions report (SessionOwner) ------------------------------
 
     async def on_runtime_ready(self, session: RuntimeSession, item: ReadyItem) -> None:
-        """Register the runtime a connection announces (or refresh what it said of itself)."""
+        """Register the runtime a connection announces (or refresh what it said of itself).
+
+        Raises ``ActionError`` ``permission_denied`` (evidence ``reason: origin_mismatch``) when a page
+        runtime announces a url outside the origin its connection came from: the item is refused whole.
+        """
+        self._check_page_url(session, item.url, "/url")
         registry = self.registry
         if session.runtime_id is not None:
-            # A second runtime_ready on the same connection refreshes what the runtime said of itself.
+            # A second runtime_ready on the same connection refreshes what the runtime said of itself;
+            # a runtime_key another runtime holds is not taken this way either.
             info = registry.get(session.runtime_id)
             if info is not None:
-                self._apply_ready(info, item, session.authorization_id)
+                holder = registry.find_by_key(item.runtime_key) if item.runtime_key else None
+                self._apply_ready(info, item, session, item.runtime_key if holder is None or holder is info else info.runtime_key)
                 self.events.publish(RuntimeUpdated(info))
                 return
-        # A runtime that reconnects (same runtime_key, or same runtime_id) replaces its old
-        # connection and keeps its identity, so routing by id or key keeps working.
-        previous = (registry.find_by_key(item.runtime_key) if item.runtime_key else None) or registry.get(item.runtime_id)
-        runtime_id = previous.runtime_id if previous is not None else item.runtime_id
-        replaced = self._sessions.get(runtime_id)
+        presented = (item.model_extra or {}).get("runtime_secret") if session.trust == "page" else None
+        digest = secret_digest(presented) if isinstance(presented, str) and presented else None
+        owner = owner_key(session.trust, authorization_id=session.authorization_id, secret_digest=digest)
+        claim = self.identities.claim(registry, trust=session.trust, owner=owner, runtime_id=item.runtime_id, runtime_key=item.runtime_key)
+        for evicted in claim.evict:
+            await self._evict(evicted, f"dropped: a proved runtime claimed {evicted!r}")
+        runtime_id = claim.runtime_id
+        if session.trust == "page":
+            if owner is not None and self.identities.owner(runtime_id) == owner:
+                session.runtime_secret = str(presented)  # its own secret, recognised: it stays the runtime's
+            else:
+                session.runtime_secret = new_runtime_secret()
+                owner = owner_key("page", secret_digest=secret_digest(session.runtime_secret))
+        assert owner is not None
+        if claim.renamed:
+            log.warning(
+                "a %s connection announced %s, which belongs to another credential; it is runtime %s instead",
+                session.trust,
+                ", ".join(f"{k} {v!r}" for k, v in claim.renamed.items() if k != "reason"),
+                runtime_id,
+            )
+        # A runtime that reconnects (same runtime_key, or same runtime_id, and the same owner) replaces
+        # its old connection and keeps its identity, so routing by id or key keeps working.
+        previous = claim.previous
+        replaced = self._sessions.get(runtime_id) if previous is not None else None
         if replaced is not None and replaced is not session:
             log.info("runtime %s reconnected; replacing its old connection", runtime_id)
             replaced.detach()
@@ -307,24 +359,25 @@ class Bridge:
         if previous is not None:
             info.events = previous.events
             info.connected_at = previous.connected_at
-        self._apply_ready(info, item, session.authorization_id)
+        self._apply_ready(info, item, session, claim.runtime_key)
         session.bind(runtime_id, announced_as=item.runtime_id)
         self._sessions[runtime_id] = session
+        self.identities.own(runtime_id, owner, session.trust)
         registry.add(info)
         if registry.active_id is None:
             registry.set_active(runtime_id)
-        log.info("runtime %s ready at %s (%s)", runtime_id, info.url, session.transport)
+        log.info("runtime %s ready at %s (%s, trust %s)", runtime_id, info.url, session.transport, session.trust)
         self.events.publish(RuntimeUpdated(info) if replaced is not None else RuntimeArrived(info))
-        await self.configurator.send(session, info, force=True)
+        await self.configurator.send(session, info, force=True, renamed=claim.renamed or None)
 
     @staticmethod
-    def _apply_ready(info: RuntimeInfo, item: ReadyItem, verified_authorization: str | None = None) -> None:
-        """What a ``runtime_ready`` says of the runtime; its pairing is the one its connection proved, when it did."""
+    def _apply_ready(info: RuntimeInfo, item: ReadyItem, session: RuntimeSession, runtime_key: str | None) -> None:
+        """What a ``runtime_ready`` says of the runtime; its trust and pairing are what its connection proved."""
         extra = item.model_extra or {}
         if "page_tools" in extra:
             info.page_tools = parse_page_tools(extra["page_tools"])
         info.url = item.url
-        info.runtime_key = item.runtime_key
+        info.runtime_key = runtime_key
         info.title = item.title
         info.capabilities = tuple(item.capabilities or ())
         # Only an object with tools is a map to expose; the spec's {"protocol", "version"} only says what was loaded.
@@ -332,9 +385,36 @@ class Bridge:
         info.manifest_summary = item.manifest_summary
         info.announced_host = item.host
         info.frame = bool(item.frame)
-        info.authorization_id = verified_authorization or item.authorization_id
+        # Never item.authorization_id: a runtime may name any pairing, only its connection proves one.
+        info.authorization_id = session.authorization_id
+        info.trust = session.trust
         info.extension_version = item.extension_version
         info.last_seen = time.monotonic()
+
+    @staticmethod
+    def _check_page_url(session: RuntimeSession, url: str, path: str) -> None:
+        """Refuse a page runtime's url outside the origin its handshake carried (browsers set it; pages cannot)."""
+        if session.trust != "page" or session.origin is None or url_within_origin(url, session.origin):
+            return
+        raise ActionError(
+            f"a page runtime connected from {session.origin} cannot be at {url[:200]!r}: a page announces only pages of its own origin",
+            code=ErrorCode.PERMISSION_DENIED,
+            evidence={"reason": "origin_mismatch", "path": path, "origin": session.origin, "url": url[:200]},
+        )
+
+    async def _evict(self, runtime_id: str, reason: str) -> None:
+        """Disconnect an unproved runtime whose id or key a proved runtime claimed (identity.py)."""
+        self.identities.forget(runtime_id)
+        session = self._sessions.pop(runtime_id, None)
+        info = self.registry.remove(runtime_id)
+        self.configurator.forget(runtime_id)
+        if session is not None:
+            session.detach()
+            self.calls.fail_channel(session, reason)
+            await self._close_link(session, reason)
+        if info is not None:
+            log.warning("runtime %s (trust %s) %s", runtime_id, info.trust, reason)
+            self.events.publish(RuntimeGone(info, reason))
 
     def on_runtime_seen(self, session: RuntimeSession) -> bool:
         """Note that an announced runtime is alive; False when it was retired while the item was in flight."""
@@ -350,6 +430,8 @@ class Bridge:
         if info is None:
             return
         if isinstance(item, RuntimeStatus):
+            if item.url is not None:
+                self._check_page_url(session, item.url, "/url")
             if self._on_status(info, item):
                 await self.configurator.send(session, info)  # another page: maybe other maps' signals and attachments
         elif isinstance(item, ActionCallOutput):
@@ -386,6 +468,7 @@ class Bridge:
             del self._sessions[runtime_id]
             info = self.registry.remove(runtime_id)
             self.configurator.forget(runtime_id)
+            self.identities.left(runtime_id)  # a page runtime's id stays reserved for its secret
             if info is not None:
                 log.info("runtime %s gone: %s", runtime_id, reason)
                 self.events.publish(RuntimeGone(info, reason))

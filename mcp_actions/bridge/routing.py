@@ -7,7 +7,11 @@ Several left after explicit selectors only: ``ambiguous_runtime`` (the caller
 asked for something that names several). Several left otherwise: top-level
 documents are preferred over frames (a page embedding a same-origin iframe is
 one page to a map's surface, not two), then the active runtime if it is one of
-them, else ``ambiguous_runtime``. None left: ``runtime_not_found`` saying what
+them, else ``ambiguous_runtime``. In implicit (surface) routing, a runtime whose
+identity is unproved (``RuntimeInfo.proved`` false: a page runtime) is dropped
+whenever a proved one (the server's own tab, a paired extension tab, an
+operator's runtime) shows the site too: what a page says of itself never
+decides where a map's call, and the password in it, goes. None left: ``runtime_not_found`` saying what
 was asked. Explicit fields still reach a frame: its ``runtime_id`` or
 ``runtime_key``, or a predicate only it matches.
 """
@@ -122,6 +126,9 @@ def select_runtime(runtimes: Sequence[RuntimeInfo], route: Route, *, active_id: 
     if route.surface_origin and not (route.runtime_id or route.runtime_key):
         # An explicit id or key wins over the surface; predicates are narrowed further by it.
         candidates = [r for r in candidates if surface_matches(route.surface_origin, r.url)]
+        if not route.explicit:
+            proved = [r for r in candidates if r.proved]
+            candidates = proved or candidates
     if not candidates:
         raise _not_found(route, len(runtimes))
     if len(candidates) == 1:

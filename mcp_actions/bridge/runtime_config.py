@@ -11,6 +11,12 @@ again, and sent only when it changed, whenever:
   site's signals and installing its attachments;
 - the maps change (``refresh_all``).
 
+A page runtime's ``runtime_config`` also carries ``runtime_secret``, the
+secret the bridge gave it (``session.runtime_secret``): presented in a later
+``runtime_ready``, it alone takes the runtime's identity back (``identity.py``).
+The first one sent to a connection whose announced id or key belonged to
+another credential says so in ``renamed`` (its ``runtime_id`` is the id it got).
+
 The last configuration sent is kept per runtime: an ``attachment_open`` item
 names an attachment, and the tool it opens is looked up here, never taken
 from the runtime (a page cannot choose which tool its launcher runs).
@@ -89,13 +95,23 @@ class RuntimeConfigurator:
         attachments = [dict(a) for a in self._attachments(info)] if self._attachments else []
         return RuntimeConfig(type="runtime_config", runtime_id=info.runtime_id, listen=listen, attachments=attachments or None)
 
-    async def send(self, session: RuntimeSession, info: RuntimeInfo, *, force: bool = False) -> None:
-        """Send the runtime its configuration, unless it already has exactly this one (``force``: send anyway)."""
+    async def send(self, session: RuntimeSession, info: RuntimeInfo, *, force: bool = False, renamed: Mapping[str, str] | None = None) -> None:
+        """Send the runtime its configuration, unless it already has exactly this one (``force``: send anyway).
+
+        The connection's ``runtime_secret`` (a page runtime's) goes with every one sent; ``renamed``
+        (what it announced and could not have) with this one only.
+        """
         config = self.config_for(info)
         if not force and self._sent.get(info.runtime_id) == config:
             return
+        additions: dict[str, Any] = {}
+        if session.runtime_secret:
+            additions["runtime_secret"] = session.runtime_secret
+        if renamed:
+            additions["renamed"] = dict(renamed)
+        outgoing = RuntimeConfig.model_validate({**config.dump(), **additions}) if additions else config
         try:
-            await session.send(config)
+            await session.send(outgoing)
         except Exception as exc:
             log.warning("runtime_config was not delivered to runtime %s (it forwards no page events, installs no attachments): %s", info.runtime_id, exc)
             return

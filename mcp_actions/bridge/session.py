@@ -32,6 +32,7 @@ from .items import (
     error_body,
     parse_item,
 )
+from .registry import Trust
 
 __all__ = ["RuntimeLink", "RuntimeSession", "SessionOwner"]
 
@@ -77,11 +78,27 @@ class SessionOwner(Protocol):
 class RuntimeSession:
     """One runtime connection: feed it what the runtime sends, close it when it drops."""
 
-    def __init__(self, owner: SessionOwner, link: RuntimeLink, transport: str, *, authorization_id: str | None = None) -> None:
+    def __init__(
+        self,
+        owner: SessionOwner,
+        link: RuntimeLink,
+        transport: str,
+        *,
+        authorization_id: str | None = None,
+        trust: Trust = "operator",
+        origin: str | None = None,
+    ) -> None:
         self.link = link
         self.transport = transport
         #: The pairing this connection proved it holds (its secret was the token), None for the start token.
         self.authorization_id = authorization_id
+        #: How the connection proved who it is (bridge/credentials.py); its runtime's ``RuntimeInfo.trust``.
+        self.trust: Trust = trust
+        #: The web page ``Origin`` its handshake carried (None: none, or a browser extension's page).
+        self.origin = origin
+        #: A page runtime's own secret (given by the bridge, or presented and recognised): it alone takes the
+        #: runtime back after a reconnect (bridge/identity.py). Sent in every ``runtime_config``.
+        self.runtime_secret: str | None = None
         self.runtime_id: str | None = None
         self._owner = owner
         self._closed = False

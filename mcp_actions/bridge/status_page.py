@@ -9,6 +9,8 @@ status, time, with the map's trust and the runtime's authorization id), the
 maps that failed to load and why, the port it serves on when the default one
 was taken, and offers a
 bookmarklet plus a ``<script>`` tag that load the page runtime into any page.
+Those two carry the page credential (bridge/credentials.py), never the start
+token that opened this page: whatever page they land in may read them.
 
 Everything that came from a runtime (urls, titles, keys) is page-controlled
 text, so every value is HTML-escaped; the page itself runs no script.
@@ -35,9 +37,9 @@ REFRESH_SECONDS = 5
 _BOOKMARKLET_SAFE = "()[]{};:=,.'/?&+!*-_~@$"
 
 
-def runtime_script_url(http_url: str, token: str) -> str:
-    """The URL of the page runtime that carries the token it must present to the bridge."""
-    return f"{http_url}/runtime.js?token={quote(token, safe='')}"
+def runtime_script_url(http_url: str, credential: str) -> str:
+    """The URL of the page runtime that carries the credential it presents to the bridge (the page credential)."""
+    return f"{http_url}/runtime.js?token={quote(credential, safe='')}"
 
 
 def bookmarklet_url(script_url: str) -> str:
@@ -73,7 +75,7 @@ def _runtime_rows(runtimes: Iterable[RuntimeInfo]) -> str:
             + _cell(snap["runtime_key"])
             + _cell(snap["url"])
             + _cell(snap["title"])
-            + _cell(snap["transport"])
+            + _cell(f"{snap['transport']} ({snap['trust']})")
             + _cell(f"{snap['idle_seconds']:.1f} s")
             + _cell(len(snap["capabilities"]))
             + _cell(snap["event_count"])
@@ -207,7 +209,7 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 
 <h2>Connected runtimes</h2>
 <table id="runtimes">
-<thead><tr><th>runtime id</th><th>key</th><th>url</th><th>title</th><th>transport</th><th>idle</th><th>capabilities</th><th>events</th></tr></thead>
+<thead><tr><th>runtime id</th><th>key</th><th>url</th><th>title</th><th>transport (trust)</th><th>idle</th><th>capabilities</th><th>events</th></tr></thead>
 <tbody>
 {_runtime_rows(runtimes)}
 </tbody>
@@ -243,7 +245,9 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 <a class="bookmarklet" id="bookmarklet" href="{e(bookmarklet, quote=True)}">mcp-actions runtime</a></p>
 {_extension_line(extension_connect_url)}<p>Or embed the runtime in a page you own:</p>
 <p><code id="script-tag">{e(script_tag)}</code></p>
-<p class="none">The link and the tag carry this bridge's token: share them only with pages you trust.
+<p class="none">The link and the tag carry this bridge's page credential, not its start token: a page
+that loads them becomes a page runtime, which can take no other runtime's place and is believed only
+about its own origin. Share them with pages you want the agent to act on.
 Page events reach the agent as untrusted data, never as instructions.</p>
 </body>
 </html>

@@ -5,8 +5,11 @@ With ``fallback`` (the port came from the default), a port another program
 already listens on (say a second mcp-actions beside the first) gives way to a
 free one, and ``port_note`` says so; without it a taken port is ``PortInUse``.
 Every opening handshake first passes ``HttpRoutes`` (``http_routes.py``),
-which authorises the upgrade (token, allowed origins) and answers the port's
-plain HTTP routes (``/runtime.js``, the status page, ``/healthz``).
+which refuses a foreign ``Host`` (421), authorises the upgrade (start token,
+page credential or pairing; allowed origins) and answers the port's plain HTTP
+routes (``/runtime.js``, the status page, ``/healthz``, ``/pair``). What the
+handshake proved (``credentials.Admission``) becomes the connection's trust:
+the bridge never takes it from what the runtime says of itself.
 
 Each text frame of an upgraded connection is one JSON item fed to the
 connection's ``RuntimeSession`` in arrival order; binary frames and oversize
@@ -30,6 +33,7 @@ import json
 import logging
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -37,8 +41,9 @@ from websockets.http11 import Request, Response
 
 from ..defaults import DEFAULT_BRIDGE_PORT
 from ..errors import ActionError, ErrorCode
-from ..ports import PortInUse, address_in_use, bind_error, fallback_note
+from ..ports import PortInUse, address_in_use, bind_error, fallback_note, hosts_for_bind
 from .bridge import Bridge, RuntimeSession
+from .credentials import page_credential
 from .http_routes import HttpRoutes
 from .items import ActionErrorItem, error_body
 from .pairings import PairingStore
@@ -155,6 +160,7 @@ class BridgeServer:
         close_timeout: float = 2.0,
         status_extras: Callable[[], Mapping[str, Any]] | None = None,
         pairings: PairingStore | None = None,
+        allowed_hosts: Sequence[str] = (),
     ) -> None:
         """``runtime_script()`` gives the page runtime served at ``/runtime.js`` (the
         composition root passes the page runtime's assembler). ``max_item_bytes``
@@ -172,10 +178,25 @@ class BridgeServer:
         beside ``token`` and handed out at ``/pair``; None serves neither. A connection that
         authenticated with a pairing is that pairing's, and ends soon after it is revoked
         (``mcp-actions extension --forget``, from another process: the file is read again
-        every ``PAIRING_CHECK_S``)."""
+        every ``PAIRING_CHECK_S``; a re-pairing that revokes its older pairing ends them at once).
+
+        ``allowed_hosts``: ``Host`` patterns answered beside loopback and the bound address
+        (``ports.hosts_for_bind``); any other ``Host`` is refused with 421 on every route.
+
+        Pages are handed the page credential (``page_credential``, derived from ``token``), never
+        ``token`` itself: ``script_url``, ``bookmarklet`` and the status page's tag carry it."""
         self.status_extras = status_extras
+        #: What pages present instead of the start token (bridge/credentials.py).
+        self.page_credential = page_credential(token) if token else ""
         self.routes = HttpRoutes(
-            token=token, runtime_script=runtime_script, status_page=self._status_page, allowed_origins=allowed_origins, pairings=pairings
+            token=token,
+            runtime_script=runtime_script,
+            status_page=self._status_page,
+            allowed_origins=allowed_origins,
+            pairings=pairings,
+            page_credential=self.page_credential,
+            allowed_hosts=hosts_for_bind(host, allowed_hosts),
+            on_revoked=self._end_pairing,
         )
         self.bridge = bridge
         self.host = host
@@ -301,16 +322,16 @@ class BridgeServer:
         return len(self._sessions)
 
     def script_url(self) -> str:
-        """``http://host:port/runtime.js?token=…``: what a page loads to become a runtime."""
-        return runtime_script_url(self.http_url, self._token_text)
+        """``http://host:port/runtime.js?token=<page credential>``: what a page loads to become a runtime."""
+        return runtime_script_url(self.http_url, self.page_credential)
 
     def bookmarklet(self) -> str:
-        """A ``javascript:`` URL that injects the page runtime (with the token) into the open page."""
+        """A ``javascript:`` URL that injects the page runtime (with the page credential) into the open page."""
         return bookmarklet_url(self.script_url())
 
     def status_url(self) -> str:
-        """The local status page, token included."""
-        return self.script_url().replace("/runtime.js?", "/?", 1)
+        """The local status page, start token included (for the operator, never for a page)."""
+        return f"{self.http_url}/?token={quote(self._token_text, safe='')}"
 
     @property
     def allowed_origins(self) -> frozenset[str] | None:
@@ -350,11 +371,27 @@ class BridgeServer:
                     log.info("pairing %s was revoked: closing runtime %s", session.authorization_id, session.runtime_id)
                     await session.link.close("pairing revoked")
 
+    def _end_pairing(self, authorization_id: str) -> None:
+        """A re-pairing revoked ``authorization_id``: close its connections now, not at the next check."""
+        for session in list(self._sessions):
+            if session.authorization_id == authorization_id:
+                log.info("pairing %s was replaced: closing runtime %s", authorization_id, session.runtime_id)
+                self._spawn(session.link.close("pairing revoked"))
+
     async def _handle(self, ws: ServerConnection) -> None:
         """One runtime connection: feed each frame to its session, in order, until it ends."""
-        # The handshake was authorised (routes.handle): by the start token, or by a pairing's secret.
-        authorization = self.routes.pairing_of(ws.request) if ws.request is not None else None
-        session = self.bridge.connect(_WebSocketLink(ws, self._spawn), transport="websocket", authorization_id=authorization)
+        # The handshake was authorised (routes.handle); what it proved is this connection's trust.
+        admission = self.routes.admission(ws.request) if ws.request is not None else None
+        if admission is None:  # revoked between the handshake and now
+            await ws.close(CLOSE_REVOKED, "credential no longer valid")
+            return
+        session = self.bridge.connect(
+            _WebSocketLink(ws, self._spawn),
+            transport="websocket",
+            authorization_id=admission.authorization_id,
+            trust=admission.trust,
+            origin=admission.origin,
+        )
         self._sessions.add(session)
         reason = "disconnected"
         try:

@@ -77,7 +77,8 @@ class InProcessRuntime:
 
     async def start(self) -> None:
         """Connect to the bridge and announce this runtime."""
-        self.session = self.bridge.connect(_Link(self), transport=self.transport)
+        # A runtime of this process: its identity is the server's own, and no connection can take it (docs/bridge-protocol.md).
+        self.session = self.bridge.connect(_Link(self), transport=self.transport, trust="host")
         ready: dict[str, Any] = {
             "type": "runtime_ready",
             "runtime_id": self.runtime_id,

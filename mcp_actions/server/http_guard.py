@@ -16,31 +16,21 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..ports import LOOPBACK_HOSTS, host_allowed, hosts_for_bind
+
 __all__ = ["HttpGuard", "HttpPolicy", "LOOPBACK_HOSTS", "LOOPBACK_ORIGINS"]
 
 log = logging.getLogger(__name__)
 
-LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 _EXPOSED = "mcp-session-id, mcp-protocol-version"
-
-
-def _allowed(value: str, patterns: Iterable[str]) -> bool:
-    for pattern in patterns:
-        if pattern == "*" or value == pattern:
-            return True
-        if pattern.endswith(":*") and value.startswith(pattern[:-1]) and value[len(pattern) - 1 :].isdigit():
-            return True
-        if pattern.endswith(":*") and value == pattern[:-2]:  # a default port leaves no port in the header
-            return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -54,18 +44,15 @@ class HttpPolicy:
     @classmethod
     def for_bind(cls, host: str, *, allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (), token: str | None = None) -> HttpPolicy:
         """Loopback plus the bound address (unless it is a wildcard), plus what was allowed explicitly."""
-        hosts = list(LOOPBACK_HOSTS)
-        if host not in ("0.0.0.0", "::", "", "127.0.0.1", "localhost", "::1"):
-            hosts.append(f"[{host}]:*" if ":" in host else f"{host}:*")
-        return cls(allowed_hosts=(*hosts, *allowed_hosts), allowed_origins=(*LOOPBACK_ORIGINS, *allowed_origins), token=token)
+        return cls(allowed_hosts=hosts_for_bind(host, allowed_hosts), allowed_origins=(*LOOPBACK_ORIGINS, *allowed_origins), token=token)
 
     def host_ok(self, host: str | None) -> bool:
         """Whether the ``Host`` header names us."""
-        return bool(host) and _allowed(host or "", self.allowed_hosts)
+        return bool(host) and host_allowed(host or "", self.allowed_hosts)
 
     def origin_ok(self, origin: str | None) -> bool:
         """Whether a browser page of ``origin`` may call (no ``Origin``: not a browser page; allowed)."""
-        return origin is None or _allowed(origin, self.allowed_origins)
+        return origin is None or host_allowed(origin, self.allowed_origins)
 
     def token_ok(self, authorization: str | None) -> bool:
         """Whether the request carries the bearer token (always, without one configured)."""

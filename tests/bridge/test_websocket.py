@@ -130,9 +130,11 @@ async def test_an_allowed_origin_does_not_replace_the_token(make_server: MakeSer
 
 
 async def test_without_allowed_origins_any_origin_with_the_token_connects(server: BridgeServer) -> None:
-    runtime = WsRuntime(server.url, "rt-any")
+    # As a page runtime: a web page's Origin makes it one whatever it presented (tests/bridge/test_runtime_identity.py).
+    runtime = WsRuntime(server.url, "rt-any", url="https://anywhere.test/")
     await runtime.open(headers={"Origin": "https://anywhere.test"})
-    assert "rt-any" in server.bridge.registry
+    info = server.bridge.registry.get("rt-any")
+    assert info is not None and info.trust == "page"
     await runtime.close()
 
 
@@ -272,7 +274,8 @@ async def test_runtime_ready_accepts_title_capabilities_and_inline_manifest(make
     assert (info.url, info.runtime_key, info.title) == ("https://shop.test/cart", "tab:7", "Cart — Shop")
     assert info.capabilities == ("dom.query", "pointer.click")
     assert info.manifest == manifest
-    assert (info.authorization_id, info.extension_version, info.transport) == ("auth-1", "0.1.30", "websocket")
+    # A claimed authorization_id is not the runtime's: only a pairing its connection proved is (the start token proves none).
+    assert (info.authorization_id, info.extension_version, info.transport, info.trust) == (None, "0.1.30", "websocket", "operator")
 
 
 async def test_runtime_status_heartbeats_update_last_seen_and_page_state(make_runtime: MakeRuntime, bridge: Any) -> None:
@@ -719,11 +722,12 @@ async def test_status_page_shows_runtimes_escaped_and_the_bookmarklet(make_runti
     assert "<script>" not in page and "<img" not in page and "<b>" not in page
     assert html.escape(evil_title) in page and "rt-&lt;b&gt;" in page and "tab:&amp;1" in page
     assert "https://docs.test/" in page and "2 runtime(s) connected, 0 call(s) in flight" in page
-    # The bookmarklet injects runtime.js with the token into whatever page it is clicked on.
+    # The bookmarklet injects runtime.js with the page credential (never the start token) into whatever page it is clicked on.
     href = html.unescape(page.split('id="bookmarklet" href="', 1)[1].split('"', 1)[0])
     assert href == server.bookmarklet()
     source = unquote(href.removeprefix("javascript:"))
-    assert f'"{server.http_url}/runtime.js?token={TOKEN}"' in source
+    assert f'"{server.http_url}/runtime.js?token={server.page_credential}"' in source
+    assert TOKEN not in page.split("<h2>Connect a page</h2>", 1)[1]
     assert "createElement('script')" in source
 
 
@@ -743,7 +747,9 @@ def test_addresses_and_bookmarklet_quote_the_token() -> None:
     server = BridgeServer(Bridge(), host="0.0.0.0", port=17345, token="a b/%&\"'<", runtime_script=runtime_js)
     assert server.url == "ws://127.0.0.1:17345/bridge"  # a wildcard bind is reached over loopback
     assert server.http_url == "http://127.0.0.1:17345"
-    assert server.script_url() == "http://127.0.0.1:17345/runtime.js?token=a%20b%2F%25%26%22%27%3C"
+    # Pages get the page credential (URL-safe already); the status page, for the operator, the start token quoted.
+    assert server.script_url() == f"http://127.0.0.1:17345/runtime.js?token={server.page_credential}"
+    assert server.status_url() == "http://127.0.0.1:17345/?token=a%20b%2F%25%26%22%27%3C"
     bookmarklet = server.bookmarklet()
     assert bookmarklet.startswith("javascript:")
     # A browser percent-decodes a javascript: URL once before running it: that must yield a

@@ -39,10 +39,15 @@ function describeAsker(pairing) {
 async function pair(link, previous) {
   const url = new URL("/pair", link.bridge);
   url.searchParams.set("label", "browser extension " + chrome.runtime.getManifest().version + " (" + navigator.userAgent.replace(/^.*?(Chrome|Edg|Chromium)\//, "$1/").split(" ")[0] + ")");
-  if (previous && previous.bridge === link.bridge) url.searchParams.set("replaces", previous.authorization_id);
+  const headers = { Authorization: "Bearer " + link.token };
+  if (previous && previous.bridge === link.bridge) {
+    // Only the holder of the older pairing's secret may have it revoked (docs/extension.md).
+    url.searchParams.set("replaces", previous.authorization_id);
+    headers["X-MCP-Actions-Replaces"] = previous.secret;
+  }
   let response;
   try {
-    response = await fetch(url.toString(), { headers: { Authorization: "Bearer " + link.token }, cache: "no-store" });
+    response = await fetch(url.toString(), { headers: headers, cache: "no-store" });
   } catch (_ignored) {
     say("Could not reach mcp-actions at " + link.bridge + ". Is it running? Start it, then open the link it prints.", "error");
     return null;

@@ -72,6 +72,16 @@ function sessionValue(key, make) {
   }
 }
 
+function storedValue(key, value) {
+  // Read (one argument) or write a sessionStorage value; null where storage is refused.
+  try {
+    if (arguments.length > 1) root.sessionStorage.setItem(key, value);
+    return root.sessionStorage.getItem(key);
+  } catch (_ignored) {
+    return arguments.length > 1 ? value : null;
+  }
+}
+
 /** "" for a top-level page; "/frame/0/2" for the third frame of the first frame. */
 function framePath() {
   var parts = [];
@@ -107,6 +117,12 @@ function startClient(engine, config) {
   var frame = framePath();
   var runtimeId = sessionValue("__mcp_actions_runtime_id" + frame, function () { return "page-" + randomId(8); });
   var runtimeKey = "page:" + sessionValue("__mcp_actions_tab_id", function () { return randomId(8); }) + frame;
+  // The secret the bridge gave this runtime (runtime_config.runtime_secret): only it takes this
+  // runtime's id back when the socket drops (docs/bridge-protocol.md, "Credentials and trust").
+  // Kept in sessionStorage too, so a reload of this tab stays the same runtime: only this origin's
+  // scripts in this tab can read it, and they are this page already.
+  var secretKey = "__mcp_actions_runtime_secret" + frame;
+  var runtimeSecret = storedValue(secretKey);
   var wsUrl = config.url + (config.token ? (config.url.indexOf("?") >= 0 ? "&" : "?") + "token=" + encodeURIComponent(config.token) : "");
   var socket = null;
   var connected = false;
@@ -160,6 +176,8 @@ function startClient(engine, config) {
       extension_version: "page-runtime/" + VERSION,
     };
     if (frame) ready.frame = true; // surface routing prefers the top-level page over its frames
+    // After a server restart the bridge knows no secret: it gives a new one, and a free id stays ours.
+    if (runtimeSecret) ready.runtime_secret = runtimeSecret;
     var tools = engine.pageTools ? engine.pageTools() : {};
     if (Object.keys(tools).length) ready.page_tools = tools;
     send(ready);
@@ -290,6 +308,12 @@ function startClient(engine, config) {
     listenConfig = Array.isArray(item.listen) ? item.listen : [];
     engine.watchEvents(listenConfig, forwardEvent);
     // Attachments (docs/bridge-protocol.md "Runtime configuration"): states as runtime_status, map tools via attachment_open.
+    if (typeof item.runtime_secret === "string" && item.runtime_secret) runtimeSecret = storedValue(secretKey, item.runtime_secret) || item.runtime_secret;
+    // The bridge decides who this runtime is: another credential's id or key is never ours (item.renamed says why).
+    if (typeof item.runtime_id === "string" && item.runtime_id && item.runtime_id !== runtimeId) {
+      if (item.renamed) log("warn", "the bridge gave this runtime another id", item.renamed);
+      runtimeId = item.runtime_id;
+    }
     if (typeof engine.applyAttachments === "function") engine.applyAttachments(Array.isArray(item.attachments) ? item.attachments : [], {
       status: function (states) { send({ type: "runtime_status", runtime_id: runtimeId, url: String(root.location.href), attachments: states, observed_at: now() }); },
       open: function (a, l) { send({ type: "attachment_open", runtime_id: runtimeId, attachment_id: a, launcher_id: l }); },
