@@ -35,7 +35,6 @@ from .bridge.bridge import Bridge
 from .bridge.events import AttachmentOpened, PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from .bridge.pairings import PairingStore
 from .bridge.registry import EVENT_LOG_SIZE, RuntimeInfo
-from .bridge.routing import Route
 from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
 from .catalog.selection import ToolSelection
@@ -44,11 +43,10 @@ from .catalog.watch import ManifestWatcher
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .dispatch.builtin_groups import listed_builtins
 from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
-from .dispatch.guards import PendingCall
 from .dispatch.launchers import run_attachment_open
 from .dispatch.policy import Policy, PolicyError, PolicyGuard, PolicyHolder, PolicyOriginGuard
 from .dispatch.service import ActionService
-from .errors import ActionError, ErrorCode, UsageError
+from .errors import ErrorCode, UsageError
 from .events import EventHub, MapsFailed, ToolsChanged
 from .extension import connect_url, extension_origin
 from .manifest.execution import ToolKind
@@ -149,7 +147,7 @@ class ActionsApp:
         #: The --policy rules in force (reloaded when the file changes); ``PolicyError`` when the file is bad.
         self.policy = PolicyHolder(Policy.load(options.policy) if options.policy else None)
         if options.policy:
-            self.service.guards.insert(PolicyGuard(self.policy, self._page_of), before="confirmation")
+            self.service.guards.insert(PolicyGuard(self.policy), before="confirmation")
             self.service.guards.insert(PolicyOriginGuard(), before="page")
         self.policy_watcher: ManifestWatcher | None = None
         # Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
@@ -201,20 +199,6 @@ class ActionsApp:
         The bridge refuses it with ``capability_unavailable`` when the runtime does not provide it
         (``RuntimeInfo.provides``), as it does every dictionary primitive."""
         return await self.bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=runtime_id, timeout_ms=timeout_ms)
-
-    def _page_of(self, call: PendingCall) -> str | None:
-        """The URL of the page a call would run on now, opening nothing (what a policy shows and judges a built-in by)."""
-        binding = call.tool
-        if binding.kind is ToolKind.BUILTIN:
-            route = Route.from_arguments(call.routing)
-        elif binding.runtime_id:
-            route = Route(runtime_id=binding.runtime_id)
-        else:
-            route = Route.from_arguments(call.routing, surface_origin=binding.surface_origin)
-        try:
-            return self.bridge.resolve(route).url
-        except ActionError:
-            return None
 
     async def reload_policy(self) -> bool:
         """Read the policy file again; a bad edit keeps the policy in force and is reported. True when it was replaced."""

@@ -8,6 +8,7 @@ It knows nothing of transports: the bridge pairs each entry with a session.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..defaults import DEFAULT_EVENT_LOG_SIZE
+from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
 
 __all__ = ["EVENT_LOG_SIZE", "PROVED_TRUST", "RuntimeInfo", "RuntimeRegistry", "Trust"]
 
@@ -30,6 +32,12 @@ EVENT_LOG_SIZE = DEFAULT_EVENT_LOG_SIZE
 Trust = Literal["host", "paired", "operator", "page"]
 #: The trust levels whose announcements routing may rely on.
 PROVED_TRUST: frozenset[str] = frozenset({"host", "paired", "operator"})
+
+
+@functools.cache
+def _bundled_dictionary() -> PrimitiveDictionary:
+    """The bundled primitive dictionary, built once for ``RuntimeInfo.provides``."""
+    return load_dictionary()
 
 
 @dataclass
@@ -72,6 +80,19 @@ class RuntimeInfo:
             return self.announced_host
         scheme, colon, _ = (self.runtime_key or "").partition(":")
         return scheme if colon and scheme else self.transport
+
+    def provides(self, name: str) -> bool:
+        """Whether this runtime can be asked to run ``name`` (a primitive, capability or page tool name).
+
+        The one answer to "can this runtime do X" (docs/bridge-protocol.md, "Runtime → bridge"): a
+        runtime that announced capabilities provides what it named, and a dictionary primitive whose
+        every capability it named; a runtime that announced none (one written from the spec alone)
+        is trusted to answer for itself, so it provides everything and refuses what it cannot do.
+        """
+        if not self.capabilities or name in self.capabilities:
+            return True
+        primitive = _bundled_dictionary().get(name)
+        return primitive is not None and primitive.provided_by(self.capabilities)
 
     @property
     def proved(self) -> bool:

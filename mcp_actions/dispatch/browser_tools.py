@@ -1,10 +1,13 @@
 """Built-in browser tools: navigate, list/open/close/activate tabs, screenshot, answer a dialog.
 
 Each tool runs one privileged primitive of the browser host (the reference
-dictionary's ``browser.*``) on a runtime that advertises it: the runtime the
-routing fields name, else the active runtime when it can, else the newest
-runtime that can; when none is connected the browser is launched first
-(unless ``--browser none``). Their output schemas are the dictionary's.
+dictionary's ``browser.*``) on the runtime dispatch chose for it before the
+policy judged it (its ``TargetRule``, ``targets.py``): the runtime the routing
+fields name, else the active runtime when it provides the primitive, else the
+newest that does; when none is connected the browser is launched first
+(unless ``--browser none``). A navigation is judged by its destination and,
+once it ran, by where it landed (``ActionService.judge_landing``). Their
+output schemas are the dictionary's.
 ``browser.screenshot`` returns ``image`` (base64), ``mime_type``, ``width``
 and ``height``; the MCP layer sends the image as image content (server/media.py).
 """
@@ -14,14 +17,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..bridge.registry import RuntimeInfo
-from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
-from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
-from .builtin_tool import BuiltinRunner, BuiltinTool, builtin_binding
+from .builtin_tool import BuiltinCall, BuiltinRunner, BuiltinTool, builtin_binding
 from .service import ActionService
+from .targets import TargetRule
 
 __all__ = ["BROWSER_TOOLS"]
 
@@ -120,48 +121,28 @@ DISMISS_DIALOG = _binding(
 )
 
 
-async def _runtime_for(service: ActionService, routing: dict[str, Any], need: str) -> RuntimeInfo:
-    """The runtime to ask for ``need``: the routed one, else the active or newest runtime that has it."""
-    route = Route.from_arguments(routing)
-    if route.explicit:
-        return await service.resolve_runtime(route, need=need)
-    for attempt in range(2):
-        registry = service.bridge.registry
-        active = registry.active
-        if active is not None and need in active.capabilities:
-            return active
-        capable = [r for r in registry.list() if need in r.capabilities]
-        if capable:
-            return capable[-1]
-        if attempt or service.browser is None or service.browser_mode == "none":
-            break
-        await service.browser.ensure_started()
-    connected = service.bridge.registry.list()
-    raise ActionError(
-        f"no connected runtime can run {need}" + ("" if service.browser is not None and service.browser_mode != "none" else " (the browser host is off: --browser none)"),
-        code=ErrorCode.CAPABILITY_UNAVAILABLE,
-        evidence={"capability": need, "runtimes": [{**r.describe(), "host": r.transport} for r in connected]},
-    )
+async def _run(service: ActionService, primitive: str, arguments: dict[str, Any], call: BuiltinCall) -> Any:
+    """``primitive`` on the runtime dispatch chose for the call (``TargetRule``)."""
+    return await service.bridge.call(primitive, arguments, runtime_id=call.runtime.runtime_id, timeout_ms=call.deadline.remaining_ms())
 
 
-async def _run(service: ActionService, primitive: str, arguments: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> tuple[Any, RuntimeInfo]:
-    runtime = await _runtime_for(service, routing, primitive)
-    output = await service.bridge.call(primitive, arguments, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms())
-    return output, runtime
-
-
-async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
+async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
+    own = call.own
     if not own.get("url") and not own.get("reload"):
         raise ActionError("give a url, or reload: true", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url"})
     if own.get("new_tab"):
-        opened, runtime = await _run(service, "browser.open_tab", {"url": own["url"]}, routing, deadline)
+        opened = await _run(service, "browser.open_tab", {"url": own["url"]}, call)
         info = service.bridge.registry.get(opened["runtime_id"])
         tab = {"tab_id": opened.get("tab_id"), "runtime_id": opened["runtime_id"], "url": info.url if info else opened.get("url"), "title": info.title if info else None}
+        await service.judge_landing(opened["runtime_id"], tab["url"])
         return {"ok": True, "runtime_id": opened["runtime_id"], "tab": tab}
     arguments: dict[str, Any] = {key: own[key] for key in ("url", "reload", "tab_id") if key in own}
-    output, runtime = await _run(service, "browser.navigate", arguments, routing, deadline)
+    output = await _run(service, "browser.navigate", arguments, call)
     if isinstance(output, dict):
-        navigated = (output.get("tab") or {}).get("runtime_id", runtime.runtime_id)
+        tab = output.get("tab") or {}
+        navigated = tab.get("runtime_id", call.runtime.runtime_id)
+        # Judged by its destination before it ran; a redirect is judged by where it landed.
+        await service.judge_landing(navigated, tab.get("url") or output.get("url"))
         service.bridge.registry.set_active(navigated)
         # The answer an agent reads after every navigation: the page, its title, its status and the
         # runtime, nothing else (``navigated`` only repeats ``ok``).
@@ -169,21 +150,32 @@ async def _navigate(service: ActionService, own: dict[str, Any], routing: dict[s
     return output
 
 
+async def _open_tab(service: ActionService, call: BuiltinCall) -> Any:
+    active_before = service.bridge.registry.active_id
+    opened = await _run(service, "browser.open_tab", call.own, call)
+    if isinstance(opened, dict) and isinstance(opened.get("runtime_id"), str):
+        await service.judge_landing(opened["runtime_id"], opened.get("url"))
+        if call.own.get("active") is False and active_before is not None:
+            # A tab opened in the background does not take the calls without routing fields.
+            service.bridge.registry.set_active(active_before)
+    return opened
+
+
 def _passthrough(primitive: str) -> BuiltinRunner:
-    async def run(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
-        output, _runtime = await _run(service, primitive, own, routing, deadline)
-        return output
+    async def run(service: ActionService, call: BuiltinCall) -> Any:
+        return await _run(service, primitive, call.own, call)
 
     return run
 
 
-#: The browser built-ins, each with its runner and ``--builtin-tools`` group.
+#: The browser built-ins, each with its runner, ``--builtin-tools`` group and target: a navigation is
+#: judged by its destination, a call given a ``tab_id`` by that tab (``targets.py``).
 BROWSER_TOOLS: tuple[BuiltinTool, ...] = (
-    BuiltinTool(NAVIGATE, _navigate, "navigate"),
-    BuiltinTool(LIST_TABS, _passthrough("browser.claimed_tabs.list"), "tabs"),
-    BuiltinTool(OPEN_TAB, _passthrough("browser.open_tab"), "tabs"),
-    BuiltinTool(ACTIVATE_TAB, _passthrough("browser.claimed_tabs.activate"), "tabs"),
-    BuiltinTool(CLOSE_TAB, _passthrough("browser.close_tab"), "tabs"),
-    BuiltinTool(SCREENSHOT, _passthrough("browser.screenshot"), "capture"),
-    BuiltinTool(DISMISS_DIALOG, _passthrough("browser.dismiss_dialog"), "dialogs"),
+    BuiltinTool(NAVIGATE, _navigate, "navigate", TargetRule("browser.navigate", "acts", tab_argument="tab_id", destination_argument="url")),
+    BuiltinTool(LIST_TABS, _passthrough("browser.claimed_tabs.list"), "tabs", TargetRule("browser.claimed_tabs.list", "none")),
+    BuiltinTool(OPEN_TAB, _open_tab, "tabs", TargetRule("browser.open_tab", "none", destination_argument="url")),
+    BuiltinTool(ACTIVATE_TAB, _passthrough("browser.claimed_tabs.activate"), "tabs", TargetRule("browser.claimed_tabs.activate", "none", tab_argument="tab_id")),
+    BuiltinTool(CLOSE_TAB, _passthrough("browser.close_tab"), "tabs", TargetRule("browser.close_tab", "acts", tab_argument="tab_id")),
+    BuiltinTool(SCREENSHOT, _passthrough("browser.screenshot"), "capture", TargetRule("browser.screenshot", "reads")),
+    BuiltinTool(DISMISS_DIALOG, _passthrough("browser.dismiss_dialog"), "dialogs", TargetRule("browser.dismiss_dialog", "acts", tab_argument="tab_id")),
 )

@@ -11,22 +11,42 @@ can miss one of them (``dispatch/builtins.py`` gathers them).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
 from ..catalog.naming import mcp_tool_name
+from ..deadline import Deadline
 from ..manifest.compose import ToolOrigin
 from ..manifest.execution import BUILTIN_PLAN
+from .targets import NO_TARGET, Target, TargetRule
 
 if TYPE_CHECKING:
-    from ..deadline import Deadline
     from .service import ActionService
 
-__all__ = ["BUILTIN_ORIGIN", "BuiltinRunner", "BuiltinTool", "builtin_binding"]
+__all__ = ["BUILTIN_ORIGIN", "BuiltinCall", "BuiltinRunner", "BuiltinTool", "builtin_binding"]
 
-#: A built-in tool's implementation: (service, own arguments, routing fields, deadline) -> output.
-BuiltinRunner = Callable[["ActionService", dict[str, Any], dict[str, Any], "Deadline"], Awaitable[Any]]
+
+@dataclass(frozen=True)
+class BuiltinCall:
+    """One admitted call of a built-in: its arguments, its deadline and the target dispatch chose for it."""
+
+    own: dict[str, Any]
+    routing: dict[str, Any]
+    deadline: Deadline
+    target: Target = field(default_factory=Target)
+
+    @property
+    def runtime(self) -> RuntimeInfo:
+        """The runtime the built-in runs on (dispatch settled it before the call; ``TargetRule.need`` built-ins only)."""
+        runtime = self.target.runtime
+        assert runtime is not None, "dispatch settles a built-in's runtime before running it"
+        return runtime
+
+
+#: A built-in tool's implementation: (service, the call) -> output.
+BuiltinRunner = Callable[["ActionService", BuiltinCall], Awaitable[Any]]
 
 BUILTIN_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
 
@@ -51,11 +71,13 @@ def builtin_binding(
 
 @dataclass(frozen=True)
 class BuiltinTool:
-    """One built-in: what ``tools/list`` shows, what runs it, and its ``--builtin-tools`` group."""
+    """One built-in: what ``tools/list`` shows, what runs it, its ``--builtin-tools`` group and what it runs on."""
 
     binding: ToolBinding
     run: BuiltinRunner
     group: str
+    #: The runtime it needs and what it acts on (``targets.py``): resolved once, judged by the policy.
+    target: TargetRule = NO_TARGET
 
     @property
     def name(self) -> str:

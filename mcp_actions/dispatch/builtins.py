@@ -20,7 +20,7 @@ from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
 from .browser_tools import BROWSER_TOOLS
-from .builtin_tool import BuiltinTool, builtin_binding
+from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .observe_tools import OBSERVE_TOOLS
 from .service import ActionService
 
@@ -49,7 +49,8 @@ SITE = builtin_binding(
 )
 
 
-async def _site(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
+async def _site(service: ActionService, call: BuiltinCall) -> Any:
+    own, routing, deadline = call.own, call.routing, call.deadline
     mode = own["mode"]
     if mode == "list":
         listing: dict[str, Any] = {

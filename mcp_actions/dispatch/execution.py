@@ -40,7 +40,7 @@ from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
-from ..manifest.execution import ToolKind
+from ..manifest.execution import ExecutionPlan, ToolKind
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..workflow.interpreter import CompiledWorkflow, run_workflow
 from ..workflow.legacy import execution_steps, translate_execution
@@ -53,8 +53,9 @@ __all__ = ["ToolRun", "missing"]
 
 log = logging.getLogger(__name__)
 
-#: Handler errors after which ``handler_first`` falls back to the legacy steps.
-_FALLBACK_CODES = frozenset({ErrorCode.MISSING_HANDLER, ErrorCode.DRIFT_DETECTED})
+#: Handler errors after which ``handler_first`` falls back to the legacy steps (a primitive handler
+#: the runtime does not provide is as missing as a page function that is not there).
+_FALLBACK_CODES = frozenset({ErrorCode.MISSING_HANDLER, ErrorCode.DRIFT_DETECTED, ErrorCode.CAPABILITY_UNAVAILABLE})
 
 
 class ToolRun:
@@ -84,9 +85,8 @@ class ToolRun:
     # -- what the runtime can do ---------------------------------------
 
     def provides(self, primitive: str) -> bool:
-        """True when the server runs ``primitive`` or the runtime advertises it (a runtime advertising nothing is trusted)."""
-        capabilities = self.runtime.capabilities
-        return primitive in SERVER_PRIMITIVES or not capabilities or primitive in capabilities
+        """True when the server runs ``primitive`` or the runtime provides it (``RuntimeInfo.provides``)."""
+        return primitive in SERVER_PRIMITIVES or self.runtime.provides(primitive)
 
     def require(self, primitive: str) -> None:
         """Refuse with ``capability_unavailable`` unless the runtime provides ``primitive``."""
@@ -125,7 +125,7 @@ class ToolRun:
         if plan.kind in (ToolKind.HANDLER, ToolKind.PRIMITIVE_HANDLER) and plan.handler:
             if not legacy_steps or (plan.legacy_mode or "handler_first") == "handler_first":
                 try:
-                    return await self._handler(plan.handler, own)
+                    return await self._handler(plan, own)
                 except ActionError as exc:
                     if not legacy_steps or exc.code not in _FALLBACK_CODES:
                         raise
@@ -133,7 +133,7 @@ class ToolRun:
         if legacy_steps and isinstance(execution, dict):
             self.mode = "steps"
             return await self._workflow(translate_execution(execution), own)
-        if plan.kind is ToolKind.HOST_NATIVE and plan.primitive and (plan.declared_primitive or plan.primitive in self.runtime.capabilities or plan.primitive in SERVER_PRIMITIVES):
+        if plan.kind is ToolKind.HOST_NATIVE and plan.primitive and (plan.declared_primitive or self.provides(plan.primitive)):
             self.mode = "host_native"
             return await self._single(plan.primitive, own)
         raise ActionError(
@@ -142,13 +142,14 @@ class ToolRun:
             evidence={"tool": binding.name, "capability": binding.name},
         )
 
-    async def _handler(self, handler: str, own: dict[str, Any]) -> Any:
-        """A handler naming a provided primitive runs it; any other handler is a page function."""
-        if handler in SERVER_PRIMITIVES or (self.runtime.capabilities and handler in self.runtime.capabilities):
+    async def _handler(self, plan: ExecutionPlan, own: dict[str, Any]) -> Any:
+        """The plan says which handler this is: a primitive (run with its bound arguments under the call's), or a page function."""
+        handler = plan.handler
+        assert handler is not None
+        if plan.kind is ToolKind.PRIMITIVE_HANDLER:
             self.mode = "primitive"
-            tool = self.binding.tool
-            bound = tool.x_actions.bound_arguments if tool is not None else {}
-            return await self._single(handler, {**bound, **own})
+            self.require(handler)  # capability_unavailable: with legacy steps, handler_first falls back to them
+            return await self._single(handler, {**plan.bound_arguments, **own})
         self.mode = "handler"
         reporter = ProgressReporter(self.progress)
         await reporter.report(0, 1, f"handler {handler}")
@@ -177,9 +178,9 @@ class ToolRun:
         return call
 
 
-def missing(required: Collection[str], capabilities: Collection[str]) -> list[str]:
-    """The names in ``required`` a runtime advertising ``capabilities`` lacks (none when it advertises nothing).
+def missing(required: Collection[str], runtime: RuntimeInfo) -> list[str]:
+    """The names in ``required`` that ``runtime`` does not provide (``RuntimeInfo.provides``).
 
     Server-side primitives are never lacking: the server runs them for every runtime.
     """
-    return [name for name in required if capabilities and name not in capabilities and name not in SERVER_PRIMITIVES]
+    return [name for name in required if name not in SERVER_PRIMITIVES and not runtime.provides(name)]

@@ -12,20 +12,25 @@ Stage ``call`` (before a runtime is chosen), for every tool:
    (``--tools``/``--exclude-tools``, ``--tool-mode site``): else unknown;
 2. ``arguments``: routing fields and the tool's own arguments against its
    input schema (``invalid_input`` with the JSON Pointer of the argument);
-3. ``policy``: the ``--policy`` rules that need no page (``policy.py``;
-   ``permission_denied`` with ``reason: "policy"``, or the user is asked);
-4. ``confirmation``: a tool the map marks as needing the user's yes asks
+3. ``target``: the runtime the call runs on and what it acts on, resolved
+   once and opening nothing (``targets.py``): the policy judges exactly that;
+4. ``policy``: the ``--policy`` rules (``policy.py``; ``permission_denied``
+   with ``reason: "policy"``, or the user is asked), judged by the target's page;
+5. ``confirmation``: a tool the map marks as needing the user's yes asks
    through the caller's ``Confirmer`` (``permission_denied`` otherwise).
 
-Stage ``runtime`` (on the runtime chosen for a map's or a page's tool):
+Stage ``runtime`` (on the runtime settled for the call: launched or opened
+when the target had none; every kind of tool passes it, in its tab's turn):
 
-5. ``policy_origins``: the ``--policy`` rules naming page ``origins`` (``policy.py``);
-6. ``page``: the tab shows a page at all (``page_guidance.no_page_open``);
-7. ``capabilities``: the tool's ``requires`` (``capability_unavailable``);
-8. ``state``: its ``target.state`` is current (``state_mismatch``);
-9. ``transitions``: the rate limit and convergence of the transitions
-   naming it (``rate_limited``, ``limit_exceeded``); it holds the tool's
-   transition lock for the call and leaves its release to the call's end.
+6. ``policy_origins``: the policy again, when the page now acted on is of
+   another origin than the one judged (``policy.py``);
+7. ``page``: the tab shows a page at all (``page_guidance.no_page_open``);
+8. ``capabilities``: the tool's ``requires`` (``capability_unavailable``);
+9. ``state``: its ``target.state`` is current (``state_mismatch``);
+10. ``transitions``: the rate limit and convergence of the transitions
+    naming it (``rate_limited``, ``limit_exceeded``); it holds the tool's
+    transition lock for the call and leaves its release to the call's end.
+(7 to 10 judge a map's own tools only.)
 
 The policy's two guards are inserted by the composition root when a policy
 is given (``GuardChain.insert``); without one the chain is as above without them.
@@ -50,6 +55,7 @@ from ..workflow.progress import ProgressCallback
 from .execution import missing
 from .page_guidance import no_page_open, opens_its_own_page, shows_no_page
 from .states import Diagnosis
+from .targets import Target
 from .transitions import TransitionRules, TransitionTracker
 
 __all__ = [
@@ -60,6 +66,7 @@ __all__ = [
     "InputRequired",
     "PendingCall",
     "Stage",
+    "TargetGuard",
     "default_guards",
 ]
 
@@ -125,6 +132,8 @@ class PendingCall:
     routing: dict[str, Any] = field(default_factory=dict)
     deadline: Deadline | None = None
     runtime: RuntimeInfo | None = None
+    #: Where the call runs and what it acts on (the ``target`` guard), as the policy judged it.
+    target: Target | None = None
     manifest: Manifest | None = None
     #: The transition rules naming the tool, once the ``transitions`` guard looked (None: none apply).
     rules: TransitionRules | None = None
@@ -246,6 +255,22 @@ class ArgumentGuard:
         call.own, call.routing = own, routing
 
 
+class TargetGuard:
+    """The call's target, resolved once before the policy judges it (``targets.py``), opening nothing."""
+
+    name = "target"
+    stage = Stage.CALL
+
+    def __init__(self, resolve: Callable[[PendingCall], Target]) -> None:
+        self.resolve = resolve
+
+    def applies(self, call: PendingCall) -> bool:
+        return True
+
+    async def admit(self, call: PendingCall) -> None:
+        call.target = self.resolve(call)
+
+
 class ConfirmationGuard:
     """A tool whose map asks for the user's yes runs only after they gave it (``CallContext.confirm``)."""
 
@@ -301,7 +326,7 @@ class CapabilityGuard:
     async def admit(self, call: PendingCall) -> None:
         binding, runtime = call.tool, call.runtime
         assert runtime is not None and binding.tool is not None
-        lacking = missing(binding.tool.requires, runtime.capabilities)
+        lacking = missing(binding.tool.requires, runtime)
         if lacking:
             raise ActionError(
                 f"{binding.name} requires {', '.join(lacking)}, which runtime {runtime.runtime_id!r} does not provide",
@@ -381,12 +406,20 @@ class TransitionAdmission:
         call.rules = rules
 
 
-def default_guards(catalog: Catalog, visibility: ToolVisibility, transitions: TransitionTracker, diagnose: Diagnose, diagnosable: Callable[[Manifest], Iterable[str]]) -> GuardChain:
-    """The guards of the module docstring, in order."""
+def default_guards(
+    catalog: Catalog,
+    visibility: ToolVisibility,
+    transitions: TransitionTracker,
+    diagnose: Diagnose,
+    diagnosable: Callable[[Manifest], Iterable[str]],
+    resolve_target: Callable[[PendingCall], Target],
+) -> GuardChain:
+    """The guards of the module docstring, in order (the policy's two are inserted when a policy is given)."""
     return GuardChain(
         [
             VisibilityGuard(catalog, visibility),
             ArgumentGuard(),
+            TargetGuard(resolve_target),
             ConfirmationGuard(),
             PageGuard(),
             CapabilityGuard(),

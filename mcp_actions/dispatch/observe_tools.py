@@ -14,12 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bridge.registry import RuntimeInfo
-from ..bridge.routing import Route
 from ..catalog.catalog import ToolBinding
-from ..deadline import Deadline
-from .builtin_tool import BuiltinTool, builtin_binding
+from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .service import ActionService
+from .targets import TargetRule
 
 __all__ = ["OBSERVE_TOOLS"]
 
@@ -69,48 +67,45 @@ SELECT = _binding(
 )
 
 
-async def _runtime(service: ActionService, routing: dict[str, Any], need: str) -> RuntimeInfo:
-    return await service.resolve_runtime(Route.from_arguments(routing), need=need)
+async def _call(service: ActionService, call: BuiltinCall, name: str, arguments: dict[str, Any]) -> Any:
+    return await service.bridge.call(name, arguments, runtime_id=call.runtime.runtime_id, timeout_ms=call.deadline.remaining_ms())
 
 
-async def _call(service: ActionService, runtime: RuntimeInfo, name: str, arguments: dict[str, Any], deadline: Deadline) -> Any:
-    return await service.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms())
+async def _observe(service: ActionService, call: BuiltinCall) -> Any:
+    output = await _call(service, call, "refs.observe", call.own)
+    return {**output, "runtime_id": call.runtime.runtime_id} if isinstance(output, dict) else output
 
 
-async def _observe(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
-    runtime = await _runtime(service, routing, "refs.observe")
-    output = await _call(service, runtime, "refs.observe", own, deadline)
-    return {**output, "runtime_id": runtime.runtime_id} if isinstance(output, dict) else output
-
-
-async def _click(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
-    runtime = await _runtime(service, routing, "refs.resolve")
-    target = await _call(service, runtime, "refs.resolve", {"ref": own["ref"]}, deadline)
-    info = await _call(service, runtime, "locator.element_info", {"locator": {"selector": target["selector"]}}, deadline)
-    await _call(service, runtime, "pointer.click", info["clickable_center"], deadline)
+async def _click(service: ActionService, call: BuiltinCall) -> Any:
+    target = await _call(service, call, "refs.resolve", {"ref": call.own["ref"]})
+    info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
+    await _call(service, call, "pointer.click", info["clickable_center"])
     return {"clicked": True, "ref": target["ref"], "role": target.get("role"), "name": target.get("name")}
 
 
-async def _fill(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
-    runtime = await _runtime(service, routing, "refs.resolve")
-    target = await _call(service, runtime, "refs.resolve", {"ref": own["ref"]}, deadline)
-    out = await _call(service, runtime, "text.insert", {"text": own["text"], "target": {"selector": target["selector"]}, "mode": "replace"}, deadline)
+async def _fill(service: ActionService, call: BuiltinCall) -> Any:
+    own = call.own
+    target = await _call(service, call, "refs.resolve", {"ref": own["ref"]})
+    out = await _call(service, call, "text.insert", {"text": own["text"], "target": {"selector": target["selector"]}, "mode": "replace"})
     return {"filled": True, "ref": target["ref"], "inserted_length": out.get("inserted_length") if isinstance(out, dict) else None}
 
 
-async def _press(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
-    runtime = await _runtime(service, routing, "refs.resolve")
-    target = await _call(service, runtime, "refs.resolve", {"ref": own["ref"], "focus": True}, deadline)
-    out = await _call(service, runtime, "keyboard.press", {"key": own["key"]}, deadline)
+async def _press(service: ActionService, call: BuiltinCall) -> Any:
+    own = call.own
+    target = await _call(service, call, "refs.resolve", {"ref": own["ref"], "focus": True})
+    out = await _call(service, call, "keyboard.press", {"key": own["key"]})
     return {"pressed": True, "ref": target["ref"], "key": out.get("key") if isinstance(out, dict) else own["key"]}
 
 
-async def _select(service: ActionService, own: dict[str, Any], routing: dict[str, Any], deadline: Deadline) -> Any:
-    runtime = await _runtime(service, routing, "refs.select")
-    return await _call(service, runtime, "refs.select", {"ref": own["ref"], "values": own["values"]}, deadline)
+async def _select(service: ActionService, call: BuiltinCall) -> Any:
+    return await _call(service, call, "refs.select", {"ref": call.own["ref"], "values": call.own["values"]})
 
 
 #: The observe-and-act built-ins (group ``observe``), each with its runner.
-OBSERVE_TOOLS: tuple[BuiltinTool, ...] = tuple(
-    BuiltinTool(binding, run, "observe") for binding, run in ((OBSERVE, _observe), (CLICK, _click), (FILL, _fill), (PRESS, _press), (SELECT, _select))
+OBSERVE_TOOLS: tuple[BuiltinTool, ...] = (
+    BuiltinTool(OBSERVE, _observe, "observe", TargetRule("refs.observe", "reads")),
+    BuiltinTool(CLICK, _click, "observe", TargetRule("refs.resolve", "acts")),
+    BuiltinTool(FILL, _fill, "observe", TargetRule("refs.resolve", "acts")),
+    BuiltinTool(PRESS, _press, "observe", TargetRule("refs.resolve", "acts")),
+    BuiltinTool(SELECT, _select, "observe", TargetRule("refs.select", "acts")),
 )

@@ -12,18 +12,24 @@ A policy file is JSON::
 applies to every kind of tool: a map's, a page's own (WebMCP, ABP, WAB) and
 the built-ins.
 
-Two guards of ``guards.py`` carry it, both after the ``arguments`` guard:
+Two guards of ``guards.py`` carry it, both after the ``target`` guard, which
+resolved the call's target once, opening nothing (``targets.py``):
 
 - ``PolicyGuard`` (stage ``call``, before ``confirmation``) decides every
-  call before a runtime is chosen, so before anything is opened or reaches
-  a page. ``origins`` globs are judged by the page the call would run on:
-  the runtime its routing designates now (a built-in: the active one), found
-  without opening anything, else the origin of the map's site
-  (``surface.origin``), the page the call would open;
-- ``PolicyOriginGuard`` (stage ``runtime``, before ``page``, so before any
-  runtime guard acts) decides again, for a call whose first rule naming it
-  has ``origins``, when the runtime chosen shows another origin than the
-  one judged (a tab that moved meanwhile, a redirect).
+  call before anything is opened or reaches a page. ``origins`` globs are
+  judged by the target's page (``Target.page``): a navigation's destination,
+  the tab a ``tab_id`` names, the page the call acts on, else the page the
+  call would open (a map's ``surface.origin``);
+- ``PolicyOriginGuard`` (stage ``runtime``, first) decides again, for a call
+  whose first rule naming it has ``origins``, when the page the call now acts
+  on shows another origin than the one judged (a tab that moved meanwhile,
+  the page opened for the call after a redirect).
+
+The decision holds through the whole call (``rejudge``): a workflow step that
+finds its tab on another origin than the one judged is judged again before it
+acts (``ToolRun``: the step carries the judged origin to the runtime, which
+refuses to act on another), and a navigation, judged by its destination, is
+judged again by where it landed (``ActionService.judge_landing``).
 
 ``deny`` is ``permission_denied`` with ``evidence.reason: "policy"`` and the
 rule (``rule``: its index, ``tools``, ``origins``); ``confirm`` asks the user
@@ -38,17 +44,15 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..errors import ActionError, ErrorCode
-from ..manifest.execution import ToolKind
 from .guards import PendingCall, Stage
 
-__all__ = ["Policy", "PolicyError", "PolicyGuard", "PolicyHolder", "PolicyOriginGuard", "PolicyRule", "page_origin"]
+__all__ = ["Policy", "PolicyError", "PolicyGuard", "PolicyHolder", "PolicyOriginGuard", "PolicyRule", "judged_origin", "page_origin", "rejudge"]
 
 PolicyDecision = Literal["allow", "deny", "confirm"]
 _DECISIONS = ("allow", "deny", "confirm")
@@ -172,10 +176,13 @@ class PolicyHolder:
 
 
 def _page_shown(call: PendingCall, origin: str | None, page: str | None) -> str:
+    """The page the user is asked about: the one judged (a navigation's destination), else the tab's."""
+    if page:
+        return page
     runtime = call.runtime
-    if runtime is not None and runtime.url:
+    if runtime is not None and runtime.url and page_origin(runtime.url) == origin:
         return runtime.url
-    return page or origin or call.tool.surface_origin or "no page"
+    return origin or call.tool.surface_origin or "no page"
 
 
 def _question(call: PendingCall, rule: PolicyRule, origin: str | None, page: str | None) -> str:
@@ -214,16 +221,19 @@ async def _apply(call: PendingCall, rule: PolicyRule | None, origin: str | None,
     await call.confirm_with_user(_question(call, rule, origin, page))
 
 
+def _target_page(call: PendingCall) -> str | None:
+    """The URL the call is judged by: its target's page (``Target.page``), None when it touches no page."""
+    return call.target.page if call.target is not None else None
+
+
 class PolicyGuard:
-    """Stage ``call``: the policy's decision when the first rule naming the tool needs no page (see the module)."""
+    """Stage ``call``: the policy's decision, judged by the call's target (see the module)."""
 
     name = "policy"
     stage = Stage.CALL
 
-    def __init__(self, holder: PolicyHolder, page_of: Callable[[PendingCall], str | None] = lambda call: None) -> None:
-        """``page_of(call)``: the URL of the page the call would run on now, without opening one (None: none yet)."""
+    def __init__(self, holder: PolicyHolder) -> None:
         self.holder = holder
-        self.page_of = page_of
 
     def applies(self, call: PendingCall) -> bool:
         return bool(self.holder.policy.rules)
@@ -234,36 +244,51 @@ class PolicyGuard:
         first = policy.first_naming(tool)
         if first is None:
             return
-        page = self.page_of(call)
-        call.origin = page_origin(page)
+        page = _target_page(call)
+        origin = call.origin = page_origin(page)
         if first.origins is None:
             await _apply(call, first, None, page)
             return
-        # The page the call would run on: an open one, else the map's site, which it would open.
-        origin = page_origin(page)
-        if origin is None and call.tool.kind is not ToolKind.BUILTIN:
-            origin = call.origin = page_origin(call.tool.surface_origin)
         await _apply(call, policy.decide(tool, origin), origin, page)
-        if call.tool.kind is not ToolKind.BUILTIN:
-            call.policy_pending = True  # PolicyOriginGuard judges again should the runtime chosen show another origin
-            call.policy = (policy, origin)
+        # Held through the call: PolicyOriginGuard, workflow steps and landings judge again on another origin.
+        call.policy_pending = True
+        call.policy = (policy, origin)
+
+
+def judged_origin(call: PendingCall) -> str | None:
+    """The origin the policy judged a call by, when its decision depends on the page (None: it does not)."""
+    if not call.policy_pending or call.policy is None:
+        return None
+    return str(call.policy[1]) if call.policy[1] is not None else None
+
+
+async def rejudge(call: PendingCall, origin: str | None) -> None:
+    """Judge ``call`` again for a page of ``origin`` (it moved there mid-call); raises ``permission_denied`` when denied.
+
+    Nothing to do for a call whose decision does not depend on the page, or on the origin already judged.
+    """
+    if call.policy is None or not call.policy_pending:
+        return
+    policy, judged = call.policy
+    if origin == judged:
+        return
+    assert isinstance(policy, Policy)
+    await _apply(call, policy.decide(call.tool.name, origin), origin)
+    call.policy_pending = True  # _apply clears it; the call is still held to its policy
+    call.policy = (policy, origin)
 
 
 class PolicyOriginGuard:
-    """Stage ``runtime``, first: the policy's decision for calls whose first matching rule names ``origins``."""
+    """Stage ``runtime``, first: the policy again when the page acted on now shows another origin than the one judged."""
 
     name = "policy_origins"
     stage = Stage.RUNTIME
 
     def applies(self, call: PendingCall) -> bool:
-        if not call.policy_pending or call.runtime is None:
+        if not call.policy_pending or call.policy is None:
             return False
         _, judged = call.policy
-        return bool(page_origin(call.runtime.url) != judged)
+        return bool(page_origin(_target_page(call)) != judged)
 
     async def admit(self, call: PendingCall) -> None:
-        policy, _ = call.policy
-        assert isinstance(policy, Policy) and call.runtime is not None
-        origin = page_origin(call.runtime.url)
-        await _apply(call, policy.decide(call.tool.name, origin), origin)
-
+        await rejudge(call, page_origin(_target_page(call)))

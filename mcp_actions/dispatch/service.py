@@ -23,6 +23,7 @@ outcomes into MCP results and errors.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -45,13 +46,15 @@ from ..manifest.model import Manifest
 from ..projection.service import ProjectionService
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
-from .builtin_tool import BuiltinTool
+from .builtin_tool import BuiltinCall, BuiltinTool
 from .execution import ToolRun
 from .guards import CallContext, GuardChain, InputRequired, PendingCall, Stage, default_guards
 from .page_guidance import on_front_page
-from .policy import page_origin
+from .policy import judged_origin, page_origin, rejudge
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
+from .tab_turns import TabTurns
+from .targets import Target, TargetResolver
 from .transitions import TransitionTracker
 
 __all__ = ["ActionService", "BrowserControl", "BrowserMode", "CallOutcome", "PageToolCaller", "RESULT_SUMMARY_MIN_MS"]
@@ -104,6 +107,8 @@ RESULT_SUMMARY_MIN_MS = 1000
 
 #: The context of the built-in call running in this task (see ``ActionService.current_context``).
 _CURRENT_CONTEXT: ContextVar[CallContext | None] = ContextVar("mcp_actions_call_context", default=None)
+#: The built-in call running in this task (``judge_landing`` judges its navigations' landings).
+_CURRENT_CALL: ContextVar[PendingCall | None] = ContextVar("mcp_actions_current_call", default=None)
 
 
 class ActionService:
@@ -142,8 +147,17 @@ class ActionService:
         #: Which tools exist, take direct calls and are listed (one owner; the app keeps its listing current).
         self.visibility = visibility or ToolVisibility()
         #: The checks every call passes, in order (``guards.py``); a policy is one more.
+        #: Resolves every call's runtime and what it acts on, once, before the policy (``targets.py``).
+        self.targets = TargetResolver(bridge)
+        #: One acting call per tab at a time (``tab_turns.py``).
+        self.turns = TabTurns()
         self.guards: GuardChain = default_guards(
-            catalog, self.visibility, self.transitions, self.diagnose_states, lambda manifest: self._diagnoser(manifest).diagnosable
+            catalog,
+            self.visibility,
+            self.transitions,
+            self.diagnose_states,
+            lambda manifest: self._diagnoser(manifest).diagnosable,
+            self._resolve_target,
         )
         #: Where every call is recorded once it ended (None: nowhere; the composition root sets it).
         self.audit: AuditLog | None = None
@@ -247,13 +261,20 @@ class ActionService:
         binding = call.tool
         call.deadline = Deadline.after_ms(call.routing.get("timeout_ms") or self.bridge.default_timeout_ms or DEFAULT_TIMEOUT_MS)
         if binding.kind is ToolKind.BUILTIN:
-            # Task-local, so a built-in that runs another tool (actions.site mode=call) passes the
-            # caller's context on (progress, how to ask the user) without every signature carrying it.
-            token = _CURRENT_CONTEXT.set(context)
-            try:
-                output = await self._builtin(binding).run(self, call.own, dict(call.routing), call.deadline)
-            finally:
-                _CURRENT_CONTEXT.reset(token)
+            tool = self._builtin(binding)
+            await self.settle_target(call)
+            async with self._turn(call):
+                await self.guards.run(Stage.RUNTIME, call)  # the policy again, should the page have moved
+                # Task-local, so a built-in that runs another tool (actions.site mode=call) passes the
+                # caller's context on (progress, how to ask the user) without every signature carrying it.
+                token = _CURRENT_CONTEXT.set(context)
+                current = _CURRENT_CALL.set(call)
+                try:
+                    assert call.target is not None
+                    output = await tool.run(self, BuiltinCall(call.own, dict(call.routing), call.deadline, call.target))
+                finally:
+                    _CURRENT_CALL.reset(current)
+                    _CURRENT_CONTEXT.reset(token)
             binding.check_result(output)
             return CallOutcome(output, binding=binding)
         output, runtime = await self._run_on_page(call)
@@ -273,6 +294,77 @@ class ActionService:
         if tool is None:  # a built-in binding from another registry than this service's
             raise UnknownTool(f"no built-in tool {binding.name!r} runs here", evidence={"tool": binding.mcp_name})
         return tool
+
+    def _resolve_target(self, call: PendingCall) -> Target:
+        """The ``target`` guard's answer: the call's runtime and what it acts on, opening nothing."""
+        binding = call.tool
+        rule = self._builtin(binding).target if binding.kind is ToolKind.BUILTIN else None
+        return self.targets.resolve(binding, call.own, call.routing, rule)
+
+    async def settle_target(self, call: PendingCall) -> RuntimeInfo | None:
+        """The runtime the admitted call runs on: its target's, else one launched or opened for it now (by its deadline)."""
+        binding, target, deadline = call.tool, call.target, call.deadline
+        assert target is not None and deadline is not None
+        runtime = target.runtime
+        if runtime is not None and self.bridge.registry.get(runtime.runtime_id) is not runtime:
+            runtime = None  # it left (or reconnected) while the call was being admitted
+        if binding.kind is ToolKind.BUILTIN:
+            if target.need is None:
+                return None  # it runs on no runtime of its own
+            if runtime is None:
+                runtime = await self._runtime_providing(target.need, call.routing)
+        elif runtime is None:
+            route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(call.routing, surface_origin=binding.surface_origin)
+            runtime = await self.resolve_runtime(route, deadline=deadline)
+        call.runtime = runtime
+        call.target = target.on(runtime)
+        return runtime
+
+    async def _runtime_providing(self, need: str, routing: Mapping[str, Any]) -> RuntimeInfo:
+        """A runtime that provides ``need``, launching the browser once when none is connected and that is allowed."""
+        for attempt in range(2):
+            runtime = self.targets.runtime_for(need, routing)
+            if runtime is not None:
+                return runtime
+            if attempt or self.browser is None or self.browser_mode == "none":
+                break
+            await self.browser.ensure_started()
+        connected = self.bridge.registry.list()
+        raise ActionError(
+            f"no connected runtime can run {need}" + ("" if self.browser is not None and self.browser_mode != "none" else " (the browser host is off: --browser none)"),
+            code=ErrorCode.CAPABILITY_UNAVAILABLE,
+            evidence={"capability": need, "runtimes": [{**r.describe(), "host": r.transport} for r in connected]},
+        )
+
+    def _turn(self, call: PendingCall) -> contextlib.AbstractAsyncContextManager[None]:
+        """The turn of the tab the call acts on (``tab_turns.py``): alone when it acts, beside reads when it reads."""
+        target, deadline = call.target, call.deadline
+        assert target is not None and deadline is not None
+        acted_on = target.acted_on
+        if target.turn == "none" or acted_on is None:
+            return contextlib.nullcontext()
+        return self.turns.turn(acted_on.runtime_id, acts=target.turn == "acts", tool=call.tool.name, deadline=deadline)
+
+    async def judge_landing(self, runtime_id: str, url: str | None) -> None:
+        """After a navigation of the running built-in: judge the page it landed on (a redirect) by the policy.
+
+        Denied (or declined): the tab is sent to ``about:blank`` so that nothing acts on the page it
+        landed on, and the call ends ``permission_denied`` saying where it landed.
+        """
+        call = _CURRENT_CALL.get()
+        if call is None or judged_origin(call) is None or url is None:
+            return
+        origin = page_origin(url)
+        if origin == judged_origin(call):
+            return
+        try:
+            await rejudge(call, origin)
+        except ActionError:
+            try:
+                await self.bridge.call("browser.navigate", {"url": "about:blank"}, runtime_id=runtime_id, timeout_ms=5000)
+            except ActionError as left:
+                log.warning("could not leave the denied page in %s: %s", runtime_id, left.code)
+            raise
 
     @staticmethod
     def current_context() -> CallContext:
@@ -418,17 +510,18 @@ class ActionService:
         """Route a tool of a map or a page, pass the runtime guards, run it; its output and the runtime it ran on."""
         binding, deadline = call.tool, call.deadline
         assert deadline is not None
-        route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(call.routing, surface_origin=binding.surface_origin)
-        runtime = call.runtime = await self.resolve_runtime(route, deadline=deadline)
+        runtime = await self.settle_target(call)
+        assert runtime is not None
         call.manifest = self.manifest_of(binding)
         try:
-            try:
-                await self.guards.run(Stage.RUNTIME, call)
-                output = await self._execute(call, runtime, deadline)
-            finally:
-                call.finish()  # a transition's lock released, the tool's end noted
-            if call.rules is not None and call.manifest is not None:
-                await self._refresh_states(runtime, call.manifest, deadline)
+            async with self._turn(call):
+                try:
+                    await self.guards.run(Stage.RUNTIME, call)
+                    output = await self._execute(call, runtime, deadline)
+                finally:
+                    call.finish()  # a transition's lock released, the tool's end noted
+                if call.rules is not None and call.manifest is not None:
+                    await self._refresh_states(runtime, call.manifest, deadline)
         except ActionError as exc:
             hinted = on_front_page(exc, binding, runtime)
             if hinted is exc:
