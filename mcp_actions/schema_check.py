@@ -8,25 +8,33 @@ expression) must not let everything through: every check against it raises
 ``ActionError`` with code ``invalid_schema``, and the schema's problem is
 logged once, where its owner can see it.
 
-This module sits below every package (it imports only ``errors`` and
-``jsonutil``), so the bridge, the catalogue and the dictionary share it.
+The instances checked here are mostly a page's (a tool's answer, a page tool's
+arguments, a signal's payload), so ``pattern`` and ``patternProperties`` (and
+``additionalProperties`` and ``unevaluatedProperties``, which consult
+``patternProperties``) run on RE2 (``bounded_regex``): linear time whatever the
+pattern. A pattern RE2 cannot run (a backreference, lookaround) makes the schema
+one that cannot be compiled (docs/manifest-language.md, "Regular expressions").
+
+This module sits below every package (it imports only ``errors``, ``jsonutil``
+and ``bounded_regex``), so the bridge, the catalogue and the dictionary share it.
 """
 
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 
+from .bounded_regex import compile_pattern, pattern_problem
 from .errors import ActionError, ErrorCode
 from .jsonutil import json_pointer
 
-__all__ = ["CompiledSchema", "SchemaFailure"]
+__all__ = ["CompiledSchema", "SchemaFailure", "bounded_validator", "schema_patterns", "unsupported_patterns"]
 
 #: How many failures an error's evidence lists.
 LISTED_FAILURES = 10
@@ -58,7 +66,12 @@ class CompiledSchema:
                 schema = dict(self.schema)  # jsonschema's validators take a dict, not any mapping
                 cls = validators.validator_for(schema, default=Draft202012Validator)
                 cls.check_schema(schema)
-                self._validator = cls(schema)
+                # A pattern RE2 cannot run would fail at its first use; say so now, with where it is.
+                for where, problem in unsupported_patterns(schema):
+                    self._broken(f"{problem} at {where}")
+                    break
+                else:
+                    self._validator = bounded_validator(cls)(schema)
             except SchemaError as exc:
                 self._broken(f"{exc.message} at {json_pointer(exc.absolute_path)}")
         if self._problem is not None:
@@ -140,7 +153,175 @@ def _where(error: ValidationError) -> list[Any]:
         # The first property the schema does not allow, as the argument to drop or rename.
         declared = error.schema.get("properties") or {}
         patterns = error.schema.get("patternProperties") or {}
-        extra = sorted(k for k in error.instance if k not in declared and not any(re.search(p, k) for p in patterns))
+        extra = sorted(k for k in error.instance if k not in declared and not any(_matches(p, k) for p in patterns))
         if extra:
             return [*path, extra[0]]
     return path
+
+
+# -- patterns on RE2 ----------------------------------------------------------------------------------------
+
+#: Keywords whose value is one subschema, a list of subschemas, or a map of names to subschemas.
+_SUBSCHEMA = ("additionalProperties", "items", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties")
+_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "dependentSchemas", "dependencies")
+
+
+def schema_patterns(schema: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Every regular expression ``schema`` holds, as ``(JSON Pointer relative to the schema, pattern)``.
+
+    Follows only the keywords that hold subschemas, so a ``const``, ``enum``,
+    ``default`` or ``examples`` value that happens to hold a ``pattern`` key is data, not a pattern.
+    """
+    if not isinstance(schema, Mapping):
+        return
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        yield f"{path}/pattern", pattern
+    by_pattern = schema.get("patternProperties")
+    if isinstance(by_pattern, Mapping):
+        for key, subschema in by_pattern.items():
+            where = f"{path}/patternProperties/{_escape(str(key))}"
+            yield where, str(key)
+            yield from schema_patterns(subschema, where)
+    for keyword in _SUBSCHEMA:
+        if isinstance(schema.get(keyword), Mapping):
+            yield from schema_patterns(schema[keyword], f"{path}/{keyword}")
+    for keyword in _SUBSCHEMA_LISTS:
+        if isinstance(schema.get(keyword), list):
+            for index, subschema in enumerate(schema[keyword]):
+                yield from schema_patterns(subschema, f"{path}/{keyword}/{index}")
+    for keyword in _SUBSCHEMA_MAPS:
+        if isinstance(schema.get(keyword), Mapping):
+            for key, subschema in schema[keyword].items():
+                yield from schema_patterns(subschema, f"{path}/{keyword}/{_escape(str(key))}")
+
+
+def unsupported_patterns(schema: Any) -> Iterator[tuple[str, str]]:
+    """``(JSON Pointer, why)`` for each pattern in ``schema`` that RE2 cannot run (docs/manifest-language.md, "Regular expressions")."""
+    for where, pattern in schema_patterns(schema):
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            yield where, problem
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _matches(pattern: str, text: str) -> bool:
+    # UnsupportedPattern escapes on purpose: CompiledSchema.errors turns it into invalid_schema.
+    return compile_pattern(pattern).search(text) is not None
+
+
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not _matches(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, by_pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in by_pattern.items():
+        for key, value in instance.items():
+            if _matches(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    declared = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return [key for key in instance if key not in declared and not any(_matches(p, key) for p in patterns)]
+
+
+def _additional_properties(validator: Any, allowed: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    # jsonschema's own, with its patternProperties lookup on RE2.
+    if not validator.is_type(instance, "object"):
+        return
+    extras = _additional(instance, schema)
+    if validator.is_type(allowed, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], allowed, path=extra)
+    elif not allowed and extras:
+        if "patternProperties" in schema:
+            verb = "does" if len(extras) == 1 else "do"
+            joined = ", ".join(repr(each) for each in sorted(extras))
+            patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+            yield ValidationError(f"{joined} {verb} not match any of the regexes: {patterns}")
+        else:
+            listed = ", ".join(repr(each) for each in sorted(extras, key=str))
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(f"Additional properties are not allowed ({listed} {verb} unexpected)")
+
+
+def _valid(errors: Iterator[ValidationError]) -> bool:
+    return next(errors, None) is None
+
+
+def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) -> set[str]:
+    """The keys ``schema`` evaluates (jsonschema's ``find_evaluated_property_keys_by_schema``, patterns on RE2)."""
+    if not isinstance(schema, Mapping):
+        return set()
+    keys: set[str] = set()
+    for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+        reference = schema.get(keyword)
+        if isinstance(reference, str):
+            resolved = validator._resolver.lookup(reference)
+            keys |= _evaluated_keys(validator.evolve(schema=resolved.contents, _resolver=resolved.resolver), instance, resolved.contents)
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        keys |= properties.keys() & instance.keys()
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        if (subschema := schema.get(keyword)) is not None:
+            keys |= {key for key, value in instance.items() if _valid(validator.descend(value, subschema))}
+    for pattern in schema.get("patternProperties", {}):
+        keys |= {key for key in instance if _matches(pattern, key)}
+    for key, subschema in schema.get("dependentSchemas", {}).items():
+        if key in instance:
+            keys |= _evaluated_keys(validator, instance, subschema)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if _valid(validator.descend(instance, subschema)):
+                keys |= _evaluated_keys(validator, instance, subschema)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            keys |= _evaluated_keys(validator, instance, schema["if"])
+            keys |= _evaluated_keys(validator, instance, schema.get("then"))
+        else:
+            keys |= _evaluated_keys(validator, instance, schema.get("else"))
+    return keys
+
+
+def _unevaluated_properties(validator: Any, unevaluated: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated_keys(validator, instance, schema)
+    refused = [key for key in instance if key not in evaluated and not _valid(validator.descend(instance[key], unevaluated, path=key, schema_path=key))]
+    if refused:
+        if unevaluated is False:
+            listed = ", ".join(repr(each) for each in sorted(refused, key=str))
+            verb = "was" if len(refused) == 1 else "were"
+            yield ValidationError(f"Unevaluated properties are not allowed ({listed} {verb} unexpected)")
+        else:
+            listed = ", ".join(repr(each) for each in sorted(refused, key=str))
+            yield ValidationError(f"Unevaluated properties are not valid under the given schema ({listed} {'was' if len(refused) == 1 else 'were'} unevaluated and invalid)")
+
+
+@cache
+def bounded_validator(cls: Any) -> Any:
+    """``cls`` (a jsonschema validator class) with every regular expression run on RE2.
+
+    Raises ``bounded_regex.UnsupportedPattern`` from validation when a pattern cannot run on RE2;
+    ``CompiledSchema`` finds such patterns before (``unsupported_patterns``).
+    """
+    replaced: dict[str, Any] = {}
+    if "pattern" in cls.VALIDATORS:
+        replaced["pattern"] = _pattern
+    if "patternProperties" in cls.VALIDATORS:
+        replaced["patternProperties"] = _pattern_properties
+    if "additionalProperties" in cls.VALIDATORS:
+        replaced["additionalProperties"] = _additional_properties
+    if "unevaluatedProperties" in cls.VALIDATORS:
+        replaced["unevaluatedProperties"] = _unevaluated_properties
+    return validators.extend(cls, replaced)  # type: ignore[no-untyped-call]  # jsonschema ships extend without annotations
+

@@ -26,7 +26,7 @@ SHELL = {"server", "cli", "demo", "__main__"}
 #: Every unit, lowest layer first (docs/development.md, "Layout"): each may import only those before it.
 LAYERS = (
     # low-level helpers, below every package
-    "errors", "jsonutil", "defaults", "deadline", "events", "ports", "schema_check", "primitive_dictionary", "audit_log",
+    "errors", "jsonutil", "defaults", "deadline", "events", "ports", "bounded_regex", "schema_check", "primitive_dictionary", "audit_log",
     "manifest", "workflow", "bridge", "transfer", "runtimes", "extension",
     "catalog", "projection", "resources", "convert", "protocols",
     "dispatch", "checks", "actions_app", "authoring",

@@ -3,7 +3,8 @@
 A manifest's ``context`` blocks tell an agent what a page means when a URL
 or state matches (``load_when``). A block applies to a runtime when each
 predicate it states holds: ``url_contains`` (a substring of the runtime's
-URL), ``url_matches`` (a regular expression searched in it) and ``states``
+URL), ``url_matches`` (a regular expression searched in it, on RE2: the URL is
+the page's to choose, docs/manifest-language.md "Regular expressions") and ``states``
 (at least one of them is among the runtime's current states). ``targets``
 needs the live page and is not evaluated here; a block without ``load_when``
 always applies to the runtimes of its manifest. What a block says grants
@@ -13,10 +14,10 @@ nothing: tools are called and checked as always.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..bounded_regex import UnsupportedPattern, search
 from ..bridge.registry import RuntimeInfo
 from ..manifest.load import LoadedManifest
 from ..manifest.model import ContextBlock
@@ -66,9 +67,9 @@ def applies(block: ContextBlock, url: str, states: tuple[str, ...] | list[str]) 
     pattern = when.get("url_matches")
     if isinstance(pattern, str):
         try:
-            if re.search(pattern, url) is None:
+            if not search(pattern, url):
                 return False
-        except re.error:
+        except UnsupportedPattern:
             log.warning("context block %s has an invalid url_matches pattern %r; it does not apply", block.id, pattern)
             return False
     wanted = when.get("states")

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..bounded_regex import UnsupportedPattern, pattern_problem, search
 from ..errors import ActionError, ErrorCode
 
 __all__ = [
@@ -158,8 +159,8 @@ def url_predicates_hold(target: dict[str, Any], url: str | None) -> bool:
         return False
     if isinstance(matches, str):
         try:
-            return url is not None and re.search(matches, url) is not None
-        except re.error:
+            return url is not None and search(matches, url)  # RE2: the URL is the page's (docs/manifest-language.md, "Regular expressions")
+        except UnsupportedPattern:
             return False
     return True
 
@@ -176,10 +177,9 @@ def url_drift(target: dict[str, Any], url: str | None) -> str | None:
     """
     matches, contains = target.get("url_matches"), target.get("url_contains")
     if isinstance(matches, str):
-        try:
-            re.compile(matches)
-        except re.error as exc:
-            return f"url_matches {matches!r} is not a regular expression ({exc})"
+        problem = pattern_problem(matches)
+        if problem is not None:
+            return f"url_matches {problem}"
     origin = _origin(url)
     if origin is None:
         return None

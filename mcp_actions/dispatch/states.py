@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bounded_regex import UnsupportedPattern, search
 from ..errors import ActionError, ErrorCode
 from ..manifest.model import State
 from ..manifest.state_probes import build_probes
@@ -111,7 +111,7 @@ class StateDiagnoser:
 
 def _url_matches(pattern: str, url: str) -> bool:
     try:
-        return re.search(pattern, url) is not None
-    except re.error:
-        log.warning("url_matches %r is not a regular expression; the diagnostic fails", pattern)
+        return search(pattern, url)  # RE2: the URL is the page's to choose (docs/manifest-language.md, "Regular expressions")
+    except UnsupportedPattern:
+        log.warning("url_matches %r is not a regular expression RE2 runs; the diagnostic fails", pattern)
         return False

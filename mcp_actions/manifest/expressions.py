@@ -20,6 +20,11 @@ the next primitive (``transfer.write``, ``text.insert``) unchanged.
 Non-deterministic or code-evaluating functions (``$eval``, ``$random``,
 ``$shuffle``, ``$now``, ``$millis``) are refused at compile time: a workflow must mean the
 same thing every time it runs.
+
+Regex literals (``/…/``) are compiled on RE2 (``expression_regex``), so a search
+in page text is linear in the text; the wall-clock budget could not interrupt a
+backtracking one. A literal RE2 cannot run is a compile error here
+(docs/manifest-language.md, "Regular expressions").
 """
 
 from __future__ import annotations
@@ -32,8 +37,10 @@ from typing import Any
 
 from jsonata import JException, Jsonata
 
+from ..bounded_regex import UnsupportedPattern
 from ..errors import ActionError, ErrorCode, ExpressionSyntaxError
 from ..jsonutil import json_size
+from .expression_regex import regex_engine
 
 __all__ = [
     "EVALUATION_BUDGET_S",
@@ -138,7 +145,8 @@ def _budget_guard(budget_s: float) -> Any:
 def compile_expression(source: str) -> CompiledExpression:
     """Compile a JSONata expression (cached by source text).
 
-    Raises ``ExpressionSyntaxError`` for syntax errors and forbidden functions.
+    Raises ``ExpressionSyntaxError`` for syntax errors, forbidden functions and
+    regex literals RE2 cannot run.
     """
     forbidden = _FORBIDDEN_RE.search(source)
     if forbidden:
@@ -148,7 +156,13 @@ def compile_expression(source: str) -> CompiledExpression:
             evidence={"function": f"${forbidden.group(1)}", "position": forbidden.start()},
         )
     try:
-        compiled = Jsonata(source)
+        compiled = Jsonata(source, regex_engine)
+    except UnsupportedPattern as exc:
+        raise ExpressionSyntaxError(
+            f"regular expression /{exc.pattern}/ cannot be used: {exc.reason}; expressions run regexes on RE2, "
+            "which has no backreferences or lookaround (docs/manifest-language.md, \"Regular expressions\")",
+            evidence={"pattern": exc.pattern},
+        ) from exc
     except (JException, RecursionError) as exc:
         position = getattr(exc, "location", None)
         raise ExpressionSyntaxError(

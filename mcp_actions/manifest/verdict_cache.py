@@ -11,7 +11,7 @@ file per kind under the user cache directory (``$MCP_ACTIONS_CACHE_DIR``, else
 Safe by construction:
 
 * **versioned**: the file name carries a fingerprint of everything a verdict
-  depends on (the file format, jsonata-python's and jsonschema's versions,
+  depends on (the file format, jsonata-python's, jsonschema's and google-re2's versions,
   the source of the modules that compute verdicts and the bundled dictionary), so
   a changed rule or library never reads an old verdict;
 * **checked**: every entry read is checked for shape (and codes for
@@ -59,7 +59,7 @@ FLUSH_AFTER = 256
 _FORMAT = 2
 _CODES: dict[str, ErrorCode] = {member.value: member for member in ErrorCode}
 # Modules whose code decides a verdict: any edit to them invalidates every cached verdict.
-_VERDICT_SOURCES = ("expressions.py", "rules/expressions.py", "rules/schema.py", "rules/workflow.py", "rules/base.py", "rules/hints.py")
+_VERDICT_SOURCES = ("expressions.py", "expression_regex.py", "../bounded_regex.py", "rules/expressions.py", "rules/schema.py", "rules/workflow.py", "rules/base.py", "rules/hints.py")
 _memos: list[DiskMemo] = []
 
 
@@ -107,7 +107,7 @@ def _fingerprint() -> str:
     if not _fingerprint_cache:
         root = Path(__file__).parent
         hasher = hashlib.blake2b(digest_size=8)
-        for part in (str(_FORMAT), _version("jsonata-python"), _version("jsonschema")):
+        for part in (str(_FORMAT), _version("jsonata-python"), _version("jsonschema"), _version("google-re2")):
             hasher.update(part.encode() + b"\x00")
         for relative in _VERDICT_SOURCES:
             hasher.update((root / relative).read_bytes())

@@ -14,12 +14,14 @@ from collections.abc import Collection, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...bounded_regex import pattern_problem
 from ...errors import ErrorCode
 from ..limits import MAX_IDENTIFIER_LENGTH, MAX_NESTING_DEPTH, Limits
 from ..problems import Problem, child_pointer
 from .hints import did_you_mean, member_to_add, snake_case
 
 __all__ = [
+    "check_url_pattern",
     "check_required_identifier",
     "IDENTIFIER_RE",
     "STEP_ID_RE",
@@ -238,6 +240,19 @@ def check_string(obj: Mapping[str, Any], key: str, path: str, *, required: bool 
         yield problem
     elif non_empty and not value.strip():
         yield error(where, ErrorCode.INVALID_VALUE, f"'{key}' must not be empty")
+
+
+def check_url_pattern(value: Any, path: str) -> Checks:
+    """Warn when a ``url_matches`` string is not a regular expression RE2 runs.
+
+    It is searched in page URLs on RE2 only, and one that RE2 refuses never
+    matches (fails closed: the context block does not apply, the diagnostic
+    fails, ``check`` reports drift), so the map stays loadable and the author is told.
+    """
+    if isinstance(value, str):
+        problem = pattern_problem(value)
+        if problem is not None:
+            yield warning(path, ErrorCode.INVALID_VALUE, f"url_matches {problem}; it never matches (docs/manifest-language.md, \"Regular expressions\")")
 
 
 def check_string_list(obj: Mapping[str, Any], key: str, path: str) -> Checks:

@@ -19,6 +19,7 @@ from .base import (
     check_required_identifier,
     check_string,
     check_unique_names,
+    check_url_pattern,
     error,
     json_type,
     object_entries,
@@ -41,6 +42,7 @@ def _check_load_when(load_when: Any, path: str, rules: Rules) -> Checks:
     yield from check_references(load_when, path, _LOAD_WHEN_REFERENCES, rules, skip=1)
     for key in ("url_contains", "url_matches"):
         yield from check_string(load_when, key, path)
+    yield from check_url_pattern(load_when.get("url_matches"), child_pointer(path, "url_matches"))
     if "targets" in load_when:
         targets_path = child_pointer(path, "targets")
         targets = load_when["targets"]

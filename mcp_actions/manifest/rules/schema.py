@@ -24,6 +24,13 @@ thousand tools. So for 2020-12 a fast path answers "valid?" first:
 The fast path only ever says "valid". Whenever it does not, the official
 metaschema runs and *its* errors are reported, so messages and paths are
 exactly jsonschema's. Other dialects always use the official check (memoised).
+
+Then every ``pattern`` and ``patternProperties`` key must be a regular
+expression RE2 runs: at run time they are searched in page data on RE2 only
+(``schema_check``, docs/manifest-language.md, "Regular expressions"), so one RE2
+cannot run (a backreference, lookaround) is an ``invalid_schema`` problem at
+the pattern, not a schema that fails every check later. This check sits
+outside the verdict caches, so a verdict stored before it existed cannot hide it.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from jsonschema_specifications import REGISTRY as _SPECIFICATIONS  # type: ignor
 
 from ...errors import ErrorCode
 from ...jsonutil import json_pointer
+from ...schema_check import unsupported_patterns
 from ..limits import MAX_NESTING_DEPTH
 from ..problems import Problem, child_pointer, pointer_tokens
 from ..verdict_cache import DiskMemo, as_code, digest, is_code
@@ -321,4 +329,10 @@ def check_schema(value: Any, path: str, what: str) -> Checks:
             _verdicts[key] = verdict
     for relative, code, message, severity in verdict:
         yield Problem(path + relative, code, f"{what}: {message}", severity)
+    if canonical is None or '"pattern' in canonical:  # most schemas hold no pattern: skip the walk
+        reported = {relative for relative, *_ in verdict}
+        for relative, problem in unsupported_patterns(value):
+            # Not a regular expression at all: the metaschema said so already, there or at the patternProperties holding it.
+            if not any(relative == where or (where and relative.startswith(where + "/")) for where in reported):
+                yield Problem(path + relative, ErrorCode.INVALID_SCHEMA, f"{what}: {_short(problem)}", "error")
 

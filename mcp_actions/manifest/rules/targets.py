@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import ErrorCode
 from ..problems import child_pointer
 from ..shape import CONFIDENCE_VALUES, LIST_SELECTOR_FIELDS, LOCATING_FIELDS, SINGLE_SELECTOR_FIELDS, TARGET_FIELDS
-from .base import Checks, Rules, check_keys, error, json_type, snake_case_view
+from .base import Checks, Rules, check_keys, check_url_pattern, error, json_type, snake_case_view
 from .expressions import is_slot
 from .refs import check_reference
 
@@ -62,6 +62,8 @@ def check_target(target: Any, path: str, rules: Rules, *, templated: bool = Fals
                 yield error(where, ErrorCode.INVALID_VALUE, f"'confidence' must be one of {', '.join(CONFIDENCE_VALUES)}")
         elif not isinstance(value, str):
             yield error(where, ErrorCode.INVALID_TYPE, f"'{field}' must be a string, got {json_type(value)}")
+        elif field == "url_matches":
+            yield from check_url_pattern(value, where)
 
 
 def check_check_target(target: Any, path: str, rules: Rules) -> Checks:

@@ -15,13 +15,14 @@ dictionary is only a warning: it runs where that host provides it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from ...bounded_regex import UnsupportedPattern, search
 from ...errors import ErrorCode
 from ...jsonutil import json_pointer
+from ...schema_check import bounded_validator
 from ..execution import ExecutionPlan, ToolKind, classify_tool
 from ..problems import child_pointer
 from ..shape import (
@@ -172,7 +173,12 @@ def _check_binding(binding: Any, path: str, label: str, execution: ExecutionPlan
     schema = _primitive_schema(execution.primitive, rules)
     if not isinstance(schema, dict) or not fast_schema_valid(schema):
         return  # an invalid map dictionary schema is reported at the dictionary
-    for problem in Draft202012Validator(schema).iter_errors(arguments):
+    # On RE2 like every check at run time: a map may import its dictionary from elsewhere.
+    try:
+        found = list(bounded_validator(Draft202012Validator)(schema).iter_errors(arguments))
+    except UnsupportedPattern:
+        return  # reported at the dictionary's schema
+    for problem in found:
         if problem.validator in _PRESENCE_RULES and not problem.absolute_path:
             continue  # the call may supply what is missing
         prefix = f"{label}: bound arguments of {execution.primitive}: "
@@ -194,8 +200,8 @@ def _pattern_named(key: Any, schema: dict[str, Any]) -> bool:
     if not isinstance(patterns, dict) or not isinstance(key, str):
         return False
     try:
-        return any(re.search(pattern, key) for pattern in patterns)
-    except (re.error, TypeError):
+        return any(search(pattern, key) for pattern in patterns)
+    except (UnsupportedPattern, TypeError):
         return False
 
 
