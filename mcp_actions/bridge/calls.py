@@ -6,8 +6,9 @@ sends it, and waits for exactly one of:
 
 - ``settle(channel, call_id, output=…)`` or ``settle(…, error=…)``: the
   runtime's answer, accepted only from the channel the call went to;
-- the time limit: ``handler_timeout`` with the elapsed time (a late answer is
-  then logged and dropped, not an error of the runtime);
+- the time limit: ``handler_timeout`` with the elapsed time; the runtime is
+  sent ``action_cancel`` (reason ``"timed out"``) so its work stops too, and a
+  late answer is logged and dropped, not an error of the runtime;
 - ``fail_channel(channel, reason)``: the connection is gone, every call sent
   on it fails at once with ``transport_failed``;
 - a delivery failure: ``transport_failed``;
@@ -39,12 +40,16 @@ from typing import Any, Protocol
 from ..errors import ActionError, ErrorCode
 from .items import ActionCall, ActionCancel, InputResponse, OutgoingItem, error_body
 
-__all__ = ["CallChannel", "CallTracker", "InputHandler", "ProgressHandler"]
+__all__ = ["CANCELLED_BY_CALLER", "TIMED_OUT", "CallChannel", "CallTracker", "InputHandler", "ProgressHandler"]
 
 log = logging.getLogger(__name__)
 
 #: How many timed-out or cancelled call ids are remembered, to log (not refuse) late answers.
 EXPIRED_MEMORY = 4096
+#: ``action_cancel`` reasons: the call's time limit passed, or its caller gave up. Runtimes tell
+#: them apart by this text (a page engine answers ``handler_timeout`` for the first, ``cancelled``).
+TIMED_OUT = "timed out"
+CANCELLED_BY_CALLER = "cancelled by the caller"
 
 #: Hears a running call's ``call_progress``: ``(progress, total, message)``.
 ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -162,6 +167,10 @@ class CallTracker:
             except TimeoutError:
                 elapsed = int((time.monotonic() - started) * 1000)
                 self._remember_expired(call_id, runtime_id, "timed out")
+                # A timed-out call must not go on acting in the page (a click landing during the
+                # next call): tell the runtime, as for a cancelled caller (docs/bridge-protocol.md).
+                if not channel.closed:
+                    self._spawn(self._send_cancel(channel, call_id, runtime_id, TIMED_OUT), f"cancel-{call_id}")
                 raise ActionError(
                     f"{name} did not finish within {timeout_ms} ms",
                     code=ErrorCode.HANDLER_TIMEOUT,
@@ -171,17 +180,17 @@ class CallTracker:
             # The caller gave up (an MCP cancellation, say): tell the runtime, and only log its late answer.
             self._remember_expired(call_id, runtime_id, "cancelled")
             if not channel.closed:
-                self._spawn(self._send_cancel(channel, call_id, runtime_id), f"cancel-{call_id}")
+                self._spawn(self._send_cancel(channel, call_id, runtime_id, CANCELLED_BY_CALLER), f"cancel-{call_id}")
             raise
         finally:
             self._forget(pending)
 
-    async def _send_cancel(self, channel: CallChannel, call_id: str, runtime_id: str) -> None:
-        item = ActionCancel(type="action_cancel", call_id=call_id, runtime_id=runtime_id, reason="cancelled by the caller")
+    async def _send_cancel(self, channel: CallChannel, call_id: str, runtime_id: str, reason: str) -> None:
+        item = ActionCancel(type="action_cancel", call_id=call_id, runtime_id=runtime_id, reason=reason)
         try:
             await channel.send(item)
         except Exception as exc:
-            log.info("could not tell runtime %s that call %s was cancelled: %s", runtime_id, call_id, exc)
+            log.info("could not tell runtime %s that call %s ended (%s): %s", runtime_id, call_id, reason, exc)
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro, name=name)
@@ -220,6 +229,11 @@ class CallTracker:
         logged and dropped, as is a late answer to a cancelled call.
         """
         pending = self._pending.get(call_id)
+        if pending is not None and pending.future.done() and pending.channel is channel:
+            # The call is ending this very moment (its timer fired, its caller gave up) and has
+            # not reached _remember_expired yet: the answer is late, like any after it.
+            log.warning("dropped late answer to call %s from %s (it was ending)", call_id, pending.runtime_id)
+            return
         if pending is None or pending.future.done():
             if call_id in self._expired:
                 runtime_id, how = self._expired[call_id]

@@ -24,6 +24,7 @@ from playwright.async_api import Frame, Page
 
 from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
+from .call_scope import current_call
 from .inprocess import InProcessRuntime
 from .page_watch import PageWatch
 from .tab_host import TabHost
@@ -35,12 +36,16 @@ log = logging.getLogger(__name__)
 #: A dom_event may name the call that caused it when it follows within this window.
 PREVIOUS_CALL_WINDOW_S = 5.0
 
-_ENGINE_CALL = """async ([method, a, b]) => {
-  const engine = window.__mcpActions;
+# ``call`` is the running bridge call ({call_id, timeout_ms}, call_scope.py): the engine ends the
+# call's waits at its deadline or when its action_cancel arrives (callcontext.js).
+# Indexes, not `([method, a, b, call]) =>`: destructuring runs Array.prototype[Symbol.iterator],
+# which a page may have replaced to read the call's arguments (an overlay's HTML: docs/overlays.md).
+_ENGINE_CALL = """async (items) => {
+  const engine = window.__mcpActions, method = items[0], a = items[1], b = items[2], call = items[3];
   if (!engine) return null;
-  if (method === "run") return engine.run(a, b);
-  if (method === "callHandler") return engine.callHandler(a, b);
-  return engine.focusEditable(a, b);
+  if (method === "run") return engine.run(a, b, call);
+  if (method === "callHandler") return engine.callHandler(a, b, call);
+  return engine.focusEditable(a, b, call);
 }"""
 _TITLE = "() => document.title"
 _DELIVER = """(item) => {
@@ -158,10 +163,19 @@ class DocumentRuntime(InProcessRuntime):
             attachments = item.get("attachments")
             self.attachments = [a for a in attachments if isinstance(a, dict)] if isinstance(attachments, list) else []
             self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
-        elif kind in ("input_response", "action_cancel"):
+        elif kind == "input_response":
             self.host.spawn(self.deliver_to_page(item), f"{self.runtime_id}:{kind}")
             return
+        elif kind == "action_cancel" and not self.is_running(item.get("call_id")):
+            # Nothing of the call runs here, but the page may still have work of it (or get
+            # an entry of it later): it hears the cancel anyway (callcontext.js, callchannel.js).
+            self.host.spawn(self.deliver_to_page(item), f"{self.runtime_id}:{kind}")
         super()._deliver(item)
+
+    def call_aborted(self, call_id: str, reason: str) -> None:
+        """The call was cancelled or timed out here: its work in the page (waits, a handler) stops too."""
+        cancel = {"type": "action_cancel", "call_id": call_id, "runtime_id": self.runtime_id, "reason": reason}
+        self.host.spawn(self.deliver_to_page(cancel), f"{self.runtime_id}:action_cancel")
 
     async def deliver_to_page(self, item: dict[str, Any]) -> None:
         """Hand an answer or a cancel for a running call to the page engine (callchannel.js)."""
@@ -206,10 +220,12 @@ class DocumentRuntime(InProcessRuntime):
 
     async def run_engine(self, method: str, a: Any, b: Any) -> Any:
         """Call the page engine in this document: ``run`` a primitive, ``callHandler``, or ``focusEditable``."""
-        envelope = await self.evaluate(_ENGINE_CALL, [method, a, b])
+        running = current_call()
+        call = running.engine_options() if running is not None else None
+        envelope = await self.evaluate(_ENGINE_CALL, [method, a, b, call])
         if envelope is None:  # a document the init script did not reach (attached pages)
             await self.install_engine()
-            envelope = await self.evaluate(_ENGINE_CALL, [method, a, b])
+            envelope = await self.evaluate(_ENGINE_CALL, [method, a, b, call])
         if not isinstance(envelope, dict) or "ok" not in envelope:
             raise ActionError("the page engine is not available", code=ErrorCode.RUNTIME_NOT_READY, evidence={"url": self.frame.url})
         if envelope["ok"]:

@@ -4,6 +4,13 @@ The browser host (one runtime per tab) and the memory runtime subclass
 ``InProcessRuntime`` and implement ``execute``; the base turns each
 ``action_call`` into a task whose result or ``ActionError`` becomes exactly
 one ``action_call_output`` or ``action_error`` fed back into the bridge.
+
+A call's work ends with the call (docs/bridge-protocol.md, "Deadlines and
+cancellation"): the task runs under the call's ``timeout_ms`` (and answers
+``handler_timeout`` when it passes), an ``action_cancel`` cancels the task,
+and either way ``call_aborted`` lets a host that runs work elsewhere (the
+page engine of a tab) stop it there too. The running call's id and deadline
+are readable below ``execute`` through ``call_scope.current_call``.
 """
 
 from __future__ import annotations
@@ -15,8 +22,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..bridge.bridge import Bridge, RuntimeSession
+from ..bridge.calls import TIMED_OUT
 from ..bridge.envelope import is_envelope
+from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
+from .call_scope import RunningCall, running_call
 
 __all__ = ["InProcessRuntime"]
 
@@ -64,6 +74,9 @@ class InProcessRuntime:
         self.session: RuntimeSession | None = None
         self.received: list[dict[str, Any]] = []  # bridge → runtime items other than calls (config, errors)
         self._tasks: set[asyncio.Task[None]] = set()
+        # Running calls by call id (an action_cancel names one), and why a cancelled one was cancelled.
+        self._calls: dict[str, asyncio.Task[None]] = {}
+        self._cancelled: dict[str, str] = {}
 
     @property
     def connected(self) -> bool:
@@ -131,19 +144,76 @@ class InProcessRuntime:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
+    def is_running(self, call_id: Any) -> bool:
+        """True while the call ``call_id`` has a task running here."""
+        task = self._calls.get(call_id) if isinstance(call_id, str) else None
+        return task is not None and not task.done()
+
+    def call_aborted(self, call_id: str, reason: str) -> None:
+        """The call ``call_id`` was cancelled or ran out of time here (its task is ending).
+
+        Its Python work stops with its task; a host whose work also runs elsewhere (a page
+        engine's waits) overrides this to stop it there too. ``reason`` is the bridge's
+        (``"timed out"`` for the deadline).
+        """
+
     def _deliver(self, item: dict[str, Any]) -> None:
-        if item.get("type") != "action_call":
+        kind = item.get("type")
+        if kind == "action_cancel":
+            self.received.append(item)
+            self._cancel_call(item)
+            return
+        if kind != "action_call":
             self.received.append(item)
             return
-        task = asyncio.create_task(self._run_call(item), name=f"{self.runtime_id}:{item.get('call_id')}")
+        call_id = item.get("call_id")
+        task = asyncio.create_task(self._run_call(item), name=f"{self.runtime_id}:{call_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        if isinstance(call_id, str):
+            self._calls[call_id] = task
+            task.add_done_callback(lambda done: self._calls.pop(call_id, None) if self._calls.get(call_id) is done else None)
+
+    def _cancel_call(self, item: dict[str, Any]) -> None:
+        """An ``action_cancel``: the call's task is cancelled, so nothing more of it happens here."""
+        call_id, reason = item.get("call_id"), item.get("reason")
+        if not isinstance(call_id, str) or not self.is_running(call_id):
+            log.debug("action_cancel for call %s found nothing running in %s", call_id, self.runtime_id)
+            return
+        task = self._calls[call_id]
+        why = reason if isinstance(reason, str) and reason else "cancelled by the caller"
+        self._cancelled[call_id] = why
+        task.cancel()
+        self.call_aborted(call_id, why)
+
+    @staticmethod
+    def _deadline_of(item: dict[str, Any]) -> Deadline | None:
+        timeout_ms = item.get("timeout_ms")
+        if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float)) or timeout_ms < 0:
+            return None
+        return Deadline.after_ms(int(timeout_ms))
 
     async def _run_call(self, item: dict[str, Any]) -> None:
         call_id = item["call_id"]
+        name = item.get("handler") or item.get("name")
+        deadline = self._deadline_of(item)
+        # This task's own copy of the context: the engine calls below read the call from it.
+        running_call.set(RunningCall(call_id, deadline))
         reply: dict[str, Any]
         try:
-            output = await self.execute(item["name"], item.get("arguments") or {}, item.get("handler"))
+            try:
+                async with asyncio.timeout(None if deadline is None else max(deadline.seconds_left, 0)) as scope:
+                    output = await self.execute(item["name"], item.get("arguments") or {}, item.get("handler"))
+            except TimeoutError:
+                if deadline is None or not scope.expired():
+                    raise  # the work's own TimeoutError: a failure like any other
+                # The bridge has answered handler_timeout already; stop what still runs elsewhere.
+                self.call_aborted(call_id, "timed out")
+                raise ActionError(
+                    f"{name} did not finish within {deadline.timeout_ms} ms",
+                    code=ErrorCode.HANDLER_TIMEOUT,
+                    evidence={"call_id": call_id, "runtime_id": self.runtime_id, "timeout_ms": deadline.timeout_ms},
+                ) from None
             if is_envelope(output):
                 # A value shaped like the protocol's {ok, result} envelope travels inside a real one,
                 # or the bridge would unwrap it (docs/bridge-protocol.md, action_call_output).
@@ -152,7 +222,16 @@ class InProcessRuntime:
         except ActionError as exc:
             reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": exc.to_error()}
         except asyncio.CancelledError:
-            raise
+            why = self._cancelled.pop(call_id, None)
+            if why is None:
+                raise  # the runtime is stopping: nothing to answer
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()  # handled: the answer below still needs to be sent
+            # The bridge cancels a call whose time ran out as well as one whose caller gave up.
+            code = ErrorCode.HANDLER_TIMEOUT if why == TIMED_OUT else ErrorCode.CANCELLED
+            error = ActionError(f"{name} ended early: {why}", code=code, evidence={"call_id": call_id, "reason": why})
+            reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": error.to_error()}
         except Exception as exc:
             log.exception("runtime %s failed running %s", self.runtime_id, item.get("name"))
             error = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED)

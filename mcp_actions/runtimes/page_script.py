@@ -50,6 +50,7 @@ __all__ = [
 #: The engine's modules, in load order (each may use only those before it).
 ENGINE_MODULES: tuple[str, ...] = (
     "core.js",  # errors, envelopes, helpers, geometry, the primitive registry
+    "callcontext.js",  # each running call's deadline and cancellation
     "dom.js",  # deep (shadow DOM) queries, visibility and why not
     "names.js",  # text, roles, accessible names
     "locators.js",  # target descriptors to elements

@@ -69,7 +69,7 @@ async def test_api_is_hidden_frozen_and_loading_twice_does_nothing(page: Page, p
         "enumerable": False,
         "frozen": True,
         "methods": sorted(
-            ["version", "run", "callHandler", "capabilities", "focusEditable", "watchEvents", "status", "onPageTools", "pageTools", "onCallMessage", "deliver"]
+            ["version", "run", "callHandler", "capabilities", "focusEditable", "watchEvents", "status", "onPageTools", "pageTools", "onCallMessage", "deliver", "abortCall"]
             + ["applyAttachments", "onOverlayChange", "overlayPassThrough", "_attachClient"]
         ),
     }
@@ -78,7 +78,8 @@ async def test_api_is_hidden_frozen_and_loading_twice_does_nothing(page: Page, p
     same = await page.evaluate("() => window.__firstEngine === window.__mcpActions")
     status = await page.evaluate("() => window.__mcpActions.status()")
     assert same is True
-    assert status == {"version": __version__, "client": None}  # engine only: no WebSocket client; versions agree
+    # Engine only: no WebSocket client, no call running; versions agree.
+    assert status == {"version": __version__, "client": None, "running_calls": 0}
 
 
 async def test_capabilities_match_python_and_the_dictionary(page: Page, pages_url: str) -> None:

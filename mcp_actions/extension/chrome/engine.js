@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: core.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, launchers.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, launchers.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -171,6 +171,207 @@ M.requireNumber = requireNumber;
 M.requireString = requireString;
 M.tagOf = tagOf;
 M.viewport = viewport;
+  })(M, root);
+
+  // ---- callcontext.js ----
+  (function (M, root) {
+/*
+ * callcontext.js — The deadline and cancellation of each running call, inside the page
+ * (docs/bridge-protocol.md, "Deadlines and cancellation").
+ *
+ * A host that runs a bridge call through the engine passes {call_id, timeout_ms} with it.
+ * The engine keeps one context per call id: its deadline, and whether it was aborted (by an
+ * action_cancel the host delivers, or by the deadline passing). Every wait (locator.wait_for,
+ * dom.settle, a page handler) ends at once when its call is aborted, and every step that
+ * acts checks the context first, so no click, keystroke or submit lands after the call ended.
+ *
+ * One call may enter the engine several times (a trusted click resolves its target first,
+ * text.insert focuses the field twice): the entries share one context. An aborted call id is
+ * remembered for a while, so an entry that arrives after its cancel is refused at once.
+ */
+var EngineError = M.EngineError,
+  isObject = M.isObject;
+
+// How many aborted call ids are remembered (entries arriving after their cancel are refused).
+var ABORTED_MEMORY = 256;
+
+var running = {}; // call_id -> {context, entries}
+var abortedIds = {}; // call_id -> {code, message}
+var abortedOrder = [];
+
+function CallContext(callId) {
+  this.call_id = callId;
+  this.deadline = null; // Date.now() value, or null without one
+  this.aborted = null; // {code, message} once aborted
+  this.listeners = [];
+  this.timer = null;
+  this.controller = typeof AbortController === "function" ? new AbortController() : null;
+  // Page handlers may take it (their second argument) to stop their own work.
+  this.signal = this.controller ? this.controller.signal : null;
+}
+
+/** Narrow the deadline to timeoutMs from now (an entry never widens what an earlier one set). */
+CallContext.prototype.limit = function (timeoutMs) {
+  if (typeof timeoutMs !== "number" || !isFinite(timeoutMs) || timeoutMs < 0) return;
+  var at = Date.now() + timeoutMs;
+  if (this.deadline !== null && this.deadline <= at) return;
+  this.deadline = at;
+  var self = this;
+  if (this.timer) clearTimeout(this.timer);
+  this.timer = setTimeout(function () { self.abort("handler_timeout", "timed out"); }, timeoutMs);
+};
+
+/** End the call's work: waits stop, later steps refuse to act. The first abort wins. */
+CallContext.prototype.abort = function (code, reason) {
+  if (this.aborted) return;
+  var message = code === "handler_timeout" ? "the call ran out of time" : "the call was cancelled";
+  this.aborted = { code: code, message: message + (reason && code !== "handler_timeout" ? " (" + reason + ")" : "") };
+  if (this.timer) clearTimeout(this.timer);
+  this.timer = null;
+  if (this.controller) {
+    try {
+      this.controller.abort(this.aborted.message);
+    } catch (_ignored) { /* an old AbortController without a reason */ }
+  }
+  var listeners = this.listeners;
+  this.listeners = [];
+  listeners.forEach(function (fn) {
+    try {
+      fn();
+    } catch (_ignored) { /* one failing listener must not keep the others running */ }
+  });
+};
+
+/** The error an aborted call's work ends with. */
+CallContext.prototype.error = function () {
+  var aborted = this.aborted || { code: "cancelled", message: "the call was cancelled" };
+  return new EngineError(aborted.code, aborted.message, { call_id: this.call_id });
+};
+
+/** Throw the call's error when it was aborted or its deadline passed: call this before acting. */
+CallContext.prototype.check = function () {
+  if (!this.aborted && this.deadline !== null && Date.now() >= this.deadline) this.abort("handler_timeout", "timed out");
+  if (this.aborted) throw this.error();
+};
+
+/** fn() once the call is aborted (at once, asynchronously, when it already is); returns a function that stops listening. */
+CallContext.prototype.onAbort = function (fn) {
+  if (this.aborted) {
+    setTimeout(fn, 0);
+    return function () {};
+  }
+  var listeners = this.listeners;
+  listeners.push(fn);
+  return function () {
+    var i = listeners.indexOf(fn);
+    if (i >= 0) listeners.splice(i, 1);
+  };
+};
+
+/**
+ * Race a primitive's promise with the call's abort: the call's answer comes at once when it is
+ * aborted (the work itself must check the context before it acts).
+ */
+CallContext.prototype.race = function (value) {
+  var self = this;
+  if (!value || typeof value.then !== "function") return value;
+  return new Promise(function (resolve, reject) {
+    var stop = self.onAbort(function () { reject(self.error()); });
+    value.then(
+      function (v) { stop(); resolve(v); },
+      function (e) { stop(); reject(e); }
+    );
+  });
+};
+
+function remember(callId, aborted) {
+  if (abortedIds[callId]) return;
+  abortedIds[callId] = aborted;
+  abortedOrder.push(callId);
+  while (abortedOrder.length > ABORTED_MEMORY) delete abortedIds[abortedOrder.shift()];
+}
+
+/**
+ * Enter a call: options = {call_id?, timeout_ms?} as the host passed them (anything else: a
+ * context of its own that nobody can cancel). Leave it with leaveCall(context) when done.
+ */
+function enterCall(options) {
+  var callId = isObject(options) && typeof options.call_id === "string" && options.call_id ? options.call_id : null;
+  var timeoutMs = isObject(options) ? options.timeout_ms : undefined;
+  if (callId === null) {
+    var own = new CallContext(null);
+    own.limit(timeoutMs);
+    return own;
+  }
+  var slot = running[callId];
+  if (!slot) {
+    slot = running[callId] = { context: new CallContext(callId), entries: 0 };
+    if (abortedIds[callId]) slot.context.abort(abortedIds[callId].code, "before it reached the page");
+  }
+  slot.entries += 1;
+  slot.context.limit(timeoutMs);
+  return slot.context;
+}
+
+/** Leave a call entered with enterCall; its context goes when its last entry leaves. */
+function leaveCall(context) {
+  var callId = context.call_id;
+  var slot = callId === null ? null : running[callId];
+  if (!slot || slot.context !== context) {
+    if (context.timer) clearTimeout(context.timer);
+    return;
+  }
+  slot.entries -= 1;
+  if (slot.entries > 0) return;
+  delete running[callId];
+  if (context.timer) clearTimeout(context.timer);
+  context.timer = null;
+}
+
+/**
+ * Abort the call `callId` (an action_cancel, or the host's own deadline): code is
+ * "handler_timeout" or "cancelled". True when the call was running here.
+ */
+function abortCall(callId, code, reason) {
+  if (typeof callId !== "string" || !callId) return false;
+  var kind = code === "handler_timeout" ? "handler_timeout" : "cancelled";
+  var slot = running[callId];
+  if (slot) slot.context.abort(kind, reason);
+  remember(callId, slot ? slot.context.aborted : { code: kind, message: "the call was cancelled" });
+  return !!slot;
+}
+
+/** How many calls have work running in this document (tests and status() read it). */
+function runningCalls() {
+  return Object.keys(running).length;
+}
+
+/** Run fn(context) inside the call described by options; the context is left when fn's promise settles. */
+function withCall(options, fn) {
+  var context = enterCall(options);
+  var result;
+  try {
+    context.check();
+    result = context.race(fn(context));
+  } catch (err) {
+    leaveCall(context);
+    throw err;
+  }
+  if (!result || typeof result.then !== "function") {
+    leaveCall(context);
+    return result;
+  }
+  return result.then(
+    function (v) { leaveCall(context); return v; },
+    function (e) { leaveCall(context); throw e; }
+  );
+}
+
+M.enterCall = enterCall;
+M.leaveCall = leaveCall;
+M.abortCall = abortCall;
+M.runningCalls = runningCalls;
+M.withCall = withCall;
   })(M, root);
 
   // ---- dom.js ----
@@ -947,18 +1148,21 @@ function textInsert(args) {
  * and place the caret for mode "append" or "replace", so a host can type
  * trusted text next. Output: {tag, matched_by, caret_placed, value_length}.
  */
-function focusEditable(target, mode) {
-  return guard(function () {
-    var m = mode === undefined ? "append" : mode;
-    if (m !== "append" && m !== "replace") fail("invalid_input", "mode must be append or replace", { field: "mode" });
-    var t = editableTarget(target);
-    var el = t.element;
-    if (document.activeElement !== el && typeof el.focus === "function") el.focus();
-    var placed = placeCaret(el, m);
-    var out = { tag: tagOf(el), matched_by: t.matched_by, caret_placed: placed };
-    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) out.value = String(el.value);
-    return out;
-  });
+function focusEditable(target, mode, call) {
+  // `call`: the host's {call_id, timeout_ms}; a cancelled call focuses nothing (callcontext.js).
+  return guard(function () { return M.withCall(call, function () { return focusNow(target, mode); }); });
+}
+
+function focusNow(target, mode) {
+  var m = mode === undefined ? "append" : mode;
+  if (m !== "append" && m !== "replace") fail("invalid_input", "mode must be append or replace", { field: "mode" });
+  var t = editableTarget(target);
+  var el = t.element;
+  if (document.activeElement !== el && typeof el.focus === "function") el.focus();
+  var placed = placeCaret(el, m);
+  var out = { tag: tagOf(el), matched_by: t.matched_by, caret_placed: placed };
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) out.value = String(el.value);
+  return out;
 }
 
 M.TEXT_INPUT_TYPES = TEXT_INPUT_TYPES;
@@ -1447,7 +1651,7 @@ function textContent(args) {
   return out;
 }
 
-function waitFor(args) {
+function waitFor(args, call) {
   var state = args.state === undefined ? "visible" : args.state;
   if (state !== "attached" && state !== "visible") fail("invalid_input", "state must be attached or visible", { field: "state" });
   var timeout = args.timeout_ms === undefined ? 5000 : args.timeout_ms;
@@ -1473,10 +1677,11 @@ function waitFor(args) {
   return new Promise(function (resolve, reject) {
     var last = first;
     var finished = false;
-    var observer = null, interval = null, timer = null, frame = null;
+    var observer = null, interval = null, timer = null, frame = null, stopListening = null;
     function finish(fn, value) {
       if (finished) return;
       finished = true;
+      if (stopListening) stopListening();
       if (observer) observer.disconnect();
       if (interval) clearInterval(interval);
       if (timer) clearTimeout(timer);
@@ -1515,6 +1720,8 @@ function waitFor(args) {
     // Style/layout changes (CSS classes elsewhere, animations) and hidden
     // tabs without animation frames are caught by a plain interval.
     interval = setInterval(poll, 100);
+    // The call was cancelled or ran out of its deadline: stop watching now (callcontext.js).
+    if (call) stopListening = call.onAbort(function () { finish(reject, call.error()); });
     timer = setTimeout(function () {
       finish(reject, new EngineError("timeout", "the locator did not become " + state + " within " + timeout + " ms", {
         locator: locatorEvidence(locator), state: state, timeout_ms: timeout, elapsed_ms: Date.now() - started, tried: last.tried,
@@ -1686,15 +1893,16 @@ function listSections(args) {
  * Resolve once no DOM mutation happened for quiet_ms, or at timeout_ms with
  * settled=false (never an error): {settled, waited_ms}.
  */
-function settle(args) {
+function settle(args, call) {
   var quiet = args.quiet_ms === undefined ? 100 : args.quiet_ms;
   var timeout = args.timeout_ms === undefined ? 2000 : args.timeout_ms;
   if (typeof quiet !== "number" || !(quiet >= 0)) fail("invalid_input", "quiet_ms must be a non-negative number", { field: "quiet_ms" });
   if (typeof timeout !== "number" || !(timeout >= 0)) fail("invalid_input", "timeout_ms must be a non-negative number", { field: "timeout_ms" });
   var started = Date.now();
   return new Promise(function (resolve) {
-    var quietTimer = null, limitTimer = null, observer = null;
+    var quietTimer = null, limitTimer = null, observer = null, stopListening = null;
     function finish(settled) {
+      if (stopListening) stopListening();
       if (observer) observer.disconnect();
       clearTimeout(quietTimer);
       clearTimeout(limitTimer);
@@ -1710,6 +1918,8 @@ function settle(args) {
       observer.observe(document.documentElement || document, { childList: true, subtree: true, attributes: true, characterData: true });
     }
     limitTimer = setTimeout(function () { finish(false); }, timeout);
+    // A cancelled call (or one past its deadline) stops watching at once (callcontext.js).
+    if (call) stopListening = call.onAbort(function () { finish(false); });
     restart();
   });
 }
@@ -1945,32 +2155,43 @@ function resolveHandler(path) {
   return { fn: current, self: parent };
 }
 
-function callHandler(path, args) {
+/**
+ * Call the page handler at `path` with args. `call` is the host's {call_id, timeout_ms}
+ * (callcontext.js): the handler gets {call_id, signal, deadline} as its second argument, and
+ * when the call is cancelled or its deadline passes its signal aborts and the call answers at
+ * once (a handler that acts after a wait should check signal.aborted first).
+ */
+function callHandler(path, args, call) {
   return guard(function () {
     var target = resolveHandler(path);
-    var value;
-    try {
-      value = target.fn.call(target.self, args === undefined ? {} : args);
-    } catch (err) {
+    return M.withCall(call, function (context) { return invoke(target, path, args, context); });
+  });
+}
+
+function invoke(target, path, args, context) {
+  var value;
+  var info = { call_id: context.call_id, signal: context.signal, deadline: context.deadline };
+  try {
+    value = target.fn.call(target.self, args === undefined ? {} : args, info);
+  } catch (err) {
+    fail("handler_failed", String((err && err.message) || err), { handler: path, name: err && err.name ? String(err.name) : "Error" });
+  }
+  return Promise.resolve(value).then(
+    function (result) {
+      if (result === undefined) return null;
+      var text;
+      try {
+        text = JSON.stringify(result);
+      } catch (err) {
+        fail("invalid_result", "the handler result is not JSON-serialisable: " + String((err && err.message) || err), { handler: path });
+      }
+      if (text === undefined) fail("invalid_result", "the handler returned a " + typeof result + ", which is not JSON", { handler: path, type: typeof result });
+      return JSON.parse(text);
+    },
+    function (err) {
       fail("handler_failed", String((err && err.message) || err), { handler: path, name: err && err.name ? String(err.name) : "Error" });
     }
-    return Promise.resolve(value).then(
-      function (result) {
-        if (result === undefined) return null;
-        var text;
-        try {
-          text = JSON.stringify(result);
-        } catch (err) {
-          fail("invalid_result", "the handler result is not JSON-serialisable: " + String((err && err.message) || err), { handler: path });
-        }
-        if (text === undefined) fail("invalid_result", "the handler returned a " + typeof result + ", which is not JSON", { handler: path, type: typeof result });
-        return JSON.parse(text);
-      },
-      function (err) {
-        fail("handler_failed", String((err && err.message) || err), { handler: path, name: err && err.name ? String(err.name) : "Error" });
-      }
-    );
-  });
+  );
 }
 
 /**
@@ -3346,8 +3567,10 @@ function valueOf(result) {
 
 // -- the JS bridge ---------------------------------------------------------------------
 
-function viaBridge(command, params, which) {
+function viaBridge(command, params, which, call) {
   return whenReady(which, READY_WAIT_MS).then(function (bridge) {
+    // The wait for the page's bridge may outlast the call: a cancelled call runs no command (callcontext.js).
+    if (call) call.check();
     if (!bridge) {
       var where = which ? "window." + which : "window.AICommands or window.__wab_protocol";
       fail("missing_handler", "the page has no WAB bridge (" + where + ") after " + READY_WAIT_MS + " ms", { handler: where, command: command });
@@ -3423,7 +3646,7 @@ function viaHttp(command, params, http) {
   );
 }
 
-function execute(args) {
+function execute(args, call) {
   var command = args.command;
   if (typeof command !== "string" || !command) fail("invalid_input", "wab.execute needs the command's name", { field: "command" });
   // {command, params} from the host; {command, ...params} from a converted map's binding.
@@ -3433,7 +3656,7 @@ function execute(args) {
   params = jsonClone(params);
   if (isObject(args.http) && typeof args.http.url === "string" && args.http.url) return viaHttp(command, params, args.http);
   var which = BRIDGES.indexOf(args.bridge) >= 0 ? args.bridge : null;
-  return viaBridge(command, params, which);
+  return viaBridge(command, params, which, call);
 }
 
 // -- the actions a page's bridge lists ------------------------------------------------------
@@ -4933,7 +5156,9 @@ var VERSION = M.VERSION,
   isObject = M.isObject,
   focusEditable = M.focusEditable,
   callHandler = M.callHandler,
-  watchEvents = M.watchEvents;
+  watchEvents = M.watchEvents,
+  withCall = M.withCall,
+  abortCall = M.abortCall;
 
 
 // Dictionary names this engine does not implement need a host a page cannot be
@@ -4953,7 +5178,12 @@ function isPrivileged(name) {
   return PRIVILEGED_PREFIXES.some(function (p) { return name.indexOf(p) === 0; });
 }
 
-function run(name, args) {
+/**
+ * Run the primitive `name`. `call` is the host's {call_id, timeout_ms} of the bridge call
+ * (callcontext.js): the primitive's waits end and its acting steps refuse once the call is
+ * cancelled or its deadline passes. Without it the primitive runs as before.
+ */
+function run(name, args, call) {
   return guard(function () {
     if (typeof name !== "string" || !name) fail("unknown_action", "a primitive name is required", { name: name === undefined ? null : name });
     var entry = Object.prototype.hasOwnProperty.call(PRIMITIVES, name) ? PRIMITIVES[name] : null;
@@ -4966,8 +5196,20 @@ function run(name, args) {
     entry.required.forEach(function (field) {
       if (args[field] === undefined) fail("invalid_input", name + " needs a " + field, { field: field });
     });
-    return entry.fn(args);
+    return withCall(call, function (context) { return entry.fn(args, context); });
   });
+}
+
+/** An item from the host for a running call: an action_cancel ends the call's work here too. */
+function deliver(item) {
+  var taken = false;
+  if (isObject(item) && item.type === "action_cancel") {
+    var reason = typeof item.reason === "string" ? item.reason : "";
+    // The bridge says "timed out" when the call's deadline ended it (bridge/calls.py).
+    taken = abortCall(item.call_id, reason === "timed out" ? "handler_timeout" : "cancelled", reason);
+  }
+  // A protocol adapter's own cancel handler (ABP) hears it as well.
+  return M.deliverToCall(item) || taken;
 }
 
 /**
@@ -4986,7 +5228,7 @@ function createEngine() {
 
   function status() {
     var c = clientState.client;
-    return { version: VERSION, client: c ? c() : null };
+    return { version: VERSION, client: c ? c() : null, running_calls: M.runningCalls() };
   }
 
   return Object.freeze({
@@ -5002,7 +5244,9 @@ function createEngine() {
     pageTools: M.pageToolsSnapshot,
     // Messages of running calls (progress, input requests) and the host's answers (callchannel.js).
     onCallMessage: M.onCallMessage,
-    deliver: function (item) { return M.deliverToCall(item); },
+    deliver: deliver,
+    // The host's own deadline ended call_id (code "handler_timeout") or it was cancelled ("cancelled").
+    abortCall: abortCall,
     // A map's attachments (attachments.js): applyAttachments(list, {status, open}) replaces the set.
     applyAttachments: M.applyAttachments,
     // The overlay (overlay.js): fn(open) on every change, and letting a trusted click through it.

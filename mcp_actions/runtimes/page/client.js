@@ -231,13 +231,13 @@ function startClient(engine, config) {
     return { type: "action_error", call_id: callId, runtime_id: runtimeId, error: body };
   }
 
-  function execute(item) {
+  function execute(item, call) {
     var name = item.name;
     var args = item.arguments && typeof item.arguments === "object" ? item.arguments : {};
-    if (typeof item.handler === "string" && item.handler) return engine.callHandler(item.handler, args);
+    if (typeof item.handler === "string" && item.handler) return engine.callHandler(item.handler, args, call);
     // The engine answers privileged names with capability_unavailable and
     // anything else it does not know with unknown_action.
-    return engine.run(name, args);
+    return engine.run(name, args, call);
   }
 
   // The bridge reads an output shaped like the protocol's {ok, result} / {ok, error} envelope
@@ -272,6 +272,8 @@ function startClient(engine, config) {
     if (typeof timeoutMs === "number" && timeoutMs >= 0 && isFinite(timeoutMs)) {
       var started = Date.now();
       timer = setTimeout(function () {
+        // The call's work stops too: its waits end and its steps no longer act (callcontext.js).
+        if (typeof engine.abortCall === "function") engine.abortCall(callId, "handler_timeout", "timed out");
         reply({ ok: false, error: {
           code: "handler_timeout",
           message: (item.handler || item.name) + " did not finish within " + timeoutMs + " ms",
@@ -279,7 +281,8 @@ function startClient(engine, config) {
         } });
       }, timeoutMs);
     }
-    execute(item).then(reply, function (err) {
+    // The engine keeps the call's deadline and hears its action_cancel by call_id (docs/bridge-protocol.md).
+    execute(item, { call_id: callId, timeout_ms: timeoutMs }).then(reply, function (err) {
       reply({ ok: false, error: { code: "handler_failed", message: String((err && err.message) || err) } });
     });
   }

@@ -154,18 +154,21 @@ function textInsert(args) {
  * and place the caret for mode "append" or "replace", so a host can type
  * trusted text next. Output: {tag, matched_by, caret_placed, value_length}.
  */
-function focusEditable(target, mode) {
-  return guard(function () {
-    var m = mode === undefined ? "append" : mode;
-    if (m !== "append" && m !== "replace") fail("invalid_input", "mode must be append or replace", { field: "mode" });
-    var t = editableTarget(target);
-    var el = t.element;
-    if (document.activeElement !== el && typeof el.focus === "function") el.focus();
-    var placed = placeCaret(el, m);
-    var out = { tag: tagOf(el), matched_by: t.matched_by, caret_placed: placed };
-    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) out.value = String(el.value);
-    return out;
-  });
+function focusEditable(target, mode, call) {
+  // `call`: the host's {call_id, timeout_ms}; a cancelled call focuses nothing (callcontext.js).
+  return guard(function () { return M.withCall(call, function () { return focusNow(target, mode); }); });
+}
+
+function focusNow(target, mode) {
+  var m = mode === undefined ? "append" : mode;
+  if (m !== "append" && m !== "replace") fail("invalid_input", "mode must be append or replace", { field: "mode" });
+  var t = editableTarget(target);
+  var el = t.element;
+  if (document.activeElement !== el && typeof el.focus === "function") el.focus();
+  var placed = placeCaret(el, m);
+  var out = { tag: tagOf(el), matched_by: t.matched_by, caret_placed: placed };
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) out.value = String(el.value);
+  return out;
 }
 
 M.TEXT_INPUT_TYPES = TEXT_INPUT_TYPES;

@@ -14,7 +14,9 @@ var VERSION = M.VERSION,
   isObject = M.isObject,
   focusEditable = M.focusEditable,
   callHandler = M.callHandler,
-  watchEvents = M.watchEvents;
+  watchEvents = M.watchEvents,
+  withCall = M.withCall,
+  abortCall = M.abortCall;
 
 
 // Dictionary names this engine does not implement need a host a page cannot be
@@ -34,7 +36,12 @@ function isPrivileged(name) {
   return PRIVILEGED_PREFIXES.some(function (p) { return name.indexOf(p) === 0; });
 }
 
-function run(name, args) {
+/**
+ * Run the primitive `name`. `call` is the host's {call_id, timeout_ms} of the bridge call
+ * (callcontext.js): the primitive's waits end and its acting steps refuse once the call is
+ * cancelled or its deadline passes. Without it the primitive runs as before.
+ */
+function run(name, args, call) {
   return guard(function () {
     if (typeof name !== "string" || !name) fail("unknown_action", "a primitive name is required", { name: name === undefined ? null : name });
     var entry = Object.prototype.hasOwnProperty.call(PRIMITIVES, name) ? PRIMITIVES[name] : null;
@@ -47,8 +54,20 @@ function run(name, args) {
     entry.required.forEach(function (field) {
       if (args[field] === undefined) fail("invalid_input", name + " needs a " + field, { field: field });
     });
-    return entry.fn(args);
+    return withCall(call, function (context) { return entry.fn(args, context); });
   });
+}
+
+/** An item from the host for a running call: an action_cancel ends the call's work here too. */
+function deliver(item) {
+  var taken = false;
+  if (isObject(item) && item.type === "action_cancel") {
+    var reason = typeof item.reason === "string" ? item.reason : "";
+    // The bridge says "timed out" when the call's deadline ended it (bridge/calls.py).
+    taken = abortCall(item.call_id, reason === "timed out" ? "handler_timeout" : "cancelled", reason);
+  }
+  // A protocol adapter's own cancel handler (ABP) hears it as well.
+  return M.deliverToCall(item) || taken;
 }
 
 /**
@@ -67,7 +86,7 @@ function createEngine() {
 
   function status() {
     var c = clientState.client;
-    return { version: VERSION, client: c ? c() : null };
+    return { version: VERSION, client: c ? c() : null, running_calls: M.runningCalls() };
   }
 
   return Object.freeze({
@@ -83,7 +102,9 @@ function createEngine() {
     pageTools: M.pageToolsSnapshot,
     // Messages of running calls (progress, input requests) and the host's answers (callchannel.js).
     onCallMessage: M.onCallMessage,
-    deliver: function (item) { return M.deliverToCall(item); },
+    deliver: deliver,
+    // The host's own deadline ended call_id (code "handler_timeout") or it was cancelled ("cancelled").
+    abortCall: abortCall,
     // A map's attachments (attachments.js): applyAttachments(list, {status, open}) replaces the set.
     applyAttachments: M.applyAttachments,
     // The overlay (overlay.js): fn(open) on every change, and letting a trusted click through it.

@@ -42,32 +42,43 @@ function resolveHandler(path) {
   return { fn: current, self: parent };
 }
 
-function callHandler(path, args) {
+/**
+ * Call the page handler at `path` with args. `call` is the host's {call_id, timeout_ms}
+ * (callcontext.js): the handler gets {call_id, signal, deadline} as its second argument, and
+ * when the call is cancelled or its deadline passes its signal aborts and the call answers at
+ * once (a handler that acts after a wait should check signal.aborted first).
+ */
+function callHandler(path, args, call) {
   return guard(function () {
     var target = resolveHandler(path);
-    var value;
-    try {
-      value = target.fn.call(target.self, args === undefined ? {} : args);
-    } catch (err) {
+    return M.withCall(call, function (context) { return invoke(target, path, args, context); });
+  });
+}
+
+function invoke(target, path, args, context) {
+  var value;
+  var info = { call_id: context.call_id, signal: context.signal, deadline: context.deadline };
+  try {
+    value = target.fn.call(target.self, args === undefined ? {} : args, info);
+  } catch (err) {
+    fail("handler_failed", String((err && err.message) || err), { handler: path, name: err && err.name ? String(err.name) : "Error" });
+  }
+  return Promise.resolve(value).then(
+    function (result) {
+      if (result === undefined) return null;
+      var text;
+      try {
+        text = JSON.stringify(result);
+      } catch (err) {
+        fail("invalid_result", "the handler result is not JSON-serialisable: " + String((err && err.message) || err), { handler: path });
+      }
+      if (text === undefined) fail("invalid_result", "the handler returned a " + typeof result + ", which is not JSON", { handler: path, type: typeof result });
+      return JSON.parse(text);
+    },
+    function (err) {
       fail("handler_failed", String((err && err.message) || err), { handler: path, name: err && err.name ? String(err.name) : "Error" });
     }
-    return Promise.resolve(value).then(
-      function (result) {
-        if (result === undefined) return null;
-        var text;
-        try {
-          text = JSON.stringify(result);
-        } catch (err) {
-          fail("invalid_result", "the handler result is not JSON-serialisable: " + String((err && err.message) || err), { handler: path });
-        }
-        if (text === undefined) fail("invalid_result", "the handler returned a " + typeof result + ", which is not JSON", { handler: path, type: typeof result });
-        return JSON.parse(text);
-      },
-      function (err) {
-        fail("handler_failed", String((err && err.message) || err), { handler: path, name: err && err.name ? String(err.name) : "Error" });
-      }
-    );
-  });
+  );
 }
 
 /**

@@ -75,7 +75,7 @@ function textContent(args) {
   return out;
 }
 
-function waitFor(args) {
+function waitFor(args, call) {
   var state = args.state === undefined ? "visible" : args.state;
   if (state !== "attached" && state !== "visible") fail("invalid_input", "state must be attached or visible", { field: "state" });
   var timeout = args.timeout_ms === undefined ? 5000 : args.timeout_ms;
@@ -101,10 +101,11 @@ function waitFor(args) {
   return new Promise(function (resolve, reject) {
     var last = first;
     var finished = false;
-    var observer = null, interval = null, timer = null, frame = null;
+    var observer = null, interval = null, timer = null, frame = null, stopListening = null;
     function finish(fn, value) {
       if (finished) return;
       finished = true;
+      if (stopListening) stopListening();
       if (observer) observer.disconnect();
       if (interval) clearInterval(interval);
       if (timer) clearTimeout(timer);
@@ -143,6 +144,8 @@ function waitFor(args) {
     // Style/layout changes (CSS classes elsewhere, animations) and hidden
     // tabs without animation frames are caught by a plain interval.
     interval = setInterval(poll, 100);
+    // The call was cancelled or ran out of its deadline: stop watching now (callcontext.js).
+    if (call) stopListening = call.onAbort(function () { finish(reject, call.error()); });
     timer = setTimeout(function () {
       finish(reject, new EngineError("timeout", "the locator did not become " + state + " within " + timeout + " ms", {
         locator: locatorEvidence(locator), state: state, timeout_ms: timeout, elapsed_ms: Date.now() - started, tried: last.tried,

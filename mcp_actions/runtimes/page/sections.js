@@ -95,15 +95,16 @@ function listSections(args) {
  * Resolve once no DOM mutation happened for quiet_ms, or at timeout_ms with
  * settled=false (never an error): {settled, waited_ms}.
  */
-function settle(args) {
+function settle(args, call) {
   var quiet = args.quiet_ms === undefined ? 100 : args.quiet_ms;
   var timeout = args.timeout_ms === undefined ? 2000 : args.timeout_ms;
   if (typeof quiet !== "number" || !(quiet >= 0)) fail("invalid_input", "quiet_ms must be a non-negative number", { field: "quiet_ms" });
   if (typeof timeout !== "number" || !(timeout >= 0)) fail("invalid_input", "timeout_ms must be a non-negative number", { field: "timeout_ms" });
   var started = Date.now();
   return new Promise(function (resolve) {
-    var quietTimer = null, limitTimer = null, observer = null;
+    var quietTimer = null, limitTimer = null, observer = null, stopListening = null;
     function finish(settled) {
+      if (stopListening) stopListening();
       if (observer) observer.disconnect();
       clearTimeout(quietTimer);
       clearTimeout(limitTimer);
@@ -119,6 +120,8 @@ function settle(args) {
       observer.observe(document.documentElement || document, { childList: true, subtree: true, attributes: true, characterData: true });
     }
     limitTimer = setTimeout(function () { finish(false); }, timeout);
+    // A cancelled call (or one past its deadline) stops watching at once (callcontext.js).
+    if (call) stopListening = call.onAbort(function () { finish(false); });
     restart();
   });
 }

@@ -137,8 +137,10 @@ function valueOf(result) {
 
 // -- the JS bridge ---------------------------------------------------------------------
 
-function viaBridge(command, params, which) {
+function viaBridge(command, params, which, call) {
   return whenReady(which, READY_WAIT_MS).then(function (bridge) {
+    // The wait for the page's bridge may outlast the call: a cancelled call runs no command (callcontext.js).
+    if (call) call.check();
     if (!bridge) {
       var where = which ? "window." + which : "window.AICommands or window.__wab_protocol";
       fail("missing_handler", "the page has no WAB bridge (" + where + ") after " + READY_WAIT_MS + " ms", { handler: where, command: command });
@@ -214,7 +216,7 @@ function viaHttp(command, params, http) {
   );
 }
 
-function execute(args) {
+function execute(args, call) {
   var command = args.command;
   if (typeof command !== "string" || !command) fail("invalid_input", "wab.execute needs the command's name", { field: "command" });
   // {command, params} from the host; {command, ...params} from a converted map's binding.
@@ -224,7 +226,7 @@ function execute(args) {
   params = jsonClone(params);
   if (isObject(args.http) && typeof args.http.url === "string" && args.http.url) return viaHttp(command, params, args.http);
   var which = BRIDGES.indexOf(args.bridge) >= 0 ? args.bridge : null;
-  return viaBridge(command, params, which);
+  return viaBridge(command, params, which, call);
 }
 
 // -- the actions a page's bridge lists ------------------------------------------------------
