@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, launchers.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, launchers.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -12,6 +12,183 @@
   var M = {};
   M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
+
+  // ---- intrinsics.js ----
+  (function (M, root) {
+/*
+ * intrinsics.js — Built-ins captured when the engine installs, and a way to call them that no
+ * page script can intercept afterwards (docs/overlays.md, "What a page can reach").
+ *
+ * A closed shadow root stays closed only while nothing we call hands its nodes to page code.
+ * Keeping a captured method and calling it as `captured.call(node, ...)` is not enough: `.call`
+ * is looked up on Function.prototype at every call, so a page that replaced
+ * Function.prototype.call receives the method, the node and the arguments. Here a method is
+ * *uncurried* once, at install: uncurry(f) is the original Function.prototype.call bound to f,
+ * so uncurry(f)(node, a) runs f on node and nothing on the way is looked up on an object the
+ * page can change (not call, apply, bind, nor Reflect.apply).
+ *
+ * Install time is what makes these the browser's own: the browser host's init script and the
+ * extension's document_start script run before any script of the page. The page runtime
+ * (bookmarklet, <script>), the extension's first injection into a tab already open and the
+ * browser host adopting a tab of an attached browser install after the page's scripts, which
+ * may have replaced them already. patchedBuiltins() names the captured built-ins that do not
+ * print as native code: it catches a plain replacement, and proves nothing against a careful
+ * one (a Proxy of a native function prints as native, and toString itself can be replaced).
+ */
+var FunctionProto = Function.prototype;
+var nativeCall = FunctionProto.call;
+var nativeBind = FunctionProto.bind;
+var nativeApply = FunctionProto.apply;
+var nativeToString = FunctionProto.toString;
+var reflectApply = typeof Reflect === "object" && Reflect ? Reflect.apply : null;
+var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+var objectCreate = Object.create;
+var objectFreeze = Object.freeze;
+var objectKeys = Object.keys;
+var defineProperty = Object.defineProperty;
+var getPrototypeOf = Object.getPrototypeOf;
+var isArray = Array.isArray;
+var ITERATOR = typeof Symbol === "function" ? Symbol.iterator : null;
+
+/** uncurry(f)(self, a, b) === f.call(self, a, b), with the call captured at install. */
+var uncurry = nativeBind.bind(nativeCall);
+
+var hasOwnProperty = uncurry(Object.prototype.hasOwnProperty);
+var stringIndexOf = uncurry(String.prototype.indexOf);
+var stringSlice = uncurry(String.prototype.slice);
+var charCodeAt = uncurry(String.prototype.charCodeAt);
+var functionSource = uncurry(nativeToString);
+
+// name -> the raw function captured under it, for patchedBuiltins().
+var WATCHED = objectCreate(null);
+WATCHED["Function.prototype.call"] = nativeCall;
+WATCHED["Function.prototype.apply"] = nativeApply;
+WATCHED["Function.prototype.bind"] = nativeBind;
+WATCHED["Function.prototype.toString"] = nativeToString;
+if (reflectApply) WATCHED["Reflect.apply"] = reflectApply;
+
+/** Whether obj has key as its own property (never runs a getter the page put on a prototype). */
+function hasOwn(obj, key) {
+  return obj !== null && obj !== undefined && hasOwnProperty(obj, key);
+}
+
+/** obj[key] when it is obj's own property, else undefined: a missing key never reaches Object.prototype. */
+function own(obj, key) {
+  return hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+function descriptorOf(obj, name) {
+  // Accessors of the DOM live on prototypes, a few (window.innerWidth) on the object itself.
+  for (var o = obj; o; o = getPrototypeOf(o)) {
+    var d = getOwnPropertyDescriptor(o, name);
+    if (d) return d;
+  }
+  return null;
+}
+
+function watch(label, fn) {
+  if (typeof fn === "function") WATCHED[label] = fn;
+  return fn;
+}
+
+/** proto[name] (a method), uncurried: method(self, ...args); null when the browser has none. */
+function nativeMethod(proto, name, label) {
+  var d = proto ? descriptorOf(proto, name) : null;
+  var fn = d && typeof d.value === "function" ? d.value : null;
+  return fn ? uncurry(watch(label || name, fn)) : null;
+}
+
+/** The getter of proto's accessor `name`, uncurried: get(self); null when there is none. */
+function nativeGetter(proto, name, label) {
+  var d = proto ? descriptorOf(proto, name) : null;
+  return d && typeof d.get === "function" ? uncurry(watch(label || "get " + name, d.get)) : null;
+}
+
+/** The setter of proto's accessor `name`, uncurried: set(self, value); null when there is none. */
+function nativeSetter(proto, name, label) {
+  var d = proto ? descriptorOf(proto, name) : null;
+  return d && typeof d.set === "function" ? uncurry(watch(label || "set " + name, d.set)) : null;
+}
+
+var NATIVE_TAIL = "{ [native code] }";
+
+/** Whether fn prints as a browser built-in ("function name() { [native code] }"). */
+function looksNative(fn) {
+  if (typeof fn !== "function") return false;
+  var src;
+  try {
+    src = functionSource(fn);
+  } catch (_err) {
+    return false;
+  }
+  if (typeof src !== "string" || src.length <= NATIVE_TAIL.length) return false;
+  return stringIndexOf(src, "function ") === 0 && stringSlice(src, src.length - NATIVE_TAIL.length) === NATIVE_TAIL;
+}
+
+/** The captured built-ins (of `names`, or all) that did not print as native code when captured. */
+function patchedBuiltins(names) {
+  var list = names || objectKeys(WATCHED);
+  var out = [];
+  for (var i = 0; i < list.length; i++) {
+    var fn = WATCHED[list[i]];
+    if (fn !== undefined && !looksNative(fn)) out[out.length] = list[i];
+  }
+  return out;
+}
+
+/** An object with no prototype: a DOM dictionary made from it reads only the members we set. */
+function bare(members) {
+  var o = objectCreate(null);
+  if (members) {
+    var keys = objectKeys(members);
+    for (var i = 0; i < keys.length; i++) o[keys[i]] = members[keys[i]];
+  }
+  return o;
+}
+
+/**
+ * An array that iterates without Array.prototype[Symbol.iterator] or %ArrayIteratorPrototype%.next,
+ * for a DOM sequence argument (adoptedStyleSheets): a page that replaced those sees no item of it.
+ */
+function iterable(items) {
+  var list = [];
+  for (var i = 0; i < items.length; i++) list[i] = items[i];
+  if (!ITERATOR) return list;
+  // A bare descriptor: defineProperty reads writable, get, set... and none may come from Object.prototype.
+  defineProperty(list, ITERATOR, bare({
+    value: function () {
+      var at = 0;
+      return {
+        next: function () {
+          if (at < list.length) return { value: list[at++], done: false };
+          return { value: undefined, done: true };
+        },
+      };
+    },
+  }));
+  return list;
+}
+
+M.intrinsics = objectFreeze({
+  uncurry: uncurry,
+  apply: reflectApply,
+  hasOwn: hasOwn,
+  own: own,
+  isArray: isArray,
+  keys: objectKeys,
+  freeze: objectFreeze,
+  defineProperty: defineProperty,
+  create: objectCreate,
+  charCodeAt: charCodeAt,
+  nativeMethod: nativeMethod,
+  nativeGetter: nativeGetter,
+  nativeSetter: nativeSetter,
+  looksNative: looksNative,
+  patchedBuiltins: patchedBuiltins,
+  bare: bare,
+  iterable: iterable,
+});
+  })(M, root);
 
   // ---- core.js ----
   (function (M, root) {
@@ -60,8 +237,12 @@ function guard(fn) {
 
 // -- small helpers --------------------------------------------------------
 
+// Captured at install (intrinsics.js): every call's arguments pass through isObject, and a
+// page that replaced Array.isArray afterwards would be handed them (the overlay's HTML too).
+var isArray = M.intrinsics.isArray;
+
 function isObject(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return value !== null && typeof value === "object" && !isArray(value);
 }
 
 function normalize(text) {
@@ -4645,9 +4826,16 @@ M.isLauncherHost = isLauncherHost;
  * never run, and its document has an opaque origin the page cannot read —
  * filled through srcdoc. The iframe lives in a CLOSED shadow root on a host
  * element appended to <html> (not <body>), built with DOM methods captured when
- * the engine installs: page scripts find neither the iframe nor its HTML
- * (document.body.innerHTML, querySelectorAll('iframe'), frames[0].document all
- * come up empty or throw), even if they patch prototypes later.
+ * the engine installs and called uncurried (intrinsics.js): page scripts find
+ * neither the iframe nor its HTML (document.body.innerHTML,
+ * querySelectorAll('iframe'), frames[0].document all come up empty or throw),
+ * even if they replace Function.prototype.call/apply/bind, Reflect.apply, DOM
+ * methods, getters and setters, Event getters or Object.prototype members
+ * later. So nothing here calls a method through `.call`, reads a property that
+ * may be missing (a getter the page put on Object.prototype would run), uses
+ * JSON.stringify (toJSON) or a RegExp, iterates an array the DOM converts, or
+ * reads an event through Event.prototype while our listener runs (composedPath()
+ * would then list the closed root). What holds on which host: docs/overlays.md.
  *
  * One overlay at a time (a new open replaces it). It floats above the page
  * (fixed, top z-index) with a title bar (drag handle) and a real close button.
@@ -4660,77 +4848,132 @@ M.isLauncherHost = isLauncherHost;
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
   isObject = M.isObject,
-  viewport = M.viewport,
   hideFromEngine = M.hideFromEngine,
   launcherSet = M.launcherSet,
-  placementOf = M.placementOf;
+  placementOf = M.placementOf,
+  I = M.intrinsics;
+
+var own = I.own,
+  isArray = I.isArray,
+  bare = I.bare;
 
 var WIDTH = { min: 420, max: 1400, fallback: 640 };
 var HEIGHT = { min: 320, max: 1000, fallback: 480 };
 var MARGIN = 16;
 var MAX_HTML_CHARS = 2000000;
+var MAX_DATA_DEPTH = 100;
+var HOST_TAG = "actions-json-overlay";
+var HTML_NS = "http://www.w3.org/1999/xhtml";
 var CLOSED_EVENT = "actions-json:overlay-closed";
 var OPENED_EVENT = "actions-json:overlay-launcher-opened";
 // What the overlay's document may load: styles and images, never scripts, frames or form posts.
 var OVERLAY_CSP = "default-src 'none'; style-src 'unsafe-inline' data: https: http:; img-src data: blob: https: http:; font-src data: https: http:; media-src data: https: http:; form-action 'none'; base-uri 'none'";
 
-// -- DOM methods captured at install, before page scripts can patch them --------
-// Calling a patched method on an element inside the closed root would hand the page
-// that element (and, through getRootNode, the root itself).
-function capture(proto, name) {
-  return proto && typeof proto[name] === "function" ? proto[name] : null;
+// -- built-ins captured at install, called uncurried (intrinsics.js) ---------------
+// Handing an element of the closed root to page code (a replaced method, getter or setter,
+// or Function.prototype.call itself) hands it the root through getRootNode().
+function proto(name) {
+  var ctor = root[name];
+  return typeof ctor === "function" ? ctor.prototype : null;
 }
-function setterOf(proto, name) {
-  var d = proto && Object.getOwnPropertyDescriptor(proto, name);
-  return d && d.set ? d.set : null;
-}
-function getterOf(proto, name) {
-  var d = proto && Object.getOwnPropertyDescriptor(proto, name);
-  return d && d.get ? d.get : null;
-}
-var NATIVE = {
-  attachShadow: capture(root.Element && Element.prototype, "attachShadow"),
-  createElement: capture(root.Document && Document.prototype, "createElement"),
-  appendChild: capture(root.Node && Node.prototype, "appendChild"),
-  removeChild: capture(root.Node && Node.prototype, "removeChild"),
-  setAttribute: capture(root.Element && Element.prototype, "setAttribute"),
-  addEventListener: capture(root.EventTarget && EventTarget.prototype, "addEventListener"),
-  focus: capture(root.HTMLElement && HTMLElement.prototype, "focus"),
-  textContent: setterOf(root.Node && Node.prototype, "textContent"),
-  srcdoc: setterOf(root.HTMLIFrameElement && HTMLIFrameElement.prototype, "srcdoc"),
+var ElementP = proto("Element"),
+  NodeP = proto("Node"),
+  HTMLElementP = proto("HTMLElement"),
+  DocumentP = proto("Document"),
+  EventP = proto("Event"),
+  MouseEventP = proto("MouseEvent"),
+  PointerEventP = proto("PointerEvent"),
+  KeyboardEventP = proto("KeyboardEvent"),
+  RectP = proto("DOMRectReadOnly");
+
+var DOM = {
+  attachShadow: I.nativeMethod(ElementP, "attachShadow", "Element.prototype.attachShadow"),
+  // createElementNS and append, not createElement and appendChild: tag managers and consent
+  // tools replace the latter two for their own reasons; the overlay needs the browser's own.
+  createElementNS: I.nativeMethod(DocumentP, "createElementNS", "Document.prototype.createElementNS"),
+  append: I.nativeMethod(ElementP, "append", "Element.prototype.append"),
+  appendToFragment: I.nativeMethod(proto("DocumentFragment"), "append", "DocumentFragment.prototype.append"),
+  remove: I.nativeMethod(ElementP, "remove", "Element.prototype.remove"),
+  setAttribute: I.nativeMethod(ElementP, "setAttribute", "Element.prototype.setAttribute"),
+  listen: I.nativeMethod(proto("EventTarget"), "addEventListener", "EventTarget.prototype.addEventListener"),
+  focus: I.nativeMethod(HTMLElementP, "focus", "HTMLElement.prototype.focus"),
+  setText: I.nativeSetter(NodeP, "textContent", "set Node.prototype.textContent"),
+  setSrcdoc: I.nativeSetter(proto("HTMLIFrameElement"), "srcdoc", "set HTMLIFrameElement.prototype.srcdoc"),
+  isConnected: I.nativeGetter(NodeP, "isConnected", "get Node.prototype.isConnected"),
+  documentElement: I.nativeGetter(DocumentP, "documentElement", "get Document.prototype.documentElement"),
   // CSSOM, not style attributes or <style>: a page's CSP without 'unsafe-inline' refuses those.
-  style: getterOf(root.HTMLElement && HTMLElement.prototype, "style"),
-  adoptedStyleSheets: setterOf(root.ShadowRoot && ShadowRoot.prototype, "adoptedStyleSheets"),
-  getBoundingClientRect: capture(root.Element && Element.prototype, "getBoundingClientRect"),
-  setPointerCapture: capture(root.Element && Element.prototype, "setPointerCapture"),
+  style: I.nativeGetter(HTMLElementP, "style", "get HTMLElement.prototype.style"),
+  setProperty: I.nativeMethod(proto("CSSStyleDeclaration"), "setProperty", "CSSStyleDeclaration.prototype.setProperty"),
+  adoptedStyleSheets: I.nativeSetter(proto("ShadowRoot"), "adoptedStyleSheets", "set ShadowRoot.prototype.adoptedStyleSheets"),
+  replaceSync: I.nativeMethod(proto("CSSStyleSheet"), "replaceSync", "CSSStyleSheet.prototype.replaceSync"),
+  rect: I.nativeMethod(ElementP, "getBoundingClientRect", "Element.prototype.getBoundingClientRect"),
+  rectLeft: I.nativeGetter(RectP, "left"),
+  rectTop: I.nativeGetter(RectP, "top"),
+  setPointerCapture: I.nativeMethod(ElementP, "setPointerCapture", "Element.prototype.setPointerCapture"),
+  definedElement: I.nativeMethod(proto("CustomElementRegistry"), "get", "CustomElementRegistry.prototype.get"),
+  innerWidth: I.nativeGetter(root, "innerWidth"),
+  innerHeight: I.nativeGetter(root, "innerHeight"),
 };
+// What our listeners read of an event: through Event.prototype, a page's getter would run
+// while the event is at our node, where composedPath() still lists the closed root.
+var EV = {
+  target: I.nativeGetter(EventP, "target", "get Event.prototype.target"),
+  button: I.nativeGetter(MouseEventP, "button", "get MouseEvent.prototype.button"),
+  clientX: I.nativeGetter(MouseEventP, "clientX", "get MouseEvent.prototype.clientX"),
+  clientY: I.nativeGetter(MouseEventP, "clientY", "get MouseEvent.prototype.clientY"),
+  pointerId: I.nativeGetter(PointerEventP, "pointerId", "get PointerEvent.prototype.pointerId"),
+  key: I.nativeGetter(KeyboardEventP, "key", "get KeyboardEvent.prototype.key"),
+};
+var CSSSheet = typeof root.CSSStyleSheet === "function" ? root.CSSStyleSheet : null;
+var registry = root.customElements || null;
+var theDocument = document;
+var random = Math.random,
+  floor = Math.floor;
+
+// No library has a harmless reason to replace these: when one does not print as native code,
+// the engine loaded after a page that is prying (the page runtime, a late injection), and an
+// overlay there would be the page's to read. Other replacements (Angular's zone.js wraps
+// addEventListener) cannot be told from a careful attack, and are documented, not refused.
+var PRYING = ["Function.prototype.call", "Function.prototype.apply", "Function.prototype.bind", "Function.prototype.toString", "Reflect.apply"];
+var PRIED = I.patchedBuiltins(PRYING);
 
 function styleOf(node) {
-  return NATIVE.style.call(node);
+  return DOM.style(node);
+}
+
+function setStyle(node, name, value, priority) {
+  DOM.setProperty(styleOf(node), name, value, priority || "");
+}
+
+function viewportNow() {
+  if (DOM.innerWidth && DOM.innerHeight) return { width: DOM.innerWidth(root) || 0, height: DOM.innerHeight(root) || 0 };
+  return M.viewport();
 }
 
 /** The panel's stylesheet in the closed root: adopted when the browser can (CSP-proof), else a <style>. */
 function adoptStyles(shadow, css) {
-  if (NATIVE.adoptedStyleSheets && typeof root.CSSStyleSheet === "function") {
+  if (DOM.adoptedStyleSheets && CSSSheet && DOM.replaceSync) {
     try {
-      var sheet = new root.CSSStyleSheet();
-      sheet.replaceSync(css);
-      NATIVE.adoptedStyleSheets.call(shadow, [sheet]);
+      var sheet = new CSSSheet();
+      DOM.replaceSync(sheet, css);
+      // An array of our own making: the page's Array iterator never sees the sheet.
+      DOM.adoptedStyleSheets(shadow, I.iterable([sheet]));
       return;
     } catch (_ignored) { /* an older browser: fall back to <style> */ }
   }
-  NATIVE.appendChild.call(shadow, el("style", {}, css));
+  DOM.appendToFragment(shadow, el("style", [], css));
 }
 
+/** A new element with attributes [[name, value], ...] and optional text. */
 function el(tag, attrs, text) {
-  var node = NATIVE.createElement.call(document, tag);
-  Object.keys(attrs || {}).forEach(function (k) { NATIVE.setAttribute.call(node, k, attrs[k]); });
-  if (text !== undefined) NATIVE.textContent.call(node, text);
+  var node = DOM.createElementNS(theDocument, HTML_NS, tag);
+  for (var i = 0; i < attrs.length; i++) DOM.setAttribute(node, attrs[i][0], attrs[i][1]);
+  if (text !== undefined) DOM.setText(node, text);
   return node;
 }
 
 function on(node, type, fn) {
-  NATIVE.addEventListener.call(node, type, fn);
+  DOM.listen(node, type, fn);
 }
 
 var PANEL_CSS = [
@@ -4740,6 +4983,7 @@ var PANEL_CSS = [
   ".bar { display: flex; align-items: center; gap: 8px; padding: 6px 8px 6px 12px; background: #eef1f8; border-bottom: 1px solid #d3d8e6;",
   "  cursor: move; user-select: none; touch-action: none; }",
   ".title { flex: 1; min-width: 0; font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }",
+  ".title::before { content: attr(data-title); }",
   ".close { font: inherit; font-size: 18px; line-height: 1; width: 28px; height: 28px; border: 0; border-radius: 6px; background: transparent;",
   "  color: inherit; cursor: pointer; }",
   ".close:hover { background: #dde2ef; }",
@@ -4752,24 +4996,34 @@ var PANEL_CSS = [
 var current = null; // {id, host, panel, closeButton}
 var counter = 0;
 var overlayListeners = [];
+var HEX = "0123456789abcdef";
+
+function hex(n, digits) {
+  var out = "";
+  for (var i = 0; i < digits; i++) {
+    out = HEX[n % 16] + out;
+    n = floor(n / 16);
+  }
+  return out;
+}
 
 function newId() {
   counter += 1;
-  return "overlay-" + counter + "-" + Math.floor(Math.random() * 0x100000).toString(16);
+  return "overlay-" + counter + "-" + hex(floor(random() * 0x100000), 5);
 }
 
 function notifyOverlay() {
   var open = current !== null;
-  overlayListeners.forEach(function (fn) {
+  for (var i = 0; i < overlayListeners.length; i++) {
     try {
-      fn(open);
+      overlayListeners[i](open);
     } catch (_ignored) { /* a failing listener must not break the overlay */ }
-  });
+  }
 }
 
 /** fn(open) after every open and close (the Playwright host makes trusted clicks pass through while open). */
 function onOverlayChange(fn) {
-  if (typeof fn === "function") overlayListeners.push(fn);
+  if (typeof fn === "function") overlayListeners[overlayListeners.length] = fn;
 }
 
 function clampSize(value, range, room) {
@@ -4778,104 +5032,172 @@ function clampSize(value, range, room) {
   return Math.max(200, Math.min(v, room - 2 * MARGIN));
 }
 
-function safeJson(value) {
-  // Inside <script type=application/json>: nothing in it may close the element.
-  return JSON.stringify(value).replace(/</g, "\\u003c");
+// -- data_json as inert JSON text ---------------------------------------------------
+// Written here rather than with JSON.stringify, which asks every object for a toJSON the
+// page may have put on Object.prototype (and would hand it the data).
+
+function jsonString(text) {
+  var out = '"';
+  for (var i = 0; i < text.length; i++) {
+    var c = I.charCodeAt(text, i);
+    if (c === 34) out += '\\"';
+    else if (c === 92) out += "\\\\";
+    // Control characters, and what could end the <script> element or a line: escaped.
+    else if (c < 32 || c === 60 || c === 62 || c === 38 || c === 0x2028 || c === 0x2029) out += "\\u" + hex(c, 4);
+    else out += text[i];
+  }
+  return out + '"';
 }
 
-function documentFor(html, data) {
+function jsonText(value, depth) {
+  if (depth > MAX_DATA_DEPTH) fail("invalid_json", "data_json is nested deeper than " + MAX_DATA_DEPTH + " levels (or refers to itself)", { field: "data_json" });
+  if (value === null) return "null";
+  var type = typeof value;
+  if (type === "boolean") return value ? "true" : "false";
+  if (type === "number") return isFinite(value) ? "" + value : "null";
+  if (type === "string") return jsonString(value);
+  if (type !== "object") fail("invalid_json", "data_json is not JSON", { field: "data_json", type: type });
+  var out, i;
+  if (isArray(value)) {
+    out = "[";
+    for (i = 0; i < value.length; i++) {
+      var item = own(value, i);
+      var itemType = typeof item;
+      out += (i ? "," : "") + (item === undefined || itemType === "function" || itemType === "symbol" ? "null" : jsonText(item, depth + 1));
+    }
+    return out + "]";
+  }
+  var keys = I.keys(value);
+  var first = true;
+  out = "{";
+  for (i = 0; i < keys.length; i++) {
+    var v = own(value, keys[i]);
+    var vType = typeof v;
+    if (v === undefined || vType === "function" || vType === "symbol") continue;
+    out += (first ? "" : ",") + jsonString(keys[i]) + ":" + jsonText(v, depth + 1);
+    first = false;
+  }
+  return out + "}";
+}
+
+function documentFor(html, dataText) {
   var head = '<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="' + OVERLAY_CSP + '">';
-  if (data !== undefined) head += '<script type="application/json" data-actions-json-overlay-data>' + safeJson(data) + "</script>";
+  if (dataText !== undefined) head += '<script type="application/json" data-actions-json-overlay-data>' + dataText + "</script>";
   // Prepended tags land in the implicit <head>; the agent's own <!doctype>/<html>/<head> merge into it.
   return head + html;
 }
 
-/** The checked rendering arguments of overlay.open / overlay.register_launcher. */
+function optionalNumber(args, f) {
+  var value = own(args, f);
+  if (value !== undefined && (typeof value !== "number" || !isFinite(value))) fail("invalid_input", f + " must be a number", { field: f });
+  return value;
+}
+
+/**
+ * The checked rendering arguments of overlay.open / overlay.register_launcher. Only own
+ * properties are read: a missing one never reaches a getter on Object.prototype.
+ */
 function renderArgs(args, code) {
-  if (args.template !== undefined && args.html !== undefined) fail("invalid_input", "give html or template, not both", { field: "template" });
-  if (args.template !== undefined) fail("asset_not_found", "the template storage reference was not resolved before it reached the page", { field: "template", template: isObject(args.template) ? args.template : null });
-  if (args.data !== undefined && args.data_json === undefined) fail("asset_not_found", "the data storage reference was not resolved before it reached the page", { field: "data" });
-  if (typeof args.html !== "string") fail("invalid_input", "html must be a string", { field: "html" });
-  if (args.html.length > MAX_HTML_CHARS) fail(code, "html is larger than " + MAX_HTML_CHARS + " characters", { field: "html", length: args.html.length });
-  if (args.title !== undefined && typeof args.title !== "string") fail("invalid_input", "title must be a string", { field: "title" });
-  ["width", "height"].forEach(function (f) {
-    if (args[f] !== undefined && (typeof args[f] !== "number" || !isFinite(args[f]))) fail("invalid_input", f + " must be a number", { field: f });
-  });
-  var data;
-  if (args.data_json !== undefined) {
-    try {
-      data = JSON.parse(JSON.stringify(args.data_json));
-    } catch (_err) {
-      fail("invalid_json", "data_json is not JSON", { field: "data_json" });
-    }
-  }
-  return { html: args.html, data: data, title: args.title === undefined ? "" : args.title, width: args.width, height: args.height };
+  var html = own(args, "html"),
+    template = own(args, "template"),
+    title = own(args, "title"),
+    dataJson = own(args, "data_json");
+  if (template !== undefined && html !== undefined) fail("invalid_input", "give html or template, not both", { field: "template" });
+  if (template !== undefined) fail("asset_not_found", "the template storage reference was not resolved before it reached the page", { field: "template", template: isObject(template) ? template : null });
+  if (own(args, "data") !== undefined && dataJson === undefined) fail("asset_not_found", "the data storage reference was not resolved before it reached the page", { field: "data" });
+  if (typeof html !== "string") fail("invalid_input", "html must be a string", { field: "html" });
+  if (html.length > MAX_HTML_CHARS) fail(code, "html is larger than " + MAX_HTML_CHARS + " characters", { field: "html", length: html.length });
+  if (title !== undefined && typeof title !== "string") fail("invalid_input", "title must be a string", { field: "title" });
+  var width = optionalNumber(args, "width"),
+    height = optionalNumber(args, "height");
+  return { html: html, dataText: dataJson === undefined ? undefined : jsonText(dataJson, 0), title: title === undefined ? "" : title, width: width, height: height };
 }
 
 function dragBy(bar, title, panel) {
   var start = null;
   on(bar, "pointerdown", function (ev) {
-    if (ev.button !== 0 || (ev.target !== bar && ev.target !== title)) return;
-    var r = NATIVE.getBoundingClientRect.call(panel);
-    start = { x: ev.clientX, y: ev.clientY, left: r.left, top: r.top };
-    if (NATIVE.setPointerCapture) NATIVE.setPointerCapture.call(bar, ev.pointerId);
+    var target = EV.target(ev);
+    if (EV.button(ev) !== 0 || (target !== bar && target !== title)) return;
+    var r = DOM.rect(panel);
+    start = { x: EV.clientX(ev), y: EV.clientY(ev), left: DOM.rectLeft(r), top: DOM.rectTop(r) };
+    if (DOM.setPointerCapture) DOM.setPointerCapture(bar, EV.pointerId(ev));
   });
   on(bar, "pointermove", function (ev) {
     if (!start) return;
-    var vp = viewport();
-    var left = Math.min(Math.max(start.left + ev.clientX - start.x, 0), Math.max(0, vp.width - 80));
-    var top = Math.min(Math.max(start.top + ev.clientY - start.y, 0), Math.max(0, vp.height - 40));
-    styleOf(panel).left = left + "px";
-    styleOf(panel).top = top + "px";
+    var vp = viewportNow();
+    var left = Math.min(Math.max(start.left + EV.clientX(ev) - start.x, 0), Math.max(0, vp.width - 80));
+    var top = Math.min(Math.max(start.top + EV.clientY(ev) - start.y, 0), Math.max(0, vp.height - 40));
+    setStyle(panel, "left", left + "px");
+    setStyle(panel, "top", top + "px");
   });
   on(bar, "pointerup", function () { start = null; });
   on(bar, "pointercancel", function () { start = null; });
 }
 
+/**
+ * A host tag no custom element is defined for, so the host stays an "undefined" element: a
+ * page's own definition of our tag would run its constructor on the host, and an
+ * ElementInternals it took there would hand it the closed root (internals.shadowRoot).
+ */
+function hostTag() {
+  if (!registry || !DOM.definedElement || DOM.definedElement(registry, HOST_TAG) === undefined) return HOST_TAG;
+  for (;;) {
+    var tag = HOST_TAG + "-" + hex(floor(random() * 0x1000000), 6);
+    if (DOM.definedElement(registry, tag) === undefined) return tag;
+  }
+}
+
 function render(spec, byUser) {
+  if (PRIED.length) {
+    fail("render_failed", "this page replaced built-ins the overlay relies on before the engine loaded; its content would be the page's to read", { reason: "page_patched_builtins", builtins: PRIED });
+  }
   closeOverlay();
   var id = newId();
-  var vp = viewport();
+  var vp = viewportNow();
   var width = clampSize(spec.width, WIDTH, vp.width);
   var height = clampSize(spec.height, HEIGHT, vp.height);
 
-  var host = el("actions-json-overlay");
+  var host = el(hostTag(), []);
   // The host itself takes no room and no clicks; only the panel inside does.
-  host.style.setProperty("all", "initial", "important");
-  host.style.setProperty("position", "fixed", "important");
-  host.style.setProperty("inset", "0", "important");
-  host.style.setProperty("z-index", "2147483647", "important");
-  host.style.setProperty("pointer-events", "none", "important");
-  host.style.setProperty("display", "block", "important");
+  setStyle(host, "all", "initial", "important");
+  setStyle(host, "position", "fixed", "important");
+  setStyle(host, "inset", "0", "important");
+  setStyle(host, "z-index", "2147483647", "important");
+  setStyle(host, "pointer-events", "none", "important");
+  setStyle(host, "display", "block", "important");
   hideFromEngine(host);
-  var shadow = NATIVE.attachShadow.call(host, { mode: "closed" });
+  // Every member spelt out on an object with no prototype: a member read from Object.prototype
+  // (serializable, clonable) would let getHTML() or cloneNode() copy the root out.
+  var shadow = DOM.attachShadow(host, bare({ mode: "closed", delegatesFocus: false, clonable: false, serializable: false, slotAssignment: "named" }));
 
-  var panel = el("div", { class: "panel", role: "dialog", "aria-label": spec.title || "Overlay" });
-  var ps = styleOf(panel);
-  ps.width = width + "px";
-  ps.height = height + "px";
+  var label = spec.title || "Overlay";
+  var panel = el("div", [["class", "panel"], ["role", "dialog"], ["aria-label", label]]);
+  setStyle(panel, "width", width + "px");
+  setStyle(panel, "height", height + "px");
   // Top right, below the usual sticky header height, and inside the viewport.
-  ps.left = Math.max(MARGIN, vp.width - width - MARGIN) + "px";
-  ps.top = Math.max(MARGIN, Math.min(64, vp.height - height - MARGIN)) + "px";
-  var bar = el("div", { class: "bar" });
-  var title = el("span", { class: "title" }, spec.title || "");
-  var closeButton = el("button", { type: "button", class: "close", "aria-label": "Close overlay", title: "Close overlay" }, "\u00d7");
-  var frame = el("iframe", { sandbox: "", referrerpolicy: "no-referrer", title: spec.title || "Overlay" });
-  NATIVE.srcdoc.call(frame, documentFor(spec.html, spec.data));
+  setStyle(panel, "left", Math.max(MARGIN, vp.width - width - MARGIN) + "px");
+  setStyle(panel, "top", Math.max(MARGIN, Math.min(64, vp.height - height - MARGIN)) + "px");
+  var bar = el("div", [["class", "bar"]]);
+  // The title is generated content from an attribute, not a text node: window.find() and the
+  // selection search the text of closed roots too, and would confirm a guess at it.
+  var title = el("span", [["class", "title"], ["data-title", spec.title || ""]]);
+  var closeButton = el("button", [["type", "button"], ["class", "close"], ["aria-label", "Close overlay"], ["title", "Close overlay"]], "\u00d7");
+  var frame = el("iframe", [["sandbox", ""], ["referrerpolicy", "no-referrer"], ["title", label]]);
+  DOM.setSrcdoc(frame, documentFor(spec.html, spec.dataText));
 
   adoptStyles(shadow, PANEL_CSS);
-  NATIVE.appendChild.call(bar, title);
-  NATIVE.appendChild.call(bar, closeButton);
-  NATIVE.appendChild.call(panel, bar);
-  NATIVE.appendChild.call(panel, frame);
-  NATIVE.appendChild.call(shadow, panel);
+  DOM.append(bar, title);
+  DOM.append(bar, closeButton);
+  DOM.append(panel, bar);
+  DOM.append(panel, frame);
+  DOM.appendToFragment(shadow, panel);
   on(closeButton, "click", function () { closeByUser(id); });
-  on(panel, "keydown", function (ev) { if (ev.key === "Escape") closeByUser(id); });
+  on(panel, "keydown", function (ev) { if (EV.key(ev) === "Escape") closeByUser(id); });
   dragBy(bar, title, panel);
 
-  NATIVE.appendChild.call(document.documentElement, host);
+  DOM.append(DOM.documentElement(theDocument), host);
   current = { id: id, host: host, panel: panel, closeButton: closeButton };
-  if (byUser) NATIVE.focus.call(closeButton); // opened from a launcher: keyboard users land in it
+  if (byUser) DOM.focus(closeButton); // opened from a launcher: keyboard users land in it
   notifyOverlay();
   return id;
 }
@@ -4884,7 +5206,7 @@ function closeOverlay() {
   if (!current) return false;
   var host = current.host;
   current = null;
-  if (host.parentNode) NATIVE.removeChild.call(host.parentNode, host);
+  DOM.remove(host);
   notifyOverlay();
   return true;
 }
@@ -4902,25 +5224,28 @@ function closeByUser(id) {
  */
 function passThrough(on) {
   if (!current) return false;
-  styleOf(current.panel).pointerEvents = on ? "none" : "";
+  setStyle(current.panel, "pointer-events", on ? "none" : "");
   return true;
 }
 
 // -- launchers (overlay.register_launcher, overlay.open's launchers) ----------------
 
 var launchers = launcherSet(null);
-var launcherSpecs = {}; // launcher id -> spec (all registrations so far)
+var launcherSpecs = I.create(null); // launcher id -> spec (all registrations so far)
 var launcherCounter = 0;
 
 function launcherOpened(launcherId) {
   document.dispatchEvent(new CustomEvent(OPENED_EVENT, { detail: { launcher_id: launcherId }, bubbles: true }));
 }
 
+var TARGET_KEYS = ["selector", "selectors", "text_contains", "text_equals", "url_contains", "url_matches"];
+
 function launcherTarget(item) {
   var target = {};
-  ["selector", "selectors", "text_contains", "text_equals", "url_contains", "url_matches"].forEach(function (k) {
-    if (item[k] !== undefined) target[k] = item[k];
-  });
+  for (var i = 0; i < TARGET_KEYS.length; i++) {
+    var value = own(item, TARGET_KEYS[i]);
+    if (value !== undefined) target[TARGET_KEYS[i]] = value;
+  }
   if (target.selector === undefined && target.selectors === undefined) fail("launcher_failed", "a launcher needs a selector or selectors", { field: "launchers" });
   try {
     M.resolveAll(target); // a malformed selector or pattern fails here, not silently later
@@ -4930,33 +5255,44 @@ function launcherTarget(item) {
   return target;
 }
 
+/** One launcher item as a launchers.js spec; its click renders `rendering` (which never leaves this closure). */
+function launcherSpec(item, rendering, overlayId) {
+  if (!isObject(item)) fail("invalid_input", "each launcher must be an object", { field: "launchers" });
+  var max = own(item, "max_instances");
+  if (max === undefined) max = 3;
+  if (typeof max !== "number" || max < 1 || max > 10 || floor(max) !== max) fail("invalid_input", "max_instances must be an integer from 1 to 10", { field: "max_instances" });
+  launcherCounter += 1;
+  var id = own(item, "id"),
+    label = own(item, "label"),
+    title = own(item, "title");
+  return {
+    id: typeof id === "string" && id ? id : overlayId + "-launcher-" + launcherCounter,
+    target: launcherTarget(item),
+    placement: placementOf(own(item, "placement"), "invalid_input"),
+    max: max,
+    label: typeof label === "string" && label ? label : rendering.title || "Open overlay",
+    title: typeof title === "string" ? title : "",
+    attrs: {},
+    onClick: function (launcherId) {
+      render(rendering, true);
+      launcherOpened(launcherId);
+    },
+  };
+}
+
 function registerLaunchers(items, rendering, overlayId) {
-  if (!Array.isArray(items) || !items.length) fail("invalid_input", "launchers must be a non-empty array", { field: "launchers" });
-  var specs = items.map(function (item) {
-    if (!isObject(item)) fail("invalid_input", "each launcher must be an object", { field: "launchers" });
-    var max = item.max_instances === undefined ? 3 : item.max_instances;
-    if (typeof max !== "number" || max < 1 || max > 10 || Math.floor(max) !== max) fail("invalid_input", "max_instances must be an integer from 1 to 10", { field: "max_instances" });
-    launcherCounter += 1;
-    var id = typeof item.id === "string" && item.id ? item.id : overlayId + "-launcher-" + launcherCounter;
-    return {
-      id: id,
-      target: launcherTarget(item),
-      placement: placementOf(item.placement, "invalid_input"),
-      max: max,
-      label: typeof item.label === "string" && item.label ? item.label : rendering.title || "Open overlay",
-      title: typeof item.title === "string" ? item.title : "",
-      attrs: {},
-      onClick: function (launcherId) {
-        render(rendering, true);
-        launcherOpened(launcherId);
-      },
-    };
-  });
-  specs.forEach(function (spec) { launcherSpecs[spec.id] = spec; }); // a stable id replaces its older buttons
-  launchers.replace(Object.keys(launcherSpecs).map(function (k) { return launcherSpecs[k]; }));
-  var states = {};
-  launchers.states().forEach(function (s) { states[s.id] = s.state; });
-  return specs.map(function (spec) { return { id: spec.id, state: states[spec.id] || "waiting" }; });
+  if (!isArray(items) || !items.length) fail("invalid_input", "launchers must be a non-empty array", { field: "launchers" });
+  var specs = [], i;
+  for (i = 0; i < items.length; i++) specs[i] = launcherSpec(own(items, i), rendering, overlayId);
+  for (i = 0; i < specs.length; i++) launcherSpecs[specs[i].id] = specs[i]; // a stable id replaces its older buttons
+  var all = [], ids = I.keys(launcherSpecs);
+  for (i = 0; i < ids.length; i++) all[i] = launcherSpecs[ids[i]];
+  launchers.replace(all);
+  var states = I.create(null), now = launchers.states();
+  for (i = 0; i < now.length; i++) states[now[i].id] = now[i].state;
+  var out = [];
+  for (i = 0; i < specs.length; i++) out[i] = { id: specs[i].id, state: states[specs[i].id] || "waiting" };
+  return out;
 }
 
 function overlayOpen(args) {
@@ -4969,7 +5305,8 @@ function overlayOpen(args) {
     fail("render_failed", "the overlay could not be rendered: " + String((err && err.message) || err), {});
   }
   var out = { ok: true, overlay_id: id };
-  if (args.launchers !== undefined) out.launchers = registerLaunchers(args.launchers, rendering, id);
+  var items = own(args, "launchers");
+  if (items !== undefined) out.launchers = registerLaunchers(items, rendering, id);
   return out;
 }
 
@@ -4984,13 +5321,26 @@ function overlayClose() {
 
 function overlayRegisterLauncher(args) {
   var rendering = renderArgs(args, "launcher_failed");
+  var items = own(args, "launchers");
+  if (items === undefined) fail("invalid_input", "overlay.register_launcher needs a launchers", { field: "launchers" });
   var overlayId = newId();
-  return { ok: true, overlay_id: overlayId, launchers: registerLaunchers(args.launchers, rendering, overlayId) };
+  return { ok: true, overlay_id: overlayId, launchers: registerLaunchers(items, rendering, overlayId) };
 }
 
-definePrimitive("overlay.open", overlayOpen);
-definePrimitive("overlay.close", overlayClose);
-definePrimitive("overlay.register_launcher", overlayRegisterLauncher, ["launchers"]);
+// The registry entries are locked: a page that got hold of the registry object (any code that
+// hands it to a replaced built-in) cannot put its own function where the agent's HTML arrives.
+// No `required` names: the dispatcher would read them off the arguments, where a missing one
+// reaches Object.prototype; the primitives check their own.
+var NONE_REQUIRED = I.freeze([]);
+function defineLocked(name, fn) {
+  definePrimitive(name, fn, NONE_REQUIRED);
+  I.freeze(M.PRIMITIVES[name]);
+  I.defineProperty(M.PRIMITIVES, name, bare({ writable: false, configurable: false }));
+}
+
+defineLocked("overlay.open", overlayOpen);
+defineLocked("overlay.close", overlayClose);
+defineLocked("overlay.register_launcher", overlayRegisterLauncher);
 
 /** Open the overlay as a user's launcher click does (validated like overlay.open; focus moves into it). */
 function renderOverlayFromArgs(args) {
@@ -5153,6 +5503,8 @@ var VERSION = M.VERSION,
   EXTENSION_CAPABILITIES = M.EXTENSION_CAPABILITIES,
   fail = M.fail,
   guard = M.guard,
+  hasOwn = M.intrinsics.hasOwn,
+  own = M.intrinsics.own,
   isObject = M.isObject,
   focusEditable = M.focusEditable,
   callHandler = M.callHandler,
@@ -5186,16 +5538,18 @@ function isPrivileged(name) {
 function run(name, args, call) {
   return guard(function () {
     if (typeof name !== "string" || !name) fail("unknown_action", "a primitive name is required", { name: name === undefined ? null : name });
-    var entry = Object.prototype.hasOwnProperty.call(PRIMITIVES, name) ? PRIMITIVES[name] : null;
+    // Captured helpers (intrinsics.js): a page that replaced Function.prototype.call or
+    // Array.prototype.forEach must be handed neither the registry nor the arguments.
+    var entry = hasOwn(PRIMITIVES, name) ? PRIMITIVES[name] : null;
     if (!entry) {
       if (isPrivileged(name)) fail("capability_unavailable", name + " needs browser-level authority that a page runtime does not have", { capability: name, host: "page" });
       fail("unknown_action", "no primitive is named " + name, { name: name });
     }
     if (args === undefined || args === null) args = {};
     if (!isObject(args)) fail("invalid_input", "arguments must be an object", { name: name });
-    entry.required.forEach(function (field) {
-      if (args[field] === undefined) fail("invalid_input", name + " needs a " + field, { field: field });
-    });
+    for (var i = 0; i < entry.required.length; i++) {
+      if (own(args, entry.required[i]) === undefined) fail("invalid_input", name + " needs a " + entry.required[i], { field: entry.required[i] });
+    }
     return withCall(call, function (context) { return entry.fn(args, context); });
   });
 }

@@ -43,8 +43,12 @@ function guard(fn) {
 
 // -- small helpers --------------------------------------------------------
 
+// Captured at install (intrinsics.js): every call's arguments pass through isObject, and a
+// page that replaced Array.isArray afterwards would be handed them (the overlay's HTML too).
+var isArray = M.intrinsics.isArray;
+
 function isObject(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return value !== null && typeof value === "object" && !isArray(value);
 }
 
 function normalize(text) {

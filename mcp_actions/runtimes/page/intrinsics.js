@@ -1,0 +1,173 @@
+/*
+ * intrinsics.js — Built-ins captured when the engine installs, and a way to call them that no
+ * page script can intercept afterwards (docs/overlays.md, "What a page can reach").
+ *
+ * A closed shadow root stays closed only while nothing we call hands its nodes to page code.
+ * Keeping a captured method and calling it as `captured.call(node, ...)` is not enough: `.call`
+ * is looked up on Function.prototype at every call, so a page that replaced
+ * Function.prototype.call receives the method, the node and the arguments. Here a method is
+ * *uncurried* once, at install: uncurry(f) is the original Function.prototype.call bound to f,
+ * so uncurry(f)(node, a) runs f on node and nothing on the way is looked up on an object the
+ * page can change (not call, apply, bind, nor Reflect.apply).
+ *
+ * Install time is what makes these the browser's own: the browser host's init script and the
+ * extension's document_start script run before any script of the page. The page runtime
+ * (bookmarklet, <script>), the extension's first injection into a tab already open and the
+ * browser host adopting a tab of an attached browser install after the page's scripts, which
+ * may have replaced them already. patchedBuiltins() names the captured built-ins that do not
+ * print as native code: it catches a plain replacement, and proves nothing against a careful
+ * one (a Proxy of a native function prints as native, and toString itself can be replaced).
+ */
+var FunctionProto = Function.prototype;
+var nativeCall = FunctionProto.call;
+var nativeBind = FunctionProto.bind;
+var nativeApply = FunctionProto.apply;
+var nativeToString = FunctionProto.toString;
+var reflectApply = typeof Reflect === "object" && Reflect ? Reflect.apply : null;
+var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+var objectCreate = Object.create;
+var objectFreeze = Object.freeze;
+var objectKeys = Object.keys;
+var defineProperty = Object.defineProperty;
+var getPrototypeOf = Object.getPrototypeOf;
+var isArray = Array.isArray;
+var ITERATOR = typeof Symbol === "function" ? Symbol.iterator : null;
+
+/** uncurry(f)(self, a, b) === f.call(self, a, b), with the call captured at install. */
+var uncurry = nativeBind.bind(nativeCall);
+
+var hasOwnProperty = uncurry(Object.prototype.hasOwnProperty);
+var stringIndexOf = uncurry(String.prototype.indexOf);
+var stringSlice = uncurry(String.prototype.slice);
+var charCodeAt = uncurry(String.prototype.charCodeAt);
+var functionSource = uncurry(nativeToString);
+
+// name -> the raw function captured under it, for patchedBuiltins().
+var WATCHED = objectCreate(null);
+WATCHED["Function.prototype.call"] = nativeCall;
+WATCHED["Function.prototype.apply"] = nativeApply;
+WATCHED["Function.prototype.bind"] = nativeBind;
+WATCHED["Function.prototype.toString"] = nativeToString;
+if (reflectApply) WATCHED["Reflect.apply"] = reflectApply;
+
+/** Whether obj has key as its own property (never runs a getter the page put on a prototype). */
+function hasOwn(obj, key) {
+  return obj !== null && obj !== undefined && hasOwnProperty(obj, key);
+}
+
+/** obj[key] when it is obj's own property, else undefined: a missing key never reaches Object.prototype. */
+function own(obj, key) {
+  return hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+function descriptorOf(obj, name) {
+  // Accessors of the DOM live on prototypes, a few (window.innerWidth) on the object itself.
+  for (var o = obj; o; o = getPrototypeOf(o)) {
+    var d = getOwnPropertyDescriptor(o, name);
+    if (d) return d;
+  }
+  return null;
+}
+
+function watch(label, fn) {
+  if (typeof fn === "function") WATCHED[label] = fn;
+  return fn;
+}
+
+/** proto[name] (a method), uncurried: method(self, ...args); null when the browser has none. */
+function nativeMethod(proto, name, label) {
+  var d = proto ? descriptorOf(proto, name) : null;
+  var fn = d && typeof d.value === "function" ? d.value : null;
+  return fn ? uncurry(watch(label || name, fn)) : null;
+}
+
+/** The getter of proto's accessor `name`, uncurried: get(self); null when there is none. */
+function nativeGetter(proto, name, label) {
+  var d = proto ? descriptorOf(proto, name) : null;
+  return d && typeof d.get === "function" ? uncurry(watch(label || "get " + name, d.get)) : null;
+}
+
+/** The setter of proto's accessor `name`, uncurried: set(self, value); null when there is none. */
+function nativeSetter(proto, name, label) {
+  var d = proto ? descriptorOf(proto, name) : null;
+  return d && typeof d.set === "function" ? uncurry(watch(label || "set " + name, d.set)) : null;
+}
+
+var NATIVE_TAIL = "{ [native code] }";
+
+/** Whether fn prints as a browser built-in ("function name() { [native code] }"). */
+function looksNative(fn) {
+  if (typeof fn !== "function") return false;
+  var src;
+  try {
+    src = functionSource(fn);
+  } catch (_err) {
+    return false;
+  }
+  if (typeof src !== "string" || src.length <= NATIVE_TAIL.length) return false;
+  return stringIndexOf(src, "function ") === 0 && stringSlice(src, src.length - NATIVE_TAIL.length) === NATIVE_TAIL;
+}
+
+/** The captured built-ins (of `names`, or all) that did not print as native code when captured. */
+function patchedBuiltins(names) {
+  var list = names || objectKeys(WATCHED);
+  var out = [];
+  for (var i = 0; i < list.length; i++) {
+    var fn = WATCHED[list[i]];
+    if (fn !== undefined && !looksNative(fn)) out[out.length] = list[i];
+  }
+  return out;
+}
+
+/** An object with no prototype: a DOM dictionary made from it reads only the members we set. */
+function bare(members) {
+  var o = objectCreate(null);
+  if (members) {
+    var keys = objectKeys(members);
+    for (var i = 0; i < keys.length; i++) o[keys[i]] = members[keys[i]];
+  }
+  return o;
+}
+
+/**
+ * An array that iterates without Array.prototype[Symbol.iterator] or %ArrayIteratorPrototype%.next,
+ * for a DOM sequence argument (adoptedStyleSheets): a page that replaced those sees no item of it.
+ */
+function iterable(items) {
+  var list = [];
+  for (var i = 0; i < items.length; i++) list[i] = items[i];
+  if (!ITERATOR) return list;
+  // A bare descriptor: defineProperty reads writable, get, set... and none may come from Object.prototype.
+  defineProperty(list, ITERATOR, bare({
+    value: function () {
+      var at = 0;
+      return {
+        next: function () {
+          if (at < list.length) return { value: list[at++], done: false };
+          return { value: undefined, done: true };
+        },
+      };
+    },
+  }));
+  return list;
+}
+
+M.intrinsics = objectFreeze({
+  uncurry: uncurry,
+  apply: reflectApply,
+  hasOwn: hasOwn,
+  own: own,
+  isArray: isArray,
+  keys: objectKeys,
+  freeze: objectFreeze,
+  defineProperty: defineProperty,
+  create: objectCreate,
+  charCodeAt: charCodeAt,
+  nativeMethod: nativeMethod,
+  nativeGetter: nativeGetter,
+  nativeSetter: nativeSetter,
+  looksNative: looksNative,
+  patchedBuiltins: patchedBuiltins,
+  bare: bare,
+  iterable: iterable,
+});
