@@ -99,7 +99,7 @@ class IdentityBook:
                 runtime_key = None
         previous: RuntimeInfo | None = None
         id_holder = registry.get(runtime_id)
-        if id_holder is not None and id_holder is not key_holder:
+        if id_holder is not None and id_holder.runtime_id not in evict:
             if self._mine(runtime_id, owner):
                 previous = id_holder
             elif self._yields_to(runtime_id, trust):
