@@ -11,6 +11,8 @@ var VERSION = M.VERSION,
   EXTENSION_CAPABILITIES = M.EXTENSION_CAPABILITIES,
   fail = M.fail,
   guard = M.guard,
+  hasOwn = M.intrinsics.hasOwn,
+  own = M.intrinsics.own,
   isObject = M.isObject,
   focusEditable = M.focusEditable,
   callHandler = M.callHandler,
@@ -44,16 +46,18 @@ function isPrivileged(name) {
 function run(name, args, call) {
   return guard(function () {
     if (typeof name !== "string" || !name) fail("unknown_action", "a primitive name is required", { name: name === undefined ? null : name });
-    var entry = Object.prototype.hasOwnProperty.call(PRIMITIVES, name) ? PRIMITIVES[name] : null;
+    // Captured helpers (intrinsics.js): a page that replaced Function.prototype.call or
+    // Array.prototype.forEach must be handed neither the registry nor the arguments.
+    var entry = hasOwn(PRIMITIVES, name) ? PRIMITIVES[name] : null;
     if (!entry) {
       if (isPrivileged(name)) fail("capability_unavailable", name + " needs browser-level authority that a page runtime does not have", { capability: name, host: "page" });
       fail("unknown_action", "no primitive is named " + name, { name: name });
     }
     if (args === undefined || args === null) args = {};
     if (!isObject(args)) fail("invalid_input", "arguments must be an object", { name: name });
-    entry.required.forEach(function (field) {
-      if (args[field] === undefined) fail("invalid_input", name + " needs a " + field, { field: field });
-    });
+    for (var i = 0; i < entry.required.length; i++) {
+      if (own(args, entry.required[i]) === undefined) fail("invalid_input", name + " needs a " + entry.required[i], { field: entry.required[i] });
+    }
     return withCall(call, function (context) { return entry.fn(args, context); });
   });
 }
