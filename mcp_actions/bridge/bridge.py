@@ -74,7 +74,7 @@ from .items import (
 from .items import RuntimeReady as ReadyItem
 from .page_tools import parse_page_tools
 from .registry import EVENT_LOG_SIZE, RuntimeInfo, RuntimeRegistry, Trust
-from .routing import Route, select_runtime
+from .routing import Route, page_origin, select_runtime
 from .runtime_config import AttachmentSource, RuntimeConfigurator, attachment_states
 from .session import RuntimeLink, RuntimeSession
 from .signals import DEFAULT_MAX_EVENT_BYTES, SignalSource, SignalSpec, accept_event
@@ -86,6 +86,7 @@ __all__ = [
     "ProgressHandler",
     "RuntimeLink",
     "RuntimeSession",
+    "origin_changed",
 ]
 
 log = logging.getLogger(__name__)
@@ -223,8 +224,14 @@ class Bridge:
         call_id: str | None = None,
         on_progress: ProgressHandler | None = None,
         on_input: InputHandler | None = None,
+        origin: str | None = None,
     ) -> Any:
         """Run ``name`` on exactly one runtime and return its output.
+
+        ``origin``: the origin the policy judged the call for. A runtime whose page shows
+        another is not sent it (``permission_denied``, ``evidence.reason: "origin_changed"``,
+        ``evidence.origin``: where it is now); it travels on the item, so a runtime that knows
+        its page better than its last report refuses it the same way.
 
         A call without ``handler`` whose name is a dictionary primitive is
         checked before it is sent: the runtime must provide it
@@ -246,6 +253,8 @@ class Bridge:
                 code=ErrorCode.RUNTIME_NOT_READY,
                 evidence={"runtime_id": info.runtime_id},
             )
+        if origin is not None and page_origin(info.url) != origin:
+            raise origin_changed(info.runtime_id, origin, page_origin(info.url))
         if handler is None:
             self._check_primitive(info, name, arguments)
         timeout_ms = self.default_timeout_ms if timeout_ms is None else timeout_ms
@@ -258,6 +267,7 @@ class Bridge:
                 arguments=arguments,
                 timeout_ms=timeout_ms,
                 handler=handler or None,
+                origin=origin,
             )
         except ValidationError as exc:
             first = exc.errors()[0]
@@ -273,7 +283,7 @@ class Bridge:
         primitive = self.dictionary.get(name)
         if primitive is None:
             return  # not a dictionary primitive: the runtime decides
-        if info.capabilities and not primitive.provided_by(info.capabilities):
+        if not info.provides(name):
             raise ActionError(
                 f"runtime {info.runtime_id!r} ({info.host} host) does not provide {name}",
                 code=ErrorCode.CAPABILITY_UNAVAILABLE,
@@ -550,3 +560,12 @@ class Bridge:
                 await self._close_link(session, "stale: no heartbeat")
                 await session.close("stale: no heartbeat")
         return retired
+
+
+def origin_changed(runtime_id: str, judged: str, now: str | None) -> ActionError:
+    """The refusal of a call judged for ``judged`` on a runtime whose page is now of origin ``now``."""
+    return ActionError(
+        f"runtime {runtime_id!r} shows a page of {now or 'no origin'}, not {judged} that the call was judged for",
+        code=ErrorCode.PERMISSION_DENIED,
+        evidence={"reason": "origin_changed", "runtime_id": runtime_id, "judged_origin": judged, "origin": now},
+    )

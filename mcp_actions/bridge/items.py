@@ -125,6 +125,9 @@ class ActionCall(_Item):
     timeout_ms: int | None = Field(default=None, ge=0)
     handler: str | None = None
     target: dict[str, Any] | None = None
+    #: The origin the policy judged the call for (ours, docs/bridge-protocol.md): a runtime whose page
+    #: shows another refuses it with ``permission_denied`` (``evidence.reason: "origin_changed"``).
+    origin: str | None = None
 
 
 class ActionCallOutput(_Item):

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from ..errors import ActionError, ErrorCode
 from .registry import RuntimeInfo
 
-__all__ = ["WEB_SCHEMES", "Route", "front_page", "opens_itself", "select_runtime", "surface_matches"]
+__all__ = ["WEB_SCHEMES", "Route", "front_page", "opens_itself", "page_origin", "select_runtime", "surface_matches"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
@@ -101,6 +101,16 @@ def surface_matches(origin: str, url: str) -> bool:
 def opens_itself(origin: str | None) -> TypeGuard[str]:
     """Whether a map's ``surface.origin`` is a site the server can open for it: concrete http(s), no wildcard."""
     return origin is not None and origin.startswith(("http://", "https://")) and "*" not in origin
+
+
+def page_origin(url: str | None) -> str | None:
+    """``scheme://host[:port]`` of a page's URL, or None for a blank tab or a URL without a host."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def front_page(origin: str) -> str:

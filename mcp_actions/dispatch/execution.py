@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Collection
-from typing import Any
+from typing import Any, Protocol
 
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
@@ -49,13 +49,24 @@ from .server_context import ServerCall, ServerServices
 from .server_primitives import SERVER_PRIMITIVES, run_server_primitive
 from .storage_primitives import OVERLAY_PRIMITIVES, resolve_overlay_arguments
 
-__all__ = ["ToolRun", "missing"]
+__all__ = ["OriginGuard", "ToolRun", "missing"]
 
 log = logging.getLogger(__name__)
 
 #: Handler errors after which ``handler_first`` falls back to the legacy steps (a primitive handler
 #: the runtime does not provide is as missing as a page function that is not there).
 _FALLBACK_CODES = frozenset({ErrorCode.MISSING_HANDLER, ErrorCode.DRIFT_DETECTED, ErrorCode.CAPABILITY_UNAVAILABLE})
+
+
+class OriginGuard(Protocol):
+    """The origin a call was judged for, held through its steps (``policy.OriginHold``)."""
+
+    @property
+    def origin(self) -> str | None:
+        """The origin judged now (None: the decision does not depend on the page)."""
+
+    async def moved_to(self, origin: str | None) -> None:
+        """The page is now of ``origin``: judge the call again (raises ``permission_denied`` when denied)."""
 
 
 class ToolRun:
@@ -71,6 +82,7 @@ class ToolRun:
         *,
         limits: Limits = DEFAULT_LIMITS,
         services: ServerServices | None = None,
+        hold: OriginGuard | None = None,
     ) -> None:
         self.bridge = bridge
         #: What the server-side primitives share (the transfer buffer): the server's, unless given.
@@ -81,6 +93,8 @@ class ToolRun:
         self.deadline = deadline
         self.progress = progress
         self.mode = "primitive"  # what finally ran: primitive, handler, workflow, steps, host_native
+        #: The origin the policy judged the call for, held through every step (None: no rule depends on it).
+        self.hold = hold
 
     # -- what the runtime can do ---------------------------------------
 
@@ -108,8 +122,26 @@ class ToolRun:
         if name not in self.bridge.dictionary:
             # Dictionary primitives are checked by the bridge (capabilities, input_schema, naming the host).
             self.require(name)
-        bound = self.deadline.child(timeout_ms or None).remaining_ms()
-        return await self.bridge.call(name, arguments, runtime_id=self.runtime.runtime_id, timeout_ms=bound)
+        return await self._on_page(name, arguments, timeout_ms=timeout_ms)
+
+    async def _on_page(self, name: str, arguments: dict[str, Any], *, timeout_ms: int | None = None, handler: str | None = None) -> Any:
+        """One call on the page, held to the origin the policy judged: a page that moved is judged again first."""
+        for _ in range(2):
+            bound = self.deadline.child(timeout_ms or None).remaining_ms()
+            origin = self.hold.origin if self.hold is not None else None
+            try:
+                return await self.bridge.call(name, arguments, runtime_id=self.runtime.runtime_id, timeout_ms=bound, handler=handler, origin=origin)
+            except ActionError as exc:
+                if self.hold is None or exc.code != ErrorCode.PERMISSION_DENIED or exc.evidence.get("reason") != "origin_changed":
+                    raise
+                # The tab moved since the call was judged (a link, a redirect): judged again for where it is
+                # now, before this step touches it (denied: permission_denied, nothing done there).
+                await self.hold.moved_to(exc.evidence.get("origin"))
+        raise ActionError(
+            f"{name}: the page kept moving while the call was judged for it",
+            code=ErrorCode.PERMISSION_DENIED,
+            evidence={"reason": "origin_changed", "runtime_id": self.runtime.runtime_id},
+        )
 
     # -- running ---------------------------------------------------------
 
@@ -153,9 +185,7 @@ class ToolRun:
         self.mode = "handler"
         reporter = ProgressReporter(self.progress)
         await reporter.report(0, 1, f"handler {handler}")
-        output = await self.bridge.call(
-            self.binding.name, own, runtime_id=self.runtime.runtime_id, handler=handler, timeout_ms=self.deadline.remaining_ms()
-        )
+        output = await self._on_page(self.binding.name, own, handler=handler)
         await reporter.report(1, 1, "done")
         return output
 

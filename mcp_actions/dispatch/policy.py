@@ -47,12 +47,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
+from ..bridge.routing import page_origin
 from ..errors import ActionError, ErrorCode
 from .guards import PendingCall, Stage
 
-__all__ = ["Policy", "PolicyError", "PolicyGuard", "PolicyHolder", "PolicyOriginGuard", "PolicyRule", "judged_origin", "page_origin", "rejudge"]
+__all__ = ["OriginHold", "Policy", "PolicyError", "PolicyGuard", "PolicyHolder", "PolicyOriginGuard", "PolicyRule", "judged_origin", "page_origin", "rejudge"]
 
 PolicyDecision = Literal["allow", "deny", "confirm"]
 _DECISIONS = ("allow", "deny", "confirm")
@@ -61,16 +61,6 @@ _RULE_KEYS = {"tools", "origins", "decision"}
 
 class PolicyError(ValueError):
     """A policy file that cannot be used: the message names the file, the rule's index and what is wrong."""
-
-
-def page_origin(url: str | None) -> str | None:
-    """``scheme://host[:port]`` of a page's URL, or None for a blank tab or a URL without a host."""
-    if not url:
-        return None
-    parts = urlsplit(url)
-    if not parts.scheme or not parts.netloc:
-        return None
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 @dataclass(frozen=True)
@@ -276,6 +266,28 @@ async def rejudge(call: PendingCall, origin: str | None) -> None:
     await _apply(call, policy.decide(call.tool.name, origin), origin)
     call.policy_pending = True  # _apply clears it; the call is still held to its policy
     call.policy = (policy, origin)
+
+
+class OriginHold:
+    """The origin a running call was judged for, held through its steps (``ToolRun``).
+
+    Each step that reaches the page carries ``origin``; a runtime (or the bridge) that finds
+    its page on another origin refuses the step with ``permission_denied``, reason
+    ``origin_changed``, and ``moved_to`` judges the call again for the new origin before
+    the step is sent again (denied: the call ends ``permission_denied``, nothing done there).
+    """
+
+    def __init__(self, call: PendingCall) -> None:
+        self._call = call
+
+    @property
+    def origin(self) -> str | None:
+        """The origin judged now (None once the decision no longer depends on the page)."""
+        return judged_origin(self._call)
+
+    async def moved_to(self, origin: str | None) -> None:
+        """The page moved to ``origin`` mid-call: judge the call again (raises when denied)."""
+        await rejudge(self._call, origin)
 
 
 class PolicyOriginGuard:

@@ -50,7 +50,7 @@ from .builtin_tool import BuiltinCall, BuiltinTool
 from .execution import ToolRun
 from .guards import CallContext, GuardChain, InputRequired, PendingCall, Stage, default_guards
 from .page_guidance import on_front_page
-from .policy import judged_origin, page_origin, rejudge
+from .policy import OriginHold, judged_origin, page_origin, rejudge
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
 from .tab_turns import TabTurns
@@ -537,7 +537,8 @@ class ActionService:
                 return await self.page_tool_runner.run(
                     binding, own, runtime, deadline, progress=context.progress, elicit=context.elicit, request_id=context.request_id
                 )
-            execution = ToolRun(self.bridge, binding, runtime, deadline, context.progress, limits=self.limits)
+            hold = OriginHold(call) if judged_origin(call) is not None else None
+            execution = ToolRun(self.bridge, binding, runtime, deadline, context.progress, limits=self.limits, hold=hold)
             postcondition = binding.workflow.postcondition if binding.workflow is not None else None
             if postcondition is None:
                 return await execution.run(own)

@@ -86,7 +86,10 @@ async def _server(tmp_path: Path, port: int, *, deny: bool = True) -> AsyncItera
     manifest.write_text(json.dumps(document), encoding="utf-8")
     policy = tmp_path / "policy.json"
     _write_policy(policy, port, deny=deny)
-    app = ActionsApp(AppOptions(manifests=[str(manifest)], browser="auto", headless=True, isolated=True, serve_bridge=False, policy=str(policy)))
+    options = AppOptions(
+        manifests=[str(manifest)], browser="auto", headless=True, isolated=True, serve_bridge=False, policy=str(policy), audit_log=str(tmp_path / "audit.jsonl")
+    )
+    app = ActionsApp(options)
     async with Client(build_server(app)) as client:
         yield app, client, policy
 
@@ -195,3 +198,17 @@ async def test_a_call_that_cannot_have_the_tab_in_time_says_it_waited_for_it(tmp
         assert rushed["code"] == "handler_timeout" and rushed["evidence"]["phase"] == "waiting_for_tab"
         assert rushed["evidence"]["busy_with"] == ["bank.login"]
         assert _ok(await slow)["greeting"] == "Logged in as slow"
+
+
+async def test_a_workflow_step_on_a_page_it_was_not_judged_for_is_judged_again_before_it_acts(tmp_path, site):
+    async with _server(tmp_path, site) as (app, client, _):
+        tab = _ok(await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{site}/call-path/login.html"}))["runtime_id"]
+        # Judged on the 127.0.0.1 page (allowed); its first step follows a link to localhost (denied).
+        error = _error(await client.call_tool("bank_statements_note", {"note": "typed where it was denied"}))
+        assert error["code"] == "permission_denied" and error["evidence"]["reason"] == "policy"
+        assert error["evidence"]["origin"] == f"http://localhost:{site}"
+        page = app.browser.tab(tab)
+        assert page is not None and page.page.url.startswith(f"http://localhost:{site}/")
+        assert await page.page.evaluate("() => document.getElementById('user').value") == ""  # nothing typed
+        last = json.loads((tmp_path / "audit.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+        assert (last["tool"], last["decision"], last["code"]) == ("bank.statements_note", "denied", "permission_denied")
