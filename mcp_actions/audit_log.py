@@ -94,7 +94,7 @@ def default_audit_path() -> Path:
 def arguments_sha256(arguments: Mapping[str, Any]) -> str:
     """The SHA-256 (hex) of the arguments' canonical JSON: sorted keys, compact separators, ``ensure_ascii=False``."""
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate ("\ud800") is hashed, not a crash
 
 
 def utc_timestamp() -> str:
