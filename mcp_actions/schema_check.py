@@ -324,4 +324,3 @@ def bounded_validator(cls: Any) -> Any:
     if "unevaluatedProperties" in cls.VALIDATORS:
         replaced["unevaluatedProperties"] = _unevaluated_properties
     return validators.extend(cls, replaced)  # type: ignore[no-untyped-call]  # jsonschema ships extend without annotations
-
