@@ -54,6 +54,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .. import __version__
+from ..bounded_regex import pattern_problem
 from ..convert.naming import safe_identifier
 from ..manifest.limits import DEFAULT_LIMITS
 from ..manifest.validate import check_manifest
@@ -497,7 +498,11 @@ class _Drafter:
                 except re.error:
                     self.note("field", f"{_quote(label)} has a pattern JSON Schema cannot read ({f['pattern']}); the draft leaves it out", tool)
                 else:
-                    prop["pattern"] = pattern
+                    # Patterns also run on RE2 (docs/manifest-language.md, "Regular expressions"): one it cannot run would make the draft invalid.
+                    if pattern_problem(pattern) is not None:
+                        self.note("field", f"{_quote(label)} has a pattern the server cannot check in linear time ({f['pattern']}); the draft leaves it out", tool)
+                    else:
+                        prop["pattern"] = pattern
             if f.get("type") == "password":
                 prop["writeOnly"] = True
                 self.note("field", f"{_quote(label)} is a password field: the agent will type a secret into it; leave it out unless that is meant", tool)
