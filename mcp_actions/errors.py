@@ -125,7 +125,7 @@ class ErrorCode(enum.StrEnum):
     RENDER_FAILED = "render_failed", "primitive", "an overlay could not be rendered"
     LAUNCHER_FAILED = "launcher_failed", "primitive", "an overlay launcher could not be registered or opened"
     # -- manifest validation problems (Problem.code); paths are JSON Pointers
-    INVALID_JSON = "invalid_json", "problem", "the file is not JSON text (reported when reading a file, path '')"
+    INVALID_JSON = "invalid_json", "problem", "the file is not strict JSON text: not JSON (path ''), or a repeated key or a NaN/Infinity (path: where)"
     MANIFEST_TOO_LARGE = "manifest_too_large", "problem", "the file is larger than the loader reads (reported when reading a file, path '')"
     INVALID_TYPE = "invalid_type", "problem", "a value has the wrong JSON type (message names the expected type)"
     MISSING_FIELD = "missing_field", "problem", "a required member is absent; the path points where it belongs"

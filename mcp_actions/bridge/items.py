@@ -13,7 +13,10 @@ names what a runtime link is handed.
 
 Frames arrive as JSON text; ``parse_item`` turns one frame into one item or
 raises ``ActionError`` with code ``invalid_item`` (or ``item_too_large``) whose
-evidence says what was wrong, so a bad frame is answered, never fatal.
+evidence says what was wrong, so a bad frame is answered, never fatal. A frame
+is strict JSON (``jsonutil.strict_loads``), as a map file is: a repeated key or
+a non-finite number (an inline manifest's ``"name"`` twice, a ``NaN``) is
+``invalid_item`` with ``evidence.path`` its pointer in the item.
 Unknown extra fields are kept (``extra="allow"``): adapters may add fields,
 and the contract adds ``title``, ``capabilities`` and ``manifest`` to
 ``runtime_ready``.
@@ -21,12 +24,12 @@ and the contract adds ``title``, ``capabilities`` and ``manifest`` to
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from ..errors import ActionError, ErrorCode
+from ..jsonutil import StrictJsonError, strict_loads
 
 __all__ = [
     "DEFAULT_MAX_ITEM_BYTES",
@@ -319,7 +322,10 @@ def parse_item(frame: str | bytes | dict[str, Any], *, max_bytes: int = DEFAULT_
                 evidence={"bytes": size, "max_bytes": max_bytes},
             )
         try:
-            data = json.loads(frame)
+            data = strict_loads(frame)
+        except StrictJsonError as exc:
+            # A repeated key or a NaN (docs/bridge-protocol.md): readers disagree on them, so no item has them.
+            raise ActionError(f"frame is not strict JSON: {exc}", code=ErrorCode.INVALID_ITEM, evidence={"path": exc.pointer, "reason": exc.reason}) from exc
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             # RecursionError: JSON nested deeper than the interpreter's stack (e.g. "[[[[…").
             raise ActionError(f"frame is not JSON: {exc}", code=ErrorCode.INVALID_ITEM) from exc

@@ -13,7 +13,6 @@ from the site key; the others are listed in ``LoadResult.shadowed``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ErrorCode, UsageError
+from ..jsonutil import StrictJsonError, strict_loads
 from .compose import ToolOrigin, compose
 from .dictionary import host_primitives, map_primitives
 from .execution import ExecutionPlan, classify_tool
@@ -36,10 +36,14 @@ __all__ = [
     "LoadResult",
     "LoadedManifest",
     "ManifestReport",
+    "PlannedFile",
     "bundled_manifests_dir",
     "discover",
     "load_document",
+    "load_file",
     "load_paths",
+    "plan_path",
+    "storage_root_of",
     "namespace_for",
     "read_document",
     "tool_executions",
@@ -127,7 +131,10 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def read_document(path: Path) -> tuple[Any, list[Problem]]:
-    """Read and parse one file; a parse failure is a problem of the manifest, not an exception.
+    """Read and parse one file as strict JSON; a parse failure is a problem of the manifest, not an exception.
+
+    Strict as imports are: a repeated key (``"name": "a", "name": "b"``, where readers
+    disagree which wins) or a non-finite number is ``invalid_json`` at its pointer.
 
     Raises ``UsageError`` when the file cannot be read at all.
     """
@@ -138,7 +145,10 @@ def read_document(path: Path) -> tuple[Any, list[Problem]]:
     if len(data) > MAX_MANIFEST_BYTES:
         return None, [Problem("", ErrorCode.MANIFEST_TOO_LARGE, f"file is {len(data)} bytes; the limit is {MAX_MANIFEST_BYTES}")]
     try:
-        return json.loads(data), []
+        return strict_loads(data), []
+    except StrictJsonError as exc:
+        # A repeated key or a NaN: refused as an import's are (fetch.parse_json_strictly), at its place.
+        return None, [Problem(exc.pointer, ErrorCode.INVALID_JSON, f"not strict JSON: {exc}")]
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         # RecursionError: absurdly nested arrays/objects are refused like any other bad JSON.
         return None, [Problem("", ErrorCode.INVALID_JSON, f"not JSON: {exc}")]
@@ -172,15 +182,17 @@ def load_document(
     local_root: Path | None = None,
     storage_root: Path | None = None,
     fetcher: RemoteFetcher | None = None,
+    reference_only: bool = False,
 ) -> LoadedManifest | ManifestReport:
     """Validate and compose one already-parsed manifest.
 
     ``namespace`` overrides ``namespace_for``; ``local_root`` is the directory
     local imports must stay inside (default: the file's directory);
     ``storage_root`` serves ``storage:`` imports; ``fetcher`` fetches https
-    imports (default: a new one for this call; pass the application's to share its cache).
+    imports (default: a new one for this call; pass the application's to share its cache);
+    ``reference_only`` also warns about what runtimes written from the reference dictionary alone refuse.
     """
-    report = check_manifest(document, limits=limits)
+    report = check_manifest(document, limits=limits, reference_only=reference_only)
     result = ManifestReport(file=source, errors=list(report.errors), warnings=list(report.warnings))
     if result.errors:
         return result
@@ -222,17 +234,67 @@ def tool_executions(document: dict[str, Any]) -> dict[str, ExecutionPlan]:
     return executions
 
 
-def _load_file(result: LoadResult, path: Path, **options: Any) -> None:
+@dataclass(frozen=True)
+class PlannedFile:
+    """One manifest file as ``serve`` loads it: where it is and what its composition is given.
+
+    ``mcp-actions validate`` loads the same plan (``manifest/report.py``), so the two agree
+    on every import: which directory local imports stay inside, the trust a storage map
+    has, which storage root serves ``storage:`` imports.
+    """
+
+    path: Path
+    trust: str = "local"
+    namespace: str | None = None
+    local_root: Path | None = None
+    storage_root: Path | None = None
+    #: Storage maps of the same site that a higher scope overrides (``serve`` does not load them).
+    shadowed: tuple[ShadowedManifest, ...] = ()
+
+
+def storage_root_of(paths: Sequence[Path]) -> Path | None:
+    """The storage root that serves ``storage:`` imports of plain maps: the first one given."""
+    return next((p for p in paths if is_storage_root(p)), None)
+
+
+def plan_path(given: Path, storage_root: Path | None, *, shadowed_too: bool = False) -> list[PlannedFile]:
+    """The manifest files ``given`` names, each with its composition's options (``UsageError`` when it does not exist).
+
+    A storage root gives the map chosen for each site (trust: its scope; local imports
+    inside its scope); with ``shadowed_too``, the overridden maps as well, each as it
+    would load on its own. Another directory gives every ``actions.json`` and
+    ``*.actions.json`` under it (local imports inside it); a file, itself (inside its folder).
+    """
+    if is_storage_root(given):
+        planned: list[PlannedFile] = []
+        for entry in load_storage(given):
+            planned.append(PlannedFile(entry.path, entry.trust, entry.namespace, scope_dir(given, entry.scope), given, entry.shadowed))
+            if shadowed_too:
+                planned.extend(PlannedFile(lost.path, lost.scope, entry.namespace, scope_dir(given, lost.scope), given) for lost in entry.shadowed)
+        return planned
+    return [PlannedFile(path, local_root=given if given.is_dir() else None, storage_root=storage_root) for path in discover([given])]
+
+
+def load_file(
+    planned: PlannedFile, *, limits: Limits = DEFAULT_LIMITS, fetcher: RemoteFetcher | None = None, reference_only: bool = False
+) -> LoadedManifest | ManifestReport:
+    """Read, validate and compose one planned file (``UsageError`` when it cannot be read)."""
+    path = planned.path
     document, problems = read_document(path)
     if problems:
-        result.reports.append(ManifestReport(file=str(path), errors=problems))
-        return
-    loaded = load_document(document, source=str(path), path=path, **options)
-    if isinstance(loaded, ManifestReport):
-        result.reports.append(loaded)
-    else:
-        result.manifests.append(loaded)
-        result.reports.append(loaded.report)
+        return ManifestReport(file=str(path), errors=problems)
+    return load_document(
+        document,
+        source=str(path),
+        path=path,
+        limits=limits,
+        trust=planned.trust,
+        namespace=planned.namespace,
+        local_root=planned.local_root,
+        storage_root=planned.storage_root,
+        fetcher=fetcher,
+        reference_only=reference_only,
+    )
 
 
 def load_paths(paths: Sequence[str | Path], *, limits: Limits = DEFAULT_LIMITS, fetcher: RemoteFetcher | None = None) -> LoadResult:
@@ -242,28 +304,20 @@ def load_paths(paths: Sequence[str | Path], *, limits: Limits = DEFAULT_LIMITS, 
     (for a file given directly: its own directory). A storage root loads
     through its scope precedence, each map confined to its own scope; the
     first storage root given also serves the ``storage:`` imports of the
-    other manifests.
+    other manifests (``plan_path``).
     """
     result = LoadResult()
     # One fetcher for the whole load: an https import shared by several maps is fetched once.
     fetcher = fetcher if fetcher is not None else RemoteFetcher()
     given_paths = [Path(raw).expanduser() for raw in paths]
-    storage_root = next((p for p in given_paths if is_storage_root(p)), None)
+    storage_root = storage_root_of(given_paths)
     for given in given_paths:
-        if is_storage_root(given):
-            for entry in load_storage(given):
-                result.shadowed.extend(entry.shadowed)
-                _load_file(
-                    result,
-                    entry.path,
-                    limits=limits,
-                    trust=entry.trust,
-                    namespace=entry.namespace,
-                    local_root=scope_dir(given, entry.scope),
-                    storage_root=given,
-                    fetcher=fetcher,
-                )
-            continue
-        for path in discover([given]):
-            _load_file(result, path, limits=limits, local_root=given if given.is_dir() else None, storage_root=storage_root, fetcher=fetcher)
+        for planned in plan_path(given, storage_root):
+            result.shadowed.extend(planned.shadowed)
+            loaded = load_file(planned, limits=limits, fetcher=fetcher)
+            if isinstance(loaded, ManifestReport):
+                result.reports.append(loaded)
+            else:
+                result.manifests.append(loaded)
+                result.reports.append(loaded.report)
     return result

@@ -1,7 +1,12 @@
 """The report of ``mcp-actions validate``: validate manifest files, as data and as text.
 
-Pure functions: ``validate_paths`` validates what the paths name and returns
-a ``ValidationRun``; ``human_lines``, ``json_text`` and
+``validate_paths`` validates what the paths name and returns a
+``ValidationRun``. It runs the composition ``serve`` runs (``load.plan_path``
+and ``load.load_file``: the same storage roots and trust, the same directory
+local imports stay inside, the same https fetcher and ``import_uri_forbidden``
+rules), so a map whose import ``serve`` refuses is invalid here, with the same
+code and path; storage maps a higher scope overrides are validated too, as they
+would load on their own. ``human_lines``, ``json_text`` and
 ``ValidationRun.summary`` render it; ``ValidationRun.exit_status`` is the
 command's exit status. The command line (``mcp_actions.cli``) parses the
 arguments and writes these to stdout and stderr.
@@ -19,6 +24,7 @@ order), then one summary line::
     shop.actions.json:/tools/0/name invalid_identifier tool name '1x' is not a safe identifier
     shop.actions.json:/prompt unknown_field warning: manifest: unknown field 'prompt'
     shop.actions.json: invalid_json not JSON: Expecting value: line 1 column 1 (char 0)
+    shop.actions.json:/name invalid_json not strict JSON: duplicate key 'name' at /name
 
 The pointer is printed as-is, so a problem of the whole document shows
 ``file:`` followed by an empty pointer. JSON output is one array instead:
@@ -33,26 +39,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ErrorCode, UsageError
-from .load import ManifestReport, discover, read_document
+from .fetch import RemoteFetcher
+from .load import LoadedManifest, ManifestReport, PlannedFile, load_file, plan_path, storage_root_of
 from .problems import Problem, problem_sort_key
-from .validate import check_manifest
 
 __all__ = ["ValidationRun", "format_problem", "human_lines", "json_text", "validate_file", "validate_paths"]
 
 
-def validate_file(path: Path, *, reference_only: bool = False) -> ManifestReport:
-    """Read, parse and validate one file. Raises ``UsageError`` when it cannot be read.
+def validate_file(path: Path, *, reference_only: bool = False, planned: PlannedFile | None = None, fetcher: RemoteFetcher | None = None) -> ManifestReport:
+    """Read, validate and compose one file as ``serve`` would load it. Raises ``UsageError`` when it cannot be read.
 
+    ``planned``: how ``serve`` loads it (``load.plan_path``; default: a file given on its own).
     ``reference_only``: also warn about what runtimes written from the reference dictionary alone refuse.
     """
     try:
-        document, problems = read_document(path)
+        loaded = load_file(planned or PlannedFile(path), fetcher=fetcher, reference_only=reference_only)
     except RecursionError:
         # json.loads recurses per nesting level: absurdly nested text is not a manifest.
-        document, problems = None, [Problem("", ErrorCode.INVALID_JSON, "not JSON: nested too deeply to parse")]
-    if problems:
-        return ManifestReport(file=str(path), errors=list(problems))
-    report = check_manifest(document, reference_only=reference_only)
+        return ManifestReport(file=str(path), errors=[Problem("", ErrorCode.INVALID_JSON, "not JSON: nested too deeply to parse")])
+    report = loaded.report if isinstance(loaded, LoadedManifest) else loaded
     return ManifestReport(file=str(path), errors=list(report.errors), warnings=list(report.warnings))
 
 
@@ -94,22 +99,25 @@ class ValidationRun:
         return text
 
 
-def validate_paths(paths: Sequence[str | Path], *, reference_only: bool = False) -> ValidationRun:
-    """Validate every manifest the paths name (files, or directories searched recursively); ``reference_only`` as ``validate_file``."""
+def validate_paths(paths: Sequence[str | Path], *, reference_only: bool = False, fetcher: RemoteFetcher | None = None) -> ValidationRun:
+    """Validate every manifest the paths name, composed as ``serve`` composes them; ``reference_only`` as ``validate_file``."""
     run = ValidationRun()
-    files: list[Path] = []
-    for raw in paths:
+    given = [Path(raw).expanduser() for raw in paths]
+    storage_root = storage_root_of(given)
+    fetcher = fetcher if fetcher is not None else RemoteFetcher()  # one for the run, as serve's load has
+    planned: list[PlannedFile] = []
+    for raw, path in zip(paths, given, strict=True):
         try:
-            found = discover([raw])
+            found = plan_path(path, storage_root, shadowed_too=True)
         except UsageError as exc:
             run.path_errors.append(exc.message)
             continue
         if not found:
             run.path_errors.append(f"no actions.json or *.actions.json under {raw}")
-        files.extend(found)
-    for path in files:
+        planned.extend(found)
+    for entry in planned:
         try:
-            run.reports.append(validate_file(path, reference_only=reference_only))
+            run.reports.append(validate_file(entry.path, reference_only=reference_only, planned=entry, fetcher=fetcher))
         except UsageError as exc:
             run.path_errors.append(exc.message)
     return run

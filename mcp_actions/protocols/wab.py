@@ -25,7 +25,6 @@ codes with the WAB code in ``evidence.wab_code``.
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -36,6 +35,7 @@ import httpx
 
 from ..convert.wab import is_wab_discovery
 from ..errors import ActionError, ErrorCode
+from ..jsonutil import strict_loads
 
 __all__ = [
     "DISCOVERY_META",
@@ -108,8 +108,8 @@ async def _fetch_json(client: httpx.AsyncClient, url: str) -> Any:
                 log.warning("WAB discovery document at %s exceeds %d bytes; ignored", url, MAX_DISCOVERY_BYTES)
                 return None
     try:
-        return json.loads(bytes(body))
-    except ValueError:
+        return strict_loads(bytes(body))  # a document becomes a map: strict as a map file (no repeated key, no NaN)
+    except (ValueError, RecursionError):
         return None
 
 
