@@ -10,7 +10,10 @@ counter moves whenever an effect lands on the page:
   sends ``action_cancel``);
 - a ``locator.wait_for`` that would wait 5 s ends with its 100 ms call: the
   engine has no call running a moment later;
-- the runtime's answer after the call ended is dropped and logged.
+- the runtime's answer after the call ended is dropped and logged;
+- on the browser host, a click on a page whose main thread is busy for a
+  second, timed out at 100 ms, is never performed once the page runs again
+  (the call's task is cancelled; before, the click landed a second late).
 
 Before this, the handler ran to its end after both (the count moved), and the
 wait went on in the page for its own 5 s.
@@ -136,3 +139,19 @@ async def test_a_wait_ends_with_its_call(opened: Host) -> None:
             break
         await asyncio.sleep(0.02)
     assert await opened.engine_calls() == 0
+
+
+async def test_a_timed_out_click_does_not_land_when_the_busy_page_frees_up(opened: Host) -> None:
+    if opened.kind != "browser":
+        # A page runtime hears of the call only when its page runs again, and then runs it (it
+        # cannot know how long the call waited in its socket); the browser host holds the call itself.
+        pytest.skip("the call reaches a page runtime only after its page's thread is free")
+    assert opened.page is not None
+    await opened.page.evaluate(f"() => window.deadline.busy({SLOW_MS})")
+    with pytest.raises(ActionError) as caught:
+        await opened.bridge.call("pointer.click", {"target": {"selector": "#bump"}}, runtime_id=opened.runtime_id, timeout_ms=100)
+    assert caught.value.code == ErrorCode.HANDLER_TIMEOUT
+    await asyncio.sleep(WATCH_S)
+    assert await opened.count() == 0
+    clicked = await opened.bridge.call("pointer.click", {"target": {"selector": "#bump"}}, runtime_id=opened.runtime_id, timeout_ms=5000)
+    assert clicked["clicked"] is True and await opened.count() == 1
