@@ -584,7 +584,8 @@ class ActionsApp:
         return {
             "bridge": {
                 "websocket_url": endpoint.url if endpoint else None,
-                "runtime_js": f"{endpoint.http_url}/runtime.js" if endpoint else None,
+                # With the page credential, never the start token: this URL goes into pages (docs/bridge-protocol.md).
+                "runtime_js": endpoint.script_url() if endpoint else None,
                 "status_page": f"{endpoint.http_url}/" if endpoint else None,
                 "token_hint": "pass ?token=… (printed on stderr at start, or set --bridge-token)",
                 "bookmarklet": endpoint.bookmarklet() if endpoint else None,

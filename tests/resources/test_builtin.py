@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
@@ -213,7 +214,10 @@ async def test_the_launch_report_says_how_to_connect_what_loaded_and_what_failed
     assert set(report) == {"bridge", "mcp", "browser", "manifests", "tools", "runtimes", "policy", "audit_log", "audit_health"}
     bridge = report["bridge"]
     assert bridge["websocket_url"].startswith("ws://127.0.0.1:") and bridge["websocket_url"].endswith("/bridge")
-    assert bridge["runtime_js"].endswith("/runtime.js") and bridge["status_page"].startswith("http://127.0.0.1:")
+    assert app.endpoint is not None and bridge["status_page"].startswith("http://127.0.0.1:")
+    # What goes into pages carries the page credential, never the start token (only the extension's connect link has that).
+    assert bridge["runtime_js"].endswith(f"/runtime.js?token={app.endpoint.page_credential}")
+    assert app.token not in bridge["runtime_js"] + unquote(bridge["bookmarklet"])
     assert bridge["bookmarklet"].startswith("javascript:") and bridge["port_note"] is None  # port 0 asked for any port: nothing to note
     assert app.token not in bridge["token_hint"]  # the token itself is printed on stderr, never put in a resource
     assert report["mcp"] is None  # stdio: no MCP URL
