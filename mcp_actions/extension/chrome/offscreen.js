@@ -263,10 +263,15 @@ class Connection {
       }
     };
     const limit = typeof item.timeout_ms === "number" && item.timeout_ms >= 0 ? item.timeout_ms : null;
-    const timer = limit === null ? null : setTimeout(() => reply({
-      ok: false,
-      error: { code: "handler_timeout", message: (item.handler || item.name) + " did not finish within " + limit + " ms", evidence: { timeout_ms: limit, name: item.name } },
-    }), limit);
+    const timer = limit === null ? null : setTimeout(() => {
+      // The call's work in the page stops too (docs/bridge-protocol.md, "Deadlines and cancellation").
+      const cancel = { type: "action_cancel", call_id: callId, runtime_id: this.runtimeId, reason: "timed out" };
+      ask({ type: "deliver", tabId: this.tabId, frameId: this.frameId, item: cancel }).catch(() => undefined);
+      reply({
+        ok: false,
+        error: { code: "handler_timeout", message: (item.handler || item.name) + " did not finish within " + limit + " ms", evidence: { timeout_ms: limit, name: item.name } },
+      });
+    }, limit);
     ask({ type: "call", tabId: this.tabId, frameId: this.frameId, item: item }).then(async (envelope) => {
       // A navigation changed the page: the bridge hears the new URL before the call's end, so what it
       // decides next (which page a map covers, attempts per page) is about the page the tab shows now.

@@ -189,7 +189,9 @@ function pageCall(item) {
   var engine = window.__mcpActions;
   if (!engine || typeof engine.run !== "function") return { missing: true };
   var args = item.arguments && typeof item.arguments === "object" ? item.arguments : {};
-  var pending = typeof item.handler === "string" && item.handler ? engine.callHandler(item.handler, args) : engine.run(item.name, args);
+  // The call's id and time: the engine ends its waits at the deadline or on its action_cancel (callcontext.js).
+  var call = { call_id: item.call_id, timeout_ms: item.timeout_ms };
+  var pending = typeof item.handler === "string" && item.handler ? engine.callHandler(item.handler, args, call) : engine.run(item.name, args, call);
   return Promise.resolve(pending).then(
     function (envelope) { return { envelope: envelope }; },
     function (err) { return { envelope: { ok: false, error: { code: "handler_failed", message: String((err && err.message) || err) } } }; }
