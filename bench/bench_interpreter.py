@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mcp_actions.deadline import Deadline
 from mcp_actions.workflow.compiled import CompiledWorkflow
 from mcp_actions.workflow.interpreter import run_workflow
 from mcp_actions.workflow.pacing import Pacer, PacingOptions
@@ -63,7 +64,7 @@ async def overhead(steps: int, runs: int) -> None:
         for run in range(runs + 20):
             inside = 0.0
             started = time.perf_counter()
-            await run_workflow(compiled, {"query": "hello"}, call, deadline=time.monotonic() + 30,
+            await run_workflow(compiled, {"query": "hello"}, call, deadline=Deadline.after_ms(30_000),
                                progress=lambda p, t, m: None)
             total = time.perf_counter() - started - inside
             if run >= 20:  # warm-up
