@@ -80,7 +80,7 @@ async def transfer_insert(call: ServerCall, arguments: dict[str, Any]) -> dict[s
     done = await call.call_runtime("text.insert", insert)
     out: dict[str, Any] = {
         "inserted": bool(done.get("inserted", True)) if isinstance(done, dict) else True,
-        "inserted_bytes": len(text.encode("utf-8")),
+        "inserted_bytes": len(text.encode("utf-8", "surrogatepass")),  # a lone surrogate ("\ud800") counts, never raises
         "label": item.label,
         "id": item.id,
         "format": item.format,

@@ -41,12 +41,12 @@ def _iso(seconds: float) -> str:
 
 
 def payload_size(fmt: str, value: Any) -> int:
-    """The payload's size in bytes: UTF-8 text, URI lines, or compact JSON."""
+    """The payload's size in bytes: UTF-8 text, URI lines, or compact JSON (a lone surrogate counts 3, never raises)."""
     if fmt == "text/plain":
-        return len(str(value).encode("utf-8"))
+        return len(str(value).encode("utf-8", "surrogatepass"))
     if fmt == "text/uri-list":
-        return len("\n".join(value).encode("utf-8"))
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        return len("\n".join(value).encode("utf-8", "surrogatepass"))
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
 
 
 @dataclass

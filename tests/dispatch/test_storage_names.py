@@ -92,3 +92,37 @@ async def test_absurd_names_are_invalid_input_at_their_pointer_and_never_logged(
     assert "Traceback" not in logged
     for name, _ in ABSURD:
         assert name[:60] not in logged and repr(name)[1:60] not in logged
+
+
+@pytest.mark.asyncio
+async def test_absurd_values_of_other_server_side_primitives_are_answered_never_a_crash(tmp_path: Path) -> None:
+    # Checked beside storage: transfer.* take labels and values of any size. A lone surrogate in a
+    # transfer value was an internal_error (its byte count raised UnicodeEncodeError).
+    root = tmp_path / "store"
+    site = root / "scopes" / "public" / "sites" / SITE
+    names = ["transfer.write", "transfer.read", "transfer.insert", "transfer.clear", "text.insert"]
+    document = {"protocol": "actions.json", "version": 1, "surface": {"origin": f"https://{SITE}"}, "tools": [_native(n) for n in names]}
+    site.mkdir(parents=True)
+    (site / "actions.json").write_text(json.dumps(document))
+    app = ActionsApp(AppOptions(manifests=[str(root)], browser="none", serve_bridge=False, watch=False))
+    inserted: list[dict[str, Any]] = []
+
+    def insert(arguments: dict[str, Any]) -> dict[str, Any]:
+        inserted.append(arguments)
+        return {"inserted": True, "inserted_length": len(arguments["text"]), "matched_by": "selector"}
+
+    async with Client(build_server(app)) as client:
+        page = MemoryRuntime(app.bridge, runtime_id="names-2", url=f"https://{SITE}/", primitives={"text.insert": insert})
+        await page.start()
+        try:
+            tools = {(t.meta or {}).get("mcp-actions/tool"): t.name for t in (await client.list_tools()).tools}
+            for value in ("a" * 10_000, "x\x00y", "\ud800"):
+                written = await client.call_tool(tools["transfer.write"], {"label": "t", "format": "text/plain", "value": value})
+                assert not written.is_error and written.structured_content is not None, written.structured_content
+                assert written.structured_content["size_bytes"] == len(value.encode("utf-8", "surrogatepass"))
+                pasted = await client.call_tool(tools["transfer.insert"], {"label": "t", "target": {"selector": "#notes"}})
+                assert not pasted.is_error, pasted.structured_content
+                assert inserted[-1]["text"] == value
+                assert not (await client.call_tool(tools["transfer.clear"], {"label": "t"})).is_error
+        finally:
+            await page.stop()
