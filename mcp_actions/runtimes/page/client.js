@@ -308,15 +308,15 @@ function startClient(engine, config) {
   }
 
   function applyConfig(item) {
-    listenConfig = Array.isArray(item.listen) ? item.listen : [];
-    engine.watchEvents(listenConfig, forwardEvent);
-    // Attachments (docs/bridge-protocol.md "Runtime configuration"): states as runtime_status, map tools via attachment_open.
     if (typeof item.runtime_secret === "string" && item.runtime_secret) runtimeSecret = storedValue(secretKey, item.runtime_secret) || item.runtime_secret;
     // The bridge decides who this runtime is: another credential's id or key is never ours (item.renamed says why).
     if (typeof item.runtime_id === "string" && item.runtime_id && item.runtime_id !== runtimeId) {
       if (item.renamed) log("warn", "the bridge gave this runtime another id", item.renamed);
       runtimeId = item.runtime_id;
     }
+    listenConfig = Array.isArray(item.listen) ? item.listen : [];
+    engine.watchEvents(listenConfig, forwardEvent);
+    // Attachments (docs/bridge-protocol.md "Runtime configuration"): states as runtime_status, map tools via attachment_open.
     if (typeof engine.applyAttachments === "function") engine.applyAttachments(Array.isArray(item.attachments) ? item.attachments : [], {
       status: function (states) { send({ type: "runtime_status", runtime_id: runtimeId, url: String(root.location.href), attachments: states, observed_at: now() }); },
       open: function (a, l) { send({ type: "attachment_open", runtime_id: runtimeId, attachment_id: a, launcher_id: l }); },
