@@ -137,3 +137,31 @@ async def test_an_unproved_runtime_gets_no_request_sent_on_its_word(bakery_url: 
     await setting.settled()
     assert REQUESTED == ["/agent-bridge.json"] and setting.discovery.documents["r2"]["url"] == f"{bakery_url}/agent-bridge.json"
     await setting.discovery.aclose()
+
+
+class _Redirecting(http.server.BaseHTTPRequestHandler):
+    """Every path redirects to an admin action (same origin) or to another site."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        REQUESTED.append(self.path)
+        self.send_response(302)
+        self.send_header("Location", "/admin/reset?confirm=yes" if self.path == "/agent-bridge.json" else "http://127.0.0.1:9/wab.json")
+        self.end_headers()
+
+
+async def test_a_redirect_is_never_followed() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Redirecting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    REQUESTED.clear()
+    try:
+        setting = _Setting()
+        setting.discovery.seen(setting.connect("r1", f"http://127.0.0.1:{server.server_address[1]}/shop"))
+        await setting.settled()
+        assert REQUESTED == ["/agent-bridge.json", "/.well-known/wab.json"] and setting.discovery.documents == {}
+        await setting.discovery.aclose()
+    finally:
+        server.shutdown()
+        server.server_close()
