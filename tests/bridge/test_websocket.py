@@ -467,7 +467,10 @@ async def test_timeout_then_late_output_is_dropped_and_logged(make_runtime: Make
     assert error.evidence["timeout_ms"] == 200 and error.evidence["call_id"] == call["call_id"]
     assert 0.2 <= elapsed < 1.0
     assert bridge.pending_count == 0
-    # The runtime finishes anyway: its answer is dropped (logged), not answered with an error.
+    # The runtime is told the call ended, so its work stops (docs/bridge-protocol.md, "Deadlines and cancellation").
+    cancel = await runtime.recv()
+    assert cancel == {"type": "action_cancel", "call_id": call["call_id"], "runtime_id": "rt-slow", "reason": "timed out"}
+    # A runtime that finishes anyway: its answer is dropped (logged), not answered with an error.
     await runtime.output(call["call_id"], "too late")
     await eventually(lambda: any("dropped late answer" in r.getMessage() for r in caplog.records))
     await runtime.expect_silence(0.1)
