@@ -20,7 +20,7 @@ from ..catalog.naming import mcp_tool_name
 from ..deadline import Deadline
 from ..manifest.compose import ToolOrigin
 from ..manifest.execution import BUILTIN_PLAN
-from .targets import NO_TARGET, Target, TargetRule
+from .targets import NO_TARGET, CallTarget, TargetRule
 
 if TYPE_CHECKING:
     from .service import ActionService
@@ -35,7 +35,7 @@ class BuiltinCall:
     own: dict[str, Any]
     routing: dict[str, Any]
     deadline: Deadline
-    target: Target = field(default_factory=Target)
+    target: CallTarget = field(default_factory=CallTarget)
 
     @property
     def runtime(self) -> RuntimeInfo:

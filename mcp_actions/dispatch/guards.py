@@ -55,7 +55,7 @@ from ..workflow.progress import ProgressCallback
 from .execution import missing
 from .page_guidance import no_page_open, opens_its_own_page, shows_no_page
 from .states import Diagnosis
-from .targets import Target
+from .targets import CallTarget
 from .transitions import TransitionRules, TransitionTracker
 
 __all__ = [
@@ -133,7 +133,7 @@ class PendingCall:
     deadline: Deadline | None = None
     runtime: RuntimeInfo | None = None
     #: Where the call runs and what it acts on (the ``target`` guard), as the policy judged it.
-    target: Target | None = None
+    target: CallTarget | None = None
     manifest: Manifest | None = None
     #: The transition rules naming the tool, once the ``transitions`` guard looked (None: none apply).
     rules: TransitionRules | None = None
@@ -261,7 +261,7 @@ class TargetGuard:
     name = "target"
     stage = Stage.CALL
 
-    def __init__(self, resolve: Callable[[PendingCall], Target]) -> None:
+    def __init__(self, resolve: Callable[[PendingCall], CallTarget]) -> None:
         self.resolve = resolve
 
     def applies(self, call: PendingCall) -> bool:
@@ -412,7 +412,7 @@ def default_guards(
     transitions: TransitionTracker,
     diagnose: Diagnose,
     diagnosable: Callable[[Manifest], Iterable[str]],
-    resolve_target: Callable[[PendingCall], Target],
+    resolve_target: Callable[[PendingCall], CallTarget],
 ) -> GuardChain:
     """The guards of the module docstring, in order (the policy's two are inserted when a policy is given)."""
     return GuardChain(

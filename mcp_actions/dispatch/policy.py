@@ -17,7 +17,7 @@ resolved the call's target once, opening nothing (``targets.py``):
 
 - ``PolicyGuard`` (stage ``call``, before ``confirmation``) decides every
   call before anything is opened or reaches a page. ``origins`` globs are
-  judged by the target's page (``Target.page``): a navigation's destination,
+  judged by the target's page (``CallTarget.page``): a navigation's destination,
   the tab a ``tab_id`` names, the page the call acts on, else the page the
   call would open (a map's ``surface.origin``);
 - ``PolicyOriginGuard`` (stage ``runtime``, first) decides again, for a call
@@ -212,7 +212,7 @@ async def _apply(call: PendingCall, rule: PolicyRule | None, origin: str | None,
 
 
 def _target_page(call: PendingCall) -> str | None:
-    """The URL the call is judged by: its target's page (``Target.page``), None when it touches no page."""
+    """The URL the call is judged by: its target's page (``CallTarget.page``), None when it touches no page."""
     return call.target.page if call.target is not None else None
 
 

@@ -54,7 +54,7 @@ from .policy import OriginHold, judged_origin, page_origin, rejudge
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
 from .tab_turns import TabTurns
-from .targets import Target, TargetResolver
+from .targets import CallTarget, TargetResolver
 from .transitions import TransitionTracker
 
 __all__ = ["ActionService", "BrowserControl", "BrowserMode", "CallOutcome", "PageToolCaller", "RESULT_SUMMARY_MIN_MS"]
@@ -295,7 +295,7 @@ class ActionService:
             raise UnknownTool(f"no built-in tool {binding.name!r} runs here", evidence={"tool": binding.mcp_name})
         return tool
 
-    def _resolve_target(self, call: PendingCall) -> Target:
+    def _resolve_target(self, call: PendingCall) -> CallTarget:
         """The ``target`` guard's answer: the call's runtime and what it acts on, opening nothing."""
         binding = call.tool
         rule = self._builtin(binding).target if binding.kind is ToolKind.BUILTIN else None

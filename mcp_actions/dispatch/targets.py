@@ -5,7 +5,7 @@ its routing fields or its map's site designate; a page's own tool (WebMCP,
 ABP, WAB) on the runtime that declared it; a built-in on the runtime its
 ``TargetRule`` picks. ``TargetResolver.resolve`` decides it without opening
 anything, before the policy, so that the policy judges exactly what the call
-will touch (``Target.page``):
+will touch (``CallTarget.page``):
 
 - a navigation (``browser.navigate``, ``browser.open_tab``) by its
   destination, not by the tab it starts from;
@@ -14,7 +14,7 @@ will touch (``Target.page``):
   (its ``surface.origin``'s front page).
 
 When nothing can take the call yet (no runtime, or none that provides what a
-built-in needs), ``Target.runtime`` is None and dispatch launches the browser
+built-in needs), ``CallTarget.runtime`` is None and dispatch launches the browser
 or opens the site afterwards (``ActionService.settle_target``); the policy
 judges the page again when the runtime then chosen shows another origin.
 """
@@ -33,7 +33,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
 
-__all__ = ["NO_TARGET", "Target", "TargetResolver", "TargetRule", "Turn", "tab_runtime"]
+__all__ = ["NO_TARGET", "CallTarget", "TargetResolver", "TargetRule", "Turn", "tab_runtime"]
 
 #: How a call holds its tab's turn: alone, beside other reads, or not at all.
 Turn = Literal["acts", "reads", "none"]
@@ -66,7 +66,7 @@ NO_TARGET = TargetRule(need=None, turn="none")
 
 
 @dataclass(frozen=True)
-class Target:
+class CallTarget:
     """Where a call runs and what it touches, as resolved before the policy."""
 
     #: The runtime the call runs on (None: none yet; dispatch launches the browser or opens ``opens``).
@@ -97,7 +97,7 @@ class Target:
             return acted_on.url
         return self.opens
 
-    def on(self, runtime: RuntimeInfo) -> Target:
+    def on(self, runtime: RuntimeInfo) -> CallTarget:
         """The same target once ``runtime`` was chosen for it (launched or opened meanwhile)."""
         return replace(self, runtime=runtime)
 
@@ -122,39 +122,39 @@ class TargetResolver:
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
 
-    def resolve(self, binding: ToolBinding, own: Mapping[str, Any], routing: Mapping[str, Any], rule: TargetRule | None = None) -> Target:
+    def resolve(self, binding: ToolBinding, own: Mapping[str, Any], routing: Mapping[str, Any], rule: TargetRule | None = None) -> CallTarget:
         """The target of a call of ``binding`` (``rule``: a built-in's); raises routing errors other than "nothing yet"."""
         if binding.kind is ToolKind.BUILTIN:
             return self._builtin(rule or NO_TARGET, own, routing)
         if binding.runtime_id:
             # A page's own tool runs where the page declared it, or nowhere.
-            return Target(runtime=self.bridge.resolve(Route(runtime_id=binding.runtime_id)), turn=_turn_of(binding))
+            return CallTarget(runtime=self.bridge.resolve(Route(runtime_id=binding.runtime_id)), turn=_turn_of(binding))
         route = Route.from_arguments(dict(routing), surface_origin=binding.surface_origin)
         turn = _turn_of(binding)
         try:
-            return Target(runtime=self.bridge.resolve(route), turn=turn)
+            return CallTarget(runtime=self.bridge.resolve(route), turn=turn)
         except ActionError as exc:
             if exc.code != ErrorCode.RUNTIME_NOT_FOUND:
                 raise
         origin = route.surface_origin
         opens = front_page(origin) if not route.explicit and opens_itself(origin) else None
-        return Target(opens=opens, turn=turn)
+        return CallTarget(opens=opens, turn=turn)
 
-    def _builtin(self, rule: TargetRule, own: Mapping[str, Any], routing: Mapping[str, Any]) -> Target:
+    def _builtin(self, rule: TargetRule, own: Mapping[str, Any], routing: Mapping[str, Any]) -> CallTarget:
         destination = own.get(rule.destination_argument) if rule.destination_argument else None
         destination = destination if isinstance(destination, str) and destination else None
         if rule.need is None:
             # It runs on no runtime of its own (actions.site): judged by the page its routing shows now, if any.
             try:
-                return Target(runtime=self.bridge.resolve(Route.from_arguments(dict(routing))), turn="none")
+                return CallTarget(runtime=self.bridge.resolve(Route.from_arguments(dict(routing))), turn="none")
             except ActionError:
-                return Target(turn="none")
+                return CallTarget(turn="none")
         runtime = self.runtime_for(rule.need, routing)
         tab = None
         tab_id = own.get(rule.tab_argument) if rule.tab_argument else None
         if runtime is not None and isinstance(tab_id, int) and not isinstance(tab_id, bool):
             tab = tab_runtime(self.bridge.registry.list(), runtime, tab_id)
-        return Target(runtime=runtime, tab=tab, destination=destination, turn=rule.turn, need=rule.need)
+        return CallTarget(runtime=runtime, tab=tab, destination=destination, turn=rule.turn, need=rule.need)
 
     def runtime_for(self, need: str, routing: Mapping[str, Any]) -> RuntimeInfo | None:
         """The runtime to run primitive ``need`` on: the routed one, else the active or newest that provides it (None: none yet).
