@@ -238,7 +238,8 @@ class AuditLog:
     def record(self, entry: dict[str, Any]) -> None:
         """Append one entry as a line and keep it among the recent; a line that cannot be written waits, never raises."""
         if self.path is not None:
-            line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+            # A lone surrogate (a page's title or URL may carry one) becomes its JSON escape, \udcXX, not a crash.
+            line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8", "backslashreplace")
             with self._lock:
                 if self._fd is None:
                     self.lost += 1

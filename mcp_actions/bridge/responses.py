@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ActionError, ErrorCode
+from ..jsonutil import strict_loads
 from .items import ActionCall, ActionCallOutput, ActionErrorItem, ErrorBody
 
 __all__ = [
@@ -100,7 +101,7 @@ def action_call_from_function_call(
             arguments = {}  # models emit "" for a function without parameters
         else:
             try:
-                arguments = json.loads(raw)
+                arguments = strict_loads(raw)  # a repeated key or a NaN: readers would disagree on the arguments
             except ValueError as exc:
                 raise ActionError(f"arguments of {name} are not valid JSON: {exc}", code=code, evidence=evidence) from exc
     else:
@@ -169,7 +170,7 @@ def action_call_output_from_function_call_output(item: dict[str, Any], *, runtim
     raw = item.get("output")
     if isinstance(raw, str):
         try:
-            output: Any = json.loads(raw)
+            output: Any = strict_loads(raw)
         except ValueError:
             output = raw  # a plain-text tool result is still a result
     else:

@@ -50,6 +50,7 @@ from typing import Any, Literal
 
 from ..bridge.routing import page_origin
 from ..errors import ActionError, ErrorCode
+from ..jsonutil import StrictJsonError, strict_loads
 from .guards import PendingCall, Stage
 
 __all__ = ["OriginHold", "Policy", "PolicyError", "PolicyGuard", "PolicyHolder", "PolicyOriginGuard", "PolicyRule", "judged_origin", "page_origin", "rejudge"]
@@ -135,9 +136,14 @@ class Policy:
         except OSError as exc:
             raise PolicyError(f"{source}: cannot read the policy: {exc.strerror or exc}") from exc
         try:
-            document = json.loads(text)
+            document = strict_loads(text)
         except json.JSONDecodeError as exc:
             raise PolicyError(f"{source}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from exc
+        except StrictJsonError as exc:
+            # A repeated key: a reader of the file could see the other rule than the one in force.
+            raise PolicyError(f"{source}: not strict JSON: {exc}") from exc
+        except (ValueError, RecursionError) as exc:
+            raise PolicyError(f"{source}: not JSON: {exc}") from exc
         return cls.parse(document, source=source)
 
     def first_naming(self, tool: str) -> PolicyRule | None:

@@ -31,13 +31,13 @@ is ``evidence.storage_path``, for the caller only (docs/transfer-and-storage.md)
 
 from __future__ import annotations
 
-import json
 import mimetypes
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import ActionError, ErrorCode
+from ..jsonutil import strict_loads
 from .front_matter import parse_front_matter
 from .storage import SCOPES, is_inside, scope_dir, scopes_visible_from
 
@@ -348,7 +348,7 @@ class SiteFiles:
             return html, None
         data_file = self.reference(data, "data")
         try:
-            parsed = json.loads(_read_all(data_file))
+            parsed = strict_loads(_read_all(data_file))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise ActionError(f"the overlay data {data_file.path} is not JSON: {exc}", code=ErrorCode.INVALID_JSON, evidence={"path": "/data/path", "storage_path": data_file.path}) from exc
         return html, parsed
