@@ -177,6 +177,10 @@ class DocumentRuntime(InProcessRuntime):
         cancel = {"type": "action_cancel", "call_id": call_id, "runtime_id": self.runtime_id, "reason": reason}
         self.host.spawn(self.deliver_to_page(cancel), f"{self.runtime_id}:action_cancel")
 
+    def live_url(self) -> str:
+        """The document's URL now, as Playwright last saw it commit (ahead of this runtime's own reports)."""
+        return self.frame.url
+
     async def deliver_to_page(self, item: dict[str, Any]) -> None:
         """Hand an answer or a cancel for a running call to the page engine (callchannel.js)."""
         try:

@@ -21,9 +21,10 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..bridge.bridge import Bridge, RuntimeSession
+from ..bridge.bridge import Bridge, RuntimeSession, origin_changed
 from ..bridge.calls import TIMED_OUT
 from ..bridge.envelope import is_envelope
+from ..bridge.routing import page_origin
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from .call_scope import RunningCall, running_call
@@ -129,6 +130,10 @@ class InProcessRuntime:
         if session is not None:
             await session.receive(item)
 
+    def live_url(self) -> str:
+        """The URL this runtime shows right now (a host that knows better than its last report says so)."""
+        return self.url
+
     async def execute(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
         """Run one primitive (or the page handler ``handler``); return its output or raise ``ActionError``."""
         raise ActionError(f"{type(self).__name__} cannot run {name}", code=ErrorCode.UNKNOWN_ACTION)
@@ -201,6 +206,11 @@ class InProcessRuntime:
         running_call.set(RunningCall(call_id, deadline))
         reply: dict[str, Any]
         try:
+            judged = item.get("origin")
+            if isinstance(judged, str) and page_origin(self.live_url()) != judged:
+                # Judged for another page than the one this runtime shows now (it navigated since its
+                # last report): refused before anything acts (docs/bridge-protocol.md, action_call).
+                raise origin_changed(self.runtime_id, judged, page_origin(self.live_url()))
             try:
                 async with asyncio.timeout(None if deadline is None else max(deadline.seconds_left, 0)) as scope:
                     output = await self.execute(item["name"], item.get("arguments") or {}, item.get("handler"))

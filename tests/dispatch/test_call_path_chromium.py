@@ -191,9 +191,12 @@ async def test_two_sign_ins_on_one_tab_each_get_their_own_greeting(tmp_path, sit
 
 async def test_a_call_that_cannot_have_the_tab_in_time_says_it_waited_for_it(tmp_path, site):
     async with _server(tmp_path, site, deny=False) as (app, client, _):
-        _ok(await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{site}/call-path/login.html"}))
+        tab = _ok(await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{site}/call-path/login.html"}))["runtime_id"]
         slow = asyncio.create_task(client.call_tool("bank_login", {"user": "slow", "password": "p"}))
-        await asyncio.sleep(0.05)  # it holds the tab's turn now
+        for _ in range(500):  # until it holds the tab's turn
+            if app.service.turns.busy(tab):
+                break
+            await asyncio.sleep(0.002)
         rushed = _error(await client.call_tool("bank_login", {"user": "rushed", "password": "p", "timeout_ms": 30}))
         assert rushed["code"] == "handler_timeout" and rushed["evidence"]["phase"] == "waiting_for_tab"
         assert rushed["evidence"]["busy_with"] == ["bank.login"]
