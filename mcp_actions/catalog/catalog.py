@@ -181,15 +181,27 @@ class ToolBinding:
     annotations: dict[str, Any] | None = None  # MCP hints, camelCase (see annotations.py)
     title: str | None = None
     confirm: str | None = None  # the question to ask the user before a call, when the map asks for one
-    protocol: str = "actions.json"  # or the neighbouring protocol a page declared the tool through
     #: ``(projection, summary)`` to read after a successful call and attach to its result (x_actions.result_summary).
     result_summary: tuple[str, str] | None = None
+    #: The output's ``image`` (base64, with ``mime_type``) is a picture: the MCP adapter sends it as image content
+    #: (``server/media.py``). Set by built-ins that declare it (``browser.screenshot``); never by a map or a page.
+    image_output: bool = False
     tool: Tool | None = field(default=None, compare=False, repr=False)
 
     @property
     def kind(self) -> ToolKind:
         """The tool's kind (its execution plan's)."""
         return self.execution.kind
+
+    @property
+    def protocol(self) -> str:
+        """Where the tool came from: ``actions.json``, or the neighbouring protocol its page declared it through (from the plan)."""
+        return self.execution.protocol or "actions.json"
+
+    @property
+    def page_tool(self) -> bool:
+        """Whether a page declared the tool (WebMCP, ABP, WAB): its words are the page's, and its protocol's object runs it."""
+        return self.execution.kind is ToolKind.PAGE_TOOL
 
     @cached_property
     def mcp_input_schema(self) -> dict[str, Any]:
@@ -283,8 +295,13 @@ class ToolBinding:
 
 def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None, protocol: str = "actions.json") -> ToolBinding:
     workflow_model = tool.effective_workflow
-    # Decided at load. A tool with no way to run (none passes validation) is one a runtime may provide by its name.
-    execution = manifest.executions.get(tool.name) or ExecutionPlan(ToolKind.HOST_NATIVE, primitive=tool.name, declared_primitive=False)
+    declared = manifest.executions.get(tool.name)
+    if protocol != "actions.json":
+        # A page's own tool is a kind of its own, whatever its converted map says: the protocol's object runs it.
+        execution = ExecutionPlan.page_tool(protocol, declared)
+    else:
+        # Decided at load. A tool with no way to run (none passes validation) is one a runtime may provide by its name.
+        execution = declared or ExecutionPlan(ToolKind.HOST_NATIVE, primitive=tool.name, declared_primitive=False)
     workflow = None
     raw = tool.workflow if tool.workflow is not None else tool.x_actions.workflow
     if workflow_model is not None and raw is not None:
@@ -305,7 +322,6 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         annotations=derive_annotations(tool, manifest.model),
         title=tool_title(tool),
         confirm=confirmation(tool, manifest.model),
-        protocol=protocol,
         result_summary=_result_summary(tool),
         tool=tool,
     )
@@ -438,6 +454,23 @@ class Catalog:
         if runtime.runtime_id in self.inline:
             found.append(self.inline[runtime.runtime_id])
         return found
+
+    def uncovered(self, runtime: RuntimeInfo | None) -> bool:
+        """Whether ``runtime`` shows an http(s) page that no map covers (observe tools help there); False for None."""
+        if runtime is None or not runtime.url.startswith(("http://", "https://")) or runtime.runtime_id in self.inline:
+            return False
+        return not self.manifests_for(runtime)
+
+    def runtime_tools(self, runtimes: Iterable[RuntimeInfo]) -> dict[str, list[str]]:
+        """Each runtime's tools by runtime id: those of the maps covering its page and those it brought itself."""
+        tools: dict[str, list[str]] = {}
+        bindings = list(self.tools.values())
+        for runtime in runtimes:
+            namespaces = {loaded.namespace for loaded in self.manifests_for(runtime)}
+            tools[runtime.runtime_id] = sorted(
+                b.name for b in bindings if b.kind is not ToolKind.BUILTIN and (b.runtime_id == runtime.runtime_id or (b.runtime_id is None and b.namespace in namespaces))
+            )
+        return tools
 
     def all_manifests(self) -> dict[str, LoadedManifest]:
         """Every exposed manifest by namespace, file-loaded and inline."""

@@ -9,7 +9,7 @@ newest that does; when none is connected the browser is launched first
 once it ran, by where it landed (``ActionService.judge_landing``). Their
 output schemas are the dictionary's.
 ``browser.screenshot`` returns ``image`` (base64), ``mime_type``, ``width``
-and ``height``; the MCP layer sends the image as image content (server/media.py).
+and ``height``; its binding says so (``image_output``), and the MCP layer sends the image as image content (server/media.py).
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ __all__ = ["BROWSER_TOOLS"]
 _TAB_ID = {"type": "integer", "minimum": 1, "description": "tab_id from browser.list_tabs; omit for the routed (active) tab."}
 
 
-def _binding(name: str, primitive: str, description: str, schema: dict[str, Any], annotations: dict[str, Any]) -> ToolBinding:
-    """A browser tool whose result has the shape of ``primitive``'s dictionary output."""
-    return builtin_binding(name, description, schema, annotations, result_schema=copy.deepcopy(host_dictionary()[primitive]["output_schema"]))
+def _binding(
+    name: str, primitive: str, description: str, schema: dict[str, Any], annotations: dict[str, Any], *, image_output: bool = False
+) -> ToolBinding:
+    """A browser tool whose result has the shape of ``primitive``'s dictionary output (``image_output``: a picture)."""
+    output_schema = copy.deepcopy(host_dictionary()[primitive]["output_schema"])
+    return builtin_binding(name, description, schema, annotations, result_schema=output_schema, image_output=image_output)
 
 
 NAVIGATE = builtin_binding(
@@ -102,6 +105,7 @@ SCREENSHOT = _binding(
         "additionalProperties": False,
     },
     {"title": "Screenshot", "readOnlyHint": True, "openWorldHint": False},
+    image_output=True,  # the MCP adapter sends the picture as image content (server/media.py)
 )
 DISMISS_DIALOG = _binding(
     "browser.dismiss_dialog",

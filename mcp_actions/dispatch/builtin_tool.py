@@ -52,9 +52,19 @@ BUILTIN_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
 
 
 def builtin_binding(
-    name: str, description: str, schema: dict[str, Any], annotations: dict[str, Any], *, result_schema: dict[str, Any] | None = None
+    name: str,
+    description: str,
+    schema: dict[str, Any],
+    annotations: dict[str, Any],
+    *,
+    result_schema: dict[str, Any] | None = None,
+    image_output: bool = False,
 ) -> ToolBinding:
-    """The binding of the built-in tool with dotted ``name``."""
+    """The binding of the built-in tool with dotted ``name``.
+
+    ``image_output``: its output carries a picture (``image``, base64, and ``mime_type``), which the MCP
+    adapter sends as image content (``server/media.py``) rather than as text.
+    """
     return ToolBinding(
         mcp_name=mcp_tool_name(name),
         name=name,
@@ -66,6 +76,7 @@ def builtin_binding(
         result_schema=result_schema,
         title=annotations.get("title"),
         annotations=annotations,
+        image_output=image_output,
     )
 
 

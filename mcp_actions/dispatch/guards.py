@@ -294,8 +294,8 @@ class ConfirmationGuard:
 
 
 def _on_map_runtime(call: PendingCall) -> bool:
-    """Runtime-stage guards judge a map's own tools (page tools and built-ins are the page's and ours)."""
-    return call.runtime is not None and call.tool.kind is not ToolKind.BUILTIN and call.tool.protocol == "actions.json"
+    """Runtime-stage guards judge a map's own tools (page tools and built-ins are the page's and ours), by the plan's kind."""
+    return call.runtime is not None and call.tool.kind not in (ToolKind.BUILTIN, ToolKind.PAGE_TOOL)
 
 
 class PageGuard:

@@ -73,7 +73,7 @@ def on_front_page(error: ActionError, binding: ToolBinding, runtime: RuntimeInfo
     should navigate to that page rather than retry.
     """
     origin = binding.surface_origin
-    if error.code not in _PAGE_MISSES or binding.protocol != "actions.json" or not opens_itself(origin):
+    if error.code not in _PAGE_MISSES or binding.page_tool or not opens_itself(origin):
         return error
     if not surface_matches(origin, runtime.url) or urlsplit(runtime.url).path not in ("", "/"):
         return error

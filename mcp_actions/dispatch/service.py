@@ -530,10 +530,17 @@ class ActionService:
         return output, runtime
 
     async def _execute(self, call: PendingCall, runtime: RuntimeInfo, deadline: Deadline) -> Any:
-        """Run an admitted tool on its runtime: a page's own tool, or a map's with its postcondition."""
+        """Run an admitted tool on its runtime as its plan says: a page's own tool, or a map's with its postcondition."""
         binding, own, context = call.tool, call.own, call.context
         try:
-            if binding.protocol != "actions.json" and self.page_tool_runner is not None:
+            if binding.kind is ToolKind.PAGE_TOOL:
+                # The plan made at load says so; the tool's protocol object runs it (protocols/registry.py).
+                if self.page_tool_runner is None:
+                    raise ActionError(
+                        f"{binding.name} was declared by its page through {binding.protocol}, which this server does not run",
+                        code=ErrorCode.CAPABILITY_UNAVAILABLE,
+                        evidence={"tool": binding.name, "capability": binding.protocol},
+                    )
                 return await self.page_tool_runner.run(
                     binding, own, runtime, deadline, progress=context.progress, elicit=context.elicit, request_id=context.request_id
                 )

@@ -187,4 +187,4 @@ def _turn_of(binding: ToolBinding) -> Turn:
     A page's own tool acts whatever it says of itself: its annotations are the page's word.
     """
     annotations = binding.annotations or {}
-    return "reads" if annotations.get("readOnlyHint") is True and binding.protocol == "actions.json" else "acts"
+    return "reads" if annotations.get("readOnlyHint") is True and not binding.page_tool else "acts"

@@ -24,6 +24,12 @@ code", and published maps use both kinds of reference:
   host's own code (the reference extension's ``overlay.open`` names
   ``actionsJsonOverlay.openHtml``, which exists only inside that extension):
   on our hosts the same primitive is ours, and a page never has that handler.
+* ``page_tool``: a tool a page declares through a neighbouring protocol
+  (WebMCP, ABP, WAB), never from a map file: the catalogue gives it this
+  kind when a runtime's page tools are exposed, with the protocol in the
+  plan (``ExecutionPlan.protocol``); the protocol's object
+  (``protocols/registry.py``) runs it through its page primitive with the
+  page's own tool name from ``bound_arguments``.
 
 A handler wins over a workflow, and a workflow over legacy steps (the
 catalogue's long-standing order); ``execution.mode`` and the fallback are
@@ -48,6 +54,7 @@ class ToolKind(enum.StrEnum):
     WORKFLOW = "workflow"
     LEGACY_STEPS = "legacy_steps"
     HOST_NATIVE = "host_native"
+    PAGE_TOOL = "page_tool"
     BUILTIN = "builtin"
 
     @property
@@ -55,7 +62,8 @@ class ToolKind(enum.StrEnum):
         """The kind ``actions://manifests/{namespace}`` and ``actions.site`` list: ``handler``, ``workflow``, ``steps`` or ``builtin``.
 
         The published vocabulary predates the finer kinds: a handler naming a
-        primitive is a ``handler``, a host-native tool is listed with ``steps``.
+        primitive is a ``handler``, a host-native tool is listed with ``steps``, and a page's
+        own tool (run by a page primitive, ``webmcp.call``…) is a ``handler``.
         """
         return _LISTED_AS[self]
 
@@ -66,6 +74,7 @@ _LISTED_AS = {
     ToolKind.WORKFLOW: "workflow",
     ToolKind.LEGACY_STEPS: "steps",
     ToolKind.HOST_NATIVE: "steps",
+    ToolKind.PAGE_TOOL: "handler",
     ToolKind.BUILTIN: "builtin",
 }
 
@@ -80,7 +89,9 @@ class ExecutionPlan:
     False for a ``host_native`` tool of a host-published map whose name is in
     no dictionary (it runs only where that host provides it);
     ``legacy_mode`` is ``x_actions.execution.mode`` when the tool also has
-    legacy steps.
+    legacy steps; ``protocol`` is the neighbouring protocol a ``page_tool``
+    was declared through (``webmcp``, ``abp``, ``wab``), None for every
+    other kind.
     """
 
     kind: ToolKind
@@ -89,6 +100,14 @@ class ExecutionPlan:
     bound_arguments: Mapping[str, Any] = field(default_factory=dict)
     declared_primitive: bool = True
     legacy_mode: str | None = None
+    protocol: str | None = None
+
+    @classmethod
+    def page_tool(cls, protocol: str, declared: ExecutionPlan | None) -> ExecutionPlan:
+        """The plan of a tool a page declared through ``protocol``: its page primitive and bound names kept from ``declared``."""
+        if declared is None:
+            return cls(ToolKind.PAGE_TOOL, protocol=protocol)
+        return cls(ToolKind.PAGE_TOOL, handler=declared.handler, primitive=declared.primitive, bound_arguments=declared.bound_arguments, protocol=protocol)
 
 
 #: The plan of every built-in tool: Python of ours, no map.

@@ -2,8 +2,9 @@
 
 ``browser.screenshot`` answers ``{image: <base64>, mime_type, width, height}``
 (the reference dictionary's output). Sent as it is, the base64 would sit in
-``structuredContent`` and again in the text a host feeds the model. For the
-tools listed in ``IMAGE_TOOLS`` the MCP result instead carries the picture as
+``structuredContent`` and again in the text a host feeds the model. For a
+tool whose binding declares ``image_output`` (a built-in says so where it is
+defined, ``dispatch/browser_tools.py``) the MCP result instead carries the picture as
 one ``ImageContent`` (``data`` + ``mimeType``) and keeps the structured output
 small: ``mime_type``, ``width``, ``height`` and ``bytes`` (the decoded size),
 with ``image`` left out. The tool's ``outputSchema`` says the same.
@@ -18,10 +19,8 @@ from typing import Any
 
 import mcp_types as types
 
-__all__ = ["IMAGE_FIELD", "IMAGE_TOOLS", "image_output_schema", "split_image"]
+__all__ = ["IMAGE_FIELD", "image_output_schema", "split_image"]
 
-#: Dotted names of built-in tools whose output's ``image`` becomes MCP image content.
-IMAGE_TOOLS = frozenset({"browser.screenshot"})
 #: The output field holding the base64 image.
 IMAGE_FIELD = "image"
 

@@ -17,8 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, UnknownTool
-from ..manifest.execution import ToolKind
-from .media import IMAGE_TOOLS, image_output_schema, split_image
+from .media import image_output_schema, split_image
 
 __all__ = ["META_STATE_SUMMARY", "META_UNTRUSTED", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
@@ -60,7 +59,7 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
     if output_schema is not None and _image_tool(binding):
         output_schema = image_output_schema(output_schema)
     meta = binding.meta()
-    if binding.protocol != "actions.json":
+    if binding.page_tool:
         # A page declared it (WebMCP, ABP, WAB): its description and schema are the page's words
         # (the description also says so in its text, protocols/exposure.py).
         meta[META_UNTRUSTED] = True
@@ -90,13 +89,14 @@ TEXT_LIMIT = 4000
 
 
 def _image_tool(binding: ToolBinding) -> bool:
-    return binding.kind is ToolKind.BUILTIN and binding.name in IMAGE_TOOLS
+    # Declared by the tool (a built-in's ``image_output``), never guessed from its name.
+    return binding.image_output
 
 
 def success_result(output: Any, binding: ToolBinding | None = None, *, state_summary: dict[str, Any] | None = None) -> types.CallToolResult:
     """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text.
 
-    For an image tool (``media.IMAGE_TOOLS``) the image is MCP image content and
+    For an image tool (its binding's ``image_output``) the image is MCP image content and
     the structured output keeps only its description (see ``media.py``). A
     ``state_summary`` (the map's ``x_actions.result_summary``, read after the
     call) goes to ``_meta["mcp-actions/state_summary"]`` and, for the model,
@@ -153,7 +153,7 @@ def mark_page_content(result: types.CallToolResult, binding: ToolBinding) -> typ
     ``_meta["mcp-actions/untrusted"]`` is true and ``_meta["mcp-actions/protocol"]``
     names the protocol, so a host can show or fence them as page content.
     """
-    if binding.protocol == "actions.json":
+    if not binding.page_tool:
         return result
     meta = dict(result.meta or {})
     meta.update({META_UNTRUSTED: True, "mcp-actions/protocol": binding.protocol})
