@@ -35,7 +35,7 @@ def _json_under(root: Path) -> Callable[[Path], bool]:
 class ManifestWatcher:
     """Calls ``on_change`` (debounced, never concurrently) when a watched manifest changes."""
 
-    def __init__(self, paths: Iterable[str | Path], on_change: Callable[[], Awaitable[None]], *, debounce_ms: int = 150) -> None:
+    def __init__(self, paths: Iterable[str | Path], on_change: Callable[[], Awaitable[object]], *, debounce_ms: int = 150) -> None:
         self.paths = [Path(p).expanduser().resolve() for p in paths]
         self.on_change = on_change
         self.debounce_ms = debounce_ms

@@ -1,15 +1,19 @@
 """Neighbouring protocols (WebMCP, ABP, WAB) as tools of the runtime whose page declares them.
 
-``exposure`` turns a runtime's reported ``page_tools`` into actions.json maps
-(one per protocol, through the converters of ``mcp_actions.convert``) that
-the catalog exposes as that runtime's tools; ``runner`` runs those tools
-through the page engine's protocol primitives; ``naming`` is the one rule
-that names tools of every source: ``page_tool_name``. ``page_manifest``
-builds a runtime's map for one protocol; ``PageToolRunner`` runs its tools.
+Each protocol is one ``PageProtocol`` object (``page_protocol.py``) in its
+module (``webmcp``, ``abp``, ``wab``), gathered in ``registry``: its
+discovery, exposure, naming, running and conversion. ``exposure`` turns a
+runtime's reported ``page_tools`` (and a WAB site's discovery document,
+found by ``wab_discovery``) into one actions.json map per protocol that the
+catalog exposes as that runtime's tools; ``runner`` runs those tools by
+their protocol's runner; ``naming`` is the one rule that names tools of
+every source: ``page_tool_name``.
 """
 
-from .exposure import page_manifest
+from .exposure import PageToolExposure, page_manifest
 from .naming import page_tool_name
+from .page_protocol import PageProtocol
+from .registry import PAGE_PROTOCOLS, page_protocol
 from .runner import PageToolRunner
 
-__all__ = ["PageToolRunner", "page_manifest", "page_tool_name"]
+__all__ = ["PAGE_PROTOCOLS", "PageProtocol", "PageToolExposure", "PageToolRunner", "page_manifest", "page_protocol", "page_tool_name"]

@@ -1,7 +1,14 @@
-"""ABP (Agentic Browser Protocol) on the host side: error codes, elicitation, progress.
+"""ABP (Agentic Browser Protocol) on the host side: the protocol's object, error codes, elicitation, progress.
 
-The page engine (``runtimes/page/abp.js``) holds the session with the app;
-here a running ``abp.call`` is given its caller's means:
+``ABP`` (a ``PageProtocol``, see ``page_protocol.py``): the page engine
+(``runtimes/page/abp.js``) holds the session with the app and reports its
+available capabilities under ``page_tools["abp"]``; ``abp_manifest`` makes
+them one map of the runtime (through ``convert.abp``, as ``mcp-actions
+convert`` does an ABP manifest); ``AbpRunner`` runs them through
+``abp.call`` with the bridge's call id (the page's progress and elicitation
+name it) and the caller's request id as the app's ``callId``; cancelling
+the call reaches the app's ``cancel``. A running ``abp.call`` is given its
+caller's means:
 
 - ``map_abp_error``: a failed ``ABPResponse`` (``evidence.abp_code``) under
   our stable codes, the ABP code kept in the evidence;
@@ -22,11 +29,16 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, TypeGuard
 
+from ..bridge.bridge import Bridge
+from ..convert.abp import abp_to_actions
 from ..errors import ActionError, ErrorCode
 from ..jsonutil import as_object
 from ..workflow.progress import ProgressCallback, ProgressReporter
+from .naming import site_namespace
+from .page_maps import marked, renamed
+from .page_protocol import Discovery, Elicit, ElicitAnswer, PageProtocol, PageToolCall, SiteDocument
 
-__all__ = ["ABP_CODES", "Elicit", "ElicitAnswer", "ElicitationBridge", "map_abp_error", "progress_handler"]
+__all__ = ["ABP", "ABP_CODES", "AbpRunner", "Elicit", "ElicitAnswer", "ElicitationBridge", "abp_manifest", "map_abp_error", "progress_handler"]
 
 log = logging.getLogger(__name__)
 
@@ -69,17 +81,6 @@ ABP_CODES: dict[str, ErrorCode] = {
 #: Longest question text passed on to the user.
 MAX_PROMPT_CHARS = 1000
 _PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
-
-
-class ElicitAnswer(NamedTuple):
-    """The user's answer to one question: ``action`` accept, decline or cancel, and the form's content."""
-
-    action: str
-    content: dict[str, Any] | None = None
-
-
-#: Asks the user ``message`` with a flat form ``schema`` (an object of primitive properties).
-Elicit = Callable[[str, dict[str, Any]], Awaitable[ElicitAnswer]]
 
 
 def map_abp_error(exc: ActionError, capability: str) -> ActionError:
@@ -184,3 +185,51 @@ class ElicitationBridge:
             log.info("the user answered %s to %s's %s", answer.action, self.site, method)
             return _refusal("PERMISSION_DENIED", f"the user chose {answer.action}", cancelled=answer.action == "cancel")
         return {"success": True, "data": question.answer(answer.content or {})}
+
+
+def abp_manifest(tools: list[dict[str, Any]], *, url: str | None, app: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The actions.json map of a page's available ABP capabilities (through ``convert.abp``)."""
+    document = {"abp": "0.1", "app": app or {"id": site_namespace(url), "name": site_namespace(url)}, "capabilities": tools}
+    return marked(renamed(abp_to_actions(document), url, "capability", "abp"))
+
+
+def _maps(page_tools: list[dict[str, Any]] | None, *, url: str | None, site_document: SiteDocument | None = None) -> list[dict[str, Any]]:
+    return [abp_manifest(page_tools, url=url)] if page_tools else []
+
+
+class AbpRunner:
+    """Runs ABP capabilities through ``abp.call``: progress, elicitation and ABP's error codes on the way back."""
+
+    def __init__(self, bridge: Bridge) -> None:
+        self.bridge = bridge
+
+    async def run(self, call: PageToolCall) -> Any:
+        """The capability's data, or ``ActionError`` under a stable code (the ABP code in ``evidence.abp_code``)."""
+        capability = call.page_name
+        call_id = self.bridge.new_call_id()
+        arguments = {"capability": capability, "params": call.own, "call_id": call_id, "abp_call_id": call.request_id or call_id}
+        try:
+            return await self.bridge.call(
+                "abp.call",
+                arguments,
+                runtime_id=call.runtime.runtime_id,
+                timeout_ms=call.deadline.remaining_ms(),
+                call_id=call_id,
+                on_progress=progress_handler(call.progress),
+                on_input=ElicitationBridge(call.elicit, capability=capability, site=site_namespace(call.runtime.url)),
+            )
+        except ActionError as exc:
+            raise map_abp_error(exc, capability) from exc
+
+
+#: ABP: an app's capabilities, from the session the page engine holds with it.
+ABP = PageProtocol(
+    name="abp",
+    title="ABP",
+    primitive="abp.call",
+    name_key="capability",
+    discovery=Discovery(page_tools=True),
+    maps=_maps,
+    make_runner=AbpRunner,
+    convert=abp_to_actions,
+)

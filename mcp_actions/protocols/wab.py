@@ -1,4 +1,11 @@
-"""WAB (Web Agent Bridge) on the host side: discovery, permissions, rate limits, error mapping.
+"""WAB (Web Agent Bridge) on the host side: the protocol's object, discovery, permissions, rate limits, error mapping.
+
+``WAB`` (a ``PageProtocol``, see ``page_protocol.py``): a runtime's WAB
+commands are those its page's own WAB bridge lists (``page_tools["wab"]``)
+and those of its site's discovery document (found by ``wab_discovery.py``,
+which hands both on to exposure); ``wab_manifest`` makes them one map of the
+runtime (through ``convert.wab``, as ``mcp-actions convert`` does a
+discovery document); ``WabRunner`` runs them through ``wab.execute``.
 
 Discovery (WAB §4.1, §6.2): ``https://{host}/agent-bridge.json``, then
 ``/.well-known/wab.json``, then the document the page's
@@ -33,16 +40,24 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from ..convert.wab import is_wab_discovery
+from ..bridge.bridge import Bridge
+from ..catalog.catalog import ToolBinding
+from ..convert.wab import is_wab_discovery, wab_to_actions
 from ..errors import ActionError, ErrorCode
 from ..jsonutil import strict_loads
+from .page_maps import marked, renamed
+from .page_protocol import Discovery, PageProtocol, PageToolCall, SiteDocument
 
 __all__ = [
     "DISCOVERY_META",
     "DISCOVERY_PATHS",
     "META_EXTRACT",
     "UNREAD",
+    "WAB",
+    "WAB_BRIDGES",
     "RateLimiter",
+    "WabRunner",
+    "binding_max_rate",
     "discover",
     "discovery_client",
     "map_wab_error",
@@ -50,6 +65,7 @@ __all__ = [
     "meta_target",
     "origin_of",
     "transport_arguments",
+    "wab_manifest",
 ]
 
 log = logging.getLogger(__name__)
@@ -261,3 +277,138 @@ class RateLimiter:
     def retry_after(self, site: str, seconds: float) -> None:
         """The site answered RATE_LIMITED: refuse its commands here until ``seconds`` have passed."""
         self._blocked_until[site] = time.monotonic() + max(0.0, seconds)
+
+
+#: Where a page's own WAB bridge lives (``bridge`` of ``wab.execute``), by the name the page reports.
+WAB_BRIDGES = ("__wab_protocol", "AICommands")
+
+
+def _wab_page_actions(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The actions a page's WAB bridge lists (``page_tools["wab"]``: ``{name, description, params, trigger?, bridge}``)."""
+    actions: list[dict[str, Any]] = []
+    for tool in tools:
+        action: dict[str, Any] = {k: tool[k] for k in ("name", "description", "params", "trigger", "category") if k in tool}
+        actions.append(action)
+    return actions
+
+
+def wab_manifest(
+    document: dict[str, Any] | None,
+    *,
+    url: str | None,
+    document_url: str | None = None,
+    page_tools: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The actions.json map of a site's WAB commands (through ``convert.wab``).
+
+    ``document`` is the site's discovery document (read at ``document_url``; its HTTP
+    execute endpoint is resolved against it), ``page_tools`` the actions the page's own
+    bridge lists (``window.__wab_protocol.actions`` of the WAB browser client, or
+    ``AICommands.getActions()``), run through that bridge. A name both declare is the
+    document's. Permissions and the rate limit are the document's (default 60 a minute).
+    """
+    base = document_url or url
+    manifest = wab_to_actions(document, base=base) if document is not None else None
+    permissions = manifest["x_wab"]["permissions"] if manifest is not None else {}
+    if page_tools:
+        own = wab_to_actions(
+            {"wab_version": "page", "actions": _wab_page_actions(page_tools), "capabilities": {"permissions": permissions}},
+            base=base,
+        )
+        bridges = {str(t.get("name")): t.get("bridge") for t in page_tools}
+        for tool in own["tools"]:
+            command = tool["x_wab"]["command"]
+            bridge = bridges.get(command)
+            if bridge in WAB_BRIDGES:
+                tool["x_actions"]["binding"]["arguments"]["bridge"] = bridge
+                tool["x_wab"]["interface"] = f"window.{bridge}"
+        if manifest is None:
+            manifest = own
+            manifest["x_wab"]["wab_version"] = "page"
+        else:
+            manifest["tools"] += own["tools"]  # after the document's: a name both declare stays the document's
+    if manifest is None:
+        raise ValueError("a WAB map needs a discovery document or page tools")
+    manifest = renamed(manifest, url, "command", "wab")
+    # Commands whose trigger needs a permission the site denies stay listed: calling one
+    # answers permission_denied (the runner checks before anything reaches the page).
+    max_rate = manifest["x_wab"].get("max_rate")
+    for tool in manifest["tools"]:
+        tool["x_wab"]["max_rate"] = max_rate if isinstance(max_rate, int) and not isinstance(max_rate, bool) and max_rate >= 1 else 60
+    return marked(manifest)
+
+
+def _maps(page_tools: list[dict[str, Any]] | None, *, url: str | None, site_document: SiteDocument | None = None) -> list[dict[str, Any]]:
+    """The site's document with the page's own actions; failing that, the page's own actions still serve."""
+    if site_document is None and not page_tools:
+        return []
+    candidates = [
+        wab_manifest(
+            site_document["document"] if site_document is not None else None,
+            url=url,
+            document_url=site_document["url"] if site_document is not None else None,
+            page_tools=page_tools,
+        )
+    ]
+    if site_document is not None and page_tools:
+        candidates.append(wab_manifest(None, url=url, page_tools=page_tools))
+    return candidates
+
+
+def _x_wab(binding: ToolBinding) -> dict[str, Any]:
+    tool = binding.tool
+    x_wab = (tool.model_extra or {}).get("x_wab", {}) if tool is not None else {}
+    return x_wab if isinstance(x_wab, dict) else {}
+
+
+def binding_max_rate(binding: ToolBinding) -> int:
+    """The site's ``security.max_rate`` (commands per minute) kept on the tool, default 60."""
+    rate = _x_wab(binding).get("max_rate")
+    return rate if isinstance(rate, int) and not isinstance(rate, bool) and rate >= 1 else 60
+
+
+class WabRunner:
+    """Runs WAB commands through ``wab.execute``, within the site's permissions and rate budget (one per application)."""
+
+    def __init__(self, bridge: Bridge) -> None:
+        self.bridge = bridge
+        self.rates = RateLimiter()
+
+    async def run(self, call: PageToolCall) -> Any:
+        """The command's result, or ``ActionError`` (refused before the page, or the site's WAB code mapped)."""
+        command, binding, runtime = call.page_name, call.binding, call.runtime
+        x_wab = _x_wab(binding)
+        if x_wab.get("permitted") is False:
+            # WAB §4.5: refused here, before anything reaches the page.
+            raise ActionError(
+                f"the site does not permit {x_wab.get('permission')}, which command {command} ({x_wab.get('trigger')}) needs",
+                code=ErrorCode.PERMISSION_DENIED,
+                evidence={"command": command, "trigger": x_wab.get("trigger"), "permission": x_wab.get("permission"), "protocol": "wab", "wab_code": "PERMISSION_DENIED"},
+            )
+        site = origin_of(runtime.url) or runtime.runtime_id
+        self.rates.check(site, binding_max_rate(binding))
+        # Where the command goes (the site's HTTP endpoint, POSTed from the page, or a named page bridge), from the plan.
+        where = transport_arguments(dict(binding.execution.bound_arguments))
+        try:
+            return await self.bridge.call(
+                "wab.execute", {"command": command, "params": call.own, **where}, runtime_id=runtime.runtime_id, timeout_ms=call.deadline.remaining_ms()
+            )
+        except ActionError as exc:
+            mapped = map_wab_error(exc, command)
+            retry = mapped.evidence.get("retry_after_s") if isinstance(mapped.evidence, dict) else None
+            if mapped.code == ErrorCode.RATE_LIMITED and isinstance(retry, (int, float)):
+                self.rates.retry_after(site, float(retry))
+            raise mapped from exc
+
+
+#: WAB: a site's commands, from its discovery document and its page's own bridge.
+WAB = PageProtocol(
+    name="wab",
+    title="WAB",
+    primitive="wab.execute",
+    name_key="command",
+    discovery=Discovery(page_tools=True, site_document=True),
+    maps=_maps,
+    make_runner=WabRunner,
+    convert=wab_to_actions,
+)

@@ -420,6 +420,7 @@ async def test_the_first_tools_list_starts_compiling_every_check_in_the_backgrou
         compiled_early = [b.name for b in app.catalog.tools.values() if b.kind != "builtin" and b._input_check._validator is not None]
         assert compiled_early == []
         await client.list_tools()
-        await asyncio.wait_for(app._preparing, timeout=10)
+        assert app.checks.task is not None
+        await asyncio.wait_for(app.checks.task, timeout=10)
         assert all(b._input_check._validator is not None for b in app.catalog.tools.values())
         assert all(app.bridge.dictionary.get(name)._input._validator is not None for name in app.bridge.dictionary)

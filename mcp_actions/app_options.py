@@ -1,0 +1,43 @@
+"""``AppOptions``: everything ``mcp-actions serve`` can be told (docs/cli.md), as the composition root takes it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .bridge.registry import EVENT_LOG_SIZE
+from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
+from .manifest.limits import DEFAULT_LIMITS, Limits
+
+__all__ = ["AppOptions"]
+
+
+@dataclass
+class AppOptions:
+    """Everything ``mcp-actions serve`` can be told (see docs/cli.md)."""
+
+    manifests: Sequence[str] = ()
+    bridge_host: str = "127.0.0.1"
+    bridge_port: int = DEFAULT_BRIDGE_PORT
+    bridge_port_fallback: bool = True  # a taken bridge_port gives way to a free one (False: --bridge-port given, taken = error)
+    bridge_token: str | None = None
+    allowed_origins: Sequence[str] = ()
+    browser: Literal["auto", "launch", "none"] = "auto"
+    browser_path: str | None = None
+    cdp_endpoint: str | None = None
+    headless: bool | None = None
+    user_data_dir: str | None = None
+    isolated: bool = False
+    default_timeout_ms: int = DEFAULT_TIMEOUT_MS
+    event_log_size: int = EVENT_LOG_SIZE  # accepted page events kept per runtime (--event-log-size)
+    serve_bridge: bool = True  # False: no WebSocket endpoint (in-process tests of the MCP layer only)
+    tool_mode: Literal["tools", "site"] = "tools"  # site: the host sees actions.site and the browser tools only
+    tools: Sequence[str] = ()  # --tools: expose only tools whose dotted name matches one of these globs
+    exclude_tools: Sequence[str] = ()  # --exclude-tools: never expose tools matching these
+    builtin_tools: Sequence[str] = ()  # --builtin-tools: the built-in groups tools/list shows (empty: auto)
+    watch: bool = True  # reload the catalogue when a manifest file changes
+    watch_debounce_ms: int = 150
+    limits: Limits = DEFAULT_LIMITS  # workflow and projection limits (validation and run time)
+    audit_log: str | None = None  # --audit-log: the JSON-lines file every call is appended to (None: no file)
+    policy: str | None = None  # --policy: the rules file deciding calls before they reach a page (None: allow all)
