@@ -7,7 +7,9 @@ protocol absent from the object has no tools now. A descriptor is
 ``{"name": str, "description": str, "inputSchema": object, ...}`` plus
 protocol-specific fields (``annotations``, ``kind``). The bridge checks the
 shape here (page-originated data is validated before use) and keeps the last
-report on the runtime; the composition root turns it into per-runtime tools.
+report on the runtime; each protocol's object (``protocols/registry.py``) turns it into per-runtime tools
+(``protocols/exposure.py``). ``PAGE_TOOL_PROTOCOLS`` names the registry's protocols (the bridge sits below
+the protocols layer; ``tests/protocols/test_registry.py`` holds the two lists equal).
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 META_TOOL = "mcp-actions/tool"
-#: Where a tool came from: ``actions.json``, ``webmcp``, ``abp`` or ``wab`` (see protocols/naming.py).
+#: Where a tool came from: ``actions.json``, ``webmcp``, ``abp`` or ``wab`` (see protocols/registry.py).
 META_PROTOCOL = "mcp-actions/protocol"
 
 #: Optional arguments every tool accepts to choose its runtime and bound its time (docs/mcp-surface.md, Tools),

@@ -10,7 +10,8 @@ page's host without a leading ``www.``, its dots and other unsafe characters
 turned into ``_`` (``https://shop.example.com/x`` → ``shop_example_com``;
 a page without a host, ``page``). The MCP name is derived from the dotted
 name alone (``catalog.naming.mcp_tool_name``). ``_meta["mcp-actions/protocol"]``
-says where the tool came from: ``actions.json``, ``webmcp``, ``abp`` or ``wab``.
+says where the tool came from: ``actions.json``, or a page protocol's name
+(``registry.PROTOCOLS`` lists them all).
 """
 
 from __future__ import annotations
@@ -19,10 +20,7 @@ from urllib.parse import urlsplit
 
 from ..convert.naming import safe_dotted_name, safe_identifier
 
-__all__ = ["PROTOCOLS", "page_tool_name", "site_namespace"]
-
-#: Every value ``_meta["mcp-actions/protocol"]`` takes.
-PROTOCOLS = ("actions.json", "webmcp", "abp", "wab")
+__all__ = ["page_tool_name", "site_namespace"]
 
 
 def site_namespace(url: str | None) -> str:

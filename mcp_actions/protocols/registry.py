@@ -13,10 +13,13 @@ from .page_protocol import PageProtocol
 from .wab import WAB
 from .webmcp import WEBMCP
 
-__all__ = ["PAGE_PROTOCOLS", "page_protocol"]
+__all__ = ["PAGE_PROTOCOLS", "PROTOCOLS", "page_protocol"]
 
 #: Every page protocol, by name.
 PAGE_PROTOCOLS: dict[str, PageProtocol] = {protocol.name: protocol for protocol in (WEBMCP, ABP, WAB)}
+
+#: Every value ``_meta["mcp-actions/protocol"]`` takes: a map's tools, then each page protocol's.
+PROTOCOLS: tuple[str, ...] = ("actions.json", *PAGE_PROTOCOLS)
 
 
 def page_protocol(name: str | None) -> PageProtocol | None:

@@ -20,12 +20,12 @@ meanwhile keeps nothing.
 The runtime's WAB commands are those of its document and those its page's
 own WAB bridge lists (``page_tools["wab"]``, reported by the page engine).
 Whenever either changes, ``expose(runtime, found, page_actions)`` is called
-(the composition root makes the runtime's WAB map of them); every
+(``PageToolExposure.site_found`` makes the runtime's WAB map of them); every
 ``runtime_status`` passes through ``seen``, so an unchanged pair is not
 handed on again.
 
 One HTTP client serves every discovery (``client``; building one costs ~40 ms
-of CPU, so the composition root makes it in its idle preparation);
+of CPU, so the idle check preparation, ``catalog/prepare.py``, makes it);
 ``aclose`` closes it and stops discoveries still under way.
 """
 

@@ -61,7 +61,7 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
     meta = binding.meta()
     if binding.page_tool:
         # A page declared it (WebMCP, ABP, WAB): its description and schema are the page's words
-        # (the description also says so in its text, protocols/exposure.py).
+        # (the description also says so in its text, protocols/page_maps.py).
         meta[META_UNTRUSTED] = True
     if binding.confirm:
         meta["mcp-actions/confirm"] = True  # the server asks the user before the call reaches the page

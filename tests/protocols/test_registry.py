@@ -22,8 +22,7 @@ from mcp_actions.manifest.execution import ToolKind
 from mcp_actions.manifest.load import LoadedManifest, load_document
 from mcp_actions.primitive_dictionary import host_dictionary
 from mcp_actions.protocols.exposure import PageToolExposure
-from mcp_actions.protocols.naming import PROTOCOLS
-from mcp_actions.protocols.registry import PAGE_PROTOCOLS, page_protocol
+from mcp_actions.protocols.registry import PAGE_PROTOCOLS, PROTOCOLS, page_protocol
 from mcp_actions.protocols.runner import PageToolRunner
 
 URL = "https://shop.test/cart"
@@ -50,7 +49,7 @@ def test_every_protocol_is_found_by_its_name_and_nothing_else_is():
 def test_the_wire_and_the_naming_rule_know_the_same_protocols():
     # Discovery: a runtime may report page tools under exactly the registry's names.
     assert set(PAGE_TOOL_PROTOCOLS) == {name for name, p in PAGE_PROTOCOLS.items() if p.discovery.page_tools}
-    assert PROTOCOLS == ("actions.json", *PAGE_PROTOCOLS)
+    assert PROTOCOLS == ("actions.json", "webmcp", "abp", "wab")
 
 
 @pytest.mark.parametrize("name", list(PAGE_PROTOCOLS))
