@@ -207,7 +207,6 @@ class BrowserHost:
         await context.expose_binding("__mcpActionsEmit", self._emit_from)
         await context.expose_binding("__mcpActionsPageTools", self._page_tools_from)
         await context.expose_binding("__mcpActionsCallMessage", self._call_message_from)
-        await context.expose_binding("__mcpActionsAttachments", self._attachments_for)
         await context.expose_binding("__mcpActionsAttachmentReport", self._attachment_report_from)
         await context.add_init_script(script=engine_js() + _LISTEN_HOOK + ATTACHMENT_HOOK)
         # The first tab exists before page events are watched, so it is adopted (and warmed) below, once.
@@ -356,10 +355,6 @@ class BrowserHost:
     async def _listen_for(self, source: dict[str, Any]) -> list[dict[str, str]]:
         runtime = self._runtime_of(source)
         return runtime.listen if runtime else []
-
-    async def _attachments_for(self, source: dict[str, Any]) -> list[dict[str, Any]]:
-        runtime = self._runtime_of(source)
-        return runtime.attachments if runtime else []
 
     async def _attachment_report_from(self, source: dict[str, Any], message: Any) -> None:
         runtime = self._runtime_of(source)

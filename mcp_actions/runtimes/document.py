@@ -12,6 +12,7 @@ authority) and ``FrameRuntime`` (a same-origin frame inside a tab).
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import time
 import uuid
@@ -59,36 +60,66 @@ _WATCH_EVENTS = """(listen) => {
   return engine && typeof emit === "function" ? engine.watchEvents(listen, (s) => { emit(s); }) : -1;
 }"""
 
-# The sinks a document's engine reports attachments and the overlay through: one binding,
-# window.__mcpActionsAttachmentReport(message), message.type "status" | "open" | "overlay".
-_ATTACHMENT_SINKS = """{
+# A document's attachments go through one channel, window.__mcpActionsLaunchers ({apply, take}),
+# made before the page's scripts run (ATTACHMENT_HOOK, in the init script) and never replaceable
+# after (docs/overlays.md, "What a page can reach" and "Launcher clicks"):
+# - apply(text): the host hands the list over as JSON text (over CDP for a tab: main_world.py), so
+#   no Playwright binding result or serializer in the page, which page scripts can patch, ever
+#   holds an overlay's HTML or data; the engine parses it with its captured JSON.parse.
+# - A launcher the user (or the agent) really clicked puts {attachment_id, launcher_id} into the
+#   channel's own queue and only then tells the host "open", with nothing in it; the host take()s
+#   the queue over CDP. A page can call the report binding itself, so what it says is never
+#   believed: an "open" from the page finds an empty queue.
+# The binding window.__mcpActionsAttachmentReport(message) carries message.type "ready" (a new
+# document: the host applies its attachments), "status", "open" or "overlay". In a document the
+# engine was installed into late (install_engine) the channel is made at the first apply, after
+# the page's scripts: nothing of this holds there (docs/overlays.md).
+_CHANNEL = """function () {
+  var engine = window.__mcpActions, report = window.__mcpActionsAttachmentReport;
+  if (!engine || typeof engine.applyAttachments !== "function" || typeof report !== "function") return null;
+  var existing = Object.getOwnPropertyDescriptor(window, "__mcpActionsLaunchers");
+  if (existing) return existing.value || null;
+  var opened = [];
+  var sinks = {
     status: function (states) { report({ type: "status", attachments: states }).catch(function () {}); },
-    open: function (a, l) { report({ type: "open", attachment_id: a, launcher_id: l }).catch(function () {}); }
-  }"""
+    open: function (a, l) {
+      opened[opened.length] = { attachment_id: a, launcher_id: l };
+      report({ type: "open" }).catch(function () {});
+    }
+  };
+  var channel = Object.freeze({
+    apply: function (text) { return engine.applyAttachments(text, sinks).length; },
+    take: function () { var out = opened; opened = []; return out; }
+  });
+  Object.defineProperty(window, "__mcpActionsLaunchers", { value: channel });
+  return channel;
+}"""
 _APPLY_ATTACHMENTS = (
-    """(list) => {
-  const engine = window.__mcpActions, report = window.__mcpActionsAttachmentReport;
-  if (!engine || typeof engine.applyAttachments !== "function" || typeof report !== "function") return -1;
-  engine.applyAttachments(list, """
-    + _ATTACHMENT_SINKS
-    + """);
-  return list.length;
+    """(text) => {
+  const channel = ("""
+    + _CHANNEL
+    + """)();
+  return channel ? channel.apply(text) : -1;
 }"""
 )
-#: Runs after the engine in every new document (browser.py's init script): install the runtime's
-#: attachments as soon as the document exists (as the listen hook asks for its events), and tell the
-#: host whenever the overlay opens or closes (its trusted clicks pass through an open one).
+_TAKE_OPENS = """() => {
+  const channel = window.__mcpActionsLaunchers;
+  return channel && typeof channel.take === "function" ? channel.take() : [];
+}"""
+#: Runs after the engine in every new document (browser.py's init script): make the attachment
+#: channel before any page script, ask the host for the runtime's attachments (as the listen hook
+#: asks for its events), and tell the host whenever the overlay opens or closes (its trusted clicks
+#: pass through an open one).
 ATTACHMENT_HOOK = (
     """
 ;(function () {
-  var engine = window.__mcpActions, ask = window.__mcpActionsAttachments, report = window.__mcpActionsAttachmentReport;
-  if (!engine || typeof engine.applyAttachments !== "function" || typeof ask !== "function" || typeof report !== "function") return;
+  var channel = ("""
+    + _CHANNEL
+    + """)();
+  var engine = window.__mcpActions, report = window.__mcpActionsAttachmentReport;
+  if (!channel) return;
   engine.onOverlayChange(function (open) { report({ type: "overlay", open: open }).catch(function () {}); });
-  ask().then(function (list) {
-    if (Array.isArray(list) && list.length) engine.applyAttachments(list, """
-    + _ATTACHMENT_SINKS
-    + """);
-  }, function () {});
+  report({ type: "ready" }).catch(function () {});
 })();
 """
 )
@@ -272,29 +303,50 @@ class DocumentRuntime(InProcessRuntime):
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
 
     async def apply_attachments(self) -> None:
-        """Install the maps' attachments in the current document (replacing what it had)."""
+        """Install the maps' attachments in the current document (replacing what it had).
+
+        Handed over as JSON text through the document's attachment channel (_CHANNEL): the page's
+        own serializers never hold an overlay's HTML or data.
+        """
         try:
-            await self.evaluate(_APPLY_ATTACHMENTS, self.attachments)
+            await self.evaluate(_APPLY_ATTACHMENTS, json.dumps(self.attachments, ensure_ascii=False, allow_nan=False))
         except PlaywrightError as exc:  # navigating: the init script asks for the list again
             log.debug("could not apply attachments to %s: %s", self.runtime_id, exc)
+
+    async def take_launcher_opens(self) -> None:
+        """Send ``attachment_open`` for each launcher the engine saw really clicked (the channel's queue)."""
+        try:
+            opened = await self.evaluate(_TAKE_OPENS)
+        except PlaywrightError as exc:
+            log.debug("could not read launcher clicks of %s: %s", self.runtime_id, exc)
+            return
+        for entry in opened if isinstance(opened, list) else []:
+            if not isinstance(entry, dict) or not isinstance(entry.get("attachment_id"), str) or not entry["attachment_id"]:
+                continue
+            item: dict[str, Any] = {"type": "attachment_open", "runtime_id": self.runtime_id, "attachment_id": entry["attachment_id"]}
+            if isinstance(entry.get("launcher_id"), str):
+                item["launcher_id"] = entry["launcher_id"]
+            await self.emit(item)
 
     async def on_attachment_report(self, message: Any) -> None:
         """What the document's engine reports about attachments and the overlay (ATTACHMENT_HOOK's binding).
 
-        ``status``: the attachments' states, sent as ``runtime_status.attachments``; ``open``: a
-        launcher whose ``opens`` names a map tool was clicked, sent as ``attachment_open`` (the
-        bridge looks the tool up itself); ``overlay``: an overlay opened or closed.
+        ``ready``: a new document made its attachment channel: the runtime's attachments are applied
+        there; ``status``: the attachments' states, sent as ``runtime_status.attachments``; ``open``:
+        a launcher whose ``opens`` names a map tool was clicked: the channel's queue is read
+        (take_launcher_opens), never the message, which a page script can send as well;
+        ``overlay``: an overlay opened or closed.
         """
         if not isinstance(message, dict):
             return
         kind = message.get("type")
-        if kind == "status" and isinstance(message.get("attachments"), list):
+        if kind == "ready":
+            if self.attachments:
+                self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
+        elif kind == "status" and isinstance(message.get("attachments"), list):
             await self.emit({"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.frame.url, "attachments": message["attachments"], "observed_at": _now()})
-        elif kind == "open" and isinstance(message.get("attachment_id"), str) and message["attachment_id"]:
-            item: dict[str, Any] = {"type": "attachment_open", "runtime_id": self.runtime_id, "attachment_id": message["attachment_id"]}
-            if isinstance(message.get("launcher_id"), str):
-                item["launcher_id"] = message["launcher_id"]
-            await self.emit(item)
+        elif kind == "open":
+            self.host.spawn(self.take_launcher_opens(), f"{self.runtime_id}:launcher-opens")
         elif kind == "overlay":
             self.overlay_open = message.get("open") is True
 

@@ -48,6 +48,7 @@ var objectKeys = Object.keys;
 var defineProperty = Object.defineProperty;
 var getPrototypeOf = Object.getPrototypeOf;
 var isArray = Array.isArray;
+var parseJSON = JSON.parse;
 var ITERATOR = typeof Symbol === "function" ? Symbol.iterator : null;
 
 /** uncurry(f)(self, a, b) === f.call(self, a, b), with the call captured at install. */
@@ -169,6 +170,128 @@ function iterable(items) {
   return list;
 }
 
+// -- JSON text without the page's JSON ------------------------------------------------------
+// JSON.stringify looks up toJSON on every object it writes (a getter a page put on
+// Object.prototype is handed each one); JSON.parse, captured, builds its objects with own data
+// properties and calls nothing of the page's. jsonText writes plain JSON data by own properties.
+
+var stringFromCharCode = String.fromCharCode;
+var HEX = "0123456789abcdef";
+
+function quote(text) {
+  var out = '"';
+  for (var i = 0; i < text.length; i++) {
+    var c = charCodeAt(text, i);
+    if (c === 34) out += '\\"';
+    else if (c === 92) out += "\\\\";
+    // Controls, "<" (the text may end up inside a <script>) and lone surrogates as escapes.
+    else if (c < 32 || c === 60 || (c >= 0xd800 && c <= 0xdfff)) out += "\\u" + HEX[(c >> 12) & 15] + HEX[(c >> 8) & 15] + HEX[(c >> 4) & 15] + HEX[c & 15];
+    else out += stringFromCharCode(c);
+  }
+  return out + '"';
+}
+
+/** value (JSON data: objects, arrays, strings, finite numbers, booleans, null) as JSON text, read by own property. */
+function jsonText(value, depth) {
+  var d = depth || 0;
+  if (d > 200) throw new TypeError("nested too deeply");
+  if (value === null || value === undefined) return "null";
+  var t = typeof value;
+  if (t === "string") return quote(value);
+  if (t === "number") return value - value === 0 ? "" + value : "null"; // NaN and the infinities are not JSON
+  if (t === "boolean") return value ? "true" : "false";
+  if (t !== "object") return "null";
+  var out, i;
+  if (isArray(value)) {
+    out = "[";
+    for (i = 0; i < value.length; i++) out += (i ? "," : "") + jsonText(hasOwn(value, i) ? value[i] : null, d + 1);
+    return out + "]";
+  }
+  var keys = objectKeys(value);
+  out = "{";
+  var first = true;
+  for (i = 0; i < keys.length; i++) {
+    var v = value[keys[i]];
+    if (v === undefined || typeof v === "function") continue;
+    out += (first ? "" : ",") + quote(keys[i]) + ":" + jsonText(v, d + 1);
+    first = false;
+  }
+  return out + "}";
+}
+
+/** A deep copy of JSON data that no page patch sees (jsonText, then the captured JSON.parse). */
+function jsonCopy(value) {
+  return value === undefined ? undefined : parseJSON(jsonText(value));
+}
+
+// -- clicks the page did not forge --------------------------------------------------------
+// A launcher opens a map's tool or overlay: a page script must not open it by calling click()
+// or dispatching a MouseEvent (docs/overlays.md, "Launcher clicks"). A click counts when the
+// browser made it (isTrusted: real input, CDP input included) or when the engine itself is
+// dispatching it for the agent right now (the page runtime's pointer.click is synthetic): the
+// engine marks that event here, in a closure the page cannot reach.
+
+// isTrusted is an own, non-configurable accessor of every event ([LegacyUnforgeable]); its
+// getter, taken from one event at install, reads any event and throws on anything else.
+var trustedDescriptor = typeof Event === "function" ? getOwnPropertyDescriptor(new Event("mcp-actions"), "isTrusted") : null;
+var trustedGetter = trustedDescriptor && typeof trustedDescriptor.get === "function" ? uncurry(trustedDescriptor.get) : null;
+var nativeDispatch = typeof EventTarget === "function" ? nativeMethod(EventTarget.prototype, "dispatchEvent", "EventTarget.prototype.dispatchEvent") : null;
+var nativeClick = typeof HTMLElement === "function" ? nativeMethod(HTMLElement.prototype, "click", "HTMLElement.prototype.click") : null;
+var agentEvent = null; // the event the engine dispatches for the agent right now
+var agentClickTarget = null; // the element whose click() the engine runs for the agent right now
+
+/** Whether the browser made ev (real or CDP input), read through the captured getter: false for anything else. */
+function isTrusted(ev) {
+  if (!trustedGetter) return false;
+  try {
+    return trustedGetter(ev) === true;
+  } catch (_notAnEvent) {
+    return false;
+  }
+}
+
+/** target.dispatchEvent(ev) for the agent: while it runs, ev is the engine's own (agentInput). */
+function dispatchForAgent(target, ev) {
+  var previous = agentEvent;
+  agentEvent = ev;
+  try {
+    return nativeDispatch ? nativeDispatch(target, ev) : target.dispatchEvent(ev);
+  } finally {
+    agentEvent = previous;
+  }
+}
+
+/** el.click() for the agent (keyboard activation): the one click it dispatches on el is the engine's. */
+function clickForAgent(el) {
+  var previous = agentClickTarget;
+  agentClickTarget = el;
+  try {
+    if (nativeClick) nativeClick(el);
+    else el.click();
+  } finally {
+    agentClickTarget = previous;
+  }
+}
+
+/**
+ * Whether ev, arriving at el, is a click the engine is making for the agent now. A click() the
+ * engine runs counts once: a page listener that dispatches its own click on el meanwhile uses it
+ * up, and then opens only what the agent was opening anyway.
+ */
+function agentInput(ev, el) {
+  if (agentEvent !== null && ev === agentEvent) return true;
+  if (agentClickTarget !== null && agentClickTarget === el) {
+    agentClickTarget = null;
+    return true;
+  }
+  return false;
+}
+
+/** A click a launcher may act on: trusted input, or the engine's own click for the agent. */
+function unforged(ev, el) {
+  return isTrusted(ev) || agentInput(ev, el);
+}
+
 M.intrinsics = objectFreeze({
   uncurry: uncurry,
   apply: reflectApply,
@@ -187,6 +310,13 @@ M.intrinsics = objectFreeze({
   patchedBuiltins: patchedBuiltins,
   bare: bare,
   iterable: iterable,
+  parseJSON: parseJSON,
+  jsonText: jsonText,
+  jsonCopy: jsonCopy,
+  isTrusted: isTrusted,
+  dispatchForAgent: dispatchForAgent,
+  clickForAgent: clickForAgent,
+  unforged: unforged,
 });
   })(M, root);
 
@@ -1469,12 +1599,12 @@ function emulateKeyDefault(target, chord) {
       return "implicit_submission";
     }
     if (tag === "button" || (tag === "a" && target.hasAttribute("href")) || (target instanceof HTMLInputElement && /^(submit|button|reset|image)$/.test(target.type))) {
-      target.click();
+      M.intrinsics.clickForAgent(target); // the engine's own click: a launcher takes it (docs/overlays.md)
       return "click";
     }
   }
   if (chord.key === " " && (tag === "button" || (target instanceof HTMLInputElement && /^(checkbox|radio|submit|button|reset)$/.test(target.type)))) {
-    target.click();
+    M.intrinsics.clickForAgent(target);
     return "click";
   }
   return null;
@@ -1554,13 +1684,15 @@ function mouseInit(x, y, button, buttons, detail) {
   };
 }
 
+// Dispatched as the engine's own (intrinsics.js dispatchForAgent): a launcher takes the agent's
+// synthetic click, never a page script's (docs/overlays.md, "Launcher clicks").
 function firePointer(el, type, init) {
   var Ctor = typeof PointerEvent === "function" ? PointerEvent : MouseEvent;
-  return el.dispatchEvent(new Ctor(type, init));
+  return M.intrinsics.dispatchForAgent(el, new Ctor(type, init));
 }
 
 function fireMouse(el, type, init) {
-  return el.dispatchEvent(new MouseEvent(type, init));
+  return M.intrinsics.dispatchForAgent(el, new MouseEvent(type, init));
 }
 
 function focusFromPointer(el) {
@@ -4478,25 +4610,71 @@ definePrimitive("refs.select", selectOptions, ["ref"]);
  * button's own text inside the shadow root, never light-DOM text, so a
  * target's text (text_equals/text_contains) does not change when a launcher is
  * placed inside it.
+ *
+ * Open, so the page can reach a launcher's button, and a page script could click it to make the
+ * server run a map tool. A launcher acts only on a click the page did not forge: trusted input
+ * (the user's, or CDP input), or a click the engine itself dispatches for the agent
+ * (intrinsics.js unforged; docs/overlays.md, "Launcher clicks"). Specs hold the onClick that
+ * opens a map's tool or overlay, so no spec, entry or set ever passes through a built-in the
+ * page can replace: lists are walked by index and keys written with the captured jsonText.
  */
 var EngineError = M.EngineError,
   resolveAll = M.resolveAll,
   hiddenReason = M.hiddenReason,
-  queryAllDeep = M.queryAllDeep;
+  queryAllDeep = M.queryAllDeep,
+  I = M.intrinsics;
+
+var own = I.own,
+  isArray = I.isArray;
 
 // An anchor may be rendered but empty (an <output> before its first result) or scrolled out of its
 // box: a launcher still belongs beside it. Hidden (display:none, visibility, inert) it does not.
 var RENDERED_REASONS = { zero_size: true, off_screen: true, clipped: true };
 
 var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
+var PLACEMENT_SET = { beforebegin: true, afterbegin: true, beforeend: true, afterend: true };
 var RECONCILE_DELAY_MS = 60;
 var MAX_WAIT_MS = 250;
 var HOST_TAG = M.LAUNCHER_HOST_TAG;
 var LAUNCHER_ATTR = "data-actions-json-launcher";
 
 // Captured when the engine installs, before page scripts can patch them (a patched
-// attachShadow would otherwise see every launcher's root).
-var nativeAttachShadow = root.Element && Element.prototype.attachShadow;
+// attachShadow would otherwise see every launcher's root, addEventListener our listener).
+var ElementP = root.Element ? root.Element.prototype : null;
+var attachShadow = I.nativeMethod(ElementP, "attachShadow", "Element.prototype.attachShadow");
+var setAttribute = I.nativeMethod(ElementP, "setAttribute", "Element.prototype.setAttribute");
+var listen = I.nativeMethod(root.EventTarget ? root.EventTarget.prototype : null, "addEventListener", "EventTarget.prototype.addEventListener");
+var EventP = root.Event ? root.Event.prototype : null;
+var preventDefault = I.nativeMethod(EventP, "preventDefault", "Event.prototype.preventDefault");
+var stopPropagation = I.nativeMethod(EventP, "stopPropagation", "Event.prototype.stopPropagation");
+var min = Math.min,
+  max = Math.max,
+  now = Date.now;
+
+/** The items of an array-like (a NodeList, a page's list) as a fresh array, by index. */
+function listOf(items) {
+  var out = [];
+  var n = items ? items.length : 0;
+  for (var i = 0; i < n; i++) out[i] = items[i];
+  return out;
+}
+
+/** text as a quoted CSS string (an attribute selector's value). */
+function cssString(text) {
+  var out = '"';
+  for (var i = 0; i < text.length; i++) {
+    var c = I.charCodeAt(text, i);
+    if (c === 34 || c === 92) out += "\\" + text[i];
+    else if (c < 32 || c === 127) out += "\\" + c.toString(16) + " ";
+    else out += text[i];
+  }
+  return out + '"';
+}
+
+function contains(list, item) {
+  for (var i = 0; i < list.length; i++) if (list[i] === item) return true;
+  return false;
+}
 
 var sets = []; // every live launcher set, reconciled together
 var hosts = typeof WeakSet === "function" ? new WeakSet() : null; // every launcher host we made
@@ -4540,9 +4718,12 @@ function adoptStyle(shadow) {
 
 function makeHost(spec) {
   var host = document.createElement(HOST_TAG);
-  host.setAttribute(LAUNCHER_ATTR, spec.id);
-  Object.keys(spec.attrs || {}).forEach(function (name) { host.setAttribute(name, spec.attrs[name]); });
-  var shadow = nativeAttachShadow.call(host, { mode: "open" });
+  setAttribute(host, LAUNCHER_ATTR, spec.id);
+  var attrs = spec.attrs || {};
+  var names = I.keys(attrs);
+  for (var i = 0; i < names.length; i++) setAttribute(host, names[i], attrs[names[i]]);
+  // A bare init dictionary: attachShadow reads members we do not set, and none may come from Object.prototype.
+  var shadow = attachShadow(host, I.bare({ mode: "open" }));
   adoptStyle(shadow);
   if (spec.badge) {
     // A status badge says something about its target; it opens nothing, so it is no button.
@@ -4560,10 +4741,12 @@ function makeHost(spec) {
   button.setAttribute("part", "button");
   button.textContent = spec.label;
   if (spec.title) button.title = spec.title;
-  button.addEventListener("click", function (ev) {
+  listen(button, "click", function (ev) {
     // A launcher placed inside a link or a clickable card opens the overlay, not the card.
-    ev.preventDefault();
-    ev.stopPropagation();
+    preventDefault(ev);
+    stopPropagation(ev);
+    // A page script's click() or dispatched MouseEvent opens nothing (docs/overlays.md, "Launcher clicks").
+    if (!I.unforged(ev, button)) return;
     spec.onClick(spec.id);
   });
   shadow.appendChild(button);
@@ -4580,27 +4763,35 @@ function inPlace(host, anchor, placement) {
 
 /** Whether every probe of a {name, probes} state check holds on this page (no probe: never). */
 function stateHolds(check) {
-  var probes = check && Array.isArray(check.probes) ? check.probes : [];
-  if (!probes.length) return false;
+  var probes = own(check, "probes");
+  if (!isArray(probes) || !probes.length) return false;
   var url = String(root.location.href);
-  return probes.every(function (probe) {
-    if (typeof probe.url_contains === "string" && url.indexOf(probe.url_contains) < 0) return false;
-    if (typeof probe.url_matches === "string") {
+  var located = [];
+  for (var i = 0; i < probes.length; i++) {
+    var probe = probes[i];
+    var contained = own(probe, "url_contains"),
+      matches = own(probe, "url_matches"),
+      locator = own(probe, "locator");
+    if (typeof contained === "string" && url.indexOf(contained) < 0) return false;
+    if (typeof matches === "string") {
       try {
-        if (!new RegExp(probe.url_matches).test(url)) return false;
+        if (!new RegExp(matches).test(url)) return false;
       } catch (_bad) {
         return false;
       }
     }
-    return true;
-  }) && locatorsHold(probes.filter(function (probe) { return !!probe.locator; }));
+    if (locator) located[located.length] = { id: own(probe, "id"), locator: locator, state: own(probe, "state") };
+  }
+  return locatorsHold(located);
 }
 
 /** Whether every probe's locator finds what it asks for, judged as locator.probe judges it (states.js). */
 function locatorsHold(probes) {
   if (!probes.length) return true;
   try {
-    return M.probeLocators({ probes: probes.map(function (p) { return { id: p.id, locator: p.locator, state: p.state }; }) }).results.every(function (r) { return r.matched; });
+    var results = M.probeLocators({ probes: probes }).results;
+    for (var i = 0; i < results.length; i++) if (!results[i].matched) return false;
+    return true;
   } catch (_err) {
     return false; // an invalid locator: the state cannot hold
   }
@@ -4608,9 +4799,10 @@ function locatorsHold(probes) {
 
 /** A target descriptor without ``state`` (which names a map state, checked through whenState). */
 function locatorOf(target) {
-  if (typeof target === "string" || target.state === undefined) return target;
+  if (typeof target === "string" || own(target, "state") === undefined) return target;
   var copy = {};
-  Object.keys(target).forEach(function (k) { if (k !== "state") copy[k] = target[k]; });
+  var keys = I.keys(target);
+  for (var i = 0; i < keys.length; i++) if (keys[i] !== "state") copy[keys[i]] = target[keys[i]];
   return copy;
 }
 
@@ -4628,16 +4820,30 @@ function targetsOf(spec) {
   // launcher, text predicates narrow those matches and do not stand in for them when they fail
   // (an "h2 containing Results" target must not move to a "Results" link once the heading goes).
   if (/^text_/.test(res.matched_by) && hasStructure(spec.target)) return [];
-  var rendered = res.matches.filter(function (el) {
+  var rendered = [];
+  for (var i = 0; i < res.matches.length; i++) {
+    var el = res.matches[i];
     var hidden = hiddenReason(el);
-    return hidden === null || RENDERED_REASONS[hidden.reason] === true;
-  });
-  return rendered.filter(function (el) { return !insideLauncher(el); });
+    if ((hidden === null || RENDERED_REASONS[hidden.reason] === true) && !insideLauncher(el)) rendered[rendered.length] = el;
+  }
+  return rendered;
 }
+
+var STRUCTURE = ["selector", "selectors", "xpath", "fallback_selectors", "role"];
 
 function hasStructure(target) {
   if (typeof target === "string") return true;
-  return ["selector", "selectors", "xpath", "fallback_selectors", "role"].some(function (k) { return target[k] !== undefined && target[k] !== null; });
+  for (var i = 0; i < STRUCTURE.length; i++) {
+    var value = own(target, STRUCTURE[i]);
+    if (value !== undefined && value !== null) return true;
+  }
+  return false;
+}
+
+/** The instance of `instances` beside `anchor`, or null. */
+function instanceAt(instances, anchor) {
+  for (var i = 0; i < instances.length; i++) if (instances[i].anchor === anchor) return instances[i];
+  return null;
 }
 
 function reconcileSpec(spec, entry) {
@@ -4646,30 +4852,37 @@ function reconcileSpec(spec, entry) {
     removeAll(entry);
     return "failed";
   }
-  wanted = wanted.slice(0, spec.max);
+  if (wanted.length > spec.max) wanted.length = spec.max;
   var kept = [];
-  entry.instances.forEach(function (inst) {
-    if (wanted.indexOf(inst.anchor) >= 0 && inPlace(inst.host, inst.anchor, spec.placement) && !kept.some(function (k) { return k.anchor === inst.anchor; })) kept.push(inst);
+  var i, inst;
+  for (i = 0; i < entry.instances.length; i++) {
+    inst = entry.instances[i];
+    if (contains(wanted, inst.anchor) && inPlace(inst.host, inst.anchor, spec.placement) && !instanceAt(kept, inst.anchor)) kept[kept.length] = inst;
     else if (inst.host.parentNode) inst.host.parentNode.removeChild(inst.host);
-  });
+  }
   var failed = false;
-  wanted.forEach(function (anchor) {
-    if (kept.some(function (k) { return k.anchor === anchor; })) return;
+  for (i = 0; i < wanted.length; i++) {
+    var anchor = wanted[i];
+    if (instanceAt(kept, anchor)) continue;
     var host = makeHost(spec);
     try {
       anchor.insertAdjacentElement(spec.placement, host);
     } catch (_err) {
       failed = true; // beforebegin/afterend of the root element, say
-      return;
+      continue;
     }
-    kept.push({ host: host, anchor: anchor });
-  });
+    kept[kept.length] = { host: host, anchor: anchor };
+  }
   entry.instances = kept;
   // Any other host with this id (a framework cloned a section with our button in it) goes.
-  var sel = HOST_TAG + "[" + LAUNCHER_ATTR + "=" + JSON.stringify(spec.id) + "]";
-  queryAllDeep(sel).forEach(function (h) {
-    if (!kept.some(function (k) { return k.host === h; }) && h.parentNode) h.parentNode.removeChild(h);
-  });
+  var sel = HOST_TAG + "[" + LAUNCHER_ATTR + "=" + cssString(spec.id) + "]";
+  var copies = listOf(queryAllDeep(sel));
+  for (i = 0; i < copies.length; i++) {
+    var h = copies[i];
+    var ours = false;
+    for (var k = 0; k < kept.length; k++) if (kept[k].host === h) ours = true;
+    if (!ours && h.parentNode) h.parentNode.removeChild(h);
+  }
   if (kept.length) {
     entry.everAttached = true;
     return "attached";
@@ -4679,9 +4892,10 @@ function reconcileSpec(spec, entry) {
 }
 
 function removeAll(entry) {
-  entry.instances.forEach(function (inst) {
-    if (inst.host.parentNode) inst.host.parentNode.removeChild(inst.host);
-  });
+  for (var i = 0; i < entry.instances.length; i++) {
+    var host = entry.instances[i].host;
+    if (host.parentNode) host.parentNode.removeChild(host);
+  }
   entry.instances = [];
 }
 
@@ -4695,16 +4909,20 @@ var historyHooked = false;
 function ownMutation(record) {
   // Our own insertions and removals do not call for another reconcile (no feedback loop).
   if (record.type !== "childList") return isLauncherHost(record.target) || insideLauncher(record.target);
-  var nodes = Array.prototype.slice.call(record.addedNodes).concat(Array.prototype.slice.call(record.removedNodes));
-  return nodes.length > 0 && nodes.every(function (n) { return isLauncherHost(n); });
+  var added = listOf(record.addedNodes),
+    removed = listOf(record.removedNodes);
+  if (!added.length && !removed.length) return false;
+  for (var i = 0; i < added.length; i++) if (!isLauncherHost(added[i])) return false;
+  for (var j = 0; j < removed.length; j++) if (!isLauncherHost(removed[j])) return false;
+  return true;
 }
 
 function schedule() {
-  var now = Date.now();
-  if (!timer) firstChangeAt = now;
+  var at = now();
+  if (!timer) firstChangeAt = at;
   else clearTimeout(timer);
   // Trailing debounce, but never later than MAX_WAIT_MS after the first change of a burst.
-  var delay = Math.max(0, Math.min(RECONCILE_DELAY_MS, firstChangeAt + MAX_WAIT_MS - now));
+  var delay = max(0, min(RECONCILE_DELAY_MS, firstChangeAt + MAX_WAIT_MS - at));
   timer = setTimeout(function () {
     timer = null;
     reconcileAll();
@@ -4728,10 +4946,16 @@ function hookHistory() {
 }
 
 function watch() {
-  var any = sets.some(function (s) { return s.specs.length > 0; });
+  var any = false;
+  for (var i = 0; i < sets.length; i++) if (sets[i].specs.length > 0) any = true;
   if (any && !observer && typeof MutationObserver === "function") {
     observer = new MutationObserver(function (records) {
-      if (!records.every(ownMutation)) schedule();
+      for (var r = 0; r < records.length; r++) {
+        if (!ownMutation(records[r])) {
+          schedule();
+          return;
+        }
+      }
     });
     observer.observe(document.documentElement || document, {
       childList: true, subtree: true, attributes: true, attributeFilter: ["class", "style", "hidden", "open", "aria-hidden"],
@@ -4744,7 +4968,7 @@ function watch() {
 }
 
 function reconcileAll() {
-  sets.forEach(function (set) { set.reconcile(); });
+  for (var i = 0; i < sets.length; i++) sets[i].reconcile();
   if (observer) observer.takeRecords(); // our own changes of this pass are not news
 }
 
@@ -4753,13 +4977,15 @@ function reconcileAll() {
  * reconcile that changed any state (and once after each replace).
  */
 function launcherSet(onStates) {
-  var entries = {}; // id -> {spec, key, instances, everAttached, state}
+  var entries = I.create(null); // id -> {spec, key, instances, everAttached, state}
   var set = { specs: [] };
 
   set.replace = function (specs) {
-    var next = {};
-    specs.forEach(function (spec) {
-      var key = JSON.stringify([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs, !!spec.badge, spec.whenState || null]);
+    var next = I.create(null);
+    var i;
+    for (i = 0; i < specs.length; i++) {
+      var spec = specs[i];
+      var key = I.jsonText([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs, !!spec.badge, spec.whenState || null]);
       var old = entries[spec.id];
       if (old && old.key === key) {
         old.spec = spec; // same launcher: keep its buttons (a new onClick is taken)
@@ -4768,8 +4994,9 @@ function launcherSet(onStates) {
         if (old) removeAll(old);
         next[spec.id] = { spec: spec, key: key, instances: [], everAttached: false, state: null };
       }
-    });
-    Object.keys(entries).forEach(function (id) { if (!next[id]) removeAll(entries[id]); });
+    }
+    var ids = I.keys(entries);
+    for (i = 0; i < ids.length; i++) if (!next[ids[i]]) removeAll(entries[ids[i]]);
     entries = next;
     set.specs = specs;
     watch();
@@ -4779,14 +5006,15 @@ function launcherSet(onStates) {
 
   set.reconcile = function (force) {
     var changed = !!force;
-    Object.keys(entries).forEach(function (id) {
-      var entry = entries[id];
+    var ids = I.keys(entries);
+    for (var i = 0; i < ids.length; i++) {
+      var entry = entries[ids[i]];
       var state = reconcileSpec(entry.spec, entry);
       if (state !== entry.state) {
         entry.state = state;
         changed = true;
       }
-    });
+    }
     if (changed && typeof onStates === "function") {
       try {
         onStates(set.states());
@@ -4795,17 +5023,20 @@ function launcherSet(onStates) {
   };
 
   set.states = function () {
-    return Object.keys(entries).map(function (id) { return { id: id, state: entries[id].state || "waiting" }; });
+    var ids = I.keys(entries);
+    var out = [];
+    for (var i = 0; i < ids.length; i++) out[i] = { id: ids[i], state: entries[ids[i]].state || "waiting" };
+    return out;
   };
 
-  sets.push(set);
+  sets[sets.length] = set;
   return set;
 }
 
 /** A launcher spec's placement, checked (afterend by default). */
 function placementOf(value, code) {
   if (value === undefined || value === null) return "afterend";
-  if (PLACEMENTS.indexOf(value) < 0) M.fail(code, "placement must be one of " + PLACEMENTS.join(", "), { field: "placement", placement: value });
+  if (typeof value !== "string" || !I.hasOwn(PLACEMENT_SET, value)) M.fail(code, "placement must be one of " + PLACEMENTS.join(", "), { field: "placement", placement: value });
   return value;
 }
 
@@ -5381,108 +5612,168 @@ M.OVERLAY_OPENED_EVENT = OPENED_EVENT;
  * there, a tool of no map) is reported failed and not installed. A target
  * naming a map state is installed only while the state's probes (when_state,
  * sent by the server) hold.
+ *
+ * The list holds what the map gives the user (an overlay's HTML and data, in
+ * opens.arguments), so nothing of it passes through a built-in the page can
+ * replace (docs/overlays.md, "What a page can reach"): items are read by own
+ * property, lists by index, copies are made with the captured JSON.parse
+ * (intrinsics.js), and a host may hand the list over as JSON text so that no
+ * page-visible code builds it. A launcher opens only on a click the page did
+ * not forge (launchers.js, docs/overlays.md "Launcher clicks").
  */
 var isObject = M.isObject,
   PRIMITIVES = M.PRIMITIVES,
   launcherSet = M.launcherSet,
-  OPENED_EVENT = M.OVERLAY_OPENED_EVENT;
+  OPENED_EVENT = M.OVERLAY_OPENED_EVENT,
+  I = M.intrinsics;
+
+var own = I.own,
+  hasOwn = I.hasOwn,
+  isArray = I.isArray;
 
 var ATTACHMENT_ATTR = "data-actions-json-attachment";
-var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
+var PLACEMENTS = { beforebegin: true, afterbegin: true, beforeend: true, afterend: true };
 // Arguments only the server can turn into something a page can render (storage references).
 var SERVER_RESOLVED = ["template", "data", "html_source", "data_source"];
+var promiseThen = typeof Promise === "function" ? I.nativeMethod(Promise.prototype, "then", "Promise.prototype.then") : null;
+var nothing = function () {};
+var floor = Math.floor;
 
 var sinks = { status: null, open: null };
 var refused = []; // [{id, state: "failed"}] for items that cannot be installed at all
 var installed = launcherSet(function (states) {
-  var all = states.concat(refused);
+  var all = [];
+  for (var i = 0; i < states.length; i++) all[all.length] = states[i];
+  for (var j = 0; j < refused.length; j++) all[all.length] = refused[j];
   if (typeof sinks.status === "function") sinks.status(all);
 });
 
-function runsHere(opens) {
-  if (!isObject(opens) || typeof opens.tool !== "string") return false;
-  if (opens.kind === "tool") return false;
-  if (!Object.prototype.hasOwnProperty.call(PRIMITIVES, opens.tool)) return false;
-  var args = isObject(opens.arguments) ? opens.arguments : {};
-  if (opens.kind === "primitive") return true;
-  return !SERVER_RESOLVED.some(function (k) { return args[k] !== undefined; });
+function ownObject(obj, key) {
+  var value = own(obj, key);
+  return isObject(value) ? value : null;
 }
 
-function opener(attachment) {
-  var opens = attachment.affordance.opens;
+function ownString(obj, key) {
+  var value = own(obj, key);
+  return typeof value === "string" ? value : null;
+}
+
+function runsHere(opens) {
+  var tool = ownString(opens, "tool");
+  if (!isObject(opens) || tool === null) return false;
+  var kind = own(opens, "kind");
+  if (kind === "tool") return false;
+  if (!hasOwn(PRIMITIVES, tool)) return false;
+  if (kind === "primitive") return true;
+  var args = ownObject(opens, "arguments") || {};
+  for (var i = 0; i < SERVER_RESOLVED.length; i++) if (own(args, SERVER_RESOLVED[i]) !== undefined) return false;
+  return true;
+}
+
+function opener(id, opens) {
   return function (launcherId) {
     if (runsHere(opens)) {
-      var entry = PRIMITIVES[opens.tool];
+      var tool = own(opens, "tool");
+      var args = ownObject(opens, "arguments") || {};
       try {
         // A user's click: the overlay it opens takes the keyboard focus.
-        if (opens.tool === "overlay.open") M.renderOverlayFromArgs(opens.arguments || {});
-        else Promise.resolve(entry.fn(M.jsonClone(opens.arguments || {}))).catch(function () {});
+        if (tool === "overlay.open") M.renderOverlayFromArgs(args);
+        else {
+          // The primitive gets its own copy; its result is nobody's. A rejection is dropped through
+          // the captured then (which throws when the result is no promise).
+          var result = own(PRIMITIVES, tool).fn(I.jsonCopy(args));
+          if (promiseThen && result !== null && typeof result === "object") {
+            try {
+              promiseThen(result, nothing, nothing);
+            } catch (_notAPromise) { /* a plain output: nothing to wait for */ }
+          }
+        }
       } catch (err) {
         try {
-          console.warn("[mcp-actions] attachment " + attachment.id + " could not open " + opens.tool + ": " + (err && err.message));
+          console.warn("[mcp-actions] attachment " + id + " could not open " + tool + ": " + (err && err.message));
         } catch (_ignored) { /* no console */ }
       }
     } else if (typeof sinks.open === "function") {
-      sinks.open(attachment.id, launcherId);
+      sinks.open(id, launcherId);
     }
     document.dispatchEvent(new CustomEvent(OPENED_EVENT, { detail: { launcher_id: launcherId }, bubbles: true }));
   };
 }
 
+function switchedOff(attachment) {
+  var install = own(ownObject(attachment, "lifecycle"), "install");
+  return install === "disabled" || install === "never";
+}
+
 /** One declared attachment as a launcher spec, or null when it cannot be installed. */
 function specOf(attachment) {
-  if (!isObject(attachment) || typeof attachment.id !== "string" || !attachment.id) return null;
-  var affordance = isObject(attachment.affordance) ? attachment.affordance : {};
-  var target = attachment.target;
+  var id = ownString(attachment, "id");
+  if (!isObject(attachment) || !id) return null;
+  var affordance = ownObject(attachment, "affordance") || {};
+  var target = own(attachment, "target");
   if (!isObject(target) && typeof target !== "string") return null;
-  var placement = affordance.placement === undefined ? "afterend" : affordance.placement;
-  if (PLACEMENTS.indexOf(placement) < 0) return null;
-  var max = affordance.max_instances === undefined ? 1 : affordance.max_instances;
+  var placement = own(affordance, "placement");
+  if (placement === undefined) placement = "afterend";
+  if (typeof placement !== "string" || !hasOwn(PLACEMENTS, placement)) return null;
+  var max = own(affordance, "max_instances");
+  if (max === undefined) max = 1;
   if (typeof max !== "number" || !(max >= 1)) return null;
-  var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
-  if (lifecycle.install === "disabled" || lifecycle.install === "never") return null;
-  var opens = isObject(affordance.opens) ? affordance.opens : null;
-  if (opens && opens.kind === "unavailable") return null;
-  var label = typeof affordance.label === "string" && affordance.label ? affordance.label : attachment.id;
+  if (switchedOff(attachment)) return null;
+  var opens = ownObject(affordance, "opens");
+  if (opens && own(opens, "kind") === "unavailable") return null;
+  var label = ownString(affordance, "label") || id;
+  var title = ownString(affordance, "title");
+  if (title === null) title = ownString(attachment, "description") || "";
   var attrs = {};
-  attrs[ATTACHMENT_ATTR] = attachment.id;
+  attrs[ATTACHMENT_ATTR] = id;
   return {
-    id: attachment.id,
+    id: id,
     target: target,
     placement: placement,
-    max: Math.min(Math.floor(max), 10),
+    max: max > 10 ? 10 : floor(max),
     label: label,
-    title: typeof affordance.title === "string" ? affordance.title : typeof attachment.description === "string" ? attachment.description : "",
+    title: title,
     attrs: attrs,
     badge: !opens,
-    whenState: isObject(attachment.when_state) ? attachment.when_state : null,
-    onClick: opener({ id: attachment.id, affordance: { opens: affordance.opens } }),
+    whenState: ownObject(attachment, "when_state"),
+    onClick: opener(id, opens),
   };
 }
 
 /**
- * Replace the page's attachments with `list`. sinks: {status([{id, state}]),
- * open(attachment_id, launcher_id)}; either may be missing. Returns the states now.
+ * Replace the page's attachments with `list` (an array, or its JSON text). sinks:
+ * {status([{id, state}]), open(attachment_id, launcher_id)}, either may be missing;
+ * none at all keeps the sinks given before. Returns the states now.
  */
 function applyAttachments(list, newSinks) {
-  sinks = isObject(newSinks) ? { status: newSinks.status, open: newSinks.open } : { status: null, open: null };
+  if (typeof list === "string") {
+    try {
+      list = I.parseJSON(list);
+    } catch (_bad) {
+      list = [];
+    }
+  }
+  if (newSinks !== undefined) sinks = isObject(newSinks) ? { status: own(newSinks, "status"), open: own(newSinks, "open") } : { status: null, open: null };
+  var items = isArray(list) ? list : [];
   var specs = [];
   refused = [];
-  var seen = {};
-  (Array.isArray(list) ? list : []).forEach(function (attachment) {
+  var seen = I.create(null);
+  for (var i = 0; i < items.length; i++) {
+    var attachment = items[i];
     var spec = specOf(attachment);
+    var id = ownString(attachment, "id");
     if (spec && !seen[spec.id]) {
       seen[spec.id] = true;
-      specs.push(spec);
-    } else if (isObject(attachment) && typeof attachment.id === "string" && attachment.id && !seen[attachment.id]) {
-      seen[attachment.id] = true;
-      var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
-      var off = lifecycle.install === "disabled" || lifecycle.install === "never";
-      refused.push({ id: attachment.id, state: off ? "disabled" : "failed" });
+      specs[specs.length] = spec;
+    } else if (isObject(attachment) && id && !seen[id]) {
+      seen[id] = true;
+      refused[refused.length] = { id: id, state: switchedOff(attachment) ? "disabled" : "failed" };
     }
-  });
+  }
   installed.replace(specs);
-  return installed.states().concat(refused);
+  var states = installed.states();
+  for (var j = 0; j < refused.length; j++) states[states.length] = refused[j];
+  return states;
 }
 
 M.applyAttachments = applyAttachments;

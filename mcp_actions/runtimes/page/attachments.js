@@ -23,108 +23,168 @@
  * there, a tool of no map) is reported failed and not installed. A target
  * naming a map state is installed only while the state's probes (when_state,
  * sent by the server) hold.
+ *
+ * The list holds what the map gives the user (an overlay's HTML and data, in
+ * opens.arguments), so nothing of it passes through a built-in the page can
+ * replace (docs/overlays.md, "What a page can reach"): items are read by own
+ * property, lists by index, copies are made with the captured JSON.parse
+ * (intrinsics.js), and a host may hand the list over as JSON text so that no
+ * page-visible code builds it. A launcher opens only on a click the page did
+ * not forge (launchers.js, docs/overlays.md "Launcher clicks").
  */
 var isObject = M.isObject,
   PRIMITIVES = M.PRIMITIVES,
   launcherSet = M.launcherSet,
-  OPENED_EVENT = M.OVERLAY_OPENED_EVENT;
+  OPENED_EVENT = M.OVERLAY_OPENED_EVENT,
+  I = M.intrinsics;
+
+var own = I.own,
+  hasOwn = I.hasOwn,
+  isArray = I.isArray;
 
 var ATTACHMENT_ATTR = "data-actions-json-attachment";
-var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
+var PLACEMENTS = { beforebegin: true, afterbegin: true, beforeend: true, afterend: true };
 // Arguments only the server can turn into something a page can render (storage references).
 var SERVER_RESOLVED = ["template", "data", "html_source", "data_source"];
+var promiseThen = typeof Promise === "function" ? I.nativeMethod(Promise.prototype, "then", "Promise.prototype.then") : null;
+var nothing = function () {};
+var floor = Math.floor;
 
 var sinks = { status: null, open: null };
 var refused = []; // [{id, state: "failed"}] for items that cannot be installed at all
 var installed = launcherSet(function (states) {
-  var all = states.concat(refused);
+  var all = [];
+  for (var i = 0; i < states.length; i++) all[all.length] = states[i];
+  for (var j = 0; j < refused.length; j++) all[all.length] = refused[j];
   if (typeof sinks.status === "function") sinks.status(all);
 });
 
-function runsHere(opens) {
-  if (!isObject(opens) || typeof opens.tool !== "string") return false;
-  if (opens.kind === "tool") return false;
-  if (!Object.prototype.hasOwnProperty.call(PRIMITIVES, opens.tool)) return false;
-  var args = isObject(opens.arguments) ? opens.arguments : {};
-  if (opens.kind === "primitive") return true;
-  return !SERVER_RESOLVED.some(function (k) { return args[k] !== undefined; });
+function ownObject(obj, key) {
+  var value = own(obj, key);
+  return isObject(value) ? value : null;
 }
 
-function opener(attachment) {
-  var opens = attachment.affordance.opens;
+function ownString(obj, key) {
+  var value = own(obj, key);
+  return typeof value === "string" ? value : null;
+}
+
+function runsHere(opens) {
+  var tool = ownString(opens, "tool");
+  if (!isObject(opens) || tool === null) return false;
+  var kind = own(opens, "kind");
+  if (kind === "tool") return false;
+  if (!hasOwn(PRIMITIVES, tool)) return false;
+  if (kind === "primitive") return true;
+  var args = ownObject(opens, "arguments") || {};
+  for (var i = 0; i < SERVER_RESOLVED.length; i++) if (own(args, SERVER_RESOLVED[i]) !== undefined) return false;
+  return true;
+}
+
+function opener(id, opens) {
   return function (launcherId) {
     if (runsHere(opens)) {
-      var entry = PRIMITIVES[opens.tool];
+      var tool = own(opens, "tool");
+      var args = ownObject(opens, "arguments") || {};
       try {
         // A user's click: the overlay it opens takes the keyboard focus.
-        if (opens.tool === "overlay.open") M.renderOverlayFromArgs(opens.arguments || {});
-        else Promise.resolve(entry.fn(M.jsonClone(opens.arguments || {}))).catch(function () {});
+        if (tool === "overlay.open") M.renderOverlayFromArgs(args);
+        else {
+          // The primitive gets its own copy; its result is nobody's. A rejection is dropped through
+          // the captured then (which throws when the result is no promise).
+          var result = own(PRIMITIVES, tool).fn(I.jsonCopy(args));
+          if (promiseThen && result !== null && typeof result === "object") {
+            try {
+              promiseThen(result, nothing, nothing);
+            } catch (_notAPromise) { /* a plain output: nothing to wait for */ }
+          }
+        }
       } catch (err) {
         try {
-          console.warn("[mcp-actions] attachment " + attachment.id + " could not open " + opens.tool + ": " + (err && err.message));
+          console.warn("[mcp-actions] attachment " + id + " could not open " + tool + ": " + (err && err.message));
         } catch (_ignored) { /* no console */ }
       }
     } else if (typeof sinks.open === "function") {
-      sinks.open(attachment.id, launcherId);
+      sinks.open(id, launcherId);
     }
     document.dispatchEvent(new CustomEvent(OPENED_EVENT, { detail: { launcher_id: launcherId }, bubbles: true }));
   };
 }
 
+function switchedOff(attachment) {
+  var install = own(ownObject(attachment, "lifecycle"), "install");
+  return install === "disabled" || install === "never";
+}
+
 /** One declared attachment as a launcher spec, or null when it cannot be installed. */
 function specOf(attachment) {
-  if (!isObject(attachment) || typeof attachment.id !== "string" || !attachment.id) return null;
-  var affordance = isObject(attachment.affordance) ? attachment.affordance : {};
-  var target = attachment.target;
+  var id = ownString(attachment, "id");
+  if (!isObject(attachment) || !id) return null;
+  var affordance = ownObject(attachment, "affordance") || {};
+  var target = own(attachment, "target");
   if (!isObject(target) && typeof target !== "string") return null;
-  var placement = affordance.placement === undefined ? "afterend" : affordance.placement;
-  if (PLACEMENTS.indexOf(placement) < 0) return null;
-  var max = affordance.max_instances === undefined ? 1 : affordance.max_instances;
+  var placement = own(affordance, "placement");
+  if (placement === undefined) placement = "afterend";
+  if (typeof placement !== "string" || !hasOwn(PLACEMENTS, placement)) return null;
+  var max = own(affordance, "max_instances");
+  if (max === undefined) max = 1;
   if (typeof max !== "number" || !(max >= 1)) return null;
-  var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
-  if (lifecycle.install === "disabled" || lifecycle.install === "never") return null;
-  var opens = isObject(affordance.opens) ? affordance.opens : null;
-  if (opens && opens.kind === "unavailable") return null;
-  var label = typeof affordance.label === "string" && affordance.label ? affordance.label : attachment.id;
+  if (switchedOff(attachment)) return null;
+  var opens = ownObject(affordance, "opens");
+  if (opens && own(opens, "kind") === "unavailable") return null;
+  var label = ownString(affordance, "label") || id;
+  var title = ownString(affordance, "title");
+  if (title === null) title = ownString(attachment, "description") || "";
   var attrs = {};
-  attrs[ATTACHMENT_ATTR] = attachment.id;
+  attrs[ATTACHMENT_ATTR] = id;
   return {
-    id: attachment.id,
+    id: id,
     target: target,
     placement: placement,
-    max: Math.min(Math.floor(max), 10),
+    max: max > 10 ? 10 : floor(max),
     label: label,
-    title: typeof affordance.title === "string" ? affordance.title : typeof attachment.description === "string" ? attachment.description : "",
+    title: title,
     attrs: attrs,
     badge: !opens,
-    whenState: isObject(attachment.when_state) ? attachment.when_state : null,
-    onClick: opener({ id: attachment.id, affordance: { opens: affordance.opens } }),
+    whenState: ownObject(attachment, "when_state"),
+    onClick: opener(id, opens),
   };
 }
 
 /**
- * Replace the page's attachments with `list`. sinks: {status([{id, state}]),
- * open(attachment_id, launcher_id)}; either may be missing. Returns the states now.
+ * Replace the page's attachments with `list` (an array, or its JSON text). sinks:
+ * {status([{id, state}]), open(attachment_id, launcher_id)}, either may be missing;
+ * none at all keeps the sinks given before. Returns the states now.
  */
 function applyAttachments(list, newSinks) {
-  sinks = isObject(newSinks) ? { status: newSinks.status, open: newSinks.open } : { status: null, open: null };
+  if (typeof list === "string") {
+    try {
+      list = I.parseJSON(list);
+    } catch (_bad) {
+      list = [];
+    }
+  }
+  if (newSinks !== undefined) sinks = isObject(newSinks) ? { status: own(newSinks, "status"), open: own(newSinks, "open") } : { status: null, open: null };
+  var items = isArray(list) ? list : [];
   var specs = [];
   refused = [];
-  var seen = {};
-  (Array.isArray(list) ? list : []).forEach(function (attachment) {
+  var seen = I.create(null);
+  for (var i = 0; i < items.length; i++) {
+    var attachment = items[i];
     var spec = specOf(attachment);
+    var id = ownString(attachment, "id");
     if (spec && !seen[spec.id]) {
       seen[spec.id] = true;
-      specs.push(spec);
-    } else if (isObject(attachment) && typeof attachment.id === "string" && attachment.id && !seen[attachment.id]) {
-      seen[attachment.id] = true;
-      var lifecycle = isObject(attachment.lifecycle) ? attachment.lifecycle : {};
-      var off = lifecycle.install === "disabled" || lifecycle.install === "never";
-      refused.push({ id: attachment.id, state: off ? "disabled" : "failed" });
+      specs[specs.length] = spec;
+    } else if (isObject(attachment) && id && !seen[id]) {
+      seen[id] = true;
+      refused[refused.length] = { id: id, state: switchedOff(attachment) ? "disabled" : "failed" };
     }
-  });
+  }
   installed.replace(specs);
-  return installed.states().concat(refused);
+  var states = installed.states();
+  for (var j = 0; j < refused.length; j++) states[states.length] = refused[j];
+  return states;
 }
 
 M.applyAttachments = applyAttachments;

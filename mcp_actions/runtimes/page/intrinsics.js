@@ -31,6 +31,7 @@ var objectKeys = Object.keys;
 var defineProperty = Object.defineProperty;
 var getPrototypeOf = Object.getPrototypeOf;
 var isArray = Array.isArray;
+var parseJSON = JSON.parse;
 var ITERATOR = typeof Symbol === "function" ? Symbol.iterator : null;
 
 /** uncurry(f)(self, a, b) === f.call(self, a, b), with the call captured at install. */
@@ -152,6 +153,128 @@ function iterable(items) {
   return list;
 }
 
+// -- JSON text without the page's JSON ------------------------------------------------------
+// JSON.stringify looks up toJSON on every object it writes (a getter a page put on
+// Object.prototype is handed each one); JSON.parse, captured, builds its objects with own data
+// properties and calls nothing of the page's. jsonText writes plain JSON data by own properties.
+
+var stringFromCharCode = String.fromCharCode;
+var HEX = "0123456789abcdef";
+
+function quote(text) {
+  var out = '"';
+  for (var i = 0; i < text.length; i++) {
+    var c = charCodeAt(text, i);
+    if (c === 34) out += '\\"';
+    else if (c === 92) out += "\\\\";
+    // Controls, "<" (the text may end up inside a <script>) and lone surrogates as escapes.
+    else if (c < 32 || c === 60 || (c >= 0xd800 && c <= 0xdfff)) out += "\\u" + HEX[(c >> 12) & 15] + HEX[(c >> 8) & 15] + HEX[(c >> 4) & 15] + HEX[c & 15];
+    else out += stringFromCharCode(c);
+  }
+  return out + '"';
+}
+
+/** value (JSON data: objects, arrays, strings, finite numbers, booleans, null) as JSON text, read by own property. */
+function jsonText(value, depth) {
+  var d = depth || 0;
+  if (d > 200) throw new TypeError("nested too deeply");
+  if (value === null || value === undefined) return "null";
+  var t = typeof value;
+  if (t === "string") return quote(value);
+  if (t === "number") return value - value === 0 ? "" + value : "null"; // NaN and the infinities are not JSON
+  if (t === "boolean") return value ? "true" : "false";
+  if (t !== "object") return "null";
+  var out, i;
+  if (isArray(value)) {
+    out = "[";
+    for (i = 0; i < value.length; i++) out += (i ? "," : "") + jsonText(hasOwn(value, i) ? value[i] : null, d + 1);
+    return out + "]";
+  }
+  var keys = objectKeys(value);
+  out = "{";
+  var first = true;
+  for (i = 0; i < keys.length; i++) {
+    var v = value[keys[i]];
+    if (v === undefined || typeof v === "function") continue;
+    out += (first ? "" : ",") + quote(keys[i]) + ":" + jsonText(v, d + 1);
+    first = false;
+  }
+  return out + "}";
+}
+
+/** A deep copy of JSON data that no page patch sees (jsonText, then the captured JSON.parse). */
+function jsonCopy(value) {
+  return value === undefined ? undefined : parseJSON(jsonText(value));
+}
+
+// -- clicks the page did not forge --------------------------------------------------------
+// A launcher opens a map's tool or overlay: a page script must not open it by calling click()
+// or dispatching a MouseEvent (docs/overlays.md, "Launcher clicks"). A click counts when the
+// browser made it (isTrusted: real input, CDP input included) or when the engine itself is
+// dispatching it for the agent right now (the page runtime's pointer.click is synthetic): the
+// engine marks that event here, in a closure the page cannot reach.
+
+// isTrusted is an own, non-configurable accessor of every event ([LegacyUnforgeable]); its
+// getter, taken from one event at install, reads any event and throws on anything else.
+var trustedDescriptor = typeof Event === "function" ? getOwnPropertyDescriptor(new Event("mcp-actions"), "isTrusted") : null;
+var trustedGetter = trustedDescriptor && typeof trustedDescriptor.get === "function" ? uncurry(trustedDescriptor.get) : null;
+var nativeDispatch = typeof EventTarget === "function" ? nativeMethod(EventTarget.prototype, "dispatchEvent", "EventTarget.prototype.dispatchEvent") : null;
+var nativeClick = typeof HTMLElement === "function" ? nativeMethod(HTMLElement.prototype, "click", "HTMLElement.prototype.click") : null;
+var agentEvent = null; // the event the engine dispatches for the agent right now
+var agentClickTarget = null; // the element whose click() the engine runs for the agent right now
+
+/** Whether the browser made ev (real or CDP input), read through the captured getter: false for anything else. */
+function isTrusted(ev) {
+  if (!trustedGetter) return false;
+  try {
+    return trustedGetter(ev) === true;
+  } catch (_notAnEvent) {
+    return false;
+  }
+}
+
+/** target.dispatchEvent(ev) for the agent: while it runs, ev is the engine's own (agentInput). */
+function dispatchForAgent(target, ev) {
+  var previous = agentEvent;
+  agentEvent = ev;
+  try {
+    return nativeDispatch ? nativeDispatch(target, ev) : target.dispatchEvent(ev);
+  } finally {
+    agentEvent = previous;
+  }
+}
+
+/** el.click() for the agent (keyboard activation): the one click it dispatches on el is the engine's. */
+function clickForAgent(el) {
+  var previous = agentClickTarget;
+  agentClickTarget = el;
+  try {
+    if (nativeClick) nativeClick(el);
+    else el.click();
+  } finally {
+    agentClickTarget = previous;
+  }
+}
+
+/**
+ * Whether ev, arriving at el, is a click the engine is making for the agent now. A click() the
+ * engine runs counts once: a page listener that dispatches its own click on el meanwhile uses it
+ * up, and then opens only what the agent was opening anyway.
+ */
+function agentInput(ev, el) {
+  if (agentEvent !== null && ev === agentEvent) return true;
+  if (agentClickTarget !== null && agentClickTarget === el) {
+    agentClickTarget = null;
+    return true;
+  }
+  return false;
+}
+
+/** A click a launcher may act on: trusted input, or the engine's own click for the agent. */
+function unforged(ev, el) {
+  return isTrusted(ev) || agentInput(ev, el);
+}
+
 M.intrinsics = objectFreeze({
   uncurry: uncurry,
   apply: reflectApply,
@@ -170,4 +293,11 @@ M.intrinsics = objectFreeze({
   patchedBuiltins: patchedBuiltins,
   bare: bare,
   iterable: iterable,
+  parseJSON: parseJSON,
+  jsonText: jsonText,
+  jsonCopy: jsonCopy,
+  isTrusted: isTrusted,
+  dispatchForAgent: dispatchForAgent,
+  clickForAgent: clickForAgent,
+  unforged: unforged,
 });

@@ -111,12 +111,12 @@ function emulateKeyDefault(target, chord) {
       return "implicit_submission";
     }
     if (tag === "button" || (tag === "a" && target.hasAttribute("href")) || (target instanceof HTMLInputElement && /^(submit|button|reset|image)$/.test(target.type))) {
-      target.click();
+      M.intrinsics.clickForAgent(target); // the engine's own click: a launcher takes it (docs/overlays.md)
       return "click";
     }
   }
   if (chord.key === " " && (tag === "button" || (target instanceof HTMLInputElement && /^(checkbox|radio|submit|button|reset)$/.test(target.type)))) {
-    target.click();
+    M.intrinsics.clickForAgent(target);
     return "click";
   }
   return null;

@@ -29,25 +29,71 @@
  * button's own text inside the shadow root, never light-DOM text, so a
  * target's text (text_equals/text_contains) does not change when a launcher is
  * placed inside it.
+ *
+ * Open, so the page can reach a launcher's button, and a page script could click it to make the
+ * server run a map tool. A launcher acts only on a click the page did not forge: trusted input
+ * (the user's, or CDP input), or a click the engine itself dispatches for the agent
+ * (intrinsics.js unforged; docs/overlays.md, "Launcher clicks"). Specs hold the onClick that
+ * opens a map's tool or overlay, so no spec, entry or set ever passes through a built-in the
+ * page can replace: lists are walked by index and keys written with the captured jsonText.
  */
 var EngineError = M.EngineError,
   resolveAll = M.resolveAll,
   hiddenReason = M.hiddenReason,
-  queryAllDeep = M.queryAllDeep;
+  queryAllDeep = M.queryAllDeep,
+  I = M.intrinsics;
+
+var own = I.own,
+  isArray = I.isArray;
 
 // An anchor may be rendered but empty (an <output> before its first result) or scrolled out of its
 // box: a launcher still belongs beside it. Hidden (display:none, visibility, inert) it does not.
 var RENDERED_REASONS = { zero_size: true, off_screen: true, clipped: true };
 
 var PLACEMENTS = ["beforebegin", "afterbegin", "beforeend", "afterend"];
+var PLACEMENT_SET = { beforebegin: true, afterbegin: true, beforeend: true, afterend: true };
 var RECONCILE_DELAY_MS = 60;
 var MAX_WAIT_MS = 250;
 var HOST_TAG = M.LAUNCHER_HOST_TAG;
 var LAUNCHER_ATTR = "data-actions-json-launcher";
 
 // Captured when the engine installs, before page scripts can patch them (a patched
-// attachShadow would otherwise see every launcher's root).
-var nativeAttachShadow = root.Element && Element.prototype.attachShadow;
+// attachShadow would otherwise see every launcher's root, addEventListener our listener).
+var ElementP = root.Element ? root.Element.prototype : null;
+var attachShadow = I.nativeMethod(ElementP, "attachShadow", "Element.prototype.attachShadow");
+var setAttribute = I.nativeMethod(ElementP, "setAttribute", "Element.prototype.setAttribute");
+var listen = I.nativeMethod(root.EventTarget ? root.EventTarget.prototype : null, "addEventListener", "EventTarget.prototype.addEventListener");
+var EventP = root.Event ? root.Event.prototype : null;
+var preventDefault = I.nativeMethod(EventP, "preventDefault", "Event.prototype.preventDefault");
+var stopPropagation = I.nativeMethod(EventP, "stopPropagation", "Event.prototype.stopPropagation");
+var min = Math.min,
+  max = Math.max,
+  now = Date.now;
+
+/** The items of an array-like (a NodeList, a page's list) as a fresh array, by index. */
+function listOf(items) {
+  var out = [];
+  var n = items ? items.length : 0;
+  for (var i = 0; i < n; i++) out[i] = items[i];
+  return out;
+}
+
+/** text as a quoted CSS string (an attribute selector's value). */
+function cssString(text) {
+  var out = '"';
+  for (var i = 0; i < text.length; i++) {
+    var c = I.charCodeAt(text, i);
+    if (c === 34 || c === 92) out += "\\" + text[i];
+    else if (c < 32 || c === 127) out += "\\" + c.toString(16) + " ";
+    else out += text[i];
+  }
+  return out + '"';
+}
+
+function contains(list, item) {
+  for (var i = 0; i < list.length; i++) if (list[i] === item) return true;
+  return false;
+}
 
 var sets = []; // every live launcher set, reconciled together
 var hosts = typeof WeakSet === "function" ? new WeakSet() : null; // every launcher host we made
@@ -91,9 +137,12 @@ function adoptStyle(shadow) {
 
 function makeHost(spec) {
   var host = document.createElement(HOST_TAG);
-  host.setAttribute(LAUNCHER_ATTR, spec.id);
-  Object.keys(spec.attrs || {}).forEach(function (name) { host.setAttribute(name, spec.attrs[name]); });
-  var shadow = nativeAttachShadow.call(host, { mode: "open" });
+  setAttribute(host, LAUNCHER_ATTR, spec.id);
+  var attrs = spec.attrs || {};
+  var names = I.keys(attrs);
+  for (var i = 0; i < names.length; i++) setAttribute(host, names[i], attrs[names[i]]);
+  // A bare init dictionary: attachShadow reads members we do not set, and none may come from Object.prototype.
+  var shadow = attachShadow(host, I.bare({ mode: "open" }));
   adoptStyle(shadow);
   if (spec.badge) {
     // A status badge says something about its target; it opens nothing, so it is no button.
@@ -111,10 +160,12 @@ function makeHost(spec) {
   button.setAttribute("part", "button");
   button.textContent = spec.label;
   if (spec.title) button.title = spec.title;
-  button.addEventListener("click", function (ev) {
+  listen(button, "click", function (ev) {
     // A launcher placed inside a link or a clickable card opens the overlay, not the card.
-    ev.preventDefault();
-    ev.stopPropagation();
+    preventDefault(ev);
+    stopPropagation(ev);
+    // A page script's click() or dispatched MouseEvent opens nothing (docs/overlays.md, "Launcher clicks").
+    if (!I.unforged(ev, button)) return;
     spec.onClick(spec.id);
   });
   shadow.appendChild(button);
@@ -131,27 +182,35 @@ function inPlace(host, anchor, placement) {
 
 /** Whether every probe of a {name, probes} state check holds on this page (no probe: never). */
 function stateHolds(check) {
-  var probes = check && Array.isArray(check.probes) ? check.probes : [];
-  if (!probes.length) return false;
+  var probes = own(check, "probes");
+  if (!isArray(probes) || !probes.length) return false;
   var url = String(root.location.href);
-  return probes.every(function (probe) {
-    if (typeof probe.url_contains === "string" && url.indexOf(probe.url_contains) < 0) return false;
-    if (typeof probe.url_matches === "string") {
+  var located = [];
+  for (var i = 0; i < probes.length; i++) {
+    var probe = probes[i];
+    var contained = own(probe, "url_contains"),
+      matches = own(probe, "url_matches"),
+      locator = own(probe, "locator");
+    if (typeof contained === "string" && url.indexOf(contained) < 0) return false;
+    if (typeof matches === "string") {
       try {
-        if (!new RegExp(probe.url_matches).test(url)) return false;
+        if (!new RegExp(matches).test(url)) return false;
       } catch (_bad) {
         return false;
       }
     }
-    return true;
-  }) && locatorsHold(probes.filter(function (probe) { return !!probe.locator; }));
+    if (locator) located[located.length] = { id: own(probe, "id"), locator: locator, state: own(probe, "state") };
+  }
+  return locatorsHold(located);
 }
 
 /** Whether every probe's locator finds what it asks for, judged as locator.probe judges it (states.js). */
 function locatorsHold(probes) {
   if (!probes.length) return true;
   try {
-    return M.probeLocators({ probes: probes.map(function (p) { return { id: p.id, locator: p.locator, state: p.state }; }) }).results.every(function (r) { return r.matched; });
+    var results = M.probeLocators({ probes: probes }).results;
+    for (var i = 0; i < results.length; i++) if (!results[i].matched) return false;
+    return true;
   } catch (_err) {
     return false; // an invalid locator: the state cannot hold
   }
@@ -159,9 +218,10 @@ function locatorsHold(probes) {
 
 /** A target descriptor without ``state`` (which names a map state, checked through whenState). */
 function locatorOf(target) {
-  if (typeof target === "string" || target.state === undefined) return target;
+  if (typeof target === "string" || own(target, "state") === undefined) return target;
   var copy = {};
-  Object.keys(target).forEach(function (k) { if (k !== "state") copy[k] = target[k]; });
+  var keys = I.keys(target);
+  for (var i = 0; i < keys.length; i++) if (keys[i] !== "state") copy[keys[i]] = target[keys[i]];
   return copy;
 }
 
@@ -179,16 +239,30 @@ function targetsOf(spec) {
   // launcher, text predicates narrow those matches and do not stand in for them when they fail
   // (an "h2 containing Results" target must not move to a "Results" link once the heading goes).
   if (/^text_/.test(res.matched_by) && hasStructure(spec.target)) return [];
-  var rendered = res.matches.filter(function (el) {
+  var rendered = [];
+  for (var i = 0; i < res.matches.length; i++) {
+    var el = res.matches[i];
     var hidden = hiddenReason(el);
-    return hidden === null || RENDERED_REASONS[hidden.reason] === true;
-  });
-  return rendered.filter(function (el) { return !insideLauncher(el); });
+    if ((hidden === null || RENDERED_REASONS[hidden.reason] === true) && !insideLauncher(el)) rendered[rendered.length] = el;
+  }
+  return rendered;
 }
+
+var STRUCTURE = ["selector", "selectors", "xpath", "fallback_selectors", "role"];
 
 function hasStructure(target) {
   if (typeof target === "string") return true;
-  return ["selector", "selectors", "xpath", "fallback_selectors", "role"].some(function (k) { return target[k] !== undefined && target[k] !== null; });
+  for (var i = 0; i < STRUCTURE.length; i++) {
+    var value = own(target, STRUCTURE[i]);
+    if (value !== undefined && value !== null) return true;
+  }
+  return false;
+}
+
+/** The instance of `instances` beside `anchor`, or null. */
+function instanceAt(instances, anchor) {
+  for (var i = 0; i < instances.length; i++) if (instances[i].anchor === anchor) return instances[i];
+  return null;
 }
 
 function reconcileSpec(spec, entry) {
@@ -197,30 +271,37 @@ function reconcileSpec(spec, entry) {
     removeAll(entry);
     return "failed";
   }
-  wanted = wanted.slice(0, spec.max);
+  if (wanted.length > spec.max) wanted.length = spec.max;
   var kept = [];
-  entry.instances.forEach(function (inst) {
-    if (wanted.indexOf(inst.anchor) >= 0 && inPlace(inst.host, inst.anchor, spec.placement) && !kept.some(function (k) { return k.anchor === inst.anchor; })) kept.push(inst);
+  var i, inst;
+  for (i = 0; i < entry.instances.length; i++) {
+    inst = entry.instances[i];
+    if (contains(wanted, inst.anchor) && inPlace(inst.host, inst.anchor, spec.placement) && !instanceAt(kept, inst.anchor)) kept[kept.length] = inst;
     else if (inst.host.parentNode) inst.host.parentNode.removeChild(inst.host);
-  });
+  }
   var failed = false;
-  wanted.forEach(function (anchor) {
-    if (kept.some(function (k) { return k.anchor === anchor; })) return;
+  for (i = 0; i < wanted.length; i++) {
+    var anchor = wanted[i];
+    if (instanceAt(kept, anchor)) continue;
     var host = makeHost(spec);
     try {
       anchor.insertAdjacentElement(spec.placement, host);
     } catch (_err) {
       failed = true; // beforebegin/afterend of the root element, say
-      return;
+      continue;
     }
-    kept.push({ host: host, anchor: anchor });
-  });
+    kept[kept.length] = { host: host, anchor: anchor };
+  }
   entry.instances = kept;
   // Any other host with this id (a framework cloned a section with our button in it) goes.
-  var sel = HOST_TAG + "[" + LAUNCHER_ATTR + "=" + JSON.stringify(spec.id) + "]";
-  queryAllDeep(sel).forEach(function (h) {
-    if (!kept.some(function (k) { return k.host === h; }) && h.parentNode) h.parentNode.removeChild(h);
-  });
+  var sel = HOST_TAG + "[" + LAUNCHER_ATTR + "=" + cssString(spec.id) + "]";
+  var copies = listOf(queryAllDeep(sel));
+  for (i = 0; i < copies.length; i++) {
+    var h = copies[i];
+    var ours = false;
+    for (var k = 0; k < kept.length; k++) if (kept[k].host === h) ours = true;
+    if (!ours && h.parentNode) h.parentNode.removeChild(h);
+  }
   if (kept.length) {
     entry.everAttached = true;
     return "attached";
@@ -230,9 +311,10 @@ function reconcileSpec(spec, entry) {
 }
 
 function removeAll(entry) {
-  entry.instances.forEach(function (inst) {
-    if (inst.host.parentNode) inst.host.parentNode.removeChild(inst.host);
-  });
+  for (var i = 0; i < entry.instances.length; i++) {
+    var host = entry.instances[i].host;
+    if (host.parentNode) host.parentNode.removeChild(host);
+  }
   entry.instances = [];
 }
 
@@ -246,16 +328,20 @@ var historyHooked = false;
 function ownMutation(record) {
   // Our own insertions and removals do not call for another reconcile (no feedback loop).
   if (record.type !== "childList") return isLauncherHost(record.target) || insideLauncher(record.target);
-  var nodes = Array.prototype.slice.call(record.addedNodes).concat(Array.prototype.slice.call(record.removedNodes));
-  return nodes.length > 0 && nodes.every(function (n) { return isLauncherHost(n); });
+  var added = listOf(record.addedNodes),
+    removed = listOf(record.removedNodes);
+  if (!added.length && !removed.length) return false;
+  for (var i = 0; i < added.length; i++) if (!isLauncherHost(added[i])) return false;
+  for (var j = 0; j < removed.length; j++) if (!isLauncherHost(removed[j])) return false;
+  return true;
 }
 
 function schedule() {
-  var now = Date.now();
-  if (!timer) firstChangeAt = now;
+  var at = now();
+  if (!timer) firstChangeAt = at;
   else clearTimeout(timer);
   // Trailing debounce, but never later than MAX_WAIT_MS after the first change of a burst.
-  var delay = Math.max(0, Math.min(RECONCILE_DELAY_MS, firstChangeAt + MAX_WAIT_MS - now));
+  var delay = max(0, min(RECONCILE_DELAY_MS, firstChangeAt + MAX_WAIT_MS - at));
   timer = setTimeout(function () {
     timer = null;
     reconcileAll();
@@ -279,10 +365,16 @@ function hookHistory() {
 }
 
 function watch() {
-  var any = sets.some(function (s) { return s.specs.length > 0; });
+  var any = false;
+  for (var i = 0; i < sets.length; i++) if (sets[i].specs.length > 0) any = true;
   if (any && !observer && typeof MutationObserver === "function") {
     observer = new MutationObserver(function (records) {
-      if (!records.every(ownMutation)) schedule();
+      for (var r = 0; r < records.length; r++) {
+        if (!ownMutation(records[r])) {
+          schedule();
+          return;
+        }
+      }
     });
     observer.observe(document.documentElement || document, {
       childList: true, subtree: true, attributes: true, attributeFilter: ["class", "style", "hidden", "open", "aria-hidden"],
@@ -295,7 +387,7 @@ function watch() {
 }
 
 function reconcileAll() {
-  sets.forEach(function (set) { set.reconcile(); });
+  for (var i = 0; i < sets.length; i++) sets[i].reconcile();
   if (observer) observer.takeRecords(); // our own changes of this pass are not news
 }
 
@@ -304,13 +396,15 @@ function reconcileAll() {
  * reconcile that changed any state (and once after each replace).
  */
 function launcherSet(onStates) {
-  var entries = {}; // id -> {spec, key, instances, everAttached, state}
+  var entries = I.create(null); // id -> {spec, key, instances, everAttached, state}
   var set = { specs: [] };
 
   set.replace = function (specs) {
-    var next = {};
-    specs.forEach(function (spec) {
-      var key = JSON.stringify([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs, !!spec.badge, spec.whenState || null]);
+    var next = I.create(null);
+    var i;
+    for (i = 0; i < specs.length; i++) {
+      var spec = specs[i];
+      var key = I.jsonText([spec.target, spec.placement, spec.max, spec.label, spec.title, spec.attrs, !!spec.badge, spec.whenState || null]);
       var old = entries[spec.id];
       if (old && old.key === key) {
         old.spec = spec; // same launcher: keep its buttons (a new onClick is taken)
@@ -319,8 +413,9 @@ function launcherSet(onStates) {
         if (old) removeAll(old);
         next[spec.id] = { spec: spec, key: key, instances: [], everAttached: false, state: null };
       }
-    });
-    Object.keys(entries).forEach(function (id) { if (!next[id]) removeAll(entries[id]); });
+    }
+    var ids = I.keys(entries);
+    for (i = 0; i < ids.length; i++) if (!next[ids[i]]) removeAll(entries[ids[i]]);
     entries = next;
     set.specs = specs;
     watch();
@@ -330,14 +425,15 @@ function launcherSet(onStates) {
 
   set.reconcile = function (force) {
     var changed = !!force;
-    Object.keys(entries).forEach(function (id) {
-      var entry = entries[id];
+    var ids = I.keys(entries);
+    for (var i = 0; i < ids.length; i++) {
+      var entry = entries[ids[i]];
       var state = reconcileSpec(entry.spec, entry);
       if (state !== entry.state) {
         entry.state = state;
         changed = true;
       }
-    });
+    }
     if (changed && typeof onStates === "function") {
       try {
         onStates(set.states());
@@ -346,17 +442,20 @@ function launcherSet(onStates) {
   };
 
   set.states = function () {
-    return Object.keys(entries).map(function (id) { return { id: id, state: entries[id].state || "waiting" }; });
+    var ids = I.keys(entries);
+    var out = [];
+    for (var i = 0; i < ids.length; i++) out[i] = { id: ids[i], state: entries[ids[i]].state || "waiting" };
+    return out;
   };
 
-  sets.push(set);
+  sets[sets.length] = set;
   return set;
 }
 
 /** A launcher spec's placement, checked (afterend by default). */
 function placementOf(value, code) {
   if (value === undefined || value === null) return "afterend";
-  if (PLACEMENTS.indexOf(value) < 0) M.fail(code, "placement must be one of " + PLACEMENTS.join(", "), { field: "placement", placement: value });
+  if (typeof value !== "string" || !I.hasOwn(PLACEMENT_SET, value)) M.fail(code, "placement must be one of " + PLACEMENTS.join(", "), { field: "placement", placement: value });
   return value;
 }
 

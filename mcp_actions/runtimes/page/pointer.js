@@ -50,13 +50,15 @@ function mouseInit(x, y, button, buttons, detail) {
   };
 }
 
+// Dispatched as the engine's own (intrinsics.js dispatchForAgent): a launcher takes the agent's
+// synthetic click, never a page script's (docs/overlays.md, "Launcher clicks").
 function firePointer(el, type, init) {
   var Ctor = typeof PointerEvent === "function" ? PointerEvent : MouseEvent;
-  return el.dispatchEvent(new Ctor(type, init));
+  return M.intrinsics.dispatchForAgent(el, new Ctor(type, init));
 }
 
 function fireMouse(el, type, init) {
-  return el.dispatchEvent(new MouseEvent(type, init));
+  return M.intrinsics.dispatchForAgent(el, new MouseEvent(type, init));
 }
 
 function focusFromPointer(el) {
