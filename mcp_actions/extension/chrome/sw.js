@@ -185,17 +185,31 @@ function pageDescribe() {
   };
 }
 
+// `item` is pageCallItem's: every field read here is its own property, so a page's getter on
+// Object.prototype (a "handler" one, say) never runs with the call in hand (docs/overlays.md).
 function pageCall(item) {
   var engine = window.__mcpActions;
   if (!engine || typeof engine.run !== "function") return { missing: true };
-  var args = item.arguments && typeof item.arguments === "object" ? item.arguments : {};
+  var args = item.arguments;
   // The call's id and time: the engine ends its waits at the deadline or on its action_cancel (callcontext.js).
   var call = { call_id: item.call_id, timeout_ms: item.timeout_ms };
-  var pending = typeof item.handler === "string" && item.handler ? engine.callHandler(item.handler, args, call) : engine.run(item.name, args, call);
+  var pending = item.handler ? engine.callHandler(item.handler, args, call) : engine.run(item.name, args, call);
   return Promise.resolve(pending).then(
     function (envelope) { return { envelope: envelope }; },
     function (err) { return { envelope: { ok: false, error: { code: "handler_failed", message: String((err && err.message) || err) } } }; }
   );
+}
+
+/** The call item as pageCall reads it in the page: name, handler ("" for none), arguments, call_id and timeout_ms, all own properties. */
+function pageCallItem(item) {
+  const args = item.arguments;
+  return {
+    name: typeof item.name === "string" ? item.name : "",
+    handler: typeof item.handler === "string" ? item.handler : "",
+    arguments: args && typeof args === "object" && !Array.isArray(args) ? args : {},
+    call_id: typeof item.call_id === "string" ? item.call_id : null,
+    timeout_ms: typeof item.timeout_ms === "number" ? item.timeout_ms : null,
+  };
 }
 
 async function inMainWorld(tabId, func, args, frameId) {
@@ -259,11 +273,12 @@ async function call(tabId, frameId, item) {
     if (!frameId && TRUSTED_PRIMITIVES.indexOf(item.name) >= 0 && !item.handler && (await trustedInputAllowed())) {
       return await runTrusted(tabId, item.name, item.arguments || {});
     }
-    let answer = await inMainWorld(tabId, pageCall, [item], frameId);
+    const wire = pageCallItem(item);
+    let answer = await inMainWorld(tabId, pageCall, [wire], frameId);
     if (answer && answer.missing) {
       // Navigated since the last injection and the load event has not come yet: inject now.
       await injectEngine(tabId, false, frameId);
-      answer = await inMainWorld(tabId, pageCall, [item], frameId);
+      answer = await inMainWorld(tabId, pageCall, [wire], frameId);
     }
     if (!answer || !answer.envelope) return failure("transport_failed", "the page gave no answer (it navigated away during the call?)");
     return answer.envelope;

@@ -2,8 +2,18 @@
  * client.js — The WebSocket client of the Actions Bridge Protocol: finds the bridge,
  * announces the page, executes action_call items, forwards DOM events, and
  * reconnects with backoff.
+ *
+ * A frame from the bridge is read with the JSON.parse and MessageEvent data getter captured
+ * when the engine installed (intrinsics.js), and every field of an item by own property: a
+ * page that patches JSON, MessageEvent or Object.prototype (a "handler" getter, say) after
+ * the runtime loaded sees no call. The page owns this WebSocket, so a page that patched
+ * before the runtime loaded still sees its frames (docs/overlays.md, "What a page can reach").
  */
-var VERSION = M.VERSION;
+var VERSION = M.VERSION,
+  I = M.intrinsics;
+
+var own = I.own;
+var messageData = typeof MessageEvent === "function" ? I.nativeGetter(MessageEvent.prototype, "data", "get MessageEvent.prototype.data") : null;
 
 function discoverBridge() {
   var explicit = root.__MCP_ACTIONS_BRIDGE__;
@@ -232,9 +242,11 @@ function startClient(engine, config) {
   }
 
   function execute(item, call) {
-    var name = item.name;
-    var args = item.arguments && typeof item.arguments === "object" ? item.arguments : {};
-    if (typeof item.handler === "string" && item.handler) return engine.callHandler(item.handler, args, call);
+    var name = own(item, "name");
+    var args = own(item, "arguments");
+    if (!M.isObject(args)) args = {};
+    var handler = own(item, "handler");
+    if (typeof handler === "string" && handler) return engine.callHandler(handler, args, call);
     // The engine answers privileged names with capability_unavailable and
     // anything else it does not know with unknown_action.
     return engine.run(name, args, call);
@@ -252,7 +264,7 @@ function startClient(engine, config) {
   }
 
   function handleCall(item) {
-    var callId = item.call_id;
+    var callId = own(item, "call_id");
     if (typeof callId !== "string" || !callId) {
       log("warn", "ignored an action_call without call_id");
       return;
@@ -268,7 +280,7 @@ function startClient(engine, config) {
       if (envelope.ok) send({ type: "action_call_output", call_id: callId, runtime_id: runtimeId, output: wireOutput(envelope.output) });
       else send(errorItem(callId, envelope.error));
     }
-    var timeoutMs = item.timeout_ms;
+    var timeoutMs = own(item, "timeout_ms");
     if (typeof timeoutMs === "number" && timeoutMs >= 0 && isFinite(timeoutMs)) {
       var started = Date.now();
       timer = setTimeout(function () {
@@ -276,8 +288,8 @@ function startClient(engine, config) {
         if (typeof engine.abortCall === "function") engine.abortCall(callId, "handler_timeout", "timed out");
         reply({ ok: false, error: {
           code: "handler_timeout",
-          message: (item.handler || item.name) + " did not finish within " + timeoutMs + " ms",
-          evidence: { elapsed_ms: Date.now() - started, timeout_ms: timeoutMs, name: item.name },
+          message: (own(item, "handler") || own(item, "name")) + " did not finish within " + timeoutMs + " ms",
+          evidence: { elapsed_ms: Date.now() - started, timeout_ms: timeoutMs, name: own(item, "name") },
         } });
       }, timeoutMs);
     }
@@ -308,16 +320,21 @@ function startClient(engine, config) {
   }
 
   function applyConfig(item) {
-    if (typeof item.runtime_secret === "string" && item.runtime_secret) runtimeSecret = storedValue(secretKey, item.runtime_secret) || item.runtime_secret;
+    var secret = own(item, "runtime_secret"),
+      id = own(item, "runtime_id"),
+      listen = own(item, "listen"),
+      attachments = own(item, "attachments");
+    if (typeof secret === "string" && secret) runtimeSecret = storedValue(secretKey, secret) || secret;
     // The bridge decides who this runtime is: another credential's id or key is never ours (item.renamed says why).
-    if (typeof item.runtime_id === "string" && item.runtime_id && item.runtime_id !== runtimeId) {
-      if (item.renamed) log("warn", "the bridge gave this runtime another id", item.renamed);
-      runtimeId = item.runtime_id;
+    if (typeof id === "string" && id && id !== runtimeId) {
+      if (own(item, "renamed")) log("warn", "the bridge gave this runtime another id", own(item, "renamed"));
+      runtimeId = id;
     }
-    listenConfig = Array.isArray(item.listen) ? item.listen : [];
+    listenConfig = I.isArray(listen) ? listen : [];
     engine.watchEvents(listenConfig, forwardEvent);
     // Attachments (docs/bridge-protocol.md "Runtime configuration"): states as runtime_status, map tools via attachment_open.
-    if (typeof engine.applyAttachments === "function") engine.applyAttachments(Array.isArray(item.attachments) ? item.attachments : [], {
+    // The list as parsed, own properties only; attachments.js reads it without the page's built-ins.
+    if (typeof engine.applyAttachments === "function") engine.applyAttachments(I.isArray(attachments) ? attachments : [], {
       status: function (states) { send({ type: "runtime_status", runtime_id: runtimeId, url: String(root.location.href), attachments: states, observed_at: now() }); },
       open: function (a, l) { send({ type: "attachment_open", runtime_id: runtimeId, attachment_id: a, launcher_id: l }); },
     });
@@ -326,16 +343,17 @@ function startClient(engine, config) {
   function onMessage(ev) {
     var item;
     try {
-      item = JSON.parse(ev.data);
+      item = I.parseJSON(messageData ? messageData(ev) : ev.data);
     } catch (_ignored) {
       log("warn", "ignored a frame that is not JSON");
       return;
     }
-    if (!item || typeof item !== "object") return;
-    if (item.type === "action_call") handleCall(item);
-    else if (item.type === "runtime_config") applyConfig(item);
-    else if (item.type === "input_response" || item.type === "action_cancel") engine.deliver(item);
-    else if (item.type === "action_error") log("warn", "bridge reported an error", item.error);
+    if (!M.isObject(item)) return;
+    var type = own(item, "type");
+    if (type === "action_call") handleCall(item);
+    else if (type === "runtime_config") applyConfig(item);
+    else if (type === "input_response" || type === "action_cancel") engine.deliver(item);
+    else if (type === "action_error") log("warn", "bridge reported an error", own(item, "error"));
   }
 
   function scheduleReconnect() {
