@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser
 
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.registry import RuntimeInfo
