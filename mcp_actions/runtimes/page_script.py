@@ -73,13 +73,17 @@ ENGINE_MODULES: tuple[str, ...] = (
     "wab.js",  # wab.execute through window.AICommands
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
+    "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
     "launchers.js",  # launcher buttons kept beside their targets as the page changes
     "overlay.js",  # overlay.open, overlay.close, overlay.register_launcher
     "attachments.js",  # a map's attachments: applyAttachments(list, sinks)
     "engine.js",  # dispatch and the frozen engine object
 )
 #: The WebSocket client of the Actions Bridge Protocol (runtime_js only).
-CLIENT_MODULES: tuple[str, ...] = ("client.js",)
+CLIENT_MODULES: tuple[str, ...] = (
+    "client_identity.js",  # where the bridge is, who this runtime is across reloads
+    "client.js",  # the connection: announce, run calls, forward events, reconnect
+)
 #: Installs the engine (and starts the client when present); always last.
 BOOT_MODULES: tuple[str, ...] = ("boot.js",)
 
