@@ -75,7 +75,8 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
     "launchers.js",  # launcher buttons kept beside their targets as the page changes
-    "overlay.js",  # overlay.open, overlay.close, overlay.register_launcher
+    "overlay_render.js",  # the overlay's panel: arguments checked, inert document, built in a closed shadow root
+    "overlay.js",  # the one overlay's state: overlay.open, overlay.close, overlay.register_launcher
     "attachments.js",  # a map's attachments: applyAttachments(list, sinks)
     "engine.js",  # dispatch and the frozen engine object
 )

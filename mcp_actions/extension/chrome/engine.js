@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, launcher_targets.js, launchers.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -5075,43 +5075,36 @@ M.placementOf = placementOf;
 M.isLauncherHost = isLauncherHost;
   })(M, root);
 
-  // ---- overlay.js ----
+  // ---- overlay_render.js ----
   (function (M, root) {
 /*
- * overlay.js — The agent's overlay: overlay.open, overlay.close, overlay.register_launcher.
+ * overlay_render.js — The overlay's panel in the page: its arguments checked, its HTML and
+ * data_json made into an inert document, and the panel built into a CLOSED shadow root.
  *
- * The overlay shows HTML the agent wrote (already resolved by the server: a
- * `template`/`data` storage reference arrives as `html` plus an optional
- * `data_json` value; an unresolved reference fails asset_not_found) in an
- * <iframe sandbox=""> — no allow-scripts, no allow-same-origin: scripts in it
- * never run, and its document has an opaque origin the page cannot read —
- * filled through srcdoc. The iframe lives in a CLOSED shadow root on a host
- * element appended to <html> (not <body>), built with DOM methods captured when
- * the engine installs and called uncurried (intrinsics.js): page scripts find
- * neither the iframe nor its HTML (document.body.innerHTML,
- * querySelectorAll('iframe'), frames[0].document all come up empty or throw),
- * even if they replace Function.prototype.call/apply/bind, Reflect.apply, DOM
- * methods, getters and setters, Event getters or Object.prototype members
- * later. So nothing here calls a method through `.call`, reads a property that
- * may be missing (a getter the page put on Object.prototype would run), uses
- * JSON.stringify (toJSON) or a RegExp, iterates an array the DOM converts, or
- * reads an event through Event.prototype while our listener runs (composedPath()
- * would then list the closed root). What holds on which host: docs/overlays.md.
+ * overlay.js keeps the one-overlay state and the primitives and calls in here (through M only)
+ * to check a rendering's arguments, build and mount its panel, focus it, let the pointer
+ * through it and remove it. The panel shows HTML the agent wrote (already resolved by the
+ * server: a `template`/`data` storage reference arrives as `html` plus an optional `data_json`
+ * value; an unresolved reference fails asset_not_found) in an <iframe sandbox=""> — no
+ * allow-scripts, no allow-same-origin: scripts in it never run, and its document has an
+ * opaque origin the page cannot read — filled through srcdoc. The iframe lives in a CLOSED
+ * shadow root on a host element appended to <html> (not <body>), built with DOM methods
+ * captured when the engine installs and called uncurried (intrinsics.js): page scripts find
+ * neither the iframe nor its HTML (document.body.innerHTML, querySelectorAll('iframe'),
+ * frames[0].document all come up empty or throw), even if they replace
+ * Function.prototype.call/apply/bind, Reflect.apply, DOM methods, getters and setters, Event
+ * getters or Object.prototype members later. So nothing here calls a method through `.call`,
+ * reads a property that may be missing (a getter the page put on Object.prototype would run),
+ * uses JSON.stringify (toJSON) or a RegExp, iterates an array the DOM converts, or reads an
+ * event through Event.prototype while our listener runs (composedPath() would then list the
+ * closed root). What holds on which host: docs/overlays.md.
  *
- * One overlay at a time (a new open replaces it). It floats above the page
- * (fixed, top z-index) with a title bar (drag handle) and a real close button.
- * A user's close dispatches `actions-json:overlay-closed` {overlay_id} on the
- * document. It never stands in the way of our own primitives on the page below:
- * locators and hit tests skip its host (dom.js hideFromEngine), and a host that
- * clicks with real input (the Playwright tab) makes it transparent to the
- * pointer for the click (passThrough).
+ * The panel floats above the page (fixed, top z-index) with a title bar (drag handle) and a
+ * real close button; locators and hit tests skip its host (dom.js hideFromEngine).
  */
-var definePrimitive = M.definePrimitive,
-  fail = M.fail,
+var fail = M.fail,
   isObject = M.isObject,
   hideFromEngine = M.hideFromEngine,
-  launcherSet = M.launcherSet,
-  placementOf = M.placementOf,
   I = M.intrinsics;
 
 var own = I.own,
@@ -5125,8 +5118,6 @@ var MAX_HTML_CHARS = 2000000;
 var MAX_DATA_DEPTH = 100;
 var HOST_TAG = "actions-json-overlay";
 var HTML_NS = "http://www.w3.org/1999/xhtml";
-var CLOSED_EVENT = "actions-json:overlay-closed";
-var OPENED_EVENT = "actions-json:overlay-launcher-opened";
 // What the overlay's document may load: styles and images, never scripts, frames or form posts.
 var OVERLAY_CSP = "default-src 'none'; style-src 'unsafe-inline' data: https: http:; img-src data: blob: https: http:; font-src data: https: http:; media-src data: https: http:; form-action 'none'; base-uri 'none'";
 
@@ -5252,11 +5243,6 @@ var PANEL_CSS = [
   "iframe { flex: 1; width: 100%; border: 0; background: #fff; }",
 ].join("\n");
 
-// -- the one overlay -------------------------------------------------------------
-
-var current = null; // {id, host, panel, closeButton}
-var counter = 0;
-var overlayListeners = [];
 var HEX = "0123456789abcdef";
 
 function hex(n, digits) {
@@ -5266,25 +5252,6 @@ function hex(n, digits) {
     n = floor(n / 16);
   }
   return out;
-}
-
-function newId() {
-  counter += 1;
-  return "overlay-" + counter + "-" + hex(floor(random() * 0x100000), 5);
-}
-
-function notifyOverlay() {
-  var open = current !== null;
-  for (var i = 0; i < overlayListeners.length; i++) {
-    try {
-      overlayListeners[i](open);
-    } catch (_ignored) { /* a failing listener must not break the overlay */ }
-  }
-}
-
-/** fn(open) after every open and close (the Playwright host makes trusted clicks pass through while open). */
-function onOverlayChange(fn) {
-  if (typeof fn === "function") overlayListeners[overlayListeners.length] = fn;
 }
 
 function clampSize(value, range, room) {
@@ -5408,12 +5375,11 @@ function hostTag() {
   }
 }
 
-function render(spec, byUser) {
-  if (PRIED.length) {
-    fail("render_failed", "this page replaced built-ins the overlay relies on before the engine loaded; its content would be the page's to read", { reason: "page_patched_builtins", builtins: PRIED });
-  }
-  closeOverlay();
-  var id = newId();
+/**
+ * The panel of `spec` (renderArgs) in a new host, mounted on <html>: {host, panel, closeButton}.
+ * onUserClose() runs when the user closes it (its close button, Escape in the panel).
+ */
+function buildOverlay(spec, onUserClose) {
   var vp = viewportNow();
   var width = clampSize(spec.width, WIDTH, vp.width);
   var height = clampSize(spec.height, HEIGHT, vp.height);
@@ -5452,22 +5418,126 @@ function render(spec, byUser) {
   DOM.append(panel, bar);
   DOM.append(panel, frame);
   DOM.appendToFragment(shadow, panel);
-  on(closeButton, "click", function () { closeByUser(id); });
-  on(panel, "keydown", function (ev) { if (EV.key(ev) === "Escape") closeByUser(id); });
+  on(closeButton, "click", function () { onUserClose(); });
+  on(panel, "keydown", function (ev) { if (EV.key(ev) === "Escape") onUserClose(); });
   dragBy(bar, title, panel);
 
   DOM.append(DOM.documentElement(theDocument), host);
-  current = { id: id, host: host, panel: panel, closeButton: closeButton };
-  if (byUser) DOM.focus(closeButton); // opened from a launcher: keyboard users land in it
+  return { host: host, panel: panel, closeButton: closeButton };
+}
+
+/** Refused before anything renders: the page replaced built-ins before the engine loaded. */
+function refuseIfPried() {
+  if (PRIED.length) {
+    fail("render_failed", "this page replaced built-ins the overlay relies on before the engine loaded; its content would be the page's to read", { reason: "page_patched_builtins", builtins: PRIED });
+  }
+}
+
+/** Moves focus to the close button (opened from a launcher: keyboard users land in it). */
+function focusOverlay(shown) {
+  DOM.focus(shown.closeButton);
+}
+
+function removeOverlay(shown) {
+  DOM.remove(shown.host);
+}
+
+/** While on, the panel lets the pointer through to the page below (overlay.js passThrough). */
+function pointerThrough(shown, through) {
+  setStyle(shown.panel, "pointer-events", through ? "none" : "");
+}
+
+M.overlayRenderArgs = renderArgs;
+M.refuseOverlayIfPried = refuseIfPried;
+M.buildOverlay = buildOverlay;
+M.focusOverlay = focusOverlay;
+M.removeOverlay = removeOverlay;
+M.overlayPointerThrough = pointerThrough;
+M.overlayHex = hex;
+  })(M, root);
+
+  // ---- overlay.js ----
+  (function (M, root) {
+/*
+ * overlay.js — The agent's overlay: overlay.open, overlay.close, overlay.register_launcher.
+ *
+ * The one overlay's state, its launchers and the primitives; overlay_render.js checks a
+ * rendering's arguments and builds, focuses and removes the panel in its CLOSED shadow root,
+ * and nothing here touches a node of it. The same rules hold here as there (docs/overlays.md):
+ * the arguments are read by own property only, and what travels between the two modules goes
+ * through the engine's private namespace M, never anything a page can reach.
+ *
+ * One overlay at a time (a new open replaces it). A user's close dispatches
+ * `actions-json:overlay-closed` {overlay_id} on the document. It never stands in the way of
+ * our own primitives on the page below: locators and hit tests skip its host (dom.js
+ * hideFromEngine), and a host that clicks with real input (the Playwright tab) makes it
+ * transparent to the pointer for the click (passThrough).
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  isObject = M.isObject,
+  launcherSet = M.launcherSet,
+  placementOf = M.placementOf,
+  renderArgs = M.overlayRenderArgs,
+  refuseIfPried = M.refuseOverlayIfPried,
+  buildOverlay = M.buildOverlay,
+  focusOverlay = M.focusOverlay,
+  removeOverlay = M.removeOverlay,
+  pointerThrough = M.overlayPointerThrough,
+  hex = M.overlayHex,
+  I = M.intrinsics;
+
+var own = I.own,
+  isArray = I.isArray,
+  bare = I.bare;
+
+var CLOSED_EVENT = "actions-json:overlay-closed";
+var OPENED_EVENT = "actions-json:overlay-launcher-opened";
+// Captured as this module loads, in the same synchronous run as overlay_render.js's own.
+var random = Math.random,
+  floor = Math.floor;
+
+// -- the one overlay -------------------------------------------------------------
+
+var current = null; // {id, host, panel, closeButton}
+var counter = 0;
+var overlayListeners = [];
+
+function newId() {
+  counter += 1;
+  return "overlay-" + counter + "-" + hex(floor(random() * 0x100000), 5);
+}
+
+function notifyOverlay() {
+  var open = current !== null;
+  for (var i = 0; i < overlayListeners.length; i++) {
+    try {
+      overlayListeners[i](open);
+    } catch (_ignored) { /* a failing listener must not break the overlay */ }
+  }
+}
+
+/** fn(open) after every open and close (the Playwright host makes trusted clicks pass through while open). */
+function onOverlayChange(fn) {
+  if (typeof fn === "function") overlayListeners[overlayListeners.length] = fn;
+}
+
+function render(spec, byUser) {
+  refuseIfPried();
+  closeOverlay();
+  var id = newId();
+  var shown = buildOverlay(spec, function () { closeByUser(id); });
+  current = { id: id, host: shown.host, panel: shown.panel, closeButton: shown.closeButton };
+  if (byUser) focusOverlay(current); // opened from a launcher: keyboard users land in it
   notifyOverlay();
   return id;
 }
 
 function closeOverlay() {
   if (!current) return false;
-  var host = current.host;
+  var shown = current;
   current = null;
-  DOM.remove(host);
+  removeOverlay(shown);
   notifyOverlay();
   return true;
 }
@@ -5485,7 +5555,7 @@ function closeByUser(id) {
  */
 function passThrough(on) {
   if (!current) return false;
-  setStyle(current.panel, "pointer-events", on ? "none" : "");
+  pointerThrough(current, on);
   return true;
 }
 
