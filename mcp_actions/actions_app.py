@@ -42,7 +42,7 @@ from .catalog.watch import ManifestWatcher
 from .dispatch.builtin_groups import listed_builtins
 from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from .dispatch.launchers import run_attachment_open
-from .dispatch.policy import Policy, PolicyError, PolicyGuard, PolicyHolder, PolicyOriginGuard
+from .dispatch.policy import Policy, PolicyGuard, PolicyHolder, PolicyOriginGuard
 from .dispatch.service import ActionService
 from .errors import ErrorCode, UsageError
 from .events import EventHub, ToolsChanged
@@ -218,21 +218,11 @@ class ActionsApp:
 
     async def reload_policy(self) -> bool:
         """Read the policy file again; a bad edit keeps the policy in force and is reported. True when it was replaced."""
-        path = self.options.policy
-        if not path:
+        if not self.options.policy:
             return False
-        try:
-            policy = await asyncio.to_thread(Policy.load, path)
-        except PolicyError as exc:
-            self.policy.error = str(exc)
-            log.error("the policy was not reloaded, the previous one stays in force: %s", exc)
-            USER_LOG.error("policy not reloaded (the previous one stays in force): %s", exc)
-            self.resources.updated(LAUNCH_URI)
-            return False
-        self.policy.policy, self.policy.error = policy, None
-        log.info("policy reloaded from %s: %d rules", path, len(policy.rules))
-        self.resources.updated(LAUNCH_URI)
-        return True
+        replaced = await self.policy.reload(self.options.policy)
+        self.resources.updated(LAUNCH_URI)  # the policy in force, or why the edit was refused
+        return replaced
 
     def _relist(self, *, announce: bool = True) -> bool:
         """Recompute the built-ins tools/list shows (maps changed, the active page moved); True (and announced) when they changed.

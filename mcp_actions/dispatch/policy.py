@@ -42,8 +42,10 @@ it while calls run.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -54,6 +56,8 @@ from ..jsonutil import StrictJsonError, strict_loads
 from .guards import PendingCall, Stage
 
 __all__ = ["OriginHold", "Policy", "PolicyError", "PolicyGuard", "PolicyHolder", "PolicyOriginGuard", "PolicyRule", "judged_origin", "page_origin", "rejudge"]
+
+log = logging.getLogger(__name__)
 
 PolicyDecision = Literal["allow", "deny", "confirm"]
 _DECISIONS = ("allow", "deny", "confirm")
@@ -169,6 +173,23 @@ class PolicyHolder:
     def describe(self) -> dict[str, Any]:
         """The policy and the last reload's refusal, if any."""
         return {**self.policy.describe(), "reload_error": self.error}
+
+    async def reload(self, path: str | Path) -> bool:
+        """Read the policy file again (in a worker thread); True when it replaced the policy in force.
+
+        A bad edit keeps the policy in force: ``error`` says why, and the user is told on
+        stderr (the ``mcp_actions.user`` logger) as well as in the log.
+        """
+        try:
+            policy = await asyncio.to_thread(Policy.load, path)
+        except PolicyError as exc:
+            self.error = str(exc)
+            log.error("the policy was not reloaded, the previous one stays in force: %s", exc)
+            logging.getLogger("mcp_actions.user").error("policy not reloaded (the previous one stays in force): %s", exc)
+            return False
+        self.policy, self.error = policy, None
+        log.info("policy reloaded from %s: %d rules", path, len(policy.rules))
+        return True
 
 
 def _page_shown(call: PendingCall, origin: str | None, page: str | None) -> str:

@@ -410,11 +410,11 @@ class ActionService:
         self.bridge.note_states(runtime.runtime_id, diagnosis.current)
         return diagnosis
 
-    async def resolve_runtime(self, route: Route, *, need: str | None = None, deadline: Deadline | None = None) -> RuntimeInfo:
+    async def resolve_runtime(self, route: Route, *, deadline: Deadline | None = None) -> RuntimeInfo:
         """Exactly one runtime for ``route``, launching the browser when allowed and nothing is connected.
 
-        ``need`` names a capability the runtime must advertise; ``deadline`` (the call's) bounds
-        opening a map's page for it.
+        ``deadline`` (the call's) bounds opening a map's page for it. What the runtime must
+        provide is the target's business (``targets.py``, ``RuntimeInfo.provides``).
         """
         try:
             runtime = self.bridge.resolve(route)
@@ -430,12 +430,6 @@ class ActionService:
                 runtime = self.bridge.resolve(route)
             finally:
                 self._opening.release()
-        if need and runtime.capabilities and need not in runtime.capabilities:
-            raise ActionError(
-                f"runtime {runtime.runtime_id!r} cannot run {need}",
-                code=ErrorCode.CAPABILITY_UNAVAILABLE,
-                evidence={"capability": need, "runtime_id": runtime.runtime_id, "transport": runtime.transport},
-            )
         return runtime
 
     async def _wait_to_open(self, deadline: Deadline | None) -> None:
@@ -470,7 +464,7 @@ class ActionService:
             # tool's own page may be elsewhere on the site; browser_navigate reaches it). A blank
             # tab of ours (the one a fresh launch opens) is reused rather than left behind.
             page = front_page(origin)
-            blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and "browser.navigate" in r.capabilities), None)
+            blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and r.trust == "host" and r.provides("browser.navigate")), None)
             try:
                 if blank is not None:
                     timeout_ms = deadline.remaining_ms(phase="opening") if deadline is not None else None
