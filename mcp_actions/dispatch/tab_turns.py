@@ -15,10 +15,10 @@ first it ends ``handler_timeout`` with evidence that it waited for the tab
 (``phase: "waiting_for_tab"``, the tools holding the turn, how long it waited),
 and nothing of it reached the page.
 
-A call that runs another call on the same tab (``actions.site`` in call mode,
-a tool a launcher opens from inside a call) already holds the turn: the
-inner call is let through (the turn is held per task, through a context
-variable), so nothing waits for itself.
+A call that runs another call on the same tab in its own task (``actions.site``
+in call mode) already holds the turn: the inner call is let through, so
+nothing waits for itself. The turn is held by the task: a task the call
+starts (which inherits its context) waits like any other call.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from ..errors import ActionError, ErrorCode
 
 __all__ = ["TabTurns"]
 
-#: The tabs whose turn this task (and the tasks it awaits) holds, with how: "acts" or "reads".
-_HELD: ContextVar[frozenset[tuple[str, str]]] = ContextVar("mcp_actions_tab_turns", default=frozenset())
+#: The tabs whose turn is held in this context: (runtime id, "acts" or "reads", the holding task's id).
+_HELD: ContextVar[frozenset[tuple[str, str, int]]] = ContextVar("mcp_actions_tab_turns", default=frozenset())
 
 
 @dataclass
@@ -98,13 +98,14 @@ class TabTurns:
         Raises ``handler_timeout`` (``phase: waiting_for_tab``) when the turn does not come by ``deadline``.
         """
         held = _HELD.get()
-        if (runtime_id, "acts") in held or (not acts and (runtime_id, "reads") in held):
-            yield  # the caller's own call already holds it
+        task = id(asyncio.current_task())
+        if (runtime_id, "acts", task) in held or (not acts and (runtime_id, "reads", task) in held):
+            yield  # the caller's own call, in this very task, already holds it
             return
         tab = self._tabs.setdefault(runtime_id, _Tab())
         key = next(self._keys)
         await self._acquire(runtime_id, tab, key, acts, tool, deadline)
-        token = _HELD.set(held | {(runtime_id, "acts" if acts else "reads")})
+        token = _HELD.set(held | {(runtime_id, "acts" if acts else "reads", task)})
         try:
             yield
         finally:

@@ -94,3 +94,19 @@ async def test_a_call_inside_a_call_on_the_same_tab_does_not_wait_for_itself():
 
     await outer()
     assert log == ["inner+", "inner-"]
+
+
+async def test_a_task_started_inside_a_call_waits_for_the_turn_like_any_other():
+    # It inherits the call's context, but it is not the call: it must not slip in beside it.
+    turns, log = TabTurns(), []
+
+    async def outer() -> None:
+        async with turns.turn("tab-1", acts=True, tool="outer", deadline=Deadline.after_ms(1000)):
+            log.append("outer+")
+            spawned = asyncio.create_task(_hold(turns, log, "spawned", acts=True, seconds=0))
+            await asyncio.sleep(0.05)
+            log.append("outer-")
+        await spawned
+
+    await outer()
+    assert log == ["outer+", "outer-", "spawned+", "spawned-"]
