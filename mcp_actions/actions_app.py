@@ -54,6 +54,7 @@ from .projection.extract import EXTRACT_PRIMITIVE
 from .projection.registry import ProjectionRegistry
 from .projection.service import ProjectionService
 from .protocols.exposure import PageToolExposure
+from .protocols.registry import PAGE_TOOL_KEYS
 from .protocols.runner import PageToolRunner
 from .protocols.wab_discovery import WabDiscovery
 from .resources import ResourceRegistry, expand, register_builtin_resources
@@ -89,6 +90,7 @@ class ActionsApp:
             attachment_source=self.catalog.attachments_for,
             event_log_size=options.event_log_size,
             events=self.events,
+            page_tool_protocols=PAGE_TOOL_KEYS,
         )
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)

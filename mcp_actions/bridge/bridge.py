@@ -46,7 +46,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -113,14 +113,18 @@ class Bridge:
         dictionary: PrimitiveDictionary | None = None,
         event_log_size: int = EVENT_LOG_SIZE,
         events: EventHub | None = None,
+        page_tool_protocols: Collection[str] | None = None,
     ) -> None:
-        """``dictionary`` (default: the bundled one) decides which call names are primitives to check;
+        """``page_tool_protocols``: the ``page_tools`` keys runtimes may report (the composition root passes
+        the protocol registry's; None takes any well-formed name);
+        ``dictionary`` (default: the bundled one) decides which call names are primitives to check;
         ``event_log_size`` is how many page events each runtime keeps (at least 1); ``events`` is the
         hub the runtime events are published on (default: one of the bridge's own);
         ``attachment_source`` gives the attachments of the maps covering a runtime (``runtime_config``)."""
         if event_log_size < 1:
             raise ValueError("event_log_size must be at least 1")
         self.default_timeout_ms = default_timeout_ms
+        self.page_tool_protocols = tuple(page_tool_protocols) if page_tool_protocols is not None else None
         #: Accepted page events kept per runtime (``--event-log-size``); the oldest go first.
         self.event_log_size = event_log_size
         self.max_item_bytes = max_item_bytes
@@ -380,12 +384,11 @@ class Bridge:
         self.events.publish(RuntimeUpdated(info) if replaced is not None else RuntimeArrived(info))
         await self.configurator.send(session, info, force=True, renamed=claim.renamed or None)
 
-    @staticmethod
-    def _apply_ready(info: RuntimeInfo, item: ReadyItem, session: RuntimeSession, runtime_key: str | None) -> None:
+    def _apply_ready(self, info: RuntimeInfo, item: ReadyItem, session: RuntimeSession, runtime_key: str | None) -> None:
         """What a ``runtime_ready`` says of the runtime; its trust and pairing are what its connection proved."""
         extra = item.model_extra or {}
         if "page_tools" in extra:
-            info.page_tools = parse_page_tools(extra["page_tools"])
+            info.page_tools = parse_page_tools(extra["page_tools"], self.page_tool_protocols)
         info.url = item.url
         info.runtime_key = runtime_key
         info.title = item.title
@@ -500,7 +503,7 @@ class Bridge:
         """Apply a status report; True when the runtime's page moved (its url changed)."""
         extra = item.model_extra or {}
         # Checked before anything changes: a bad report is refused whole.
-        page_tools = parse_page_tools(extra["page_tools"]) if "page_tools" in extra else None
+        page_tools = parse_page_tools(extra["page_tools"], self.page_tool_protocols) if "page_tools" in extra else None
         changed = moved = False
         if item.url is not None and item.url != info.url:
             info.url, changed, moved = item.url, True, True

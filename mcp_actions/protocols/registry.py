@@ -13,10 +13,13 @@ from .page_protocol import PageProtocol
 from .wab import WAB
 from .webmcp import WEBMCP
 
-__all__ = ["PAGE_PROTOCOLS", "PROTOCOLS", "page_protocol"]
+__all__ = ["PAGE_PROTOCOLS", "PAGE_TOOL_KEYS", "PROTOCOLS", "page_protocol"]
 
 #: Every page protocol, by name.
 PAGE_PROTOCOLS: dict[str, PageProtocol] = {protocol.name: protocol for protocol in (WEBMCP, ABP, WAB)}
+
+#: The ``page_tools`` keys a runtime may report (the bridge is given them: it sits below this layer).
+PAGE_TOOL_KEYS: tuple[str, ...] = tuple(name for name, protocol in PAGE_PROTOCOLS.items() if protocol.discovery.page_tools)
 
 #: Every value ``_meta["mcp-actions/protocol"]`` takes: a map's tools, then each page protocol's.
 PROTOCOLS: tuple[str, ...] = ("actions.json", *PAGE_PROTOCOLS)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
+from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.bridge.bridge import Bridge
-from mcp_actions.bridge.page_tools import PAGE_TOOL_PROTOCOLS
 from mcp_actions.bridge.registry import RuntimeInfo
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.deadline import Deadline
@@ -22,7 +22,7 @@ from mcp_actions.manifest.execution import ToolKind
 from mcp_actions.manifest.load import LoadedManifest, load_document
 from mcp_actions.primitive_dictionary import host_dictionary
 from mcp_actions.protocols.exposure import PageToolExposure
-from mcp_actions.protocols.registry import PAGE_PROTOCOLS, PROTOCOLS, page_protocol
+from mcp_actions.protocols.registry import PAGE_PROTOCOLS, PAGE_TOOL_KEYS, PROTOCOLS, page_protocol
 from mcp_actions.protocols.runner import PageToolRunner
 
 URL = "https://shop.test/cart"
@@ -47,8 +47,9 @@ def test_every_protocol_is_found_by_its_name_and_nothing_else_is():
 
 
 def test_the_wire_and_the_naming_rule_know_the_same_protocols():
-    # Discovery: a runtime may report page tools under exactly the registry's names.
-    assert set(PAGE_TOOL_PROTOCOLS) == {name for name, p in PAGE_PROTOCOLS.items() if p.discovery.page_tools}
+    # Discovery: a runtime may report page tools under exactly the registry's names (the app hands them to the bridge).
+    assert set(PAGE_TOOL_KEYS) == {name for name, p in PAGE_PROTOCOLS.items() if p.discovery.page_tools} == {"webmcp", "abp", "wab"}
+    assert ActionsApp(AppOptions(browser="none", serve_bridge=False)).bridge.page_tool_protocols == PAGE_TOOL_KEYS
     assert PROTOCOLS == ("actions.json", "webmcp", "abp", "wab")
 
 
@@ -133,3 +134,17 @@ async def test_a_page_tool_of_a_protocol_the_runner_lacks_is_capability_unavaila
     with pytest.raises(ActionError) as caught:
         await runner.run(binding, {"sku": "x"}, runtime, Deadline.after_ms(1000))
     assert caught.value.code == ErrorCode.CAPABILITY_UNAVAILABLE and caught.value.evidence["capability"] == "abp"
+
+
+def test_the_bridge_takes_page_tools_only_under_the_names_it_was_given():
+    from mcp_actions.bridge.page_tools import parse_page_tools
+
+    tool = {"name": "search", "description": "Search.", "inputSchema": {"type": "object"}}
+    assert parse_page_tools({"webmcp": [tool]}, PAGE_TOOL_KEYS) == {"webmcp": [tool]}
+    with pytest.raises(ActionError) as caught:
+        parse_page_tools({"bap": [tool]}, PAGE_TOOL_KEYS)  # no protocol of the registry: refused at its path
+    assert caught.value.code == ErrorCode.INVALID_ITEM and caught.value.evidence["path"] == "/page_tools/bap"
+    # A bridge given no list takes a well-formed name, never an arbitrary string.
+    assert parse_page_tools({"bap": [tool]}) == {"bap": [tool]}
+    with pytest.raises(ActionError):
+        parse_page_tools({"Not A Name!": [tool]})
