@@ -417,17 +417,31 @@ class Bridge:
 
     async def _evict(self, runtime_id: str, reason: str) -> None:
         """Disconnect an unproved runtime whose id or key a proved runtime claimed (identity.py)."""
-        self.identities.forget(runtime_id)
-        session = self._sessions.pop(runtime_id, None)
-        info = self.registry.remove(runtime_id)
-        self.configurator.forget(runtime_id)
+        session = self._sessions.get(runtime_id)
+        info = self._retire(runtime_id, reason, reserve=False)
         if session is not None:
             session.detach()
             self.calls.fail_channel(session, reason)
             await self._close_link(session, reason)
         if info is not None:
             log.warning("runtime %s (trust %s) %s", runtime_id, info.trust, reason)
+
+    def _retire(self, runtime_id: str, reason: str, *, reserve: bool) -> RuntimeInfo | None:
+        """Forget a runtime: its connection, registration and configuration; ``RuntimeGone`` is published.
+
+        ``reserve``: a page runtime's id stays reserved for its secret (it left on its own); an
+        evicted one's does not (a proved runtime claimed it).
+        """
+        self._sessions.pop(runtime_id, None)
+        info = self.registry.remove(runtime_id)
+        self.configurator.forget(runtime_id)
+        if reserve:
+            self.identities.left(runtime_id)
+        else:
+            self.identities.forget(runtime_id)
+        if info is not None:
             self.events.publish(RuntimeGone(info, reason))
+        return info
 
     def on_runtime_seen(self, session: RuntimeSession) -> bool:
         """Note that an announced runtime is alive; False when it was retired while the item was in flight."""
@@ -478,13 +492,8 @@ class Bridge:
         self.calls.fail_channel(session, reason)
         runtime_id = session.runtime_id
         if runtime_id is not None and self._sessions.get(runtime_id) is session:
-            del self._sessions[runtime_id]
-            info = self.registry.remove(runtime_id)
-            self.configurator.forget(runtime_id)
-            self.identities.left(runtime_id)  # a page runtime's id stays reserved for its secret
-            if info is not None:
+            if self._retire(runtime_id, reason, reserve=True) is not None:
                 log.info("runtime %s gone: %s", runtime_id, reason)
-                self.events.publish(RuntimeGone(info, reason))
 
     # -- runtime state -----------------------------------------------------
 

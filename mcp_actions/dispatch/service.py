@@ -54,7 +54,7 @@ from .policy import OriginHold, judged_origin, page_origin, rejudge
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
 from .tab_turns import TabTurns
-from .targets import CallTarget, TargetResolver
+from .targets import CallTarget, TargetResolver, tool_route
 from .transitions import TransitionTracker
 
 __all__ = ["ActionService", "BrowserControl", "BrowserMode", "CallOutcome", "PageToolCaller", "RESULT_SUMMARY_MIN_MS"]
@@ -105,9 +105,8 @@ class CallOutcome(NamedTuple):
 RESULT_SUMMARY_MIN_MS = 1000
 
 
-#: The context of the built-in call running in this task (see ``ActionService.current_context``).
-_CURRENT_CONTEXT: ContextVar[CallContext | None] = ContextVar("mcp_actions_call_context", default=None)
-#: The built-in call running in this task (``judge_landing`` judges its navigations' landings).
+#: The built-in call running in this task: its context (``ActionService.current_context``) and its
+#: policy decision (``judge_landing`` judges its navigations' landings).
 _CURRENT_CALL: ContextVar[PendingCall | None] = ContextVar("mcp_actions_current_call", default=None)
 
 
@@ -267,14 +266,12 @@ class ActionService:
                 await self.guards.run(Stage.RUNTIME, call)  # the policy again, should the page have moved
                 # Task-local, so a built-in that runs another tool (actions.site mode=call) passes the
                 # caller's context on (progress, how to ask the user) without every signature carrying it.
-                token = _CURRENT_CONTEXT.set(context)
                 current = _CURRENT_CALL.set(call)
                 try:
                     assert call.target is not None
                     output = await tool.run(self, BuiltinCall(call.own, dict(call.routing), call.deadline, call.target))
                 finally:
                     _CURRENT_CALL.reset(current)
-                    _CURRENT_CONTEXT.reset(token)
             binding.check_result(output)
             return CallOutcome(output, binding=binding)
         output, runtime = await self._run_on_page(call)
@@ -314,8 +311,7 @@ class ActionService:
             if runtime is None:
                 runtime = await self._runtime_providing(target.need, call.routing)
         elif runtime is None:
-            route = Route(runtime_id=binding.runtime_id) if binding.runtime_id else Route.from_arguments(call.routing, surface_origin=binding.surface_origin)
-            runtime = await self.resolve_runtime(route, deadline=deadline)
+            runtime = await self.resolve_runtime(tool_route(binding, call.routing), deadline=deadline)
         call.runtime = runtime
         call.target = target.on(runtime)
         return runtime
@@ -369,7 +365,8 @@ class ActionService:
     @staticmethod
     def current_context() -> CallContext:
         """The context of the built-in call running in this task (an empty one outside any)."""
-        return _CURRENT_CONTEXT.get() or CallContext()
+        call = _CURRENT_CALL.get()
+        return call.context if call is not None else CallContext()
 
     async def _result_summary(self, binding: ToolBinding, runtime: RuntimeInfo, deadline: Deadline) -> dict[str, Any] | None:
         """The summary ``x_actions.result_summary`` names, read after the call; a failure is reported, not raised.

@@ -33,7 +33,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
 
-__all__ = ["NO_TARGET", "CallTarget", "TargetResolver", "TargetRule", "Turn", "tab_runtime"]
+__all__ = ["NO_TARGET", "CallTarget", "TargetResolver", "TargetRule", "Turn", "tab_runtime", "tool_route"]
 
 #: How a call holds its tab's turn: alone, beside other reads, or not at all.
 Turn = Literal["acts", "reads", "none"]
@@ -105,6 +105,13 @@ class CallTarget:
 _TAB_KEY = re.compile(r"^[a-z][a-z0-9-]*:(?:tab-)?(\d+)$")
 
 
+def tool_route(binding: ToolBinding, routing: Mapping[str, Any]) -> Route:
+    """The route of a map's or a page's tool: the runtime that declared it, else the routing fields and the map's site."""
+    if binding.runtime_id:
+        return Route(runtime_id=binding.runtime_id)
+    return Route.from_arguments(dict(routing), surface_origin=binding.surface_origin)
+
+
 def tab_runtime(runtimes: list[RuntimeInfo], host: RuntimeInfo, tab_id: int) -> RuntimeInfo | None:
     """The top-level runtime of tab ``tab_id`` in ``host``'s browser (``playwright:tab-3``, ``chrome-tab:3``), if connected."""
     for info in runtimes:
@@ -126,11 +133,11 @@ class TargetResolver:
         """The target of a call of ``binding`` (``rule``: a built-in's); raises routing errors other than "nothing yet"."""
         if binding.kind is ToolKind.BUILTIN:
             return self._builtin(rule or NO_TARGET, own, routing)
+        route = tool_route(binding, routing)
+        turn = _turn_of(binding)
         if binding.runtime_id:
             # A page's own tool runs where the page declared it, or nowhere.
-            return CallTarget(runtime=self.bridge.resolve(Route(runtime_id=binding.runtime_id)), turn=_turn_of(binding))
-        route = Route.from_arguments(dict(routing), surface_origin=binding.surface_origin)
-        turn = _turn_of(binding)
+            return CallTarget(runtime=self.bridge.resolve(route), turn=turn)
         try:
             return CallTarget(runtime=self.bridge.resolve(route), turn=turn)
         except ActionError as exc:

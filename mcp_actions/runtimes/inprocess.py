@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..bridge.bridge import Bridge, RuntimeSession, origin_changed
-from ..bridge.calls import TIMED_OUT
+from ..bridge.calls import CANCELLED_BY_CALLER, TIMED_OUT
 from ..bridge.envelope import is_envelope
 from ..bridge.routing import page_origin
 from ..deadline import Deadline
@@ -186,7 +186,7 @@ class InProcessRuntime:
             log.debug("action_cancel for call %s found nothing running in %s", call_id, self.runtime_id)
             return
         task = self._calls[call_id]
-        why = reason if isinstance(reason, str) and reason else "cancelled by the caller"
+        why = reason if isinstance(reason, str) and reason else CANCELLED_BY_CALLER
         self._cancelled[call_id] = why
         task.cancel()
         self.call_aborted(call_id, why)
@@ -207,10 +207,11 @@ class InProcessRuntime:
         reply: dict[str, Any]
         try:
             judged = item.get("origin")
-            if isinstance(judged, str) and page_origin(self.live_url()) != judged:
+            shown = page_origin(self.live_url()) if isinstance(judged, str) else None
+            if isinstance(judged, str) and shown != judged:
                 # Judged for another page than the one this runtime shows now (it navigated since its
                 # last report): refused before anything acts (docs/bridge-protocol.md, action_call).
-                raise origin_changed(self.runtime_id, judged, page_origin(self.live_url()))
+                raise origin_changed(self.runtime_id, judged, shown)
             try:
                 async with asyncio.timeout(None if deadline is None else max(deadline.seconds_left, 0)) as scope:
                     output = await self.execute(item["name"], item.get("arguments") or {}, item.get("handler"))
@@ -218,7 +219,7 @@ class InProcessRuntime:
                 if deadline is None or not scope.expired():
                     raise  # the work's own TimeoutError: a failure like any other
                 # The bridge has answered handler_timeout already; stop what still runs elsewhere.
-                self.call_aborted(call_id, "timed out")
+                self.call_aborted(call_id, TIMED_OUT)
                 raise ActionError(
                     f"{name} did not finish within {deadline.timeout_ms} ms",
                     code=ErrorCode.HANDLER_TIMEOUT,
