@@ -67,8 +67,10 @@ class IdentityBook:
     """Who owns each runtime id: connected runtimes, and reservations of page runtimes that left."""
 
     def __init__(self, *, max_reservations: int = MAX_RESERVATIONS) -> None:
-        self._owners: OrderedDict[str, str] = OrderedDict()  # runtime id -> owner key
+        self._owners: dict[str, str] = {}  # runtime id -> owner key (connected and reserved)
         self._trust: dict[str, Trust] = {}  # runtime id -> trust of its owner
+        # The reserved ids alone, oldest first: only these are bounded, a connected runtime's entry never goes.
+        self._reserved: OrderedDict[str, None] = OrderedDict()
         self._max_reservations = max_reservations
 
     def owner(self, runtime_id: str) -> str | None:
@@ -118,7 +120,7 @@ class IdentityBook:
 
     def own(self, runtime_id: str, owner: str, trust: Trust) -> None:
         """Record that ``owner`` (of ``trust``) now holds ``runtime_id``."""
-        self._owners.pop(runtime_id, None)
+        self._reserved.pop(runtime_id, None)
         self._owners[runtime_id] = owner
         self._trust[runtime_id] = trust
 
@@ -128,18 +130,17 @@ class IdentityBook:
         if owner is None or not owner.startswith("secret:"):
             self.forget(runtime_id)
             return
-        self._owners.move_to_end(runtime_id)
-        # Bounded: the oldest reservations go first (a connected runtime is the newest entry, never dropped here).
-        while len(self._owners) > self._max_reservations:
-            oldest = next(iter(self._owners))
-            if oldest == runtime_id:
-                break
-            self.forget(oldest)
+        self._reserved[runtime_id] = None
+        self._reserved.move_to_end(runtime_id)
+        # Bounded: the oldest reservations go first; connected runtimes are not counted, nor ever dropped.
+        while len(self._reserved) > self._max_reservations:
+            self.forget(next(iter(self._reserved)))
 
     def forget(self, runtime_id: str) -> None:
         """Drop whatever is known of ``runtime_id``'s owner (evicted, or its reservation given up)."""
         self._owners.pop(runtime_id, None)
         self._trust.pop(runtime_id, None)
+        self._reserved.pop(runtime_id, None)
 
     def _mine(self, runtime_id: str, owner: str | None) -> bool:
         return owner is not None and self._owners.get(runtime_id) == owner
