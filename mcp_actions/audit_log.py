@@ -153,8 +153,12 @@ class AuditLog:
         if self.path is None or self._fd is not None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Only the user reads what their agent did: a new file is private (an existing one keeps its mode).
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        self._fd = self._open_file()
+
+    def _open_file(self) -> int:
+        """The log file opened for appending; only the user reads what their agent did: a new file is private (an existing one keeps its mode)."""
+        assert self.path is not None
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
 
     def close(self) -> None:
         """Write what still waits, then close the file (entries recorded later are only kept in memory)."""
@@ -211,7 +215,7 @@ class AuditLog:
             log.warning("the audit log %s could not be rotated (%s); it grows on", self.path, exc.strerror or exc)
             return
         os.close(self._fd)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        self._fd = self._open_file()
 
     def _rotates_for(self, size: int) -> bool:
         if self._fd is None or self.max_bytes <= 0 or self.backup_count <= 0:
