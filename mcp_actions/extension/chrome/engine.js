@@ -4572,6 +4572,11 @@ function selectOptions(args) {
   return { ref: "@" + found.key, selected: matched.map(function (o) { return o.value; }) };
 }
 
+// Shared with read.js and find.js (page_read, page_find): the same refs, the same elements, the same stale-ref error.
+M.refFor = function (el) { return "@" + refFor(el); };
+M.isInteractiveElement = function (el) { return el.matches(INTERACTIVE); };
+M.elementOfRef = elementOf;
+
 definePrimitive("refs.observe", observe);
 definePrimitive("refs.resolve", resolve, ["ref"]);
 definePrimitive("refs.select", selectOptions, ["ref"]);
