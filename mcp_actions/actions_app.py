@@ -266,6 +266,8 @@ class ActionsApp:
                 pairings=PairingStore(),
             )
             await self.endpoint.start()
+            if self.endpoint.port_note:  # said before the lines that show the new port, not after them
+                USER_LOG.info("%s; choose the port with --bridge-port", self.endpoint.port_note)
             if not self.options.bridge_token:
                 USER_LOG.info("bridge token for this run: %s", self.token)
             USER_LOG.info("runtimes connect at %s; status page %s", self.endpoint.url, self.endpoint.status_url())

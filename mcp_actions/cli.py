@@ -1,8 +1,9 @@
 """The ``mcp-actions`` command line: ``serve`` (the default), ``validate``, ``check``, ``convert``, ``init``, ``demo``, ``extension``.
 
-In stdio mode nothing but MCP JSON-RPC may reach stdout, so every message
-here goes to stderr and logging is configured onto stderr before anything
-else runs. Each ``serve`` option can also come from the environment variable
+In stdio mode nothing but MCP JSON-RPC may reach stdout, so every message of
+``serve`` goes to stderr and logging is configured onto stderr before anything
+else runs; the other commands write their report (``validate``'s problems,
+verdicts and summary) on stdout and their errors on stderr. Each ``serve`` option can also come from the environment variable
 named in its help.
 
 A port (``--bridge-port``, ``--port``) left to its default may give way to a
@@ -168,7 +169,14 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every sub-command."""
-    parser = argparse.ArgumentParser(prog="mcp-actions", description="Operate websites through the actions their actions.json maps declare, as an MCP server.")
+    parser = argparse.ArgumentParser(
+        prog="mcp-actions",
+        usage="mcp-actions [serve options] | mcp-actions COMMAND ...",
+        description="Operate websites through the actions their actions.json maps declare, as an MCP server.",
+        # Host configurations run the bare command with serve's options (docs/cli.md): say so here.
+        epilog="With no command, mcp-actions is 'mcp-actions serve' over stdio and takes serve's options "
+        "(mcp-actions --manifests DIR --headless); 'mcp-actions serve --help' lists them.",
+    )
     parser.add_argument("--version", action="version", version=f"mcp-actions {__version__}")
     sub = parser.add_subparsers(dest="command")
     serve = sub.add_parser("serve", help="run the MCP server (the default command)")
@@ -210,7 +218,9 @@ def run_validate(paths: Sequence[str], *, as_json: bool, out: TextIO, err: TextI
     ``reference_only``: the map is judged for any runtime written from the
     reference dictionary alone, not only for mcp-actions' own runtimes.
 
-    Problem lines (or the JSON array) go to ``out``; unreadable paths and the summary line go to ``err``.
+    The report goes to ``out``: problem lines, per-file verdicts and the summary line
+    (``manifest.report.human_lines``), so ``validate map > out.txt`` holds it; with ``as_json``
+    ``out`` holds only the JSON array and the summary goes to ``err``. Unreadable paths go to ``err``.
     """
     if not paths:
         err.write("usage: mcp-actions validate PATH... [--json] [--reference-only]\n")
@@ -220,10 +230,10 @@ def run_validate(paths: Sequence[str], *, as_json: bool, out: TextIO, err: TextI
         err.write(f"error: {message}\n")
     if as_json:
         out.write(json_text(run) + "\n")
+        err.write(run.summary() + "\n")  # stdout stays one JSON document
     else:
         for line in human_lines(run):
             out.write(line + "\n")
-    err.write(run.summary() + "\n")
     return run.exit_status
 
 

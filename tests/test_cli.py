@@ -43,8 +43,8 @@ def test_validate_json_goes_to_stdout_and_the_summary_to_stderr():
 def test_validate_says_nothing_about_what_our_runtimes_run():
     """The bench board clicks by locator (pointer.click's target): our runtimes take it, so no warning by default."""
     done = run("validate", str(BENCH_BOARD), str(DEMO_MAP))
-    assert (done.returncode, done.stdout) == (0, "")
-    assert done.stderr == "checked 2 manifests: 2 valid, 0 invalid (0 errors, 0 warnings)\n"
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"{BENCH_BOARD}: valid\n{DEMO_MAP}: valid\nchecked 2 manifests: 2 valid, 0 invalid (0 errors, 0 warnings)\n"
 
 
 def test_validate_reference_only_warns_about_what_reference_runtimes_refuse():
@@ -54,8 +54,10 @@ def test_validate_reference_only_warns_about_what_reference_runtimes_refuse():
         f"{BENCH_BOARD}:/tools/0/workflow/steps/0/args/target non_reference_argument warning: step 'open': pointer.click's 'target' "
         "is an addition to the reference dictionary; runtimes that do not announce pointer.click.target refuse this step "
         "(mcp-actions' own runtimes announce it)\n"
+        f"{BENCH_BOARD}: valid (0 errors, 1 warning)\n{DEMO_MAP}: valid\n"
+        "checked 2 manifests: 2 valid, 0 invalid (0 errors, 1 warning)\n"
     )
-    assert done.stderr == "checked 2 manifests: 2 valid, 0 invalid (0 errors, 1 warning)\n"
+    assert done.stderr == ""
     as_json = json.loads(run("validate", "--json", "--reference-only", str(BENCH_BOARD)).stdout)
     assert [(r["valid"], [(w["code"], w["path"]) for w in r["warnings"]]) for r in as_json] == [
         (True, [("non_reference_argument", "/tools/0/workflow/steps/0/args/target")])
@@ -68,7 +70,10 @@ def test_validate_messages_say_how_to_fix(tmp_path):
     broken.write_text(json.dumps({"protocol": "actions.json", "version": 1, "tools": [tool]}))
     done = run("validate", str(broken))
     assert done.returncode == 1
-    assert done.stdout == f"{broken}:/tools/0/inputSchema field_not_allowed tool 'go': rename 'inputSchema' to 'input_schema' (actions.json spells its keys in snake_case)\n"
+    assert done.stdout == (
+        f"{broken}:/tools/0/inputSchema field_not_allowed tool 'go': rename 'inputSchema' to 'input_schema' (actions.json spells its keys in snake_case)\n"
+        "checked 1 manifest: 0 valid, 1 invalid (1 error, 0 warnings)\n"
+    )
 
 
 def test_version():

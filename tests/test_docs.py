@@ -172,8 +172,8 @@ def test_the_guide_maps_validate_without_a_warning():
     assert report.errors == () and report.warnings == ()
     out, err = io.StringIO(), io.StringIO()
     assert run_validate([str(FIRST_MAP / "actions.json")], as_json=False, out=out, err=err) == 0
-    assert out.getvalue() == "" and err.getvalue() == "checked 1 manifest: 1 valid, 0 invalid (0 errors, 0 warnings)\n"
-    assert err.getvalue().strip() in GUIDE.read_text(encoding="utf-8")
+    assert err.getvalue() == "" and out.getvalue() == "checked 1 manifest: 1 valid, 0 invalid (0 errors, 0 warnings)\n"
+    assert out.getvalue().strip() in GUIDE.read_text(encoding="utf-8")
 
 
 def test_the_guide_host_configurations_run_the_fixture():

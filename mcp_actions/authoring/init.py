@@ -125,7 +125,11 @@ def _summary(draft: Draft, url: str) -> str:
 def run_init_command(url: str, output: str | None, *, out: TextIO, err: TextIO, browser_path: str | None = None) -> int:
     """Run ``mcp-actions init`` and return its exit status (0, or 2 on a usage or I/O error)."""
     if output is not None:
+        # The folder may not exist yet (-o drafts/shop.actions.json): it is made at write time, so the
+        # folder that must be writable now is the nearest one that exists.
         folder = os.path.dirname(os.path.abspath(output))
+        while not os.path.exists(folder) and os.path.dirname(folder) != folder:
+            folder = os.path.dirname(folder)
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(output):
             print(f"mcp-actions init: {ErrorCode.IO_ERROR}: cannot write {output}: {'it is a directory' if os.path.isdir(output) else 'no writable folder ' + folder}", file=err)
             return 2  # said before a browser starts, not after
@@ -143,6 +147,7 @@ def run_init_command(url: str, output: str | None, *, out: TextIO, err: TextIO, 
         out.flush()
     else:
         try:
+            os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
             with open(output, "w", encoding="utf-8") as handle:
                 handle.write(text)
         except OSError as exc:

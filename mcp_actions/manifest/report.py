@@ -18,8 +18,10 @@ not JSON is an *invalid manifest* (``invalid_json`` at ``""``), not an I/O
 error. Every readable file is reported even when another path fails; the
 exit status is then 2.
 
-Human output, one line per problem (errors and warnings together, in path
-order), then one summary line::
+Human output, all on stdout (so ``validate map > out.txt`` keeps it): one line
+per problem (errors and warnings together, in path order); when more than one
+file was checked, each file's problems end with its verdict line
+(``shop.actions.json: invalid (1 error, 1 warning)``); then one summary line::
 
     shop.actions.json:/tools/0/name invalid_identifier tool name '1x' is not a safe identifier
     shop.actions.json:/prompt unknown_field warning: manifest: unknown field 'prompt'
@@ -43,7 +45,7 @@ from .fetch import RemoteFetcher
 from .load import LoadedManifest, ManifestReport, PlannedFile, load_file, plan_path, storage_root_of
 from .problems import Problem, problem_sort_key
 
-__all__ = ["ValidationRun", "format_problem", "human_lines", "json_text", "validate_file", "validate_paths"]
+__all__ = ["ValidationRun", "format_problem", "human_lines", "json_text", "validate_file", "validate_paths", "verdict_line"]
 
 
 def validate_file(path: Path, *, reference_only: bool = False, planned: PlannedFile | None = None, fetcher: RemoteFetcher | None = None) -> ManifestReport:
@@ -123,13 +125,25 @@ def validate_paths(paths: Sequence[str | Path], *, reference_only: bool = False,
     return run
 
 
+def verdict_line(report: ManifestReport) -> str:
+    """One file's verdict: ``file: valid`` or ``file: invalid``, with its counts when it has problems."""
+    counts = f" ({_plural(len(report.errors), 'error')}, {_plural(len(report.warnings), 'warning')})" if report.errors or report.warnings else ""
+    return f"{report.file}: {'valid' if report.valid else 'invalid'}{counts}"
+
+
 def human_lines(run: ValidationRun) -> list[str]:
-    """One line per problem of every file (errors and warnings together, in path order)."""
-    return [
-        format_problem(report.file, problem)
-        for report in run.reports
-        for problem in sorted(report.errors + report.warnings, key=problem_sort_key)
-    ]
+    """One line per problem of every file (errors and warnings together, in path order), then the summary.
+
+    With more than one file, each file's problems end with its verdict (``verdict_line``): a file
+    that has no problem line still shows that it was checked. One file's verdict is the summary.
+    """
+    lines: list[str] = []
+    for report in run.reports:
+        lines.extend(format_problem(report.file, problem) for problem in sorted(report.errors + report.warnings, key=problem_sort_key))
+        if len(run.reports) > 1:
+            lines.append(verdict_line(report))
+    lines.append(run.summary())
+    return lines
 
 
 def json_text(run: ValidationRun) -> str:

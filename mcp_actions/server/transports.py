@@ -213,9 +213,6 @@ async def _start(app: ActionsApp) -> None:
         with contextlib.suppress(Exception):
             await app.stop()
         raise
-    endpoint = app.endpoint
-    if endpoint is not None and endpoint.port_note:
-        _say(f"{endpoint.port_note}; choose the port with --bridge-port")
 
 
 async def serve(

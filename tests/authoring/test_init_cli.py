@@ -41,7 +41,7 @@ def one_error_line(done: subprocess.CompletedProcess[str], code: ErrorCode) -> s
 
 
 def test_init_writes_a_draft_that_validates_clean_and_tells_what_to_review(tmp_path, pages_url):
-    out = tmp_path / "draft.actions.json"
+    out = tmp_path / "drafts" / "shop" / "draft.actions.json"  # -o into folders that do not exist yet: init makes them
     done = run("init", f"{pages_url}/simple-form/index.html", "-o", str(out))
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""  # the map went to the file
@@ -109,8 +109,9 @@ def test_a_url_that_is_not_a_web_page_is_a_usage_error(url):
 
 
 def test_an_output_that_cannot_be_written_is_io_error_before_any_browser(tmp_path, pages_url):
-    line = one_error_line(run("init", f"{pages_url}/simple-form/index.html", "-o", str(tmp_path / "no" / "such" / "dir.json")), ErrorCode.IO_ERROR)
-    assert "cannot write" in line
+    (tmp_path / "a-file").write_text("")
+    line = one_error_line(run("init", f"{pages_url}/simple-form/index.html", "-o", str(tmp_path / "a-file" / "sub" / "map.json")), ErrorCode.IO_ERROR)
+    assert "cannot write" in line and "no writable folder" in line  # a file where a folder would be made
     one_error_line(run("init", f"{pages_url}/simple-form/index.html", "-o", str(tmp_path)), ErrorCode.IO_ERROR)  # a folder
 
 

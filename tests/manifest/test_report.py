@@ -39,23 +39,30 @@ def test_all_valid_exits_0_and_prints_no_problem_lines(tmp_path: Path) -> None:
     # validate composes as serve does (test_validate_agrees.py): a map with an import that composes is used.
     write(tmp_path, "helpers/actions.json", base())
     importing = edit(base(), "/imports", [{"id": "helpers", "kind": "local", "uri": "./helpers/actions.json", "namespace": "helpers"}])
-    status, out, err = run(VALID / "minimal.json", write(tmp_path, "shop.actions.json", importing))
+    shop = write(tmp_path, "shop.actions.json", importing)
+    status, out, err = run(VALID / "minimal.json", shop)
     assert status == 0
-    assert out == ""
-    assert err == "checked 2 manifests: 2 valid, 0 invalid (0 errors, 0 warnings)\n"
+    # All on stdout (validate map > out.txt keeps it): each file's verdict, then the summary.
+    assert out == f"{VALID / 'minimal.json'}: valid\n{shop}: valid\nchecked 2 manifests: 2 valid, 0 invalid (0 errors, 0 warnings)\n"
+    assert err == ""
 
 
 def test_warnings_alone_keep_exit_0() -> None:
     status, out, _ = run(VALID / "simple_form.json")
     assert status == 0
-    assert out == f"{VALID / 'simple_form.json'}:/prompt unknown_field warning: manifest: unknown field 'prompt'\n"
+    assert out == f"{VALID / 'simple_form.json'}:/prompt unknown_field warning: manifest: unknown field 'prompt'\nchecked 1 manifest: 1 valid, 0 invalid (0 errors, 1 warning)\n"
 
 
 def test_any_invalid_exits_1() -> None:
     status, out, err = run(VALID / "minimal.json", INVALID / "tool_name_unsafe.json")
     assert status == 1
-    assert out == f"{INVALID / 'tool_name_unsafe.json'}:/tools/0/name invalid_identifier tool name '1form.submit' is not a safe identifier\n"
-    assert err.endswith("checked 2 manifests: 1 valid, 1 invalid (1 error, 0 warnings)\n")
+    assert out.splitlines() == [
+        f"{VALID / 'minimal.json'}: valid",
+        f"{INVALID / 'tool_name_unsafe.json'}:/tools/0/name invalid_identifier tool name '1form.submit' is not a safe identifier",
+        f"{INVALID / 'tool_name_unsafe.json'}: invalid (1 error, 0 warnings)",
+        "checked 2 manifests: 1 valid, 1 invalid (1 error, 0 warnings)",
+    ]
+    assert err == ""
 
 
 def test_no_paths_is_a_usage_error() -> None:
@@ -68,7 +75,7 @@ def test_missing_path_exits_2_but_reports_the_others(tmp_path: Path) -> None:
     status, out, err = run(tmp_path / "nope.actions.json", INVALID / "tool_name_unsafe.json")
     assert status == 2  # an I/O error outranks an invalid manifest
     assert "invalid_identifier" in out
-    assert "nope.actions.json" in err and "1 path could not be read" in err
+    assert "nope.actions.json" in err and "1 path could not be read" in out
 
 
 def test_directory_without_manifests_exits_2(tmp_path: Path) -> None:
@@ -89,7 +96,7 @@ def test_dangling_symlink_exits_2(tmp_path: Path) -> None:
     link = tmp_path / "gone.actions.json"
     link.symlink_to(tmp_path / "deleted.actions.json")
     status, out, err = run(link)
-    assert (status, out) == (2, "")
+    assert (status, out) == (2, "checked 0 manifests: 0 valid, 0 invalid (0 errors, 0 warnings); 1 path could not be read\n")
     assert "gone.actions.json" in err
 
 
@@ -173,8 +180,9 @@ def test_human_lines_list_errors_and_warnings_in_path_order(tmp_path: Path) -> N
         f"{path}:/prompt unknown_field warning: manifest: unknown field 'prompt'",
         f"{path}:/tools/1/name invalid_identifier tool name '9x' is not a safe identifier",
         f"{path}:/version unsupported_version version must be 1",
+        "checked 1 manifest: 0 valid, 1 invalid (2 errors, 1 warning)",  # one file: the summary is its verdict
     ]
-    assert err == "checked 1 manifest: 0 valid, 1 invalid (2 errors, 1 warning)\n"
+    assert err == ""
 
 
 def test_format_problem_splits_into_location_code_and_message() -> None:
