@@ -49,7 +49,6 @@ from .events import EventHub, ToolsChanged
 from .extension import extension_origin
 from .manifest.fetch import RemoteFetcher
 from .manifest.load import LoadResult, ManifestReport
-from .manifest.paths import bundled_manifests_dir
 from .projection.extract import EXTRACT_PRIMITIVE
 from .projection.registry import ProjectionRegistry
 from .projection.service import ProjectionService
@@ -178,8 +177,12 @@ class ActionsApp:
 
     @property
     def manifest_paths(self) -> list[str]:
-        """The manifest files and directories served (the bundled ones when none were given)."""
-        return list(self.options.manifests) or [str(bundled_manifests_dir())]
+        """The manifest files and directories served: those given, and none by default.
+
+        The bundled demo map belongs to ``mcp-actions demo``, which passes it explicitly: a host
+        started without ``--manifests`` would otherwise list tools of a site that is not running.
+        """
+        return list(self.options.manifests)
 
     @property
     def load_result(self) -> LoadResult:
@@ -231,7 +234,7 @@ class ActionsApp:
 
         With ``auto`` they depend on the maps and on whether the active page is one no map covers.
         """
-        # The bundled sample map (served when no --manifests is given) does not make this a map server.
+        # Only maps given with --manifests make this a map server.
         maps = [loaded.model for loaded in self.catalog.manifests.values()] if self.options.manifests else []
         uncovered = self.catalog.uncovered(self.bridge.registry.active)
         listed = listed_builtins(self.options.builtin_tools, maps=maps, uncovered_page=uncovered, tool_mode=self.options.tool_mode)

@@ -116,7 +116,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "--manifests",
         action="append",
         metavar="PATH",
-        help="manifest file, or directory searched for actions.json and *.actions.json; repeatable [MCP_ACTIONS_MANIFESTS, ':'-separated] (default: the bundled manifests)",
+        help="manifest file, or directory searched for actions.json and *.actions.json; repeatable [MCP_ACTIONS_MANIFESTS, ':'-separated] (default: none; the demo's map belongs to 'mcp-actions demo')",
     )
     parser.add_argument("--bridge-host", default=_env("MCP_ACTIONS_BRIDGE_HOST", "127.0.0.1"), help="bridge WebSocket host [MCP_ACTIONS_BRIDGE_HOST]")
     parser.add_argument("--bridge-port", type=int, default=None, help=f"bridge WebSocket port, 0 for any free port [MCP_ACTIONS_BRIDGE_PORT] (default {DEFAULT_BRIDGE_PORT}, or a free port when that one is taken)")

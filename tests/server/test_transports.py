@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.demo.static import StaticSite
 
 FIXTURE_FORM = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "simple-form"
@@ -105,14 +106,20 @@ def http_server(tmp_path):
         process.wait(10)
 
 
-async def test_streamable_http_lists_bundled_tools(http_server):
+async def test_streamable_http_without_maps_lists_only_builtins(http_server):
+    """No --manifests: the built-ins and nothing else (issue 34 item 1: the demo map belongs to ``mcp-actions demo``)."""
     import re
 
     async with Client(http_server) as client:
         tools = (await client.list_tools()).tools
         names = {t.name for t in tools}
-        assert {"browser_navigate", "actions_site", "demo_add_task", "demo_complete_task"} <= names
+        assert "browser_navigate" in names
+        assert not any(name.startswith("demo_") for name in names), names
+        builtins = set(ActionsApp(AppOptions(browser="none", serve_bridge=False)).service.builtins)
+        assert {(t.meta or {}).get("mcp-actions/tool") for t in tools} <= builtins, names
         assert all(re.match(NAME_RE, t.name) and "mcp-actions/tool" in (t.meta or {}) for t in tools)
-        # No browser and no runtime: the call fails as a result, at once, with a stable code.
-        result = await client.call_tool("demo_list_tasks", {})
-        assert result.is_error and result.structured_content["error"]["code"] == "runtime_not_found"
+        launch = json.loads((await client.read_resource("actions://bridge/launch")).contents[0].text)
+        assert launch["manifests"] == []
+        # --browser none and no runtime: navigating fails as a result, at once, with a stable code.
+        result = await client.call_tool("browser_navigate", {"url": "http://127.0.0.1:9/"})
+        assert result.is_error and result.structured_content["error"]["code"] == "capability_unavailable"
