@@ -41,3 +41,5 @@ class AppOptions:
     limits: Limits = DEFAULT_LIMITS  # workflow and projection limits (validation and run time)
     audit_log: str | None = None  # --audit-log: the JSON-lines file every call is appended to (None: no file)
     policy: str | None = None  # --policy: the rules file deciding calls before they reach a page (None: allow all)
+    backplane: str | None = None  # --backplane: the NATS URL replicas share (None: one process alone); docs/deploying.md
+    http_token: str | None = None  # --http-token, which with the bridge token names the replicas' cluster on the backplane

@@ -126,6 +126,8 @@ class AuditLog:
     ) -> None:
         """``path`` None: no file (the recent entries are still kept)."""
         self.path = Path(path).expanduser() if path is not None else None
+        #: The replica id every line carries when replicas share a backplane (None: one process, no field).
+        self.replica: str | None = None
         self.max_bytes = max_bytes
         self.backup_count = backup_count
         self.min_free_bytes = min_free_bytes
@@ -241,6 +243,8 @@ class AuditLog:
 
     def record(self, entry: dict[str, Any]) -> None:
         """Append one entry as a line and keep it among the recent; a line that cannot be written waits, never raises."""
+        if self.replica is not None:
+            entry = {**entry, "replica": self.replica}  # which replica ran the MCP request (docs/deploying.md)
         if self.path is not None:
             # A lone surrogate (a page's title or URL may carry one) becomes its JSON escape, \udcXX, not a crash.
             line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8", "backslashreplace")

@@ -37,6 +37,12 @@ Observers (the composition root) subscribe on the bridge's ``events`` hub to
 hear about runtimes arriving, changing, becoming the active one and leaving,
 about accepted page events and about launchers the user clicked
 (``bridge/events.py``).
+
+Replicas (docs/deploying.md): a runtime another replica holds is *mirrored*
+here (``attach_remote``): it is listed and routed to like a local one, and
+its calls go through the ``CallChannel`` the backplane gave for it, which
+forwards them to the replica holding the socket (``mcp_actions/backplane/``).
+A local connection always wins over a mirror of the same id.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode
 from ..events import EventHub
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
-from .calls import CallTracker, InputHandler, ProgressHandler
+from .calls import CallChannel, CallTracker, InputHandler, ProgressHandler
 from .credentials import new_runtime_secret, secret_digest, url_within_origin
 from .envelope import runtime_error, unwrap_output
 from .events import AttachmentOpened, PageEvent, RuntimeActive, RuntimeArrived, RuntimeGone, RuntimeUpdated
@@ -96,6 +102,9 @@ log = logging.getLogger(__name__)
 DEFAULT_STALE_AFTER_S = 120.0
 #: Transports whose runtimes are expected to heartbeat (in-process runtimes are not).
 HEARTBEAT_TRANSPORTS = frozenset({"websocket"})
+#: A call forwarded to another replica waits this much longer than its own limit, so that the
+#: replica running it answers ``handler_timeout`` itself (with its elapsed time) before this side gives up.
+REMOTE_GRACE_MS = 1000
 
 
 class Bridge:
@@ -142,6 +151,10 @@ class Bridge:
         #: Which credential owns each runtime id (and the ids page runtimes that left reserved).
         self.identities = IdentityBook()
         self._sessions: dict[str, RuntimeSession] = {}
+        #: Runtimes other replicas hold, mirrored here, and the channel their calls are forwarded on.
+        self._remote: dict[str, CallChannel] = {}
+        #: This process's replica id when it runs with a backplane (None alone); its runtimes carry it.
+        self.replica_id: str | None = None
         self._sweeper: asyncio.Task[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------
@@ -250,7 +263,10 @@ class Bridge:
         runtime ``action_cancel``.
         """
         info = self.resolve(route or Route(runtime_id=runtime_id))
-        session = self._sessions.get(info.runtime_id)
+        session: CallChannel | None = self._sessions.get(info.runtime_id)
+        remote = session is None and info.runtime_id in self._remote
+        if remote:
+            session = self._remote[info.runtime_id]
         if session is None or session.closed:
             raise ActionError(
                 f"runtime {info.runtime_id!r} is not connected",
@@ -281,7 +297,8 @@ class Bridge:
                 code=ErrorCode.INVALID_INPUT,
                 evidence={"path": path, "runtime_id": info.runtime_id},
             ) from exc
-        return await self.calls.run(session, item, timeout_ms=timeout_ms, on_progress=on_progress, on_input=on_input)
+        waited = timeout_ms + REMOTE_GRACE_MS if remote else timeout_ms
+        return await self.calls.run(session, item, timeout_ms=waited, on_progress=on_progress, on_input=on_input)
 
     def _check_primitive(self, info: RuntimeInfo, name: str, arguments: dict[str, Any]) -> None:
         primitive = self.dictionary.get(name)
@@ -362,6 +379,10 @@ class Bridge:
         # A runtime that reconnects (same runtime_key, or same runtime_id, and the same owner) replaces
         # its old connection and keeps its identity, so routing by id or key keeps working.
         previous = claim.previous
+        if runtime_id in self._remote:
+            # The runtime moved here from another replica (it reconnected through the balancer): the
+            # mirror's calls fail now, and from here on its calls go to this connection.
+            self.calls.fail_channel(self._remote.pop(runtime_id), "the runtime reconnected to another replica")
         replaced = self._sessions.get(runtime_id) if previous is not None else None
         if replaced is not None and replaced is not session:
             log.info("runtime %s reconnected; replacing its old connection", runtime_id)
@@ -369,7 +390,7 @@ class Bridge:
             self.calls.fail_channel(replaced, "the runtime reconnected on a new connection")
             self._sessions.pop(runtime_id, None)
             await self._close_link(replaced, "replaced by a new connection")
-        info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport, events=deque(maxlen=self.event_log_size))
+        info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport, events=deque(maxlen=self.event_log_size), replica=self.replica_id)
         if previous is not None:
             info.events = previous.events
             info.connected_at = previous.connected_at
@@ -494,6 +515,73 @@ class Bridge:
         if runtime_id is not None and self._sessions.get(runtime_id) is session:
             if self._retire(runtime_id, reason, reserve=True) is not None:
                 log.info("runtime %s gone: %s", runtime_id, reason)
+
+    # -- runtimes other replicas hold (backplane) ------------------------
+
+    def holds(self, runtime_id: str) -> bool:
+        """True when this process holds the runtime's connection (not a mirror of another replica's)."""
+        session = self._sessions.get(runtime_id)
+        return session is not None and not session.closed
+
+    def local_runtimes(self) -> list[RuntimeInfo]:
+        """The runtimes whose connections this process holds, in order of connection."""
+        return [info for info in self.registry.list() if info.runtime_id in self._sessions]
+
+    def owner_of(self, runtime_id: str) -> str | None:
+        """The credential that owns a runtime id (``identity.owner_key``), for the replicas' shared directory."""
+        return self.identities.owner(runtime_id)
+
+    def attach_remote(self, info: RuntimeInfo, channel: CallChannel, *, owner: str | None) -> bool:
+        """Mirror a runtime another replica holds: listed and routed to here, its calls sent on ``channel``.
+
+        Called again with fresh ``info`` when that replica reports a change. A runtime this process
+        holds itself is never replaced by a mirror (False). ``owner``: its credential there, so that
+        the runtime reconnecting here with the same credential takes its identity back (identity.py).
+        """
+        runtime_id = info.runtime_id
+        if runtime_id in self._sessions:
+            return False
+        mirrored = self.registry.get(runtime_id) if runtime_id in self._remote else None
+        previous_channel = self._remote.get(runtime_id)
+        if previous_channel is not None and previous_channel is not channel:
+            self.calls.fail_channel(previous_channel, "the runtime moved to another replica")
+        self._remote[runtime_id] = channel
+        if owner is not None:
+            self.identities.own(runtime_id, owner, info.trust)
+        if mirrored is not None:
+            if mirrored.snapshot_key() != info.snapshot_key():
+                info.events = mirrored.events
+                self.registry.add(info)
+                self.events.publish(RuntimeUpdated(info))
+            return True
+        self.registry.add(info)
+        if self.registry.active_id is None:
+            self.registry.set_active(runtime_id)
+        self.events.publish(RuntimeArrived(info))
+        return True
+
+    def detach_remote(self, runtime_id: str, reason: str) -> None:
+        """Forget a mirrored runtime (its replica left, or it left there): its calls here fail with ``transport_failed``."""
+        channel = self._remote.pop(runtime_id, None)
+        if channel is None:
+            return
+        self.calls.fail_channel(channel, reason)
+        info = self.registry.remove(runtime_id)
+        self.configurator.forget(runtime_id)
+        self.identities.forget(runtime_id)
+        if info is not None:
+            self.events.publish(RuntimeGone(info, reason))
+
+    def note_remote_event(self, runtime_id: str, record: dict[str, Any]) -> None:
+        """A page event another replica accepted from a runtime mirrored here: kept and published as a local one's."""
+        info = self.registry.get(runtime_id) if runtime_id in self._remote else None
+        if info is not None:
+            info.events.append(record)
+            self.events.publish(PageEvent(info, record))
+
+    def remote_ids(self) -> list[str]:
+        """The ids of the runtimes mirrored from other replicas."""
+        return list(self._remote)
 
     # -- runtime state -----------------------------------------------------
 

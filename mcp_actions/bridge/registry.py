@@ -65,6 +65,8 @@ class RuntimeInfo:
     trust: Trust = "operator"
     extension_version: str | None = None
     connected_at: float = field(default_factory=time.time)
+    #: The replica holding the runtime's connection when replicas share a backplane (None alone).
+    replica: str | None = None
     last_seen: float = field(default_factory=time.monotonic)
     events: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=EVENT_LOG_SIZE), repr=False)
 
@@ -124,7 +126,16 @@ class RuntimeInfo:
             "connected_at": self.connected_at,
             "idle_seconds": round(time.monotonic() - self.last_seen, 3),
             "event_count": len(self.events),
+            **({"replica": self.replica} if self.replica else {}),
         }
+
+    def snapshot_key(self) -> tuple[Any, ...]:
+        """What a replica's directory says of this runtime, for telling a changed mirror from the same one."""
+        return (
+            self.url, self.runtime_key, self.title, self.capabilities, self.states, self.manifest, self.manifest_summary,
+            self.announced_host, self.frame, self.page_tools, self.attachments, self.authorization_id, self.trust,
+            self.extension_version, self.replica,
+        )
 
 
 class RuntimeRegistry:

@@ -75,7 +75,7 @@ def _runtime_rows(runtimes: Iterable[RuntimeInfo]) -> str:
             + _cell(snap["runtime_key"])
             + _cell(snap["url"])
             + _cell(snap["title"])
-            + _cell(f"{snap['transport']} ({snap['trust']})")
+            + _cell(f"{snap['transport']} ({snap['trust']})" + (f" on replica {snap['replica']}" if snap.get("replica") else ""))
             + _cell(f"{snap['idle_seconds']:.1f} s")
             + _cell(len(snap["capabilities"]))
             + _cell(snap["event_count"])
@@ -152,6 +152,7 @@ def render_status_page(
     browser_session: Mapping[str, Any] | None = None,
     extension_connect_url: str | None = None,
     audit_health: Mapping[str, Any] | None = None,
+    backplane: Mapping[str, Any] | None = None,
 ) -> str:
     """The complete HTML of the local status page.
 
@@ -164,6 +165,7 @@ def render_status_page(
     ``browser_session``: the browser host's agent session (``{name, …}``), None while unnamed.
     ``extension_connect_url``: the browser extension's connect page for this bridge (docs/extension.md).
     ``audit_health``: ``AuditLog.health()``; while its file cannot be written, calls are refused and this says why.
+    ``backplane``: ``Backplane.status()`` when replicas share a backplane (docs/deploying.md), None alone.
     """
     runtimes = list(runtimes)
     e = html.escape
@@ -183,6 +185,13 @@ def render_status_page(
     session_line = ""
     if browser_session is not None and browser_session.get("name"):
         session_line = f'\n<p id="browser-session">Browser session: <strong>{e(str(browser_session["name"]))}</strong></p>'
+    if backplane is not None:
+        others = ", ".join(f"{r.get('replica')} ({r.get('runtimes')} runtime(s))" for r in backplane.get("replicas") or ()) or "none"
+        state = "connected: every replica's runtimes are listed and reachable" if backplane.get("connected") else "<strong>unreachable: this replica serves only its own runtimes until it returns</strong>"
+        session_line += (
+            f'\n<p id="backplane">Replica <code>{e(str(backplane.get("replica")))}</code>; backplane <code>{e(str(backplane.get("url")))}</code> '
+            f"{state}. Other replicas: {e(others)}.</p>"
+        )
     bookmarklet = bookmarklet_url(script_url)
     script_tag = f'<script src="{script_url}"></script>'
     return f"""<!doctype html>

@@ -1,0 +1,37 @@
+"""Replicas on a NATS backplane: several ``serve`` processes behind one load balancer act as one server.
+
+Imported only when ``--backplane`` is given (the default path imports no
+NATS). ``Backplane`` (``node.py``) joins this process to the others that share
+its tokens: it publishes the runtimes this process holds and mirrors the
+others' into the bridge (``directory.py``), forwards a call for a mirrored
+runtime to the replica holding its socket and carries its progress, input
+requests, cancellation and answer both ways (``remote.py``), keeps streamable
+HTTP sessions in JetStream key-value so that any replica can serve any of
+them (``sessions.py``), and fans change notifications out to every replica.
+Losing NATS is survived: each replica keeps serving the runtimes it holds and
+says so, and rejoins when NATS returns. See docs/deploying.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from ..errors import UsageError
+
+__all__ = ["BACKPLANE_SCHEMES", "check_backplane_url", "require_client"]
+
+#: URL schemes ``--backplane`` takes (NATS, plain or TLS).
+BACKPLANE_SCHEMES = ("nats://", "tls://")
+
+
+def check_backplane_url(url: str) -> str:
+    """The ``--backplane`` URL, or ``UsageError`` naming what is wrong with it."""
+    if not url.startswith(BACKPLANE_SCHEMES) or len(url.split("://", 1)[1]) == 0:
+        raise UsageError(f"--backplane must be a NATS URL (nats://HOST:PORT or tls://HOST:PORT), not {url!r}")
+    return url
+
+
+def require_client() -> None:
+    """Raise ``UsageError`` (one line, exit 2) when the NATS client is not installed."""
+    if importlib.util.find_spec("nats") is None:
+        raise UsageError("--backplane needs the NATS client, which is not installed: pip install 'mcp-actions[nats]'")

@@ -1,0 +1,289 @@
+"""``Backplane``: this replica's membership of the cluster, over one NATS connection that comes and goes.
+
+Started by the composition root when ``--backplane`` is given. It connects
+in the background (a replica whose NATS is not there yet serves alone and
+says so), subscribes to the cluster's subjects (``wire.py``), and then, every
+quarter second: announces its runtimes once a second (``directory.py``),
+pings the replicas it knows and drops those that do not answer (their
+runtimes' calls fail at once with ``transport_failed``; the runtimes reconnect
+through the balancer), and forgets replicas gone silent. When NATS goes away
+every mirror is dropped and every forwarded call ends, and the status
+(``status()``: the status page and ``actions://bridge/launch``) says that this
+replica serves only its own runtimes; the client reconnects by itself and the
+replica rejoins with no restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import secrets
+import socket
+import time
+from typing import Any
+
+from ..bridge.bridge import Bridge
+from ..bridge.events import PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
+from ..events import EventHub
+from .directory import RuntimeDirectory
+from .remote import CallServer, RemoteCalls
+from .wire import Subjects, cluster_name, decode, encode
+
+__all__ = ["ANNOUNCE_EVERY_S", "PING_TIMEOUT_S", "Backplane", "new_replica_id"]
+
+log = logging.getLogger(__name__)
+
+#: How often a replica repeats its directory (a replica that joins knows everything within this).
+ANNOUNCE_EVERY_S = 1.0
+#: The watchdog's beat: pings, expiry, reconnection state.
+TICK_S = 0.25
+#: A replica that has a responder but does not answer a ping within this is taken for hung.
+PING_TIMEOUT_S = 1.5
+#: Wait at start for the first connection before serving alone in the meantime.
+FIRST_CONNECT_S = 3.0
+
+
+def new_replica_id() -> str:
+    """A replica id unique in the cluster: host, process and a random part (safe in a NATS subject)."""
+    host = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname())[:32] or "host"
+    return f"{host}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+class Backplane:
+    """One replica's link to the others: directory, forwarded calls, page events, liveness."""
+
+    def __init__(self, url: str, bridge: Bridge, events: EventHub, *, bridge_token: str, http_token: str | None, replica_id: str | None = None) -> None:
+        self.url = url
+        self.bridge = bridge
+        self.events = events
+        self.replica_id = replica_id or new_replica_id()
+        self.cluster = cluster_name(bridge_token, http_token)
+        self.subjects = Subjects(self.cluster)
+        self.remote = RemoteCalls(bridge, self.subjects, self.replica_id, self._request, self._publish)
+        self.server = CallServer(bridge, self.subjects, self._publish)
+        self.directory = RuntimeDirectory(bridge, self.replica_id, self.remote.channel_for)
+        bridge.replica_id = self.replica_id
+        self._nc: Any = None
+        self._connected = asyncio.Event()
+        self._since = time.time()
+        self._last_error: str | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._announce_soon = asyncio.Event()
+        self._background: set[asyncio.Task[Any]] = set()
+        self._unsubscribe = events.subscribe(RuntimeEvent, self._on_runtime_event)
+
+    # -- what it says about itself -----------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """True while NATS is reachable (the replica is one of the cluster)."""
+        return self._connected.is_set()
+
+    def status(self) -> dict[str, Any]:
+        """What the status page and ``actions://bridge/launch`` show of the backplane."""
+        return {
+            "url": self.url,
+            "replica": self.replica_id,
+            "connected": self.connected,
+            "since": self._since,
+            "serving": "every replica's runtimes" if self.connected else "only this replica's own runtimes (the backplane is unreachable)",
+            "last_error": self._last_error,
+            "replicas": self.directory.describe(),
+            "forwarded_calls_in_flight": self.remote.in_flight,
+            "calls_run_for_other_replicas": self.server.running,
+        }
+
+    # -- lifecycle ---------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect (waiting a little for the first connection) and start the watchdog."""
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="backplane")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(FIRST_CONNECT_S):
+                await self._connected.wait()
+        if not self.connected:
+            log.warning("backplane %s is not reachable yet; this replica serves its own runtimes and keeps trying", self.url)
+
+    async def stop(self) -> None:
+        """Say goodbye (the others drop this replica's runtimes at once) and close the connection."""
+        self._unsubscribe()
+        if self.connected:
+            with contextlib.suppress(Exception):
+                await self._publish(self.subjects.directory, encode(self.directory.snapshot(bye=True)))
+                await self._nc.flush(timeout=1)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self.server.cancel_all()
+        self.directory.drop_all("this replica is stopping")
+        if self._nc is not None:
+            with contextlib.suppress(Exception):
+                await self._nc.close()
+
+    async def _run(self) -> None:
+        import nats  # only here: the default path never imports the NATS client
+
+        while self._nc is None:
+            try:
+                self._nc = await nats.connect(
+                    self.url,
+                    name=f"mcp-actions {self.replica_id}",
+                    allow_reconnect=True,
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=0.5,
+                    connect_timeout=2,
+                    ping_interval=5,
+                    max_outstanding_pings=2,
+                    disconnected_cb=self._disconnected,
+                    reconnected_cb=self._reconnected,
+                    error_cb=self._error,
+                )
+            except Exception as exc:  # not there yet: serve alone, try again
+                self._last_error = f"{type(exc).__name__}: {exc}"
+                await asyncio.sleep(0.5)
+        await self._subscribe()
+        self._joined()
+        last_announce = 0.0
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(TICK_S):
+                    await self._announce_soon.wait()
+            if not self.connected:
+                continue
+            now = time.monotonic()
+            if self._announce_soon.is_set() or now - last_announce >= ANNOUNCE_EVERY_S:
+                self._announce_soon.clear()
+                last_announce = now
+                with contextlib.suppress(Exception):
+                    await self._publish(self.subjects.directory, encode(self.directory.snapshot()))
+            await self._check_replicas()
+            self.remote.sweep()
+
+    async def _subscribe(self) -> None:
+        nc, s, me = self._nc, self.subjects, self.replica_id
+
+        async def on_directory(msg: Any) -> None:
+            self.directory.heard(decode(msg.data))
+
+        async def on_call(msg: Any) -> None:
+            await msg.respond(self.server.take(msg.data))
+
+        async def on_control(msg: Any) -> None:
+            self.server.control(msg.data)
+
+        async def on_event(msg: Any) -> None:
+            await self.remote.on_event(msg.data)
+
+        async def on_ping(msg: Any) -> None:
+            await msg.respond(b"{}")
+
+        async def on_note(msg: Any) -> None:
+            self._heard_note(decode(msg.data))
+
+        await nc.subscribe(s.directory, cb=on_directory)
+        await nc.subscribe(s.notes, cb=on_note)
+        await nc.subscribe(s.replica(me, "call"), cb=on_call)
+        await nc.subscribe(s.replica(me, "ctl"), cb=on_control)
+        await nc.subscribe(s.replica(me, "ev"), cb=on_event)
+        await nc.subscribe(s.replica(me, "ping"), cb=on_ping)
+        await nc.flush(timeout=2)
+
+    # -- connection state --------------------------------------------------
+
+    def _joined(self) -> None:
+        self._connected.set()
+        self._since = time.time()
+        self._last_error = None
+        self._announce_soon.set()
+        log.info("replica %s joined the backplane at %s", self.replica_id, self.url)
+
+    async def _disconnected(self) -> None:
+        if not self.connected:
+            return
+        self._connected.clear()
+        self._since = time.time()
+        log.warning("backplane %s lost: this replica serves only its own runtimes until it returns", self.url)
+        # Nobody can hear answers now: calls forwarded from here fail, calls run for others stop.
+        for replica in self.directory.replicas() + list(self.remote.replicas_in_use()):
+            self.remote.fail_replica(replica, "the backplane is unreachable")
+        self.directory.drop_all("the backplane is unreachable")
+        self.server.cancel_all()
+
+    async def _reconnected(self) -> None:
+        self._joined()
+
+    async def _error(self, exc: Exception) -> None:
+        self._last_error = f"{type(exc).__name__}: {exc}"
+        log.debug("backplane error: %s", self._last_error)
+
+    # -- liveness ----------------------------------------------------------
+
+    async def _check_replicas(self) -> None:
+        """Ping every replica known or running calls for this one; drop those gone or silent."""
+        watched = set(self.directory.replicas()) | self.remote.replicas_in_use() | self.server.callers()
+        if not watched:
+            return
+        results = await asyncio.gather(*(self._alive(r) for r in watched))
+        if not self.connected:
+            return  # every ping failed because NATS is away, not because the replicas are
+        for replica, alive in zip(watched, results, strict=True):
+            if not alive:
+                self._replica_gone(replica, f"replica {replica} stopped answering")
+        for replica in self.directory.silent():
+            self._replica_gone(replica, f"replica {replica} went silent")
+
+    async def _alive(self, replica: str) -> bool:
+        try:
+            await self._request(self.subjects.replica(replica, "ping"), b"{}", PING_TIMEOUT_S)
+            return True
+        except Exception:
+            return False
+
+    def _replica_gone(self, replica: str, reason: str) -> None:
+        self.remote.fail_replica(replica, reason)
+        self.directory.drop(replica, reason)
+        self.server.cancel_from(replica)
+
+    # -- page events -------------------------------------------------------
+
+    def _on_runtime_event(self, event: RuntimeEvent) -> None:
+        runtime = event.runtime
+        if not self.bridge.holds(runtime.runtime_id) and not isinstance(event, RuntimeGone):
+            return  # a mirror's change: its own replica announces it
+        if isinstance(event, PageEvent):
+            if self.connected:
+                note = {"kind": "page_event", "replica": self.replica_id, "runtime_id": runtime.runtime_id, "record": event.record}
+                self._spawn(self._publish(self.subjects.notes, encode(note)))
+            return
+        if isinstance(event, (RuntimeArrived, RuntimeUpdated, RuntimeGone)):
+            self._announce_soon.set()
+
+    def _heard_note(self, note: dict[str, Any]) -> None:
+        if note.get("replica") == self.replica_id or note.get("kind") != "page_event":
+            return
+        runtime_id, record = note.get("runtime_id"), note.get("record")
+        if isinstance(runtime_id, str) and isinstance(record, dict):
+            self.bridge.note_remote_event(runtime_id, record)
+
+    # -- NATS --------------------------------------------------------------
+
+    async def _request(self, subject: str, data: bytes, timeout: float) -> bytes:
+        if self._nc is None or not self.connected:
+            raise ConnectionError("the backplane is unreachable")
+        reply = await self._nc.request(subject, data, timeout=timeout)
+        return bytes(reply.data)
+
+    async def _publish(self, subject: str, data: bytes) -> None:
+        if self._nc is None or not self.connected:
+            raise ConnectionError("the backplane is unreachable")
+        await self._nc.publish(subject, data)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)  # held until done: the loop keeps only weak references
+        task.add_done_callback(self._background.discard)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())

