@@ -186,6 +186,9 @@ class ToolBinding:
     #: The output's ``image`` (base64, with ``mime_type``) is a picture: the MCP adapter sends it as image content
     #: (``server/media.py``). Set by built-ins that declare it (``browser.screenshot``); never by a map or a page.
     image_output: bool = False
+    #: The output is the answer's text itself (a str): the MCP adapter sends it as the one text content, with no
+    #: ``structuredContent`` and no ``outputSchema``, so the model is not handed the same data twice. Built-ins only.
+    text_output: bool = False
     tool: Tool | None = field(default=None, compare=False, repr=False)
 
     @property

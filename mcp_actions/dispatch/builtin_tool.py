@@ -59,11 +59,13 @@ def builtin_binding(
     *,
     result_schema: dict[str, Any] | None = None,
     image_output: bool = False,
+    text_output: bool = False,
 ) -> ToolBinding:
     """The binding of the built-in tool with dotted ``name``.
 
     ``image_output``: its output carries a picture (``image``, base64, and ``mime_type``), which the MCP
     adapter sends as image content (``server/media.py``) rather than as text.
+    ``text_output``: its output is the text the model reads (a str), sent as it is and only once.
     """
     return ToolBinding(
         mcp_name=mcp_tool_name(name),
@@ -77,6 +79,7 @@ def builtin_binding(
         title=annotations.get("title"),
         annotations=annotations,
         image_output=image_output,
+        text_output=text_output,
     )
 
 

@@ -22,6 +22,7 @@ from ..manifest.execution import ToolKind
 from .browser_tools import BROWSER_TOOLS
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .observe_tools import OBSERVE_TOOLS
+from .read_tools import READ_TOOLS
 from .service import ActionService
 
 __all__ = ["BUILTIN_TOOLS", "builtin_bindings"]
@@ -112,7 +113,7 @@ def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[
 
 
 #: Every built-in tool, in the order docs/mcp-surface.md lists them: the one registry of built-ins.
-BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*BROWSER_TOOLS, *OBSERVE_TOOLS, BuiltinTool(SITE, _site, "site"))
+BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*BROWSER_TOOLS, *OBSERVE_TOOLS, *READ_TOOLS, BuiltinTool(SITE, _site, "site"))
 
 
 def builtin_bindings() -> list[ToolBinding]:

@@ -73,6 +73,10 @@ ENGINE_MODULES: tuple[str, ...] = (
     "wab.js",  # wab.execute through window.AICommands
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
+    "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
+    "read_cursor.js",  # page_read's byte budget and cursor
+    "read.js",  # refs.read: the page (or a ref's part) as compact text with refs inline
+    "find.js",  # refs.find: elements by text, role or name, with the context they sit in
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
     "launchers.js",  # launcher buttons kept beside their targets as the page changes
     "overlay_render.js",  # the overlay's panel: arguments checked, inert document, built in a closed shadow root
@@ -119,6 +123,8 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.observe",
     "refs.resolve",
     "refs.select",
+    "refs.read",
+    "refs.find",
     "overlay.open",
     "overlay.close",
     "overlay.register_launcher",

@@ -102,6 +102,9 @@ def success_result(output: Any, binding: ToolBinding | None = None, *, state_sum
     call) goes to ``_meta["mcp-actions/state_summary"]`` and, for the model,
     into a second text block.
     """
+    if binding is not None and binding.text_output and isinstance(output, str):
+        # The answer is text for the model (page_read): sent once, as it is, never cut to TEXT_LIMIT.
+        return types.CallToolResult(content=[types.TextContent(type="text", text=output)], is_error=False)
     image = None
     if binding is not None and _image_tool(binding):
         output, image = split_image(output)

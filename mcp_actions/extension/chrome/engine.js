@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, read_structure.js, read_cursor.js, read.js, find.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.read", "refs.find"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -4580,6 +4580,800 @@ M.elementOfRef = elementOf;
 definePrimitive("refs.observe", observe);
 definePrimitive("refs.resolve", resolve, ["ref"]);
 definePrimitive("refs.select", selectOptions, ["ref"]);
+  })(M, root);
+
+  // ---- read_structure.js ----
+  (function (M, root) {
+/*
+ * read_structure.js — What page_read and page_find agree on about a page's
+ * structure (docs/mcp-surface.md, "page_read" and "page_find"):
+ *
+ * - what a reader leaves out (skipReason): hidden (display:none, the hidden
+ *   attribute, aria-hidden, content-visibility), visually hidden on purpose
+ *   (sr-only clips, a positioned box of at most 1px that clips, a box placed
+ *   where no scroll reaches, such as skip links at left:-9999px), zero-size
+ *   boxes that clip their content, and the engine's own UI;
+ * - the composed tree a reader walks (childrenOf): a shadow host's open shadow
+ *   root instead of its light children, a slot's assigned nodes, and a
+ *   same-origin iframe's document (frameDocument);
+ * - what counts as one item (isItem): li, listitem, tr, row, and a member of
+ *   a run of three or more look-alike siblings (same tag and first class, as
+ *   a framework renders 300 cards), so repeated structure reads as one line
+ *   per item;
+ * - the section an element sits in and its name (sectionName): a named
+ *   landmark, section, fieldset or dialog, or the nearest container whose
+ *   heading comes before the element.
+ */
+var tagOf = M.tagOf,
+  normalize = M.normalize,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  isHiddenFromEngine = M.isHiddenFromEngine,
+  isInteractiveElement = M.isInteractiveElement,
+  composedParent = M.composedParent,
+  LAUNCHER_HOST_TAG = M.LAUNCHER_HOST_TAG;
+
+// Never content: scripts, styles, templates, and the parts of a <select> its token already says.
+var NOT_CONTENT = { script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1, title: 1, option: 1, optgroup: 1, datalist: 1, param: 1, source: 1, track: 1 };
+// Tags never taken as look-alike items: running text repeats its tags without being a list of things.
+var NOT_ITEMS = { p: 1, span: 1, br: 1, hr: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1, pre: 1, blockquote: 1, table: 1, ul: 1, ol: 1, dl: 1, img: 1, svg: 1, form: 1, fieldset: 1, label: 1, input: 1, select: 1, textarea: 1, button: 1, a: 1, tr: 1, td: 1, th: 1, li: 1, option: 1 };
+var ITEM_TEXT_CAP = 400; // a look-alike sibling longer than this is prose, not an item
+var SECTION_TAGS = { section: 1, article: 1, aside: 1, nav: 1, main: 1, form: 1, fieldset: 1, dialog: 1 };
+var SECTION_ROLES = { region: 1, group: 1, dialog: 1, alertdialog: 1, tabpanel: 1, navigation: 1, main: 1, complementary: 1, form: 1, search: 1, list: 1, listbox: 1, menu: 1 };
+var HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading], legend";
+
+function styleOf(el) {
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  return view.getComputedStyle(el);
+}
+
+/** Why a reader leaves el (and everything under it) out, or "" when it reads it. */
+function skipReason(el, style) {
+  var tag = tagOf(el);
+  if (NOT_CONTENT[tag] || tag === LAUNCHER_HOST_TAG || isHiddenFromEngine(el)) return "not_content";
+  if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return "hidden";
+  style = style || styleOf(el);
+  if (!style || style.display === "none") return "hidden";
+  if (style.contentVisibility === "hidden") return "hidden";
+  if (style.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(style.clipPath || "")) return "visually_hidden";
+  var clips = /^(hidden|clip)$/.test(style.overflowX + "") || /^(hidden|clip)$/.test(style.overflowY + "");
+  var placed = style.position === "absolute" || style.position === "fixed" || (style.transform && style.transform !== "none");
+  if (!clips && !placed) return "";
+  var r = el.getBoundingClientRect();
+  if (clips && (r.width <= (placed ? 1 : 0) || r.height <= (placed ? 1 : 0))) return "visually_hidden";
+  if (placed) {
+    var view = el.ownerDocument.defaultView || root;
+    // Where no scroll reaches: left of or above the document, or far past its right edge.
+    var docWidth = Math.max(el.ownerDocument.documentElement.scrollWidth, view.innerWidth);
+    if (r.right + view.scrollX <= 0 || r.bottom + view.scrollY <= 0 || r.left + view.scrollX >= docWidth + 1000) return "off_screen";
+  }
+  return "";
+}
+
+/** Whether a reader reads el: neither it nor an ancestor (up through frames) is left out. */
+function isReadable(el) {
+  for (var node = el; node; ) {
+    if (node.nodeType === 1 && skipReason(node)) return false;
+    if (node.nodeType === 1 && node !== el && tagOf(node) === "details" && !node.open && !isSummaryOf(el, node)) return false;
+    var parent = composedParent(node);
+    if (!parent && node.ownerDocument && node.ownerDocument.defaultView && node.ownerDocument !== document) {
+      parent = frameElementOf(node.ownerDocument);
+    }
+    node = parent;
+  }
+  var own = styleOf(el);
+  return !(own && (own.visibility === "hidden" || own.visibility === "collapse"));
+}
+
+function isSummaryOf(el, details) {
+  var summary = details.querySelector(":scope > summary");
+  return !!summary && (summary === el || summary.contains(el));
+}
+
+function frameElementOf(doc) {
+  try {
+    return doc.defaultView.frameElement;
+  } catch (_crossOrigin) {
+    return null;
+  }
+}
+
+/** A same-origin iframe's document (with a body), or null for a cross-origin or empty frame. */
+function frameDocument(frame) {
+  try {
+    var doc = frame.contentDocument;
+    return doc && doc.body ? doc : null;
+  } catch (_crossOrigin) {
+    return null;
+  }
+}
+
+/** The child nodes a reader walks, in the composed tree (see the module comment). */
+function childrenOf(el) {
+  if (el.shadowRoot && el.shadowRoot.mode === "open") return el.shadowRoot.childNodes;
+  if (tagOf(el) === "slot" && typeof el.assignedNodes === "function") {
+    var assigned = el.assignedNodes({ flatten: true });
+    if (assigned.length) return assigned;
+  }
+  return el.childNodes;
+}
+
+function signature(el) {
+  return tagOf(el) + "." + String(el.getAttribute("class") || "").trim().split(/\s+/)[0];
+}
+
+// parent -> {signature: count}, for one read or find (structureCache): without it, 3,000
+// look-alike siblings would each count the other 2,999.
+var runCounts = null;
+
+/** Start a read or a find: counts kept from an earlier one may be stale. */
+function freshStructure() {
+  runCounts = typeof WeakMap === "function" ? new WeakMap() : null;
+}
+
+function runLength(el) {
+  // How many siblings (counting el) share el's signature, among its parent's element children.
+  var parent = el.parentNode;
+  if (!parent) return 1;
+  var counts = runCounts ? runCounts.get(parent) : undefined;
+  if (!counts) {
+    counts = {};
+    for (var c = parent.firstElementChild; c; c = c.nextElementSibling) {
+      var key = signature(c);
+      counts[key] = (Object.prototype.hasOwnProperty.call(counts, key) ? counts[key] : 0) + 1;
+    }
+    if (runCounts) runCounts.set(parent, counts);
+  }
+  return counts[signature(el)];
+}
+
+/** Whether el is one item of a list or of rows (see the module comment). */
+function isItem(el) {
+  var tag = tagOf(el), role = roleOf(el);
+  if (tag === "li" || role === "listitem" || role === "row" || role === "option") return true;
+  // Cards are often <article>s; a role other than that says the element is something else.
+  if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild || isInteractiveElement(el)) return false;
+  return runLength(el) >= 3 && (el.textContent || "").length <= ITEM_TEXT_CAP;
+}
+
+/** The nearest item el sits in (el itself when it is one), up to a section; null when none. */
+function itemOf(el) {
+  for (var node = el; node && node.nodeType === 1; node = composedParent(node)) {
+    if (tagOf(node) === "body" || SECTION_TAGS[tagOf(node)]) return null;
+    if (isItem(node)) return node;
+  }
+  return null;
+}
+
+function headingBefore(container, el) {
+  // The last heading of container that comes before el (or holds it), skipping the titles of items (a card's own heading).
+  var headings = container.querySelectorAll(HEADINGS);
+  var found = null;
+  for (var i = 0; i < headings.length; i++) {
+    var h = headings[i];
+    if (h === el || h.contains(el)) return h;
+    // eslint-disable-next-line no-bitwise
+    if (!(h.compareDocumentPosition(el) & 4)) break; // this heading comes after el: the search ends
+    var item = itemOf(h);
+    if (!item || item === container || !container.contains(item)) found = h;
+  }
+  return found;
+}
+
+/**
+ * The name of the section el sits in (the nearest one that has a name), or "" when none has one.
+ * cache (a Map, for one search) keeps what does not depend on el: a section's own name, or that a
+ * container has no heading at all.
+ */
+function sectionName(el, cache) {
+  for (var node = composedParent(el); node && node.nodeType === 1; node = composedParent(node)) {
+    var tag = tagOf(node);
+    if (tag === "html") break;
+    var known = cache ? cache.get(node) : undefined;
+    if (known === undefined) {
+      var role = roleOf(node);
+      var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : "";
+      known = labelled ? { name: labelled } : { name: "", headings: tag !== "body" && !!node.querySelector(HEADINGS) };
+      if (cache) cache.set(node, known);
+    }
+    if (known.name) return known.name;
+    if (known.headings) {
+      var heading = headingBefore(node, el);
+      if (heading) return normalize(heading.textContent);
+    }
+  }
+  return "";
+}
+
+M.freshStructure = freshStructure;
+M.styleOf = styleOf;
+M.skipReason = skipReason;
+M.isReadable = isReadable;
+M.frameDocument = frameDocument;
+M.childrenOf = childrenOf;
+M.isItem = isItem;
+M.itemOf = itemOf;
+M.sectionName = sectionName;
+  })(M, root);
+
+  // ---- read_cursor.js ----
+  (function (M, root) {
+/*
+ * read_cursor.js — page_read's byte budget and cursor (read.js): a text is cut
+ * at a line end when a whole line fits, inside the line (on a code point
+ * boundary) when even one does not, and a cursor "<scope>.<offset>" names the
+ * character offset where the next part starts ("p" for the whole page, "e12"
+ * for the part under @e12). docs/mcp-surface.md, "page_read".
+ */
+var fail = M.fail;
+
+var encoder = typeof TextEncoder === "function" ? new TextEncoder() : null;
+function utf8Length(text) {
+  return encoder ? encoder.encode(text).length : unescape(encodeURIComponent(text)).length;
+}
+
+function parseCursor(cursor) {
+  var m = typeof cursor === "string" ? /^(p|e[0-9]+)\.([0-9]{1,9})$/.exec(cursor) : null;
+  if (!m) fail("invalid_input", "cursor must be one a previous page_read answered", { field: "cursor" });
+  return { scope: m[1], offset: Number(m[2]) };
+}
+
+/** The part of text from start that fits in room bytes: {end, next} (next: where the following part starts). */
+function cutText(text, start, room) {
+  var used = 0, pos = start, fit = -1;
+  // Whole lines while they fit.
+  for (;;) {
+    var nl = text.indexOf("\n", pos);
+    var lineEnd = nl < 0 ? text.length : nl;
+    var size = utf8Length(text.slice(pos, lineEnd)) + (fit < 0 ? 0 : 1);
+    if (used + size > room) break;
+    used += size;
+    fit = lineEnd;
+    if (nl < 0) break;
+    pos = nl + 1;
+  }
+  if (fit > start) return { end: fit, next: fit < text.length ? fit + 1 : fit }; // the newline is between parts
+  // One line longer than the budget: cut inside it, on a code point boundary.
+  var piece = "";
+  var chars = Array.from(text.slice(start, start + room));
+  for (var i = 0; i < chars.length && utf8Length(piece + chars[i]) <= room; i++) piece += chars[i];
+  var end = start + Math.max(piece.length, 1);
+  return { end: end, next: end };
+}
+
+M.utf8Length = utf8Length;
+M.parseCursor = parseCursor;
+M.cutText = cutText;
+  })(M, root);
+
+  // ---- read.js ----
+  (function (M, root) {
+/*
+ * read.js — refs.read (the page_read tool): the page, or the part under a ref,
+ * as compact text in reading order (docs/mcp-surface.md, "page_read").
+ *
+ * One line per block: "# h1" / "## h2" headings, "- " list items (nested
+ * lists indented two spaces), "| a | b |" table rows (a header row once),
+ * "[dialog "Name"]" ... "[/dialog]", "[navigation "Name"]" and the other
+ * landmarks, "[frame "Title"]" ... "[/frame]" for a same-origin iframe's
+ * document, and paragraphs of text. Each interactive element is one token
+ * inline, with the ref page_observe gives it (observe_refs.js refFor):
+ * [textbox "Username" @e3 = "bob"], [checkbox "Done" @e7 checked],
+ * [link "Home" @e1]. An item (read_structure.js isItem: li, row, or one of
+ * three or more look-alike siblings) is one line whatever its markup, so 300
+ * cards read as 300 short lines of their own text and refs. What a reader
+ * leaves out is read_structure.js skipReason's.
+ *
+ * The text is cut at max_bytes (UTF-8, the answer's trailer included) at a
+ * line end when one fits; the cursor "<scope>.<offset>" continues at that
+ * character offset of the same text read again.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  cap = M.cap,
+  tagOf = M.tagOf,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  isEnabled = M.isEnabled,
+  refFor = M.refFor,
+  isInteractiveElement = M.isInteractiveElement,
+  elementOfRef = M.elementOfRef,
+  styleOf = M.styleOf,
+  skipReason = M.skipReason,
+  frameDocument = M.frameDocument,
+  childrenOf = M.childrenOf,
+  isItem = M.isItem,
+  freshStructure = M.freshStructure,
+  utf8Length = M.utf8Length,
+  parseCursor = M.parseCursor,
+  cutText = M.cutText;
+
+var NAME_CAP = 80;
+var VALUE_CAP = 120;
+var DEFAULT_BYTES = 8000;
+// A long list (more items than COLLAPSE_AT) inside what is read shows its first SHOWN items and
+// the ref that reads it all: a page of 3,000 cards reads as its outline, not as 3,000 lines.
+var COLLAPSE_AT = 30;
+var SHOWN = 20;
+// Bytes kept free for the trailer the page_read tool adds when it cuts (dispatch/read_tools.py).
+var TRAILER_BYTES = 96;
+var LANDMARKS = { navigation: 1, main: 1, complementary: 1, banner: 1, contentinfo: 1, search: 1, form: 1, region: 1 };
+var DIALOGS = { dialog: 1, alertdialog: 1 };
+var LISTS = { list: 1, menu: 1, listbox: 1, tablist: 1, tree: 1, menubar: 1 };
+// Interactive elements whose content is their name: never read inside.
+var LEAVES = { a: 1, button: 1, input: 1, select: 1, textarea: 1, summary: 1 };
+var INLINE = /^(inline|contents)$/;
+
+// -- the writer: lines, and the inline buffer of the current one -------------
+
+function Writer() {
+  this.lines = [];
+  this.buf = "";
+  this.pad = false; // a block boundary was crossed: the next text starts after a space
+  this.inline = 0; // inside a heading, cell or item title: everything stays on the line
+  this.item = false; // inside an item: block boundaries stay on the line, nested lists do not
+  this.indent = "";
+  this.marker = "";
+  this.scope = null; // the element read: its own items are all said, however many
+}
+
+Writer.prototype.put = function (text) {
+  if (!text) return;
+  if (this.pad && this.buf && !/ $/.test(this.buf) && !/^ /.test(text)) this.buf += " ";
+  this.pad = false;
+  this.buf += this.buf === "" || / $/.test(this.buf) ? text.replace(/^ /, "") : text;
+};
+
+/** A block boundary: a new line, or a space inside a line that must stay one. */
+Writer.prototype.soft = function () {
+  if (this.inline || this.item) this.pad = true;
+  else this.flush();
+};
+
+/** End the current line (unless inside a heading or cell, where nothing may break the line). */
+Writer.prototype.flush = function () {
+  if (this.inline) {
+    this.pad = true;
+    return;
+  }
+  var line = this.buf.replace(/ +$/, "");
+  this.buf = "";
+  this.pad = false;
+  if (!line) return;
+  this.lines.push(this.indent + this.marker + line);
+  if (this.marker) this.marker = "  "; // an item's next lines (after a nested list) line up under its text
+};
+
+Writer.prototype.line = function (text) {
+  this.flush();
+  if (!this.inline) this.lines.push(this.indent + text);
+  else this.put(text);
+};
+
+/** The text fn writes, on one line (a heading's, a cell's). */
+Writer.prototype.capture = function (fn) {
+  var saved = [this.buf, this.pad];
+  this.buf = "";
+  this.pad = false;
+  this.inline += 1;
+  fn();
+  this.inline -= 1;
+  var text = this.buf.replace(/ +$/, "");
+  this.buf = saved[0];
+  this.pad = saved[1];
+  return text;
+};
+
+// -- tokens: one interactive element ------------------------------------------
+
+function quote(text) {
+  return JSON.stringify(text);
+}
+
+function stateOf(el, role) {
+  var tag = tagOf(el), type = String(el.type || "").toLowerCase(), out = "";
+  if (tag === "select") {
+    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
+    if (chosen.length) out += " = " + quote(cap(chosen.join(", "), VALUE_CAP));
+  } else if (tag === "input" && (type === "checkbox" || type === "radio")) {
+    if (el.checked) out += " checked";
+  } else if (tag === "input" || tag === "textarea") {
+    var value = type === "password" ? (el.value ? "••••" : "") : String(el.value == null ? "" : el.value);
+    if (value && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") out += " = " + quote(cap(value.replace(/\s+/g, " "), VALUE_CAP));
+  } else if (el.isContentEditable) {
+    var text = M.normalize(el.innerText);
+    if (text) out += " = " + quote(cap(text, VALUE_CAP));
+  }
+  var checked = el.getAttribute("aria-checked");
+  if (checked === "true") out += " checked";
+  else if (checked === "mixed") out += " mixed";
+  if (el.getAttribute("aria-selected") === "true") out += " selected";
+  if (el.getAttribute("aria-pressed") === "true") out += " pressed";
+  var expanded = tag === "summary" && el.parentElement && tagOf(el.parentElement) === "details" ? String(el.parentElement.open) : el.getAttribute("aria-expanded");
+  if (expanded === "true") out += " expanded";
+  else if (expanded === "false") out += " collapsed";
+  if (!isEnabled(el)) out += " disabled";
+  return out;
+}
+
+function token(el, named) {
+  var role = roleOf(el) || tagOf(el);
+  var name = named ? cap(accessibleName(el, role), NAME_CAP) : M.normalize(el.getAttribute("aria-label"));
+  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
+}
+
+// -- walking -------------------------------------------------------------------
+
+function walkChildren(w, el, hidden) {
+  var nodes = childrenOf(el);
+  var shown = el === w.scope || nodes.length <= COLLAPSE_AT ? -1 : SHOWN, items = 0, more = 0;
+  for (var i = 0; i < nodes.length; i++) {
+    var n = nodes[i];
+    if (n.nodeType === 3) {
+      if (!hidden) w.put(n.nodeValue.replace(/\s+/g, " "));
+    } else if (n.nodeType === 1) {
+      if (shown >= 0 && isItem(n) && !skipReason(n)) {
+        items += 1;
+        if (items > shown) {
+          more += 1;
+          continue;
+        }
+      }
+      walk(w, n);
+    }
+  }
+  if (more > 0 && items > COLLAPSE_AT) {
+    w.flush();
+    w.lines.push(w.indent + "- … " + more + " more: page_read {\"ref\":\"" + refFor(el) + "\"}");
+  } else if (more > 0) {
+    // Few enough after all (the children were mostly not items): read the ones held back.
+    for (var j = 0, seen = 0; j < nodes.length; j++) {
+      if (nodes[j].nodeType === 1 && isItem(nodes[j]) && !skipReason(nodes[j]) && ++seen > shown) walk(w, nodes[j]);
+    }
+  }
+}
+
+function walk(w, el) {
+  var style = styleOf(el);
+  if (skipReason(el, style)) return;
+  var tag = tagOf(el), role = roleOf(el);
+  // visibility:hidden hides el's own text and token; a child may still be visibility:visible.
+  var hidden = style.visibility === "hidden" || style.visibility === "collapse";
+  var block = !INLINE.test(style.display);
+  if (block) w.soft();
+  if (tag === "iframe" || tag === "frame") frame(w, el);
+  else if (isInteractiveElement(el) && !hidden) interactive(w, el, tag, style);
+  else if (tag === "img" || role === "img") image(w, el, role);
+  else if (tag === "svg" || tag === "canvas") return; // drawings without a name are decoration
+  else if (tag === "br" || tag === "hr") w.soft();
+  else if (role === "heading" && !w.item && !w.inline) heading(w, el, hidden);
+  else if (w.inline) walkChildren(w, el, hidden);
+  else if (tag === "table" || role === "table" || role === "grid" || role === "treegrid") table(w, el);
+  else if (tag === "tr" || role === "row") row(w, el);
+  else if (LISTS[role] || tag === "ul" || tag === "ol" || tag === "menu") list(w, el, hidden);
+  else if (isItem(el)) item(w, el, hidden);
+  else if (DIALOGS[role] && (tag !== "dialog" || el.open)) dialog(w, el, role, hidden);
+  else if (tag === "details" && !el.open) details(w, el);
+  else if (LANDMARKS[role] && !w.item) landmark(w, el, role, hidden);
+  else walkChildren(w, el, hidden);
+  if (block) w.soft();
+}
+
+function interactive(w, el, tag, style) {
+  var r = el.getBoundingClientRect();
+  if (!(r.width > 0 && r.height > 0) && style.display !== "contents") return; // nothing there to click
+  if (LEAVES[tag] || !el.querySelector("a[href], button, input, select, textarea, [role], [tabindex]")) {
+    w.put(token(el, true));
+    return;
+  }
+  // A focusable container (a listbox, a card with tabindex): its own token, then what it holds.
+  w.put(token(el, false));
+  w.soft();
+  walkChildren(w, el, false);
+}
+
+function image(w, el, role) {
+  var name = accessibleName(el, role);
+  if (name && role !== "presentation" && role !== "none") w.put("[img " + quote(cap(name, NAME_CAP)) + "]");
+}
+
+function heading(w, el, hidden) {
+  var level = Number(el.getAttribute("aria-level")) || Number(tagOf(el).slice(1)) || 2;
+  var text = w.capture(function () { walkChildren(w, el, hidden); });
+  if (text) w.line(new Array(Math.min(level, 6) + 1).join("#") + " " + text);
+}
+
+function frame(w, el) {
+  var title = M.normalize(el.getAttribute("title") || el.getAttribute("name") || "");
+  var doc = frameDocument(el);
+  if (!doc) {
+    var src = "";
+    try {
+      src = new URL(el.src, document.baseURI).origin;
+    } catch (_bad) { /* no URL: say nothing of where it points */ }
+    w.line("[frame" + (title ? " " + quote(title) : "") + (src && src !== "null" ? " " + src : "") + " (another site's, not read)]");
+    return;
+  }
+  w.line("[frame" + (title ? " " + quote(title) : "") + "]");
+  walk(w, doc.body);
+  w.line("[/frame]");
+}
+
+function list(w, el, hidden) {
+  var saved = [w.indent, w.marker, w.item];
+  w.flush();
+  if (w.item) w.indent += "  "; // a list nested in an item
+  w.marker = "";
+  w.item = false;
+  walkChildren(w, el, hidden);
+  w.flush();
+  w.indent = saved[0];
+  w.marker = saved[1];
+  w.item = saved[2];
+}
+
+function item(w, el, hidden) {
+  var saved = [w.indent, w.marker, w.item];
+  w.flush();
+  if (saved[2]) w.indent += "  "; // an item directly inside another (look-alikes within a card)
+  w.marker = "- ";
+  w.item = true;
+  walkChildren(w, el, hidden);
+  w.flush();
+  w.indent = saved[0];
+  w.marker = saved[1];
+  w.item = saved[2];
+}
+
+function cells(w, rowEl) {
+  var out = [];
+  (function collect(parent) {
+    var nodes = childrenOf(parent);
+    for (var i = 0; i < nodes.length; i++) {
+      var c = nodes[i];
+      if (c.nodeType !== 1 || skipReason(c)) continue;
+      var tag = tagOf(c), role = roleOf(c);
+      if (tag === "td" || tag === "th" || /^(cell|gridcell|columnheader|rowheader)$/.test(role || "")) {
+        out.push({ text: w.capture(function () { walkChildren(w, c, false); }).replace(/\|/g, "\\|"), header: tag === "th" || role === "columnheader" });
+      } else {
+        collect(c); // a wrapper between a row and its cells
+      }
+    }
+  })(rowEl);
+  return out;
+}
+
+function rowLine(w, rowEl) {
+  var found = cells(w, rowEl);
+  if (!found.length) return null;
+  return { line: "| " + found.map(function (c) { return c.text; }).join(" | ") + " |", header: found.every(function (c) { return c.header; }) };
+}
+
+function row(w, el) {
+  var r = rowLine(w, el);
+  if (r) w.line(r.line);
+}
+
+function table(w, el) {
+  w.flush();
+  var name = accessibleName(el, "table");
+  if (name) w.line("[table " + quote(cap(name, NAME_CAP)) + "]");
+  var rows = [];
+  (function collect(parent) {
+    var nodes = childrenOf(parent);
+    for (var i = 0; i < nodes.length; i++) {
+      var c = nodes[i];
+      if (c.nodeType !== 1 || skipReason(c) || tagOf(c) === "caption") continue;
+      if (tagOf(c) === "tr" || roleOf(c) === "row") rows.push(c);
+      else collect(c); // thead, tbody, tfoot, rowgroups
+    }
+  })(el);
+  var header = null;
+  rows.forEach(function (rowEl, i) {
+    var r = rowLine(w, rowEl);
+    if (!r) return;
+    if (i === 0 && r.header) header = r.line;
+    else if (header !== null && r.line === header) return; // a header repeated in the body is said once
+    w.line(r.line);
+  });
+}
+
+function dialog(w, el, role, hidden) {
+  var name = accessibleName(el, role);
+  var modal = el.getAttribute("aria-modal") === "true" || (typeof el.matches === "function" && safeMatches(el, ":modal"));
+  w.line("[" + role + (name ? " " + quote(cap(name, NAME_CAP)) : "") + (modal ? " modal" : "") + "]");
+  walkChildren(w, el, hidden);
+  w.line("[/" + role + "]");
+}
+
+function safeMatches(el, selector) {
+  try {
+    return el.matches(selector);
+  } catch (_unsupported) {
+    return false;
+  }
+}
+
+function details(w, el) {
+  var summary = el.querySelector(":scope > summary");
+  if (summary) walk(w, summary);
+}
+
+function landmark(w, el, role, hidden) {
+  var name = accessibleName(el, role);
+  // An unnamed form or region says nothing a reader needs, nor one its own heading names (said next).
+  var first = role === "form" || role === "region" ? el.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]") : null;
+  if (first && name && M.normalize(first.textContent).indexOf(name) === 0) name = "";
+  if (name || (role !== "form" && role !== "region")) w.line("[" + role + (name ? " " + quote(cap(name, NAME_CAP)) : "") + "]");
+  walkChildren(w, el, hidden);
+}
+
+/** The lines of el (the body for the whole page), as page_read reads them. */
+function readLines(el) {
+  freshStructure();
+  var w = new Writer();
+  w.scope = el;
+  walk(w, el);
+  w.flush();
+  return w.lines;
+}
+
+// -- the primitive ----------------------------------------------------------------
+
+function read(args) {
+  var maxBytes = args.max_bytes === undefined ? DEFAULT_BYTES : args.max_bytes;
+  if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
+  var position = args.cursor === undefined ? null : parseCursor(args.cursor);
+  var ref = args.ref === undefined ? null : args.ref;
+  // A cursor carries its scope; a ref given beside it must be the same one.
+  if (position && ref !== null && "@" + position.scope !== (String(ref).charAt(0) === "@" ? ref : "@" + ref)) {
+    fail("invalid_input", "this cursor continues another read (give the same ref as the read that answered it)", { field: "cursor" });
+  }
+  if (ref === null && position && position.scope !== "p") ref = "@" + position.scope;
+  var scope = ref === null ? document.body : elementOfRef(ref).el;
+  var text = scope ? readLines(scope).join("\n") : "";
+  var start = position ? Math.min(position.offset, text.length) : 0;
+  var out = { text: text.slice(start), offset: start };
+  if (utf8Length(out.text) <= maxBytes) return out;
+  var part = cutText(text, start, maxBytes - TRAILER_BYTES);
+  out.text = text.slice(start, part.end);
+  out.cursor = (ref === null ? "p" : refFor(scope).slice(1)) + "." + part.next;
+  out.rest_bytes = utf8Length(text.slice(part.next));
+  return out;
+}
+
+M.readLines = readLines;
+
+definePrimitive("refs.read", read);
+  })(M, root);
+
+  // ---- find.js ----
+  (function (M, root) {
+/*
+ * find.js — refs.find (the page_find tool): the elements that match a text, a
+ * role or a name, each {ref, role, name, context} (docs/mcp-surface.md,
+ * "page_find"). Refs are page_observe's (observe_refs.js refFor).
+ *
+ * Candidates: the interactive elements and headings a reader reads
+ * (read_structure.js isReadable), or, given a role, every readable element of
+ * that role (a list, a row, a dialog: page_read {ref} then reads it).
+ * Searched: the document, its open shadow roots and its same-origin frames.
+ * Case-insensitive substrings: `name` matches the accessible name; `text`
+ * matches the name, the element's own text, the text of the item or row it
+ * sits in, or the name of its section (so {text: "Doing", name: "Add a card"}
+ * is the Doing list's button). Exact matches come first, then name matches,
+ * then matches by the item's text, then by the section's name; document order
+ * breaks ties. context: the section's name and the item's text (when they
+ * differ from the element's name), short.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  cap = M.cap,
+  normalize = M.normalize,
+  tagOf = M.tagOf,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  queryAllDeep = M.queryAllDeep,
+  refFor = M.refFor,
+  isInteractiveElement = M.isInteractiveElement,
+  isReadable = M.isReadable,
+  frameDocument = M.frameDocument,
+  itemOf = M.itemOf,
+  sectionName = M.sectionName,
+  freshStructure = M.freshStructure;
+
+var NAME_CAP = 80;
+var CONTEXT_CAP = 100;
+var ITEM_CAP = 60;
+var DEFAULT_RESULTS = 20;
+
+/** Every element of the document, its open shadow roots and its same-origin frames, in order. */
+function allElements(doc) {
+  var out = [];
+  var found = queryAllDeep("*", doc);
+  for (var i = 0; i < found.length; i++) {
+    out.push(found[i]);
+    var tag = tagOf(found[i]);
+    var inner = tag === "iframe" || tag === "frame" ? frameDocument(found[i]) : null;
+    if (inner) out.push.apply(out, allElements(inner));
+  }
+  return out;
+}
+
+function optionalText(args, key) {
+  var value = args[key];
+  if (value === undefined) return "";
+  if (typeof value !== "string") fail("invalid_input", key + " must be a string", { field: key });
+  return normalize(value).toLowerCase();
+}
+
+function has(haystack, needle) {
+  return haystack.toLowerCase().indexOf(needle) >= 0;
+}
+
+function ownRole(el) {
+  return roleOf(el) || (isInteractiveElement(el) ? tagOf(el) : null);
+}
+
+/** How well el matches (0 best), or -1 when it does not. */
+function rank(el, role, query, cache) {
+  var name = accessibleName(el, role);
+  var own = name || normalize(el.textContent);
+  if (query.name && !has(own, query.name)) return { rank: -1 };
+  var found = { name: name, rank: query.name && own.toLowerCase() === query.name ? 0 : 1 };
+  if (!query.text) return found;
+  if (own.toLowerCase() === query.text) return { name: name, rank: 0 };
+  if (has(own, query.text)) return { name: name, rank: 1 };
+  var item = itemOf(el);
+  if (item && item !== el && has(normalize(item.innerText), query.text)) return { name: name, rank: 2, item: item };
+  var section = sectionName(el, cache);
+  if (section && has(section, query.text)) return { name: name, rank: 3, section: section };
+  return { rank: -1 };
+}
+
+function contextOf(el, name, found, cache) {
+  var parts = [];
+  var section = found.section || sectionName(el, cache);
+  if (section && section !== name) parts.push(cap(section, ITEM_CAP));
+  var item = found.item || itemOf(el);
+  var itemText = item && item !== el ? normalize(item.innerText) : "";
+  if (itemText && itemText !== name && itemText !== section) parts.push(cap(itemText, ITEM_CAP));
+  return cap(parts.join(" › "), CONTEXT_CAP);
+}
+
+function find(args) {
+  var query = { text: optionalText(args, "text"), name: optionalText(args, "name"), role: optionalText(args, "role") };
+  if (!query.text && !query.name && !query.role) fail("invalid_input", "give text, role or name to find", { field: "text" });
+  var limit = args.max_results === undefined ? DEFAULT_RESULTS : args.max_results;
+  if (typeof limit !== "number" || !(limit >= 1) || limit > 500 || Math.floor(limit) !== limit) fail("invalid_input", "max_results must be an integer from 1 to 500", { field: "max_results" });
+  freshStructure();
+  var cache = typeof Map === "function" ? new Map() : null;
+  var hits = [];
+  var all = allElements(document);
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i];
+    var role = ownRole(el);
+    if (query.role ? role !== query.role : !(isInteractiveElement(el) || role === "heading")) continue;
+    var found = rank(el, role, query, cache);
+    // Visibility last: it is the costly test, and most elements fail the cheap ones.
+    if (found.rank < 0 || !isReadable(el)) continue;
+    var r = el.getBoundingClientRect();
+    if (isInteractiveElement(el) && !(r.width > 0 && r.height > 0)) continue;
+    hits.push({ el: el, role: role, found: found, order: hits.length });
+  }
+  hits.sort(function (a, b) { return a.found.rank - b.found.rank || a.order - b.order; });
+  var matches = hits.slice(0, limit).map(function (hit) {
+    var name = cap(hit.found.name || "", NAME_CAP);
+    var match = { ref: refFor(hit.el), role: hit.role };
+    if (name) match.name = name;
+    var context = contextOf(hit.el, hit.found.name || "", hit.found, cache);
+    if (context) match.context = context;
+    return match;
+  });
+  return { matches: matches, total: hits.length };
+}
+
+definePrimitive("refs.find", find);
   })(M, root);
 
   // ---- launcher_targets.js ----

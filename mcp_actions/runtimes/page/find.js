@@ -1,0 +1,125 @@
+/*
+ * find.js — refs.find (the page_find tool): the elements that match a text, a
+ * role or a name, each {ref, role, name, context} (docs/mcp-surface.md,
+ * "page_find"). Refs are page_observe's (observe_refs.js refFor).
+ *
+ * Candidates: the interactive elements and headings a reader reads
+ * (read_structure.js isReadable), or, given a role, every readable element of
+ * that role (a list, a row, a dialog: page_read {ref} then reads it).
+ * Searched: the document, its open shadow roots and its same-origin frames.
+ * Case-insensitive substrings: `name` matches the accessible name; `text`
+ * matches the name, the element's own text, the text of the item or row it
+ * sits in, or the name of its section (so {text: "Doing", name: "Add a card"}
+ * is the Doing list's button). Exact matches come first, then name matches,
+ * then matches by the item's text, then by the section's name; document order
+ * breaks ties. context: the section's name and the item's text (when they
+ * differ from the element's name), short.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  cap = M.cap,
+  normalize = M.normalize,
+  tagOf = M.tagOf,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  queryAllDeep = M.queryAllDeep,
+  refFor = M.refFor,
+  isInteractiveElement = M.isInteractiveElement,
+  isReadable = M.isReadable,
+  frameDocument = M.frameDocument,
+  itemOf = M.itemOf,
+  sectionName = M.sectionName,
+  freshStructure = M.freshStructure;
+
+var NAME_CAP = 80;
+var CONTEXT_CAP = 100;
+var ITEM_CAP = 60;
+var DEFAULT_RESULTS = 20;
+
+/** Every element of the document, its open shadow roots and its same-origin frames, in order. */
+function allElements(doc) {
+  var out = [];
+  var found = queryAllDeep("*", doc);
+  for (var i = 0; i < found.length; i++) {
+    out.push(found[i]);
+    var tag = tagOf(found[i]);
+    var inner = tag === "iframe" || tag === "frame" ? frameDocument(found[i]) : null;
+    if (inner) out.push.apply(out, allElements(inner));
+  }
+  return out;
+}
+
+function optionalText(args, key) {
+  var value = args[key];
+  if (value === undefined) return "";
+  if (typeof value !== "string") fail("invalid_input", key + " must be a string", { field: key });
+  return normalize(value).toLowerCase();
+}
+
+function has(haystack, needle) {
+  return haystack.toLowerCase().indexOf(needle) >= 0;
+}
+
+function ownRole(el) {
+  return roleOf(el) || (isInteractiveElement(el) ? tagOf(el) : null);
+}
+
+/** How well el matches (0 best), or -1 when it does not. */
+function rank(el, role, query, cache) {
+  var name = accessibleName(el, role);
+  var own = name || normalize(el.textContent);
+  if (query.name && !has(own, query.name)) return { rank: -1 };
+  var found = { name: name, rank: query.name && own.toLowerCase() === query.name ? 0 : 1 };
+  if (!query.text) return found;
+  if (own.toLowerCase() === query.text) return { name: name, rank: 0 };
+  if (has(own, query.text)) return { name: name, rank: 1 };
+  var item = itemOf(el);
+  if (item && item !== el && has(normalize(item.innerText), query.text)) return { name: name, rank: 2, item: item };
+  var section = sectionName(el, cache);
+  if (section && has(section, query.text)) return { name: name, rank: 3, section: section };
+  return { rank: -1 };
+}
+
+function contextOf(el, name, found, cache) {
+  var parts = [];
+  var section = found.section || sectionName(el, cache);
+  if (section && section !== name) parts.push(cap(section, ITEM_CAP));
+  var item = found.item || itemOf(el);
+  var itemText = item && item !== el ? normalize(item.innerText) : "";
+  if (itemText && itemText !== name && itemText !== section) parts.push(cap(itemText, ITEM_CAP));
+  return cap(parts.join(" › "), CONTEXT_CAP);
+}
+
+function find(args) {
+  var query = { text: optionalText(args, "text"), name: optionalText(args, "name"), role: optionalText(args, "role") };
+  if (!query.text && !query.name && !query.role) fail("invalid_input", "give text, role or name to find", { field: "text" });
+  var limit = args.max_results === undefined ? DEFAULT_RESULTS : args.max_results;
+  if (typeof limit !== "number" || !(limit >= 1) || limit > 500 || Math.floor(limit) !== limit) fail("invalid_input", "max_results must be an integer from 1 to 500", { field: "max_results" });
+  freshStructure();
+  var cache = typeof Map === "function" ? new Map() : null;
+  var hits = [];
+  var all = allElements(document);
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i];
+    var role = ownRole(el);
+    if (query.role ? role !== query.role : !(isInteractiveElement(el) || role === "heading")) continue;
+    var found = rank(el, role, query, cache);
+    // Visibility last: it is the costly test, and most elements fail the cheap ones.
+    if (found.rank < 0 || !isReadable(el)) continue;
+    var r = el.getBoundingClientRect();
+    if (isInteractiveElement(el) && !(r.width > 0 && r.height > 0)) continue;
+    hits.push({ el: el, role: role, found: found, order: hits.length });
+  }
+  hits.sort(function (a, b) { return a.found.rank - b.found.rank || a.order - b.order; });
+  var matches = hits.slice(0, limit).map(function (hit) {
+    var name = cap(hit.found.name || "", NAME_CAP);
+    var match = { ref: refFor(hit.el), role: hit.role };
+    if (name) match.name = name;
+    var context = contextOf(hit.el, hit.found.name || "", hit.found, cache);
+    if (context) match.context = context;
+    return match;
+  });
+  return { matches: matches, total: hits.length };
+}
+
+definePrimitive("refs.find", find);

@@ -1,0 +1,397 @@
+/*
+ * read.js — refs.read (the page_read tool): the page, or the part under a ref,
+ * as compact text in reading order (docs/mcp-surface.md, "page_read").
+ *
+ * One line per block: "# h1" / "## h2" headings, "- " list items (nested
+ * lists indented two spaces), "| a | b |" table rows (a header row once),
+ * "[dialog "Name"]" ... "[/dialog]", "[navigation "Name"]" and the other
+ * landmarks, "[frame "Title"]" ... "[/frame]" for a same-origin iframe's
+ * document, and paragraphs of text. Each interactive element is one token
+ * inline, with the ref page_observe gives it (observe_refs.js refFor):
+ * [textbox "Username" @e3 = "bob"], [checkbox "Done" @e7 checked],
+ * [link "Home" @e1]. An item (read_structure.js isItem: li, row, or one of
+ * three or more look-alike siblings) is one line whatever its markup, so 300
+ * cards read as 300 short lines of their own text and refs. What a reader
+ * leaves out is read_structure.js skipReason's.
+ *
+ * The text is cut at max_bytes (UTF-8, the answer's trailer included) at a
+ * line end when one fits; the cursor "<scope>.<offset>" continues at that
+ * character offset of the same text read again.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  cap = M.cap,
+  tagOf = M.tagOf,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  isEnabled = M.isEnabled,
+  refFor = M.refFor,
+  isInteractiveElement = M.isInteractiveElement,
+  elementOfRef = M.elementOfRef,
+  styleOf = M.styleOf,
+  skipReason = M.skipReason,
+  frameDocument = M.frameDocument,
+  childrenOf = M.childrenOf,
+  isItem = M.isItem,
+  freshStructure = M.freshStructure,
+  utf8Length = M.utf8Length,
+  parseCursor = M.parseCursor,
+  cutText = M.cutText;
+
+var NAME_CAP = 80;
+var VALUE_CAP = 120;
+var DEFAULT_BYTES = 8000;
+// A long list (more items than COLLAPSE_AT) inside what is read shows its first SHOWN items and
+// the ref that reads it all: a page of 3,000 cards reads as its outline, not as 3,000 lines.
+var COLLAPSE_AT = 30;
+var SHOWN = 20;
+// Bytes kept free for the trailer the page_read tool adds when it cuts (dispatch/read_tools.py).
+var TRAILER_BYTES = 96;
+var LANDMARKS = { navigation: 1, main: 1, complementary: 1, banner: 1, contentinfo: 1, search: 1, form: 1, region: 1 };
+var DIALOGS = { dialog: 1, alertdialog: 1 };
+var LISTS = { list: 1, menu: 1, listbox: 1, tablist: 1, tree: 1, menubar: 1 };
+// Interactive elements whose content is their name: never read inside.
+var LEAVES = { a: 1, button: 1, input: 1, select: 1, textarea: 1, summary: 1 };
+var INLINE = /^(inline|contents)$/;
+
+// -- the writer: lines, and the inline buffer of the current one -------------
+
+function Writer() {
+  this.lines = [];
+  this.buf = "";
+  this.pad = false; // a block boundary was crossed: the next text starts after a space
+  this.inline = 0; // inside a heading, cell or item title: everything stays on the line
+  this.item = false; // inside an item: block boundaries stay on the line, nested lists do not
+  this.indent = "";
+  this.marker = "";
+  this.scope = null; // the element read: its own items are all said, however many
+}
+
+Writer.prototype.put = function (text) {
+  if (!text) return;
+  if (this.pad && this.buf && !/ $/.test(this.buf) && !/^ /.test(text)) this.buf += " ";
+  this.pad = false;
+  this.buf += this.buf === "" || / $/.test(this.buf) ? text.replace(/^ /, "") : text;
+};
+
+/** A block boundary: a new line, or a space inside a line that must stay one. */
+Writer.prototype.soft = function () {
+  if (this.inline || this.item) this.pad = true;
+  else this.flush();
+};
+
+/** End the current line (unless inside a heading or cell, where nothing may break the line). */
+Writer.prototype.flush = function () {
+  if (this.inline) {
+    this.pad = true;
+    return;
+  }
+  var line = this.buf.replace(/ +$/, "");
+  this.buf = "";
+  this.pad = false;
+  if (!line) return;
+  this.lines.push(this.indent + this.marker + line);
+  if (this.marker) this.marker = "  "; // an item's next lines (after a nested list) line up under its text
+};
+
+Writer.prototype.line = function (text) {
+  this.flush();
+  if (!this.inline) this.lines.push(this.indent + text);
+  else this.put(text);
+};
+
+/** The text fn writes, on one line (a heading's, a cell's). */
+Writer.prototype.capture = function (fn) {
+  var saved = [this.buf, this.pad];
+  this.buf = "";
+  this.pad = false;
+  this.inline += 1;
+  fn();
+  this.inline -= 1;
+  var text = this.buf.replace(/ +$/, "");
+  this.buf = saved[0];
+  this.pad = saved[1];
+  return text;
+};
+
+// -- tokens: one interactive element ------------------------------------------
+
+function quote(text) {
+  return JSON.stringify(text);
+}
+
+function stateOf(el, role) {
+  var tag = tagOf(el), type = String(el.type || "").toLowerCase(), out = "";
+  if (tag === "select") {
+    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
+    if (chosen.length) out += " = " + quote(cap(chosen.join(", "), VALUE_CAP));
+  } else if (tag === "input" && (type === "checkbox" || type === "radio")) {
+    if (el.checked) out += " checked";
+  } else if (tag === "input" || tag === "textarea") {
+    var value = type === "password" ? (el.value ? "••••" : "") : String(el.value == null ? "" : el.value);
+    if (value && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") out += " = " + quote(cap(value.replace(/\s+/g, " "), VALUE_CAP));
+  } else if (el.isContentEditable) {
+    var text = M.normalize(el.innerText);
+    if (text) out += " = " + quote(cap(text, VALUE_CAP));
+  }
+  var checked = el.getAttribute("aria-checked");
+  if (checked === "true") out += " checked";
+  else if (checked === "mixed") out += " mixed";
+  if (el.getAttribute("aria-selected") === "true") out += " selected";
+  if (el.getAttribute("aria-pressed") === "true") out += " pressed";
+  var expanded = tag === "summary" && el.parentElement && tagOf(el.parentElement) === "details" ? String(el.parentElement.open) : el.getAttribute("aria-expanded");
+  if (expanded === "true") out += " expanded";
+  else if (expanded === "false") out += " collapsed";
+  if (!isEnabled(el)) out += " disabled";
+  return out;
+}
+
+function token(el, named) {
+  var role = roleOf(el) || tagOf(el);
+  var name = named ? cap(accessibleName(el, role), NAME_CAP) : M.normalize(el.getAttribute("aria-label"));
+  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
+}
+
+// -- walking -------------------------------------------------------------------
+
+function walkChildren(w, el, hidden) {
+  var nodes = childrenOf(el);
+  var shown = el === w.scope || nodes.length <= COLLAPSE_AT ? -1 : SHOWN, items = 0, more = 0;
+  for (var i = 0; i < nodes.length; i++) {
+    var n = nodes[i];
+    if (n.nodeType === 3) {
+      if (!hidden) w.put(n.nodeValue.replace(/\s+/g, " "));
+    } else if (n.nodeType === 1) {
+      if (shown >= 0 && isItem(n) && !skipReason(n)) {
+        items += 1;
+        if (items > shown) {
+          more += 1;
+          continue;
+        }
+      }
+      walk(w, n);
+    }
+  }
+  if (more > 0 && items > COLLAPSE_AT) {
+    w.flush();
+    w.lines.push(w.indent + "- … " + more + " more: page_read {\"ref\":\"" + refFor(el) + "\"}");
+  } else if (more > 0) {
+    // Few enough after all (the children were mostly not items): read the ones held back.
+    for (var j = 0, seen = 0; j < nodes.length; j++) {
+      if (nodes[j].nodeType === 1 && isItem(nodes[j]) && !skipReason(nodes[j]) && ++seen > shown) walk(w, nodes[j]);
+    }
+  }
+}
+
+function walk(w, el) {
+  var style = styleOf(el);
+  if (skipReason(el, style)) return;
+  var tag = tagOf(el), role = roleOf(el);
+  // visibility:hidden hides el's own text and token; a child may still be visibility:visible.
+  var hidden = style.visibility === "hidden" || style.visibility === "collapse";
+  var block = !INLINE.test(style.display);
+  if (block) w.soft();
+  if (tag === "iframe" || tag === "frame") frame(w, el);
+  else if (isInteractiveElement(el) && !hidden) interactive(w, el, tag, style);
+  else if (tag === "img" || role === "img") image(w, el, role);
+  else if (tag === "svg" || tag === "canvas") return; // drawings without a name are decoration
+  else if (tag === "br" || tag === "hr") w.soft();
+  else if (role === "heading" && !w.item && !w.inline) heading(w, el, hidden);
+  else if (w.inline) walkChildren(w, el, hidden);
+  else if (tag === "table" || role === "table" || role === "grid" || role === "treegrid") table(w, el);
+  else if (tag === "tr" || role === "row") row(w, el);
+  else if (LISTS[role] || tag === "ul" || tag === "ol" || tag === "menu") list(w, el, hidden);
+  else if (isItem(el)) item(w, el, hidden);
+  else if (DIALOGS[role] && (tag !== "dialog" || el.open)) dialog(w, el, role, hidden);
+  else if (tag === "details" && !el.open) details(w, el);
+  else if (LANDMARKS[role] && !w.item) landmark(w, el, role, hidden);
+  else walkChildren(w, el, hidden);
+  if (block) w.soft();
+}
+
+function interactive(w, el, tag, style) {
+  var r = el.getBoundingClientRect();
+  if (!(r.width > 0 && r.height > 0) && style.display !== "contents") return; // nothing there to click
+  if (LEAVES[tag] || !el.querySelector("a[href], button, input, select, textarea, [role], [tabindex]")) {
+    w.put(token(el, true));
+    return;
+  }
+  // A focusable container (a listbox, a card with tabindex): its own token, then what it holds.
+  w.put(token(el, false));
+  w.soft();
+  walkChildren(w, el, false);
+}
+
+function image(w, el, role) {
+  var name = accessibleName(el, role);
+  if (name && role !== "presentation" && role !== "none") w.put("[img " + quote(cap(name, NAME_CAP)) + "]");
+}
+
+function heading(w, el, hidden) {
+  var level = Number(el.getAttribute("aria-level")) || Number(tagOf(el).slice(1)) || 2;
+  var text = w.capture(function () { walkChildren(w, el, hidden); });
+  if (text) w.line(new Array(Math.min(level, 6) + 1).join("#") + " " + text);
+}
+
+function frame(w, el) {
+  var title = M.normalize(el.getAttribute("title") || el.getAttribute("name") || "");
+  var doc = frameDocument(el);
+  if (!doc) {
+    var src = "";
+    try {
+      src = new URL(el.src, document.baseURI).origin;
+    } catch (_bad) { /* no URL: say nothing of where it points */ }
+    w.line("[frame" + (title ? " " + quote(title) : "") + (src && src !== "null" ? " " + src : "") + " (another site's, not read)]");
+    return;
+  }
+  w.line("[frame" + (title ? " " + quote(title) : "") + "]");
+  walk(w, doc.body);
+  w.line("[/frame]");
+}
+
+function list(w, el, hidden) {
+  var saved = [w.indent, w.marker, w.item];
+  w.flush();
+  if (w.item) w.indent += "  "; // a list nested in an item
+  w.marker = "";
+  w.item = false;
+  walkChildren(w, el, hidden);
+  w.flush();
+  w.indent = saved[0];
+  w.marker = saved[1];
+  w.item = saved[2];
+}
+
+function item(w, el, hidden) {
+  var saved = [w.indent, w.marker, w.item];
+  w.flush();
+  if (saved[2]) w.indent += "  "; // an item directly inside another (look-alikes within a card)
+  w.marker = "- ";
+  w.item = true;
+  walkChildren(w, el, hidden);
+  w.flush();
+  w.indent = saved[0];
+  w.marker = saved[1];
+  w.item = saved[2];
+}
+
+function cells(w, rowEl) {
+  var out = [];
+  (function collect(parent) {
+    var nodes = childrenOf(parent);
+    for (var i = 0; i < nodes.length; i++) {
+      var c = nodes[i];
+      if (c.nodeType !== 1 || skipReason(c)) continue;
+      var tag = tagOf(c), role = roleOf(c);
+      if (tag === "td" || tag === "th" || /^(cell|gridcell|columnheader|rowheader)$/.test(role || "")) {
+        out.push({ text: w.capture(function () { walkChildren(w, c, false); }).replace(/\|/g, "\\|"), header: tag === "th" || role === "columnheader" });
+      } else {
+        collect(c); // a wrapper between a row and its cells
+      }
+    }
+  })(rowEl);
+  return out;
+}
+
+function rowLine(w, rowEl) {
+  var found = cells(w, rowEl);
+  if (!found.length) return null;
+  return { line: "| " + found.map(function (c) { return c.text; }).join(" | ") + " |", header: found.every(function (c) { return c.header; }) };
+}
+
+function row(w, el) {
+  var r = rowLine(w, el);
+  if (r) w.line(r.line);
+}
+
+function table(w, el) {
+  w.flush();
+  var name = accessibleName(el, "table");
+  if (name) w.line("[table " + quote(cap(name, NAME_CAP)) + "]");
+  var rows = [];
+  (function collect(parent) {
+    var nodes = childrenOf(parent);
+    for (var i = 0; i < nodes.length; i++) {
+      var c = nodes[i];
+      if (c.nodeType !== 1 || skipReason(c) || tagOf(c) === "caption") continue;
+      if (tagOf(c) === "tr" || roleOf(c) === "row") rows.push(c);
+      else collect(c); // thead, tbody, tfoot, rowgroups
+    }
+  })(el);
+  var header = null;
+  rows.forEach(function (rowEl, i) {
+    var r = rowLine(w, rowEl);
+    if (!r) return;
+    if (i === 0 && r.header) header = r.line;
+    else if (header !== null && r.line === header) return; // a header repeated in the body is said once
+    w.line(r.line);
+  });
+}
+
+function dialog(w, el, role, hidden) {
+  var name = accessibleName(el, role);
+  var modal = el.getAttribute("aria-modal") === "true" || (typeof el.matches === "function" && safeMatches(el, ":modal"));
+  w.line("[" + role + (name ? " " + quote(cap(name, NAME_CAP)) : "") + (modal ? " modal" : "") + "]");
+  walkChildren(w, el, hidden);
+  w.line("[/" + role + "]");
+}
+
+function safeMatches(el, selector) {
+  try {
+    return el.matches(selector);
+  } catch (_unsupported) {
+    return false;
+  }
+}
+
+function details(w, el) {
+  var summary = el.querySelector(":scope > summary");
+  if (summary) walk(w, summary);
+}
+
+function landmark(w, el, role, hidden) {
+  var name = accessibleName(el, role);
+  // An unnamed form or region says nothing a reader needs, nor one its own heading names (said next).
+  var first = role === "form" || role === "region" ? el.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]") : null;
+  if (first && name && M.normalize(first.textContent).indexOf(name) === 0) name = "";
+  if (name || (role !== "form" && role !== "region")) w.line("[" + role + (name ? " " + quote(cap(name, NAME_CAP)) : "") + "]");
+  walkChildren(w, el, hidden);
+}
+
+/** The lines of el (the body for the whole page), as page_read reads them. */
+function readLines(el) {
+  freshStructure();
+  var w = new Writer();
+  w.scope = el;
+  walk(w, el);
+  w.flush();
+  return w.lines;
+}
+
+// -- the primitive ----------------------------------------------------------------
+
+function read(args) {
+  var maxBytes = args.max_bytes === undefined ? DEFAULT_BYTES : args.max_bytes;
+  if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
+  var position = args.cursor === undefined ? null : parseCursor(args.cursor);
+  var ref = args.ref === undefined ? null : args.ref;
+  // A cursor carries its scope; a ref given beside it must be the same one.
+  if (position && ref !== null && "@" + position.scope !== (String(ref).charAt(0) === "@" ? ref : "@" + ref)) {
+    fail("invalid_input", "this cursor continues another read (give the same ref as the read that answered it)", { field: "cursor" });
+  }
+  if (ref === null && position && position.scope !== "p") ref = "@" + position.scope;
+  var scope = ref === null ? document.body : elementOfRef(ref).el;
+  var text = scope ? readLines(scope).join("\n") : "";
+  var start = position ? Math.min(position.offset, text.length) : 0;
+  var out = { text: text.slice(start), offset: start };
+  if (utf8Length(out.text) <= maxBytes) return out;
+  var part = cutText(text, start, maxBytes - TRAILER_BYTES);
+  out.text = text.slice(start, part.end);
+  out.cursor = (ref === null ? "p" : refFor(scope).slice(1)) + "." + part.next;
+  out.rest_bytes = utf8Length(text.slice(part.next));
+  return out;
+}
+
+M.readLines = readLines;
+
+definePrimitive("refs.read", read);

@@ -1,0 +1,210 @@
+/*
+ * read_structure.js — What page_read and page_find agree on about a page's
+ * structure (docs/mcp-surface.md, "page_read" and "page_find"):
+ *
+ * - what a reader leaves out (skipReason): hidden (display:none, the hidden
+ *   attribute, aria-hidden, content-visibility), visually hidden on purpose
+ *   (sr-only clips, a positioned box of at most 1px that clips, a box placed
+ *   where no scroll reaches, such as skip links at left:-9999px), zero-size
+ *   boxes that clip their content, and the engine's own UI;
+ * - the composed tree a reader walks (childrenOf): a shadow host's open shadow
+ *   root instead of its light children, a slot's assigned nodes, and a
+ *   same-origin iframe's document (frameDocument);
+ * - what counts as one item (isItem): li, listitem, tr, row, and a member of
+ *   a run of three or more look-alike siblings (same tag and first class, as
+ *   a framework renders 300 cards), so repeated structure reads as one line
+ *   per item;
+ * - the section an element sits in and its name (sectionName): a named
+ *   landmark, section, fieldset or dialog, or the nearest container whose
+ *   heading comes before the element.
+ */
+var tagOf = M.tagOf,
+  normalize = M.normalize,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  isHiddenFromEngine = M.isHiddenFromEngine,
+  isInteractiveElement = M.isInteractiveElement,
+  composedParent = M.composedParent,
+  LAUNCHER_HOST_TAG = M.LAUNCHER_HOST_TAG;
+
+// Never content: scripts, styles, templates, and the parts of a <select> its token already says.
+var NOT_CONTENT = { script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1, title: 1, option: 1, optgroup: 1, datalist: 1, param: 1, source: 1, track: 1 };
+// Tags never taken as look-alike items: running text repeats its tags without being a list of things.
+var NOT_ITEMS = { p: 1, span: 1, br: 1, hr: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1, pre: 1, blockquote: 1, table: 1, ul: 1, ol: 1, dl: 1, img: 1, svg: 1, form: 1, fieldset: 1, label: 1, input: 1, select: 1, textarea: 1, button: 1, a: 1, tr: 1, td: 1, th: 1, li: 1, option: 1 };
+var ITEM_TEXT_CAP = 400; // a look-alike sibling longer than this is prose, not an item
+var SECTION_TAGS = { section: 1, article: 1, aside: 1, nav: 1, main: 1, form: 1, fieldset: 1, dialog: 1 };
+var SECTION_ROLES = { region: 1, group: 1, dialog: 1, alertdialog: 1, tabpanel: 1, navigation: 1, main: 1, complementary: 1, form: 1, search: 1, list: 1, listbox: 1, menu: 1 };
+var HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading], legend";
+
+function styleOf(el) {
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  return view.getComputedStyle(el);
+}
+
+/** Why a reader leaves el (and everything under it) out, or "" when it reads it. */
+function skipReason(el, style) {
+  var tag = tagOf(el);
+  if (NOT_CONTENT[tag] || tag === LAUNCHER_HOST_TAG || isHiddenFromEngine(el)) return "not_content";
+  if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return "hidden";
+  style = style || styleOf(el);
+  if (!style || style.display === "none") return "hidden";
+  if (style.contentVisibility === "hidden") return "hidden";
+  if (style.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(style.clipPath || "")) return "visually_hidden";
+  var clips = /^(hidden|clip)$/.test(style.overflowX + "") || /^(hidden|clip)$/.test(style.overflowY + "");
+  var placed = style.position === "absolute" || style.position === "fixed" || (style.transform && style.transform !== "none");
+  if (!clips && !placed) return "";
+  var r = el.getBoundingClientRect();
+  if (clips && (r.width <= (placed ? 1 : 0) || r.height <= (placed ? 1 : 0))) return "visually_hidden";
+  if (placed) {
+    var view = el.ownerDocument.defaultView || root;
+    // Where no scroll reaches: left of or above the document, or far past its right edge.
+    var docWidth = Math.max(el.ownerDocument.documentElement.scrollWidth, view.innerWidth);
+    if (r.right + view.scrollX <= 0 || r.bottom + view.scrollY <= 0 || r.left + view.scrollX >= docWidth + 1000) return "off_screen";
+  }
+  return "";
+}
+
+/** Whether a reader reads el: neither it nor an ancestor (up through frames) is left out. */
+function isReadable(el) {
+  for (var node = el; node; ) {
+    if (node.nodeType === 1 && skipReason(node)) return false;
+    if (node.nodeType === 1 && node !== el && tagOf(node) === "details" && !node.open && !isSummaryOf(el, node)) return false;
+    var parent = composedParent(node);
+    if (!parent && node.ownerDocument && node.ownerDocument.defaultView && node.ownerDocument !== document) {
+      parent = frameElementOf(node.ownerDocument);
+    }
+    node = parent;
+  }
+  var own = styleOf(el);
+  return !(own && (own.visibility === "hidden" || own.visibility === "collapse"));
+}
+
+function isSummaryOf(el, details) {
+  var summary = details.querySelector(":scope > summary");
+  return !!summary && (summary === el || summary.contains(el));
+}
+
+function frameElementOf(doc) {
+  try {
+    return doc.defaultView.frameElement;
+  } catch (_crossOrigin) {
+    return null;
+  }
+}
+
+/** A same-origin iframe's document (with a body), or null for a cross-origin or empty frame. */
+function frameDocument(frame) {
+  try {
+    var doc = frame.contentDocument;
+    return doc && doc.body ? doc : null;
+  } catch (_crossOrigin) {
+    return null;
+  }
+}
+
+/** The child nodes a reader walks, in the composed tree (see the module comment). */
+function childrenOf(el) {
+  if (el.shadowRoot && el.shadowRoot.mode === "open") return el.shadowRoot.childNodes;
+  if (tagOf(el) === "slot" && typeof el.assignedNodes === "function") {
+    var assigned = el.assignedNodes({ flatten: true });
+    if (assigned.length) return assigned;
+  }
+  return el.childNodes;
+}
+
+function signature(el) {
+  return tagOf(el) + "." + String(el.getAttribute("class") || "").trim().split(/\s+/)[0];
+}
+
+// parent -> {signature: count}, for one read or find (structureCache): without it, 3,000
+// look-alike siblings would each count the other 2,999.
+var runCounts = null;
+
+/** Start a read or a find: counts kept from an earlier one may be stale. */
+function freshStructure() {
+  runCounts = typeof WeakMap === "function" ? new WeakMap() : null;
+}
+
+function runLength(el) {
+  // How many siblings (counting el) share el's signature, among its parent's element children.
+  var parent = el.parentNode;
+  if (!parent) return 1;
+  var counts = runCounts ? runCounts.get(parent) : undefined;
+  if (!counts) {
+    counts = {};
+    for (var c = parent.firstElementChild; c; c = c.nextElementSibling) {
+      var key = signature(c);
+      counts[key] = (Object.prototype.hasOwnProperty.call(counts, key) ? counts[key] : 0) + 1;
+    }
+    if (runCounts) runCounts.set(parent, counts);
+  }
+  return counts[signature(el)];
+}
+
+/** Whether el is one item of a list or of rows (see the module comment). */
+function isItem(el) {
+  var tag = tagOf(el), role = roleOf(el);
+  if (tag === "li" || role === "listitem" || role === "row" || role === "option") return true;
+  // Cards are often <article>s; a role other than that says the element is something else.
+  if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild || isInteractiveElement(el)) return false;
+  return runLength(el) >= 3 && (el.textContent || "").length <= ITEM_TEXT_CAP;
+}
+
+/** The nearest item el sits in (el itself when it is one), up to a section; null when none. */
+function itemOf(el) {
+  for (var node = el; node && node.nodeType === 1; node = composedParent(node)) {
+    if (tagOf(node) === "body" || SECTION_TAGS[tagOf(node)]) return null;
+    if (isItem(node)) return node;
+  }
+  return null;
+}
+
+function headingBefore(container, el) {
+  // The last heading of container that comes before el (or holds it), skipping the titles of items (a card's own heading).
+  var headings = container.querySelectorAll(HEADINGS);
+  var found = null;
+  for (var i = 0; i < headings.length; i++) {
+    var h = headings[i];
+    if (h === el || h.contains(el)) return h;
+    // eslint-disable-next-line no-bitwise
+    if (!(h.compareDocumentPosition(el) & 4)) break; // this heading comes after el: the search ends
+    var item = itemOf(h);
+    if (!item || item === container || !container.contains(item)) found = h;
+  }
+  return found;
+}
+
+/**
+ * The name of the section el sits in (the nearest one that has a name), or "" when none has one.
+ * cache (a Map, for one search) keeps what does not depend on el: a section's own name, or that a
+ * container has no heading at all.
+ */
+function sectionName(el, cache) {
+  for (var node = composedParent(el); node && node.nodeType === 1; node = composedParent(node)) {
+    var tag = tagOf(node);
+    if (tag === "html") break;
+    var known = cache ? cache.get(node) : undefined;
+    if (known === undefined) {
+      var role = roleOf(node);
+      var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : "";
+      known = labelled ? { name: labelled } : { name: "", headings: tag !== "body" && !!node.querySelector(HEADINGS) };
+      if (cache) cache.set(node, known);
+    }
+    if (known.name) return known.name;
+    if (known.headings) {
+      var heading = headingBefore(node, el);
+      if (heading) return normalize(heading.textContent);
+    }
+  }
+  return "";
+}
+
+M.freshStructure = freshStructure;
+M.styleOf = styleOf;
+M.skipReason = skipReason;
+M.isReadable = isReadable;
+M.frameDocument = frameDocument;
+M.childrenOf = childrenOf;
+M.isItem = isItem;
+M.itemOf = itemOf;
+M.sectionName = sectionName;
