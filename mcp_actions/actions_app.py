@@ -156,6 +156,8 @@ class ActionsApp:
         self.watcher: ManifestWatcher | None = None
         #: Compiles the calls' checks while the host thinks, after its first tools/list (catalog/prepare.py).
         self.checks = CheckPreparation(self.catalog, self.bridge.dictionary, warm=self.wab.client)
+        #: This replica's link to the others (``--backplane``; mcp_actions/backplane/), None alone.
+        self.backplane: Any = None
 
     def _make_browser(self) -> DeferredBrowser:
         # Deferred: Playwright is imported when the browser first starts, not before tools/list.
@@ -275,6 +277,13 @@ class ActionsApp:
                 USER_LOG.info("bridge token for this run: %s", self.token)
             USER_LOG.info("runtimes connect at %s; status page %s", self.endpoint.url, self.endpoint.status_url())
             USER_LOG.info("to share tabs of your own browser (mcp-actions extension), open %s", self.extension_connect_url())
+        if self.options.backplane:
+            # Imported only here: without --backplane nothing of NATS is loaded (docs/deploying.md).
+            from .backplane.node import Backplane
+
+            self.backplane = Backplane(self.options.backplane, self.bridge, self.events, bridge_token=self.token, http_token=self.options.http_token)
+            self.audit.replica = self.backplane.replica_id
+            await self.backplane.start()
         if self.browser is not None and self.options.browser == "launch":
             # In the background: the MCP handshake and tools/list need no browser, and a
             # call that does waits for this same launch.
@@ -314,6 +323,11 @@ class ActionsApp:
                 await self.browser.stop()
             except Exception:
                 log.exception("stopping the browser host failed")
+        if self.backplane is not None:
+            try:
+                await self.backplane.stop()
+            except Exception:
+                log.exception("leaving the backplane failed")
         if self.endpoint is not None:
             try:
                 await self.endpoint.stop()
@@ -382,11 +396,12 @@ class ActionsApp:
             "policy": self.policy.describe() if self.options.policy else None,
             "extension_connect_url": self.extension_connect_url(),
             "browser_session": self.browser.session() if self.browser is not None else None,
+            "backplane": self.backplane.status() if self.backplane is not None else None,
         }
 
     def launch_report(self) -> dict[str, Any]:
         """What ``actions://bridge/launch`` shows (resources/launch.py)."""
-        return launch_report(
+        report = launch_report(
             endpoint=self.endpoint,
             token=self.token,
             mcp_http=self.mcp_http,
@@ -398,3 +413,6 @@ class ActionsApp:
             audit_health=self.audit.health(),
             runtimes=self.bridge.registry.list(),
         )
+        if self.backplane is not None:
+            report["backplane"] = self.backplane.status()  # which replica this is, and whether it serves every replica's runtimes
+        return report

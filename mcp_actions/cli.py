@@ -147,6 +147,13 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "still answer by name [MCP_ACTIONS_BUILTIN_TOOLS]",
     )
     parser.add_argument("--http-token", default=_env("MCP_ACTIONS_HTTP_TOKEN"), help="bearer token the HTTP transports require [MCP_ACTIONS_HTTP_TOKEN] (default: none)")
+    parser.add_argument(
+        "--backplane",
+        default=_env("MCP_ACTIONS_BACKPLANE"),
+        metavar="URL",
+        help="NATS URL (nats://HOST:PORT) shared by replicas started with the same --bridge-token and --http-token behind one load balancer: "
+        "they act as one server (needs pip install 'mcp-actions[nats]'; docs/deploying.md) [MCP_ACTIONS_BACKPLANE]",
+    )
     parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
     parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS) besides loopback; repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
     parser.add_argument("--no-watch", dest="watch", action="store_false", default=_env("MCP_ACTIONS_WATCH", "1") not in ("0", "false", "no"), help="do not reload the catalogue when a manifest file changes [MCP_ACTIONS_WATCH=0]")
@@ -277,6 +284,19 @@ def _policy(given: str | None) -> str | None:
     return given
 
 
+def _backplane(url: str | None, bridge_token: str | None) -> str | None:
+    """The ``--backplane`` URL, checked: a NATS URL, the client installed, and a bridge token every replica shares."""
+    if not url:
+        return None
+    from .backplane import check_backplane_url, require_client
+
+    check_backplane_url(url)
+    require_client()
+    if not bridge_token:
+        raise UsageError("--backplane needs --bridge-token (the same on every replica): a token generated per start differs on each")
+    return url
+
+
 def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int | None, dict[str, tuple[str, str, str | None]]]:
     """``AppOptions``, transport, HTTP host and port (None: the default, which may give way), and where each port came from."""
     from .actions_app import AppOptions
@@ -314,6 +334,8 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         limits=_limits(args),
         audit_log=_audit_log(args.audit_log),
         policy=_policy(args.policy),
+        backplane=_backplane(args.backplane, args.bridge_token),
+        http_token=args.http_token,
     )
     sources = {"bridge": ("--bridge-port", "MCP_ACTIONS_BRIDGE_PORT", bridge_source), "HTTP": ("--port", "MCP_ACTIONS_PORT", http_source)}
     return options, args.transport, args.host, http_port if http_source is not None else None, sources

@@ -29,7 +29,7 @@ LAYERS = (
     "errors", "jsonutil", "defaults", "deadline", "events", "ports", "bounded_regex", "schema_check", "primitive_dictionary", "audit_log",
     "manifest", "workflow", "bridge", "transfer", "runtimes", "extension",
     "catalog", "projection", "resources", "convert", "protocols",
-    "dispatch", "checks", "app_options", "actions_app", "authoring",
+    "dispatch", "checks", "backplane", "app_options", "actions_app", "authoring",
     # the shell: the MCP adapter and the programs
     "server", "demo", "cli", "__main__", "docgen",
 )  # fmt: skip

@@ -30,6 +30,7 @@ from ..bridge.events import PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone
 from ..events import EventHub
 from .directory import RuntimeDirectory
 from .remote import CallServer, RemoteCalls
+from .sessions import SessionStore
 from .wire import Subjects, cluster_name, decode, encode
 
 __all__ = ["ANNOUNCE_EVERY_S", "PING_TIMEOUT_S", "Backplane", "new_replica_id"]
@@ -44,6 +45,8 @@ TICK_S = 0.25
 PING_TIMEOUT_S = 1.5
 #: Wait at start for the first connection before serving alone in the meantime.
 FIRST_CONNECT_S = 3.0
+#: A streamable-HTTP session's record no replica refreshed for this long is forgotten (twice the SDK's idle timeout).
+SESSION_RECORD_MAX_AGE_S = 3600.0
 
 
 def new_replica_id() -> str:
@@ -67,6 +70,8 @@ class Backplane:
         self.directory = RuntimeDirectory(bridge, self.replica_id, self.remote.channel_for)
         bridge.replica_id = self.replica_id
         self._nc: Any = None
+        #: The streamable-HTTP sessions any replica may serve (server/adopted_sessions.py).
+        self.sessions = SessionStore(lambda: self._nc if self.connected else None, self.subjects.bucket("sessions"), max_age_s=SESSION_RECORD_MAX_AGE_S)
         self._connected = asyncio.Event()
         self._since = time.time()
         self._last_error: str | None = None

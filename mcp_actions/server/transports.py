@@ -88,7 +88,15 @@ def _guarded_app(app: ActionsApp, transport: str, policy: HttpPolicy, life: _App
     if transport == "streamable-http":
         # One lifespan for every session: clients are told apart by session id, forgotten when idle.
         server = build_server(app, manage_app=False, http_idle_seconds=DEFAULT_SESSION_IDLE_TIMEOUT)
-        starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_GUARDED_BY_US, session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)
+        if app.backplane is not None:
+            # Replicas: a session may be served by any of them, adopted from the backplane (docs/deploying.md).
+            from .adopted_sessions import streamable_http_app
+
+            starlette_app, _ = streamable_http_app(
+                server, app.backplane.sessions, replica_id=app.backplane.replica_id, path="/mcp", security=_GUARDED_BY_US, idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT
+            )
+        else:
+            starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_GUARDED_BY_US, session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)
     elif transport == "sse":
         # Each SSE connection runs the server (and its lifespan) once: the lifespan scope is the client.
         starlette_app = sse_app(build_server(app, manage_app=False))

@@ -1,0 +1,74 @@
+"""Streamable-HTTP sessions in the backplane: the record any replica needs to serve a session it did not open.
+
+The SDK keeps a streamable-HTTP session in the memory of the process that
+answered its ``initialize``; behind a balancer without sticky sessions the
+client's next request may reach another replica. What the handshake settled
+(the client's ``initialize`` params and the protocol version) is kept here, in
+the cluster's JetStream key-value bucket, so that replica can adopt the
+session (``server/adopted_sessions.py``). A 2026-07-28 client needs none of
+this: each of its requests carries what it is, and this server mints no
+handles, so any replica serves it as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+__all__ = ["SessionStore"]
+
+log = logging.getLogger(__name__)
+
+
+class SessionStore:
+    """The cluster's streamable-HTTP sessions in a JetStream key-value bucket (``get`` and ``put`` never raise)."""
+
+    def __init__(self, connection: Any, bucket: str, *, max_age_s: float) -> None:
+        """``connection()``: the NATS client, or None while there is none; ``max_age_s``: how long an untouched record lives."""
+        self._connection = connection
+        self.bucket = bucket
+        self.max_age_s = max_age_s
+        self._kv: Any = None
+        self._kv_of: Any = None
+
+    async def _bucket(self) -> Any:
+        nc = self._connection()
+        if nc is None:
+            raise ConnectionError("the backplane is unreachable")
+        if self._kv is None or self._kv_of is not nc:
+            from nats.js.api import KeyValueConfig
+
+            js = nc.jetstream()
+            self._kv = await js.create_key_value(KeyValueConfig(bucket=self.bucket, history=1, ttl=self.max_age_s))
+            self._kv_of = nc
+        return self._kv
+
+    async def get(self, session_id: str) -> dict[str, Any] | None:
+        """The stored record of a session, or None (unknown, expired, or the backplane unreachable)."""
+        try:
+            entry = await (await self._bucket()).get(session_id)
+        except Exception as exc:
+            log.debug("session %s not found in the backplane: %s", session_id[:64], exc)
+            return None
+        try:
+            record = json.loads(entry.value or b"null")
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
+
+    async def put(self, session_id: str, record: dict[str, Any]) -> bool:
+        """Store (or refresh) a session's record; False when the backplane did not take it."""
+        try:
+            await (await self._bucket()).put(session_id, json.dumps(record).encode())
+            return True
+        except Exception as exc:
+            log.warning("could not store session %s in the backplane (another replica cannot serve it): %s", session_id[:64], exc)
+            return False
+
+    async def delete(self, session_id: str) -> None:
+        """Forget a session the client ended."""
+        try:
+            await (await self._bucket()).delete(session_id)
+        except Exception as exc:
+            log.debug("could not delete session %s from the backplane: %s", session_id[:64], exc)
