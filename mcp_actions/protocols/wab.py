@@ -23,7 +23,9 @@ credentials (``meta_target``). Which runtimes are looked at at all is the
 caller's choice (``wab_discovery.py``: proved runtimes only).
 
 Before a command reaches the page, the trigger's permission is
-checked (a false permission is ``permission_denied``) and the site's
+checked (a false permission is ``permission_denied``; the page's own
+commands are exposed only once the look for the site's document has ended,
+``wab_discovery.py``, so no call runs before its permissions are known) and the site's
 ``security.max_rate`` (commands per minute) is enforced, as is a
 ``retryAfter`` the site answered with; WAB error codes map onto our stable
 codes with the WAB code in ``evidence.wab_code``.

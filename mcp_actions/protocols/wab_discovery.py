@@ -19,7 +19,11 @@ meanwhile keeps nothing.
 
 The runtime's WAB commands are those of its document and those its page's
 own WAB bridge lists (``page_tools["wab"]``, reported by the page engine).
-Whenever either changes, ``expose(runtime, found, page_actions)`` is called
+While the site's document is being looked for, the page's own commands wait
+(``pending``): a command whose trigger needs a permission the document
+denies must be refused before the page (``wab.py``), and until the document
+is in, nothing says which permissions the site grants. Once the look ends,
+found or not, and whenever either changes, ``expose(runtime, found, page_actions)`` is called
 (``PageToolExposure.site_found`` makes the runtime's WAB map of them); every
 ``runtime_status`` passes through ``seen``, so an unchanged pair is not
 handed on again.
@@ -97,6 +101,8 @@ class WabDiscovery:
         self._applied: dict[str, tuple[Any, ...]] = {}  # what each runtime's WAB commands were last made from
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Runtimes whose site's document is being looked for, with the origin looked at: their commands wait.
+        self.pending: dict[str, str] = {}
 
     @property
     def pending_count(self) -> int:
@@ -136,20 +142,26 @@ class WabDiscovery:
                 # A page runtime's URL is what it says: the server sends no request on its word.
                 log.info("no WAB discovery for runtime %s: its identity is not proved (trust %s)", runtime_id, runtime.trust)
             elif origin is not None:
+                self.pending[runtime_id] = origin
                 task = asyncio.get_running_loop().create_task(self._discover(runtime, origin))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
+            else:
+                self.pending.pop(runtime_id, None)
         self._apply(runtime)
 
     def forget(self, runtime_id: str) -> None:
         """A runtime left: its origin and document are forgotten."""
         self.origins.pop(runtime_id, None)
         self.documents.pop(runtime_id, None)
+        self.pending.pop(runtime_id, None)
 
     def _apply(self, runtime: RuntimeInfo) -> None:
         """Hand on the runtime's WAB commands as they are now, unless they are what was last handed on."""
         found = self.documents.get(runtime.runtime_id)
-        page = runtime.page_tools.get("wab") or None
+        # While the site's document is looked for, the page's commands wait (they are exposed when the
+        # look ends, with the site's permissions); a previous page's are withdrawn at once all the same.
+        page = None if runtime.runtime_id in self.pending else runtime.page_tools.get("wab") or None
         key = (found["url"] if found is not None else None, id(found), json.dumps(page, sort_keys=True, default=str), origin_of(runtime.url))
         if self._applied.get(runtime.runtime_id) == key:
             return  # nothing new since the last time (every runtime_status passes here)
@@ -190,14 +202,25 @@ class WabDiscovery:
         return self.origins.get(runtime.runtime_id) == origin and self._current(runtime.runtime_id) is runtime
 
     async def _discover(self, runtime: RuntimeInfo, origin: str) -> None:
-        await self.quiet_spell()
-        if not self._still(runtime, origin) or not runtime.proved:
-            return  # the page moved on (or went away) meanwhile
-        found = await discover(runtime.url, self.client(), read_meta=lambda: self._read_meta(runtime))
-        if found is None or not self._still(runtime, origin):
+        found: tuple[str, dict[str, Any]] | None = None
+        try:
+            await self.quiet_spell()
+            if not self._still(runtime, origin) or not runtime.proved:
+                return  # the page moved on (or went away) meanwhile
+            found = await discover(runtime.url, self.client(), read_meta=lambda: self._read_meta(runtime))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("WAB discovery for runtime %s failed; its page's own commands serve alone", runtime.runtime_id)
+        finally:
+            # The look ended (found, not found or failed): the commands waiting for it are exposed now.
+            if self.pending.get(runtime.runtime_id) == origin:
+                del self.pending[runtime.runtime_id]
+        if not self._still(runtime, origin):
             return
-        url, document = found
-        self.documents[runtime.runtime_id] = {"url": url, "document": document}
-        self._resources.updated(expand(WAB, runtime_id=runtime.runtime_id))
-        self._resources.list_changed()
+        if found is not None:
+            url, document = found
+            self.documents[runtime.runtime_id] = {"url": url, "document": document}
+            self._resources.updated(expand(WAB, runtime_id=runtime.runtime_id))
+            self._resources.list_changed()
         self._apply(runtime)

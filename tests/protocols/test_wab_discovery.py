@@ -165,3 +165,18 @@ async def test_a_redirect_is_never_followed() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+async def test_the_page_commands_wait_for_the_look_for_the_document(bakery_url: str) -> None:
+    # Until the document is in, nothing says which permissions the site grants (issue 34 item 9).
+    setting = _Setting()
+    runtime = setting.connect("r1", f"{bakery_url}/index.html")
+    actions = [{"name": "openPartnerSite", "description": "Open", "params": [], "trigger": "navigate"}]
+    runtime.page_tools = {"wab": actions}
+    setting.discovery.seen(runtime)
+    setting.discovery.seen(runtime)  # a runtime_status meanwhile hands on nothing new
+    assert setting.exposed == [("r1", None, None)] and setting.discovery.pending == {"r1": bakery_url}
+    await setting.settled()
+    assert setting.exposed == [("r1", None, None), ("r1", f"{bakery_url}/agent-bridge.json", actions)]
+    assert setting.discovery.pending == {}
+    await setting.discovery.aclose()
