@@ -151,7 +151,7 @@ class ActionsApp:
         )
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
-        register_wab_resource(self.resources, self.wab.documents)
+        register_wab_resource(self.resources, self.wab.documents, visible=lambda runtime_id: self.bridge.registry.get_visible(runtime_id) is not None)
         register_audit_resource(self.resources, self.audit.recent, log_file=lambda: str(self.audit.path) if self.audit.path else None, health=self.audit.health)
         self.watcher: ManifestWatcher | None = None
         #: Compiles the calls' checks while the host thinks, after its first tools/list (catalog/prepare.py).
@@ -411,7 +411,7 @@ class ActionsApp:
             policy=self.policy.describe() if self.options.policy else None,
             audit_log=str(self.audit.path) if self.audit.path else None,
             audit_health=self.audit.health(),
-            runtimes=self.bridge.registry.list(),
+            runtimes=self.bridge.registry.visible(),  # a session sees its own runtimes only (bridge/scope.py)
         )
         if self.backplane is not None:
             report["backplane"] = self.backplane.status()  # which replica this is, and whether it serves every replica's runtimes

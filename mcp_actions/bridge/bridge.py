@@ -184,6 +184,7 @@ class Bridge:
         authorization_id: str | None = None,
         trust: Trust = "operator",
         origin: str | None = None,
+        agent_session: str | None = None,
     ) -> RuntimeSession:
         """Accept a new connection; it becomes a runtime once it sends ``runtime_ready``.
 
@@ -191,9 +192,10 @@ class Bridge:
         whatever its ``runtime_ready`` says. ``trust``: what the transport proved of the connection
         (``host`` for this process's own runtimes; a WebSocket's comes from its handshake, see
         credentials.py). ``origin``: a page runtime's handshake ``Origin``, to which the urls it
-        announces are held.
+        announces are held. ``agent_session``: the agent session that owns the runtime (its browser
+        context's tab, or a connection that presented its session credential; bridge/scope.py).
         """
-        return RuntimeSession(self, link, transport, authorization_id=authorization_id, trust=trust, origin=origin)
+        return RuntimeSession(self, link, transport, authorization_id=authorization_id, trust=trust, origin=origin, agent_session=agent_session)
 
     def sessions_of(self, authorization_id: str) -> list[RuntimeSession]:
         """The connections that authenticated with this pairing."""
@@ -220,10 +222,11 @@ class Bridge:
         """The one runtime ``route`` designates; raises ``runtime_not_found`` / ``ambiguous_runtime``."""
         if route.runtime_id and not (route.runtime_key or route.url_contains or route.title_contains):
             # An exact id (which beats a surface) is a dict lookup, not a scan of every runtime.
-            info = self.registry.get(route.runtime_id)
+            info = self.registry.get_visible(route.runtime_id)
             if info is not None:
                 return info
-        return select_runtime(self.registry.list(), route, active_id=self.registry.active_id)
+        # Only what the current agent session may see (bridge/scope.py): another session's tab is "not found".
+        return select_runtime(self.registry.visible(), route, active_id=self.registry.active_id)
 
     def new_call_id(self) -> str:
         """A fresh call id, unique within this bridge's life."""
@@ -358,6 +361,8 @@ class Bridge:
         presented = (item.model_extra or {}).get("runtime_secret") if session.trust == "page" else None
         digest = secret_digest(presented) if isinstance(presented, str) and presented else None
         owner = owner_key(session.trust, authorization_id=session.authorization_id, secret_digest=digest)
+        if owner is not None and session.agent_session is not None:
+            owner = f"{owner}@{session.agent_session}"  # one session's credential never takes another's (or the operator's) runtime
         claim = self.identities.claim(registry, trust=session.trust, owner=owner, runtime_id=item.runtime_id, runtime_key=item.runtime_key)
         for evicted in claim.evict:
             await self._evict(evicted, f"dropped: a proved runtime claimed {evicted!r}")
@@ -368,6 +373,8 @@ class Bridge:
             else:
                 session.runtime_secret = new_runtime_secret()
                 owner = owner_key("page", secret_digest=secret_digest(session.runtime_secret))
+                if owner is not None and session.agent_session is not None:
+                    owner = f"{owner}@{session.agent_session}"
         assert owner is not None
         if claim.renamed:
             log.warning(
@@ -390,7 +397,7 @@ class Bridge:
             self.calls.fail_channel(replaced, "the runtime reconnected on a new connection")
             self._sessions.pop(runtime_id, None)
             await self._close_link(replaced, "replaced by a new connection")
-        info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport, events=deque(maxlen=self.event_log_size), replica=self.replica_id)
+        info = RuntimeInfo(runtime_id=runtime_id, url=item.url, transport=session.transport, events=deque(maxlen=self.event_log_size), replica=self.replica_id, session=session.agent_session)
         if previous is not None:
             info.events = previous.events
             info.connected_at = previous.connected_at

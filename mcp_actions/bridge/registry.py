@@ -8,6 +8,7 @@ It knows nothing of transports: the bridge pairs each entry with a session.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import time
 from collections import deque
@@ -17,6 +18,7 @@ from typing import Any, Literal
 
 from ..defaults import DEFAULT_EVENT_LOG_SIZE
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
+from .scope import scope_key, visible_to
 
 __all__ = ["EVENT_LOG_SIZE", "PROVED_TRUST", "RuntimeInfo", "RuntimeRegistry", "Trust"]
 
@@ -67,6 +69,8 @@ class RuntimeInfo:
     connected_at: float = field(default_factory=time.time)
     #: The replica holding the runtime's connection when replicas share a backplane (None alone).
     replica: str | None = None
+    #: The agent session that owns it (``SessionKey.id``, bridge/scope.py); None: the operator's.
+    session: str | None = None
     last_seen: float = field(default_factory=time.monotonic)
     events: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=EVENT_LOG_SIZE), repr=False)
 
@@ -127,6 +131,7 @@ class RuntimeInfo:
             "idle_seconds": round(time.monotonic() - self.last_seen, 3),
             "event_count": len(self.events),
             **({"replica": self.replica} if self.replica else {}),
+            **({"session": self.session} if self.session else {}),
         }
 
     def snapshot_key(self) -> tuple[Any, ...]:
@@ -134,16 +139,22 @@ class RuntimeInfo:
         return (
             self.url, self.runtime_key, self.title, self.capabilities, self.states, self.manifest, self.manifest_summary,
             self.announced_host, self.frame, self.page_tools, self.attachments, self.authorization_id, self.trust,
-            self.extension_version, self.replica,
+            self.extension_version, self.replica, self.session,
         )
 
 
 class RuntimeRegistry:
-    """Connected runtimes by id, with the active runtime and key lookup."""
+    """Connected runtimes by id, with each session's active runtime and key lookup.
+
+    ``list``/``get``/``find_by_key`` see every runtime (identity and bookkeeping need that);
+    ``visible``/``get_visible`` see what the current agent session may (bridge/scope.py), and
+    routing uses those. The active runtime is kept per session: the session that owns a runtime
+    (None for the operator's and for sessions in a shared context).
+    """
 
     def __init__(self) -> None:
         self._runtimes: dict[str, RuntimeInfo] = {}
-        self.active_id: str | None = None
+        self._active: dict[str | None, str] = {}
         #: Called with the new active runtime when the active one moves to another (the bridge
         #: publishes it as ``RuntimeActive``: what the agent sees may depend on the active page).
         self.on_active: Callable[[RuntimeInfo], None] | None = None
@@ -155,12 +166,21 @@ class RuntimeRegistry:
         return runtime_id in self._runtimes
 
     def list(self) -> list[RuntimeInfo]:
-        """Every connected runtime, in order of connection."""
+        """Every connected runtime, in order of connection (whatever session owns it)."""
         return list(self._runtimes.values())
+
+    def visible(self) -> builtins.list[RuntimeInfo]:
+        """The runtimes the current agent session may list and route to, in order of connection."""
+        return [info for info in self._runtimes.values() if visible_to(info.session)]
 
     def get(self, runtime_id: str) -> RuntimeInfo | None:
         """The runtime with this id, or None."""
         return self._runtimes.get(runtime_id)
+
+    def get_visible(self, runtime_id: str) -> RuntimeInfo | None:
+        """The runtime with this id when the current agent session may see it, or None."""
+        info = self._runtimes.get(runtime_id)
+        return info if info is not None and visible_to(info.session) else None
 
     def find_by_key(self, runtime_key: str) -> RuntimeInfo | None:
         """The runtime announced with this ``runtime_key``, or None."""
@@ -170,31 +190,55 @@ class RuntimeRegistry:
         return None
 
     def add(self, info: RuntimeInfo) -> None:
-        """Register (or re-register) a runtime."""
+        """Register (or re-register) a runtime; the first of a session becomes that session's active one."""
         self._runtimes[info.runtime_id] = info
+        if info.session is not None:
+            self._active.setdefault(info.session, info.runtime_id)
 
     def remove(self, runtime_id: str) -> RuntimeInfo | None:
-        """Forget a runtime; the active runtime falls back to the newest remaining one."""
+        """Forget a runtime; where it was active, the newest remaining one of that scope takes its place."""
         info = self._runtimes.pop(runtime_id, None)
-        if self.active_id == runtime_id:
+        for scope, active in list(self._active.items()):
+            if active != runtime_id:
+                continue
             # Not announced: the runtime's going is (the bridge's ``RuntimeGone``), and this follows from it.
-            self.active_id = next(reversed(self._runtimes), None) if self._runtimes else None
+            rest = [i.runtime_id for i in self._runtimes.values() if scope is None or i.session == scope]
+            if rest:
+                self._active[scope] = rest[-1]
+            else:
+                del self._active[scope]
         return info
+
+    @property
+    def active_id(self) -> str | None:
+        """The current agent session's active runtime id (the shared one outside an isolated session)."""
+        return self._active.get(scope_key())
 
     def set_active(self, runtime_id: str | None) -> None:
         """Mark the runtime an implicit call goes to when several could take it.
 
-        A move from one runtime to another is announced (``on_active``); the first
+        It becomes active for the session that owns it (for the operator's runtimes: for the
+        current scope). A move from one runtime to another is announced (``on_active``); the first
         runtime becoming active is not, since its arrival already is.
         """
-        if runtime_id is not None and runtime_id not in self._runtimes:
+        info = self._runtimes.get(runtime_id) if runtime_id is not None else None
+        if runtime_id is not None and info is None:
             return
-        previous, self.active_id = self.active_id, runtime_id
-        active = self.active
-        if previous is not None and runtime_id != previous and active is not None and self.on_active is not None:
-            self.on_active(active)
+        scope = info.session if info is not None and info.session is not None else scope_key()
+        previous = self._active.get(scope)
+        if runtime_id is None:
+            self._active.pop(scope, None)
+        else:
+            self._active[scope] = runtime_id
+        if previous is not None and runtime_id != previous and info is not None and self.on_active is not None:
+            self.on_active(info)
+
+    def forget_session(self, session: str) -> None:
+        """A session ended: its active runtime is forgotten (its runtimes leave on their own)."""
+        self._active.pop(session, None)
 
     @property
     def active(self) -> RuntimeInfo | None:
-        """The active runtime, if any."""
-        return self._runtimes.get(self.active_id) if self.active_id else None
+        """The current agent session's active runtime, if any."""
+        active_id = self.active_id
+        return self._runtimes.get(active_id) if active_id else None

@@ -87,6 +87,7 @@ class RuntimeSession:
         authorization_id: str | None = None,
         trust: Trust = "operator",
         origin: str | None = None,
+        agent_session: str | None = None,
     ) -> None:
         self.link = link
         self.transport = transport
@@ -96,6 +97,8 @@ class RuntimeSession:
         self.trust: Trust = trust
         #: The web page ``Origin`` its handshake carried (None: none, or a browser extension's page).
         self.origin = origin
+        #: The agent session whose credential (or browser context) the connection came with; None: the operator's (bridge/scope.py).
+        self.agent_session = agent_session
         #: A page runtime's own secret (given by the bridge, or presented and recognised): it alone takes the
         #: runtime back after a reconnect (bridge/identity.py). Sent in every ``runtime_config``.
         self.runtime_secret: str | None = None

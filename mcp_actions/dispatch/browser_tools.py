@@ -136,7 +136,7 @@ async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
         raise ActionError("give a url, or reload: true", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url"})
     if own.get("new_tab"):
         opened = await _run(service, "browser.open_tab", {"url": own["url"]}, call)
-        info = service.bridge.registry.get(opened["runtime_id"])
+        info = service.bridge.registry.get_visible(opened["runtime_id"])
         tab = {"tab_id": opened.get("tab_id"), "runtime_id": opened["runtime_id"], "url": info.url if info else opened.get("url"), "title": info.title if info else None}
         await service.judge_landing(opened["runtime_id"], tab["url"])
         return {"ok": True, "runtime_id": opened["runtime_id"], "tab": tab}

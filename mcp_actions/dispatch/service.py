@@ -325,7 +325,7 @@ class ActionService:
             if attempt or self.browser is None or self.browser_mode == "none":
                 break
             await self.browser.ensure_started()
-        connected = self.bridge.registry.list()
+        connected = self.bridge.registry.visible()
         raise ActionError(
             f"no connected runtime can run {need}" + ("" if self.browser is not None and self.browser_mode != "none" else " (the browser host is off: --browser none)"),
             code=ErrorCode.CAPABILITY_UNAVAILABLE,
@@ -461,7 +461,7 @@ class ActionService:
             # tool's own page may be elsewhere on the site; browser_navigate reaches it). A blank
             # tab of ours (the one a fresh launch opens) is reused rather than left behind.
             page = front_page(origin)
-            blank = next((r for r in self.bridge.registry.list() if r.url in ("", "about:blank") and r.trust == "host" and r.provides("browser.navigate")), None)
+            blank = next((r for r in self.bridge.registry.visible() if r.url in ("", "about:blank") and r.trust == "host" and r.provides("browser.navigate")), None)
             try:
                 if blank is not None:
                     timeout_ms = deadline.remaining_ms(phase="opening") if deadline is not None else None

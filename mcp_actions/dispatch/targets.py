@@ -160,7 +160,7 @@ class TargetResolver:
         tab = None
         tab_id = own.get(rule.tab_argument) if rule.tab_argument else None
         if runtime is not None and isinstance(tab_id, int) and not isinstance(tab_id, bool):
-            tab = tab_runtime(self.bridge.registry.list(), runtime, tab_id)
+            tab = tab_runtime(self.bridge.registry.visible(), runtime, tab_id)
         return CallTarget(runtime=runtime, tab=tab, destination=destination, turn=rule.turn, need=rule.need)
 
     def runtime_for(self, need: str, routing: Mapping[str, Any]) -> RuntimeInfo | None:
@@ -180,7 +180,7 @@ class TargetResolver:
                 )
             return runtime
         registry = self.bridge.registry
-        providing = [r for r in registry.list() if r.provides(need)]
+        providing = [r for r in registry.visible() if r.provides(need)]  # the current agent session's (bridge/scope.py)
         pool = [r for r in providing if r.capabilities] or providing
         if not pool:
             return None

@@ -69,7 +69,7 @@ def register_builtin_resources(
     """Register every resource docs/mcp-surface.md lists on ``registry``."""
 
     def runtime(params: Mapping[str, str], uri_template: str) -> RuntimeInfo:
-        found = runtimes.get(params["runtime_id"])
+        found = runtimes.get_visible(params["runtime_id"])  # another session's runtime is not found (bridge/scope.py)
         if found is None:
             raise not_found(expand(uri_template, **params))
         return found
@@ -78,7 +78,7 @@ def register_builtin_resources(
         return launch_report()
 
     async def read_runtimes(_: Mapping[str, str]) -> Any:
-        return {"active_runtime_id": runtimes.active_id, "runtimes": [r.snapshot() for r in runtimes.list()]}
+        return {"active_runtime_id": runtimes.active_id, "runtimes": [r.snapshot() for r in runtimes.visible()]}
 
     async def read_manifest(params: Mapping[str, str]) -> Any:
         manifest = catalog.all_manifests().get(params["namespace"])
@@ -116,7 +116,7 @@ def register_builtin_resources(
 
     def per_runtime(template: str, name: str, describe: Callable[[RuntimeInfo], str]) -> Callable[[], list[ResourceEntry]]:
         def entries() -> list[ResourceEntry]:
-            return [ResourceEntry(expand(template, runtime_id=r.runtime_id), f"{name}-{r.runtime_id}", describe(r)) for r in runtimes.list()]
+            return [ResourceEntry(expand(template, runtime_id=r.runtime_id), f"{name}-{r.runtime_id}", describe(r)) for r in runtimes.visible()]
 
         return entries
 
@@ -128,7 +128,7 @@ def register_builtin_resources(
                 f"{applied.block.title or applied.block.id}: {DOCUMENTATION_NOTE}.",
                 meta={"mcp-actions/kind": "documentation"},
             )
-            for r in runtimes.list()
+            for r in runtimes.visible()
             for applied in context_for(catalog, r)
         ]
 

@@ -35,7 +35,7 @@ def register_projection_resources(registry: ResourceRegistry, *, projections: Pr
     def known(params: Mapping[str, str], template: str) -> str:
         """The runtime id, when the runtime exists and has this projection; else ``resource_not_found``."""
         runtime_id = params["runtime_id"]
-        if runtimes.get(runtime_id) is None or params["projection"] not in projections.projections(runtime_id):
+        if runtimes.get_visible(runtime_id) is None or params["projection"] not in projections.projections(runtime_id):
             raise not_found(expand(template, **params))
         return runtime_id
 
@@ -53,7 +53,7 @@ def register_projection_resources(registry: ResourceRegistry, *, projections: Pr
 
     def entries(kind: str) -> list[ResourceEntry]:
         found: list[ResourceEntry] = []
-        for runtime in runtimes.list():
+        for runtime in runtimes.visible():
             for name, compiled in projections.projections(runtime.runtime_id).items():
                 ids = {"runtime_id": runtime.runtime_id, "projection": name}
                 if kind == "state":

@@ -13,7 +13,7 @@ one; ``protocols/wab_discovery.py`` announces it (``updated`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .registry import ResourceEntry, ResourceProvider, ResourceRegistry, expand, not_found
@@ -23,11 +23,14 @@ __all__ = ["WAB", "register_wab_resource"]
 WAB = "actions://runtimes/{runtime_id}/wab"
 
 
-def register_wab_resource(registry: ResourceRegistry, documents: Mapping[str, Mapping[str, Any]]) -> None:
-    """Serve ``documents`` (runtime id → ``{"url", "document"}``, a live mapping) as the WAB resource."""
+def register_wab_resource(registry: ResourceRegistry, documents: Mapping[str, Mapping[str, Any]], visible: Callable[[str], bool] = lambda _: True) -> None:
+    """Serve ``documents`` (runtime id → ``{"url", "document"}``, a live mapping) as the WAB resource.
+
+    ``visible``: whether the current agent session may see a runtime (another session's is not found).
+    """
 
     async def read(params: Mapping[str, str]) -> Any:
-        found = documents.get(params["runtime_id"])
+        found = documents.get(params["runtime_id"]) if visible(params["runtime_id"]) else None
         if found is None:
             raise not_found(expand(WAB, **params))
         return {"runtime_id": params["runtime_id"], "url": found["url"], "trust": "untrusted_page_data", "document": found["document"]}
@@ -36,6 +39,7 @@ def register_wab_resource(registry: ResourceRegistry, documents: Mapping[str, Ma
         return [
             ResourceEntry(expand(WAB, runtime_id=runtime_id), f"wab-{runtime_id}", f"The WAB discovery document of {found['url']} (untrusted page data).")
             for runtime_id, found in list(documents.items())
+            if visible(runtime_id)
         ]
 
     registry.register(ResourceProvider(WAB, "runtime-wab", "A runtime's WAB discovery document: what the site declares (untrusted page data).", read, entries))
