@@ -52,6 +52,7 @@ from ..manifest.execution import ToolKind
 from ..manifest.model import Manifest
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
+from .confirm_hint import way_on
 from .execution import missing
 from .page_guidance import no_page_open, opens_its_own_page, shows_no_page
 from .states import Diagnosis
@@ -146,6 +147,8 @@ class PendingCall:
     policy: Any = None
     #: The origin of the page the call was judged by before a runtime was chosen (the policy's), if any.
     origin: str | None = None
+    #: An explicit policy ``allow`` rule matched the call: the user's own yes, so the map's question is not asked.
+    policy_allowed: bool = False
 
     @property
     def tool(self) -> ToolBinding:
@@ -278,17 +281,19 @@ class ConfirmationGuard:
     stage = Stage.CALL
 
     def applies(self, call: PendingCall) -> bool:
-        return bool(call.tool.confirm)
+        # A policy rule that allows the tool by name is the user's yes given ahead (docs/mcp-surface.md).
+        return bool(call.tool.confirm) and not call.policy_allowed
 
     async def admit(self, call: PendingCall) -> None:
         if call.context.confirm is None:
             binding = call.tool
             call.decision = "denied"
+            sentence, way = way_on(binding)
             raise ActionError(
-                f"{binding.name} needs the user's confirmation: nobody can be asked on this way in",
+                f"{binding.name} needs the user's confirmation: nobody can be asked on this way in; {sentence}",
                 code=ErrorCode.PERMISSION_DENIED,
                 recoverable=False,
-                evidence={"tool": binding.name, "reason": "no_elicitation"},
+                evidence={"tool": binding.name, "reason": "no_elicitation", "way_on": way},
             )
         await call.confirm_with_user()
 

@@ -213,6 +213,9 @@ def _question(call: PendingCall, rule: PolicyRule, origin: str | None, page: str
 async def _apply(call: PendingCall, rule: PolicyRule | None, origin: str | None, page: str | None = None) -> None:
     call.policy_pending = False
     if rule is None or rule.decision == "allow":
+        # A rule that names the tool and allows it is the user's yes given ahead: the map's own
+        # question (x_actions.confirm) is not asked then (the confirmation guard reads this).
+        call.policy_allowed = rule is not None
         return
     binding = call.tool
     if rule.decision == "deny":

@@ -27,6 +27,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
+from ..dispatch.confirm_hint import way_on
 from ..dispatch.guards import Confirmer, InputRequired
 from ..errors import ActionError, ErrorCode
 from ..protocols.abp import Elicit, ElicitAnswer
@@ -80,8 +81,12 @@ def confirmer(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequest
         by_policy = question is not None
         question = question or binding.confirm or f"Allow {binding.name}?"
         if not _can_elicit(ctx):
-            how = f"; a policy rule {{\"tools\": \"{binding.name}\", \"decision\": \"allow\"}} (serve --policy) lets it run without asking" if by_policy else ""
-            raise _denied(binding, f"the client cannot ask the user (no elicitation capability){how}", "no_elicitation")
+            if by_policy:
+                how = f"; a policy rule {{\"tools\": \"{binding.name}\", \"decision\": \"allow\"}} (serve --policy) lets it run without asking"
+                raise _denied(binding, f"the client cannot ask the user (no elicitation capability){how}", "no_elicitation")
+            # The map asks: say how to go on (a policy rule, or the map's field), not only that it cannot.
+            sentence, way = way_on(binding)
+            raise _denied(binding, f"the client cannot ask the user (no elicitation capability); {sentence}", "no_elicitation", way_on=way)
         if Peers.is_modern(ctx):
             answer = (params.input_responses or {}).get(CONFIRM_KEY)
             if answer is None:
