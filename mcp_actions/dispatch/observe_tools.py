@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog.catalog import ToolBinding
+from ..errors import ActionError, ErrorCode
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .service import ActionService
 from .targets import TargetRule
@@ -43,28 +44,44 @@ OBSERVE = _binding(
     [],
     {"title": "Observe page", "readOnlyHint": True, "openWorldHint": True},
 )
-CLICK = _binding("page.click", "Click the element with this ref (from page_observe).", {"ref": _REF}, ["ref"], {"title": "Click ref", "readOnlyHint": False, "openWorldHint": True})
+_TEXT = {"type": "string", "minLength": 1, "description": "Instead of ref: the visible text, name, label or placeholder of exactly one element."}
+_TARGET = {"ref": _REF, "text": _TEXT}
+CLICK = _binding(
+    "page.click",
+    "Click the element with this ref, or the one element whose visible text, name or label is `text` "
+    "(several matches are refused with their refs).",
+    _TARGET,
+    [],
+    {"title": "Click", "readOnlyHint": False, "openWorldHint": True},
+)
 FILL = _binding(
     "page.fill",
-    "Replace the text of the editable element with this ref.",
-    {"ref": _REF, "text": {"type": "string"}},
-    ["ref", "text"],
-    {"title": "Fill ref", "readOnlyHint": False, "openWorldHint": True},
+    "Set the value of a field: `value` into the field with `ref`, or into the one field whose label, name or "
+    "placeholder is `text`. Text fields, date/time inputs, range sliders and rich-text editors. ({ref, text} "
+    "without `value` also works: text is then what is typed.)",
+    {**_TARGET, "value": {"type": "string", "description": "What the field should hold."}},
+    [],
+    {"title": "Fill", "readOnlyHint": False, "openWorldHint": True},
 )
 PRESS = _binding(
     "page.press",
-    "Focus the element with this ref and press a key or chord (Enter, Tab, Control+A...).",
-    {"ref": _REF, "key": {"type": "string", "minLength": 1}},
-    ["ref", "key"],
-    {"title": "Press on ref", "readOnlyHint": False, "openWorldHint": True},
+    "Focus the element with this ref (or the one whose text is `text`) and press a key or chord (Enter, Tab, Control+A...).",
+    {**_TARGET, "key": {"type": "string", "minLength": 1}},
+    ["key"],
+    {"title": "Press key", "readOnlyHint": False, "openWorldHint": True},
 )
 SELECT = _binding(
     "page.select",
-    "Choose options of the <select> with this ref, by value or visible label.",
-    {"ref": _REF, "values": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
-    ["ref", "values"],
-    {"title": "Select on ref", "readOnlyHint": False, "openWorldHint": True},
+    "Choose options of the <select> with this ref (or whose label or name is `text`), by value or visible label.",
+    {**_TARGET, "values": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+    ["values"],
+    {"title": "Select", "readOnlyHint": False, "openWorldHint": True},
 )
+
+
+def _target(own: dict[str, Any]) -> dict[str, Any]:
+    """The ref or text naming what to act on; the page engine checks that exactly one is given (resolveRefOrText)."""
+    return {key: own[key] for key in ("ref", "text") if key in own}
 
 
 async def _call(service: ActionService, call: BuiltinCall, name: str, arguments: dict[str, Any]) -> Any:
@@ -77,7 +94,7 @@ async def _observe(service: ActionService, call: BuiltinCall) -> Any:
 
 
 async def _click(service: ActionService, call: BuiltinCall) -> Any:
-    target = await _call(service, call, "refs.resolve", {"ref": call.own["ref"]})
+    target = await _call(service, call, "refs.resolve", _target(call.own))
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
     await _call(service, call, "pointer.click", info["clickable_center"])
     return {"clicked": True, "ref": target["ref"], "role": target.get("role"), "name": target.get("name")}
@@ -85,20 +102,27 @@ async def _click(service: ActionService, call: BuiltinCall) -> Any:
 
 async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
-    target = await _call(service, call, "refs.resolve", {"ref": own["ref"]})
-    out = await _call(service, call, "text.insert", {"text": own["text"], "target": {"selector": target["selector"]}, "mode": "replace"})
+    if "value" in own:
+        value, where = own["value"], _target(own)
+    else:
+        # The first form of page_fill: {ref, text}, text being what is typed.
+        if "ref" not in own or "text" not in own:
+            raise ActionError("page_fill needs value (and ref or text), or ref and text", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
+        value, where = own["text"], {"ref": own["ref"]}
+    target = await _call(service, call, "refs.resolve", {**where, "field": True})
+    out = await _call(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
     return {"filled": True, "ref": target["ref"], "inserted_length": out.get("inserted_length") if isinstance(out, dict) else None}
 
 
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
-    target = await _call(service, call, "refs.resolve", {"ref": own["ref"], "focus": True})
+    target = await _call(service, call, "refs.resolve", {**_target(own), "focus": True})
     out = await _call(service, call, "keyboard.press", {"key": own["key"]})
     return {"pressed": True, "ref": target["ref"], "key": out.get("key") if isinstance(out, dict) else own["key"]}
 
 
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
-    return await _call(service, call, "refs.select", {"ref": call.own["ref"], "values": call.own["values"]})
+    return await _call(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
 
 
 #: The observe-and-act built-ins (group ``observe``), each with its runner.

@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, read_structure.js, read_cursor.js, read.js, find.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, describe.js, read_structure.js, read_cursor.js, read.js, find.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.read", "refs.find"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.describe", "refs.read", "refs.find"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -1023,6 +1023,14 @@ M.roleOf = roleOf;
  * searches run through open shadow roots. The first candidate with a visible
  * match wins and names itself in `matched_by`, so a map that only works
  * through its fallbacks shows its drift.
+ *
+ * Extension filters (docs/manifest-language.md, "Extensions"), applied last to
+ * what the descriptor designates (after closest): `within` (a descriptor: keep
+ * elements inside one of its matches), `has` (a descriptor: keep elements that
+ * contain one of its matches) and `has_text` (keep elements whose visible text
+ * contains the string, whitespace-normalised, case-sensitive). Values are
+ * compared, never spliced into a selector, so any text works. When a filter
+ * empties the matches, target_not_found says which and lists what is there.
  */
 var CANDIDATE_CAP = M.CANDIDATE_CAP,
   fail = M.fail,
@@ -1037,7 +1045,13 @@ var CANDIDATE_CAP = M.CANDIDATE_CAP,
   elementText = M.elementText,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
-  describe = M.describe;
+  describe = M.describe,
+  isWithin = M.isWithin;
+
+//: Nested within/has descriptors deeper than this are refused (a map has no use for more).
+var MAX_FILTER_DEPTH = 8;
+//: What target_not_found lists of "what is there": a few short texts.
+var THERE_TEXT_CAP = 40;
 
 function asLocator(locator) {
   if (typeof locator === "string") return { selector: locator };
@@ -1146,7 +1160,7 @@ function candidatesOf(locator) {
   return out;
 }
 
-function applyFilters(locator, elements, skipText) {
+function applyFilters(locator, elements, skipText, ctx) {
   var out = elements;
   if (!skipText) {
     ["text_equals", "text_contains"].forEach(function (field) {
@@ -1167,6 +1181,101 @@ function applyFilters(locator, elements, skipText) {
       if (ancestor && retargeted.indexOf(ancestor) < 0) retargeted.push(ancestor);
     }
     out = retargeted;
+  }
+  return extensionFilters(locator, out, ctx);
+}
+
+// -- within / has / has_text ------------------------------------------------
+
+function nestedDescriptor(locator, field, depth) {
+  var value = locator[field];
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) fail("invalid_locator", field + " must be a target descriptor object", { field: field });
+  if (depth >= MAX_FILTER_DEPTH) fail("invalid_locator", field + " nests more than " + MAX_FILTER_DEPTH + " descriptors", { field: field });
+  return value;
+}
+
+function hasTextOf(locator) {
+  var value = locator.has_text;
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || !normalize(value)) fail("invalid_locator", "has_text must be a non-empty string", { field: "has_text" });
+  return normalize(value);
+}
+
+/** A short name of what a descriptor looks for, for messages: "li", "checkbox 'Done'", "element". */
+function subjectOf(locator) {
+  if (typeof locator.selector === "string" && locator.selector) return locator.selector;
+  if (typeof locator.role === "string" && locator.role) return locator.role + (hasName(locator) ? " '" + locator.name + "'" : "");
+  if (Array.isArray(locator.selectors) && typeof locator.selectors[0] === "string") return locator.selectors[0];
+  if (typeof locator.xpath === "string") return "element";
+  if (typeof locator.text_equals === "string") return "element with the text '" + normalize(locator.text_equals) + "'";
+  if (typeof locator.text_contains === "string") return "element containing '" + normalize(locator.text_contains) + "'";
+  return "element";
+}
+
+function quoted(text) {
+  return "'" + (text.length > THERE_TEXT_CAP ? text.slice(0, THERE_TEXT_CAP - 1) + "\u2026" : text) + "'";
+}
+
+/**
+ * Why a filter left nothing: {message, candidates} naming what was there
+ * before it (visible elements first), in a small byte budget.
+ */
+function emptied(message, before) {
+  var shown = before.filter(isVisible);
+  if (!shown.length) shown = before;
+  var texts = [];
+  for (var i = 0; i < shown.length && texts.length < CANDIDATE_CAP; i++) {
+    var text = elementText(shown[i]);
+    if (text && texts.indexOf(text) < 0) texts.push(text);
+  }
+  var there = texts.length ? "; there are: " + texts.map(quoted).join(", ") + (shown.length > texts.length ? ", \u2026" : "") : "";
+  return { message: message + there, candidates: shown.slice(0, CANDIDATE_CAP).map(describe) };
+}
+
+/** The elements a nested descriptor designates (its winning candidate's), and why none when none. */
+function nestedMatches(nested, ctx) {
+  var inner = { depth: ctx.depth + 1, reason: null };
+  var res = search(asLocator(nested), inner);
+  if (res) return { matches: res.matches, reason: null };
+  return { matches: [], reason: inner.reason || { message: "no " + subjectOf(nested) + " matches", candidates: [] } };
+}
+
+function extensionFilters(locator, elements, ctx) {
+  var out = elements;
+  var within = nestedDescriptor(locator, "within", ctx.depth);
+  var has = nestedDescriptor(locator, "has", ctx.depth);
+  var text = hasTextOf(locator);
+  if (within) {
+    if (!ctx.scopes) ctx.scopes = nestedMatches(within, ctx);
+    var scopes = ctx.scopes;
+    if (!scopes.matches.length) {
+      if (out.length && !ctx.reason) ctx.reason = scopes.reason;
+      return [];
+    }
+    var inside = out.filter(function (el) {
+      for (var i = 0; i < scopes.matches.length; i++) if (el !== scopes.matches[i] && isWithin(el, scopes.matches[i])) return true;
+      return false;
+    });
+    if (out.length && !inside.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " inside any " + subjectOf(within) + " that matches", scopes.matches);
+    out = inside;
+  }
+  if (has) {
+    if (!ctx.contained) ctx.contained = nestedMatches(has, ctx);
+    var inner = ctx.contained.matches;
+    var holding = out.filter(function (el) {
+      for (var i = 0; i < inner.length; i++) if (inner[i] !== el && isWithin(inner[i], el)) return true;
+      return false;
+    });
+    if (out.length && !holding.length && !ctx.reason) {
+      ctx.reason = inner.length ? emptied("no " + subjectOf(locator) + " contains a " + subjectOf(has), out) : ctx.contained.reason;
+    }
+    out = holding;
+  }
+  if (text !== null) {
+    var kept = out.filter(function (el) { return elementText(el).indexOf(text) >= 0; });
+    if (out.length && !kept.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " with the text " + quoted(text), out);
+    out = kept;
   }
   return out;
 }
@@ -1189,13 +1298,11 @@ function checkUrl(locator) {
 }
 
 /**
- * All elements the locator designates: {locator, matches, visible,
- * matched_by, tried}. The first candidate with a visible match wins; when no
- * candidate has one, the first with any (hidden) match. Fails
- * target_not_found when nothing matches at all.
+ * The winning candidate of a locator ({locator, matches, visible, matched_by,
+ * tried}), or null when nothing matches (ctx.reason then says why when a
+ * within/has/has_text filter emptied the matches). ctx: {depth, reason}.
  */
-function resolveAll(rawLocator) {
-  var locator = asLocator(rawLocator);
+function search(locator, ctx) {
   var candidates = candidatesOf(locator);
   if (!candidates.length) {
     fail("invalid_locator", "the locator names no selector, selectors, xpath, fallback_selectors, role, text_equals or text_contains", { locator: locatorEvidence(locator) });
@@ -1210,7 +1317,7 @@ function resolveAll(rawLocator) {
     else if (c.text) found = byText(textPredicate(locator, c.text));
     else if (c.xpath !== undefined) found = xpathAll(c.xpath);
     else found = querySelectorAllChecked(c.css, c.label);
-    var matches = applyFilters(locator, found, !!c.text);
+    var matches = applyFilters(locator, found, !!c.text, ctx);
     var visible = matches.filter(isVisible);
     var entry = { matched_by: c.label, count: matches.length, visible: visible.length };
     if (c.css !== undefined) entry.selector = c.css;
@@ -1221,8 +1328,29 @@ function resolveAll(rawLocator) {
     if (visible.length) return res;
     if (matches.length && !firstHidden) firstHidden = res;
   }
-  if (firstHidden) return firstHidden;
-  fail("target_not_found", "no element matches the locator", { locator: locatorEvidence(locator), tried: tried });
+  ctx.tried = tried;
+  return firstHidden;
+}
+
+/**
+ * All elements the locator designates: {locator, matches, visible,
+ * matched_by, tried}. The first candidate with a visible match wins; when no
+ * candidate has one, the first with any (hidden) match. Fails
+ * target_not_found when nothing matches at all; when a within/has/has_text
+ * filter left nothing, the message says which and lists what is there
+ * (evidence.candidates).
+ */
+function resolveAll(rawLocator) {
+  var locator = asLocator(rawLocator);
+  var ctx = { depth: 0, reason: null };
+  var res = search(locator, ctx);
+  if (res) return res;
+  var evidence = { locator: locatorEvidence(locator), tried: ctx.tried || [] };
+  if (ctx.reason) {
+    evidence.candidates = ctx.reason.candidates;
+    fail("target_not_found", ctx.reason.message, evidence);
+  }
+  fail("target_not_found", "no element matches the locator", evidence);
 }
 
 function hiddenCandidates(elements) {
@@ -4537,13 +4665,108 @@ function elementOf(ref) {
   if (typeof ref !== "string" || !/^@?e[0-9]+$/.test(ref)) fail("invalid_input", "ref must look like @e12", { field: "ref" });
   var key = ref.charAt(0) === "@" ? ref.slice(1) : ref;
   var el = byRef[key];
-  if (!el || !el.isConnected) fail("target_not_found", "no live element has ref @" + key + " (observe again)", { ref: "@" + key });
+  if (!el || !el.isConnected) {
+    // A ref this page handed out whose element left the document, or one it never handed out.
+    var issued = Number(key.slice(1)) <= counter;
+    var why = issued ? "the element of @" + key + " is gone from the page (removed or re-rendered)" : "this page never gave out the ref @" + key + " (the page reloaded, or the ref is from another tab)";
+    fail("target_not_found", why + ": call page_observe or page_read again for fresh refs", { ref: "@" + key, stale: issued });
+  }
   if (!isVisible(el)) fail("target_not_visible", "the element @" + key + " is not visible now", { ref: "@" + key });
   return { key: key, el: el };
 }
 
+var TEXT_CANDIDATES = 10; // refs listed when a text matches several elements
+var CONTEXT_CAP = 60;
+
+/** What tells el from a look-alike: the section it sits under and its item's text (read_structure.js), short. */
+function contextOf(el, name, cache) {
+  var parts = [];
+  var section = M.sectionName ? M.sectionName(el, cache) : "";
+  if (section && section !== name) parts.push(section);
+  var item = M.itemOf ? M.itemOf(el) : null;
+  var itemText = item && item !== el ? M.normalize(item.innerText || item.textContent) : "";
+  if (itemText && itemText !== name && itemText !== section) parts.push(itemText);
+  return cap(parts.join(" › "), CONTEXT_CAP);
+}
+
+/** The texts a person may use for el, best first: its accessible name, label, placeholder, value, own text. */
+function textsOf(el, role) {
+  var texts = [accessibleName(el, role)];
+  if (el.labels) Array.prototype.forEach.call(el.labels, function (l) { texts.push(M.normalize(l.textContent)); });
+  texts.push(M.normalize(el.getAttribute("placeholder")), M.normalize(el.getAttribute("aria-placeholder")));
+  if (tagOf(el) !== "input" || ["button", "submit", "reset"].indexOf(String(el.type)) >= 0) texts.push(M.elementText(el));
+  return texts.filter(Boolean).map(function (t) { return t.toLowerCase(); });
+}
+
+/** The elements whose text matches wanted, from the best tier that has any (exact, then starts-with, then contains). */
+function matchText(wanted, candidates) {
+  var tiers = [[], [], []];
+  candidates.forEach(function (el) {
+    var texts = textsOf(el, roleOf(el) || tagOf(el));
+    if (texts.some(function (t) { return t === wanted; })) tiers[0].push(el);
+    else if (texts.some(function (t) { return t.indexOf(wanted) === 0; })) tiers[1].push(el);
+    else if (texts.some(function (t) { return t.indexOf(wanted) > 0; })) tiers[2].push(el);
+  });
+  return tiers[0].length ? tiers[0] : tiers[1].length ? tiers[1] : tiers[2];
+}
+
+/**
+ * The one element a page tool acts on, from args.ref (@e12) or args.text (exactly one of them):
+ * {key, el, ref}. A text matches a visible element's accessible name, label, placeholder or own
+ * text (case-insensitive; exact matches win over prefixes, prefixes over substrings). Several
+ * matches fail multiple_targets with their refs and contexts (never an arbitrary one); none fails
+ * target_not_found. opts.accept(el) narrows the candidates (page_fill: fields only).
+ * Shared with describe.js and the acting tools (docs/mcp-surface.md, "Acting by text").
+ */
+function resolveRefOrText(args, opts) {
+  var hasRef = args.ref !== undefined, hasText = args.text !== undefined;
+  if (hasRef === hasText) fail("invalid_input", "give exactly one of ref or text", { field: hasRef ? "text" : "ref" });
+  if (hasRef) {
+    var byRefFound = elementOf(args.ref);
+    return { key: byRefFound.key, el: byRefFound.el, ref: "@" + byRefFound.key };
+  }
+  if (typeof args.text !== "string" || !M.normalize(args.text)) fail("invalid_input", "text must be a non-empty string", { field: "text" });
+  var wanted = M.normalize(args.text).toLowerCase();
+  var accept = opts && opts.accept;
+  var candidates = actionableInOrder().filter(function (el) { return !accept || accept(el); });
+  var hits = matchText(wanted, candidates);
+  if (!hits.length) {
+    fail("target_not_found", "no visible element to act on has the text " + JSON.stringify(cap(args.text, NAME_CAP)) + " (page_find or page_observe lists what there is)", { text: args.text });
+  }
+  if (hits.length > 1) {
+    var cache = typeof Map === "function" ? new Map() : null;
+    var listed = hits.slice(0, TEXT_CANDIDATES).map(function (el) {
+      var role = roleOf(el) || tagOf(el);
+      var name = cap(accessibleName(el, role), NAME_CAP);
+      var c = { ref: "@" + refFor(el), role: role };
+      if (name) c.name = name;
+      var context = contextOf(el, name, cache);
+      if (context) c.context = context;
+      return c;
+    });
+    // The model reads the message (the MCP error text), so the candidates are in it, one per line.
+    var lines = listed.map(function (c) { return c.ref + " " + c.role + (c.name ? " " + JSON.stringify(c.name) : "") + (c.context ? " in: " + c.context : ""); });
+    if (hits.length > listed.length) lines.push("(" + listed.length + " of " + hits.length + ")");
+    fail("multiple_targets", hits.length + " elements match the text " + JSON.stringify(cap(args.text, NAME_CAP)) + "; act on one by its ref:\n" + lines.join("\n"), { text: args.text, match_count: hits.length, candidates: listed });
+  }
+  var key = refFor(hits[0]);
+  return { key: key, el: hits[0], ref: "@" + key };
+}
+
+/** The visible elements a person can act on, in composed-tree order (what refs.observe lists). */
+function actionableInOrder() {
+  return interactiveInOrder().filter(isVisible);
+}
+
+/** Whether el takes a value from page_fill: a text-like input, a textarea, a rich-text editor or a textbox role. */
+function isField(el) {
+  var tag = tagOf(el), role = roleOf(el);
+  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton" || role === "slider") return true;
+  return tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "file", "hidden"].indexOf(String(el.type)) < 0;
+}
+
 function resolve(args) {
-  var found = elementOf(args.ref);
+  var found = resolveRefOrText({ ref: args.ref, text: args.text }, args.field === true ? { accept: isField } : null);
   // Only the acted-on element carries the mark, and only one at a time.
   queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (other !== found.el) other.removeAttribute(REF_ATTR); });
   found.el.setAttribute(REF_ATTR, found.key);
@@ -4556,7 +4779,7 @@ function resolve(args) {
 }
 
 function selectOptions(args) {
-  var found = elementOf(args.ref);
+  var found = resolveRefOrText({ ref: args.ref, text: args.text }, { accept: function (el) { return tagOf(el) === "select"; } });
   var el = found.el;
   if (tagOf(el) !== "select") fail("target_not_editable", "@" + found.key + " is not a <select>", { ref: "@" + found.key, tag: tagOf(el) });
   var wanted = Array.isArray(args.values) ? args.values.map(String) : [String(args.value)];
@@ -4576,10 +4799,278 @@ function selectOptions(args) {
 M.refFor = function (el) { return "@" + refFor(el); };
 M.isInteractiveElement = function (el) { return el.matches(INTERACTIVE); };
 M.elementOfRef = elementOf;
+// Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
+M.resolveRefOrText = resolveRefOrText;
+M.contextOf = contextOf;
 
 definePrimitive("refs.observe", observe);
-definePrimitive("refs.resolve", resolve, ["ref"]);
-definePrimitive("refs.select", selectOptions, ["ref"]);
+definePrimitive("refs.resolve", resolve);
+definePrimitive("refs.select", selectOptions);
+  })(M, root);
+
+  // ---- describe.js ----
+  (function (M, root) {
+/*
+ * describe.js — refs.describe: how a person would find an element again, for
+ * tools learned from a session (actions_save_tool; docs/mcp-surface.md).
+ *
+ *   {ref?: "@e3" | text?: "Buy milk" (+ role?) | focused?: true, watch?: [text]}
+ *   -> {element?: {...}, texts?: {text: count}}
+ *
+ * element: the role, accessible name, label, placeholder, own text, tag and
+ * stable attributes (an id unless it looks generated, name, data-testid) of
+ * the element, the row, item or section it sits in (`container`: a selector a
+ * person would write — li, tr, [role=row], article, .card — and that
+ * container's text), and `locator`: the locator a person would write for it
+ * (role and name, label, text; never a ref, a position or coordinates) with
+ * whether it resolves to this one element now (`unique`). `scoped` is the
+ * same locator inside its container ({within: {selector, text_equals}}, the
+ * locator form of docs/manifest-language.md), counted the same way. When
+ * nothing but position would find the element, `locator` is null and
+ * `reason` says why. Describe before acting: a click may remove the element.
+ *
+ * texts: for each string of `watch` (and the element's row text), how many visible elements show exactly
+ * that text (innermost only): read before and after an action, it tells what
+ * the action made appear or go (the row that went, the todo that appeared).
+ *
+ * Counting is done here, not through locators.js, so that a description is
+ * judged the same way whatever locator keys the resolver knows.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  cap = M.cap,
+  normalize = M.normalize,
+  tagOf = M.tagOf,
+  isVisible = M.isVisible,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  elementText = M.elementText,
+  allElementsDeep = M.allElementsDeep,
+  queryAllDeep = M.queryAllDeep,
+  composedParent = M.composedParent;
+
+var TEXT_CAP = 200;
+var WATCH_CAP = 20;
+// Rows and items a person names a scope by, nearest first; then sections (see containerOf).
+var ROW_TAGS = { li: "li", tr: "tr", article: "article" };
+var ROW_ROLES = { row: true, listitem: true, article: true, option: true, treeitem: true, gridcell: false };
+var ITEM_CLASSES = ["card", "item", "row", "entry", "todo", "result", "tile"];
+// Ids frameworks generate (React's :r1:, Ember's ember123, long numbers or hex): not what a person would write.
+var GENERATED_ID = /^[:_]|\d{3,}|[0-9a-f]{8,}|^(ember|react|radix|mui|headlessui|downshift|rc-|yui_)/i;
+var NO_FIND = "this click has no name, role or text to find it by";
+
+function cssString(value) {
+  return '"' + String(value).replace(/["\\]/g, "\\$&").replace(/\n/g, "\\a ") + '"';
+}
+
+function cssIdent(value) {
+  if (typeof CSS !== "undefined" && typeof CSS.escape === "function") return CSS.escape(value);
+  return String(value).replace(/[^a-zA-Z0-9_-]/g, "\\$&");
+}
+
+function parentOf(el) {
+  return composedParent ? composedParent(el) : el.parentElement;
+}
+
+/** The row, item or card an element sits in, as {element, selector}; null when none. */
+function rowOf(el) {
+  for (var node = parentOf(el), depth = 0; node && node.nodeType === 1 && depth < 12; node = parentOf(node), depth++) {
+    var tag = tagOf(node);
+    if (tag === "body" || tag === "html") return null;
+    var role = normalize(node.getAttribute("role")).split(" ")[0].toLowerCase();
+    if (role && ROW_ROLES[role]) return { element: node, selector: "[role=" + role + "]" };
+    if (ROW_TAGS[tag]) return { element: node, selector: ROW_TAGS[tag] };
+    var classes = String(node.getAttribute("class") || "").split(/\s+/);
+    for (var i = 0; i < ITEM_CLASSES.length; i++) {
+      if (classes.indexOf(ITEM_CLASSES[i]) >= 0) return { element: node, selector: "." + ITEM_CLASSES[i] };
+    }
+  }
+  return null;
+}
+
+function visibleWhere(elements, test) {
+  return elements.filter(function (el) { return isVisible(el) && test(el); });
+}
+
+function sameName(a, b) {
+  return normalize(a).toLowerCase() === normalize(b).toLowerCase();
+}
+
+/** A predicate for the base locator (role+name, role, text_equals, or a stable attribute selector). */
+function matcherOf(locator) {
+  if (locator.selector) return function (el) { return el.matches(locator.selector); };
+  if (locator.role) {
+    return function (el) {
+      if (roleOf(el) !== locator.role) return false;
+      return locator.name === undefined || sameName(accessibleName(el, locator.role), locator.name);
+    };
+  }
+  return function (el) { return elementText(el) === locator.text_equals; };
+}
+
+/** Visible elements the base locator matches on the whole page (text_equals: innermost only, as locators.js does). */
+function countOnPage(locator) {
+  if (locator.selector) return visibleWhere(queryAllDeep(locator.selector), function () { return true; }).length;
+  var matches = visibleWhere(allElementsDeep(), matcherOf(locator));
+  if (locator.text_equals !== undefined) matches = innermost(matches);
+  return matches.length;
+}
+
+function innermost(elements) {
+  return elements.filter(function (el) {
+    for (var i = 0; i < elements.length; i++) if (elements[i] !== el && el.contains(elements[i])) return false;
+    return true;
+  });
+}
+
+/** Visible matches of the base locator inside visible containers (selector) whose text is exactly `text`. */
+function countInScope(locator, selector, text) {
+  var scopes = visibleWhere(queryAllDeep(selector), function (c) { return elementText(c) === text; });
+  var test = matcherOf(locator);
+  var found = [];
+  scopes.forEach(function (scope) {
+    Array.prototype.forEach.call(scope.querySelectorAll("*"), function (el) {
+      if (found.indexOf(el) < 0 && isVisible(el) && test(el)) found.push(el);
+    });
+  });
+  if (locator.text_equals !== undefined) found = innermost(found);
+  return found.length;
+}
+
+function stableAttributes(el) {
+  var out = {};
+  var id = el.getAttribute("id");
+  if (id && !GENERATED_ID.test(id)) out.id = id;
+  var name = el.getAttribute("name");
+  if (name) out.name = name;
+  var testid = el.getAttribute("data-testid");
+  if (testid) out["data-testid"] = testid;
+  return out;
+}
+
+/** The locators a person would write, best first, each {locator, label}. */
+function candidatesFor(el, role, name, text, attributes) {
+  var out = [];
+  if (role && name) out.push({ role: role, name: name });
+  if (attributes["data-testid"]) out.push({ selector: "[data-testid=" + cssString(attributes["data-testid"]) + "]" });
+  if (attributes.id) out.push({ selector: "#" + cssIdent(attributes.id) });
+  if (attributes.name) out.push({ selector: tagOf(el) + "[name=" + cssString(attributes.name) + "]" });
+  if (!role && text) out.push({ text_equals: text });
+  if (role) out.push({ role: role });
+  return out;
+}
+
+function describeElement(el) {
+  var role = roleOf(el) || null;
+  var name = accessibleName(el, role === null ? undefined : role);
+  var text = elementText(el);
+  var attributes = stableAttributes(el);
+  var out = { tag: tagOf(el), role: role, name: cap(name, TEXT_CAP), text: cap(text, TEXT_CAP), attributes: attributes };
+  var type = el.getAttribute("type");
+  if (type) out.type = type.toLowerCase();
+  var labels = el.labels ? Array.prototype.map.call(el.labels, function (l) { return normalize(l.textContent); }).filter(Boolean) : [];
+  if (labels.length) out.label = cap(labels.join(" "), TEXT_CAP);
+  var placeholder = normalize(el.getAttribute("placeholder"));
+  if (placeholder) out.placeholder = placeholder;
+  var editable = tagOf(el) === "textarea" || el.isContentEditable || (tagOf(el) === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"].indexOf(String(el.type).toLowerCase()) < 0);
+  out.editable = !!editable;
+  var row = rowOf(el);
+  out.container = row ? { selector: row.selector, text: cap(elementText(row.element), TEXT_CAP) } : null;
+  // A long name is a sentence, not a label a person would write again (and is capped above).
+  var candidates = candidatesFor(el, role, name.length <= TEXT_CAP ? name : "", text.length <= TEXT_CAP ? text : "", attributes);
+  out.locator = null;
+  out.unique = false;
+  for (var i = 0; i < candidates.length; i++) {
+    if (countOnPage(candidates[i]) === 1) {
+      out.locator = candidates[i];
+      out.unique = true;
+      break;
+    }
+  }
+  if (row && candidates.length) {
+    // The scope's own locator: the first candidate that finds exactly one element in the row,
+    // so "the checkbox of the row 'Buy milk'" needs no name of its own.
+    var rowText = elementText(row.element);
+    for (var j = 0; j < candidates.length; j++) {
+      if (candidates[j].selector) continue; // an id or attribute needs no row
+      if (rowText && rowText.length <= TEXT_CAP && countInScope(candidates[j], row.selector, rowText) === 1) {
+        var scoped = {};
+        Object.keys(candidates[j]).forEach(function (k) { scoped[k] = candidates[j][k]; });
+        scoped.within = { selector: row.selector, text_equals: rowText };
+        out.scoped = scoped;
+        break;
+      }
+    }
+  }
+  if (!out.locator && !out.scoped) {
+    out.locator = candidates.length ? candidates[0] : null;
+    out.reason = candidates.length
+      ? "this element has look-alikes that its " + (role ? "role" : "text") + " cannot tell apart, and no row or item around it that does"
+      : NO_FIND;
+  }
+  return out;
+}
+
+/** How many visible elements show exactly each text (innermost), found from text nodes (cheap on large pages). */
+function countTexts(watch) {
+  if (!Array.isArray(watch)) fail("invalid_input", "watch must be an array of strings", { field: "watch" });
+  if (watch.length > WATCH_CAP) fail("invalid_input", "at most " + WATCH_CAP + " texts to watch", { field: "watch" });
+  var out = {};
+  watch.forEach(function (raw) {
+    var text = normalize(String(raw));
+    if (!text || Object.prototype.hasOwnProperty.call(out, raw)) return;
+    var hits = [];
+    var walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      var piece = normalize(node.nodeValue);
+      if (!piece || text.indexOf(piece) < 0) continue;
+      // The innermost element whose whole text is the watched text, a few levels up at most.
+      for (var el = node.parentElement, depth = 0; el && depth < 4; el = el.parentElement, depth++) {
+        var own = elementText(el);
+        if (own === text) {
+          if (hits.indexOf(el) < 0 && isVisible(el)) hits.push(el);
+          break;
+        }
+        if (own.length > text.length) break;
+      }
+    }
+    out[raw] = innermost(hits).length;
+  });
+  return out;
+}
+
+function elementFor(args) {
+  if (args.ref !== undefined) return M.elementOfRef(args.ref).el;
+  if (args.text !== undefined) {
+    // The page tools' text targeting owns how text finds an element (observe_refs.js); describe what it finds.
+    if (typeof M.elementOfText !== "function") fail("capability_unavailable", "this engine cannot target elements by text", { capability: "refs.describe.text" });
+    var found = M.elementOfText(args);
+    return found && found.el ? found.el : found;
+  }
+  if (args.focused === true) {
+    var active = document.activeElement;
+    if (!active || active === document.body) fail("target_not_found", "no element has the focus", {});
+    return active;
+  }
+  return null;
+}
+
+function describeCall(args) {
+  var out = {};
+  var el = elementFor(args);
+  if (el) out.element = describeElement(el);
+  if (args.watch !== undefined) {
+    // The row the element sits in is watched too: whether the action made it go.
+    var watch = Array.isArray(args.watch) ? args.watch.slice(0, WATCH_CAP - 1) : args.watch;
+    if (out.element && out.element.container && out.element.container.text && Array.isArray(watch)) watch.push(out.element.container.text);
+    out.texts = countTexts(watch);
+  }
+  return out;
+}
+
+M.describeElement = describeElement;
+
+definePrimitive("refs.describe", describeCall);
   })(M, root);
 
   // ---- read_structure.js ----

@@ -152,13 +152,108 @@ function elementOf(ref) {
   if (typeof ref !== "string" || !/^@?e[0-9]+$/.test(ref)) fail("invalid_input", "ref must look like @e12", { field: "ref" });
   var key = ref.charAt(0) === "@" ? ref.slice(1) : ref;
   var el = byRef[key];
-  if (!el || !el.isConnected) fail("target_not_found", "no live element has ref @" + key + " (observe again)", { ref: "@" + key });
+  if (!el || !el.isConnected) {
+    // A ref this page handed out whose element left the document, or one it never handed out.
+    var issued = Number(key.slice(1)) <= counter;
+    var why = issued ? "the element of @" + key + " is gone from the page (removed or re-rendered)" : "this page never gave out the ref @" + key + " (the page reloaded, or the ref is from another tab)";
+    fail("target_not_found", why + ": call page_observe or page_read again for fresh refs", { ref: "@" + key, stale: issued });
+  }
   if (!isVisible(el)) fail("target_not_visible", "the element @" + key + " is not visible now", { ref: "@" + key });
   return { key: key, el: el };
 }
 
+var TEXT_CANDIDATES = 10; // refs listed when a text matches several elements
+var CONTEXT_CAP = 60;
+
+/** What tells el from a look-alike: the section it sits under and its item's text (read_structure.js), short. */
+function contextOf(el, name, cache) {
+  var parts = [];
+  var section = M.sectionName ? M.sectionName(el, cache) : "";
+  if (section && section !== name) parts.push(section);
+  var item = M.itemOf ? M.itemOf(el) : null;
+  var itemText = item && item !== el ? M.normalize(item.innerText || item.textContent) : "";
+  if (itemText && itemText !== name && itemText !== section) parts.push(itemText);
+  return cap(parts.join(" › "), CONTEXT_CAP);
+}
+
+/** The texts a person may use for el, best first: its accessible name, label, placeholder, value, own text. */
+function textsOf(el, role) {
+  var texts = [accessibleName(el, role)];
+  if (el.labels) Array.prototype.forEach.call(el.labels, function (l) { texts.push(M.normalize(l.textContent)); });
+  texts.push(M.normalize(el.getAttribute("placeholder")), M.normalize(el.getAttribute("aria-placeholder")));
+  if (tagOf(el) !== "input" || ["button", "submit", "reset"].indexOf(String(el.type)) >= 0) texts.push(M.elementText(el));
+  return texts.filter(Boolean).map(function (t) { return t.toLowerCase(); });
+}
+
+/** The elements whose text matches wanted, from the best tier that has any (exact, then starts-with, then contains). */
+function matchText(wanted, candidates) {
+  var tiers = [[], [], []];
+  candidates.forEach(function (el) {
+    var texts = textsOf(el, roleOf(el) || tagOf(el));
+    if (texts.some(function (t) { return t === wanted; })) tiers[0].push(el);
+    else if (texts.some(function (t) { return t.indexOf(wanted) === 0; })) tiers[1].push(el);
+    else if (texts.some(function (t) { return t.indexOf(wanted) > 0; })) tiers[2].push(el);
+  });
+  return tiers[0].length ? tiers[0] : tiers[1].length ? tiers[1] : tiers[2];
+}
+
+/**
+ * The one element a page tool acts on, from args.ref (@e12) or args.text (exactly one of them):
+ * {key, el, ref}. A text matches a visible element's accessible name, label, placeholder or own
+ * text (case-insensitive; exact matches win over prefixes, prefixes over substrings). Several
+ * matches fail multiple_targets with their refs and contexts (never an arbitrary one); none fails
+ * target_not_found. opts.accept(el) narrows the candidates (page_fill: fields only).
+ * Shared with describe.js and the acting tools (docs/mcp-surface.md, "Acting by text").
+ */
+function resolveRefOrText(args, opts) {
+  var hasRef = args.ref !== undefined, hasText = args.text !== undefined;
+  if (hasRef === hasText) fail("invalid_input", "give exactly one of ref or text", { field: hasRef ? "text" : "ref" });
+  if (hasRef) {
+    var byRefFound = elementOf(args.ref);
+    return { key: byRefFound.key, el: byRefFound.el, ref: "@" + byRefFound.key };
+  }
+  if (typeof args.text !== "string" || !M.normalize(args.text)) fail("invalid_input", "text must be a non-empty string", { field: "text" });
+  var wanted = M.normalize(args.text).toLowerCase();
+  var accept = opts && opts.accept;
+  var candidates = actionableInOrder().filter(function (el) { return !accept || accept(el); });
+  var hits = matchText(wanted, candidates);
+  if (!hits.length) {
+    fail("target_not_found", "no visible element to act on has the text " + JSON.stringify(cap(args.text, NAME_CAP)) + " (page_find or page_observe lists what there is)", { text: args.text });
+  }
+  if (hits.length > 1) {
+    var cache = typeof Map === "function" ? new Map() : null;
+    var listed = hits.slice(0, TEXT_CANDIDATES).map(function (el) {
+      var role = roleOf(el) || tagOf(el);
+      var name = cap(accessibleName(el, role), NAME_CAP);
+      var c = { ref: "@" + refFor(el), role: role };
+      if (name) c.name = name;
+      var context = contextOf(el, name, cache);
+      if (context) c.context = context;
+      return c;
+    });
+    // The model reads the message (the MCP error text), so the candidates are in it, one per line.
+    var lines = listed.map(function (c) { return c.ref + " " + c.role + (c.name ? " " + JSON.stringify(c.name) : "") + (c.context ? " in: " + c.context : ""); });
+    if (hits.length > listed.length) lines.push("(" + listed.length + " of " + hits.length + ")");
+    fail("multiple_targets", hits.length + " elements match the text " + JSON.stringify(cap(args.text, NAME_CAP)) + "; act on one by its ref:\n" + lines.join("\n"), { text: args.text, match_count: hits.length, candidates: listed });
+  }
+  var key = refFor(hits[0]);
+  return { key: key, el: hits[0], ref: "@" + key };
+}
+
+/** The visible elements a person can act on, in composed-tree order (what refs.observe lists). */
+function actionableInOrder() {
+  return interactiveInOrder().filter(isVisible);
+}
+
+/** Whether el takes a value from page_fill: a text-like input, a textarea, a rich-text editor or a textbox role. */
+function isField(el) {
+  var tag = tagOf(el), role = roleOf(el);
+  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton" || role === "slider") return true;
+  return tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "file", "hidden"].indexOf(String(el.type)) < 0;
+}
+
 function resolve(args) {
-  var found = elementOf(args.ref);
+  var found = resolveRefOrText({ ref: args.ref, text: args.text }, args.field === true ? { accept: isField } : null);
   // Only the acted-on element carries the mark, and only one at a time.
   queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (other !== found.el) other.removeAttribute(REF_ATTR); });
   found.el.setAttribute(REF_ATTR, found.key);
@@ -171,7 +266,7 @@ function resolve(args) {
 }
 
 function selectOptions(args) {
-  var found = elementOf(args.ref);
+  var found = resolveRefOrText({ ref: args.ref, text: args.text }, { accept: function (el) { return tagOf(el) === "select"; } });
   var el = found.el;
   if (tagOf(el) !== "select") fail("target_not_editable", "@" + found.key + " is not a <select>", { ref: "@" + found.key, tag: tagOf(el) });
   var wanted = Array.isArray(args.values) ? args.values.map(String) : [String(args.value)];
@@ -191,7 +286,10 @@ function selectOptions(args) {
 M.refFor = function (el) { return "@" + refFor(el); };
 M.isInteractiveElement = function (el) { return el.matches(INTERACTIVE); };
 M.elementOfRef = elementOf;
+// Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
+M.resolveRefOrText = resolveRefOrText;
+M.contextOf = contextOf;
 
 definePrimitive("refs.observe", observe);
-definePrimitive("refs.resolve", resolve, ["ref"]);
-definePrimitive("refs.select", selectOptions, ["ref"]);
+definePrimitive("refs.resolve", resolve);
+definePrimitive("refs.select", selectOptions);
