@@ -75,6 +75,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
     "read_cursor.js",  # page_read's byte budget and cursor
+    "read_tokens.js",  # how page_read says one interactive element: [role "name" @eN state]
     "read.js",  # refs.read: the page (or a ref's part) as compact text with refs inline
     "find.js",  # refs.find: elements by text, role or name, with the context they sit in
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds

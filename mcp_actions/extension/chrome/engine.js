@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, describe.js, read_structure.js, read_cursor.js, read.js, find.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, describe.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -1165,7 +1165,13 @@ function applyFilters(locator, elements, skipText, ctx) {
   if (!skipText) {
     ["text_equals", "text_contains"].forEach(function (field) {
       var test = textPredicate(locator, field);
-      if (test) out = out.filter(function (el) { return test(elementText(el)); });
+      if (!test) return;
+      var kept = out.filter(function (el) { return test(elementText(el)); });
+      if (out.length && !kept.length && !ctx.reason) {
+        var verb = field === "text_equals" ? " with the text " : " containing ";
+        ctx.reason = emptied("no " + subjectOf(locator) + verb + quoted(normalize(locator[field])), out);
+      }
+      out = kept;
     });
   }
   if (locator.closest !== undefined && locator.closest !== null) {
@@ -5224,7 +5230,40 @@ function isItem(el) {
   if (tag === "li" || role === "listitem" || role === "row" || role === "option") return true;
   // Cards are often <article>s; a role other than that says the element is something else.
   if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild || isInteractiveElement(el)) return false;
-  return runLength(el) >= 3 && (el.textContent || "").length <= ITEM_TEXT_CAP;
+  return runLength(el) >= 3 && (el.textContent || "").length <= ITEM_TEXT_CAP && !runHoldsItems(el);
+}
+
+/** Whether any sibling of el's run holds items: then all are columns (one with a single card is too). */
+function runHoldsItems(el) {
+  var parent = el.parentNode, sig = signature(el);
+  var known = runCounts ? runCounts.get(parent) : null;
+  var key = "holds:" + sig;
+  if (known && Object.prototype.hasOwnProperty.call(known, key)) return known[key];
+  var holds = false;
+  for (var c = parent.firstElementChild; c && !holds; c = c.nextElementSibling) if (signature(c) === sig && holdsItems(c)) holds = true;
+  if (known) known[key] = holds;
+  return holds;
+}
+
+var CONTROLS = "a[href], button, input, select, textarea, [role=button], [role=link], [tabindex]";
+
+/**
+ * Whether el holds items of its own (a list, a table, or two look-alike children with controls in
+ * them): then it is a column or a group, not one item, however few things it holds yet.
+ */
+function holdsItems(el) {
+  if (el.querySelector("ul, ol, table, [role=list], [role=listbox], [role=grid], [role=table]")) return true;
+  var inner = el.querySelectorAll("*");
+  for (var i = 0; i < inner.length; i++) {
+    var seen = {};
+    for (var c = inner[i].firstElementChild; c; c = c.nextElementSibling) {
+      if (c.matches(CONTROLS) || !c.querySelector(CONTROLS)) continue;
+      var key = signature(c);
+      if (seen[key]) return true;
+      seen[key] = true;
+    }
+  }
+  return false;
 }
 
 /** The nearest item el sits in (el itself when it is one), up to a section; null when none. */
@@ -5337,6 +5376,67 @@ M.parseCursor = parseCursor;
 M.cutText = cutText;
   })(M, root);
 
+  // ---- read_tokens.js ----
+  (function (M, root) {
+/*
+ * read_tokens.js — How page_read says one interactive element (read.js): a
+ * token [role "name" @eN state], with the ref page_observe gives it
+ * (observe_refs.js refFor) and its state: the value (= "bob"; a password is
+ * "••••"), checked, mixed, selected, pressed, expanded or collapsed, disabled.
+ * docs/mcp-surface.md, "page_read".
+ */
+var cap = M.cap,
+  normalize = M.normalize,
+  tagOf = M.tagOf,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  isEnabled = M.isEnabled,
+  refFor = M.refFor;
+
+var NAME_CAP = 80;
+var VALUE_CAP = 120;
+
+function quote(text) {
+  return JSON.stringify(text);
+}
+
+function stateOf(el, role) {
+  var tag = tagOf(el), type = String(el.type || "").toLowerCase(), out = "";
+  if (tag === "select") {
+    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
+    if (chosen.length) out += " = " + quote(cap(chosen.join(", "), VALUE_CAP));
+  } else if (tag === "input" && (type === "checkbox" || type === "radio")) {
+    if (el.checked) out += " checked";
+  } else if (tag === "input" || tag === "textarea") {
+    var value = type === "password" ? (el.value ? "••••" : "") : String(el.value == null ? "" : el.value);
+    if (value && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") out += " = " + quote(cap(value.replace(/\s+/g, " "), VALUE_CAP));
+  } else if (el.isContentEditable) {
+    var text = normalize(el.innerText);
+    if (text) out += " = " + quote(cap(text, VALUE_CAP));
+  }
+  var checked = el.getAttribute("aria-checked");
+  if (checked === "true") out += " checked";
+  else if (checked === "mixed") out += " mixed";
+  if (el.getAttribute("aria-selected") === "true") out += " selected";
+  if (el.getAttribute("aria-pressed") === "true") out += " pressed";
+  var expanded = tag === "summary" && el.parentElement && tagOf(el.parentElement) === "details" ? String(el.parentElement.open) : el.getAttribute("aria-expanded");
+  if (expanded === "true") out += " expanded";
+  else if (expanded === "false") out += " collapsed";
+  if (!isEnabled(el)) out += " disabled";
+  return out;
+}
+
+/** The token of el; named false: a container's token, named only by its aria-label (its content is read after it). */
+function token(el, named) {
+  var role = roleOf(el) || tagOf(el);
+  var name = named ? cap(accessibleName(el, role), NAME_CAP) : normalize(el.getAttribute("aria-label"));
+  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
+}
+
+M.quote = quote;
+M.token = token;
+  })(M, root);
+
   // ---- read.js ----
   (function (M, root) {
 /*
@@ -5365,7 +5465,6 @@ var definePrimitive = M.definePrimitive,
   tagOf = M.tagOf,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
-  isEnabled = M.isEnabled,
   refFor = M.refFor,
   isInteractiveElement = M.isInteractiveElement,
   elementOfRef = M.elementOfRef,
@@ -5374,13 +5473,15 @@ var definePrimitive = M.definePrimitive,
   frameDocument = M.frameDocument,
   childrenOf = M.childrenOf,
   isItem = M.isItem,
+  isReadable = M.isReadable,
+  quote = M.quote,
+  token = M.token,
   freshStructure = M.freshStructure,
   utf8Length = M.utf8Length,
   parseCursor = M.parseCursor,
   cutText = M.cutText;
 
 var NAME_CAP = 80;
-var VALUE_CAP = 120;
 var DEFAULT_BYTES = 8000;
 // A long list (more items than COLLAPSE_AT) inside what is read shows its first SHOWN items and
 // the ref that reads it all: a page of 3,000 cards reads as its outline, not as 3,000 lines.
@@ -5393,7 +5494,8 @@ var DIALOGS = { dialog: 1, alertdialog: 1 };
 var LISTS = { list: 1, menu: 1, listbox: 1, tablist: 1, tree: 1, menubar: 1 };
 // Interactive elements whose content is their name: never read inside.
 var LEAVES = { a: 1, button: 1, input: 1, select: 1, textarea: 1, summary: 1 };
-var INLINE = /^(inline|contents)$/;
+// Boxes that sit on the line (inline-block and the like stay on it, spaced apart).
+var ON_THE_LINE = /^(inline|contents|inline-block|inline-flex|inline-grid|inline-table)$/;
 
 // -- the writer: lines, and the inline buffer of the current one -------------
 
@@ -5405,6 +5507,7 @@ function Writer() {
   this.item = false; // inside an item: block boundaries stay on the line, nested lists do not
   this.indent = "";
   this.marker = "";
+  this.mute = 0; // inside a label its control's token names: its text is said there
   this.scope = null; // the element read: its own items are all said, however many
 }
 
@@ -5455,44 +5558,6 @@ Writer.prototype.capture = function (fn) {
   return text;
 };
 
-// -- tokens: one interactive element ------------------------------------------
-
-function quote(text) {
-  return JSON.stringify(text);
-}
-
-function stateOf(el, role) {
-  var tag = tagOf(el), type = String(el.type || "").toLowerCase(), out = "";
-  if (tag === "select") {
-    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
-    if (chosen.length) out += " = " + quote(cap(chosen.join(", "), VALUE_CAP));
-  } else if (tag === "input" && (type === "checkbox" || type === "radio")) {
-    if (el.checked) out += " checked";
-  } else if (tag === "input" || tag === "textarea") {
-    var value = type === "password" ? (el.value ? "••••" : "") : String(el.value == null ? "" : el.value);
-    if (value && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") out += " = " + quote(cap(value.replace(/\s+/g, " "), VALUE_CAP));
-  } else if (el.isContentEditable) {
-    var text = M.normalize(el.innerText);
-    if (text) out += " = " + quote(cap(text, VALUE_CAP));
-  }
-  var checked = el.getAttribute("aria-checked");
-  if (checked === "true") out += " checked";
-  else if (checked === "mixed") out += " mixed";
-  if (el.getAttribute("aria-selected") === "true") out += " selected";
-  if (el.getAttribute("aria-pressed") === "true") out += " pressed";
-  var expanded = tag === "summary" && el.parentElement && tagOf(el.parentElement) === "details" ? String(el.parentElement.open) : el.getAttribute("aria-expanded");
-  if (expanded === "true") out += " expanded";
-  else if (expanded === "false") out += " collapsed";
-  if (!isEnabled(el)) out += " disabled";
-  return out;
-}
-
-function token(el, named) {
-  var role = roleOf(el) || tagOf(el);
-  var name = named ? cap(accessibleName(el, role), NAME_CAP) : M.normalize(el.getAttribute("aria-label"));
-  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
-}
-
 // -- walking -------------------------------------------------------------------
 
 function walkChildren(w, el, hidden) {
@@ -5501,7 +5566,7 @@ function walkChildren(w, el, hidden) {
   for (var i = 0; i < nodes.length; i++) {
     var n = nodes[i];
     if (n.nodeType === 3) {
-      if (!hidden) w.put(n.nodeValue.replace(/\s+/g, " "));
+      if (!hidden && !w.mute) w.put(n.nodeValue.replace(/\s+/g, " "));
     } else if (n.nodeType === 1) {
       if (shown >= 0 && isItem(n) && !skipReason(n)) {
         items += 1;
@@ -5530,14 +5595,17 @@ function walk(w, el) {
   var tag = tagOf(el), role = roleOf(el);
   // visibility:hidden hides el's own text and token; a child may still be visibility:visible.
   var hidden = style.visibility === "hidden" || style.visibility === "collapse";
-  var block = !INLINE.test(style.display);
+  var block = !ON_THE_LINE.test(style.display);
+  var spaced = !block && style.display !== "inline" && style.display !== "contents";
   if (block) w.soft();
+  else if (spaced) w.pad = true;
   if (tag === "iframe" || tag === "frame") frame(w, el);
   else if (isInteractiveElement(el) && !hidden) interactive(w, el, tag, style);
   else if (tag === "img" || role === "img") image(w, el, role);
   else if (tag === "svg" || tag === "canvas") return; // drawings without a name are decoration
   else if (tag === "br" || tag === "hr") w.soft();
   else if (role === "heading" && !w.item && !w.inline) heading(w, el, hidden);
+  else if (tag === "label" && namesItsControl(el)) muted(w, el, hidden);
   else if (w.inline) walkChildren(w, el, hidden);
   else if (tag === "table" || role === "table" || role === "grid" || role === "treegrid") table(w, el);
   else if (tag === "tr" || role === "row") row(w, el);
@@ -5548,6 +5616,7 @@ function walk(w, el) {
   else if (LANDMARKS[role] && !w.item) landmark(w, el, role, hidden);
   else walkChildren(w, el, hidden);
   if (block) w.soft();
+  else if (spaced) w.pad = true;
 }
 
 function interactive(w, el, tag, style) {
@@ -5563,7 +5632,23 @@ function interactive(w, el, tag, style) {
   walkChildren(w, el, false);
 }
 
+/** Whether the control a <label> names reads as a token, which says the label's text already. */
+function namesItsControl(label) {
+  var control = label.control;
+  if (!control || !isInteractiveElement(control) || !isReadable(control)) return false;
+  var r = control.getBoundingClientRect();
+  return r.width > 0 && r.height > 0;
+}
+
+/** el's tokens without its text (a label whose control's token carries it). */
+function muted(w, el, hidden) {
+  w.mute += 1;
+  walkChildren(w, el, hidden);
+  w.mute -= 1;
+}
+
 function image(w, el, role) {
+  if (w.mute) return;
   var name = accessibleName(el, role);
   if (name && role !== "presentation" && role !== "none") w.put("[img " + quote(cap(name, NAME_CAP)) + "]");
 }
@@ -5578,10 +5663,10 @@ function frame(w, el) {
   var title = M.normalize(el.getAttribute("title") || el.getAttribute("name") || "");
   var doc = frameDocument(el);
   if (!doc) {
-    var src = "";
+    var src = "", attr = el.getAttribute("src");
     try {
-      src = new URL(el.src, document.baseURI).origin;
-    } catch (_bad) { /* no URL: say nothing of where it points */ }
+      if (attr) src = new URL(attr, el.ownerDocument.baseURI).origin;
+    } catch (_bad) { /* not a URL: say nothing of where it points */ }
     w.line("[frame" + (title ? " " + quote(title) : "") + (src && src !== "null" ? " " + src : "") + " (another site's, not read)]");
     return;
   }
@@ -5816,10 +5901,31 @@ function rank(el, role, query, cache) {
   if (own.toLowerCase() === query.text) return { name: name, rank: 0 };
   if (has(own, query.text)) return { name: name, rank: 1 };
   var item = itemOf(el);
-  if (item && item !== el && has(normalize(item.innerText), query.text)) return { name: name, rank: 2, item: item };
+  var said = item && item !== el ? itemText(item) : "";
+  if (said && has(said, query.text)) return { name: name, rank: said.toLowerCase() === query.text ? 2 : 3, item: item };
   var section = sectionName(el, cache);
-  if (section && has(section, query.text)) return { name: name, rank: 3, section: section };
+  if (section && has(section, query.text)) return { name: name, rank: 4, section: section };
   return { rank: -1 };
+}
+
+/**
+ * An item's text as a person reads it: without the glyphs of icon buttons (an element with an
+ * aria-label says its name there, "Delete", not its "×") and without aria-hidden decoration.
+ */
+function itemText(item) {
+  var parts = [];
+  var walker = item.ownerDocument.createTreeWalker(item, NodeFilter.SHOW_TEXT);
+  for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+    var skip = false;
+    for (var p = n.parentElement; p && p !== item.parentElement; p = p.parentElement) {
+      if (p.hasAttribute("aria-label") && p !== item || p.getAttribute("aria-hidden") === "true" || /^(script|style)$/.test(tagOf(p))) {
+        skip = true;
+        break;
+      }
+    }
+    if (!skip) parts.push(n.nodeValue);
+  }
+  return normalize(parts.join(" "));
 }
 
 function contextOf(el, name, found, cache) {
@@ -5827,8 +5933,8 @@ function contextOf(el, name, found, cache) {
   var section = found.section || sectionName(el, cache);
   if (section && section !== name) parts.push(cap(section, ITEM_CAP));
   var item = found.item || itemOf(el);
-  var itemText = item && item !== el ? normalize(item.innerText) : "";
-  if (itemText && itemText !== name && itemText !== section) parts.push(cap(itemText, ITEM_CAP));
+  var said = item && item !== el ? itemText(item) : "";
+  if (said && said !== name && said !== section) parts.push(cap(said, ITEM_CAP));
   return cap(parts.join(" › "), CONTEXT_CAP);
 }
 

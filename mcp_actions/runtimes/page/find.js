@@ -74,10 +74,31 @@ function rank(el, role, query, cache) {
   if (own.toLowerCase() === query.text) return { name: name, rank: 0 };
   if (has(own, query.text)) return { name: name, rank: 1 };
   var item = itemOf(el);
-  if (item && item !== el && has(normalize(item.innerText), query.text)) return { name: name, rank: 2, item: item };
+  var said = item && item !== el ? itemText(item) : "";
+  if (said && has(said, query.text)) return { name: name, rank: said.toLowerCase() === query.text ? 2 : 3, item: item };
   var section = sectionName(el, cache);
-  if (section && has(section, query.text)) return { name: name, rank: 3, section: section };
+  if (section && has(section, query.text)) return { name: name, rank: 4, section: section };
   return { rank: -1 };
+}
+
+/**
+ * An item's text as a person reads it: without the glyphs of icon buttons (an element with an
+ * aria-label says its name there, "Delete", not its "×") and without aria-hidden decoration.
+ */
+function itemText(item) {
+  var parts = [];
+  var walker = item.ownerDocument.createTreeWalker(item, NodeFilter.SHOW_TEXT);
+  for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+    var skip = false;
+    for (var p = n.parentElement; p && p !== item.parentElement; p = p.parentElement) {
+      if (p.hasAttribute("aria-label") && p !== item || p.getAttribute("aria-hidden") === "true" || /^(script|style)$/.test(tagOf(p))) {
+        skip = true;
+        break;
+      }
+    }
+    if (!skip) parts.push(n.nodeValue);
+  }
+  return normalize(parts.join(" "));
 }
 
 function contextOf(el, name, found, cache) {
@@ -85,8 +106,8 @@ function contextOf(el, name, found, cache) {
   var section = found.section || sectionName(el, cache);
   if (section && section !== name) parts.push(cap(section, ITEM_CAP));
   var item = found.item || itemOf(el);
-  var itemText = item && item !== el ? normalize(item.innerText) : "";
-  if (itemText && itemText !== name && itemText !== section) parts.push(cap(itemText, ITEM_CAP));
+  var said = item && item !== el ? itemText(item) : "";
+  if (said && said !== name && said !== section) parts.push(cap(said, ITEM_CAP));
   return cap(parts.join(" › "), CONTEXT_CAP);
 }
 

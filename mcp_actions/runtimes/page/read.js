@@ -24,7 +24,6 @@ var definePrimitive = M.definePrimitive,
   tagOf = M.tagOf,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
-  isEnabled = M.isEnabled,
   refFor = M.refFor,
   isInteractiveElement = M.isInteractiveElement,
   elementOfRef = M.elementOfRef,
@@ -33,13 +32,15 @@ var definePrimitive = M.definePrimitive,
   frameDocument = M.frameDocument,
   childrenOf = M.childrenOf,
   isItem = M.isItem,
+  isReadable = M.isReadable,
+  quote = M.quote,
+  token = M.token,
   freshStructure = M.freshStructure,
   utf8Length = M.utf8Length,
   parseCursor = M.parseCursor,
   cutText = M.cutText;
 
 var NAME_CAP = 80;
-var VALUE_CAP = 120;
 var DEFAULT_BYTES = 8000;
 // A long list (more items than COLLAPSE_AT) inside what is read shows its first SHOWN items and
 // the ref that reads it all: a page of 3,000 cards reads as its outline, not as 3,000 lines.
@@ -52,7 +53,8 @@ var DIALOGS = { dialog: 1, alertdialog: 1 };
 var LISTS = { list: 1, menu: 1, listbox: 1, tablist: 1, tree: 1, menubar: 1 };
 // Interactive elements whose content is their name: never read inside.
 var LEAVES = { a: 1, button: 1, input: 1, select: 1, textarea: 1, summary: 1 };
-var INLINE = /^(inline|contents)$/;
+// Boxes that sit on the line (inline-block and the like stay on it, spaced apart).
+var ON_THE_LINE = /^(inline|contents|inline-block|inline-flex|inline-grid|inline-table)$/;
 
 // -- the writer: lines, and the inline buffer of the current one -------------
 
@@ -64,6 +66,7 @@ function Writer() {
   this.item = false; // inside an item: block boundaries stay on the line, nested lists do not
   this.indent = "";
   this.marker = "";
+  this.mute = 0; // inside a label its control's token names: its text is said there
   this.scope = null; // the element read: its own items are all said, however many
 }
 
@@ -114,44 +117,6 @@ Writer.prototype.capture = function (fn) {
   return text;
 };
 
-// -- tokens: one interactive element ------------------------------------------
-
-function quote(text) {
-  return JSON.stringify(text);
-}
-
-function stateOf(el, role) {
-  var tag = tagOf(el), type = String(el.type || "").toLowerCase(), out = "";
-  if (tag === "select") {
-    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
-    if (chosen.length) out += " = " + quote(cap(chosen.join(", "), VALUE_CAP));
-  } else if (tag === "input" && (type === "checkbox" || type === "radio")) {
-    if (el.checked) out += " checked";
-  } else if (tag === "input" || tag === "textarea") {
-    var value = type === "password" ? (el.value ? "••••" : "") : String(el.value == null ? "" : el.value);
-    if (value && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") out += " = " + quote(cap(value.replace(/\s+/g, " "), VALUE_CAP));
-  } else if (el.isContentEditable) {
-    var text = M.normalize(el.innerText);
-    if (text) out += " = " + quote(cap(text, VALUE_CAP));
-  }
-  var checked = el.getAttribute("aria-checked");
-  if (checked === "true") out += " checked";
-  else if (checked === "mixed") out += " mixed";
-  if (el.getAttribute("aria-selected") === "true") out += " selected";
-  if (el.getAttribute("aria-pressed") === "true") out += " pressed";
-  var expanded = tag === "summary" && el.parentElement && tagOf(el.parentElement) === "details" ? String(el.parentElement.open) : el.getAttribute("aria-expanded");
-  if (expanded === "true") out += " expanded";
-  else if (expanded === "false") out += " collapsed";
-  if (!isEnabled(el)) out += " disabled";
-  return out;
-}
-
-function token(el, named) {
-  var role = roleOf(el) || tagOf(el);
-  var name = named ? cap(accessibleName(el, role), NAME_CAP) : M.normalize(el.getAttribute("aria-label"));
-  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
-}
-
 // -- walking -------------------------------------------------------------------
 
 function walkChildren(w, el, hidden) {
@@ -160,7 +125,7 @@ function walkChildren(w, el, hidden) {
   for (var i = 0; i < nodes.length; i++) {
     var n = nodes[i];
     if (n.nodeType === 3) {
-      if (!hidden) w.put(n.nodeValue.replace(/\s+/g, " "));
+      if (!hidden && !w.mute) w.put(n.nodeValue.replace(/\s+/g, " "));
     } else if (n.nodeType === 1) {
       if (shown >= 0 && isItem(n) && !skipReason(n)) {
         items += 1;
@@ -189,14 +154,17 @@ function walk(w, el) {
   var tag = tagOf(el), role = roleOf(el);
   // visibility:hidden hides el's own text and token; a child may still be visibility:visible.
   var hidden = style.visibility === "hidden" || style.visibility === "collapse";
-  var block = !INLINE.test(style.display);
+  var block = !ON_THE_LINE.test(style.display);
+  var spaced = !block && style.display !== "inline" && style.display !== "contents";
   if (block) w.soft();
+  else if (spaced) w.pad = true;
   if (tag === "iframe" || tag === "frame") frame(w, el);
   else if (isInteractiveElement(el) && !hidden) interactive(w, el, tag, style);
   else if (tag === "img" || role === "img") image(w, el, role);
   else if (tag === "svg" || tag === "canvas") return; // drawings without a name are decoration
   else if (tag === "br" || tag === "hr") w.soft();
   else if (role === "heading" && !w.item && !w.inline) heading(w, el, hidden);
+  else if (tag === "label" && namesItsControl(el)) muted(w, el, hidden);
   else if (w.inline) walkChildren(w, el, hidden);
   else if (tag === "table" || role === "table" || role === "grid" || role === "treegrid") table(w, el);
   else if (tag === "tr" || role === "row") row(w, el);
@@ -207,6 +175,7 @@ function walk(w, el) {
   else if (LANDMARKS[role] && !w.item) landmark(w, el, role, hidden);
   else walkChildren(w, el, hidden);
   if (block) w.soft();
+  else if (spaced) w.pad = true;
 }
 
 function interactive(w, el, tag, style) {
@@ -222,7 +191,23 @@ function interactive(w, el, tag, style) {
   walkChildren(w, el, false);
 }
 
+/** Whether the control a <label> names reads as a token, which says the label's text already. */
+function namesItsControl(label) {
+  var control = label.control;
+  if (!control || !isInteractiveElement(control) || !isReadable(control)) return false;
+  var r = control.getBoundingClientRect();
+  return r.width > 0 && r.height > 0;
+}
+
+/** el's tokens without its text (a label whose control's token carries it). */
+function muted(w, el, hidden) {
+  w.mute += 1;
+  walkChildren(w, el, hidden);
+  w.mute -= 1;
+}
+
 function image(w, el, role) {
+  if (w.mute) return;
   var name = accessibleName(el, role);
   if (name && role !== "presentation" && role !== "none") w.put("[img " + quote(cap(name, NAME_CAP)) + "]");
 }
@@ -237,10 +222,10 @@ function frame(w, el) {
   var title = M.normalize(el.getAttribute("title") || el.getAttribute("name") || "");
   var doc = frameDocument(el);
   if (!doc) {
-    var src = "";
+    var src = "", attr = el.getAttribute("src");
     try {
-      src = new URL(el.src, document.baseURI).origin;
-    } catch (_bad) { /* no URL: say nothing of where it points */ }
+      if (attr) src = new URL(attr, el.ownerDocument.baseURI).origin;
+    } catch (_bad) { /* not a URL: say nothing of where it points */ }
     w.line("[frame" + (title ? " " + quote(title) : "") + (src && src !== "null" ? " " + src : "") + " (another site's, not read)]");
     return;
   }

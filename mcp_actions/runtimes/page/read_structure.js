@@ -147,7 +147,40 @@ function isItem(el) {
   if (tag === "li" || role === "listitem" || role === "row" || role === "option") return true;
   // Cards are often <article>s; a role other than that says the element is something else.
   if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild || isInteractiveElement(el)) return false;
-  return runLength(el) >= 3 && (el.textContent || "").length <= ITEM_TEXT_CAP;
+  return runLength(el) >= 3 && (el.textContent || "").length <= ITEM_TEXT_CAP && !runHoldsItems(el);
+}
+
+/** Whether any sibling of el's run holds items: then all are columns (one with a single card is too). */
+function runHoldsItems(el) {
+  var parent = el.parentNode, sig = signature(el);
+  var known = runCounts ? runCounts.get(parent) : null;
+  var key = "holds:" + sig;
+  if (known && Object.prototype.hasOwnProperty.call(known, key)) return known[key];
+  var holds = false;
+  for (var c = parent.firstElementChild; c && !holds; c = c.nextElementSibling) if (signature(c) === sig && holdsItems(c)) holds = true;
+  if (known) known[key] = holds;
+  return holds;
+}
+
+var CONTROLS = "a[href], button, input, select, textarea, [role=button], [role=link], [tabindex]";
+
+/**
+ * Whether el holds items of its own (a list, a table, or two look-alike children with controls in
+ * them): then it is a column or a group, not one item, however few things it holds yet.
+ */
+function holdsItems(el) {
+  if (el.querySelector("ul, ol, table, [role=list], [role=listbox], [role=grid], [role=table]")) return true;
+  var inner = el.querySelectorAll("*");
+  for (var i = 0; i < inner.length; i++) {
+    var seen = {};
+    for (var c = inner[i].firstElementChild; c; c = c.nextElementSibling) {
+      if (c.matches(CONTROLS) || !c.querySelector(CONTROLS)) continue;
+      var key = signature(c);
+      if (seen[key]) return true;
+      seen[key] = true;
+    }
+  }
+  return false;
 }
 
 /** The nearest item el sits in (el itself when it is one), up to a section; null when none. */

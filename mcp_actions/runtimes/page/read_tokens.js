@@ -1,0 +1,57 @@
+/*
+ * read_tokens.js — How page_read says one interactive element (read.js): a
+ * token [role "name" @eN state], with the ref page_observe gives it
+ * (observe_refs.js refFor) and its state: the value (= "bob"; a password is
+ * "••••"), checked, mixed, selected, pressed, expanded or collapsed, disabled.
+ * docs/mcp-surface.md, "page_read".
+ */
+var cap = M.cap,
+  normalize = M.normalize,
+  tagOf = M.tagOf,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  isEnabled = M.isEnabled,
+  refFor = M.refFor;
+
+var NAME_CAP = 80;
+var VALUE_CAP = 120;
+
+function quote(text) {
+  return JSON.stringify(text);
+}
+
+function stateOf(el, role) {
+  var tag = tagOf(el), type = String(el.type || "").toLowerCase(), out = "";
+  if (tag === "select") {
+    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
+    if (chosen.length) out += " = " + quote(cap(chosen.join(", "), VALUE_CAP));
+  } else if (tag === "input" && (type === "checkbox" || type === "radio")) {
+    if (el.checked) out += " checked";
+  } else if (tag === "input" || tag === "textarea") {
+    var value = type === "password" ? (el.value ? "••••" : "") : String(el.value == null ? "" : el.value);
+    if (value && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") out += " = " + quote(cap(value.replace(/\s+/g, " "), VALUE_CAP));
+  } else if (el.isContentEditable) {
+    var text = normalize(el.innerText);
+    if (text) out += " = " + quote(cap(text, VALUE_CAP));
+  }
+  var checked = el.getAttribute("aria-checked");
+  if (checked === "true") out += " checked";
+  else if (checked === "mixed") out += " mixed";
+  if (el.getAttribute("aria-selected") === "true") out += " selected";
+  if (el.getAttribute("aria-pressed") === "true") out += " pressed";
+  var expanded = tag === "summary" && el.parentElement && tagOf(el.parentElement) === "details" ? String(el.parentElement.open) : el.getAttribute("aria-expanded");
+  if (expanded === "true") out += " expanded";
+  else if (expanded === "false") out += " collapsed";
+  if (!isEnabled(el)) out += " disabled";
+  return out;
+}
+
+/** The token of el; named false: a container's token, named only by its aria-label (its content is read after it). */
+function token(el, named) {
+  var role = roleOf(el) || tagOf(el);
+  var name = named ? cap(accessibleName(el, role), NAME_CAP) : normalize(el.getAttribute("aria-label"));
+  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
+}
+
+M.quote = quote;
+M.token = token;
