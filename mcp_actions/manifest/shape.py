@@ -51,6 +51,7 @@ __all__ = [
     "CONFLICT_POLICIES",
     "CONTEXT_FIELDS",
     "DECLARED_KINDS",
+    "DESCRIPTOR_FILTERS",
     "DIRECTIONS",
     "EXECUTION_FIELDS",
     "EXECUTION_MODES",
@@ -64,6 +65,7 @@ __all__ = [
     "INGESTION_VALUES",
     "LIST_SELECTOR_FIELDS",
     "LOCATING_FIELDS",
+    "NESTED_TARGET_FIELDS",
     "ON_ERROR_VALUES",
     "PROJECTION_FIELDS",
     "PROTOCOL",
@@ -73,6 +75,7 @@ __all__ = [
     "ROOT_FIELDS",
     "SCOPES",
     "SETTLE_AFTER_FIELDS",
+    "SETTLE_AFTER_SYNONYMS",
     "SETTLE_STATES_FALLBACK",
     "SEVERITIES",
     "SIGNAL_FIELDS",
@@ -81,9 +84,11 @@ __all__ = [
     "SNAPSHOT_SOURCE",
     "STATE_FIELDS",
     "STEP_FIELDS",
+    "STEP_SYNONYMS",
     "SUMMARY_FIELDS",
     "SURFACE_TEXT_FIELDS",
     "TARGET_FIELDS",
+    "TARGET_FILTERS",
     "TARGET_HOLDERS",
     "TEXT_FIELDS",
     "TOOL_FIELDS",
@@ -160,6 +165,10 @@ STEP_FIELDS = (
 )  # fmt: skip
 AFTER_EACH_FIELDS = ("primitive", "args")
 SETTLE_AFTER_FIELDS = ("locator", "delay_ms", "state", "timeout_ms")
+#: Words of neighbouring formats (MCP's tools/call ``arguments``, a primitive's ``target``) that a map writes
+#: where these keys belong: the validator says "did you mean" and judges the value as the key meant.
+STEP_SYNONYMS = {"arguments": "args", "params": "args", "parameters": "args"}
+SETTLE_AFTER_SYNONYMS = {"target": "locator"}
 ON_ERROR_VALUES = ("stop", "continue")
 #: settle_after's states when the dictionary's ``locator.wait_for`` does not say (see ``settle_after_states``).
 SETTLE_STATES_FALLBACK = ("attached", "visible")
@@ -169,7 +178,13 @@ SETTLE_STATES_FALLBACK = ("attached", "visible")
 SINGLE_SELECTOR_FIELDS = ("selector", "xpath", "closest")
 LIST_SELECTOR_FIELDS = ("selectors", "fallback_selectors")
 TEXT_FIELDS = ("role", "name", "text_equals", "text_contains", "url_contains", "url_matches", "notes")
-TARGET_FIELDS = (*SINGLE_SELECTOR_FIELDS, *LIST_SELECTOR_FIELDS, *TEXT_FIELDS, "state", "confidence")
+#: Extension filters (docs/manifest-language.md, "Extensions"): ``within`` and ``has`` hold a nested
+#: descriptor, ``has_text`` a non-empty string; they narrow what the other fields find.
+DESCRIPTOR_FILTERS = ("within", "has")
+TARGET_FILTERS = (*DESCRIPTOR_FILTERS, "has_text")
+TARGET_FIELDS = (*SINGLE_SELECTOR_FIELDS, *LIST_SELECTOR_FIELDS, *TEXT_FIELDS, "state", "confidence", *TARGET_FILTERS)
+#: A nested descriptor (the value of ``within`` or ``has``) locates only: no URL, state or confidence (closed).
+NESTED_TARGET_FIELDS = (*SINGLE_SELECTOR_FIELDS, *LIST_SELECTOR_FIELDS, "role", "name", "text_equals", "text_contains", "notes", *TARGET_FILTERS)
 # Fields that find an element (a locator, docs/primitives.md); url/state predicates alone find nothing.
 LOCATING_FIELDS = ("selector", "selectors", "fallback_selectors", "xpath", "role", "text_equals", "text_contains")
 CONFIDENCE_VALUES = ("observed", "inferred", "generated", "unknown")

@@ -92,7 +92,7 @@ def _rich() -> dict[str, Any]:
     document["imports"] = [{"id": "lib", "kind": "local", "uri": "lib.json", "namespace": "lib"}]
     document["composition"] = {"namespace_required": True}
     first = document["tools"][0]
-    first["target"] = {"selector": "form"}
+    first["target"] = {"selector": "form", "within": {"selector": "main"}}
     first["x_actions"].update(
         binding={"arguments": {}},
         annotations={"title": "Submit"},
@@ -124,6 +124,7 @@ KEY_SETS = [
     ("AFTER_EACH_FIELDS", "/tools/1/workflow/steps/1/after_each", True),
     ("SETTLE_AFTER_FIELDS", "/tools/1/workflow/steps/0/settle_after", True),
     ("TARGET_FIELDS", "/tools/0/target", False),
+    ("NESTED_TARGET_FIELDS", "/tools/0/target/within", True),  # within/has: locating only
     ("SIGNAL_FIELDS", "/signals/0", False),
     ("ATTACHMENT_FIELDS", "/attachments/0", False),
     ("CHECK_FIELDS", "/checks/0", False),
@@ -239,7 +240,8 @@ MODELS = [
     (model.XActions, "X_ACTIONS_FIELDS", {"state_machine", "annotations", "confirm"}),
     (model.Workflow, "WORKFLOW_FIELDS", {"postcondition"}),  # the compiler reads it from the raw workflow
     (model.WorkflowStep, "STEP_FIELDS", {"description"}),  # prose, never run
-    (model.Target, "TARGET_FIELDS", {"xpath"}),  # the page engine reads it from the raw descriptor
+    # the page engine reads these from the raw descriptor
+    (model.Target, "TARGET_FIELDS", {"xpath", "within", "has", "has_text"}),
     (model.Signal, "SIGNAL_FIELDS", {"protocol", "source"}),  # provenance metadata
     (model.Attachment, "ATTACHMENT_FIELDS", {"description"}),
     (model.Check, "CHECK_FIELDS", set()),

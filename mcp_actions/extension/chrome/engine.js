@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_refs.js, describe.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, describe.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -4515,17 +4515,146 @@ definePrimitive("abp.shutdown", function (args) {
 });
   })(M, root);
 
+  // ---- observe_candidates.js ----
+  (function (M, root) {
+/*
+ * observe_candidates.js — What a person can act on, so the model can find it
+ * (docs/mcp-surface.md, "What page_observe lists"):
+ *
+ * - the interactive elements by tag and role (links, buttons, fields,
+ *   [role=button]..., [tabindex] other than -1);
+ * - elements clickable by a handler or by their cursor: an onclick attribute or
+ *   property, or cursor:pointer that is not inherited from the parent (a
+ *   span inside a pointer card is the card's), outside any interactive
+ *   element. The page runtime cannot see listeners added with
+ *   addEventListener, so a role-less div with only such a listener and no
+ *   pointer cursor stays unseen: that is the documented limit;
+ * - the items of an open popup list that has no roles (a jQuery UI
+ *   autocomplete's `ul.ui-autocomplete li`, a suggestion dropdown): a visible
+ *   ul/ol that floats (position absolute or fixed) or whose class says it is
+ *   a menu, autocomplete, suggestion, dropdown or typeahead list; its li are
+ *   listed as options.
+ *
+ * candidateRole/candidateName give such an element a role ("clickable",
+ * "option") and a name (its text) where ARIA gives none.
+ */
+var tagOf = M.tagOf,
+  normalize = M.normalize,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  elementText = M.elementText;
+
+var INTERACTIVE = [
+  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary", "[contenteditable=''], [contenteditable=true]",
+  "[role=button]", "[role=link]", "[role=checkbox]", "[role=radio]", "[role=switch]", "[role=tab]", "[role=menuitem]",
+  "[role=menuitemcheckbox]", "[role=menuitemradio]", "[role=treeitem]",
+  "[role=option]", "[role=combobox]", "[role=textbox]", "[role=searchbox]", "[role=slider]", "[role=spinbutton]",
+  "[tabindex]:not([tabindex='-1'])",
+].join(", ");
+// A popup list's class names (jQuery UI, Bootstrap, typeahead.js, awesomplete and most hand-made ones).
+var POPUP_CLASS = /(^|[\s_-])(ui-autocomplete|ui-menu|autocomplete|autocomplete-items|suggestions?|dropdown-menu|dropdown|typeahead|tt-menu|awesomplete|menu|listbox|popup|popover)([\s_-]|$)/i;
+// Never a click target of their own: the document, and what carries no content.
+var NEVER = { html: 1, body: 1, head: 1, script: 1, style: 1, br: 1, hr: 1, option: 1, optgroup: 1, label: 1 };
+var TEXT_CAP = 200; // a clickable with more text than this is a region, named by its start
+
+function cursorOf(el) {
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  var style = view.getComputedStyle(el);
+  return style ? style.cursor : "";
+}
+
+/** Whether el is interactive by its tag or role (the cheap test). */
+function isTagInteractive(el) {
+  return el.matches(INTERACTIVE);
+}
+
+/** Whether el is clickable by an onclick handler or its own pointer cursor (see the module comment). */
+function isClickable(el) {
+  if (NEVER[tagOf(el)] || isTagInteractive(el)) return false;
+  var handler = el.hasAttribute("onclick") || typeof el.onclick === "function";
+  if (!handler) {
+    if (cursorOf(el) !== "pointer") return false;
+    var parent = el.parentElement;
+    if (parent && cursorOf(parent) === "pointer") return false; // inherited, or part of a pointer container
+  }
+  // Inside a link or button: that element is what a person clicks.
+  var up = el.parentElement;
+  if (up && up.closest(INTERACTIVE)) return false;
+  // Something to tell the model: a name or some text.
+  return !!(accessibleName(el, roleOf(el)) || normalize(el.textContent) || el.querySelector("img[alt], svg title"));
+}
+
+/** The popup list el belongs to when it is an item of an open role-less popup list, else null. */
+function popupListOf(el) {
+  if (tagOf(el) !== "li" || roleOf(el) !== "listitem") return null;
+  var list = el.parentElement;
+  if (!list || (tagOf(list) !== "ul" && tagOf(list) !== "ol")) return null;
+  if (POPUP_CLASS.test(String(list.getAttribute("class") || ""))) return list;
+  var view = (list.ownerDocument && list.ownerDocument.defaultView) || root;
+  var position = view.getComputedStyle(list).position;
+  return position === "absolute" || position === "fixed" ? list : null;
+}
+
+/** Whether a person can act on el: interactive by tag or role, clickable, or an item of an open popup list. */
+function isActionable(el) {
+  if (isTagInteractive(el)) return true;
+  if (popupListOf(el)) return !el.querySelector(INTERACTIVE); // its own controls are listed instead
+  return isClickable(el);
+}
+
+/** el's role for a model: ARIA's, else "option" for a popup list's item, "clickable" for a clickable, else its tag. */
+function candidateRole(el) {
+  if (!isTagInteractive(el)) {
+    if (popupListOf(el)) return "option";
+    var aria = el.getAttribute("role");
+    if (!aria && isClickable(el)) return "clickable";
+  }
+  return roleOf(el) || tagOf(el);
+}
+
+/** el's name for a model: its accessible name, else (for a clickable or a popup item) its text, capped. */
+function candidateName(el, role) {
+  var name = accessibleName(el, role);
+  if (name || role === "textbox" || tagOf(el) === "input") return name;
+  var text = elementText(el);
+  return text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) : text;
+}
+
+/** The elements a person can act on under scope (the document by default), in composed-tree order. */
+function actionableInTree(scope) {
+  var out = [];
+  (function walk(s) {
+    var walker = document.createTreeWalker(s, NodeFilter.SHOW_ELEMENT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (isActionable(n)) out.push(n);
+      if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
+    }
+  })(scope || document);
+  return out;
+}
+
+M.OBSERVE_INTERACTIVE = INTERACTIVE;
+M.isActionable = isActionable;
+M.candidateRole = candidateRole;
+M.candidateName = candidateName;
+M.actionableInTree = actionableInTree;
+  })(M, root);
+
   // ---- observe_refs.js ----
   (function (M, root) {
 /*
  * observe_refs.js — Observation with stable element refs, for pages without a
- * map (the idea of BAP's observe): refs.observe lists the visible interactive
- * elements as {ref: "@e1", role, name, value?, actions, bounds?, change},
- * under a byte budget, with the total count when it truncates. A ref names
- * the same element across observations for as long as the element lives
- * (change: "new" the first time, then "stable", or "moved" when its box
- * moved). refs.resolve marks one ref's element with data-mcp-actions-ref so
- * every locator-based primitive can act on it; refs.select chooses options.
+ * map (the idea of BAP's observe): refs.observe lists the visible elements a
+ * person can act on (observe_candidates.js) as {ref: "@e1", role, name,
+ * value?, actions, bounds?, change, context?}, or with as_text one compact
+ * line each (what page_observe sends), under a byte budget, with the total
+ * count when it truncates. context (the section and item an element sits
+ * in) is given where another listed element has the same role and name. A
+ * ref names the same element across observations for as long as the element
+ * lives (change: "new" the first time, then "stable", or "moved" when its box
+ * moved). resolveRefOrText turns {ref} or {text} into the one element an
+ * acting tool means; refs.resolve marks it with data-mcp-actions-ref so every
+ * locator-based primitive can act on it; refs.select chooses options.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -4538,14 +4667,12 @@ var definePrimitive = M.definePrimitive,
   isVisible = M.isVisible,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
-  viewport = M.viewport;
+  viewport = M.viewport,
+  isActionable = M.isActionable,
+  candidateRole = M.candidateRole,
+  candidateName = M.candidateName,
+  actionableInTree = M.actionableInTree;
 
-var INTERACTIVE = [
-  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary", "[contenteditable=''], [contenteditable=true]",
-  "[role=button]", "[role=link]", "[role=checkbox]", "[role=radio]", "[role=switch]", "[role=tab]", "[role=menuitem]",
-  "[role=option]", "[role=combobox]", "[role=textbox]", "[role=searchbox]", "[role=slider]", "[role=spinbutton]",
-  "[tabindex]:not([tabindex='-1'])",
-].join(", ");
 var NAME_CAP = 80;
 var VALUE_CAP = 120;
 var REF_ATTR = "data-mcp-actions-ref";
@@ -4571,6 +4698,7 @@ function actionsOf(el, role) {
   var type = String(el.type || "").toLowerCase();
   if (!isEnabled(el)) return [];
   if (tag === "select") return ["select"];
+  if (role === "clickable" || role === "option") return ["click"];
   if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"].indexOf(type) < 0)) {
     return ["fill", "press", "click"];
   }
@@ -4590,10 +4718,8 @@ function valueOf(el) {
   return null;
 }
 
-function entryFor(el, withBounds) {
-  var role = roleOf(el) || tagOf(el);
+function entryFor(el, withBounds, role, name) {
   var entry = { ref: "@" + refFor(el), role: role };
-  var name = accessibleName(el, role);
   if (name) entry.name = cap(name, NAME_CAP);
   var value = valueOf(el);
   if (value !== null && value !== "") entry.value = cap(value, VALUE_CAP);
@@ -4628,17 +4754,28 @@ function utf8Length(text) {
   return encoder ? encoder.encode(text).length : unescape(encodeURIComponent(text)).length;
 }
 
-/** Interactive elements in composed-tree order: a shadow root's elements where its host is. */
-function interactiveInOrder() {
-  var out = [];
-  (function walk(scope) {
-    var walker = document.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
-    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (n.matches(INTERACTIVE)) out.push(n);
-      if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
-    }
-  })(document);
-  return out;
+/** Whether a listing has seen this document before (then a first-seen element is news: " new"). */
+var observedBefore = false;
+
+/**
+ * One element as a line of page_observe's text: ref, role, "name", value, state, and the context
+ * (in: section › item) when another listed element has the same role and name. What the role
+ * implies is left out (its actions, "stable").
+ */
+function lineOf(entry, el, duplicated, cache) {
+  var parts = [entry.ref, entry.role];
+  if (entry.name) parts.push(JSON.stringify(entry.name));
+  if (entry.value !== undefined) parts.push("= " + JSON.stringify(entry.value));
+  if (entry.checked !== undefined) parts.push(entry.checked ? "checked" : "unchecked");
+  if (!entry.actions.length) parts.push("disabled");
+  if (entry.change === "new" && observedBefore) parts.push("new");
+  if (entry.bounds) parts.push("[" + [entry.bounds.x, entry.bounds.y, entry.bounds.width, entry.bounds.height].join(",") + "]");
+  var line = parts.join(" ");
+  if (duplicated) {
+    var context = contextOf(el, entry.name || "", cache);
+    if (context) line += " in: " + context;
+  }
+  return line;
 }
 
 function observe(args) {
@@ -4646,23 +4783,49 @@ function observe(args) {
   if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
   if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.observe" });
   prune();
-  var all = interactiveInOrder().filter(function (el) {
+  var all = actionableInTree().filter(function (el) {
     return isVisible(el) && (!args.viewport_only || inViewport(el));
   });
+  // Role and name of every listed element, so look-alikes (same role and name) get their context.
+  var seen = {};
+  var described = all.map(function (el) {
+    var role = candidateRole(el);
+    var name = candidateName(el, role);
+    var key = role + "\u0000" + name;
+    seen[key] = (seen[key] || 0) + 1;
+    return { el: el, role: role, name: name, key: key };
+  });
+  var asText = args.as_text === true;
+  if (asText && M.freshStructure) M.freshStructure();
+  var cache = typeof Map === "function" ? new Map() : null;
   var elements = [];
-  var used = 2; // the brackets of the list
+  var lines = [];
+  var used = 2; // the brackets of the list (or the header line's share)
   var truncated = false;
-  for (var i = 0; i < all.length; i++) {
-    var entry = entryFor(all[i], args.bounds === true);
-    var size = utf8Length(JSON.stringify(entry)) + 1; // the budget counts UTF-8 bytes of compact JSON
+  for (var i = 0; i < described.length; i++) {
+    var d = described[i];
+    var entry = entryFor(d.el, args.bounds === true, d.role, d.name);
+    var duplicated = seen[d.key] > 1;
+    var line = asText ? lineOf(entry, d.el, duplicated, cache) : null;
+    if (!asText && duplicated) {
+      var context = contextOf(d.el, entry.name || "", cache);
+      if (context) entry.context = context;
+    }
+    // The budget counts UTF-8 bytes of what is sent: the lines, or compact JSON.
+    var size = utf8Length(asText ? line : JSON.stringify(entry)) + 1;
     if (used + size > maxBytes) {
       truncated = true;
       break;
     }
     used += size;
-    elements.push(entry);
+    if (asText) lines.push(line);
+    else elements.push(entry);
   }
-  var out = { elements: elements, total: all.length, returned: elements.length, truncated: truncated, url: String(root.location.href), title: String(document.title || "") };
+  observedBefore = true;
+  var returned = asText ? lines.length : elements.length;
+  var out = { total: all.length, returned: returned, truncated: truncated, url: String(root.location.href), title: String(document.title || "") };
+  if (asText) out.text = lines.join("\n");
+  else out.elements = elements;
   if (truncated) out.hint = "more elements than max_bytes allows: raise max_bytes or pass viewport_only";
   return out;
 }
@@ -4697,7 +4860,7 @@ function contextOf(el, name, cache) {
 
 /** The texts a person may use for el, best first: its accessible name, label, placeholder, value, own text. */
 function textsOf(el, role) {
-  var texts = [accessibleName(el, role)];
+  var texts = [candidateName(el, role)];
   if (el.labels) Array.prototype.forEach.call(el.labels, function (l) { texts.push(M.normalize(l.textContent)); });
   texts.push(M.normalize(el.getAttribute("placeholder")), M.normalize(el.getAttribute("aria-placeholder")));
   if (tagOf(el) !== "input" || ["button", "submit", "reset"].indexOf(String(el.type)) >= 0) texts.push(M.elementText(el));
@@ -4708,7 +4871,7 @@ function textsOf(el, role) {
 function matchText(wanted, candidates) {
   var tiers = [[], [], []];
   candidates.forEach(function (el) {
-    var texts = textsOf(el, roleOf(el) || tagOf(el));
+    var texts = textsOf(el, candidateRole(el));
     if (texts.some(function (t) { return t === wanted; })) tiers[0].push(el);
     else if (texts.some(function (t) { return t.indexOf(wanted) === 0; })) tiers[1].push(el);
     else if (texts.some(function (t) { return t.indexOf(wanted) > 0; })) tiers[2].push(el);
@@ -4742,8 +4905,8 @@ function resolveRefOrText(args, opts) {
   if (hits.length > 1) {
     var cache = typeof Map === "function" ? new Map() : null;
     var listed = hits.slice(0, TEXT_CANDIDATES).map(function (el) {
-      var role = roleOf(el) || tagOf(el);
-      var name = cap(accessibleName(el, role), NAME_CAP);
+      var role = candidateRole(el);
+      var name = cap(candidateName(el, role), NAME_CAP);
       var c = { ref: "@" + refFor(el), role: role };
       if (name) c.name = name;
       var context = contextOf(el, name, cache);
@@ -4761,7 +4924,7 @@ function resolveRefOrText(args, opts) {
 
 /** The visible elements a person can act on, in composed-tree order (what refs.observe lists). */
 function actionableInOrder() {
-  return interactiveInOrder().filter(isVisible);
+  return actionableInTree().filter(isVisible);
 }
 
 /** Whether el takes a value from page_fill: a text-like input, a textarea, a rich-text editor or a textbox role. */
@@ -4777,9 +4940,9 @@ function resolve(args) {
   queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (other !== found.el) other.removeAttribute(REF_ATTR); });
   found.el.setAttribute(REF_ATTR, found.key);
   if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
-  var role = roleOf(found.el) || tagOf(found.el);
+  var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
-  var name = accessibleName(found.el, role);
+  var name = candidateName(found.el, role);
   if (name) out.name = cap(name, NAME_CAP);
   return out;
 }
@@ -4803,7 +4966,8 @@ function selectOptions(args) {
 
 // Shared with read.js and find.js (page_read, page_find): the same refs, the same elements, the same stale-ref error.
 M.refFor = function (el) { return "@" + refFor(el); };
-M.isInteractiveElement = function (el) { return el.matches(INTERACTIVE); };
+// What a person can act on (observe_candidates.js): by tag or role, a handler or pointer cursor, or an open popup list's item.
+M.isInteractiveElement = isActionable;
 M.elementOfRef = elementOf;
 // Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
 M.resolveRefOrText = resolveRefOrText;

@@ -6,6 +6,11 @@ descriptor's ``state`` must name a declared state; ``confidence`` is one of
 the spec's four values. Locators inside workflow arguments and
 ``settle_after`` are target descriptors too, but there any value may instead
 be a whole ``{% … %}`` slot (its expression is checked with the arguments).
+
+The extension filters (docs/manifest-language.md, "Extensions"): ``within``
+and ``has`` hold a nested descriptor (closed: locating fields and filters
+only, at least one locating field, at most ``MAX_FILTER_DEPTH`` deep, as the
+page engine's ``locators.js`` allows), ``has_text`` a non-empty string.
 """
 
 from __future__ import annotations
@@ -14,12 +19,23 @@ from typing import Any
 
 from ...errors import ErrorCode
 from ..problems import child_pointer
-from ..shape import CONFIDENCE_VALUES, LIST_SELECTOR_FIELDS, LOCATING_FIELDS, SINGLE_SELECTOR_FIELDS, TARGET_FIELDS
+from ..shape import (
+    CONFIDENCE_VALUES,
+    DESCRIPTOR_FILTERS,
+    LIST_SELECTOR_FIELDS,
+    LOCATING_FIELDS,
+    NESTED_TARGET_FIELDS,
+    SINGLE_SELECTOR_FIELDS,
+    TARGET_FIELDS,
+)
 from .base import Checks, Rules, check_keys, check_url_pattern, error, json_type, snake_case_view
 from .expressions import is_slot
 from .refs import check_reference
 
-__all__ = ["check_check_target", "check_selector_value", "check_target"]
+__all__ = ["MAX_FILTER_DEPTH", "check_check_target", "check_selector_value", "check_target"]
+
+#: How deep ``within``/``has`` may nest (the page engine refuses deeper ones: ``locators.js`` MAX_FILTER_DEPTH).
+MAX_FILTER_DEPTH = 8
 
 
 def check_selector_value(value: Any, path: str, field: str) -> Checks:
@@ -32,14 +48,24 @@ def check_selector_value(value: Any, path: str, field: str) -> Checks:
 
 def check_target(target: Any, path: str, rules: Rules, *, templated: bool = False, what: str = "target") -> Checks:
     """A target descriptor object (``templated``: slots may stand for any value)."""
+    yield from _check_descriptor(target, path, rules, templated=templated, what=what, depth=0)
+
+
+def _check_descriptor(target: Any, path: str, rules: Rules, *, templated: bool, what: str, depth: int) -> Checks:
+    """A descriptor at ``depth`` (0: a target; deeper: the value of a ``within`` or ``has``)."""
     if templated and is_slot(target):
         return
+    nested = depth > 0
     if not isinstance(target, dict):
-        yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be a target descriptor object, got {json_type(target)}")
+        kind = "a nested target descriptor object (e.g. {\"selector\": \"li\", \"has_text\": \"…\"})" if nested else "a target descriptor object"
+        yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be {kind}, got {json_type(target)}")
         return
-    target = yield from check_keys(target, path, TARGET_FIELDS, rules, subject=what)
+    known = NESTED_TARGET_FIELDS if nested else TARGET_FIELDS
+    target = yield from check_keys(target, path, known, rules, subject=what, closed=nested)
+    if nested and not any(field in target for field in LOCATING_FIELDS):
+        yield error(path, ErrorCode.INVALID_TARGET, f"{what} needs a selector, selectors, fallback_selectors, xpath, role or text predicate")
     for field, value in target.items():
-        if not isinstance(field, str) or field not in TARGET_FIELDS:
+        if not isinstance(field, str) or field not in known:
             continue
         where = child_pointer(path, field)
         if templated and is_slot(value):
@@ -53,6 +79,11 @@ def check_target(target: Any, path: str, rules: Rules, *, templated: bool = Fals
             for position, item in enumerate(value):
                 if not (templated and is_slot(item)):
                     yield from check_selector_value(item, child_pointer(where, position), field)
+        elif field in DESCRIPTOR_FILTERS:
+            if depth + 1 > MAX_FILTER_DEPTH:
+                yield error(where, ErrorCode.INVALID_TARGET, f"'{field}' nests more than {MAX_FILTER_DEPTH} descriptors")
+                continue
+            yield from _check_descriptor(value, where, rules, templated=templated, what=f"{what} {field}", depth=depth + 1)
         elif field == "state":
             yield from check_reference(value, where, "state", rules.index)
         elif field == "confidence":
@@ -62,6 +93,8 @@ def check_target(target: Any, path: str, rules: Rules, *, templated: bool = Fals
                 yield error(where, ErrorCode.INVALID_VALUE, f"'confidence' must be one of {', '.join(CONFIDENCE_VALUES)}")
         elif not isinstance(value, str):
             yield error(where, ErrorCode.INVALID_TYPE, f"'{field}' must be a string, got {json_type(value)}")
+        elif field == "has_text" and not value.strip():
+            yield error(where, ErrorCode.INVALID_VALUE, "'has_text' must not be empty (it keeps the elements whose text contains it)")
         elif field == "url_matches":
             yield from check_url_pattern(value, where)
 

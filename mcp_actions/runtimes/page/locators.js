@@ -9,6 +9,14 @@
  * searches run through open shadow roots. The first candidate with a visible
  * match wins and names itself in `matched_by`, so a map that only works
  * through its fallbacks shows its drift.
+ *
+ * Extension filters (docs/manifest-language.md, "Extensions"), applied last to
+ * what the descriptor designates (after closest): `within` (a descriptor: keep
+ * elements inside one of its matches), `has` (a descriptor: keep elements that
+ * contain one of its matches) and `has_text` (keep elements whose visible text
+ * contains the string, whitespace-normalised, case-sensitive). Values are
+ * compared, never spliced into a selector, so any text works. When a filter
+ * empties the matches, target_not_found says which and lists what is there.
  */
 var CANDIDATE_CAP = M.CANDIDATE_CAP,
   fail = M.fail,
@@ -23,7 +31,13 @@ var CANDIDATE_CAP = M.CANDIDATE_CAP,
   elementText = M.elementText,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
-  describe = M.describe;
+  describe = M.describe,
+  isWithin = M.isWithin;
+
+//: Nested within/has descriptors deeper than this are refused (a map has no use for more).
+var MAX_FILTER_DEPTH = 8;
+//: What target_not_found lists of "what is there": a few short texts.
+var THERE_TEXT_CAP = 40;
 
 function asLocator(locator) {
   if (typeof locator === "string") return { selector: locator };
@@ -132,12 +146,18 @@ function candidatesOf(locator) {
   return out;
 }
 
-function applyFilters(locator, elements, skipText) {
+function applyFilters(locator, elements, skipText, ctx) {
   var out = elements;
   if (!skipText) {
     ["text_equals", "text_contains"].forEach(function (field) {
       var test = textPredicate(locator, field);
-      if (test) out = out.filter(function (el) { return test(elementText(el)); });
+      if (!test) return;
+      var kept = out.filter(function (el) { return test(elementText(el)); });
+      if (out.length && !kept.length && !ctx.reason) {
+        var verb = field === "text_equals" ? " with the text " : " containing ";
+        ctx.reason = emptied("no " + subjectOf(locator) + verb + quoted(normalize(locator[field])), out);
+      }
+      out = kept;
     });
   }
   if (locator.closest !== undefined && locator.closest !== null) {
@@ -153,6 +173,101 @@ function applyFilters(locator, elements, skipText) {
       if (ancestor && retargeted.indexOf(ancestor) < 0) retargeted.push(ancestor);
     }
     out = retargeted;
+  }
+  return extensionFilters(locator, out, ctx);
+}
+
+// -- within / has / has_text ------------------------------------------------
+
+function nestedDescriptor(locator, field, depth) {
+  var value = locator[field];
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) fail("invalid_locator", field + " must be a target descriptor object", { field: field });
+  if (depth >= MAX_FILTER_DEPTH) fail("invalid_locator", field + " nests more than " + MAX_FILTER_DEPTH + " descriptors", { field: field });
+  return value;
+}
+
+function hasTextOf(locator) {
+  var value = locator.has_text;
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || !normalize(value)) fail("invalid_locator", "has_text must be a non-empty string", { field: "has_text" });
+  return normalize(value);
+}
+
+/** A short name of what a descriptor looks for, for messages: "li", "checkbox 'Done'", "element". */
+function subjectOf(locator) {
+  if (typeof locator.selector === "string" && locator.selector) return locator.selector;
+  if (typeof locator.role === "string" && locator.role) return locator.role + (hasName(locator) ? " '" + locator.name + "'" : "");
+  if (Array.isArray(locator.selectors) && typeof locator.selectors[0] === "string") return locator.selectors[0];
+  if (typeof locator.xpath === "string") return "element";
+  if (typeof locator.text_equals === "string") return "element with the text '" + normalize(locator.text_equals) + "'";
+  if (typeof locator.text_contains === "string") return "element containing '" + normalize(locator.text_contains) + "'";
+  return "element";
+}
+
+function quoted(text) {
+  return "'" + (text.length > THERE_TEXT_CAP ? text.slice(0, THERE_TEXT_CAP - 1) + "\u2026" : text) + "'";
+}
+
+/**
+ * Why a filter left nothing: {message, candidates} naming what was there
+ * before it (visible elements first), in a small byte budget.
+ */
+function emptied(message, before) {
+  var shown = before.filter(isVisible);
+  if (!shown.length) shown = before;
+  var texts = [];
+  for (var i = 0; i < shown.length && texts.length < CANDIDATE_CAP; i++) {
+    var text = elementText(shown[i]);
+    if (text && texts.indexOf(text) < 0) texts.push(text);
+  }
+  var there = texts.length ? "; there are: " + texts.map(quoted).join(", ") + (shown.length > texts.length ? ", \u2026" : "") : "";
+  return { message: message + there, candidates: shown.slice(0, CANDIDATE_CAP).map(describe) };
+}
+
+/** The elements a nested descriptor designates (its winning candidate's), and why none when none. */
+function nestedMatches(nested, ctx) {
+  var inner = { depth: ctx.depth + 1, reason: null };
+  var res = search(asLocator(nested), inner);
+  if (res) return { matches: res.matches, reason: null };
+  return { matches: [], reason: inner.reason || { message: "no " + subjectOf(nested) + " matches", candidates: [] } };
+}
+
+function extensionFilters(locator, elements, ctx) {
+  var out = elements;
+  var within = nestedDescriptor(locator, "within", ctx.depth);
+  var has = nestedDescriptor(locator, "has", ctx.depth);
+  var text = hasTextOf(locator);
+  if (within) {
+    if (!ctx.scopes) ctx.scopes = nestedMatches(within, ctx);
+    var scopes = ctx.scopes;
+    if (!scopes.matches.length) {
+      if (out.length && !ctx.reason) ctx.reason = scopes.reason;
+      return [];
+    }
+    var inside = out.filter(function (el) {
+      for (var i = 0; i < scopes.matches.length; i++) if (el !== scopes.matches[i] && isWithin(el, scopes.matches[i])) return true;
+      return false;
+    });
+    if (out.length && !inside.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " inside any " + subjectOf(within) + " that matches", scopes.matches);
+    out = inside;
+  }
+  if (has) {
+    if (!ctx.contained) ctx.contained = nestedMatches(has, ctx);
+    var inner = ctx.contained.matches;
+    var holding = out.filter(function (el) {
+      for (var i = 0; i < inner.length; i++) if (inner[i] !== el && isWithin(inner[i], el)) return true;
+      return false;
+    });
+    if (out.length && !holding.length && !ctx.reason) {
+      ctx.reason = inner.length ? emptied("no " + subjectOf(locator) + " contains a " + subjectOf(has), out) : ctx.contained.reason;
+    }
+    out = holding;
+  }
+  if (text !== null) {
+    var kept = out.filter(function (el) { return elementText(el).indexOf(text) >= 0; });
+    if (out.length && !kept.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " with the text " + quoted(text), out);
+    out = kept;
   }
   return out;
 }
@@ -175,13 +290,11 @@ function checkUrl(locator) {
 }
 
 /**
- * All elements the locator designates: {locator, matches, visible,
- * matched_by, tried}. The first candidate with a visible match wins; when no
- * candidate has one, the first with any (hidden) match. Fails
- * target_not_found when nothing matches at all.
+ * The winning candidate of a locator ({locator, matches, visible, matched_by,
+ * tried}), or null when nothing matches (ctx.reason then says why when a
+ * within/has/has_text filter emptied the matches). ctx: {depth, reason}.
  */
-function resolveAll(rawLocator) {
-  var locator = asLocator(rawLocator);
+function search(locator, ctx) {
   var candidates = candidatesOf(locator);
   if (!candidates.length) {
     fail("invalid_locator", "the locator names no selector, selectors, xpath, fallback_selectors, role, text_equals or text_contains", { locator: locatorEvidence(locator) });
@@ -196,7 +309,7 @@ function resolveAll(rawLocator) {
     else if (c.text) found = byText(textPredicate(locator, c.text));
     else if (c.xpath !== undefined) found = xpathAll(c.xpath);
     else found = querySelectorAllChecked(c.css, c.label);
-    var matches = applyFilters(locator, found, !!c.text);
+    var matches = applyFilters(locator, found, !!c.text, ctx);
     var visible = matches.filter(isVisible);
     var entry = { matched_by: c.label, count: matches.length, visible: visible.length };
     if (c.css !== undefined) entry.selector = c.css;
@@ -207,8 +320,29 @@ function resolveAll(rawLocator) {
     if (visible.length) return res;
     if (matches.length && !firstHidden) firstHidden = res;
   }
-  if (firstHidden) return firstHidden;
-  fail("target_not_found", "no element matches the locator", { locator: locatorEvidence(locator), tried: tried });
+  ctx.tried = tried;
+  return firstHidden;
+}
+
+/**
+ * All elements the locator designates: {locator, matches, visible,
+ * matched_by, tried}. The first candidate with a visible match wins; when no
+ * candidate has one, the first with any (hidden) match. Fails
+ * target_not_found when nothing matches at all; when a within/has/has_text
+ * filter left nothing, the message says which and lists what is there
+ * (evidence.candidates).
+ */
+function resolveAll(rawLocator) {
+  var locator = asLocator(rawLocator);
+  var ctx = { depth: 0, reason: null };
+  var res = search(locator, ctx);
+  if (res) return res;
+  var evidence = { locator: locatorEvidence(locator), tried: ctx.tried || [] };
+  if (ctx.reason) {
+    evidence.candidates = ctx.reason.candidates;
+    fail("target_not_found", ctx.reason.message, evidence);
+  }
+  fail("target_not_found", "no element matches the locator", evidence);
 }
 
 function hiddenCandidates(elements) {
