@@ -411,6 +411,7 @@ class ActionsApp:
             policy=self.policy.describe() if self.options.policy else None,
             audit_log=str(self.audit.path) if self.audit.path else None,
             audit_health=self.audit.health(),
+            failed_maps=self.failed_maps(),
             runtimes=self.bridge.registry.visible(),  # a session sees its own runtimes only (bridge/scope.py)
         )
         if self.backplane is not None:

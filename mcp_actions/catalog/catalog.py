@@ -350,6 +350,9 @@ class Catalog:
         #: Maps that failed to load and expose nothing, as ``{file, errors}`` (set by whoever loads them):
         #: an agent asking what exists (``actions.site`` ``list``) hears of them too.
         self.failed_maps: list[dict[str, Any]] = []
+        #: Tools of maps that failed on their first load, by MCP name: ``{file, error}`` (the map's first problem),
+        #: so a call of one answers why it is missing rather than "unknown tool" (catalog/maps.py).
+        self.failed_tools: dict[str, dict[str, Any]] = {}
         self.tools: dict[str, ToolBinding] = {}
         # Each map's attachments as runtimes get them (files read once per loaded map), by map identity.
         self._attachments: dict[int, tuple[LoadedManifest, list[dict[str, Any]]]] = {}

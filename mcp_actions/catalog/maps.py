@@ -4,18 +4,26 @@
 is exposed): the manifest files and directories given (``--manifests``, or
 the bundled ones), each runtime's inline map (``runtime_ready`` ``manifest``),
 and the report of every map tried (``reports``: what
-``actions://bridge/launch`` shows). A map that fails exposes nothing and is
-reported three ways, as docs/cli.md says:
+``actions://bridge/launch`` shows). A map file that fails on its first load
+exposes nothing; one that loaded before and fails after an edit keeps serving
+its last good version (``last_good``), as the policy file does, so a save with
+a typo does not take its tools away mid-session. Either is reported three
+ways, as docs/cli.md says:
 
 - each problem as one line on stderr, ``mcp-actions: <file>:<pointer> <code>
   <message>``, through the ``mcp_actions.user`` logger (``USER_LOG``: lines
   for the person who started the server, written as they are whatever the
   ``--log-level``);
-- in the reports (``failed_maps``), which the catalogue keeps for
-  ``actions.site``;
+- in the reports (``failed_maps``, with ``last_good_served`` when the last
+  good version still serves), which the catalogue keeps for ``actions.site``
+  and ``actions://bridge/launch`` shows;
 - once per distinct failure as a ``MapsFailed`` event, which the MCP layer
   sends to hosts as an error log message (a user inside a desktop host sees
   neither stderr nor a missing tool).
+
+A tool of a map that failed on its first load is named in the catalogue's
+``failed_tools`` (from the tool names the broken file still shows), so that
+calling it answers the map's first problem, not "unknown tool".
 
 ``reload`` loads the files again in a worker thread (imports may be fetched
 over https) and says what a host would see change (``MapsChange``); a
@@ -32,14 +40,16 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..bridge.registry import RuntimeInfo
 from ..events import EventHub, MapsFailed
 from ..manifest.fetch import RemoteFetcher
 from ..manifest.limits import DEFAULT_LIMITS, Limits
-from ..manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths
+from ..manifest.load import LoadedManifest, LoadResult, ManifestReport, load_document, load_paths, read_document
 from .catalog import Catalog, ToolBinding
+from .naming import mcp_tool_name
 
 __all__ = ["USER_LOG", "MapLoader", "MapsChange"]
 
@@ -64,6 +74,18 @@ if not any(isinstance(h, _UserLines) for h in USER_LOG.handlers):
     USER_LOG.addHandler(_UserLines())
 USER_LOG.setLevel(logging.INFO)
 USER_LOG.propagate = False
+
+
+def _tool_names(file: str) -> list[str]:
+    """The tool names a map file that failed still shows (``tools[].name``), or none when it is not a JSON object."""
+    try:
+        document, problems = read_document(Path(file))
+    except Exception:  # unreadable meanwhile (a UsageError, an OSError): it shows no names
+        return []
+    tools = document.get("tools") if isinstance(document, dict) and not problems else None
+    if not isinstance(tools, list):
+        return []
+    return [tool["name"] for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str) and tool["name"]]
 
 
 @dataclass(frozen=True)
@@ -115,20 +137,28 @@ class MapLoader:
         #: The last report of each runtime's map: its inline map by runtime id, its page tools' maps by source.
         self.inline_reports: dict[str, ManifestReport] = {}
         self._told_failures: set[str] = set()  # failed maps already announced (see note_failures)
+        #: The last version of each map file that loaded, by file: what serves while an edit breaks it.
+        self.last_good: dict[str, LoadedManifest] = {}
+        self._kept: set[str] = set()  # failed files whose last good version serves now
 
     # -- files ---------------------------------------------------------------
 
     def load(self) -> LoadResult:
-        """(Re)load the manifest files now; invalid ones expose nothing and are reported."""
-        self._apply(load_paths(self.paths, limits=self.limits, fetcher=self.fetcher))
+        """(Re)load the manifest files now; invalid ones are reported (and keep their last good version, if any)."""
+        self._apply(*self._load_files())
         return self.load_result
+
+    def _load_files(self) -> tuple[LoadResult, dict[str, list[str]]]:
+        """Load the files, and read the tool names each failed file still shows (in a worker thread on reload)."""
+        result = load_paths(self.paths, limits=self.limits, fetcher=self.fetcher)
+        return result, {report.file: _tool_names(report.file) for report in result.failures}
 
     async def reload(self) -> MapsChange:
         """Load the manifest files again, off the event loop, and say what changed."""
         tools_before = self._tools_fingerprint()
         documents_before = self._documents()
-        result = await asyncio.to_thread(load_paths, self.paths, limits=self.limits, fetcher=self.fetcher)
-        self._apply(result)
+        result, names = await asyncio.to_thread(self._load_files)
+        self._apply(result, names)
         documents_after = self._documents()
         changed_tools = self._tools_fingerprint() != tools_before
         log.info("manifests reloaded: %d valid, %d invalid; tools %s", len(result.manifests), len(result.failures), "changed" if changed_tools else "unchanged")
@@ -140,14 +170,36 @@ class MapLoader:
             config=True,
         )
 
-    def _apply(self, result: LoadResult) -> None:
+    def _apply(self, result: LoadResult, failed_names: dict[str, list[str]] | None = None) -> None:
         self.load_result = result
-        self.catalog.set_manifests(result.manifests)
+        served = list(result.manifests)
+        # A file that loaded before and fails now keeps serving its last good version (a save with
+        # a typo mid-session must not take its tools away); a file gone from disk serves nothing.
+        kept = [self.last_good[r.file] for r in result.failures if r.file in self.last_good]
+        self._kept = {m.source for m in kept}
+        self.last_good = {m.source: m for m in [*served, *kept]}
+        self.catalog.set_manifests([*served, *kept])
+        self.catalog.failed_tools = self._failed_tools(result, failed_names or {})
         self.after_load()
         for report in result.failures:
             self._tell_problems(report.file, report)
-            log.info("manifest %s is invalid and exposes nothing (%d errors)", report.file, len(report.errors))
+            if report.file in self._kept:
+                log.info("manifest %s is invalid (%d errors); its last good version still serves", report.file, len(report.errors))
+            else:
+                log.info("manifest %s is invalid and exposes nothing (%d errors)", report.file, len(report.errors))
         self.note_failures()
+
+    def _failed_tools(self, result: LoadResult, names: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
+        """The tools of maps that failed with no good version to serve, by MCP name: the map's file and first problem."""
+        failed: dict[str, dict[str, Any]] = {}
+        for report in result.failures:
+            if report.file in self._kept or not report.errors:
+                continue
+            for name in names.get(report.file, []):
+                mcp_name = mcp_tool_name(name)
+                if self.catalog.get(mcp_name) is None:  # another map serves that name: it answers
+                    failed.setdefault(mcp_name, {"file": report.file, "error": report.errors[0].to_dict()})
+        return failed
 
     def _tools_fingerprint(self) -> list[tuple[str, ...]]:
         # What a host sees of each tool: a change in any of it is a tools/list_changed.
@@ -218,7 +270,13 @@ class MapLoader:
     def failed_maps(self) -> list[dict[str, Any]]:
         """Every map that failed to load (files, and runtimes' maps): ``{file, errors}``, errors as problems."""
         reports = [*self.load_result.failures, *(r for r in self.inline_reports.values() if not r.valid)]
-        return [{"file": r.file, "errors": [p.to_dict() for p in r.errors]} for r in reports]
+        failed: list[dict[str, Any]] = []
+        for r in reports:
+            entry: dict[str, Any] = {"file": r.file, "errors": [p.to_dict() for p in r.errors]}
+            if r.file in self._kept:
+                entry["last_good_served"] = True  # the version that loaded before the edit still serves
+            failed.append(entry)
+        return failed
 
     def note_failures(self) -> None:
         """Keep the catalogue's list of failed maps current, and publish ``MapsFailed`` for failures not told yet.
@@ -232,7 +290,8 @@ class MapLoader:
         if new:
             self.events.publish(MapsFailed(tuple(new)))
 
-    @staticmethod
-    def _tell_problems(where: str, report: ManifestReport) -> None:
+    def _tell_problems(self, where: str, report: ManifestReport) -> None:
+        if report.file in self._kept:
+            USER_LOG.error("%s is invalid; its last good version still serves until it is fixed", where)
         for problem in report.errors:
             USER_LOG.error("%s:%s %s %s", where, problem.path, problem.code, problem.message)

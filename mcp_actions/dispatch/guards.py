@@ -230,10 +230,24 @@ class VisibilityGuard:
 
     async def admit(self, call: PendingCall) -> None:
         binding = self.catalog.get(call.mcp_name)
+        if binding is None and call.mcp_name in self.catalog.failed_tools:
+            raise _map_failed(call.mcp_name, self.catalog.failed_tools[call.mcp_name])
         # actions.site's call mode is how site mode reaches the maps' tools: only a direct call is held to it.
         if binding is None or (call.context.via == "tools/call" and not self.visibility.takes_calls(binding)):
             raise UnknownTool(f"unknown tool {call.mcp_name!r}", evidence={"tool": call.mcp_name})
         call.binding = binding
+
+
+def _map_failed(mcp_name: str, failed: Mapping[str, Any]) -> ActionError:
+    """A call of a tool whose map failed to load: the map's first problem, its code and path (not "unknown tool")."""
+    problem = failed["error"]
+    return ActionError(
+        f"{mcp_name} is a tool of the map {failed['file']}, which failed to load: {problem['path'] or '/'} {problem['code']}: {problem['message']} "
+        f"(fix the map: mcp-actions validate {failed['file']}; it loads again when saved)",
+        code=problem["code"],
+        recoverable=False,
+        evidence={"tool": mcp_name, "file": failed["file"], "path": problem["path"], "problem": problem},
+    )
 
 
 class ArgumentGuard:

@@ -35,8 +35,10 @@ def launch_report(
     audit_log: str | None,
     audit_health: dict[str, Any],
     runtimes: Iterable[RuntimeInfo],
+    failed_maps: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """The launch report (``browser``: ``{mode, started, cdp_endpoint}``; ``reports``: every map tried)."""
+    """The launch report (``browser``: ``{mode, started, cdp_endpoint}``; ``reports``: every map tried;
+    ``failed_maps``: those that failed, ``{file, errors, last_good_served?}``, files' and runtimes')."""
     return {
         "bridge": {
             "websocket_url": endpoint.url if endpoint else None,
@@ -54,6 +56,8 @@ def launch_report(
         "browser": browser,
         "manifests": [{"file": r.file, "valid": r.valid, "errors": [p.to_dict() for p in r.errors], "warnings": [p.to_dict() for p in r.warnings]} for r in reports],
         "tools": sorted(tools),
+        # The maps that failed to load, and whether the last good version of each still serves (an edit broke it).
+        "failed_maps": list(failed_maps),
         "policy": policy,
         "audit_log": audit_log,
         # Whether calls can run: while the log cannot be written they are refused (audit_unavailable).

@@ -118,12 +118,16 @@ def failed_map_message(failed: dict[str, Any]) -> dict[str, Any]:
     as ``mcp-actions validate --json`` gives them (at most 10 here).
     """
     errors = failed.get("errors") or []
-    line = f"map {failed['file']} is invalid and exposes no tools"
+    kept = failed.get("last_good_served") is True
+    line = f"map {failed['file']} is invalid" + ("; its last good version still serves" if kept else " and exposes no tools")
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         line += f": {first['path'] or '/'} {first['code']}: {first['message']}{more}"
-    return {"event": "map_invalid", "file": failed["file"], "message": line, "errors": errors[:10]}
+    message = {"event": "map_invalid", "file": failed["file"], "message": line, "errors": errors[:10]}
+    if kept:
+        message["last_good_served"] = True
+    return message
 
 
 class ClientLogHandler(logging.Handler):

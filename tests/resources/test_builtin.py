@@ -211,7 +211,7 @@ async def test_the_launch_report_says_how_to_connect_what_loaded_and_what_failed
     finally:
         await runtime.stop()
         await app.stop()
-    assert set(report) == {"bridge", "mcp", "browser", "manifests", "tools", "runtimes", "policy", "audit_log", "audit_health"}
+    assert set(report) == {"bridge", "mcp", "browser", "manifests", "tools", "failed_maps", "runtimes", "policy", "audit_log", "audit_health"}
     bridge = report["bridge"]
     assert bridge["websocket_url"].startswith("ws://127.0.0.1:") and bridge["websocket_url"].endswith("/bridge")
     assert app.endpoint is not None and bridge["status_page"].startswith("http://127.0.0.1:")
@@ -229,4 +229,5 @@ async def test_the_launch_report_says_how_to_connect_what_loaded_and_what_failed
     assert all(set(m) == {"file", "valid", "errors", "warnings"} for m in report["manifests"])
     assert report["tools"] == sorted(report["tools"]) and {"shop_pay", "shop_total", "browser_navigate"} <= set(report["tools"])
     assert "blog_post" not in report["tools"]  # the broken map exposes nothing
+    assert [(m["file"].rsplit("/", 1)[-1], [e["path"] for e in m["errors"]]) for m in report["failed_maps"]] == [("blog.actions.json", ["/version"])]
     assert report["runtimes"] == [{"runtime_id": "tab-1", "runtime_key": None, "url": "https://shop.test/", "title": "Shop"}]
