@@ -27,11 +27,12 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from .app_options import AppOptions
+from .app_options import AppOptions, parse_cdp_headers
 from .audit_log import AuditLog
 from .bridge.bridge import Bridge
 from .bridge.events import AttachmentOpened, PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from .bridge.pairings import PairingStore
+from .bridge.scope import current_session, session_credential
 from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
 from .catalog.maps import USER_LOG, MapLoader, MapsChange
@@ -156,6 +157,8 @@ class ActionsApp:
         self.watcher: ManifestWatcher | None = None
         #: Compiles the calls' checks while the host thinks, after its first tools/list (catalog/prepare.py).
         self.checks = CheckPreparation(self.catalog, self.bridge.dictionary, warm=self.wab.client)
+        #: The HTTP transports' agent sessions (server/sessions.py), set by the transport; None over stdio.
+        self.sessions: Any = None
         #: This replica's link to the others (``--backplane``; mcp_actions/backplane/), None alone.
         self.backplane: Any = None
 
@@ -167,6 +170,8 @@ class ActionsApp:
             executable_path=self.options.browser_path,
             headless=headless,
             cdp_endpoint=self.options.cdp_endpoint,
+            cdp_headers=tuple(parse_cdp_headers(self.options.cdp_headers).items()),
+            browser_endpoint=self.options.browser_endpoint,
             user_data_dir=self.options.user_data_dir,
             isolated=self.options.isolated,
         )
@@ -336,6 +341,27 @@ class ActionsApp:
         await self.bridge.stop()
         self.audit.close()
 
+    # -- agent sessions (docs/sessions.md) -----------------------------------
+
+    async def end_session(self, session_id: str, reason: str) -> None:
+        """An agent session ended: close its browser context (or remote browser) and end every runtime it owns."""
+        if self.browser is not None:
+            await self.browser.close_session(session_id)
+        await self.bridge.end_agent_session(session_id, reason)
+
+    def session_report(self) -> dict[str, Any] | None:
+        """The current agent session in ``actions://bridge/launch``: its id and the bridge credential its own runtimes connect with."""
+        key = current_session()
+        if key is None:
+            return None
+        report: dict[str, Any] = key.describe()
+        if key.isolated:
+            credential = session_credential(self.token, key.id)
+            report["bridge_credential"] = credential
+            # A program (or the spec runtime) connecting here with it is this session's runtime, seen by no other session.
+            report["websocket_url"] = f"{self.endpoint.url}?token={credential}" if self.endpoint is not None else None
+        return report
+
     # -- change ------------------------------------------------------------
 
     def _tools_changed(self) -> None:
@@ -397,6 +423,9 @@ class ActionsApp:
             "extension_connect_url": self.extension_connect_url(),
             "browser_session": self.browser.session() if self.browser is not None else None,
             "backplane": self.backplane.status() if self.backplane is not None else None,
+            # The HTTP sessions served (id, kind, idle time) and each one's browser (docs/sessions.md).
+            "sessions": self.sessions.describe() if self.sessions is not None else None,
+            "session_browsers": self.browser.sessions() if self.browser is not None else {},
         }
 
     def launch_report(self) -> dict[str, Any]:
@@ -414,6 +443,12 @@ class ActionsApp:
             failed_maps=self.failed_maps(),
             runtimes=self.bridge.registry.visible(),  # a session sees its own runtimes only (bridge/scope.py)
         )
+        session = self.session_report()
+        if session is not None:
+            report["session"] = session
+            if session.get("isolated"):
+                # The start token is the operator's: a session is shown its own credential instead (above).
+                report["bridge"]["extension_connect_url"] = None
         if self.backplane is not None:
             report["backplane"] = self.backplane.status()  # which replica this is, and whether it serves every replica's runtimes
         return report

@@ -10,7 +10,18 @@ from .bridge.registry import EVENT_LOG_SIZE
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .manifest.limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["AppOptions"]
+__all__ = ["AppOptions", "parse_cdp_headers"]
+
+
+def parse_cdp_headers(lines: Sequence[str]) -> dict[str, str]:
+    """``--cdp-header "Name: value"`` lines as a dict; ``ValueError`` naming a line that is not ``Name: value``."""
+    headers: dict[str, str] = {}
+    for line in lines:
+        name, colon, value = line.partition(":")
+        if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
+            raise ValueError(f"--cdp-header {line!r} is not 'Name: value'")
+        headers[name.strip()] = value.strip()
+    return headers
 
 
 @dataclass
@@ -26,6 +37,11 @@ class AppOptions:
     browser: Literal["auto", "launch", "none"] = "auto"
     browser_path: str | None = None
     cdp_endpoint: str | None = None
+    cdp_headers: Sequence[str] = ()  # --cdp-header "Name: value", sent with the CDP connection
+    browser_endpoint: str | None = None  # --browser-endpoint: a Playwright browser server's ws:// URL (docs/sessions.md)
+    shared_browser_context: bool = False  # --shared-browser-context: every HTTP session in one context (default: one each)
+    max_sessions: int | None = None  # --max-sessions: HTTP sessions served at once (None: no limit of ours)
+    session_idle_timeout: float = 1800.0  # --session-idle-timeout: an idle HTTP session's context is closed after this (s)
     headless: bool | None = None
     user_data_dir: str | None = None
     isolated: bool = False
@@ -43,3 +59,4 @@ class AppOptions:
     policy: str | None = None  # --policy: the rules file deciding calls before they reach a page (None: allow all)
     backplane: str | None = None  # --backplane: the NATS URL replicas share (None: one process alone); docs/deploying.md
     http_token: str | None = None  # --http-token, which with the bridge token names the replicas' cluster on the backplane
+    learned_maps: str | None = None  # --learned-maps: where actions.save_tool writes maps, always loaded (None: no folder)

@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_EVENT_LOG_SIZE, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
@@ -125,6 +125,27 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--browser", choices=("auto", "launch", "none"), default=_env("MCP_ACTIONS_BROWSER", "auto"), help="auto: launch lazily when a call needs a runtime; launch: at start; none: never [MCP_ACTIONS_BROWSER]")
     parser.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable [MCP_ACTIONS_BROWSER_PATH] (default: detect)")
     parser.add_argument("--cdp-endpoint", default=_env("MCP_ACTIONS_CDP_ENDPOINT"), help="attach to a running browser at this CDP URL instead of launching [MCP_ACTIONS_CDP_ENDPOINT]")
+    parser.add_argument("--cdp-header", action="append", metavar="'NAME: VALUE'", help="header sent with the --cdp-endpoint connection (a remote browser's authorization); repeatable")
+    parser.add_argument(
+        "--browser-endpoint",
+        default=_env("MCP_ACTIONS_BROWSER_ENDPOINT"),
+        metavar="WS_URL",
+        help="connect to a Playwright browser server (launchServer / run-server) instead of launching; over HTTP one connection per session [MCP_ACTIONS_BROWSER_ENDPOINT]",
+    )
+    parser.add_argument(
+        "--shared-browser-context",
+        action="store_true",
+        default=_env("MCP_ACTIONS_SHARED_BROWSER_CONTEXT") in ("1", "true"),
+        help="over HTTP, every MCP session shares one browser context and sees every tab (default: a context per session) [MCP_ACTIONS_SHARED_BROWSER_CONTEXT=1]",
+    )
+    parser.add_argument("--max-sessions", type=int, default=None, metavar="N", help="HTTP sessions served at once; the one beyond is refused [MCP_ACTIONS_MAX_SESSIONS] (default: no limit)")
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="an HTTP session idle this long is ended: its browser context closes, its runtimes end [MCP_ACTIONS_SESSION_IDLE_TIMEOUT] (default 1800)",
+    )
     headed = parser.add_mutually_exclusive_group()
     headed.add_argument("--headless", dest="headless", action="store_true", default=None, help="run the browser headless [MCP_ACTIONS_HEADLESS=1] (default: headed when a display exists)")
     headed.add_argument("--headed", dest="headless", action="store_false", help="run the browser with a window")
@@ -170,6 +191,12 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         default=_env("MCP_ACTIONS_POLICY"),
         help="JSON rules allowing, denying or asking before calls, reloaded when it changes [MCP_ACTIONS_POLICY] (default: every call allowed)",
+    )
+    parser.add_argument(
+        "--learned-maps",
+        metavar="DIR",
+        default=_env("MCP_ACTIONS_LEARNED_MAPS"),
+        help="where actions_save_tool writes the tools an agent saves, one map per site, always loaded; off: none [MCP_ACTIONS_LEARNED_MAPS] (default: learned/ in the user's data directory)",
     )
     parser.add_argument("--log-level", default=_env("MCP_ACTIONS_LOG_LEVEL", "WARNING"), help="stderr log level [MCP_ACTIONS_LOG_LEVEL]")
 
@@ -271,6 +298,17 @@ def _audit_log(given: str | None) -> str | None:
     return str(default_audit_path())
 
 
+def _learned_maps(given: str | None) -> str | None:
+    """The learned-maps folder: the one given, the default in the user's data directory, or None for ``off``."""
+    if given is not None and given.strip().lower() == "off":
+        return None
+    if given:
+        return given
+    from .learning.store import default_learned_dir
+
+    return str(default_learned_dir())
+
+
 def _policy(given: str | None) -> str | None:
     """The policy file, read now so a bad one refuses to start (one line: the file, the rule, what is wrong)."""
     if not given:
@@ -297,6 +335,43 @@ def _backplane(url: str | None, bridge_token: str | None) -> str | None:
     return url
 
 
+def _session_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The many-agents options (docs/sessions.md), checked: remote browsers, the context per session, its limits."""
+    from .app_options import parse_cdp_headers
+
+    headers = args.cdp_header or []
+    try:
+        parse_cdp_headers(headers)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    if headers and not args.cdp_endpoint:
+        raise UsageError("--cdp-header goes with --cdp-endpoint")
+    endpoint = args.browser_endpoint or None
+    if endpoint and not endpoint.startswith(("ws://", "wss://")):
+        raise UsageError(f"--browser-endpoint must be a ws:// or wss:// URL (a Playwright browser server's wsEndpoint), not {endpoint!r}")
+    if endpoint and args.cdp_endpoint:
+        raise UsageError("give --browser-endpoint or --cdp-endpoint, not both")
+    max_sessions = args.max_sessions if args.max_sessions is not None else _env_int("MCP_ACTIONS_MAX_SESSIONS", 0) or None
+    if max_sessions is not None and max_sessions < 1:
+        raise UsageError(f"--max-sessions must be at least 1, not {max_sessions}")
+    idle = args.session_idle_timeout
+    if idle is None:
+        text = _env("MCP_ACTIONS_SESSION_IDLE_TIMEOUT")
+        try:
+            idle = float(text) if text else 1800.0
+        except ValueError as exc:
+            raise UsageError(f"MCP_ACTIONS_SESSION_IDLE_TIMEOUT must be a number of seconds, not {text!r}") from exc
+    if not (0 < idle < float("inf")):
+        raise UsageError(f"--session-idle-timeout must be a positive number of seconds, not {idle:g}")
+    return {
+        "cdp_headers": tuple(headers),
+        "browser_endpoint": endpoint,
+        "shared_browser_context": bool(args.shared_browser_context),
+        "max_sessions": max_sessions,
+        "session_idle_timeout": idle,
+    }
+
+
 def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int | None, dict[str, tuple[str, str, str | None]]]:
     """``AppOptions``, transport, HTTP host and port (None: the default, which may give way), and where each port came from."""
     from .actions_app import AppOptions
@@ -321,6 +396,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         browser=args.browser,
         browser_path=args.browser_path,
         cdp_endpoint=args.cdp_endpoint,
+        **_session_options(args),
         headless=headless,
         user_data_dir=args.user_data_dir,
         isolated=args.isolated,
@@ -334,6 +410,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         limits=_limits(args),
         audit_log=_audit_log(args.audit_log),
         policy=_policy(args.policy),
+        learned_maps=_learned_maps(args.learned_maps),
         backplane=_backplane(args.backplane, args.bridge_token),
         http_token=args.http_token,
     )

@@ -523,6 +523,23 @@ class Bridge:
             if self._retire(runtime_id, reason, reserve=True) is not None:
                 log.info("runtime %s gone: %s", runtime_id, reason)
 
+    async def end_agent_session(self, session_id: str, reason: str) -> list[str]:
+        """An agent session ended (bridge/scope.py): every runtime it owns is disconnected and forgotten; their ids.
+
+        Their pending calls fail with ``transport_failed``; its active runtime is forgotten.
+        """
+        ended: list[str] = []
+        for runtime_id, session in list(self._sessions.items()):
+            if session.agent_session != session_id:
+                continue
+            session.detach()
+            self.calls.fail_channel(session, reason)
+            self._retire(runtime_id, reason, reserve=False)
+            await self._close_link(session, reason)
+            ended.append(runtime_id)
+        self.registry.forget_session(session_id)
+        return ended
+
     # -- runtimes other replicas hold (backplane) ------------------------
 
     def holds(self, runtime_id: str) -> bool:

@@ -52,8 +52,9 @@ __all__ = [
     "url_within_origin",
 ]
 
-#: What a handshake presented: the start token, the page credential, or a pairing's secret.
-Credential = Literal["start", "page", "pairing"]
+#: What a handshake presented: the start token, the page credential, a pairing's secret, or an agent
+#: session's credential (``scope.session_credential``: its runtimes belong to that session, docs/sessions.md).
+Credential = Literal["start", "page", "pairing", "session"]
 #: Origins of browser extensions' own pages: not web pages (the extension's user chose to install it).
 EXTENSION_SCHEMES = ("chrome-extension://",)
 #: The label the page credential is derived under; a new label would be a new credential for every site.
@@ -97,6 +98,8 @@ class Admission:
     trust: Trust
     authorization_id: str | None = None
     origin: str | None = None
+    #: The agent session whose credential was presented (bridge/scope.py); None for every other credential.
+    agent_session: str | None = None
 
 
 def _origin_tuple(scheme: str, host: str | None, port: int | None) -> tuple[str, str, int | None]:

@@ -56,6 +56,7 @@ from websockets.http11 import Request, Response
 from ..ports import LOOPBACK_HOSTS, host_allowed
 from .credentials import Admission, Credential, is_web_origin, trust_of
 from .pairings import PairingStore
+from .scope import session_of_credential
 
 __all__ = ["REPLACES_HEADER", "HttpRoutes", "json_response", "plain_response"]
 
@@ -126,10 +127,16 @@ class HttpRoutes:
         origin = origins[0] if len(origins) == 1 else None
         credential: Credential
         authorization: str | None = None
+        presented = _presented(request, query)
+        agent_session = session_of_credential(self._token.decode("utf-8"), presented) if presented else None
         if self.token_ok(request, query):
             credential = "start"
         elif self.page_credential_ok(request, query):
             credential = "page"
+        elif agent_session is not None:
+            # An agent session's credential (from its actions://bridge/launch): as the start token, for that session only.
+            session_trust = trust_of("session", origin)
+            return Admission("session", session_trust, None, origin if session_trust == "page" else None, agent_session=agent_session)
         else:
             authorization = self.pairing_of(request)
             if authorization is None:

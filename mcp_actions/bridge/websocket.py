@@ -391,6 +391,7 @@ class BridgeServer:
             authorization_id=admission.authorization_id,
             trust=admission.trust,
             origin=admission.origin,
+            agent_session=admission.agent_session,
         )
         self._sessions.add(session)
         reason = "disconnected"

@@ -11,6 +11,11 @@ recently opened or navigated becomes the active runtime. Dialogs and crashes
 are watched per page (``PageWatch``); ``browser.*`` primitives run in
 ``BrowserAuthority``. The host implements ``TabHost`` (what a tab may ask of
 it) and ``TabDirectory`` (what the privileged primitives may ask) publicly.
+
+An agent session's host (``owner``, docs/sessions.md) takes its browser
+context from a ``BrowserPool`` instead of launching, and its tabs and frames
+belong to that session on the bridge. Tab numbers come from a counter the
+hosts share, so ``tab-<n>`` names one tab in the whole server.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from playwright.async_api import Frame, Page, Playwright, async_playwright
 from ..bridge.bridge import Bridge
 from ..errors import ActionError, ErrorCode
 from .authority import BrowserAuthority
+from .browser_pool import BrowserPool
 from .document import ATTACHMENT_HOOK
 from .frame import FrameRuntime, same_origin
 from .launch import BrowserOptions, BrowserSession, default_profile_dir, open_browser
@@ -71,8 +77,22 @@ _LISTEN_HOOK = """
 class BrowserHost:
     """Chromium under Playwright, each tab and same-origin frame a bridge runtime."""
 
-    def __init__(self, bridge: Bridge, options: BrowserOptions | None = None) -> None:
+    def __init__(
+        self,
+        bridge: Bridge,
+        options: BrowserOptions | None = None,
+        *,
+        owner: str | None = None,
+        pool: BrowserPool | None = None,
+        numbers: itertools.count[int] | None = None,
+    ) -> None:
+        """``owner``: the agent session whose tabs these are (None: the operator's); ``pool``: where its context comes from.
+
+        ``numbers``: the tab-number counter shared by every host of one server (so ids never collide).
+        """
         self._bridge = bridge
+        self.owner = owner
+        self._pool = pool
         self.options = options or BrowserOptions()
         self._lock = asyncio.Lock()
         self._frame_lock = asyncio.Lock()
@@ -83,7 +103,7 @@ class BrowserHost:
         self._frame_numbers: dict[str, itertools.count[int]] = {}
         self._adoptions: dict[Page, asyncio.Task[TabRuntime]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._numbers = itertools.count(1)
+        self._numbers = numbers if numbers is not None else itertools.count(1)
         self._started = False
         self._authority = BrowserAuthority(self)
 
@@ -200,8 +220,11 @@ class BrowserHost:
         return runtime.runtime_id
 
     async def _launch(self) -> None:
-        self._playwright = await async_playwright().start()
-        self._session = session = await open_browser(self._playwright, self.options)
+        if self._pool is not None:
+            self._session = session = await self._pool.open_context()  # the pool owns the driver and the browser
+        else:
+            self._playwright = await async_playwright().start()
+            self._session = session = await open_browser(self._playwright, self.options)
         context = session.context
         await context.expose_binding("__mcpActionsListen", self._listen_for)
         await context.expose_binding("__mcpActionsEmit", self._emit_from)
@@ -217,7 +240,7 @@ class BrowserHost:
             session.browser.on("disconnected", lambda _browser: self.spawn(self._on_browser_gone("browser disconnected"), "disconnected"))
         for page in pages:
             # A browser we launched: its blank tab is ours to warm up (never an attached browser's pages).
-            runtime = await self._adopt(page, warm=not self.options.cdp_endpoint)
+            runtime = await self._adopt(page, warm=not self.options.cdp_endpoint and self._pool is None)
             # An attached browser's tabs are the user's: runtime.session.finalize_tabs leaves them open.
             runtime.preexisting = bool(self.options.cdp_endpoint)
 
@@ -265,6 +288,7 @@ class BrowserHost:
     async def _register(self, page: Page, *, warm: bool = False) -> TabRuntime:
         number = next(self._numbers)
         runtime = TabRuntime(self, page, number, PageWatch(page, f"tab-{number}", self.spawn))
+        runtime.agent_session = self.owner
         if warm:
             # Before the tab is a runtime anyone can route a call to, and before its page
             # events are watched: the warm-up's throwaway document is nobody's business.
@@ -329,6 +353,7 @@ class BrowserHost:
                 await runtime.on_navigated()
             elif eligible:
                 runtime = FrameRuntime(tab, frame, next(self._frame_numbers[tab.runtime_id]))
+                runtime.agent_session = self.owner
                 self._frames[frame] = runtime
                 await self._ensure_engine(tab, frame)
                 runtime.url, runtime.title = await runtime.page_state()

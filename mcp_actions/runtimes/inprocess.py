@@ -53,6 +53,8 @@ class InProcessRuntime:
     transport = "inprocess"
     #: Announced as ``frame: true`` in ``runtime_ready``: a frame inside a page, not a top-level document.
     is_frame = False
+    #: The agent session that owns this runtime (a tab of its browser context; bridge/scope.py), None: the operator's.
+    agent_session: str | None = None
 
     def __init__(
         self,
@@ -92,7 +94,7 @@ class InProcessRuntime:
     async def start(self) -> None:
         """Connect to the bridge and announce this runtime."""
         # A runtime of this process: its identity is the server's own, and no connection can take it (docs/bridge-protocol.md).
-        self.session = self.bridge.connect(_Link(self), transport=self.transport, trust="host")
+        self.session = self.bridge.connect(_Link(self), transport=self.transport, trust="host", agent_session=self.agent_session)
         ready: dict[str, Any] = {
             "type": "runtime_ready",
             "runtime_id": self.runtime_id,

@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from .. import __version__
 from ..actions_app import ActionsApp
+from ..bridge.scope import SessionKey
 from ..catalog.catalog import ROUTING_HELP
 from ..dispatch.guards import CallContext, InputRequired
 from ..errors import ActionError, ErrorCode, UnknownTool
@@ -35,6 +36,7 @@ from . import resources as res
 from .confirm import confirmer, page_elicitor
 from .logs import ClientLogHandler, call_event, failed_map_message, redacted, tell, tell_peer
 from .peers import SCOPE_KEY, Peer, Peers
+from .sessions import SESSION_KEY, AgentSessions
 from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
 from .watches import ResourceWatches, watching_listen
 
@@ -84,13 +86,22 @@ def _client_name(ctx: Ctx) -> str | None:
     return params.client_info.name if params is not None and params.client_info is not None else None
 
 
-def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds: float | None = None) -> Server[dict[str, Any]]:
+def build_server(
+    app: ActionsApp,
+    *,
+    manage_app: bool = True,
+    http_idle_seconds: float | None = None,
+    sessions: AgentSessions | None = None,
+    connection_sessions: bool = False,
+) -> Server[dict[str, Any]]:
     """The MCP server over ``app``. With ``manage_app`` its lifespan starts and stops the app.
 
     Over stdio and in-process, the lifespan runs once per connection and may
     own the app; over HTTP the app lives as long as the process
     (``manage_app=False``) and ``http_idle_seconds`` is the transport's idle
     timeout, after which a silent HTTP session is no longer notified.
+    ``sessions`` (HTTP): every request runs in its agent session's scope
+    (server/sessions.py); with ``connection_sessions`` (SSE) each connection is one session.
     """
     peers = Peers(http_idle_seconds=http_idle_seconds)
     # Resources watched for either generation: resources/subscribe and subscriptions/listen streams.
@@ -126,9 +137,15 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         product_log.addHandler(forward_logs)
         if manage_app:
             await app.start()
+        context: dict[str, Any] = {"app": app, SCOPE_KEY: scope}
+        session = SessionKey.of_connection(isolated=sessions.isolated) if sessions is not None and connection_sessions else None
+        if session is not None:
+            context[SESSION_KEY] = session  # this SSE connection is one agent session, ended with it
         try:
-            yield {"app": app, SCOPE_KEY: scope}
+            yield context
         finally:
+            if session is not None and sessions is not None:
+                await sessions.end(session.id, "its connection closed")
             gone = peers.forget_scope(scope)
             for uri in gone.subscriptions if gone is not None else ():
                 watches.release(uri)
@@ -270,4 +287,6 @@ def build_server(app: ActionsApp, *, manage_app: bool = True, http_idle_seconds:
         return result
 
     server.middleware.append(note_client)
+    if sessions is not None:
+        server.middleware.append(sessions.middleware)  # each request in its agent session's scope (docs/sessions.md)
     return server

@@ -44,6 +44,7 @@ from ..defaults import DEFAULT_MCP_PORT
 from ..ports import listen_sockets
 from .http_guard import HttpGuard, HttpPolicy
 from .mcp_server import NOTIFICATIONS, build_server
+from .sessions import AgentSessions, SessionGate
 
 __all__ = ["DEFAULT_MCP_PORT", "TRANSPORTS", "http_app", "serve", "sse_app"]
 
@@ -55,6 +56,19 @@ _GUARDED_BY_US = TransportSecuritySettings(enable_dns_rebinding_protection=False
 _HTTP_PATHS = {"streamable-http": ("/mcp", "streamable HTTP"), "sse": ("/sse", "SSE")}
 #: Hosts that mean "every interface": a client on this machine reaches them through loopback.
 _WILDCARD_HOSTS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
+
+
+def _sessions(app: ActionsApp) -> AgentSessions:
+    """The agent sessions of an HTTP server over ``app`` (server/sessions.py), known to the app for its views."""
+    options = app.options
+    sessions = AgentSessions(
+        app.end_session,
+        isolated=not options.shared_browser_context,
+        max_sessions=options.max_sessions,
+        idle_timeout=options.session_idle_timeout,
+    )
+    app.sessions = sessions
+    return sessions
 
 
 def sse_app(server: Server[Any]) -> Starlette:
@@ -85,21 +99,24 @@ def http_app(app: ActionsApp, transport: str, policy: HttpPolicy) -> Any:
 
 
 def _guarded_app(app: ActionsApp, transport: str, policy: HttpPolicy, life: _AppLife) -> Any:
+    sessions = _sessions(app)
+    # The SDK forgets an idle session when we end it (--session-idle-timeout), not at another time.
+    idle = app.options.session_idle_timeout or DEFAULT_SESSION_IDLE_TIMEOUT
     if transport == "streamable-http":
         # One lifespan for every session: clients are told apart by session id, forgotten when idle.
-        server = build_server(app, manage_app=False, http_idle_seconds=DEFAULT_SESSION_IDLE_TIMEOUT)
+        server = build_server(app, manage_app=False, http_idle_seconds=idle, sessions=sessions)
         if app.backplane is not None:
             # Replicas: a session may be served by any of them, adopted from the backplane (docs/deploying.md).
             from .adopted_sessions import streamable_http_app
 
             starlette_app, _ = streamable_http_app(
-                server, app.backplane.sessions, replica_id=app.backplane.replica_id, path="/mcp", security=_GUARDED_BY_US, idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT
+                server, app.backplane.sessions, replica_id=app.backplane.replica_id, path="/mcp", security=_GUARDED_BY_US, idle_timeout=idle
             )
         else:
-            starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_GUARDED_BY_US, session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)
+            starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_GUARDED_BY_US, session_idle_timeout=idle)
     elif transport == "sse":
-        # Each SSE connection runs the server (and its lifespan) once: the lifespan scope is the client.
-        starlette_app = sse_app(build_server(app, manage_app=False))
+        # Each SSE connection runs the server (and its lifespan) once: the lifespan scope is the client, one agent session.
+        starlette_app = sse_app(build_server(app, manage_app=False, sessions=sessions, connection_sessions=True))
     else:
         raise ValueError(f"unknown transport {transport!r}")
     inner = starlette_app.router.lifespan_context
@@ -108,17 +125,21 @@ def _guarded_app(app: ActionsApp, transport: str, policy: HttpPolicy, life: _App
     async def lifespan(app_: Any) -> AsyncIterator[None]:
         if life.start:
             await app.start()
+        await sessions.start()
         try:
             async with inner(app_):
                 yield
         finally:
+            await sessions.stop()  # every session's context closed before the browser stops
             # Here, not after uvicorn returns: on SIGTERM uvicorn re-raises the signal once shut down,
             # which ends the process before any code after it runs.
             life.stopped = True
             await app.stop()
 
     starlette_app.router.lifespan_context = lifespan
-    return HttpGuard(starlette_app, policy)
+    # Sessions are opened (or refused beyond --max-sessions) where the SDK makes them, and ended by DELETE.
+    gated: Any = SessionGate(starlette_app, sessions) if transport == "streamable-http" else starlette_app
+    return HttpGuard(gated, policy)
 
 
 def _say(line: str) -> None:
