@@ -35,7 +35,7 @@ READ = _binding(
     "page.read",
     "Read page",
     "Read the current page (or the part under `ref`) as compact text in reading order: headings (#), list items (-), "
-    "table rows (| a | b |), dialogs, and each control or link inline as [role \"name\" @ref state]. Long lists show "
+    'table rows (| a | b |), dialogs, and each control or link inline as [role "name" @ref state]. Long lists show '
     "their first items and the ref that reads them all; a cut answer ends with the cursor that continues it.",
     {
         "ref": _REF,
@@ -76,11 +76,7 @@ def find_text(output: dict[str, Any]) -> str:
     total = output.get("total", len(matches))
     if not matches:
         return "no match"
-    lines = [
-        " ".join(part for part in (m.get("ref"), m.get("role"), json.dumps(m["name"], ensure_ascii=False) if m.get("name") else None) if part)
-        + (f" in: {m['context']}" if m.get("context") else "")
-        for m in matches
-    ]
+    lines = [" ".join(part for part in (m.get("ref"), m.get("role"), json.dumps(m["name"], ensure_ascii=False) if m.get("name") else None) if part) + (f" in: {m['context']}" if m.get("context") else "") for m in matches]
     if total > len(matches):
         lines.append(f"({len(matches)} of {total}; raise max_results or narrow with text, role or name)")
     return "\n".join(lines)

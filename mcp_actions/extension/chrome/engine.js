@@ -4712,6 +4712,8 @@ function valueOf(el) {
     return chosen.join(", ");
   }
   if (tag === "input" || tag === "textarea") {
+    // A checkbox's or a button's value is not what a person sees ("on"): their state or name says it.
+    if (["checkbox", "radio", "button", "submit", "reset", "image", "file"].indexOf(String(el.type)) >= 0) return null;
     if (el.type === "password") return el.value ? "••••" : "";
     return String(el.value == null ? "" : el.value);
   }
@@ -5462,12 +5464,22 @@ function headingBefore(container, el) {
 function sectionName(el, cache) {
   for (var node = composedParent(el); node && node.nodeType === 1; node = composedParent(node)) {
     var tag = tagOf(node);
-    if (tag === "html") break;
+    if (tag === "html") {
+      // Out of a frame's document: on through its iframe, which its title names.
+      var frame = node.ownerDocument === document ? null : frameElementOf(node.ownerDocument);
+      if (!frame) break;
+      var title = normalize(frame.getAttribute("title"));
+      if (title) return title;
+      node = frame;
+      continue;
+    }
     var known = cache ? cache.get(node) : undefined;
     if (known === undefined) {
       var role = roleOf(node);
       var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : "";
-      known = labelled ? { name: labelled } : { name: "", headings: tag !== "body" && !!node.querySelector(HEADINGS) };
+      // The top document's body is left out: its first heading (the page's title) tells no element from another.
+      var topBody = tag === "body" && node.ownerDocument === document;
+      known = labelled ? { name: labelled } : { name: "", headings: !topBody && !!node.querySelector(HEADINGS) };
       if (cache) cache.set(node, known);
     }
     if (known.name) return known.name;

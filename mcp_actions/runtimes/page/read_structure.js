@@ -215,12 +215,22 @@ function headingBefore(container, el) {
 function sectionName(el, cache) {
   for (var node = composedParent(el); node && node.nodeType === 1; node = composedParent(node)) {
     var tag = tagOf(node);
-    if (tag === "html") break;
+    if (tag === "html") {
+      // Out of a frame's document: on through its iframe, which its title names.
+      var frame = node.ownerDocument === document ? null : frameElementOf(node.ownerDocument);
+      if (!frame) break;
+      var title = normalize(frame.getAttribute("title"));
+      if (title) return title;
+      node = frame;
+      continue;
+    }
     var known = cache ? cache.get(node) : undefined;
     if (known === undefined) {
       var role = roleOf(node);
       var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : "";
-      known = labelled ? { name: labelled } : { name: "", headings: tag !== "body" && !!node.querySelector(HEADINGS) };
+      // The top document's body is left out: its first heading (the page's title) tells no element from another.
+      var topBody = tag === "body" && node.ownerDocument === document;
+      known = labelled ? { name: labelled } : { name: "", headings: !topBody && !!node.querySelector(HEADINGS) };
       if (cache) cache.set(node, known);
     }
     if (known.name) return known.name;
