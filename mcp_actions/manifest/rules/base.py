@@ -8,6 +8,7 @@ return value, so a rule writes ``items = yield from object_entries(...)``.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Collection, Generator, Iterator, Mapping
@@ -41,6 +42,7 @@ __all__ = [
     "expect_type",
     "is_integer",
     "json_type",
+    "meant_keys",
     "missing_member",
     "object_entries",
     "snake_case_view",
@@ -163,19 +165,66 @@ def snake_case_view(obj: dict[str, Any], known: Collection[str]) -> dict[str, An
     return view
 
 
+#: How alike (difflib's ratio) a key must be to a missing known key to be read as that key.
+_MEANT_CUTOFF = 0.75
+
+
+def meant_keys(obj: Mapping[str, Any], known: Collection[str], synonyms: Mapping[str, str]) -> dict[str, str]:
+    """The unknown keys of a closed object that stand for a known key it lacks: written -> meant.
+
+    A key stands for another when ``synonyms`` says so (``settle_after.target`` for ``locator``, a
+    step's ``arguments`` for ``args``: words of neighbouring formats) or when that key is the one
+    missing known key spelt almost like it (``primitve`` for ``primitive``, ``timeout`` for
+    ``timeout_ms``; ``difflib`` at ``_MEANT_CUTOFF``, stricter than ``did_you_mean``'s suggestions:
+    ``retry`` may mean ``retry_until`` or ``max_attempts``, and is only a suggestion).
+    A mistake is then one error naming the fix, not also the member it leaves missing.
+    """
+    meant: dict[str, str] = {}
+    missing = [key for key in known if key not in obj]
+    for key in obj:
+        if not isinstance(key, str) or key in known or key.startswith("x_"):
+            continue
+        close = difflib.get_close_matches(key, missing, n=2, cutoff=_MEANT_CUTOFF)
+        target = synonyms.get(key) or (close[0] if len(close) == 1 else None)
+        if target is not None and target in missing and target not in meant.values():
+            meant[key] = target
+    return meant
+
+
+def _renamed_view(obj: dict[str, Any], renamed: dict[str, str]) -> SnakeCaseView:
+    view = SnakeCaseView((renamed.get(key, key), value) for key, value in obj.items())
+    view.renamed = renamed
+    return view
+
+
 def check_keys(
-    obj: dict[str, Any], path: str, known: Collection[str], rules: Rules, *, subject: str, closed: bool = False
+    obj: dict[str, Any],
+    path: str,
+    known: Collection[str],
+    rules: Rules,
+    *,
+    subject: str,
+    closed: bool = False,
+    synonyms: Mapping[str, str] | None = None,
 ) -> Generator[Problem, None, dict[str, Any]]:
     """Keys of ``obj`` outside ``known``: a warning in an open object, an error in a closed one; return the object to check.
 
     ``x_*`` keys are extensions and always allowed. A camelCase key whose
     snake_case form is a known key of the object is one error telling to
-    rename it; the returned object (``snake_case_view``) holds it under that
-    key, and problems found there point at the camelCase key (``rules.renamed``).
-    Other unknown keys name the known keys close to them.
+    rename it; in a closed object, so is a key that stands for a missing known
+    key (``meant_keys``: a close spelling, or one of ``synonyms``), as "did you
+    mean". The returned object holds such a key under the key it stands for,
+    so the rules judge it once, as that member (no "required" or "applies only
+    with" about the member it stands for), and problems found there point at
+    the key as written (``rules.renamed``). Other unknown keys name the known
+    keys close to them.
     """
     view = snake_case_view(obj, known)
     renamed = view.renamed if isinstance(view, SnakeCaseView) else {}
+    # A view handed in (the root's, made before any rule ran) has had its renames already.
+    meant = meant_keys(view, known, synonyms or {}) if closed and not isinstance(obj, SnakeCaseView) else {}
+    if meant:
+        view = _renamed_view(obj, {**renamed, **meant})
     for camel, snake in renamed.items():
         rules.renamed[child_pointer(path, snake)] = child_pointer(path, camel)
         yield error(
@@ -183,6 +232,9 @@ def check_keys(
             ErrorCode.FIELD_NOT_ALLOWED,
             f"{subject}: rename '{camel}' to '{snake}' (actions.json spells its keys in snake_case)",
         )
+    for written, target in meant.items():
+        rules.renamed[child_pointer(path, target)] = child_pointer(path, written)
+        yield error(child_pointer(path, written), ErrorCode.FIELD_NOT_ALLOWED, f"{subject}: field '{written}' is not allowed; did you mean '{target}'?")
     for key in view:
         if isinstance(key, str) and (key in known or key.startswith("x_")):
             continue

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Generator
 from functools import lru_cache
 from typing import Any
 
@@ -30,13 +31,15 @@ from ...errors import ErrorCode
 from ...jsonutil import json_pointer, pointer_tokens
 from ..dictionary import host_argument_capabilities, host_primitives
 from ..expressions import has_partial_slot
-from ..problems import child_pointer
+from ..problems import Problem, child_pointer
 from ..shape import (
     AFTER_EACH_FIELDS,
     EXPRESSION_LANGUAGE,
     ON_ERROR_VALUES,
     SETTLE_AFTER_FIELDS,
+    SETTLE_AFTER_SYNONYMS,
     STEP_FIELDS,
+    STEP_SYNONYMS,
     VERSION,
     WORKFLOW_FIELDS,
     settle_after_states,
@@ -52,6 +55,7 @@ from .base import (
     error,
     expect_type,
     json_type,
+    meant_keys,
     missing_member,
     warning,
 )
@@ -188,6 +192,23 @@ def _args_problems(primitive: str, args: Any) -> tuple[tuple[str, str], ...]:
     return verdict
 
 
+def _meant_arguments(args: dict[str, Any], args_path: str, primitive: str, what: str, rules: Rules) -> Generator[Problem, None, dict[str, Any]]:
+    """An argument misspelt for a missing one (``locatr`` for ``locator``) is one error, not also "'locator' is missing".
+
+    Returns the arguments to judge, the misspelt one under the name it stands for; what is wrong
+    inside its value points at the name as written (``rules.renamed``).
+    """
+    schema = rules.primitive_schemas.get(primitive)
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return args
+    declared = schema["properties"]
+    meant = meant_keys(args, [name for name in declared if isinstance(name, str)], {})
+    for written, name in meant.items():
+        rules.renamed[child_pointer(args_path, name)] = child_pointer(args_path, written)
+        yield error(child_pointer(args_path, written), ErrorCode.PRIMITIVE_ARGS_INVALID, f"{what}: {primitive} args: unknown argument {written!r}; {accepted_arguments(schema)}; did you mean {name!r}?")
+    return {meant.get(key, key): value for key, value in args.items()} if meant else args
+
+
 def _check_primitive(owner: dict[str, Any], path: str, what: str, rules: Rules) -> Checks:
     """``owner.primitive`` names a known primitive and ``owner.args`` fits it (shared by steps and after_each)."""
     primitive_path = child_pointer(path, "primitive")
@@ -207,6 +228,8 @@ def _check_primitive(owner: dict[str, Any], path: str, what: str, rules: Rules) 
         if not isinstance(args, dict):
             yield error(args_path, ErrorCode.INVALID_TYPE, f"{what}: 'args' must be an object, got {json_type(args)}")
             return
+        if known_primitive is not None:
+            args = yield from _meant_arguments(args, args_path, known_primitive, what, rules)
         yield from check_templated(args, args_path, f"{what} args", rules, len(pointer_tokens(args_path)))
         for key in _LOCATOR_ARGS:
             if isinstance(args.get(key), dict):
@@ -256,7 +279,7 @@ def _check_bounded(step: dict[str, Any], path: str, label: str, rules: Rules) ->
         if not isinstance(after_each, dict):
             yield error(where, ErrorCode.INVALID_TYPE, f"{label}: after_each must be an object, got {json_type(after_each)}")
         else:
-            after_each = yield from check_keys(after_each, where, AFTER_EACH_FIELDS, rules, subject=f"{label} after_each", closed=True)
+            after_each = yield from check_keys(after_each, where, AFTER_EACH_FIELDS, rules, subject=f"{label} after_each", closed=True, synonyms=STEP_SYNONYMS)
             yield from _check_primitive(after_each, where, f"{label} after_each", rules)
 
 
@@ -265,7 +288,7 @@ def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
     if not isinstance(settle, dict):
         yield error(path, ErrorCode.INVALID_TYPE, f"{what} must be an object, got {json_type(settle)}")
         return
-    settle = yield from check_keys(settle, path, SETTLE_AFTER_FIELDS, rules, subject=what, closed=True)
+    settle = yield from check_keys(settle, path, SETTLE_AFTER_FIELDS, rules, subject=what, closed=True, synonyms=SETTLE_AFTER_SYNONYMS)
     has_locator, has_delay = "locator" in settle, "delay_ms" in settle
     if has_locator and has_delay:
         yield error(path, ErrorCode.CONFLICTING_FIELDS, f"{what}: give exactly one of locator and delay_ms, not both")
@@ -292,7 +315,7 @@ def _check_settle(settle: Any, path: str, label: str, rules: Rules) -> Checks:
 def _check_step(step: dict[str, Any], path: str, position: int, rules: Rules) -> Checks:
     step_id = step.get("id")
     label = f"step {step_id!r}" if isinstance(step_id, str) else f"step {position}"
-    step = yield from check_keys(step, path, STEP_FIELDS, rules, subject=label, closed=True)
+    step = yield from check_keys(step, path, STEP_FIELDS, rules, subject=label, closed=True, synonyms=STEP_SYNONYMS)
     yield from check_required_identifier(step, "id", path, missing=f"{label}: 'id' is required", what="step id", pattern=STEP_ID_RE)
     yield from _check_primitive(step, path, label, rules)
     if "when" in step:
