@@ -76,7 +76,6 @@ __all__ = [
     "SCOPES",
     "SETTLE_AFTER_FIELDS",
     "SETTLE_AFTER_SYNONYMS",
-    "SETTLE_AFTER_SYNONYMS",
     "SETTLE_STATES_FALLBACK",
     "SEVERITIES",
     "SIGNAL_FIELDS",
@@ -85,7 +84,6 @@ __all__ = [
     "SNAPSHOT_SOURCE",
     "STATE_FIELDS",
     "STEP_FIELDS",
-    "STEP_SYNONYMS",
     "STEP_SYNONYMS",
     "SUMMARY_FIELDS",
     "SURFACE_TEXT_FIELDS",
@@ -167,10 +165,6 @@ STEP_FIELDS = (
 )  # fmt: skip
 AFTER_EACH_FIELDS = ("primitive", "args")
 SETTLE_AFTER_FIELDS = ("locator", "delay_ms", "state", "timeout_ms")
-#: Words of neighbouring formats (MCP's tools/call ``arguments``, a primitive's ``target``) that a map writes
-#: where these keys belong: the validator says "did you mean" and judges the value as the key meant.
-STEP_SYNONYMS = {"arguments": "args", "params": "args", "parameters": "args"}
-SETTLE_AFTER_SYNONYMS = {"target": "locator"}
 #: Words of neighbouring formats (MCP's tools/call ``arguments``, a primitive's ``target``) that a map writes
 #: where these keys belong: the validator says "did you mean" and judges the value as the key meant.
 STEP_SYNONYMS = {"arguments": "args", "params": "args", "parameters": "args"}
