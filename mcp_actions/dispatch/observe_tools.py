@@ -12,11 +12,13 @@ in the browser host): the page engine marks the ref's element
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
+from .page_answers import META_RUNTIME, TextAnswer, observe_text
 from .service import ActionService
 from .targets import TargetRule
 
@@ -29,7 +31,8 @@ def _binding(name: str, description: str, properties: dict[str, Any], required: 
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
-    return builtin_binding(name, description, schema, annotations)
+    # Page tools answer compact text (page_answers.py): declared here, for all five.
+    return builtin_binding(name, description, schema, annotations, text_output=True)
 
 
 OBSERVE = _binding(
@@ -88,16 +91,26 @@ async def _call(service: ActionService, call: BuiltinCall, name: str, arguments:
     return await service.bridge.call(name, arguments, runtime_id=call.runtime.runtime_id, timeout_ms=call.deadline.remaining_ms())
 
 
+def _answer(call: BuiltinCall, text: str) -> TextAnswer:
+    return TextAnswer(text, {META_RUNTIME: call.runtime.runtime_id})
+
+
+def _what(target: dict[str, Any]) -> str:
+    """The acted-on element as the model reads it: @e12 button "Save"."""
+    name = target.get("name")
+    return " ".join(part for part in (target.get("ref"), target.get("role"), json.dumps(name, ensure_ascii=False) if name else None) if part)
+
+
 async def _observe(service: ActionService, call: BuiltinCall) -> Any:
-    output = await _call(service, call, "refs.observe", call.own)
-    return {**output, "runtime_id": call.runtime.runtime_id} if isinstance(output, dict) else output
+    output = await _call(service, call, "refs.observe", {**call.own, "as_text": True})
+    return _answer(call, observe_text(output))
 
 
 async def _click(service: ActionService, call: BuiltinCall) -> Any:
     target = await _call(service, call, "refs.resolve", _target(call.own))
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
     await _call(service, call, "pointer.click", info["clickable_center"])
-    return {"clicked": True, "ref": target["ref"], "role": target.get("role"), "name": target.get("name")}
+    return _answer(call, f"clicked {_what(target)}")
 
 
 async def _fill(service: ActionService, call: BuiltinCall) -> Any:
@@ -111,18 +124,21 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         value, where = own["text"], {"ref": own["ref"]}
     target = await _call(service, call, "refs.resolve", {**where, "field": True})
     out = await _call(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
-    return {"filled": True, "ref": target["ref"], "inserted_length": out.get("inserted_length") if isinstance(out, dict) else None}
+    del out
+    return _answer(call, f"filled {_what(target)}")
 
 
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     target = await _call(service, call, "refs.resolve", {**_target(own), "focus": True})
     out = await _call(service, call, "keyboard.press", {"key": own["key"]})
-    return {"pressed": True, "ref": target["ref"], "key": out.get("key") if isinstance(out, dict) else own["key"]}
+    key = out.get("key") if isinstance(out, dict) else own["key"]
+    return _answer(call, f"pressed {key} on {_what(target)}")
 
 
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
-    return await _call(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
+    out = await _call(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
+    return _answer(call, f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {out.get('ref')}")
 
 
 #: The observe-and-act built-ins (group ``observe``), each with its runner.

@@ -72,6 +72,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "webmcp_call.js",  # webmcp.list_tools, webmcp.call, webmcp.page_result
     "wab.js",  # wab.execute through window.AICommands
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
+    "observe_candidates.js",  # what a person can act on: interactive, clickable by handler or cursor, open popup items
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
     "read_cursor.js",  # page_read's byte budget and cursor

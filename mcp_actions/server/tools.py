@@ -104,7 +104,9 @@ def success_result(output: Any, binding: ToolBinding | None = None, *, state_sum
     """
     if binding is not None and binding.text_output and isinstance(output, str):
         # The answer is text for the model (page_read): sent once, as it is, never cut to TEXT_LIMIT.
-        return types.CallToolResult(content=[types.TextContent(type="text", text=output)], is_error=False)
+        # A text answer may carry _meta for the host (a page tool's runtime_id), never shown to the model.
+        text_meta = getattr(output, "meta", None)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=str(output))], is_error=False, _meta=dict(text_meta) if text_meta else None)
     image = None
     if binding is not None and _image_tool(binding):
         output, image = split_image(output)

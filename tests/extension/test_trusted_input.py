@@ -55,8 +55,8 @@ async def probe_runtime(client: Client) -> dict[str, Any] | None:
 
 
 def ref_of(observed: Any, name: str) -> str:
-    """The ref page_observe gave the element named ``name``."""
-    found = next((e["ref"] for e in observed["elements"] if e.get("name") == name), None)
+    """The ref page_observe gave the element named ``name`` (its text answer: one ``@eN role "name"`` line each)."""
+    found = next((line.split(" ")[0] for line in observed.content[0].text.splitlines() if f" {json.dumps(name)}" in line), None)
     assert found, observed
     return str(found)
 
@@ -76,7 +76,7 @@ async def test_trusted_clicks_text_and_keys_when_allowed(tmp_path: Path, pages_u
             assert "input.trusted" in runtime["capabilities"]
             target = {"runtime_id": runtime["runtime_id"]}
 
-            observed = (await client.call_tool("page_observe", {"target": target})).structured_content
+            observed = await client.call_tool("page_observe", {"target": target})
             clicked = await client.call_tool("page_click", {"ref": ref_of(observed, "Count"), "target": target})
             assert not clicked.is_error, clicked
             filled = await client.call_tool("page_fill", {"ref": ref_of(observed, "Note"), "text": "hello", "target": target})

@@ -4577,9 +4577,9 @@ function isClickable(el) {
     var parent = el.parentElement;
     if (parent && cursorOf(parent) === "pointer") return false; // inherited, or part of a pointer container
   }
-  // Inside a link or button: that element is what a person clicks.
+  // Inside a link or button, or around one (a card around its title link): that element is what a person clicks.
   var up = el.parentElement;
-  if (up && up.closest(INTERACTIVE)) return false;
+  if ((up && up.closest(INTERACTIVE)) || el.querySelector(INTERACTIVE)) return false;
   // Something to tell the model: a name or some text.
   return !!(accessibleName(el, roleOf(el)) || normalize(el.textContent) || el.querySelector("img[alt], svg title"));
 }

@@ -1,12 +1,16 @@
 /*
  * observe_refs.js — Observation with stable element refs, for pages without a
- * map (the idea of BAP's observe): refs.observe lists the visible interactive
- * elements as {ref: "@e1", role, name, value?, actions, bounds?, change},
- * under a byte budget, with the total count when it truncates. A ref names
- * the same element across observations for as long as the element lives
- * (change: "new" the first time, then "stable", or "moved" when its box
- * moved). refs.resolve marks one ref's element with data-mcp-actions-ref so
- * every locator-based primitive can act on it; refs.select chooses options.
+ * map (the idea of BAP's observe): refs.observe lists the visible elements a
+ * person can act on (observe_candidates.js) as {ref: "@e1", role, name,
+ * value?, actions, bounds?, change, context?}, or with as_text one compact
+ * line each (what page_observe sends), under a byte budget, with the total
+ * count when it truncates. context (the section and item an element sits
+ * in) is given where another listed element has the same role and name. A
+ * ref names the same element across observations for as long as the element
+ * lives (change: "new" the first time, then "stable", or "moved" when its box
+ * moved). resolveRefOrText turns {ref} or {text} into the one element an
+ * acting tool means; refs.resolve marks it with data-mcp-actions-ref so every
+ * locator-based primitive can act on it; refs.select chooses options.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -19,14 +23,12 @@ var definePrimitive = M.definePrimitive,
   isVisible = M.isVisible,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
-  viewport = M.viewport;
+  viewport = M.viewport,
+  isActionable = M.isActionable,
+  candidateRole = M.candidateRole,
+  candidateName = M.candidateName,
+  actionableInTree = M.actionableInTree;
 
-var INTERACTIVE = [
-  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary", "[contenteditable=''], [contenteditable=true]",
-  "[role=button]", "[role=link]", "[role=checkbox]", "[role=radio]", "[role=switch]", "[role=tab]", "[role=menuitem]",
-  "[role=option]", "[role=combobox]", "[role=textbox]", "[role=searchbox]", "[role=slider]", "[role=spinbutton]",
-  "[tabindex]:not([tabindex='-1'])",
-].join(", ");
 var NAME_CAP = 80;
 var VALUE_CAP = 120;
 var REF_ATTR = "data-mcp-actions-ref";
@@ -52,6 +54,7 @@ function actionsOf(el, role) {
   var type = String(el.type || "").toLowerCase();
   if (!isEnabled(el)) return [];
   if (tag === "select") return ["select"];
+  if (role === "clickable" || role === "option") return ["click"];
   if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"].indexOf(type) < 0)) {
     return ["fill", "press", "click"];
   }
@@ -65,16 +68,16 @@ function valueOf(el) {
     return chosen.join(", ");
   }
   if (tag === "input" || tag === "textarea") {
+    // A checkbox's or a button's value is not what a person sees ("on"): their state or name says it.
+    if (["checkbox", "radio", "button", "submit", "reset", "image", "file"].indexOf(String(el.type)) >= 0) return null;
     if (el.type === "password") return el.value ? "••••" : "";
     return String(el.value == null ? "" : el.value);
   }
   return null;
 }
 
-function entryFor(el, withBounds) {
-  var role = roleOf(el) || tagOf(el);
+function entryFor(el, withBounds, role, name) {
   var entry = { ref: "@" + refFor(el), role: role };
-  var name = accessibleName(el, role);
   if (name) entry.name = cap(name, NAME_CAP);
   var value = valueOf(el);
   if (value !== null && value !== "") entry.value = cap(value, VALUE_CAP);
@@ -109,17 +112,28 @@ function utf8Length(text) {
   return encoder ? encoder.encode(text).length : unescape(encodeURIComponent(text)).length;
 }
 
-/** Interactive elements in composed-tree order: a shadow root's elements where its host is. */
-function interactiveInOrder() {
-  var out = [];
-  (function walk(scope) {
-    var walker = document.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
-    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (n.matches(INTERACTIVE)) out.push(n);
-      if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
-    }
-  })(document);
-  return out;
+/** Whether a listing has seen this document before (then a first-seen element is news: " new"). */
+var observedBefore = false;
+
+/**
+ * One element as a line of page_observe's text: ref, role, "name", value, state, and the context
+ * (in: section › item) when another listed element has the same role and name. What the role
+ * implies is left out (its actions, "stable").
+ */
+function lineOf(entry, el, duplicated, cache) {
+  var parts = [entry.ref, entry.role];
+  if (entry.name) parts.push(JSON.stringify(entry.name));
+  if (entry.value !== undefined) parts.push("= " + JSON.stringify(entry.value));
+  if (entry.checked !== undefined) parts.push(entry.checked ? "checked" : "unchecked");
+  if (!entry.actions.length) parts.push("disabled");
+  if (entry.change === "new" && observedBefore) parts.push("new");
+  if (entry.bounds) parts.push("[" + [entry.bounds.x, entry.bounds.y, entry.bounds.width, entry.bounds.height].join(",") + "]");
+  var line = parts.join(" ");
+  if (duplicated) {
+    var context = contextOf(el, entry.name || "", cache);
+    if (context) line += " in: " + context;
+  }
+  return line;
 }
 
 function observe(args) {
@@ -127,23 +141,49 @@ function observe(args) {
   if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
   if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.observe" });
   prune();
-  var all = interactiveInOrder().filter(function (el) {
+  var all = actionableInTree().filter(function (el) {
     return isVisible(el) && (!args.viewport_only || inViewport(el));
   });
+  // Role and name of every listed element, so look-alikes (same role and name) get their context.
+  var seen = {};
+  var described = all.map(function (el) {
+    var role = candidateRole(el);
+    var name = candidateName(el, role);
+    var key = role + "\u0000" + name;
+    seen[key] = (seen[key] || 0) + 1;
+    return { el: el, role: role, name: name, key: key };
+  });
+  var asText = args.as_text === true;
+  if (asText && M.freshStructure) M.freshStructure();
+  var cache = typeof Map === "function" ? new Map() : null;
   var elements = [];
-  var used = 2; // the brackets of the list
+  var lines = [];
+  var used = 2; // the brackets of the list (or the header line's share)
   var truncated = false;
-  for (var i = 0; i < all.length; i++) {
-    var entry = entryFor(all[i], args.bounds === true);
-    var size = utf8Length(JSON.stringify(entry)) + 1; // the budget counts UTF-8 bytes of compact JSON
+  for (var i = 0; i < described.length; i++) {
+    var d = described[i];
+    var entry = entryFor(d.el, args.bounds === true, d.role, d.name);
+    var duplicated = seen[d.key] > 1;
+    var line = asText ? lineOf(entry, d.el, duplicated, cache) : null;
+    if (!asText && duplicated) {
+      var context = contextOf(d.el, entry.name || "", cache);
+      if (context) entry.context = context;
+    }
+    // The budget counts UTF-8 bytes of what is sent: the lines, or compact JSON.
+    var size = utf8Length(asText ? line : JSON.stringify(entry)) + 1;
     if (used + size > maxBytes) {
       truncated = true;
       break;
     }
     used += size;
-    elements.push(entry);
+    if (asText) lines.push(line);
+    else elements.push(entry);
   }
-  var out = { elements: elements, total: all.length, returned: elements.length, truncated: truncated, url: String(root.location.href), title: String(document.title || "") };
+  observedBefore = true;
+  var returned = asText ? lines.length : elements.length;
+  var out = { total: all.length, returned: returned, truncated: truncated, url: String(root.location.href), title: String(document.title || "") };
+  if (asText) out.text = lines.join("\n");
+  else out.elements = elements;
   if (truncated) out.hint = "more elements than max_bytes allows: raise max_bytes or pass viewport_only";
   return out;
 }
@@ -178,7 +218,7 @@ function contextOf(el, name, cache) {
 
 /** The texts a person may use for el, best first: its accessible name, label, placeholder, value, own text. */
 function textsOf(el, role) {
-  var texts = [accessibleName(el, role)];
+  var texts = [candidateName(el, role)];
   if (el.labels) Array.prototype.forEach.call(el.labels, function (l) { texts.push(M.normalize(l.textContent)); });
   texts.push(M.normalize(el.getAttribute("placeholder")), M.normalize(el.getAttribute("aria-placeholder")));
   if (tagOf(el) !== "input" || ["button", "submit", "reset"].indexOf(String(el.type)) >= 0) texts.push(M.elementText(el));
@@ -189,7 +229,7 @@ function textsOf(el, role) {
 function matchText(wanted, candidates) {
   var tiers = [[], [], []];
   candidates.forEach(function (el) {
-    var texts = textsOf(el, roleOf(el) || tagOf(el));
+    var texts = textsOf(el, candidateRole(el));
     if (texts.some(function (t) { return t === wanted; })) tiers[0].push(el);
     else if (texts.some(function (t) { return t.indexOf(wanted) === 0; })) tiers[1].push(el);
     else if (texts.some(function (t) { return t.indexOf(wanted) > 0; })) tiers[2].push(el);
@@ -223,8 +263,8 @@ function resolveRefOrText(args, opts) {
   if (hits.length > 1) {
     var cache = typeof Map === "function" ? new Map() : null;
     var listed = hits.slice(0, TEXT_CANDIDATES).map(function (el) {
-      var role = roleOf(el) || tagOf(el);
-      var name = cap(accessibleName(el, role), NAME_CAP);
+      var role = candidateRole(el);
+      var name = cap(candidateName(el, role), NAME_CAP);
       var c = { ref: "@" + refFor(el), role: role };
       if (name) c.name = name;
       var context = contextOf(el, name, cache);
@@ -242,7 +282,7 @@ function resolveRefOrText(args, opts) {
 
 /** The visible elements a person can act on, in composed-tree order (what refs.observe lists). */
 function actionableInOrder() {
-  return interactiveInOrder().filter(isVisible);
+  return actionableInTree().filter(isVisible);
 }
 
 /** Whether el takes a value from page_fill: a text-like input, a textarea, a rich-text editor or a textbox role. */
@@ -258,9 +298,9 @@ function resolve(args) {
   queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (other !== found.el) other.removeAttribute(REF_ATTR); });
   found.el.setAttribute(REF_ATTR, found.key);
   if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
-  var role = roleOf(found.el) || tagOf(found.el);
+  var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
-  var name = accessibleName(found.el, role);
+  var name = candidateName(found.el, role);
   if (name) out.name = cap(name, NAME_CAP);
   return out;
 }
@@ -284,7 +324,8 @@ function selectOptions(args) {
 
 // Shared with read.js and find.js (page_read, page_find): the same refs, the same elements, the same stale-ref error.
 M.refFor = function (el) { return "@" + refFor(el); };
-M.isInteractiveElement = function (el) { return el.matches(INTERACTIVE); };
+// What a person can act on (observe_candidates.js): by tag or role, a handler or pointer cursor, or an open popup list's item.
+M.isInteractiveElement = isActionable;
 M.elementOfRef = elementOf;
 // Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
 M.resolveRefOrText = resolveRefOrText;

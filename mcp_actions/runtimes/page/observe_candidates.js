@@ -1,0 +1,121 @@
+/*
+ * observe_candidates.js — What a person can act on, so the model can find it
+ * (docs/mcp-surface.md, "What page_observe lists"):
+ *
+ * - the interactive elements by tag and role (links, buttons, fields,
+ *   [role=button]..., [tabindex] other than -1);
+ * - elements clickable by a handler or by their cursor: an onclick attribute or
+ *   property, or cursor:pointer that is not inherited from the parent (a
+ *   span inside a pointer card is the card's), outside any interactive
+ *   element. The page runtime cannot see listeners added with
+ *   addEventListener, so a role-less div with only such a listener and no
+ *   pointer cursor stays unseen: that is the documented limit;
+ * - the items of an open popup list that has no roles (a jQuery UI
+ *   autocomplete's `ul.ui-autocomplete li`, a suggestion dropdown): a visible
+ *   ul/ol that floats (position absolute or fixed) or whose class says it is
+ *   a menu, autocomplete, suggestion, dropdown or typeahead list; its li are
+ *   listed as options.
+ *
+ * candidateRole/candidateName give such an element a role ("clickable",
+ * "option") and a name (its text) where ARIA gives none.
+ */
+var tagOf = M.tagOf,
+  normalize = M.normalize,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  elementText = M.elementText;
+
+var INTERACTIVE = [
+  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary", "[contenteditable=''], [contenteditable=true]",
+  "[role=button]", "[role=link]", "[role=checkbox]", "[role=radio]", "[role=switch]", "[role=tab]", "[role=menuitem]",
+  "[role=menuitemcheckbox]", "[role=menuitemradio]", "[role=treeitem]",
+  "[role=option]", "[role=combobox]", "[role=textbox]", "[role=searchbox]", "[role=slider]", "[role=spinbutton]",
+  "[tabindex]:not([tabindex='-1'])",
+].join(", ");
+// A popup list's class names (jQuery UI, Bootstrap, typeahead.js, awesomplete and most hand-made ones).
+var POPUP_CLASS = /(^|[\s_-])(ui-autocomplete|ui-menu|autocomplete|autocomplete-items|suggestions?|dropdown-menu|dropdown|typeahead|tt-menu|awesomplete|menu|listbox|popup|popover)([\s_-]|$)/i;
+// Never a click target of their own: the document, and what carries no content.
+var NEVER = { html: 1, body: 1, head: 1, script: 1, style: 1, br: 1, hr: 1, option: 1, optgroup: 1, label: 1 };
+var TEXT_CAP = 200; // a clickable with more text than this is a region, named by its start
+
+function cursorOf(el) {
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  var style = view.getComputedStyle(el);
+  return style ? style.cursor : "";
+}
+
+/** Whether el is interactive by its tag or role (the cheap test). */
+function isTagInteractive(el) {
+  return el.matches(INTERACTIVE);
+}
+
+/** Whether el is clickable by an onclick handler or its own pointer cursor (see the module comment). */
+function isClickable(el) {
+  if (NEVER[tagOf(el)] || isTagInteractive(el)) return false;
+  var handler = el.hasAttribute("onclick") || typeof el.onclick === "function";
+  if (!handler) {
+    if (cursorOf(el) !== "pointer") return false;
+    var parent = el.parentElement;
+    if (parent && cursorOf(parent) === "pointer") return false; // inherited, or part of a pointer container
+  }
+  // Inside a link or button, or around one (a card around its title link): that element is what a person clicks.
+  var up = el.parentElement;
+  if ((up && up.closest(INTERACTIVE)) || el.querySelector(INTERACTIVE)) return false;
+  // Something to tell the model: a name or some text.
+  return !!(accessibleName(el, roleOf(el)) || normalize(el.textContent) || el.querySelector("img[alt], svg title"));
+}
+
+/** The popup list el belongs to when it is an item of an open role-less popup list, else null. */
+function popupListOf(el) {
+  if (tagOf(el) !== "li" || roleOf(el) !== "listitem") return null;
+  var list = el.parentElement;
+  if (!list || (tagOf(list) !== "ul" && tagOf(list) !== "ol")) return null;
+  if (POPUP_CLASS.test(String(list.getAttribute("class") || ""))) return list;
+  var view = (list.ownerDocument && list.ownerDocument.defaultView) || root;
+  var position = view.getComputedStyle(list).position;
+  return position === "absolute" || position === "fixed" ? list : null;
+}
+
+/** Whether a person can act on el: interactive by tag or role, clickable, or an item of an open popup list. */
+function isActionable(el) {
+  if (isTagInteractive(el)) return true;
+  if (popupListOf(el)) return !el.querySelector(INTERACTIVE); // its own controls are listed instead
+  return isClickable(el);
+}
+
+/** el's role for a model: ARIA's, else "option" for a popup list's item, "clickable" for a clickable, else its tag. */
+function candidateRole(el) {
+  if (!isTagInteractive(el)) {
+    if (popupListOf(el)) return "option";
+    var aria = el.getAttribute("role");
+    if (!aria && isClickable(el)) return "clickable";
+  }
+  return roleOf(el) || tagOf(el);
+}
+
+/** el's name for a model: its accessible name, else (for a clickable or a popup item) its text, capped. */
+function candidateName(el, role) {
+  var name = accessibleName(el, role);
+  if (name || role === "textbox" || tagOf(el) === "input") return name;
+  var text = elementText(el);
+  return text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) : text;
+}
+
+/** The elements a person can act on under scope (the document by default), in composed-tree order. */
+function actionableInTree(scope) {
+  var out = [];
+  (function walk(s) {
+    var walker = document.createTreeWalker(s, NodeFilter.SHOW_ELEMENT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (isActionable(n)) out.push(n);
+      if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
+    }
+  })(scope || document);
+  return out;
+}
+
+M.OBSERVE_INTERACTIVE = INTERACTIVE;
+M.isActionable = isActionable;
+M.candidateRole = candidateRole;
+M.candidateName = candidateName;
+M.actionableInTree = actionableInTree;
