@@ -48,6 +48,7 @@ from .dispatch.service import ActionService
 from .errors import ErrorCode, UsageError
 from .events import EventHub, ToolsChanged
 from .extension import extension_origin
+from .learning.store import LearnedMaps
 from .manifest.fetch import RemoteFetcher
 from .manifest.load import LoadResult, ManifestReport
 from .projection.extract import EXTRACT_PRIMITIVE
@@ -115,6 +116,9 @@ class ActionsApp:
         if options.policy:
             self.service.guards.insert(PolicyGuard(self.policy), before="confirmation")
             self.service.guards.insert(PolicyOriginGuard(), before="page")
+        #: Where actions.save_tool writes what agents learn (--learned-maps); its folder is always loaded.
+        self.learned = self._learned_maps()
+        self.service.learned = self.learned
         self.policy_watcher: ManifestWatcher | None = None
         self.endpoint: BridgeServer | None = None
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
@@ -184,12 +188,24 @@ class ActionsApp:
 
     @property
     def manifest_paths(self) -> list[str]:
-        """The manifest files and directories served: those given, and none by default.
+        """The manifest files and directories served: those given, and none by default, and the learned-maps folder.
 
         The bundled demo map belongs to ``mcp-actions demo``, which passes it explicitly: a host
         started without ``--manifests`` would otherwise list tools of a site that is not running.
         """
-        return list(self.options.manifests)
+        return [*self.options.manifests, *([str(self.learned.directory)] if self.learned is not None else [])]
+
+    def _learned_maps(self) -> LearnedMaps | None:
+        """The learned-maps folder, made when missing; None (said on stderr) when there is none or it cannot be made."""
+        if not self.options.learned_maps:
+            return None
+        learned = LearnedMaps(self.options.learned_maps, limits=self.options.limits, on_saved=self.reload_manifests)
+        try:
+            learned.ensure()
+        except OSError as exc:
+            USER_LOG.warning("cannot use the learned-maps folder %s (%s); actions_save_tool is unavailable", learned.directory, exc.strerror or exc)
+            return None
+        return learned
 
     @property
     def load_result(self) -> LoadResult:
@@ -395,6 +411,7 @@ class ActionsApp:
             self.projections.forget_runtime(runtime.runtime_id)
             self.wab.forget(runtime.runtime_id)
             self.maps.forget_runtime(runtime.runtime_id)
+            self.service.journal.forget(runtime.runtime_id)
         self._relist()  # the active page may have moved to (or away from) a page no map covers
         # A runtime that comes, goes or moves changes the runtime list, its states and which
         # context blocks and projections apply: the set of resources changes with it.

@@ -27,7 +27,7 @@ SHELL = {"server", "cli", "demo", "__main__"}
 LAYERS = (
     # low-level helpers, below every package
     "errors", "jsonutil", "defaults", "deadline", "events", "ports", "bounded_regex", "schema_check", "primitive_dictionary", "audit_log",
-    "manifest", "workflow", "bridge", "transfer", "runtimes", "extension",
+    "manifest", "workflow", "bridge", "transfer", "runtimes", "extension", "learning",
     "catalog", "projection", "resources", "convert", "protocols",
     "dispatch", "checks", "backplane", "app_options", "actions_app", "authoring",
     # the shell: the MCP adapter and the programs

@@ -22,6 +22,7 @@ from ..bridge.signals import SignalSpec
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..jsonutil import json_pointer
+from ..learning.store import is_learned
 from ..manifest.compose import ToolOrigin
 from ..manifest.execution import ExecutionPlan, ToolKind
 from ..manifest.load import LoadedManifest
@@ -462,10 +463,11 @@ class Catalog:
         return found
 
     def uncovered(self, runtime: RuntimeInfo | None) -> bool:
-        """Whether ``runtime`` shows an http(s) page that no map covers (observe tools help there); False for None."""
+        """Whether ``runtime`` shows an http(s) page that no map but learned ones covers (observe tools help there); False for None."""
         if runtime is None or not runtime.url.startswith(("http://", "https://")) or runtime.runtime_id in self.inline:
             return False
-        return not self.manifests_for(runtime)
+        # A learned map (actions_save_tool) adds tools to its pages but never withdraws the page tools there.
+        return not any(not is_learned(loaded.document) for loaded in self.manifests_for(runtime))
 
     def runtime_tools(self, runtimes: Iterable[RuntimeInfo]) -> dict[str, list[str]]:
         """Each runtime's tools by runtime id: those of the maps covering its page and those it brought itself."""

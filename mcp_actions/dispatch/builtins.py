@@ -19,10 +19,12 @@ from ..catalog.context import context_for
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
+from .act_journal import journaled
 from .browser_tools import BROWSER_TOOLS
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .observe_tools import OBSERVE_TOOLS
 from .read_tools import READ_TOOLS
+from .save_tool import SAVE_TOOL
 from .service import ActionService
 
 __all__ = ["BUILTIN_TOOLS", "builtin_bindings"]
@@ -113,7 +115,8 @@ def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[
 
 
 #: Every built-in tool, in the order docs/mcp-surface.md lists them: the one registry of built-ins.
-BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*BROWSER_TOOLS, *OBSERVE_TOOLS, *READ_TOOLS, BuiltinTool(SITE, _site, "site"))
+#: The acting page tools and navigation are journaled (act_journal.py): what actions.save_tool saves.
+BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*map(journaled, (*BROWSER_TOOLS, *OBSERVE_TOOLS)), *READ_TOOLS, SAVE_TOOL, BuiltinTool(SITE, _site, "site"))
 
 
 def builtin_bindings() -> list[ToolBinding]:

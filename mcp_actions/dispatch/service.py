@@ -40,12 +40,14 @@ from ..catalog.visibility import ToolVisibility
 from ..deadline import Deadline
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode, UnknownTool
+from ..learning.store import LearnedMaps
 from ..manifest.execution import ToolKind
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
 from ..projection.service import ProjectionService
 from ..protocols.abp import Elicit
 from ..workflow.progress import ProgressCallback
+from .act_journal import ActJournal
 from .builtin_tool import BuiltinCall, BuiltinTool
 from .execution import ToolRun
 from .guards import CallContext, GuardChain, InputRequired, PendingCall, Stage, default_guards
@@ -158,6 +160,10 @@ class ActionService:
             lambda manifest: self._diagnoser(manifest).diagnosable,
             self._resolve_target,
         )
+        #: The acting page-tool calls per tab, for actions.save_tool (act_journal.py).
+        self.journal = ActJournal()
+        #: Where actions.save_tool writes learned maps (None: nowhere; the composition root sets it).
+        self.learned: LearnedMaps | None = None
         #: Where every call is recorded once it ended (None: nowhere; the composition root sets it).
         self.audit: AuditLog | None = None
         # Calls running now with when each started, by the identity of their PendingCall: what

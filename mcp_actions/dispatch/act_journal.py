@@ -1,0 +1,169 @@
+"""The journal of acting page-tool calls per tab: what ``actions_save_tool`` turns into a tool.
+
+Every successful ``page.click``, ``page.fill``, ``page.press`` and
+``page.select`` is recorded per runtime (a tab keeps its runtime id across
+navigations) with how a person would find its element again: the page
+engine's ``refs.describe`` (``runtimes/page/describe.js``), read *before* the
+action, since a click may remove the element it clicked. Around the action
+the engine also counts the texts the journal watches (values typed so far,
+the row the element sits in), so learning can tell what the step made
+appear or go. ``browser.navigate`` is a boundary: "since the last
+navigation" starts after it.
+
+The hook is generic: ``journaled`` wraps the runners of those built-ins where
+the registry of built-ins is assembled (``dispatch/builtins.py``); the tools
+themselves know nothing of it. A step whose element could not be described
+is still recorded (with ``why_not``), so saving it is refused with the
+reason instead of silently leaving a step out.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ActionError
+from ..learning.steps import ActStep
+from .builtin_tool import BuiltinCall, BuiltinTool
+
+if TYPE_CHECKING:
+    from .service import ActionService
+
+__all__ = ["ACTING_TOOLS", "ActJournal", "ActStep", "journaled"]
+
+log = logging.getLogger(__name__)
+
+#: The acting page tools whose successful calls are journaled (dotted names).
+ACTING_TOOLS = frozenset({"page.click", "page.fill", "page.press", "page.select"})
+NAVIGATE = "browser.navigate"
+#: Steps kept per tab: enough for any tool worth saving (a workflow has at most 25 steps).
+STEPS_PER_TAB = 40
+#: The describe and count calls around an action are bookkeeping: they get a short time of their own.
+DESCRIBE_TIMEOUT_MS = 3000
+
+
+class ActJournal:
+    """Acting calls per runtime, newest last, with navigation boundaries; bounded per tab."""
+
+    def __init__(self, per_tab: int = STEPS_PER_TAB) -> None:
+        self._tabs: dict[str, deque[ActStep]] = {}
+        self._per_tab = per_tab
+
+    def record(self, runtime_id: str, step: ActStep) -> None:
+        """Add a step (or a boundary) to a runtime's journal."""
+        self._tabs.setdefault(runtime_id, deque(maxlen=self._per_tab)).append(step)
+
+    def navigated(self, runtime_id: str, url: str) -> None:
+        """``browser.navigate`` ran on this runtime: later steps start a new stretch."""
+        self.record(runtime_id, ActStep("browser.navigate", {}, None, url, boundary=True))
+
+    def since_navigation(self, runtime_id: str) -> list[ActStep]:
+        """The acting steps since the runtime's last navigation, oldest first."""
+        out: list[ActStep] = []
+        for step in reversed(self._tabs.get(runtime_id, ())):
+            if step.boundary:
+                break
+            out.append(step)
+        return out[::-1]
+
+    def last(self, runtime_id: str, count: int) -> list[ActStep]:
+        """The runtime's last ``count`` acting steps (navigations skipped), oldest first."""
+        acting = [step for step in self._tabs.get(runtime_id, ()) if not step.boundary]
+        return acting[-count:] if count > 0 else []
+
+    def typed_values(self, runtime_id: str) -> list[str]:
+        """The texts typed and options chosen since the last navigation: what the journal watches appear."""
+        values: list[str] = []
+        for step in self.since_navigation(runtime_id):
+            values.extend(_values_of(step.tool, step.arguments))
+        return values
+
+    def forget(self, runtime_id: str) -> None:
+        """A runtime left: its journal goes with it."""
+        self._tabs.pop(runtime_id, None)
+
+
+def _values_of(tool: str, arguments: dict[str, Any]) -> list[str]:
+    if tool == "page.fill" and isinstance(arguments.get("text"), str):
+        return [arguments["text"]]
+    if tool == "page.select" and isinstance(arguments.get("values"), list):
+        return [v for v in arguments["values"] if isinstance(v, str)]
+    return []
+
+
+def _describe_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``refs.describe`` is asked about: the call's ref, or the text a click targets (None: nothing to ask)."""
+    if isinstance(own.get("ref"), str):
+        return {"ref": own["ref"]}
+    if tool == "page.click" and isinstance(own.get("text"), str):
+        # page_click's text targeting: describe the element that text resolves to (observe_refs.js's M.elementOfText).
+        return {"text": own["text"], **({"role": own["role"]} if isinstance(own.get("role"), str) else {})}
+    return None
+
+
+def _kept_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any]:
+    """The values a step repeats: typed text, key, chosen options (a click's targeting text is not a value)."""
+    keep = {"page.fill": ("text",), "page.press": ("key",), "page.select": ("values",)}.get(tool, ())
+    return {key: own[key] for key in keep if key in own}
+
+
+async def _engine(service: ActionService, runtime_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    output = await service.bridge.call("refs.describe", arguments, runtime_id=runtime_id, timeout_ms=DESCRIBE_TIMEOUT_MS)
+    return output if isinstance(output, dict) else {}
+
+
+def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: str) -> Callable[[ActionService, BuiltinCall], Awaitable[Any]]:
+    async def journaled_run(service: ActionService, call: BuiltinCall) -> Any:
+        runtime = call.runtime
+        journal = service.journal
+        watch = [*journal.typed_values(runtime.runtime_id), *_values_of(tool, call.own)]
+        element: dict[str, Any] | None = None
+        why_not: str | None = None
+        before: dict[str, int] = {}
+        asked = _describe_arguments(tool, call.own)
+        try:
+            described = await _engine(service, runtime.runtime_id, {**(asked or {}), "watch": watch[-19:]})
+            element = described.get("element") if asked else None
+            before = dict(described.get("texts") or {})
+            if asked is None:
+                why_not = "this step names its element in a way that cannot be described again"
+        except ActionError as exc:
+            # The action itself decides whether the call fails; the journal only notes why it cannot repeat it.
+            why_not = f"its element could not be described ({exc.code}: {exc})"
+        if element is not None:
+            container = (element.get("container") or {}).get("text")
+            if isinstance(container, str) and container and container not in watch:
+                watch.append(container)  # the row it sits in (counted before by refs.describe): did the step make it go?
+        output = await run(service, call)
+        after: dict[str, int] = {}
+        if watch:
+            try:
+                after = dict((await _engine(service, runtime.runtime_id, {"watch": watch[-20:]})).get("texts") or {})
+            except ActionError as exc:  # a click that navigated away: nothing to count on this page
+                log.debug("counting texts after %s failed: %s", tool, exc)
+        journal.record(runtime.runtime_id, ActStep(tool, _kept_arguments(tool, call.own), element, runtime.url, why_not, before, after))
+        return output
+
+    return journaled_run
+
+
+def _navigating(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]]) -> Callable[[ActionService, BuiltinCall], Awaitable[Any]]:
+    async def journaled_run(service: ActionService, call: BuiltinCall) -> Any:
+        output = await run(service, call)
+        if isinstance(output, dict) and isinstance(output.get("runtime_id"), str):
+            service.journal.navigated(output["runtime_id"], str(output.get("url") or ""))
+        return output
+
+    return journaled_run
+
+
+def journaled(tool: BuiltinTool) -> BuiltinTool:
+    """The built-in with its successful calls recorded in the service's journal (acting tools and navigation)."""
+    if tool.name in ACTING_TOOLS:
+        return replace(tool, run=_acting(tool.run, tool.name))
+    if tool.name == NAVIGATE:
+        return replace(tool, run=_navigating(tool.run))
+    return tool

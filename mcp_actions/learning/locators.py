@@ -1,0 +1,135 @@
+"""Locators and values a person would write, with the tool's arguments in them.
+
+A recorded step's element comes described by the page engine
+(``refs.describe``): a ``locator`` that was unique when the step ran (role
+and name, a stable attribute, text) and, when the element sits in a row or
+item, a ``scoped`` one inside it (``within: {selector, text_equals}``, the
+locator form of docs/manifest-language.md). Here each listed parameter value
+becomes its argument wherever it appears: the row's text (``within`` the row
+whose text is the argument), the element's name or text, typed text.
+
+Arguments reach locators as JSONata slots (``{% input.title %}``) that the
+workflow interpreter evaluates into the locator's value: nothing is ever
+concatenated into a selector or XPath, so quotes, apostrophes and non-ASCII
+text need no escaping. A literal that itself looks like a slot is written
+as a JSONata string so that it stays literal.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["NO_FIND", "PARAMETER_NAME", "Parameters", "UnlearnableStep", "argument_slot", "learned_locator", "learned_text", "literal"]
+
+#: Why a step is refused when nothing but its position would find its element again.
+NO_FIND = "this click has no name, role or text to find it by"
+#: A parameter's name must work as ``input.<name>`` in a JSONata slot.
+PARAMETER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+#: Argument name -> the value the agent typed or chose, or the text of the row a click was scoped to.
+Parameters = Mapping[str, str]
+
+
+class UnlearnableStep(ValueError):
+    """A step that cannot be repeated robustly; the message is the reason a person reads."""
+
+
+def argument_slot(name: str) -> str:
+    """The slot that evaluates to the call's argument ``name``."""
+    return "{% input." + name + " %}"
+
+
+def _jsonata_string(text: str) -> str:
+    # A JSON string is a JSONata string literal; '%' escaped so that no '%}' ends the slot early.
+    return json.dumps(text, ensure_ascii=False).replace("%", "\\u0025")
+
+
+def literal(text: str) -> str:
+    """``text`` as a templated value that evaluates to itself (a slot only when it would look like one)."""
+    if "{%" in text or "%}" in text:
+        return "{% " + _jsonata_string(text) + " %}"
+    return text
+
+
+def learned_text(text: str, parameters: Parameters, used: set[str]) -> str:
+    """Typed text with every parameter value in it replaced by its argument (``used`` gains their names).
+
+    The whole text equal to a value is that argument; a value inside the text is joined with the
+    literal rest (``'Buy ' & input.item``). Longer values are replaced first, so one value inside
+    another does not split it.
+    """
+    for name, value in sorted(parameters.items(), key=lambda kv: -len(kv[1])):
+        if value and text == value:
+            used.add(name)
+            return argument_slot(name)
+    pieces: list[tuple[str, str | None]] = [(text, None)]
+    for name, value in sorted(parameters.items(), key=lambda kv: -len(kv[1])):
+        if not value:
+            continue
+        split: list[tuple[str, str | None]] = []
+        for piece, argument in pieces:
+            if argument is not None or value not in piece:
+                split.append((piece, argument))
+                continue
+            used.add(name)
+            parts = piece.split(value)
+            for i, part in enumerate(parts):
+                if part:
+                    split.append((part, None))
+                if i < len(parts) - 1:
+                    split.append((value, name))
+        pieces = split
+    if all(argument is None for _, argument in pieces):
+        return literal(text)
+    terms = [f"input.{argument}" if argument is not None else _jsonata_string(piece) for piece, argument in pieces]
+    return "{% " + " & ".join(terms) + " %}"
+
+
+def _literal_locator(locator: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in locator.items():
+        if isinstance(value, str):
+            out[key] = literal(value)
+        elif isinstance(value, Mapping):
+            out[key] = _literal_locator(value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def learned_locator(element: Mapping[str, Any], parameters: Parameters, used: set[str]) -> dict[str, Any]:
+    """The locator a person would write for a described element, with parameter values as arguments.
+
+    A value that is the text of the element's row scopes the element to "the row whose text is the
+    argument" (``text_equals`` when it is the row's whole text, else ``has_text``); a value that is the
+    element's name or text becomes that argument. Raises ``UnlearnableStep`` (with the reason) when
+    nothing a person would write finds the element alone.
+    """
+    container = element.get("container") if isinstance(element.get("container"), Mapping) else None
+    scoped = element.get("scoped") if isinstance(element.get("scoped"), Mapping) else None
+    base = element.get("locator") if isinstance(element.get("locator"), Mapping) else None
+    row_text = str(container.get("text") or "") if container else ""
+    if scoped is not None and row_text:
+        # Longest first: "Walk the dog twice" is the row, not "Walk the dog" inside it.
+        for name, value in sorted(parameters.items(), key=lambda kv: -len(kv[1])):
+            if not value or value not in row_text:
+                continue
+            used.add(name)
+            within = {"selector": literal(str(scoped["within"]["selector"]))}
+            within["text_equals" if value == row_text else "has_text"] = argument_slot(name)
+            located = _literal_locator({k: v for k, v in scoped.items() if k != "within"})
+            located["within"] = within
+            return located
+    if base is not None and element.get("unique"):
+        located = _literal_locator(base)
+        for key in ("name", "text_equals"):
+            if isinstance(base.get(key), str):
+                located[key] = learned_text(base[key], parameters, used)
+        return located
+    if scoped is not None:
+        return _literal_locator(scoped)
+    raise UnlearnableStep(str(element.get("reason") or NO_FIND))

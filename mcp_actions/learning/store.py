@@ -1,0 +1,172 @@
+"""The learned-maps folder: one map per origin, written by ``actions_save_tool`` and always loaded.
+
+A site's learned tools live in one ``actions.json`` map in the folder
+(``--learned-maps DIR``, default ``learned/`` in the user's data directory;
+docs/cli.md), named after the origin (``http://127.0.0.1:8765`` →
+``http_127.0.0.1_8765.actions.json``) with a namespace derived from the host
+(``site-127-0-0-1-8765``, ``todo-example-com``) as its ``surface.surface_id``.
+The map carries ``x_actions.learned: true``, which is how the catalogue knows
+it never withdraws the page tools on its pages.
+
+Saving a tool under a name the map has replaces it, and the tool it replaced
+is kept in the map's ``x_actions.history`` (newest last, at most
+``HISTORY_CAP`` entries, each ``{"saved_at", "tool"}``): nothing learned is
+lost by learning again. The whole map is validated before it is written (a
+map that would not load is refused with its problems, ``manifest_invalid``),
+and written atomically, so the server's reload never reads half a file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import ActionError, ErrorCode
+from ..manifest.limits import DEFAULT_LIMITS, Limits
+from ..manifest.load import ManifestReport, load_document
+
+__all__ = ["HISTORY_CAP", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_namespace", "origin_of"]
+
+#: Replaced tools kept per map.
+HISTORY_CAP = 20
+#: The root ``x_actions`` key that marks a learned map.
+LEARNED_KEY = "learned"
+
+
+def default_learned_dir() -> Path:
+    """``learned/`` in the user's data directory (platformdirs), the default ``--learned-maps``."""
+    import platformdirs
+
+    return platformdirs.user_data_path("mcp-actions", appauthor=False) / "learned"
+
+
+def origin_of(url: str) -> str | None:
+    """The ``scheme://host[:port]`` of an http(s) URL; None for any other page."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+
+
+def learned_namespace(origin: str) -> str:
+    """A safe identifier from the origin's host and port: ``todo.example.com`` → ``todo-example-com``."""
+    parts = urlsplit(origin)
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", parts.hostname or "site") if w]
+    if parts.port:
+        words.append(str(parts.port))
+    namespace = "-".join(words).lower()[:100] or "site"
+    return namespace if namespace[0].isalpha() else f"site-{namespace}"
+
+
+def _file_name(origin: str) -> str:
+    parts = urlsplit(origin)
+    name = f"{parts.scheme}_{parts.hostname}" + (f"_{parts.port}" if parts.port else "")
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".actions.json"
+
+
+def is_learned(document: Any) -> bool:
+    """Whether a map document is a learned one (``x_actions.learned: true`` at its root)."""
+    extension = document.get("x_actions") if isinstance(document, dict) else None
+    return isinstance(extension, dict) and extension.get(LEARNED_KEY) is True
+
+
+@dataclass(frozen=True)
+class SavedTool:
+    """Where a learned tool went: the map file, its namespace, and whether it replaced one of the same name."""
+
+    path: Path
+    namespace: str
+    replaced: bool
+
+
+class LearnedMaps:
+    """The learned-maps folder: writes each origin's map, then lets the server load it again."""
+
+    def __init__(self, directory: str | Path, *, limits: Limits = DEFAULT_LIMITS, on_saved: Callable[[], Awaitable[object]] | None = None) -> None:
+        """``on_saved()``: runs after a map was written (the server reloads its maps and announces the tool)."""
+        self.directory = Path(directory).expanduser()
+        self.limits = limits
+        self.on_saved = on_saved
+        self._lock = asyncio.Lock()  # one save at a time: two saves to one map must not lose either tool
+
+    def ensure(self) -> None:
+        """Create the folder (and its parents) so that it can be loaded and watched; ``OSError`` when it cannot be."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def path_for(self, origin: str) -> Path:
+        """The map file of an origin."""
+        return self.directory / _file_name(origin)
+
+    async def save(self, origin: str, tool: dict[str, Any]) -> SavedTool:
+        """Add (or replace) ``tool`` in the origin's map, validated and written atomically; then ``on_saved``."""
+        async with self._lock:
+            saved = await asyncio.to_thread(self._write, origin, tool)
+        if self.on_saved is not None:
+            await self.on_saved()
+        return saved
+
+    def _write(self, origin: str, tool: dict[str, Any]) -> SavedTool:
+        path = self.path_for(origin)
+        namespace = learned_namespace(origin)
+        document = self._read(path, origin, namespace)
+        tools: list[dict[str, Any]] = document["tools"]
+        replaced = False
+        for i, existing in enumerate(tools):
+            if isinstance(existing, dict) and existing.get("name") == tool["name"]:
+                history = document["x_actions"].setdefault("history", [])
+                history.append({"saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "tool": existing})
+                del history[:-HISTORY_CAP]
+                tools[i] = tool
+                replaced = True
+                break
+        else:
+            tools.append(tool)
+        loaded = load_document(document, source=str(path), path=path, limits=self.limits, namespace=namespace)
+        if isinstance(loaded, ManifestReport):
+            raise ActionError(
+                f"the learned map would not validate: {loaded.errors[0].code} at {loaded.errors[0].path}: {loaded.errors[0].message}",
+                code=ErrorCode.MANIFEST_INVALID,
+                evidence={"path": "/name", "map": str(path), "problems": [p.to_dict() for p in loaded.errors[:10]]},
+            )
+        self.ensure()
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        # Atomic: the server's watcher and reload never read half a map.
+        fd, temporary = tempfile.mkstemp(prefix=".learning-", suffix=".tmp", dir=self.directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return SavedTool(path, namespace, replaced)
+
+    @staticmethod
+    def _read(path: Path, origin: str, namespace: str) -> dict[str, Any]:
+        """The origin's map as it is, or a new one; a file that is not a learned map of this origin is refused, not overwritten."""
+        if not path.exists():
+            return {
+                "protocol": "actions.json",
+                "version": 1,
+                "surface": {"origin": origin, "name": f"Learned on {origin}", "surface_id": namespace},
+                "tools": [],
+                "x_actions": {LEARNED_KEY: True, "history": []},
+            }
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ActionError(f"the learned map {path} cannot be read ({exc}); move it away to learn again", code=ErrorCode.MANIFEST_INVALID, evidence={"map": str(path)}) from exc
+        if not is_learned(document) or not isinstance(document.get("tools"), list):
+            raise ActionError(f"{path} is not a learned map; move it away to learn again", code=ErrorCode.MANIFEST_INVALID, evidence={"map": str(path)})
+        document["x_actions"].setdefault("history", [])
+        return dict(document)

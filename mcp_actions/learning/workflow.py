@@ -1,0 +1,126 @@
+"""A map tool from recorded steps: the workflow a person would write to repeat them with other values.
+
+Each step becomes a wait for its element (pages render late and re-render
+lists on every change) and the action on a locator (``pointer.click`` with
+``target``, ``text.insert`` in ``replace`` mode, ``keyboard.press`` on the
+element the step before acted on). What the page did is learned from the
+texts the journal counted around the action, in the manifest's own
+vocabulary: a text that appeared becomes the step's ``settle_after`` (wait
+until it is visible), a row that went becomes a ``locator.probe`` step
+retried until it is gone. Every parameter must appear in some step, and
+every step must be repeatable: otherwise ``UnlearnableStep`` says which and
+why, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .locators import Parameters, UnlearnableStep, argument_slot, learned_locator, learned_text, literal
+from .steps import ActStep
+
+__all__ = ["MAX_LEARNED_STEPS", "learn_tool"]
+
+#: Acting calls one tool may repeat: each becomes up to three workflow steps, and a workflow has at most 25.
+MAX_LEARNED_STEPS = 8
+#: How long a learned step waits for its element (late rendering) and for what it makes appear.
+WAIT_MS = 5000
+SETTLE_MS = 3000
+#: Attempts (each after the DOM settles) to see a row go.
+GONE_ATTEMPTS = 10
+
+
+def _step_error(index: int, step: ActStep, reason: str) -> UnlearnableStep:
+    return UnlearnableStep(f"step {index} ({step.tool.replace('.', '_')}): {reason}")
+
+
+def _text_locator(text: str, parameters: Parameters) -> dict[str, Any]:
+    """Where a watched text shows: innermost elements whose text is exactly it (the argument when it is one)."""
+    for name, value in parameters.items():
+        if value == text:
+            return {"text_equals": argument_slot(name)}
+    return {"text_equals": literal(text)}
+
+
+def _effects(step: ActStep) -> tuple[list[str], list[str]]:
+    """The watched texts the step made appear and made go."""
+    before, after = step.texts_before, step.texts_after
+    if not after:
+        return [], []
+    appeared = [t for t, n in after.items() if n > 0 and before.get(t, 0) == 0]
+    gone = [t for t, n in before.items() if n > 0 and t in after and after[t] == 0]
+    return appeared, gone
+
+
+def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, parameters: Parameters) -> dict[str, Any]:
+    """The actions.json tool that repeats ``steps`` with each parameter value as its argument.
+
+    Raises ``UnlearnableStep`` naming the step and the reason (a step with nothing to find its element
+    by, a key press on an element no earlier step reached, a parameter that appears in no step).
+    """
+    if not steps:
+        raise UnlearnableStep("there is no acting call to save on this tab since its last navigation")
+    if len(steps) > MAX_LEARNED_STEPS:
+        raise UnlearnableStep(f"{len(steps)} steps are more than one tool repeats ({MAX_LEARNED_STEPS}); save fewer with `steps`")
+    used: set[str] = set()
+    workflow: list[dict[str, Any]] = []
+    previous: str | None = None  # the locator (as JSON) the step before acted on: a key press goes there
+    for index, step in enumerate(steps, start=1):
+        if step.element is None:
+            raise _step_error(index, step, step.why_not or "its element could not be described")
+        try:
+            locator = learned_locator(step.element, parameters, used)
+        except UnlearnableStep as exc:
+            raise _step_error(index, step, str(exc)) from None
+        key = json.dumps(locator, sort_keys=True)
+        sid = f"s{index}"
+        wait = {"id": f"{sid}_find", "primitive": "locator.wait_for", "args": {"locator": locator, "state": "visible", "timeout_ms": WAIT_MS}}
+        if step.tool == "page.click":
+            workflow += [wait, {"id": f"{sid}_click", "primitive": "pointer.click", "args": {"target": locator}}]
+        elif step.tool == "page.fill":
+            text = learned_text(str(step.arguments.get("text", "")), parameters, used)
+            workflow += [wait, {"id": f"{sid}_fill", "primitive": "text.insert", "args": {"target": locator, "text": text, "mode": "replace"}}]
+        elif step.tool == "page.press":
+            if key != previous:
+                if not step.element.get("editable"):
+                    raise _step_error(index, step, "a key pressed on an element no earlier step reached; click or fill it first, then save from there")
+                # A person clicks into a field before typing a key there.
+                workflow += [wait, {"id": f"{sid}_focus", "primitive": "pointer.click", "args": {"target": locator}}]
+            workflow.append({"id": f"{sid}_press", "primitive": "keyboard.press", "args": {"key": literal(str(step.arguments.get("key", "")))}})
+        else:
+            raise _step_error(index, step, f"{step.tool.replace('.', '_')} cannot be saved as a step yet")
+        previous = key
+        appeared, gone = _effects(step)
+        if appeared:
+            # Prefer a text that is an argument: it is what the next call makes appear.
+            chosen = next((t for t in appeared if t in parameters.values()), appeared[0])
+            workflow[-1]["settle_after"] = {"locator": _text_locator(chosen, parameters), "state": "visible", "timeout_ms": SETTLE_MS}
+        for n, text in enumerate(gone[:1]):
+            gid = f"{sid}_gone{n}"
+            workflow.append(
+                {
+                    "id": gid,
+                    "primitive": "locator.probe",
+                    "args": {"probes": [{"locator": _text_locator(text, parameters)}]},
+                    "retry_until": "{% steps." + gid + ".output.results[0].matched = false %}",
+                    "max_attempts": GONE_ATTEMPTS,
+                    "description": "the row the step removes is gone",
+                }
+            )
+    unused = [p for p in parameters if p not in used]
+    if unused:
+        raise UnlearnableStep(f"parameter {unused[0]!r} ({parameters[unused[0]]!r}) appears in none of the steps: not typed, chosen, nor the text of a row a click was in")
+    return {
+        "name": name,
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": {p: {"type": "string", "description": f"for example {v!r}"} for p, v in parameters.items()},
+            "required": list(parameters),
+            "additionalProperties": False,
+        },
+        "workflow": {"version": 1, "expression_language": "jsonata", "steps": workflow},
+        "x_actions": {"annotations": {"title": description[:80], "readOnlyHint": False, "openWorldHint": True}},
+    }
