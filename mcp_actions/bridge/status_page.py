@@ -75,7 +75,7 @@ def _runtime_rows(runtimes: Iterable[RuntimeInfo]) -> str:
             + _cell(snap["runtime_key"])
             + _cell(snap["url"])
             + _cell(snap["title"])
-            + _cell(f"{snap['transport']} ({snap['trust']})" + (f" on replica {snap['replica']}" if snap.get("replica") else ""))
+            + _cell(f"{snap['transport']} ({snap['trust']})" + (f" on replica {snap['replica']}" if snap.get("replica") else "") + (f"; session {snap['session']}" if snap.get("session") else ""))
             + _cell(f"{snap['idle_seconds']:.1f} s")
             + _cell(len(snap["capabilities"]))
             + _cell(snap["event_count"])
@@ -100,7 +100,7 @@ def _call_rows(calls: Sequence[Mapping[str, Any]]) -> str:
             + _cell(entry.get("decision"))
             + _cell(status)
             + _cell(entry.get("elapsed_ms"))
-            + _cell(entry.get("client"))
+            + _cell(" ".join(str(part) for part in (entry.get("client"), f"(session {entry['session']})" if entry.get("session") else None) if part) or None)
             + _cell(entry.get("trust"))
             + _cell(entry.get("authorization_id"))
             + "</tr>"
@@ -137,6 +137,18 @@ def _extension_line(url: str | None) -> str:
     )
 
 
+def _session_item(session: Mapping[str, Any], browsers: Mapping[str, Mapping[str, Any]]) -> str:
+    """One agent session on the status page: its id, how it was told apart, idle time, its browser's tabs and name."""
+    e = html.escape
+    browser = browsers.get(str(session.get("id")))
+    parts = [e(str(session.get("kind"))), f"idle {session.get('idle_seconds')} s"]
+    if browser is not None:
+        parts.append(f"{browser.get('tabs', 0)} tab(s)")
+        if browser.get("name"):
+            parts.append(e(str(browser["name"])))
+    return f"<code>{e(str(session.get('id')))}</code> ({', '.join(parts)})"
+
+
 def render_status_page(
     runtimes: Iterable[RuntimeInfo],
     *,
@@ -153,6 +165,8 @@ def render_status_page(
     extension_connect_url: str | None = None,
     audit_health: Mapping[str, Any] | None = None,
     backplane: Mapping[str, Any] | None = None,
+    sessions: Sequence[Mapping[str, Any]] | None = None,
+    session_browsers: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> str:
     """The complete HTML of the local status page.
 
@@ -166,6 +180,8 @@ def render_status_page(
     ``extension_connect_url``: the browser extension's connect page for this bridge (docs/extension.md).
     ``audit_health``: ``AuditLog.health()``; while its file cannot be written, calls are refused and this says why.
     ``backplane``: ``Backplane.status()`` when replicas share a backplane (docs/deploying.md), None alone.
+    ``sessions``: the HTTP agent sessions served (``{id, kind, isolated, idle_seconds}``), None over stdio;
+    ``session_browsers``: each session's browser context (``{started, tabs, name}`` by session id) (docs/sessions.md).
     """
     runtimes = list(runtimes)
     e = html.escape
@@ -192,6 +208,10 @@ def render_status_page(
             f'\n<p id="backplane">Replica <code>{e(str(backplane.get("replica")))}</code>; backplane <code>{e(str(backplane.get("url")))}</code> '
             f"{state}. Other replicas: {e(others)}.</p>"
         )
+    if sessions is not None:
+        listed = "; ".join(_session_item(session, session_browsers or {}) for session in sessions)
+        shared = bool(sessions) and not all(s.get("isolated") for s in sessions)
+        session_line += f'\n<p id="sessions">{len(sessions)} MCP session(s){" in one shared browser context" if shared else ""}: {listed or "none"}.</p>'
     bookmarklet = bookmarklet_url(script_url)
     script_tag = f'<script src="{script_url}"></script>'
     return f"""<!doctype html>

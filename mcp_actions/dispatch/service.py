@@ -35,6 +35,7 @@ from ..audit_log import AuditLog, arguments_sha256, utc_timestamp
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route, front_page, opens_itself
+from ..bridge.scope import current_session
 from ..catalog.catalog import Catalog, ToolBinding
 from ..catalog.visibility import ToolVisibility
 from ..deadline import Deadline
@@ -256,6 +257,9 @@ class ActionService:
         entry["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
         if runtime is not None and runtime.authorization_id:
             entry["authorization_id"] = runtime.authorization_id
+        session = current_session()
+        if session is not None:
+            entry["session"] = session.id  # the agent session that called (a digest, never its Mcp-Session-Id; docs/sessions.md)
         return entry
 
     async def _handle(self, call: PendingCall) -> CallOutcome:

@@ -168,8 +168,13 @@ class AgentSessions:
         finally:
             state.busy -= 1
             state.last_seen = time.monotonic()
-        if minted is not None and isinstance(result, types.CallToolResult):
-            result.meta = {**(result.meta or {}), HANDLE_META_KEY: minted}
+        if minted is not None:
+            # The SDK shapes the result inside the middleware chain: here it is the wire dict already.
+            if isinstance(result, dict):
+                meta = result.get("_meta")
+                result["_meta"] = {**(meta if isinstance(meta, dict) else {}), HANDLE_META_KEY: minted}
+            elif isinstance(result, types.CallToolResult):
+                result.meta = {**(result.meta or {}), HANDLE_META_KEY: minted}
         return result
 
     # -- idle sessions -----------------------------------------------------------
