@@ -7,7 +7,8 @@ the answer is that text itself, with one trailing line naming the cursor when
 it was cut. ``page.find`` answers one line per matching element (``refs.find``,
 ``runtimes/page/find.js``): its ref, role, name and the section or row it sits
 in. Both hand out the refs ``page.observe`` does, so the acting tools
-(``observe_tools.py``) take them; both are in the ``observe`` group.
+(``observe_tools.py``) take them; both are in the ``observe`` group. Both answer a
+``TextAnswer`` (``page_answers.py``): the text once, the runtime in ``_meta``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from ..catalog.catalog import ToolBinding
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
+from .page_answers import META_RUNTIME, TextAnswer
 from .service import ActionService
 from .targets import TargetRule
 
@@ -87,11 +89,12 @@ async def _call(service: ActionService, call: BuiltinCall, name: str) -> Any:
 
 
 async def _read(service: ActionService, call: BuiltinCall) -> Any:
-    return read_text(await _call(service, call, "refs.read"))
+    # Like every page tool's answer: the text once, the runtime it ran on for the host only (page_answers.py).
+    return TextAnswer(read_text(await _call(service, call, "refs.read")), {META_RUNTIME: call.runtime.runtime_id})
 
 
 async def _find(service: ActionService, call: BuiltinCall) -> Any:
-    return find_text(await _call(service, call, "refs.find"))
+    return TextAnswer(find_text(await _call(service, call, "refs.find")), {META_RUNTIME: call.runtime.runtime_id})
 
 
 #: The reading built-ins (group ``observe``, beside page.observe and the acting tools).
