@@ -1,10 +1,14 @@
 """Tools learned from a session: a journal's steps written as a map tool, and the learned-maps folder.
 
+``ActStep`` (``steps.py``) is one acting call as the journal recorded it.
 ``locators.py`` turns how a person finds an element (the page engine's
-``refs.describe``) into a locator with the tool's arguments in it;
-``workflow.py`` writes the steps as a tool; ``store.py`` keeps one map per
-origin in the learned-maps folder (docs/mcp-surface.md, ``actions_save_tool``).
-Nothing here talks to a page or to MCP: dispatch hands it recorded steps.
+``refs.describe``) into a locator with the tool's ``Parameters`` in it, or
+refuses with ``NO_FIND``; ``learn_tool`` (``workflow.py``) writes the steps as
+a tool; ``LearnedMaps`` (``store.py``) keeps one map per origin in the
+learned-maps folder (``default_learned_dir``), each marked so that
+``is_learned`` tells it from a map a person wrote, and reports a write as a
+``SavedTool`` (docs/mcp-surface.md, ``actions_save_tool``). Nothing here talks
+to a page or to MCP: dispatch hands it recorded steps.
 """
 
 from .locators import NO_FIND, Parameters
