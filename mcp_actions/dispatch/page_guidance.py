@@ -8,13 +8,28 @@ only sees ``target_not_found`` retries in vain:
   ``no_page_open`` refuses the call before it reaches the tab, naming the
   site and telling the model to open the tool's page with
   ``browser_navigate`` first (not retryable as it stands);
-- the tab shows the site's front page, which the server opens by itself
-  for a first call, while the tool works on another page of the site.
-  ``on_front_page`` adds that to the error the tool failed with.
+- the tab is on another page than the tool's: another origin than the
+  map's site, a URL its target does not name (``target.url_contains``), or
+  the site's front page that the server opened by itself for this very call
+  while the tool works on another page of the site. ``page_hint`` then adds
+  "open that page with browser_navigate first" to the error.
+
+On the tool's own page, a miss means something else, and the navigate hint
+would send the model wandering (docs/mcp-surface.md, "Hints"):
+
+- ``state_mismatch`` with no current state: the page no longer matches any
+  state of the map; the map may be out of date (``mcp-actions check``);
+- ``target_not_found`` from a locator whose filter (``has_text``, ``within``,
+  ``has``; usually built from an argument) left nothing: no element matched
+  that value, and what is there is listed (the page engine puts it in
+  ``evidence.candidates``; the hint renders it within ``CANDIDATES_BUDGET``
+  bytes when the message does not already).
 """
 
 from __future__ import annotations
 
+import json
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..bridge.registry import RuntimeInfo
@@ -23,12 +38,14 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from ..manifest.model import Manifest
 
-__all__ = ["NAVIGATING_PRIMITIVES", "no_page_open", "on_front_page", "opens_its_own_page", "shows_no_page"]
+__all__ = ["CANDIDATES_BUDGET", "NAVIGATING_PRIMITIVES", "no_page_open", "opens_its_own_page", "page_hint", "shows_no_page"]
 
 #: Primitives that bring a tab to a page: a workflow that starts with one needs no page open before.
 NAVIGATING_PRIMITIVES = frozenset({"browser.navigate", "browser.open_tab"})
 #: Errors of a tool that looked for its page's elements or state and did not find them.
 _PAGE_MISSES = frozenset({ErrorCode.TARGET_NOT_FOUND, ErrorCode.TARGET_NOT_VISIBLE, ErrorCode.STATE_MISMATCH, ErrorCode.MISSING_HANDLER})
+#: At most this many bytes of the page's candidates in a hint: the model pays for every byte of an error.
+CANDIDATES_BUDGET = 200
 
 
 def shows_no_page(url: str | None) -> bool:
@@ -65,23 +82,78 @@ def no_page_open(binding: ToolBinding, manifest: Manifest | None, runtime: Runti
     )
 
 
-def on_front_page(error: ActionError, binding: ToolBinding, runtime: RuntimeInfo) -> ActionError:
-    """``error``, saying so when the tool failed on its site's front page (``error`` itself otherwise).
+def page_hint(error: ActionError, binding: ToolBinding, runtime: RuntimeInfo, *, opened_for_call: bool = False) -> ActionError:
+    """``error`` with what to do next when a map's tool missed its page's elements or state (``error`` itself otherwise).
 
-    The front page is what the server opens for a map's first call; a tool that
-    works on another page of the site misses its elements there, and the model
-    should navigate to that page rather than retry.
+    ``opened_for_call``: the server opened the tab for this call (the site's front page, for a first call).
     """
-    origin = binding.surface_origin
-    if error.code not in _PAGE_MISSES or binding.page_tool or not opens_itself(origin):
+    if error.code not in _PAGE_MISSES or binding.page_tool:
         return error
-    if not surface_matches(origin, runtime.url) or urlsplit(runtime.url).path not in ("", "/"):
-        return error
+    elsewhere = _elsewhere(binding, runtime, opened_for_call)
+    if elsewhere is not None:
+        return _hinted(
+            error,
+            f"the tab shows {runtime.url}, {elsewhere}; if {binding.mcp_name} works on another page, open that page with browser_navigate first",
+            next="browser_navigate",
+            **({"front_page": runtime.url} if elsewhere.startswith("the front page") else {}),
+        )
+    candidates = error.evidence.get("candidates")
+    if error.code == ErrorCode.TARGET_NOT_FOUND and isinstance(candidates, list):
+        shown = "" if "there are:" in error.message else _rendered(candidates)
+        there = f"; the page shows {shown}" if shown else ""
+        return _hinted(error, f"no element matched that value{there}: call {binding.mcp_name} again with a value the page shows", next="retry_with_other_value")
+    current = error.evidence.get("current_states")
+    if error.code == ErrorCode.STATE_MISMATCH and isinstance(current, list) and not current:
+        source = binding.origin.source
+        check = f"mcp-actions check {source} --url {runtime.url}" if binding.origin.trust == "local" and not source.startswith("runtime:") else "mcp-actions check"
+        return _hinted(
+            error,
+            f"the page matches none of the map's states: the page changed, or the map is out of date ({check} shows what drifted)",
+            next="check_map",
+        )
+    return error
+
+
+def _elsewhere(binding: ToolBinding, runtime: RuntimeInfo, opened_for_call: bool) -> str | None:
+    """How the tab is on another page than the tool's, or None when nothing says it is."""
+    origin, url = binding.surface_origin, runtime.url
+    if not url:
+        return None
+    if origin and not surface_matches(origin, url):
+        return f"not a page of {origin}, the site of {binding.mcp_name}'s map"
+    target = binding.tool.target if binding.tool is not None else None
+    wanted = target.url_contains if target is not None else None
+    if wanted and wanted not in url:
+        return f"not a page whose URL contains {wanted!r}, where {binding.mcp_name} works"
+    if opened_for_call and opens_itself(origin) and urlsplit(url).path in ("", "/"):
+        return "the front page of the site, opened for this call"
+    return None
+
+
+def _rendered(candidates: list[Any]) -> str:
+    """The candidates' texts, quoted, within ``CANDIDATES_BUDGET`` bytes (an ellipsis for the rest)."""
+    texts: list[str] = []
+    for candidate in candidates:
+        text = candidate.get("text") if isinstance(candidate, dict) else candidate if isinstance(candidate, str) else None
+        if isinstance(text, str) and text.strip() and text.strip() not in texts:
+            texts.append(text.strip())
+    shown: list[str] = []
+    used = 0
+    for text in texts:
+        quoted = json.dumps(text[:60] + ("…" if len(text) > 60 else ""), ensure_ascii=False)
+        if used + len(quoted.encode()) + 2 > CANDIDATES_BUDGET:
+            shown.append("…")
+            break
+        shown.append(quoted)
+        used += len(quoted.encode()) + 2
+    return ", ".join(shown)
+
+
+def _hinted(error: ActionError, hint: str, **evidence: Any) -> ActionError:
     return ActionError(
-        f"{error.message} (the tab shows {runtime.url}, the front page of the site; if {binding.mcp_name} works on "
-        "another page of it, open that page with browser_navigate first)",
+        f"{error.message} ({hint})",
         code=error.code,
         severity=error.severity,
         recoverable=error.recoverable,
-        evidence={**error.evidence, "front_page": runtime.url, "next": "browser_navigate"},
+        evidence={**error.evidence, **evidence},
     )

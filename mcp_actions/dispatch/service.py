@@ -14,8 +14,9 @@ tool's result schema (``invalid_result`` with the failing path). After a call
 of a transition's tool the runtime's states are diagnosed again, so
 ``runtime_status`` views stay current. When the map asks for it
 (``x_actions.result_summary``), the named projection summary is read after
-the call succeeded (``CallOutcome``). A tool that misses its page on the
-site's front page says so (``page_guidance.on_front_page``). It knows
+the call succeeded (``CallOutcome``). A tool that misses its page's elements
+or state says what to do next (``page_guidance.page_hint``), and a call that
+opened or moved to another tab says so (``tab_notes.py``). It knows
 nothing of MCP; the server adapter gives it a ``CallContext`` and turns its
 outcomes into MCP results and errors.
 """
@@ -52,10 +53,11 @@ from .act_journal import ActJournal
 from .builtin_tool import BuiltinCall, BuiltinTool
 from .execution import ToolRun
 from .guards import CallContext, GuardChain, InputRequired, PendingCall, Stage, default_guards
-from .page_guidance import on_front_page
+from .page_guidance import page_hint
 from .policy import OriginHold, judged_origin, page_origin, rejudge
 from .postconditions import PostconditionChecker, PostconditionRequest, ProjectionPostconditions
 from .states import Diagnosis, StateDiagnoser
+from .tab_notes import TabChange, TabWatch
 from .tab_turns import TabTurns
 from .targets import CallTarget, TargetResolver, tool_route
 from .transitions import TransitionTracker
@@ -102,6 +104,8 @@ class CallOutcome(NamedTuple):
     state_summary: dict[str, Any] | None = None
     #: The tool that ran.
     binding: ToolBinding | None = None
+    #: The tab the call opened or moved to, when not the one the model was looking at (``tab_notes.py``).
+    tab: TabChange | None = None
 
 
 #: The least time a result summary gets to read, even when the call used up nearly all of its own.
@@ -284,9 +288,9 @@ class ActionService:
                     _CURRENT_CALL.reset(current)
             binding.check_result(output)
             return CallOutcome(output, binding=binding)
-        output, runtime = await self._run_on_page(call)
+        output, runtime, tab = await self._run_on_page(call)
         binding.check_result(output)
-        return CallOutcome(output, await self._result_summary(binding, runtime, call.deadline), binding)
+        return CallOutcome(output, await self._result_summary(binding, runtime, call.deadline), binding, tab)
 
     async def call(self, mcp_name: str, arguments: Mapping[str, Any] | None, *, progress: ProgressCallback | None = None) -> Any:
         """Run one tool to its end from Python; return its output or raise ``ActionError``.
@@ -507,12 +511,15 @@ class ActionService:
                 evidence={"url": url, "timeout_ms": limit_ms},
             ) from exc
 
-    async def _run_on_page(self, call: PendingCall) -> tuple[Any, RuntimeInfo]:
-        """Route a tool of a map or a page, pass the runtime guards, run it; its output and the runtime it ran on."""
+    async def _run_on_page(self, call: PendingCall) -> tuple[Any, RuntimeInfo, TabChange | None]:
+        """Route a tool of a map or a page, pass the runtime guards, run it; its output, the runtime it ran on, and
+        the tab it opened or moved to (None: the one the model was looking at)."""
         binding, deadline = call.tool, call.deadline
         assert deadline is not None
+        watch = TabWatch(self.bridge.registry)
         runtime = await self.settle_target(call)
         assert runtime is not None
+        tab = watch.change(runtime)
         call.manifest = self.manifest_of(binding)
         try:
             async with self._turn(call):
@@ -524,11 +531,15 @@ class ActionService:
                 if call.rules is not None and call.manifest is not None:
                     await self._refresh_states(runtime, call.manifest, deadline)
         except ActionError as exc:
-            hinted = on_front_page(exc, binding, runtime)
+            hinted = page_hint(exc, binding, runtime, opened_for_call=tab is not None and tab.kind != "switched")
+            if tab is not None:
+                # The model hears which tab the failure happened in, as it would a success (tab_notes.py).
+                hinted.message = f"{hinted.message} [{tab.line()}]"
+                hinted.evidence["tab"] = tab.to_meta()
             if hinted is exc:
                 raise
             raise hinted from exc
-        return output, runtime
+        return output, runtime, tab
 
     async def _execute(self, call: PendingCall, runtime: RuntimeInfo, deadline: Deadline) -> Any:
         """Run an admitted tool on its runtime as its plan says: a page's own tool, or a map's with its postcondition."""

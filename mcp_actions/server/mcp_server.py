@@ -212,7 +212,7 @@ def build_server(
         binding = outcome.binding
         assert binding is not None
         await tell(ctx, peer, "info", {"event": "call_finished", "tool": binding.name, "elapsed_ms": int((loop.time() - started[0]) * 1000)})
-        return mark_page_content(success_result(outcome.output, binding, state_summary=outcome.state_summary), binding)
+        return mark_page_content(success_result(outcome.output, binding, state_summary=outcome.state_summary, tab=outcome.tab), binding)
 
     async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         peers.seen(ctx)

@@ -16,10 +16,11 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
+from ..dispatch.tab_notes import TabChange
 from ..errors import ActionError, UnknownTool
 from .media import image_output_schema, split_image
 
-__all__ = ["META_STATE_SUMMARY", "META_UNTRUSTED", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
+__all__ = ["META_STATE_SUMMARY", "META_TAB", "META_UNTRUSTED", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
 _ANNOTATION_KEYS = {
     "readOnlyHint": "read_only_hint",
@@ -78,6 +79,8 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
 
 #: Marks a tool a page declared, and its results: page words, never instructions.
 META_UNTRUSTED = "mcp-actions/untrusted"
+#: The tab a call opened or moved to (``dispatch/tab_notes.py``), beside the line the model reads.
+META_TAB = "mcp-actions/tab"
 
 #: Where a result carries the state summary its map asks for (``x_actions.result_summary``).
 #: ``_meta`` rather than ``structuredContent``, so the tool's ``outputSchema`` (its map's
@@ -93,14 +96,17 @@ def _image_tool(binding: ToolBinding) -> bool:
     return binding.image_output
 
 
-def success_result(output: Any, binding: ToolBinding | None = None, *, state_summary: dict[str, Any] | None = None) -> types.CallToolResult:
+def success_result(
+    output: Any, binding: ToolBinding | None = None, *, state_summary: dict[str, Any] | None = None, tab: TabChange | None = None
+) -> types.CallToolResult:
     """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text.
 
     For an image tool (its binding's ``image_output``) the image is MCP image content and
     the structured output keeps only its description (see ``media.py``). A
     ``state_summary`` (the map's ``x_actions.result_summary``, read after the
     call) goes to ``_meta["mcp-actions/state_summary"]`` and, for the model,
-    into a second text block.
+    into a second text block. ``tab``: the tab the call opened or moved to, said in one
+    more short text line the model reads (and in ``_meta["mcp-actions/tab"]``).
     """
     if binding is not None and binding.text_output and isinstance(output, str):
         # The answer is text for the model (page_read): sent once, as it is, never cut to TEXT_LIMIT.
@@ -118,10 +124,13 @@ def success_result(output: Any, binding: ToolBinding | None = None, *, state_sum
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     if image is not None:
         content.append(image)
-    meta = None
+    meta: dict[str, Any] | None = None
     if state_summary is not None:
         meta = {META_STATE_SUMMARY: state_summary}
         content.append(types.TextContent(type="text", text=_summary_text(state_summary)))
+    if tab is not None:
+        meta = {**(meta or {}), META_TAB: tab.to_meta()}
+        content.append(types.TextContent(type="text", text=f"Note: {tab.line()}."))
     return types.CallToolResult(content=content, structured_content=structured, is_error=False, _meta=meta)
 
 
