@@ -87,11 +87,11 @@ def test_a_flat_field_and_the_target_object_that_disagree_are_refused(arguments)
     ("schema", "properties"),
     [
         # Nothing declared: an object with the two advertised fields.
-        ({}, {"target": {"type": "object"}, "timeout_ms": {"type": "integer"}}),
+        ({}, dict(ADVERTISED_ROUTING)),
         # The tool's own properties are kept, the advertised ones added beside them.
-        ({"type": "object", "properties": {"q": {"type": "string"}}}, {"q": {"type": "string"}, "target": {"type": "object"}, "timeout_ms": {"type": "integer"}}),
+        ({"type": "object", "properties": {"q": {"type": "string"}}}, {"q": {"type": "string"}, **ADVERTISED_ROUTING}),
         # A tool that declares target (a locator) keeps its own definition.
-        ({"type": "object", "properties": {"target": {"type": "string"}}}, {"target": {"type": "string"}, "timeout_ms": {"type": "integer"}}),
+        ({"type": "object", "properties": {"target": {"type": "string"}}}, {"target": {"type": "string"}, "timeout_ms": ADVERTISED_ROUTING["timeout_ms"]}),
     ],
 )
 def test_every_input_schema_advertises_target_and_timeout_ms(schema, properties):
@@ -106,4 +106,4 @@ def test_advertising_routing_copies_instead_of_sharing():
     merged["required"].append("target")
     # Neither the map's schema nor the advertised fields (shared by every tool) changed.
     assert schema == {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
-    assert ADVERTISED_ROUTING["target"] == {"type": "object"}
+    assert ADVERTISED_ROUTING["target"] == {"type": "object", "description": "Page to run on (see instructions)"}

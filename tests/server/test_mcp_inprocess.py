@@ -80,7 +80,7 @@ async def test_tools_list_names_meta_and_schemas():
         # target_* fields are accepted (test_routing_fields_choose_among_several_runtimes)
         # and described once, in the server's instructions.
         assert set(add.input_schema["properties"]) == {"sku", "quantity", "target", "timeout_ms"}
-        assert add.input_schema["properties"]["target"] == {"type": "object"}
+        assert add.input_schema["properties"]["target"] == {"type": "object", "description": "Page to run on (see instructions)"}
         assert "target_url_contains" in (client.instructions or "") and "target:" in (client.instructions or "")
         # A manifest's own property of a routing name stays the tool's.
         assert tools["shop_deliver"].input_schema["properties"]["target"] == {"type": "string"}
