@@ -33,5 +33,9 @@ def check_backplane_url(url: str) -> str:
 
 def require_client() -> None:
     """Raise ``UsageError`` (one line, exit 2) when the NATS client is not installed."""
-    if importlib.util.find_spec("nats") is None:
+    try:
+        missing = importlib.util.find_spec("nats") is None
+    except (ImportError, ValueError):  # a broken or blocked installation reads as a missing one
+        missing = True
+    if missing:
         raise UsageError("--backplane needs the NATS client, which is not installed: pip install 'mcp-actions[nats]'")

@@ -57,6 +57,8 @@ def runtime_entry(info: RuntimeInfo, owner: str | None) -> dict[str, Any]:
         "trust": info.trust,
         "extension_version": info.extension_version,
         "connected_at": info.connected_at,
+        # The agent session that owns it (bridge/scope.py): the same session id digest on every replica.
+        "session": info.session,
         "owner": owner,
     }
 
@@ -86,6 +88,7 @@ def runtime_from_entry(entry: dict[str, Any], replica: str, event_log_size: int)
         trust=trust if trust in _TRUST else "page",
         extension_version=entry.get("extension_version"),
         connected_at=float(entry.get("connected_at") or time.time()),
+        session=entry.get("session") if isinstance(entry.get("session"), str) else None,
         replica=replica,
         events=deque(maxlen=event_log_size),
     )

@@ -158,6 +158,9 @@ class Backplane:
                 async with asyncio.timeout(TICK_S):
                     await self._announce_soon.wait()
             if not self.connected:
+                # Nothing to announce to; what changes meanwhile is announced on rejoining (_joined).
+                self._announce_soon.clear()
+                await asyncio.sleep(TICK_S)
                 continue
             now = time.monotonic()
             if self._announce_soon.is_set() or now - last_announce >= ANNOUNCE_EVERY_S:

@@ -57,7 +57,10 @@ async def cluster(tmp_path: Path, count: int, *extra: str) -> AsyncIterator[Clus
     maps = tmp_path / "maps"
     if not (maps / "shop.actions.json").exists():  # a test may have written its own map first
         shop_map(maps)
-    replicas = [Replica(chr(ord("a") + i), nats.url, maps, tmp_path, *extra).start() for i in range(count)]
+    # One team's replicas: every MCP session sees the operator's runtimes (sessions' own are tested apart).
+    shared = () if "--isolated-sessions" in extra else ("--shared-browser-context",)
+    extra = tuple(arg for arg in extra if arg != "--isolated-sessions")
+    replicas = [Replica(chr(ord("a") + i), nats.url, maps, tmp_path, *shared, *extra).start() for i in range(count)]
     http = ws = None
     try:
         for replica in replicas:
@@ -199,3 +202,158 @@ async def _listed_is(client: Client, expected: set[str]) -> bool:
 
 async def _true(value: bool) -> bool:
     return value
+
+
+async def test_a_killed_replica_ends_its_calls_at_once_and_its_runtimes_come_back(tmp_path: Path) -> None:
+    async with cluster(tmp_path, 2) as c:
+        a, b = c.replicas
+        held = await open_runtime(a.bridge_url, "rt-k")  # its socket is on replica a
+        async with mcp_client(b.mcp_url, keepalive=True) as on_b:
+            await until(lambda: _listed_is(on_b, {"rt-k"}))
+            # A call from replica b runs on replica a, whose runtime never answers it.
+            call = asyncio.create_task(on_b.call_tool("shop_ping", {"n": 1, "wait_ms": -1, "target_runtime_id": "rt-k", "timeout_ms": 30000}))
+            async with asyncio.timeout(5):
+                while not held.calls:
+                    await asyncio.sleep(0.02)
+            killed = time.monotonic()
+            a.kill()
+            result = await asyncio.wait_for(call, 10)
+            ended_after = time.monotonic() - killed
+            error = error_of(result)
+            # Ended for its caller at once, as a dropped connection ends a call (never a hang until its 30 s limit).
+            assert error["code"] == "transport_failed", error
+            assert ended_after < 3.0, ended_after
+            await held.drop()
+            # The runtime reconnects through the balancer (a's port is dead, so b takes it) and is reachable again.
+            came_back = time.monotonic()
+            again = await open_runtime(c.ws_url, "rt-k")
+            try:
+                result = await on_b.call_tool("shop_ping", {"n": 2, "target_runtime_id": "rt-k"})
+                assert not result.is_error and result.structured_content == {"runtime": "rt-k", "n": 2, "handler": "shop.ping"}
+                assert time.monotonic() - came_back < 10
+                assert await listed(on_b) == {"rt-k"}  # a's mirror of it is gone, the local one serves
+                assert [call["arguments"]["n"] for call in again.calls if call.get("handler") == "shop.ping"] == [2]  # the first call never reached it
+            finally:
+                await again.close()
+
+
+async def test_losing_nats_each_replica_serves_its_own_and_says_so_then_rejoins(tmp_path: Path) -> None:
+    async with cluster(tmp_path, 2) as c:
+        a, b = c.replicas
+        on_a_rt = await open_runtime(a.bridge_url, "rt-a")
+        on_b_rt = await open_runtime(b.bridge_url, "rt-b")
+        try:
+            async with mcp_client(a.mcp_url, keepalive=True) as on_a, mcp_client(b.mcp_url, keepalive=True) as on_b:
+                for client in (on_a, on_b):
+                    await until(lambda client=client: _listed_is(client, {"rt-a", "rt-b"}))
+                c.nats.stop()
+                for client, own in ((on_a, "rt-a"), (on_b, "rt-b")):
+                    await until(lambda client=client, own=own: _listed_is(client, {own}), timeout=10)
+                    report = await resource(client, "actions://bridge/launch")
+                    assert report["backplane"]["connected"] is False and "only this replica" in report["backplane"]["serving"]
+                    # Its own runtime is served as ever; the other replica's is not reachable from here.
+                    result = await client.call_tool("shop_ping", {"n": 5, "target_runtime_id": own})
+                    assert not result.is_error and result.structured_content["runtime"] == own
+                    other = "rt-b" if own == "rt-a" else "rt-a"
+                    assert error_of(await client.call_tool("shop_ping", {"target_runtime_id": other}))["code"] == "runtime_not_found"
+                async with httpx2.AsyncClient() as http:
+                    page = (await http.get(f"http://127.0.0.1:{a.bridge_port}/?token={BRIDGE_TOKEN}")).text
+                assert "unreachable: this replica serves only its own runtimes" in page
+                # NATS returns on the same address: the replicas rejoin without a restart.
+                c.nats.start()
+                for client in (on_a, on_b):
+                    await until(lambda client=client: _listed_is(client, {"rt-a", "rt-b"}), timeout=15)
+                result = await on_a.call_tool("shop_ping", {"n": 6, "target_runtime_id": "rt-b"})
+                assert not result.is_error and result.structured_content == {"runtime": "rt-b", "n": 6, "handler": "shop.ping"}
+                assert (await resource(on_b, "actions://bridge/launch"))["backplane"]["connected"] is True
+        finally:
+            await on_a_rt.close()
+            await on_b_rt.close()
+
+
+async def test_a_page_asks_the_user_of_the_caller_on_another_replica(tmp_path: Path) -> None:
+    """Elicitation crosses replicas: the runtime's input_request reaches the MCP client on the caller's replica, and the answer comes back."""
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"allow": True})
+
+    async with cluster(tmp_path, 2) as c:
+        a, b = c.replicas
+        tool = {"name": "confirm_order", "description": "Confirms the order after asking.", "inputSchema": {"type": "object", "properties": {}}}
+        page = await WsRuntime(a.bridge_url, "rt-web", url="https://shop.test/", token=BRIDGE_TOKEN, page_tools={"webmcp": [tool]}).open()
+        answers: list[Any] = []
+
+        async def serve_page() -> None:
+            assert page.ws is not None
+            async for frame in page.ws:
+                item = json.loads(frame)
+                if item.get("type") == "action_call" and item["name"] == "webmcp.call":
+                    await page.send({"type": "input_request", "call_id": item["call_id"], "request_id": "q-1", "request": {"method": "requestUserInteraction"}})
+                    pending = item
+                elif item.get("type") == "input_response":
+                    answers.append(item.get("response"))
+                    await page.output(pending["call_id"], {"result": {"confirmed": item.get("response")}})
+
+        serving = asyncio.create_task(serve_page())
+        try:
+            async with mcp_client(b.mcp_url, keepalive=True, elicitation_callback=elicit) as on_b:
+
+                async def page_tool() -> bool:
+                    return any(t.name.endswith("confirm_order") for t in (await on_b.list_tools()).tools)
+
+                await until(page_tool)
+                name = next(t.name for t in (await on_b.list_tools()).tools if t.name.endswith("confirm_order"))
+                result = await on_b.call_tool(name, {"target_runtime_id": "rt-web"})
+                assert not result.is_error, result
+                assert len(asked) == 1 and answers == [{"granted": True}]
+                assert result.structured_content == {"confirmed": {"granted": True}}
+        finally:
+            serving.cancel()
+            with contextlib.suppress(BaseException):
+                await serving
+            await page.close()
+
+
+def _cli(*args: str, preamble: str = "") -> subprocess.CompletedProcess[str]:
+    code = f"import sys\n{preamble}\nfrom mcp_actions.cli import main\nsys.exit(main({list(args)!r}))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("args", "preamble", "says"),
+    [
+        # The NATS client missing (the nats extra not installed): one clear line, exit 2.
+        (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t"), "sys.modules['nats'] = None", "pip install 'mcp-actions[nats]'"),
+        # Not a NATS URL.
+        (("serve", "--backplane", "redis://127.0.0.1:6379", "--bridge-token", "t"), "", "--backplane must be a NATS URL"),
+        # Replicas must share a bridge token: one generated per start differs on each.
+        (("serve", "--backplane", "nats://127.0.0.1:4222"), "", "--backplane needs --bridge-token"),
+    ],
+)
+def test_backplane_usage_errors_are_one_line_exit_2(args: tuple[str, ...], preamble: str, says: str) -> None:
+    done = _cli(*args, preamble=preamble)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], done.stderr
+
+
+def test_without_backplane_nothing_of_nats_is_imported() -> None:
+    code = (
+        "import sys, asyncio\n"
+        "from mcp_actions.actions_app import ActionsApp, AppOptions\n"
+        "from mcp_actions.server.transports import http_app\n"
+        "from mcp_actions.server.http_guard import HttpPolicy\n"
+        "app = ActionsApp(AppOptions(browser='none', bridge_port=0, watch=False, audit_log=None))\n"
+        "async def run():\n"
+        "    await app.start()\n"
+        "    http_app(app, 'streamable-http', HttpPolicy.for_bind('127.0.0.1'))\n"
+        "    await app.stop()\n"
+        "asyncio.run(run())\n"
+        "assert app.backplane is None\n"
+        "print(sorted(m for m in sys.modules if m == 'nats' or m.startswith('nats.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
