@@ -3,8 +3,9 @@
 Every successful ``page.click``, ``page.fill``, ``page.press`` and
 ``page.select`` is recorded per runtime (a tab keeps its runtime id across
 navigations) with how a person would find its element again: the page
-engine's ``refs.describe`` (``runtimes/page/describe.js``), read *before* the
-action, since a click may remove the element it clicked. Around the action
+engine's ``refs.describe`` (``runtimes/page/describe.js``) of the element the
+tool's own resolver (``refs.resolve``: a ref, or the text naming one element)
+finds, read *before* the action, since a click may remove what it clicked. Around the action
 the engine also counts the texts the journal watches (values typed so far,
 the row the element sits in), so learning can tell what the step made
 appear or go. ``browser.navigate`` is a boundary: "since the last
@@ -94,19 +95,26 @@ def _values_of(tool: str, arguments: dict[str, Any]) -> list[str]:
     return []
 
 
-def _describe_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any] | None:
-    """What ``refs.describe`` is asked about: the call's ref, or the text a click targets (None: nothing to ask)."""
-    if isinstance(own.get("ref"), str):
-        return {"ref": own["ref"]}
-    if tool == "page.click" and isinstance(own.get("text"), str):
-        # page_click's text targeting: describe the element that text resolves to (observe_refs.js's M.elementOfText).
-        return {"text": own["text"], **({"role": own["role"]} if isinstance(own.get("role"), str) else {})}
-    return None
+def _resolve_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``refs.resolve`` is asked, as the tool itself asks it: its ref or its text (None: it names no element).
+
+    Resolving through the page tools' own resolver (observe_refs.js) means a call that named its
+    element by text is described as exactly the element it acted on.
+    """
+    where: dict[str, Any] = {key: own[key] for key in ("ref", "text") if key in own}
+    if tool == "page.fill":
+        # page_fill {ref, text} types text into ref; {ref|text, value} types value into the field ref or text names.
+        where = where if "value" in own else {key: own[key] for key in ("ref",) if key in own}
+        return {**where, "field": True} if where else None
+    return where or None
 
 
 def _kept_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any]:
-    """The values a step repeats: typed text, key, chosen options (a click's targeting text is not a value)."""
-    keep = {"page.fill": ("text",), "page.press": ("key",), "page.select": ("values",)}.get(tool, ())
+    """The values a step repeats: typed text, key, chosen options (the text naming an element is not a value)."""
+    if tool == "page.fill":
+        typed = own["value"] if "value" in own else own.get("text")
+        return {"text": typed} if isinstance(typed, str) else {}
+    keep = {"page.press": ("key",), "page.select": ("values",)}.get(tool, ())
     return {key: own[key] for key in keep if key in own}
 
 
@@ -119,17 +127,22 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
     async def journaled_run(service: ActionService, call: BuiltinCall) -> Any:
         runtime = call.runtime
         journal = service.journal
-        watch = [*journal.typed_values(runtime.runtime_id), *_values_of(tool, call.own)]
+        kept = _kept_arguments(tool, call.own)
+        watch = [*journal.typed_values(runtime.runtime_id), *_values_of(tool, kept)]
         element: dict[str, Any] | None = None
         why_not: str | None = None
         before: dict[str, int] = {}
-        asked = _describe_arguments(tool, call.own)
+        asked = _resolve_arguments(tool, call.own)
         try:
-            described = await _engine(service, runtime.runtime_id, {**(asked or {}), "watch": watch[-19:]})
-            element = described.get("element") if asked else None
+            ref = None
+            if asked is not None:
+                resolved = await service.bridge.call("refs.resolve", asked, runtime_id=runtime.runtime_id, timeout_ms=DESCRIBE_TIMEOUT_MS)
+                ref = resolved.get("ref") if isinstance(resolved, dict) else None
+            described = await _engine(service, runtime.runtime_id, {**({"ref": ref} if ref else {}), "watch": watch[-19:]})
+            element = described.get("element") if ref else None
             before = dict(described.get("texts") or {})
-            if asked is None:
-                why_not = "this step names its element in a way that cannot be described again"
+            if element is None:
+                why_not = "this step names no element that can be described again"
         except ActionError as exc:
             # The action itself decides whether the call fails; the journal only notes why it cannot repeat it.
             why_not = f"its element could not be described ({exc.code}: {exc})"
@@ -144,7 +157,7 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
                 after = dict((await _engine(service, runtime.runtime_id, {"watch": watch[-20:]})).get("texts") or {})
             except ActionError as exc:  # a click that navigated away: nothing to count on this page
                 log.debug("counting texts after %s failed: %s", tool, exc)
-        journal.record(runtime.runtime_id, ActStep(tool, _kept_arguments(tool, call.own), element, runtime.url, why_not, before, after))
+        journal.record(runtime.runtime_id, ActStep(tool, kept, element, runtime.url, why_not, before, after))
         return output
 
     return journaled_run

@@ -122,6 +122,9 @@ def learned_locator(element: Mapping[str, Any], parameters: Parameters, used: se
             within = {"selector": literal(str(scoped["within"]["selector"]))}
             within["text_equals" if value == row_text else "has_text"] = argument_slot(name)
             located = _literal_locator({k: v for k, v in scoped.items() if k != "within"})
+            for key in ("name", "text_equals"):
+                if isinstance(scoped.get(key), str):
+                    located[key] = learned_text(scoped[key], parameters, used)
             located["within"] = within
             return located
     if base is not None and element.get("unique"):

@@ -128,8 +128,9 @@ async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_v
     async with serve(tmp_path, learned, name="first") as agent:
         await agent.ok("browser_navigate", {"url": url})
         await agent.page_shows("Don't forget")  # the rows render late
+        # The field named by its placeholder (the page tools' text targeting), the key pressed on its ref.
+        await agent.ok("page_fill", {"text": "What needs to be done?", "value": "Buy milk"})
         field = _the(await agent.elements(), "textbox", "What needs to be done?")[0]
-        await agent.ok("page_fill", {"ref": field["ref"], "text": "Buy milk"})
         await agent.ok("page_press", {"ref": field["ref"], "key": "Enter"})
         await agent.page_shows("[ ] Buy milk")
 
@@ -139,8 +140,10 @@ async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_v
         assert "todos_add" in await agent.tools()  # listed at once
         assert "tools/list_changed" in agent.heard
 
-        # The checkbox of the row "Don't forget" (nameless; its row is its context).
-        box = next(e for e in _the(await agent.elements(), "checkbox") if not e.get("name") and "Don't forget" in e["rest"])
+        # The checkbox of the row "Don't forget" (its row's text names it, or is its context).
+        listed = await agent.elements()
+        box = next((e for e in _the(listed, "checkbox") if e.get("name") == "Don't forget" or "› Don't forget" in e["rest"]), None)
+        assert box is not None, [e for e in listed if e["role"] == "checkbox"]
         await agent.ok("page_click", {"ref": box["ref"]})
         await agent.page_shows("[x] Don't forget")
         saved = await agent.ok("actions_save_tool", {"name": "todos.toggle", "description": "Toggle a todo by its title.", "steps": 1, "parameters": {"title": "Don't forget"}})
@@ -152,6 +155,12 @@ async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_v
         toggle = next(t for t in document["tools"] if t["name"] == "todos.toggle")
         click = next(s for s in toggle["workflow"]["steps"] if s["primitive"] == "pointer.click")
         assert click["args"]["target"] == {"role": "checkbox", "within": {"selector": "li", "text_equals": "{% input.title %}"}}
+        add = next(t for t in document["tools"] if t["name"] == "todos.add")
+        fill, press = (next(s for s in add["workflow"]["steps"] if s["primitive"] == p) for p in ("text.insert", "keyboard.press"))
+        assert fill["args"] == {"target": {"role": "textbox", "name": "What needs to be done?"}, "text": "{% input.title %}", "mode": "replace"}
+        # What the page did is learned: the new row's text appears after Enter.
+        assert press["settle_after"]["locator"] == {"text_equals": "{% input.title %}"}
+        assert add["input_schema"]["required"] == ["title"]
 
     # A new server process, a fresh load of the page, other values.
     other_map = tmp_path / "other.actions.json"
@@ -174,10 +183,10 @@ async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_kee
     async with serve(tmp_path, learned) as agent:
         await agent.ok("browser_navigate", {"url": f"{pages_url}/learn-todos/index.html"})
         await agent.page_shows("Don't forget")
-        boxes = [e for e in _the(await agent.elements(), "checkbox") if not e.get("name")]
+        boxes = [e for e in _the(await agent.elements(), "checkbox") if e.get("name") != "Mark all as complete"]
         await agent.ok("page_click", {"ref": boxes[0]["ref"]})
         first = await agent.ok("actions_save_tool", {"name": "todos.toggle", "description": "Toggle a todo.", "parameters": {"title": "Walk the dog"}})
-        boxes = [e for e in _the(await agent.elements(), "checkbox") if not e.get("name")]
+        boxes = [e for e in _the(await agent.elements(), "checkbox") if e.get("name") != "Mark all as complete"]
         await agent.ok("page_click", {"ref": boxes[0]["ref"]})  # the same row's box again (the list was rendered anew)
         # A value that appears in no step names its parameter, and nothing is written.
         error = await agent.refused("actions_save_tool", {"name": "todos.other", "description": "x", "steps": 1, "parameters": {"title": "Nowhere"}})

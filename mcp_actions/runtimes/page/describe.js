@@ -2,7 +2,7 @@
  * describe.js — refs.describe: how a person would find an element again, for
  * tools learned from a session (actions_save_tool; docs/mcp-surface.md).
  *
- *   {ref?: "@e3" | text?: "Buy milk" (+ role?) | focused?: true, watch?: [text]}
+ *   {ref?: "@e3" | focused?: true, watch?: [text]}
  *   -> {element?: {...}, texts?: {text: count}}
  *
  * element: the role, accessible name, label, placeholder, own text, tag and
@@ -179,11 +179,13 @@ function describeElement(el) {
     // The scope's own locator: the first candidate that finds exactly one element in the row,
     // so "the checkbox of the row 'Buy milk'" needs no name of its own.
     var rowText = elementText(row.element);
-    for (var j = 0; j < candidates.length; j++) {
-      if (candidates[j].selector) continue; // an id or attribute needs no row
-      if (rowText && rowText.length <= TEXT_CAP && countInScope(candidates[j], row.selector, rowText) === 1) {
+    // In a row, its role alone first: "the checkbox of the row X", whatever name the row lends it.
+    var inRow = role ? [{ role: role }].concat(candidates) : candidates;
+    for (var j = 0; j < inRow.length; j++) {
+      if (inRow[j].selector) continue; // an id or attribute needs no row
+      if (rowText && rowText.length <= TEXT_CAP && countInScope(inRow[j], row.selector, rowText) === 1) {
         var scoped = {};
-        Object.keys(candidates[j]).forEach(function (k) { scoped[k] = candidates[j][k]; });
+        Object.keys(inRow[j]).forEach(function (k) { scoped[k] = inRow[j][k]; });
         scoped.within = { selector: row.selector, text_equals: rowText };
         out.scoped = scoped;
         break;
@@ -228,13 +230,8 @@ function countTexts(watch) {
 }
 
 function elementFor(args) {
+  // A call that named its element by text is described through the ref refs.resolve gave that element.
   if (args.ref !== undefined) return M.elementOfRef(args.ref).el;
-  if (args.text !== undefined) {
-    // The page tools' text targeting owns how text finds an element (observe_refs.js); describe what it finds.
-    if (typeof M.elementOfText !== "function") fail("capability_unavailable", "this engine cannot target elements by text", { capability: "refs.describe.text" });
-    var found = M.elementOfText(args);
-    return found && found.el ? found.el : found;
-  }
   if (args.focused === true) {
     var active = document.activeElement;
     if (!active || active === document.body) fail("target_not_found", "no element has the focus", {});
