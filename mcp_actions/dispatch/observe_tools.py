@@ -18,7 +18,7 @@ from typing import Any
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
-from .page_answers import META_RUNTIME, TextAnswer, observe_text
+from .page_answers import META_RUNTIME, TextAnswer, change_text, observe_text
 from .service import ActionService
 from .targets import TargetRule
 
@@ -82,6 +82,13 @@ SELECT = _binding(
 )
 
 
+#: How long an acting tool waits for the page to settle before it says what changed (docs/mcp-surface.md).
+SETTLE_QUIET_MS = 150
+SETTLE_MS = 1500
+#: Codes of a call whose page went away under it (a navigation replaced the page and its engine).
+_GONE = frozenset({ErrorCode.TRANSPORT_FAILED, ErrorCode.RUNTIME_NOT_FOUND, ErrorCode.RUNTIME_NOT_READY, ErrorCode.STATE_MISMATCH})
+
+
 def _target(own: dict[str, Any]) -> dict[str, Any]:
     """The ref or text naming what to act on; the page engine checks that exactly one is given (resolveRefOrText)."""
     return {key: own[key] for key in ("ref", "text") if key in own}
@@ -106,11 +113,30 @@ async def _observe(service: ActionService, call: BuiltinCall) -> Any:
     return _answer(call, observe_text(output))
 
 
+async def _changes(service: ActionService, call: BuiltinCall) -> str:
+    """What the action changed, a few lines (page_answers.change_text): after a short settle, the engine's report."""
+    try:
+        # Short: a page that keeps changing (a clock, an animation) costs at most SETTLE_MS.
+        await _call(service, call, "dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_MS})
+        report = await _call(service, call, "refs.change_report", {})
+    except ActionError as exc:
+        if exc.code in _GONE:
+            # The action replaced the page (a link, a form post, a reload): its engine went with it.
+            return "the page navigated or reloaded: page_observe or page_read to see the new one"
+        raise
+    return change_text(report)
+
+
+async def _acted(service: ActionService, call: BuiltinCall, line: str) -> TextAnswer:
+    return _answer(call, f"{line}\n{await _changes(service, call)}")
+
+
 async def _click(service: ActionService, call: BuiltinCall) -> Any:
     target = await _call(service, call, "refs.resolve", _target(call.own))
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
+    await _call(service, call, "refs.change_mark", {})
     await _call(service, call, "pointer.click", info["clickable_center"])
-    return _answer(call, f"clicked {_what(target)}")
+    return await _acted(service, call, f"clicked {_what(target)}")
 
 
 async def _fill(service: ActionService, call: BuiltinCall) -> Any:
@@ -123,22 +149,30 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
             raise ActionError("page_fill needs value (and ref or text), or ref and text", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
         value, where = own["text"], {"ref": own["ref"]}
     target = await _call(service, call, "refs.resolve", {**where, "field": True})
-    out = await _call(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
-    del out
-    return _answer(call, f"filled {_what(target)}")
+    await _call(service, call, "refs.change_mark", {})
+    if target.get("fill") == "value":
+        # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
+        out = await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
+        line = f"filled {_what(target)}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")
+    else:
+        await _call(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
+        line = f"filled {_what(target)}"
+    return await _acted(service, call, line)
 
 
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     target = await _call(service, call, "refs.resolve", {**_target(own), "focus": True})
+    await _call(service, call, "refs.change_mark", {})
     out = await _call(service, call, "keyboard.press", {"key": own["key"]})
     key = out.get("key") if isinstance(out, dict) else own["key"]
-    return _answer(call, f"pressed {key} on {_what(target)}")
+    return await _acted(service, call, f"pressed {key} on {_what(target)}")
 
 
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
+    await _call(service, call, "refs.change_mark", {})
     out = await _call(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
-    return _answer(call, f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {out.get('ref')}")
+    return await _acted(service, call, f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {out.get('ref')}")
 
 
 #: The observe-and-act built-ins (group ``observe``), each with its runner.

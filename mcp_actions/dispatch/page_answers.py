@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["META_RUNTIME", "TextAnswer", "observe_text"]
+__all__ = ["META_RUNTIME", "TextAnswer", "change_text", "observe_text"]
 
 #: ``_meta`` key of the runtime a page tool ran on (for a host that routes the next call itself).
 META_RUNTIME = "mcp-actions/runtime_id"
@@ -41,3 +41,21 @@ def observe_text(output: dict[str, Any]) -> str:
     if output.get("truncated"):
         lines.append(f"({output.get('returned')} of {output.get('total')} shown; raise max_bytes, pass viewport_only, or page_find by text)")
     return "\n".join(lines)
+
+
+def change_text(report: dict[str, Any]) -> str:
+    """``refs.change_report`` as a few lines: a navigation, dialogs opened/closed, text that appeared (+) and went (-)."""
+    lines = []
+    if report.get("url"):
+        lines.append(f"now at {report['url']}")
+    lines.extend(f"dialog opened: {json.dumps(name, ensure_ascii=False)}" for name in report.get("dialogs_opened") or [])
+    closed = report.get("dialogs_closed") or 0
+    if closed:
+        lines.append("dialog closed" if closed == 1 else f"{closed} dialogs closed")
+    for sign, key in (("+", "added"), ("-", "removed")):
+        shown = report.get(key) or []
+        lines.extend(f"{sign} {json.dumps(text, ensure_ascii=False)}" for text in shown)
+        more = int(report.get(f"{key}_count") or 0) - len(shown)
+        if more > 0:
+            lines.append(f"{sign} … {more} more lines")
+    return "\n".join(lines) if lines else "no visible change"

@@ -74,12 +74,14 @@ ENGINE_MODULES: tuple[str, ...] = (
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
     "observe_candidates.js",  # what a person can act on: interactive, clickable by handler or cursor, open popup items
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
+    "observe_values.js",  # refs.set_value: date, time, range and color inputs take their value set
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
     "read_cursor.js",  # page_read's byte budget and cursor
     "read_tokens.js",  # how page_read says one interactive element: [role "name" @eN state]
     "read.js",  # refs.read: the page (or a ref's part) as compact text with refs inline
     "find.js",  # refs.find: elements by text, role or name, with the context they sit in
+    "observe_changes.js",  # refs.change_mark, refs.change_report: what an action changed, briefly
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
     "launchers.js",  # launcher buttons kept beside their targets as the page changes
     "overlay_render.js",  # the overlay's panel: arguments checked, inert document, built in a closed shadow root
@@ -126,9 +128,12 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.observe",
     "refs.resolve",
     "refs.select",
+    "refs.set_value",
     "refs.describe",
     "refs.read",
     "refs.find",
+    "refs.change_mark",
+    "refs.change_report",
     "overlay.open",
     "overlay.close",
     "overlay.register_launcher",

@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, describe.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, describe.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.describe", "refs.read", "refs.find"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.describe", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -995,6 +995,52 @@ function accessibleName(el, knownRole) {
   if (title) return title;
   var placeholder = normalize(el.getAttribute("placeholder"));
   if (placeholder) return placeholder;
+  if (tag === "input" || tag === "select" || tag === "textarea") return textBeside(el);
+  return "";
+}
+
+var BESIDE_CAP = 60; // longer text before a field is prose, not its label
+var BESIDE_LEVELS = 3; // how far up a field's wrappers the text before it is looked for
+
+/**
+ * The text a person reads as a field's label when no <label>, aria or placeholder names it: the
+ * text just before it ("Username" then the input; <td>Username</td><td><input></td>), from the
+ * field or up to BESIDE_LEVELS of the wrappers it starts. Never text holding another control, and
+ * never more than BESIDE_CAP characters. Used last (accessibleName): a real name always wins.
+ * A checkbox or radio is named by the text right after it ("[x] Remember me"), when there is some.
+ */
+function textBeside(el) {
+  var type = (el.getAttribute("type") || "").toLowerCase();
+  if (type === "checkbox" || type === "radio") {
+    for (var next = el.nextSibling; next; next = next.nextSibling) {
+      if (next.nodeType === 1 && (next.matches("input, select, textarea, button") || next.querySelector("input, select, textarea, button"))) break;
+      var after = next.nodeType === 3 ? normalize(next.nodeValue) : next.nodeType === 1 && next.getClientRects().length ? normalize(next.textContent) : "";
+      if (after) return after.length <= BESIDE_CAP ? after : "";
+    }
+  }
+  return textBefore(el);
+}
+
+function textBefore(el) {
+  var node = el;
+  for (var level = 0; level <= BESIDE_LEVELS && node && node.parentNode; level++) {
+    for (var prev = node.previousSibling; prev; prev = prev.previousSibling) {
+      if (prev.nodeType === 3) {
+        var t = normalize(prev.nodeValue);
+        if (!t) continue;
+        return t.length <= BESIDE_CAP ? t.replace(/[:*]\s*$/, "").trim() : "";
+      }
+      if (prev.nodeType !== 1) continue;
+      var tag = tagOf(prev);
+      if (tag === "br" || tag === "script" || tag === "style" || !prev.getClientRects().length) continue; // hidden text labels nothing
+      if (prev.matches("input, select, textarea, button") || prev.querySelector("input, select, textarea, button")) return "";
+      var text = normalize(prev.textContent);
+      if (!text) continue;
+      return text.length <= BESIDE_CAP ? text.replace(/[:*]\s*$/, "").trim() : "";
+    }
+    node = node.parentNode;
+    if (!node || node.nodeType !== 1 || /^(form|body|fieldset|table|tbody)$/.test(tagOf(node))) return "";
+  }
   return "";
 }
 
@@ -1005,6 +1051,7 @@ function describe(el) {
 }
 
 M.accessibleName = accessibleName;
+M.textBeside = textBeside;
 M.describe = describe;
 M.elementText = elementText;
 M.roleOf = roleOf;
@@ -2879,8 +2926,10 @@ M.deliverToCall = deliver;
  * [toolautosubmit]> as tools (the WebMCP declarative explainer).
  *
  * A form's named controls compile to a JSON Schema (number/range → number
- * with min/max, select/radio → enum, one checkbox → boolean, several →
- * array, required, pattern, minlength/maxlength; descriptions from
+ * with min/max, select → each option as anyOf {const, title} beside the
+ * enum of their values, as Chromium's own getTools() gives it, radio →
+ * enum, one checkbox → boolean, several → array, required, pattern,
+ * minlength/maxlength; descriptions from
  * toolparamdescription, else the label, legend, aria-label, placeholder or
  * title). Running one fills the controls and submits the form as an
  * agent-invoked submit (SubmitEvent.agentInvoked, respondWith, polyfilled
@@ -2933,8 +2982,22 @@ function controlsOf(form) {
   return order.map(function (name) { return { name: name, els: groups[name] }; });
 }
 
-function optionValues(select) {
-  return Array.prototype.filter.call(select.options, function (o) { return !o.disabled && o.value !== ""; }).map(function (o) { return o.value; });
+/*
+ * A <select> as Chromium's own WebMCP (getTools(), --enable-features=WebMCP)
+ * describes it: every option, the empty placeholder and disabled ones included,
+ * as {type, const: value, title: label} in anyOf, then the enum of the values.
+ * The title is what the user reads ("Last 30 Days" for value "30d"): without it
+ * a model guesses from codes. One difference: the title is the option's text
+ * with its whitespace collapsed (option.text), where Chromium keeps the raw
+ * textContent.
+ */
+function selectSchema(select) {
+  var options = Array.prototype.slice.call(select.options);
+  return {
+    type: "string",
+    anyOf: options.map(function (o) { return { type: "string", const: o.value, title: o.text }; }),
+    enum: options.map(function (o) { return o.value; }),
+  };
 }
 
 function controlSchema(els) {
@@ -2946,8 +3009,8 @@ function controlSchema(els) {
   } else if (type === "checkbox") {
     s = els.length > 1 ? { type: "array", items: { type: "string", enum: els.map(function (c) { return c.value; }) } } : { type: "boolean" };
   } else if (el.tagName === "SELECT") {
-    s = { type: "string", enum: optionValues(el) };
-    if (el.multiple) s = { type: "array", items: s };
+    s = selectSchema(el);
+    if (el.multiple) s = { type: "array", items: s, uniqueItems: true };
   } else if (type === "number" || type === "range") {
     s = { type: "number" };
     if (el.min !== "" && isFinite(+el.min)) s.minimum = +el.min;
@@ -4944,6 +5007,8 @@ function resolve(args) {
   if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
   var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
+  // page_fill: a date, time, range or color input takes its value set (refs.set_value), others take typed text.
+  if (args.field === true) out.fill = M.isValueInput && M.isValueInput(found.el) ? "value" : "text";
   var name = candidateName(found.el, role);
   if (name) out.name = cap(name, NAME_CAP);
   return out;
@@ -4978,6 +5043,52 @@ M.contextOf = contextOf;
 definePrimitive("refs.observe", observe);
 definePrimitive("refs.resolve", resolve);
 definePrimitive("refs.select", selectOptions);
+  })(M, root);
+
+  // ---- observe_values.js ----
+  (function (M, root) {
+/*
+ * observe_values.js — refs.set_value (page_fill on inputs that take no typed text): date, time,
+ * datetime-local, month, week, range and color inputs get their value through the prototype's
+ * setter, then input and change events, as a person's pick in the browser's own picker would
+ * fire them (docs/mcp-surface.md, "Every kind of control"). The element is named by ref or text
+ * (observe_refs.js resolveRefOrText). A value the input refuses (a date not in YYYY-MM-DD, a
+ * range value outside min..max is clamped by the browser) is reported, never silently changed.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  tagOf = M.tagOf;
+
+// The format each type takes, said when a value is refused.
+var VALUE_TYPES = { date: "YYYY-MM-DD", time: "HH:MM or HH:MM:SS", "datetime-local": "YYYY-MM-DDTHH:MM", month: "YYYY-MM", week: "YYYY-Www", range: "a number", color: "#rrggbb" };
+
+/** Whether el is an input whose value is set, not typed (see the module comment). */
+function isValueInput(el) {
+  return tagOf(el) === "input" && Object.prototype.hasOwnProperty.call(VALUE_TYPES, String(el.type));
+}
+
+function setValue(args) {
+  if (typeof args.value !== "string") fail("invalid_input", "value must be a string", { field: "value" });
+  var found = M.resolveRefOrText({ ref: args.ref, text: args.text }, { accept: isValueInput });
+  var el = found.el;
+  if (!isValueInput(el)) fail("target_not_editable", found.ref + " is not a date, time, range or color input", { ref: found.ref, tag: tagOf(el), type: String(el.type || "") });
+  var type = String(el.type);
+  var descriptor = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value");
+  if (typeof el.focus === "function") el.focus();
+  // The prototype's setter: a framework's instance-level value tracker (React) still sees the events.
+  if (descriptor && descriptor.set) descriptor.set.call(el, args.value);
+  else el.value = args.value;
+  if (el.value === "" && args.value !== "") fail("invalid_input", "the " + type + " input refused " + JSON.stringify(args.value) + ": it takes " + VALUE_TYPES[type], { field: "value", ref: found.ref, type: type });
+  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  var out = { ref: found.ref, value: String(el.value) };
+  if (out.value !== args.value) out.adjusted = true; // a range clamped to min..max or rounded to its step
+  return out;
+}
+
+M.isValueInput = isValueInput;
+
+definePrimitive("refs.set_value", setValue);
   })(M, root);
 
   // ---- describe.js ----
@@ -5163,13 +5274,11 @@ function describeElement(el) {
     // The scope's own locator: the first candidate that finds exactly one element in the row,
     // so "the checkbox of the row 'Buy milk'" needs no name of its own.
     var rowText = elementText(row.element);
-    // In a row, its role alone first: "the checkbox of the row X", whatever name the row lends it.
-    var inRow = role ? [{ role: role }].concat(candidates) : candidates;
-    for (var j = 0; j < inRow.length; j++) {
-      if (inRow[j].selector) continue; // an id or attribute needs no row
-      if (rowText && rowText.length <= TEXT_CAP && countInScope(inRow[j], row.selector, rowText) === 1) {
+    for (var j = 0; j < candidates.length; j++) {
+      if (candidates[j].selector) continue; // an id or attribute needs no row
+      if (rowText && rowText.length <= TEXT_CAP && countInScope(candidates[j], row.selector, rowText) === 1) {
         var scoped = {};
-        Object.keys(inRow[j]).forEach(function (k) { scoped[k] = inRow[j][k]; });
+        Object.keys(candidates[j]).forEach(function (k) { scoped[k] = candidates[j][k]; });
         scoped.within = { selector: row.selector, text_equals: rowText };
         out.scoped = scoped;
         break;
@@ -5365,10 +5474,22 @@ function signature(el) {
 // parent -> {signature: count}, for one read or find (structureCache): without it, 3,000
 // look-alike siblings would each count the other 2,999.
 var runCounts = null;
+// element -> isItem's answer, for one read or find: page_find asks it of the same columns for every card.
+var itemAnswers = null;
 
-/** Start a read or a find: counts kept from an earlier one may be stale. */
-function freshStructure() {
+/**
+ * fn() with these caches held for its duration only (a read, a find, an observation): the page
+ * may change between two calls, so no answer outlives the call that computed it.
+ */
+function withStructure(fn) {
   runCounts = typeof WeakMap === "function" ? new WeakMap() : null;
+  itemAnswers = typeof WeakMap === "function" ? new WeakMap() : null;
+  try {
+    return fn();
+  } finally {
+    runCounts = null;
+    itemAnswers = null;
+  }
 }
 
 function runLength(el) {
@@ -5389,11 +5510,20 @@ function runLength(el) {
 
 /** Whether el is one item of a list or of rows (see the module comment). */
 function isItem(el) {
+  var known = itemAnswers ? itemAnswers.get(el) : undefined;
+  if (known !== undefined) return known;
+  var answer = judgeItem(el);
+  if (itemAnswers) itemAnswers.set(el, answer);
+  return answer;
+}
+
+function judgeItem(el) {
   var tag = tagOf(el), role = roleOf(el);
   if (tag === "li" || role === "listitem" || role === "row" || role === "option") return true;
   // Cards are often <article>s; a role other than that says the element is something else.
   if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild || isInteractiveElement(el)) return false;
-  return runLength(el) >= 3 && (el.textContent || "").length <= ITEM_TEXT_CAP && !runHoldsItems(el);
+  // The run's test first: it is counted once per parent, where the text length is a long string for a column.
+  return runLength(el) >= 3 && !runHoldsItems(el) && (el.textContent || "").length <= ITEM_TEXT_CAP;
 }
 
 /** Whether any sibling of el's run holds items: then all are columns (one with a single card is too). */
@@ -5438,9 +5568,8 @@ function itemOf(el) {
   return null;
 }
 
-function headingBefore(container, el) {
-  // The last heading of container that comes before el (or holds it), skipping the titles of items (a card's own heading).
-  var headings = container.querySelectorAll(HEADINGS);
+function headingBefore(container, headings, el) {
+  // The last of container's headings that comes before el (or holds it), skipping the titles of items (a card's own heading).
   var found = null;
   for (var i = 0; i < headings.length; i++) {
     var h = headings[i];
@@ -5476,19 +5605,20 @@ function sectionName(el, cache) {
       var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : "";
       // The top document's body is left out: its first heading (the page's title) tells no element from another.
       var topBody = tag === "body" && node.ownerDocument === document;
-      known = labelled ? { name: labelled } : { name: "", headings: !topBody && !!node.querySelector(HEADINGS) };
+      // Its headings are listed once per search: 3,000 cards in one column would each list them again.
+      known = labelled ? { name: labelled } : { name: "", headings: topBody ? [] : Array.prototype.slice.call(node.querySelectorAll(HEADINGS)) };
       if (cache) cache.set(node, known);
     }
     if (known.name) return known.name;
-    if (known.headings) {
-      var heading = headingBefore(node, el);
+    if (known.headings.length) {
+      var heading = headingBefore(node, known.headings, el);
       if (heading) return normalize(heading.textContent);
     }
   }
   return "";
 }
 
-M.freshStructure = freshStructure;
+M.withStructure = withStructure;
 M.styleOf = styleOf;
 M.skipReason = skipReason;
 M.isReadable = isReadable;
@@ -5561,8 +5691,8 @@ M.cutText = cutText;
 var cap = M.cap,
   normalize = M.normalize,
   tagOf = M.tagOf,
-  roleOf = M.roleOf,
-  accessibleName = M.accessibleName,
+  candidateRole = M.candidateRole,
+  candidateName = M.candidateName,
   isEnabled = M.isEnabled,
   refFor = M.refFor;
 
@@ -5601,8 +5731,9 @@ function stateOf(el, role) {
 
 /** The token of el; named false: a container's token, named only by its aria-label (its content is read after it). */
 function token(el, named) {
-  var role = roleOf(el) || tagOf(el);
-  var name = named ? cap(accessibleName(el, role), NAME_CAP) : normalize(el.getAttribute("aria-label"));
+  // The role and name page_observe gives it ("clickable" for a div a handler or cursor makes one).
+  var role = candidateRole(el);
+  var name = named ? cap(candidateName(el, role), NAME_CAP) : normalize(el.getAttribute("aria-label"));
   return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
 }
 
@@ -5649,7 +5780,7 @@ var definePrimitive = M.definePrimitive,
   isReadable = M.isReadable,
   quote = M.quote,
   token = M.token,
-  freshStructure = M.freshStructure,
+  withStructure = M.withStructure,
   utf8Length = M.utf8Length,
   parseCursor = M.parseCursor,
   cutText = M.cutText;
@@ -5795,7 +5926,10 @@ function walk(w, el) {
 function interactive(w, el, tag, style) {
   var r = el.getBoundingClientRect();
   if (!(r.width > 0 && r.height > 0) && style.display !== "contents") return; // nothing there to click
-  if (LEAVES[tag] || !el.querySelector("a[href], button, input, select, textarea, [role], [tabindex]")) {
+  // A control, or a small clickable whose text is its name: one token. A larger one (a clickable card,
+  // a focusable panel) or one with controls inside: its token, then its content read as usual.
+  var small = (el.textContent || "").length <= NAME_CAP;
+  if (LEAVES[tag] || (small && !el.querySelector("a[href], button, input, select, textarea, [role], [tabindex]"))) {
     w.put(token(el, true));
     return;
   }
@@ -5959,12 +6093,13 @@ function landmark(w, el, role, hidden) {
 
 /** The lines of el (the body for the whole page), as page_read reads them. */
 function readLines(el) {
-  freshStructure();
-  var w = new Writer();
-  w.scope = el;
-  walk(w, el);
-  w.flush();
-  return w.lines;
+  return withStructure(function () {
+    var w = new Writer();
+    w.scope = el;
+    walk(w, el);
+    w.flush();
+    return w.lines;
+  });
 }
 
 // -- the primitive ----------------------------------------------------------------
@@ -6029,7 +6164,9 @@ var definePrimitive = M.definePrimitive,
   frameDocument = M.frameDocument,
   itemOf = M.itemOf,
   sectionName = M.sectionName,
-  freshStructure = M.freshStructure;
+  candidateRole = M.candidateRole,
+  candidateName = M.candidateName,
+  withStructure = M.withStructure;
 
 var NAME_CAP = 80;
 var CONTEXT_CAP = 100;
@@ -6061,12 +6198,13 @@ function has(haystack, needle) {
 }
 
 function ownRole(el) {
-  return roleOf(el) || (isInteractiveElement(el) ? tagOf(el) : null);
+  // page_observe's role for what a person can act on ("clickable", a popup's "option"), ARIA's for the rest.
+  return isInteractiveElement(el) ? candidateRole(el) : roleOf(el);
 }
 
 /** How well el matches (0 best), or -1 when it does not. */
 function rank(el, role, query, cache) {
-  var name = accessibleName(el, role);
+  var name = isInteractiveElement(el) ? candidateName(el, role) : accessibleName(el, role);
   var own = name || normalize(el.textContent);
   if (query.name && !has(own, query.name)) return { rank: -1 };
   var found = { name: name, rank: query.name && own.toLowerCase() === query.name ? 0 : 1 };
@@ -6116,7 +6254,12 @@ function find(args) {
   if (!query.text && !query.name && !query.role) fail("invalid_input", "give text, role or name to find", { field: "text" });
   var limit = args.max_results === undefined ? DEFAULT_RESULTS : args.max_results;
   if (typeof limit !== "number" || !(limit >= 1) || limit > 500 || Math.floor(limit) !== limit) fail("invalid_input", "max_results must be an integer from 1 to 500", { field: "max_results" });
-  freshStructure();
+  return withStructure(function () {
+    return search(query, limit);
+  });
+}
+
+function search(query, limit) {
   var cache = typeof Map === "function" ? new Map() : null;
   var hits = [];
   var all = allElements(document);
@@ -6144,6 +6287,99 @@ function find(args) {
 }
 
 definePrimitive("refs.find", find);
+  })(M, root);
+
+  // ---- observe_changes.js ----
+  (function (M, root) {
+/*
+ * observe_changes.js — What an action changed, briefly (docs/mcp-surface.md, "What acting
+ * tools answer"): refs.change_mark notes the page's visible text lines, its open dialogs and
+ * its URL before an action; refs.change_report, after it (and a settle), says which lines
+ * appeared and went (multiset difference, capped), which dialogs opened or closed, and the new
+ * URL of a same-document navigation. A full navigation replaces the page and its engine; the
+ * acting tool says that itself when the report cannot be read.
+ *
+ * Cheap on purpose: one innerText of the body before and one after (shadow roots' text is not
+ * in it, a limit), no MutationObserver left running between calls.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  cap = M.cap,
+  normalize = M.normalize,
+  isVisible = M.isVisible,
+  accessibleName = M.accessibleName,
+  queryAllDeep = M.queryAllDeep;
+
+var LINE_CAP = 100; // characters of one reported line
+var MAX_LINES = 5; // lines reported per direction by default
+var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]";
+
+var mark = null; // {lines: {text: count}, dialogs: [elements], url}
+
+function visibleLines() {
+  var body = document.body;
+  var raw = body && typeof body.innerText === "string" ? body.innerText : "";
+  var counts = {};
+  raw.split("\n").forEach(function (line) {
+    var text = normalize(line);
+    if (text) counts[text] = (Object.prototype.hasOwnProperty.call(counts, text) ? counts[text] : 0) + 1;
+  });
+  return counts;
+}
+
+function openDialogs() {
+  return queryAllDeep(DIALOGS).filter(isVisible);
+}
+
+function dialogName(el) {
+  var name = accessibleName(el, "dialog");
+  if (!name) {
+    var heading = el.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]");
+    name = heading ? normalize(heading.textContent) : normalize(el.textContent);
+  }
+  return cap(name, LINE_CAP);
+}
+
+/** Lines of `a` that `b` has fewer of, in a's order, each once per missing copy. */
+function missing(a, b) {
+  var out = [];
+  Object.keys(a).forEach(function (text) {
+    var extra = a[text] - (Object.prototype.hasOwnProperty.call(b, text) ? b[text] : 0);
+    for (var i = 0; i < extra; i++) out.push(text);
+  });
+  return out;
+}
+
+function changeMark() {
+  mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
+  return { marked: true };
+}
+
+function changeReport(args) {
+  if (!mark) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
+  var limit = args.max_lines === undefined ? MAX_LINES : args.max_lines;
+  if (typeof limit !== "number" || !(limit >= 0) || limit > 50) fail("invalid_input", "max_lines must be a number from 0 to 50", { field: "max_lines" });
+  var before = mark;
+  mark = null;
+  var after = visibleLines();
+  var added = missing(after, before.lines);
+  var removed = missing(before.lines, after);
+  var dialogs = openDialogs();
+  var out = {
+    added: added.slice(0, limit).map(function (t) { return cap(t, LINE_CAP); }),
+    added_count: added.length,
+    removed: removed.slice(0, limit).map(function (t) { return cap(t, LINE_CAP); }),
+    removed_count: removed.length,
+    dialogs_opened: dialogs.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(dialogName),
+    dialogs_closed: before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d)); }).length,
+  };
+  var url = String(root.location.href);
+  if (url !== before.url) out.url = url;
+  return out;
+}
+
+definePrimitive("refs.change_mark", changeMark);
+definePrimitive("refs.change_report", changeReport);
   })(M, root);
 
   // ---- launcher_targets.js ----

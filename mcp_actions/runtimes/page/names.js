@@ -125,6 +125,52 @@ function accessibleName(el, knownRole) {
   if (title) return title;
   var placeholder = normalize(el.getAttribute("placeholder"));
   if (placeholder) return placeholder;
+  if (tag === "input" || tag === "select" || tag === "textarea") return textBeside(el);
+  return "";
+}
+
+var BESIDE_CAP = 60; // longer text before a field is prose, not its label
+var BESIDE_LEVELS = 3; // how far up a field's wrappers the text before it is looked for
+
+/**
+ * The text a person reads as a field's label when no <label>, aria or placeholder names it: the
+ * text just before it ("Username" then the input; <td>Username</td><td><input></td>), from the
+ * field or up to BESIDE_LEVELS of the wrappers it starts. Never text holding another control, and
+ * never more than BESIDE_CAP characters. Used last (accessibleName): a real name always wins.
+ * A checkbox or radio is named by the text right after it ("[x] Remember me"), when there is some.
+ */
+function textBeside(el) {
+  var type = (el.getAttribute("type") || "").toLowerCase();
+  if (type === "checkbox" || type === "radio") {
+    for (var next = el.nextSibling; next; next = next.nextSibling) {
+      if (next.nodeType === 1 && (next.matches("input, select, textarea, button") || next.querySelector("input, select, textarea, button"))) break;
+      var after = next.nodeType === 3 ? normalize(next.nodeValue) : next.nodeType === 1 && next.getClientRects().length ? normalize(next.textContent) : "";
+      if (after) return after.length <= BESIDE_CAP ? after : "";
+    }
+  }
+  return textBefore(el);
+}
+
+function textBefore(el) {
+  var node = el;
+  for (var level = 0; level <= BESIDE_LEVELS && node && node.parentNode; level++) {
+    for (var prev = node.previousSibling; prev; prev = prev.previousSibling) {
+      if (prev.nodeType === 3) {
+        var t = normalize(prev.nodeValue);
+        if (!t) continue;
+        return t.length <= BESIDE_CAP ? t.replace(/[:*]\s*$/, "").trim() : "";
+      }
+      if (prev.nodeType !== 1) continue;
+      var tag = tagOf(prev);
+      if (tag === "br" || tag === "script" || tag === "style" || !prev.getClientRects().length) continue; // hidden text labels nothing
+      if (prev.matches("input, select, textarea, button") || prev.querySelector("input, select, textarea, button")) return "";
+      var text = normalize(prev.textContent);
+      if (!text) continue;
+      return text.length <= BESIDE_CAP ? text.replace(/[:*]\s*$/, "").trim() : "";
+    }
+    node = node.parentNode;
+    if (!node || node.nodeType !== 1 || /^(form|body|fieldset|table|tbody)$/.test(tagOf(node))) return "";
+  }
   return "";
 }
 
@@ -135,6 +181,7 @@ function describe(el) {
 }
 
 M.accessibleName = accessibleName;
+M.textBeside = textBeside;
 M.describe = describe;
 M.elementText = elementText;
 M.roleOf = roleOf;

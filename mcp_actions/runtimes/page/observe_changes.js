@@ -1,0 +1,89 @@
+/*
+ * observe_changes.js — What an action changed, briefly (docs/mcp-surface.md, "What acting
+ * tools answer"): refs.change_mark notes the page's visible text lines, its open dialogs and
+ * its URL before an action; refs.change_report, after it (and a settle), says which lines
+ * appeared and went (multiset difference, capped), which dialogs opened or closed, and the new
+ * URL of a same-document navigation. A full navigation replaces the page and its engine; the
+ * acting tool says that itself when the report cannot be read.
+ *
+ * Cheap on purpose: one innerText of the body before and one after (shadow roots' text is not
+ * in it, a limit), no MutationObserver left running between calls.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  cap = M.cap,
+  normalize = M.normalize,
+  isVisible = M.isVisible,
+  accessibleName = M.accessibleName,
+  queryAllDeep = M.queryAllDeep;
+
+var LINE_CAP = 100; // characters of one reported line
+var MAX_LINES = 5; // lines reported per direction by default
+var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]";
+
+var mark = null; // {lines: {text: count}, dialogs: [elements], url}
+
+function visibleLines() {
+  var body = document.body;
+  var raw = body && typeof body.innerText === "string" ? body.innerText : "";
+  var counts = {};
+  raw.split("\n").forEach(function (line) {
+    var text = normalize(line);
+    if (text) counts[text] = (Object.prototype.hasOwnProperty.call(counts, text) ? counts[text] : 0) + 1;
+  });
+  return counts;
+}
+
+function openDialogs() {
+  return queryAllDeep(DIALOGS).filter(isVisible);
+}
+
+function dialogName(el) {
+  var name = accessibleName(el, "dialog");
+  if (!name) {
+    var heading = el.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]");
+    name = heading ? normalize(heading.textContent) : normalize(el.textContent);
+  }
+  return cap(name, LINE_CAP);
+}
+
+/** Lines of `a` that `b` has fewer of, in a's order, each once per missing copy. */
+function missing(a, b) {
+  var out = [];
+  Object.keys(a).forEach(function (text) {
+    var extra = a[text] - (Object.prototype.hasOwnProperty.call(b, text) ? b[text] : 0);
+    for (var i = 0; i < extra; i++) out.push(text);
+  });
+  return out;
+}
+
+function changeMark() {
+  mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
+  return { marked: true };
+}
+
+function changeReport(args) {
+  if (!mark) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
+  var limit = args.max_lines === undefined ? MAX_LINES : args.max_lines;
+  if (typeof limit !== "number" || !(limit >= 0) || limit > 50) fail("invalid_input", "max_lines must be a number from 0 to 50", { field: "max_lines" });
+  var before = mark;
+  mark = null;
+  var after = visibleLines();
+  var added = missing(after, before.lines);
+  var removed = missing(before.lines, after);
+  var dialogs = openDialogs();
+  var out = {
+    added: added.slice(0, limit).map(function (t) { return cap(t, LINE_CAP); }),
+    added_count: added.length,
+    removed: removed.slice(0, limit).map(function (t) { return cap(t, LINE_CAP); }),
+    removed_count: removed.length,
+    dialogs_opened: dialogs.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(dialogName),
+    dialogs_closed: before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d)); }).length,
+  };
+  var url = String(root.location.href);
+  if (url !== before.url) out.url = url;
+  return out;
+}
+
+definePrimitive("refs.change_mark", changeMark);
+definePrimitive("refs.change_report", changeReport);

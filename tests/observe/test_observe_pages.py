@@ -1,0 +1,110 @@
+"""What a person can click, the model can find; fields named by the text beside them; open popup lists;
+every kind of control through page_fill/page_click; what an action changed. Real headless Chromium behind
+the MCP SDK Client, on fixture pages that follow real ones (tests/fixtures/pages/observe-text/)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..protocols.conftest import product
+
+
+def lines_of(text: str) -> dict[str, str]:
+    """name -> line, for page_observe's element lines."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r'^@e\d+ \S+ ("(?:[^"\\]|\\.)*")', line)
+        if m:
+            out[json.loads(m[1])] = line
+    return out
+
+
+async def observe(s) -> str:
+    result = await s.client.call_tool("page_observe", {})
+    assert not result.is_error, result.content
+    return result.content[0].text
+
+
+async def act(s, tool: str, args: dict) -> str:
+    result = await s.client.call_tool(tool, args)
+    assert not result.is_error, result.content
+    assert result.structured_content is None
+    return result.content[0].text
+
+
+async def test_clickable_cover_and_words_are_listed_and_clicked_by_text(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/observe-text/miniwob.html")
+        page = s.tab().page
+        seen = lines_of(await observe(s))
+        assert re.match(r'@e\d+ clickable "START"$', seen["START"]), seen
+        assert seen["banana"].split(" ")[1] == "clickable" and "apple" in seen and "cherry" in seen
+        # The bold text inside a pointer word inherits its cursor: the word is listed, not its <b>.
+        assert sum(1 for name in seen if name == "banana") == 1
+        # Only an addEventListener listener, no cursor: the page cannot see it (the documented limit).
+        assert "silent target" not in seen
+        started = await act(s, "page_click", {"text": "START"})
+        assert started.startswith('clicked @e') and '- "START"' in started, started
+        assert await page.evaluate("() => window.started === true")
+        clicked = await act(s, "page_click", {"text": "banana"})
+        assert '+ "clicked banana"' in clicked, clicked
+        assert await page.text_content("#result") == "clicked banana"
+
+
+async def test_fields_are_named_by_the_text_beside_them_and_filled_by_it(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/observe-text/login.html")
+        page = s.tab().page
+        seen = lines_of(await observe(s))
+        assert "Username" in seen and "Password" in seen and "Email" in seen, seen
+        assert "Coupon code" in seen and "Not this text" not in seen  # a real name wins over the text beside
+        await act(s, "page_fill", {"text": "Username", "value": "alice"})
+        await act(s, "page_fill", {"text": "password", "value": "s3cret"})
+        await act(s, "page_fill", {"text": "Email", "value": "a@example.com"})
+        assert await page.input_value("#username") == "alice" and await page.input_value("#password") == "s3cret"
+        assert await page.input_value("#email") == "a@example.com"
+        # page_fill by text only considers fields: "Login" names a button, not something to fill.
+        refused = await s.client.call_tool("page_fill", {"text": "Login", "value": "x"})
+        assert refused.is_error and "target_not_found" in refused.content[0].text
+        done = await act(s, "page_click", {"text": "Login"})
+        assert '+ "login alice"' in done, done
+
+
+async def test_an_open_autocomplete_lists_its_items_as_options(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/observe-text/autocomplete.html")
+        page = s.tab().page
+        assert "Banana" not in await observe(s)  # closed: nothing to pick
+        typed = await act(s, "page_fill", {"text": "Tags", "value": "Ban"})
+        assert '+ "Banana"' in typed and '+ "Bandana"' in typed, typed  # the list that opened
+        seen = lines_of(await observe(s))
+        assert seen["Banana"].split(" ")[1] == "option" and " new" in seen["Bangkok"], seen
+        assert "Apple" not in seen
+        picked = await act(s, "page_click", {"text": "Bandana"})
+        assert '- "Banana"' in picked, picked
+        assert await page.input_value("#tags") == "Bandana"
+
+
+async def test_every_kind_of_control(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/observe-text/controls.html")
+        page = s.tab().page
+        await act(s, "page_fill", {"text": "Due date", "value": "2026-12-01"})
+        assert await page.input_value("#when") == "2026-12-01"
+        await act(s, "page_fill", {"text": "Start time", "value": "09:30"})
+        assert await page.input_value("#at") == "09:30"
+        await act(s, "page_fill", {"text": "Volume", "value": "75"})
+        assert await page.input_value("#vol") == "75"
+        assert await page.text_content("#events") == "input:when change:when input:at change:at input:vol change:vol"
+        await act(s, "page_fill", {"text": "Comment", "value": "Looks good"})
+        assert (await page.text_content("#editor")).strip() == "Looks good"
+        # Checkbox rows and radios by the text beside them.
+        await act(s, "page_click", {"text": "Walk the dog"})
+        assert await page.is_checked("#t2") and not await page.is_checked("#t1")
+        await act(s, "page_click", {"text": "Large"})
+        assert await page.is_checked("input[value=l]")
+        seen = lines_of(await observe(s))
+        assert seen["Walk the dog"].endswith("checkbox \"Walk the dog\" checked"), seen
+        assert seen["Buy milk"].endswith("unchecked")
+        assert seen["Volume"].endswith('= "75"')
