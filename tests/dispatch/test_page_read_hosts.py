@@ -34,8 +34,8 @@ class Tab:
     def __init__(self, bridge: Bridge, runtime_id: str, page: Page) -> None:
         self.bridge, self.runtime_id, self.page = bridge, runtime_id, page
 
-    async def run(self, name: str, arguments: dict[str, Any]) -> Any:
-        return await self.bridge.call(name, arguments, runtime_id=self.runtime_id, timeout_ms=20_000)
+    async def run(self, name: str, arguments: dict[str, Any], timeout_ms: int = 20_000) -> Any:
+        return await self.bridge.call(name, arguments, runtime_id=self.runtime_id, timeout_ms=timeout_ms)
 
     async def read(self, **arguments: Any) -> dict[str, Any]:
         out = await self.run("refs.read", arguments)
@@ -179,6 +179,12 @@ async def test_look_alike_cards_read_as_one_line_each_and_long_lists_as_an_outli
     size, big_size = len(text.encode()), len(big_text.encode())
     assert big_size < 3 * size, (size, big_size)  # ten times the cards, about the same bytes
     assert size < 4000
+    # A text that only a column's heading or nothing matches looks at all 3,000 cards' sections: each
+    # column's headings are listed once per search, not once per card (that took 15 s; now well under 1 s).
+    missing = await big.run("refs.find", {"text": "no card says this"}, timeout_ms=8_000)
+    assert missing == {"matches": [], "total": 0}
+    doing = await big.run("refs.find", {"text": "Doing", "role": "link", "max_results": 1}, timeout_ms=8_000)
+    assert doing["total"] == 1000 and doing["matches"][0]["context"].startswith("Doing › ")
 
 
 async def test_find_answers_which_add_a_card_is_doings(opened: Any) -> None:
@@ -254,3 +260,11 @@ async def test_bad_arguments_and_stale_refs_are_clear_errors(opened: Any) -> Non
     assert (await tab.error("refs.find", {})).code == "invalid_input"
     assert (await tab.error("refs.read", {"max_bytes": 10})).code == "invalid_input"
     await asyncio.sleep(0)
+
+
+async def test_what_is_clickable_by_handler_or_cursor_reads_as_a_token(opened: Any) -> None:
+    tab = await opened("clickable.html")
+    text = await tab.text()
+    # A small clickable is one token named by its text; a large one is its token, then its content.
+    assert text == ('[clickable "START" @e1]\n[clickable "Lamp" @e2]\n[clickable @e3]\nDesk with a long description: solid oak, two drawers, cable tray, adjustable feet, ships flat in two boxes within a week.')
+    assert (await tab.find(text="start"))["matches"] == [{"ref": "@e1", "role": "clickable", "name": "START"}]

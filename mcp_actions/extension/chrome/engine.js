@@ -5274,11 +5274,13 @@ function describeElement(el) {
     // The scope's own locator: the first candidate that finds exactly one element in the row,
     // so "the checkbox of the row 'Buy milk'" needs no name of its own.
     var rowText = elementText(row.element);
-    for (var j = 0; j < candidates.length; j++) {
-      if (candidates[j].selector) continue; // an id or attribute needs no row
-      if (rowText && rowText.length <= TEXT_CAP && countInScope(candidates[j], row.selector, rowText) === 1) {
+    // In a row, its role alone first: "the checkbox of the row X", whatever name the row lends it.
+    var inRow = role ? [{ role: role }].concat(candidates) : candidates;
+    for (var j = 0; j < inRow.length; j++) {
+      if (inRow[j].selector) continue; // an id or attribute needs no row
+      if (rowText && rowText.length <= TEXT_CAP && countInScope(inRow[j], row.selector, rowText) === 1) {
         var scoped = {};
-        Object.keys(candidates[j]).forEach(function (k) { scoped[k] = candidates[j][k]; });
+        Object.keys(inRow[j]).forEach(function (k) { scoped[k] = inRow[j][k]; });
         scoped.within = { selector: row.selector, text_equals: rowText };
         out.scoped = scoped;
         break;

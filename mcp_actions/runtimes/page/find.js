@@ -29,7 +29,9 @@ var definePrimitive = M.definePrimitive,
   frameDocument = M.frameDocument,
   itemOf = M.itemOf,
   sectionName = M.sectionName,
-  freshStructure = M.freshStructure;
+  candidateRole = M.candidateRole,
+  candidateName = M.candidateName,
+  withStructure = M.withStructure;
 
 var NAME_CAP = 80;
 var CONTEXT_CAP = 100;
@@ -61,12 +63,13 @@ function has(haystack, needle) {
 }
 
 function ownRole(el) {
-  return roleOf(el) || (isInteractiveElement(el) ? tagOf(el) : null);
+  // page_observe's role for what a person can act on ("clickable", a popup's "option"), ARIA's for the rest.
+  return isInteractiveElement(el) ? candidateRole(el) : roleOf(el);
 }
 
 /** How well el matches (0 best), or -1 when it does not. */
 function rank(el, role, query, cache) {
-  var name = accessibleName(el, role);
+  var name = isInteractiveElement(el) ? candidateName(el, role) : accessibleName(el, role);
   var own = name || normalize(el.textContent);
   if (query.name && !has(own, query.name)) return { rank: -1 };
   var found = { name: name, rank: query.name && own.toLowerCase() === query.name ? 0 : 1 };
@@ -116,7 +119,12 @@ function find(args) {
   if (!query.text && !query.name && !query.role) fail("invalid_input", "give text, role or name to find", { field: "text" });
   var limit = args.max_results === undefined ? DEFAULT_RESULTS : args.max_results;
   if (typeof limit !== "number" || !(limit >= 1) || limit > 500 || Math.floor(limit) !== limit) fail("invalid_input", "max_results must be an integer from 1 to 500", { field: "max_results" });
-  freshStructure();
+  return withStructure(function () {
+    return search(query, limit);
+  });
+}
+
+function search(query, limit) {
   var cache = typeof Map === "function" ? new Map() : null;
   var hits = [];
   var all = allElements(document);

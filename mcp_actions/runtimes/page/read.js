@@ -35,7 +35,7 @@ var definePrimitive = M.definePrimitive,
   isReadable = M.isReadable,
   quote = M.quote,
   token = M.token,
-  freshStructure = M.freshStructure,
+  withStructure = M.withStructure,
   utf8Length = M.utf8Length,
   parseCursor = M.parseCursor,
   cutText = M.cutText;
@@ -181,7 +181,10 @@ function walk(w, el) {
 function interactive(w, el, tag, style) {
   var r = el.getBoundingClientRect();
   if (!(r.width > 0 && r.height > 0) && style.display !== "contents") return; // nothing there to click
-  if (LEAVES[tag] || !el.querySelector("a[href], button, input, select, textarea, [role], [tabindex]")) {
+  // A control, or a small clickable whose text is its name: one token. A larger one (a clickable card,
+  // a focusable panel) or one with controls inside: its token, then its content read as usual.
+  var small = (el.textContent || "").length <= NAME_CAP;
+  if (LEAVES[tag] || (small && !el.querySelector("a[href], button, input, select, textarea, [role], [tabindex]"))) {
     w.put(token(el, true));
     return;
   }
@@ -345,12 +348,13 @@ function landmark(w, el, role, hidden) {
 
 /** The lines of el (the body for the whole page), as page_read reads them. */
 function readLines(el) {
-  freshStructure();
-  var w = new Writer();
-  w.scope = el;
-  walk(w, el);
-  w.flush();
-  return w.lines;
+  return withStructure(function () {
+    var w = new Writer();
+    w.scope = el;
+    walk(w, el);
+    w.flush();
+    return w.lines;
+  });
 }
 
 // -- the primitive ----------------------------------------------------------------

@@ -119,10 +119,22 @@ function signature(el) {
 // parent -> {signature: count}, for one read or find (structureCache): without it, 3,000
 // look-alike siblings would each count the other 2,999.
 var runCounts = null;
+// element -> isItem's answer, for one read or find: page_find asks it of the same columns for every card.
+var itemAnswers = null;
 
-/** Start a read or a find: counts kept from an earlier one may be stale. */
-function freshStructure() {
+/**
+ * fn() with these caches held for its duration only (a read, a find, an observation): the page
+ * may change between two calls, so no answer outlives the call that computed it.
+ */
+function withStructure(fn) {
   runCounts = typeof WeakMap === "function" ? new WeakMap() : null;
+  itemAnswers = typeof WeakMap === "function" ? new WeakMap() : null;
+  try {
+    return fn();
+  } finally {
+    runCounts = null;
+    itemAnswers = null;
+  }
 }
 
 function runLength(el) {
@@ -143,11 +155,20 @@ function runLength(el) {
 
 /** Whether el is one item of a list or of rows (see the module comment). */
 function isItem(el) {
+  var known = itemAnswers ? itemAnswers.get(el) : undefined;
+  if (known !== undefined) return known;
+  var answer = judgeItem(el);
+  if (itemAnswers) itemAnswers.set(el, answer);
+  return answer;
+}
+
+function judgeItem(el) {
   var tag = tagOf(el), role = roleOf(el);
   if (tag === "li" || role === "listitem" || role === "row" || role === "option") return true;
   // Cards are often <article>s; a role other than that says the element is something else.
   if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild || isInteractiveElement(el)) return false;
-  return runLength(el) >= 3 && (el.textContent || "").length <= ITEM_TEXT_CAP && !runHoldsItems(el);
+  // The run's test first: it is counted once per parent, where the text length is a long string for a column.
+  return runLength(el) >= 3 && !runHoldsItems(el) && (el.textContent || "").length <= ITEM_TEXT_CAP;
 }
 
 /** Whether any sibling of el's run holds items: then all are columns (one with a single card is too). */
@@ -192,9 +213,8 @@ function itemOf(el) {
   return null;
 }
 
-function headingBefore(container, el) {
-  // The last heading of container that comes before el (or holds it), skipping the titles of items (a card's own heading).
-  var headings = container.querySelectorAll(HEADINGS);
+function headingBefore(container, headings, el) {
+  // The last of container's headings that comes before el (or holds it), skipping the titles of items (a card's own heading).
   var found = null;
   for (var i = 0; i < headings.length; i++) {
     var h = headings[i];
@@ -230,19 +250,20 @@ function sectionName(el, cache) {
       var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : "";
       // The top document's body is left out: its first heading (the page's title) tells no element from another.
       var topBody = tag === "body" && node.ownerDocument === document;
-      known = labelled ? { name: labelled } : { name: "", headings: !topBody && !!node.querySelector(HEADINGS) };
+      // Its headings are listed once per search: 3,000 cards in one column would each list them again.
+      known = labelled ? { name: labelled } : { name: "", headings: topBody ? [] : Array.prototype.slice.call(node.querySelectorAll(HEADINGS)) };
       if (cache) cache.set(node, known);
     }
     if (known.name) return known.name;
-    if (known.headings) {
-      var heading = headingBefore(node, el);
+    if (known.headings.length) {
+      var heading = headingBefore(node, known.headings, el);
       if (heading) return normalize(heading.textContent);
     }
   }
   return "";
 }
 
-M.freshStructure = freshStructure;
+M.withStructure = withStructure;
 M.styleOf = styleOf;
 M.skipReason = skipReason;
 M.isReadable = isReadable;

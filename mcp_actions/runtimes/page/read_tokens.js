@@ -8,8 +8,8 @@
 var cap = M.cap,
   normalize = M.normalize,
   tagOf = M.tagOf,
-  roleOf = M.roleOf,
-  accessibleName = M.accessibleName,
+  candidateRole = M.candidateRole,
+  candidateName = M.candidateName,
   isEnabled = M.isEnabled,
   refFor = M.refFor;
 
@@ -48,8 +48,9 @@ function stateOf(el, role) {
 
 /** The token of el; named false: a container's token, named only by its aria-label (its content is read after it). */
 function token(el, named) {
-  var role = roleOf(el) || tagOf(el);
-  var name = named ? cap(accessibleName(el, role), NAME_CAP) : normalize(el.getAttribute("aria-label"));
+  // The role and name page_observe gives it ("clickable" for a div a handler or cursor makes one).
+  var role = candidateRole(el);
+  var name = named ? cap(candidateName(el, role), NAME_CAP) : normalize(el.getAttribute("aria-label"));
   return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
 }
 
