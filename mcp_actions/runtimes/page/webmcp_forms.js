@@ -3,8 +3,10 @@
  * [toolautosubmit]> as tools (the WebMCP declarative explainer).
  *
  * A form's named controls compile to a JSON Schema (number/range → number
- * with min/max, select/radio → enum, one checkbox → boolean, several →
- * array, required, pattern, minlength/maxlength; descriptions from
+ * with min/max, select → each option as anyOf {const, title} beside the
+ * enum of their values, as Chromium's own getTools() gives it, radio →
+ * enum, one checkbox → boolean, several → array, required, pattern,
+ * minlength/maxlength; descriptions from
  * toolparamdescription, else the label, legend, aria-label, placeholder or
  * title). Running one fills the controls and submits the form as an
  * agent-invoked submit (SubmitEvent.agentInvoked, respondWith, polyfilled
@@ -57,8 +59,22 @@ function controlsOf(form) {
   return order.map(function (name) { return { name: name, els: groups[name] }; });
 }
 
-function optionValues(select) {
-  return Array.prototype.filter.call(select.options, function (o) { return !o.disabled && o.value !== ""; }).map(function (o) { return o.value; });
+/*
+ * A <select> as Chromium's own WebMCP (getTools(), --enable-features=WebMCP)
+ * describes it: every option, the empty placeholder and disabled ones included,
+ * as {type, const: value, title: label} in anyOf, then the enum of the values.
+ * The title is what the user reads ("Last 30 Days" for value "30d"): without it
+ * a model guesses from codes. One difference: the title is the option's text
+ * with its whitespace collapsed (option.text), where Chromium keeps the raw
+ * textContent.
+ */
+function selectSchema(select) {
+  var options = Array.prototype.slice.call(select.options);
+  return {
+    type: "string",
+    anyOf: options.map(function (o) { return { type: "string", const: o.value, title: o.text }; }),
+    enum: options.map(function (o) { return o.value; }),
+  };
 }
 
 function controlSchema(els) {
@@ -70,8 +86,8 @@ function controlSchema(els) {
   } else if (type === "checkbox") {
     s = els.length > 1 ? { type: "array", items: { type: "string", enum: els.map(function (c) { return c.value; }) } } : { type: "boolean" };
   } else if (el.tagName === "SELECT") {
-    s = { type: "string", enum: optionValues(el) };
-    if (el.multiple) s = { type: "array", items: s };
+    s = selectSchema(el);
+    if (el.multiple) s = { type: "array", items: s, uniqueItems: true };
   } else if (type === "number" || type === "range") {
     s = { type: "number" };
     if (el.min !== "" && isFinite(+el.min)) s.minimum = +el.min;
