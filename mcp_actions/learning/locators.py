@@ -43,9 +43,14 @@ def argument_slot(name: str) -> str:
     return "{% input." + name + " %}"
 
 
+#: Characters written as \u escapes inside a JSONata string: '%' and braces (no '{%' or '%}' ends or opens a
+#: slot early), '$' and '/' (the validator's scan for forbidden functions and regex literals reads source text).
+_ESCAPED = {c: f"\\u{ord(c):04x}" for c in "%${}/*"}
+
+
 def _jsonata_string(text: str) -> str:
-    # A JSON string is a JSONata string literal; '%' escaped so that no '%}' ends the slot early.
-    return json.dumps(text, ensure_ascii=False).replace("%", "\\u0025")
+    # A JSON string is a JSONata string literal (non-ASCII kept as is: no surrogate escapes).
+    return "".join(_ESCAPED.get(c, c) for c in json.dumps(text, ensure_ascii=False))
 
 
 def literal(text: str) -> str:

@@ -74,6 +74,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
     "observe_candidates.js",  # what a person can act on: interactive, clickable by handler or cursor, open popup items
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
+    "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "observe_values.js",  # refs.set_value: date, time, range and color inputs take their value set
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
@@ -128,6 +129,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.observe",
     "refs.resolve",
     "refs.select",
+    "refs.describe",
     "refs.set_value",
     "refs.describe",
     "refs.read",

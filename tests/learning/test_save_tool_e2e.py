@@ -16,6 +16,7 @@ effect of a call with ``page_read``.
   look-alike row is left alone.
 - A click on an element with nothing to find it by is refused with the reason.
 - Saving the same name twice replaces the tool and keeps the old one in the map's history.
+- A click that removes its row is saved with a probe that waits until the row is gone, and runs at once.
 - A learned map does not withdraw the page tools on its pages (with other maps loaded).
 """
 
@@ -197,9 +198,21 @@ async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_kee
         assert [t["description"] for t in document["tools"]] == ["Toggle a todo (again)."]
         assert [h["tool"]["description"] for h in document["x_actions"]["history"]] == ["Toggle a todo."]
 
+        # The row that went: a destroy click saved as todos.remove(title) waits until the row is gone,
+        # and runs at once in this session on another row.
+        listed = await agent.elements()
+        destroy = next(e for e in _the(listed, "button") if e.get("name") == "Walk the dog twice" or e["rest"].endswith("› Walk the dog twice"))
+        await agent.ok("page_click", {"ref": destroy["ref"]})
+        removed = await agent.ok("actions_save_tool", {"name": "todos.remove", "description": "Remove a todo.", "steps": 1, "parameters": {"title": "Walk the dog twice"}})
+        remove = next(t for t in json.loads(Path(removed["map"]).read_text())["tools"] if t["name"] == "todos.remove")
+        assert remove["workflow"]["steps"][-1]["primitive"] == "locator.probe"
+        await agent.ok("todos_remove", {"title": "Don't forget"})
+        state = await agent.page_shows("todos: [ ] Walk the dog")  # toggled twice above
+        assert "Don't forget" not in state.split("todos:", 1)[1] and "twice" not in state.split("todos:", 1)[1]
+
         sparkle = next(e for e in await agent.elements() if e["role"] == "div")
         await agent.ok("page_click", {"ref": sparkle["ref"]})
         error = await agent.refused("actions_save_tool", {"name": "todos.sparkle", "description": "Sparkle.", "steps": 1})
         assert error["code"] == "invalid_input" and NO_FIND in error["message"]
         assert error["evidence"]["path"] == "/steps"
-        assert {t["name"] for t in json.loads(Path(second["map"]).read_text())["tools"]} == {"todos.toggle"}  # nothing written
+        assert {t["name"] for t in json.loads(Path(second["map"]).read_text())["tools"]} == {"todos.toggle", "todos.remove"}  # nothing more written

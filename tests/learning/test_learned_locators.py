@@ -1,0 +1,112 @@
+"""Learning a tool from recorded steps: values become arguments wherever they appear, and render back exactly.
+
+The steps are ``ActStep`` records as the journal writes them (their
+``element`` is what ``refs.describe`` answers, copied from a run on
+``tests/fixtures/pages/learn-todos``). Every learned tool is validated as a
+whole map with the project's own validator, and every templated value is
+rendered with the workflow interpreter's ``render_args`` for other values:
+quotes, apostrophes, non-ASCII text and text that looks like a slot come back
+unchanged, because nothing is concatenated into a selector.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcp_actions.learning.locators import NO_FIND, UnlearnableStep, learned_locator, learned_text, literal
+from mcp_actions.learning.steps import ActStep
+from mcp_actions.learning.workflow import learn_tool
+from mcp_actions.manifest.expressions import render_args
+from mcp_actions.manifest.load import ManifestReport, load_document
+
+FIELD = {"tag": "input", "role": "textbox", "name": "What needs to be done?", "text": "", "attributes": {}, "editable": True, "container": None,
+         "locator": {"role": "textbox", "name": "What needs to be done?"}, "unique": True}  # fmt: skip
+ROW_BOX = {"tag": "input", "role": "checkbox", "name": "Don't forget", "text": "", "attributes": {}, "editable": False,
+           "container": {"selector": "li", "text": "Don't forget"}, "locator": {"role": "checkbox", "name": "Don't forget"}, "unique": True,
+           "scoped": {"role": "checkbox", "within": {"selector": "li", "text_equals": "Don't forget"}}}  # fmt: skip
+NOTHING = {"tag": "div", "role": None, "name": "", "text": "", "attributes": {}, "editable": False, "container": None, "locator": None,
+           "unique": False, "reason": NO_FIND}  # fmt: skip
+
+
+def step(tool: str, element: dict[str, Any] | None, before: dict[str, int] | None = None, after: dict[str, int] | None = None, **arguments: Any) -> ActStep:
+    return ActStep(tool, arguments, element, "http://127.0.0.1:8000/", texts_before=before or {}, texts_after=after or {})
+
+
+def rendered(value: Any, **inputs: str) -> Any:
+    return render_args(value, {"input": inputs, "steps": {}})
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Don't forget",  # an apostrophe
+        'He said "now"',  # double quotes
+        "Café 'crème' — ünïcødé 雪",  # non-ASCII
+        "{% $eval('1') %}",  # text that looks like a slot stays text
+        "50%} off",  # a slot's closing mark alone
+        "a\\b\nc",  # a backslash and a newline
+    ],
+)
+def test_typed_text_becomes_its_argument_and_renders_back_exactly(value: str) -> None:
+    used: set[str] = set()
+    assert learned_text(value, {"title": value}, used) == "{% input.title %}" and used == {"title"}
+    # Around a value, the literal rest is a JSONata string: the other value lands between it, unchanged.
+    templated = learned_text(f"Buy {value} today", {"item": value}, used)
+    assert rendered(templated, item="x'y\"z%}") == "Buy x'y\"z%} today"
+    # A literal that is no argument renders to itself.
+    assert rendered(literal(value)) == value
+
+
+def test_a_click_in_a_row_named_by_a_parameter_is_scoped_to_the_row_whose_text_is_the_argument() -> None:
+    used: set[str] = set()
+    locator = learned_locator(ROW_BOX, {"title": "Don't forget"}, used)
+    assert locator == {"role": "checkbox", "within": {"selector": "li", "text_equals": "{% input.title %}"}}
+    # A value that is only part of the row's text: the row that has it (the resolver refuses look-alikes).
+    locator = learned_locator(ROW_BOX, {"word": "forget"}, set())
+    assert locator["within"] == {"selector": "li", "has_text": "{% input.word %}"}
+    # Without a parameter for its row, the element's own unique locator.
+    assert learned_locator(ROW_BOX, {}, set()) == {"role": "checkbox", "name": "Don't forget"}
+
+
+def test_a_step_with_nothing_to_find_it_by_is_refused_with_the_reason() -> None:
+    with pytest.raises(UnlearnableStep, match=NO_FIND):
+        learn_tool([step("page.click", NOTHING)], name="x.y", description="d", parameters={})
+    # An element the journal could not describe names why.
+    with pytest.raises(UnlearnableStep, match="step 1 \\(page_click\\): gone"):
+        learn_tool([ActStep("page.click", {}, None, "http://h/", why_not="gone")], name="x.y", description="d", parameters={})
+
+
+def test_a_parameter_that_appears_in_no_step_is_refused() -> None:
+    with pytest.raises(UnlearnableStep, match="parameter 'title'"):
+        learn_tool([step("page.click", ROW_BOX)], name="todos.toggle", description="d", parameters={"title": "Nowhere"})
+
+
+def test_a_key_pressed_where_no_step_reached_is_refused_unless_the_element_takes_text() -> None:
+    button = {**ROW_BOX, "role": "button", "editable": False}
+    with pytest.raises(UnlearnableStep, match="no earlier step reached"):
+        learn_tool([step("page.press", button, key="Enter")], name="x.y", description="d", parameters={})
+    # A field is clicked into first, as a person would.
+    tool = learn_tool([step("page.press", FIELD, key="Enter")], name="x.y", description="d", parameters={})
+    assert [s["primitive"] for s in tool["workflow"]["steps"]] == ["locator.wait_for", "pointer.click", "keyboard.press"]
+
+
+def test_what_the_page_did_becomes_settle_and_a_probe_in_the_manifests_vocabulary() -> None:
+    steps = [
+        step("page.fill", FIELD, {"Buy milk": 0}, {"Buy milk": 0}, text="Buy milk"),
+        # Enter made the typed title appear.
+        step("page.press", FIELD, {"Buy milk": 0}, {"Buy milk": 1}, key="Enter"),
+        # The destroy click made its row go.
+        step("page.click", {**ROW_BOX, "role": "button", "scoped": {"role": "button", "within": {"selector": "li", "text_equals": "Don't forget"}}},
+             {"Don't forget": 1}, {"Don't forget": 0}),
+    ]  # fmt: skip
+    tool = learn_tool(steps, name="todos.add_and_remove", description="d", parameters={"title": "Buy milk", "gone": "Don't forget"})
+    workflow = tool["workflow"]["steps"]
+    assert [s["id"] for s in workflow] == ["s1_find", "s1_fill", "s2_press", "s3_find", "s3_click", "s3_gone0"]
+    assert workflow[2]["settle_after"] == {"locator": {"text_equals": "{% input.title %}"}, "state": "visible", "timeout_ms": 3000}
+    assert workflow[5]["args"] == {"probes": [{"locator": {"text_equals": "{% input.gone %}"}}]}
+    assert workflow[5]["retry_until"] == "{% steps.s3_gone0.output.results[0].matched = false %}"
+    document = {"protocol": "actions.json", "version": 1, "surface": {"origin": "http://127.0.0.1:8000"}, "tools": [tool]}
+    loaded = load_document(document, source="learned")
+    assert not isinstance(loaded, ManifestReport), loaded.errors
