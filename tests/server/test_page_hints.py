@@ -6,7 +6,7 @@ with browser_navigate first" whatever the miss):
 
 - a row that does not exist (``todos_toggle {"title": "nope"}``): no element matched that value, and
   what is there; no navigate hint;
-- a stale map (the drifted copy: no state of the map holds): the page matches none of the map's
+- a stale map (the page after a redesign: no state of the map holds): the page matches none of the map's
   states, ``mcp-actions check`` names the drift; no navigate hint;
 - the navigate hint only where the tab is on another page than the tool's;
 - a call that opens a new tab (the tab on ``localhost``, the map on ``127.0.0.1``) or runs in
@@ -42,21 +42,57 @@ def todos_site() -> Iterator[str]:
 
 
 @pytest.fixture()
-def drifted_site() -> Iterator[str]:
-    """The same page with its classes renamed: the map's selectors went stale."""
-    with StaticSite(PAGES / "todomvc-drifted") as site:
+def drifted_site(tmp_path: Path) -> Iterator[str]:
+    """The same page after a redesign renamed its input's class: the map's selectors went stale."""
+    drifted = tmp_path / "drifted"
+    drifted.mkdir()
+    for name in ("index.html", "app.js"):
+        (drifted / name).write_text((PAGES / "todomvc" / name).read_text().replace("new-todo", "todo-input"))
+    with StaticSite(drifted) as site:
         yield site.url.rstrip("/")
 
 
+_TITLE = {"type": "object", "required": ["title"], "properties": {"title": {"type": "string", "minLength": 1}}, "additionalProperties": False}
+
+
 def todos_map(origin: str) -> dict[str, Any]:
-    """The fixture's map for ``origin``, with a state the add tool needs (its input is there)."""
-    document: dict[str, Any] = json.loads((PAGES / "todomvc" / "actions.json").read_text())
-    document["surface"]["origin"] = origin
-    document["states"] = [{"name": "list_ready", "description": "The new-todo input is there.", "diagnostics": [{"name": "input", "target": {"selector": ".new-todo"}}]}]
-    for tool in document["tools"]:
-        if tool["name"] == "todos.add":
-            tool["target"]["state"] = "list_ready"
-    return document
+    """A map of the TodoMVC-like page for ``origin``: adding needs its input there (a state); toggling finds the row by its title."""
+    add_steps = [
+        {"id": "type", "primitive": "text.insert", "args": {"target": {"selector": ".new-todo"}, "text": "{% input.title %}", "mode": "replace"}},
+        {
+            "id": "enter",
+            "primitive": "keyboard.press",
+            "args": {"key": "Enter"},
+            "settle_after": {"locator": {"selector": "ul.todo-list li", "has_text": "{% input.title %}"}, "state": "attached", "timeout_ms": 3000},
+        },
+    ]
+    toggle_target = {"selector": ".toggle", "within": {"selector": "ul.todo-list li", "has_text": "{% input.title %}"}}
+    return {
+        "protocol": "actions.json",
+        "version": 1,
+        "surface": {"origin": origin, "name": "Todos"},
+        "states": [{"name": "list_ready", "description": "The new-todo input is there.", "diagnostics": [{"name": "input", "target": {"selector": ".new-todo"}}]}],
+        "tools": [
+            {
+                "name": "todos.add",
+                "description": "Add a todo with a title.",
+                "input_schema": _TITLE,
+                "target": {"selector": ".new-todo", "state": "list_ready"},
+                "workflow": {"version": 1, "expression_language": "jsonata", "steps": add_steps, "output": "{% {'added': input.title} %}"},
+            },
+            {
+                "name": "todos.toggle",
+                "description": "Mark the todo with this title done (or not done again).",
+                "input_schema": _TITLE,
+                "workflow": {
+                    "version": 1,
+                    "expression_language": "jsonata",
+                    "steps": [{"id": "click", "primitive": "pointer.click", "args": {"target": toggle_target}, "settle_after": {"delay_ms": 50}}],
+                    "output": "{% {'toggled': input.title} %}",
+                },
+            },
+        ],
+    }
 
 
 @contextlib.asynccontextmanager
