@@ -27,3 +27,41 @@ async def test_text_names_one_element_or_is_refused_with_the_candidates(pages_ur
         assert await page.input_value("#size") == "Large"
         both = await s.client.call_tool("page_click", {"text": "Remember me", "ref": "@e1"})
         assert both.is_error and "invalid_input" in both.content[0].text
+
+
+async def test_acting_tools_say_what_changed(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/observe-text/changes.html")
+        page = s.tab().page
+
+        async def act(args: dict) -> str:
+            result = await s.client.call_tool("page_click", args)
+            assert not result.is_error, result.content
+            return result.content[0].text
+
+        opened = await act({"text": "Delete card"})
+        assert opened.splitlines()[0].startswith('clicked @e') and 'dialog opened: "Delete card?"' in opened, opened
+        assert '+ "This cannot be undone."' in opened
+        closed = await act({"text": "Cancel"})
+        assert "dialog closed" in closed and '- "This cannot be undone."' in closed, closed
+        moved = await act({"text": "Go to settings"})
+        assert f"now at {pages_url}/observe-text/changes.html#settings" in moved, moved
+        nothing = await act({"text": "Go to settings"})
+        assert nothing.endswith("no visible change"), nothing
+        away = await act({"text": "Open the board"})
+        assert "the page navigated or reloaded" in away, away
+        await page.wait_for_url("**/board.html")
+        assert "Add a card" in (await s.client.call_tool("page_observe", {})).content[0].text
+
+
+async def test_a_native_confirm_is_answered_with_browser_dismiss_dialog(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/observe-text/changes.html")
+        page = s.tab().page
+        clicked = await s.client.call_tool("page_click", {"text": "Remove all"})
+        text = clicked.content[0].text
+        # The confirm blocks the page: the click or its report says so, and the dialog is answered by the tool made for it.
+        assert clicked.is_error and text.startswith("dialog_open: a confirm dialog blocks") and "dismiss_dialog" in text, text
+        answered = await s.client.call_tool("browser_dismiss_dialog", {"accept": True})
+        assert not answered.is_error, answered.content
+        await page.wait_for_function("document.getElementById('answer').textContent === 'removed'")
