@@ -82,7 +82,10 @@ def free_default_profile(*, skip: set[Path] | frozenset[Path] = frozenset()) -> 
         if profile not in skip and not profile_in_use(profile):
             if n > 1 and profile not in _SAID:
                 _SAID.add(profile)
-                log.warning("the default browser profile %s is in use by another browser; using %s (choose one with --user-data-dir, or --isolated)", default, profile)
+                # For the person who started the server, as a taken default port is: one "mcp-actions: …" line.
+                logging.getLogger("mcp_actions.user").warning(
+                    "the default browser profile %s is in use by another browser; using %s (choose one with --user-data-dir, or --isolated)", default, profile
+                )
             return profile
     raise ActionError(
         f"every browser profile from {default} to {default.name}-{MAX_PROFILES} is in use by a running browser; pass --isolated or --user-data-dir",

@@ -32,7 +32,8 @@ def free_port() -> int:
 def isolated_env(home: Path) -> dict[str, str]:
     """The environment of a server whose HOME and XDG folders are ``home``'s (no profile or log of the user's)."""
     env = dict(os.environ)
-    for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+    # tests/conftest.py makes every browser isolated; these servers run with the defaults a user gets.
+    for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "MCP_ACTIONS_ISOLATED", "MCP_ACTIONS_USER_DATA_DIR"):
         env.pop(name, None)
     env.update({"HOME": str(home), "MCP_ACTIONS_HEADLESS": "1", "MCP_ACTIONS_LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": "1"})
     return env
