@@ -34,7 +34,7 @@ RESERVED = frozenset({"target_runtime_id", "target_runtime_key", "target_url_con
 
 SAVE = builtin_binding(
     "actions.save_tool",
-    "Save the acting calls you just made on this tab (page_click/fill/press since the last browser_navigate, or the last "
+    "Save the acting calls you just made on this tab (page_click/fill/press/select since the last browser_navigate, or the last "
     "`steps`) as a tool for this site, callable now and in later sessions. `parameters` maps each argument name to a value "
     "you typed or chose, or to the text of the row a click was in; that value becomes the argument.",
     {

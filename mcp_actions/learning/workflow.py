@@ -3,7 +3,7 @@
 Each step becomes a wait for its element (pages render late and re-render
 lists on every change) and the action on a locator (``pointer.click`` with
 ``target``, ``text.insert`` in ``replace`` mode, ``keyboard.press`` on the
-element the step before acted on). What the page did is learned from the
+element the step before acted on, ``locator.select`` for a chosen option). What the page did is learned from the
 texts the journal counted around the action, in the manifest's own
 vocabulary: a text that appeared becomes the step's ``settle_after`` (wait
 until it is visible), a row that went becomes a ``locator.probe`` step
@@ -89,6 +89,9 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
                 # A person clicks into a field before typing a key there.
                 workflow += [wait, {"id": f"{sid}_focus", "primitive": "pointer.click", "args": {"target": locator}}]
             workflow.append({"id": f"{sid}_press", "primitive": "keyboard.press", "args": {"key": literal(str(step.arguments.get("key", "")))}})
+        elif step.tool == "page.select":
+            values = [learned_text(str(v), parameters, used) for v in step.arguments.get("values") or []]
+            workflow += [wait, {"id": f"{sid}_select", "primitive": "locator.select", "args": {"locator": locator, "values": values}}]
         else:
             raise _step_error(index, step, f"{step.tool.replace('.', '_')} cannot be saved as a step yet")
         previous = key

@@ -74,9 +74,9 @@ ENGINE_MODULES: tuple[str, ...] = (
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
     "observe_candidates.js",  # what a person can act on: interactive, clickable by handler or cursor, open popup items
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
-    "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "observe_values.js",  # refs.set_value: date, time, range and color inputs take their value set
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
+    "select.js",  # locator.select: options of the <select> a locator names (learned tools)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
     "read_cursor.js",  # page_read's byte budget and cursor
     "read_tokens.js",  # how page_read says one interactive element: [role "name" @eN state]
@@ -129,9 +129,9 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.observe",
     "refs.resolve",
     "refs.select",
-    "refs.describe",
     "refs.set_value",
     "refs.describe",
+    "locator.select",
     "refs.read",
     "refs.find",
     "refs.change_mark",

@@ -21,12 +21,12 @@ from mcp_actions.learning.workflow import learn_tool
 from mcp_actions.manifest.expressions import render_args
 from mcp_actions.manifest.load import ManifestReport, load_document
 
-FIELD = {"tag": "input", "role": "textbox", "name": "What needs to be done?", "text": "", "attributes": {}, "editable": True, "container": None,
+FIELD: dict[str, Any] = {"tag": "input", "role": "textbox", "name": "What needs to be done?", "text": "", "attributes": {}, "editable": True, "container": None,
          "locator": {"role": "textbox", "name": "What needs to be done?"}, "unique": True}  # fmt: skip
-ROW_BOX = {"tag": "input", "role": "checkbox", "name": "Don't forget", "text": "", "attributes": {}, "editable": False,
+ROW_BOX: dict[str, Any] = {"tag": "input", "role": "checkbox", "name": "Don't forget", "text": "", "attributes": {}, "editable": False,
            "container": {"selector": "li", "text": "Don't forget"}, "locator": {"role": "checkbox", "name": "Don't forget"}, "unique": True,
            "scoped": {"role": "checkbox", "within": {"selector": "li", "text_equals": "Don't forget"}}}  # fmt: skip
-NOTHING = {"tag": "div", "role": None, "name": "", "text": "", "attributes": {}, "editable": False, "container": None, "locator": None,
+NOTHING: dict[str, Any] = {"tag": "div", "role": None, "name": "", "text": "", "attributes": {}, "editable": False, "container": None, "locator": None,
            "unique": False, "reason": NO_FIND}  # fmt: skip
 
 

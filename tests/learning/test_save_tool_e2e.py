@@ -16,7 +16,8 @@ effect of a call with ``page_read``.
   look-alike row is left alone.
 - A click on an element with nothing to find it by is refused with the reason.
 - Saving the same name twice replaces the tool and keeps the old one in the map's history.
-- A click that removes its row is saved with a probe that waits until the row is gone, and runs at once.
+- A click that removes its row is saved with a probe that waits until the row is gone, and runs at once;
+  a chosen option (page_select) becomes an argument.
 - A learned map does not withdraw the page tools on its pages (with other maps loaded).
 """
 
@@ -123,7 +124,7 @@ def _the(elements: list[dict[str, Any]], role: str, name: str | None = None) -> 
     return [e for e in elements if e["role"] == role and (name is None or e.get("name") == name)]
 
 
-async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_values(tmp_path, pages_url):
+async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_values(tmp_path: Path, pages_url: str) -> None:
     learned = tmp_path / "learned"
     url = f"{pages_url}/learn-todos/index.html"
     async with serve(tmp_path, learned, name="first") as agent:
@@ -179,7 +180,7 @@ async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_v
         assert {"page_observe", "page_click", "actions_save_tool"} <= await agent.tools()
 
 
-async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_keeps_history(tmp_path, pages_url):
+async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_keeps_history(tmp_path: Path, pages_url: str) -> None:
     learned = tmp_path / "learned"
     async with serve(tmp_path, learned) as agent:
         await agent.ok("browser_navigate", {"url": f"{pages_url}/learn-todos/index.html"})
@@ -210,9 +211,16 @@ async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_kee
         state = await agent.page_shows("todos: [ ] Walk the dog")  # toggled twice above
         assert "Don't forget" not in state.split("todos:", 1)[1] and "twice" not in state.split("todos:", 1)[1]
 
+        # A chosen option becomes the argument: todos.sort(order), run at once with another option.
+        await agent.ok("page_select", {"text": "Sort by", "values": ["Title"]})
+        await agent.page_shows("sorted by Title")
+        sort = await agent.ok("actions_save_tool", {"name": "todos.sort", "description": "Sort the list.", "steps": 1, "parameters": {"order": "Title"}})
+        await agent.ok(sort["tool"], {"order": "Café order"})
+        await agent.page_shows("sorted by Café order")
+
         sparkle = next(e for e in await agent.elements() if e["role"] == "div")
         await agent.ok("page_click", {"ref": sparkle["ref"]})
         error = await agent.refused("actions_save_tool", {"name": "todos.sparkle", "description": "Sparkle.", "steps": 1})
         assert error["code"] == "invalid_input" and NO_FIND in error["message"]
         assert error["evidence"]["path"] == "/steps"
-        assert {t["name"] for t in json.loads(Path(second["map"]).read_text())["tools"]} == {"todos.toggle", "todos.remove"}  # nothing more written
+        assert {t["name"] for t in json.loads(Path(second["map"]).read_text())["tools"]} == {"todos.toggle", "todos.remove", "todos.sort"}  # nothing more written

@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, describe.js, observe_values.js, describe.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.describe", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -5045,268 +5045,6 @@ definePrimitive("refs.resolve", resolve);
 definePrimitive("refs.select", selectOptions);
   })(M, root);
 
-  // ---- describe.js ----
-  (function (M, root) {
-/*
- * describe.js — refs.describe: how a person would find an element again, for
- * tools learned from a session (actions_save_tool; docs/mcp-surface.md).
- *
- *   {ref?: "@e3" | focused?: true, watch?: [text]}
- *   -> {element?: {...}, texts?: {text: count}}
- *
- * element: the role, accessible name, label, placeholder, own text, tag and
- * stable attributes (an id unless it looks generated, name, data-testid) of
- * the element, the row, item or section it sits in (`container`: a selector a
- * person would write — li, tr, [role=row], article, .card — and that
- * container's text), and `locator`: the locator a person would write for it
- * (role and name, label, text; never a ref, a position or coordinates) with
- * whether it resolves to this one element now (`unique`). `scoped` is the
- * same locator inside its container ({within: {selector, text_equals}}, the
- * locator form of docs/manifest-language.md), counted the same way. When
- * nothing but position would find the element, `locator` is null and
- * `reason` says why. Describe before acting: a click may remove the element.
- *
- * texts: for each string of `watch` (and the element's row text), how many visible elements show exactly
- * that text (innermost only): read before and after an action, it tells what
- * the action made appear or go (the row that went, the todo that appeared).
- *
- * Counting is done here, not through locators.js, so that a description is
- * judged the same way whatever locator keys the resolver knows.
- */
-var definePrimitive = M.definePrimitive,
-  fail = M.fail,
-  cap = M.cap,
-  normalize = M.normalize,
-  tagOf = M.tagOf,
-  isVisible = M.isVisible,
-  roleOf = M.roleOf,
-  accessibleName = M.accessibleName,
-  elementText = M.elementText,
-  allElementsDeep = M.allElementsDeep,
-  queryAllDeep = M.queryAllDeep,
-  composedParent = M.composedParent;
-
-var TEXT_CAP = 200;
-var WATCH_CAP = 20;
-// Rows and items a person names a scope by, nearest first; then sections (see containerOf).
-var ROW_TAGS = { li: "li", tr: "tr", article: "article" };
-var ROW_ROLES = { row: true, listitem: true, article: true, option: true, treeitem: true, gridcell: false };
-var ITEM_CLASSES = ["card", "item", "row", "entry", "todo", "result", "tile"];
-// Ids frameworks generate (React's :r1:, Ember's ember123, long numbers or hex): not what a person would write.
-var GENERATED_ID = /^[:_]|\d{3,}|[0-9a-f]{8,}|^(ember|react|radix|mui|headlessui|downshift|rc-|yui_)/i;
-var NO_FIND = "this click has no name, role or text to find it by";
-
-function cssString(value) {
-  return '"' + String(value).replace(/["\\]/g, "\\$&").replace(/\n/g, "\\a ") + '"';
-}
-
-function cssIdent(value) {
-  if (typeof CSS !== "undefined" && typeof CSS.escape === "function") return CSS.escape(value);
-  return String(value).replace(/[^a-zA-Z0-9_-]/g, "\\$&");
-}
-
-function parentOf(el) {
-  return composedParent ? composedParent(el) : el.parentElement;
-}
-
-/** The row, item or card an element sits in, as {element, selector}; null when none. */
-function rowOf(el) {
-  for (var node = parentOf(el), depth = 0; node && node.nodeType === 1 && depth < 12; node = parentOf(node), depth++) {
-    var tag = tagOf(node);
-    if (tag === "body" || tag === "html") return null;
-    var role = normalize(node.getAttribute("role")).split(" ")[0].toLowerCase();
-    if (role && ROW_ROLES[role]) return { element: node, selector: "[role=" + role + "]" };
-    if (ROW_TAGS[tag]) return { element: node, selector: ROW_TAGS[tag] };
-    var classes = String(node.getAttribute("class") || "").split(/\s+/);
-    for (var i = 0; i < ITEM_CLASSES.length; i++) {
-      if (classes.indexOf(ITEM_CLASSES[i]) >= 0) return { element: node, selector: "." + ITEM_CLASSES[i] };
-    }
-  }
-  return null;
-}
-
-function visibleWhere(elements, test) {
-  return elements.filter(function (el) { return isVisible(el) && test(el); });
-}
-
-function sameName(a, b) {
-  return normalize(a).toLowerCase() === normalize(b).toLowerCase();
-}
-
-/** A predicate for the base locator (role+name, role, text_equals, or a stable attribute selector). */
-function matcherOf(locator) {
-  if (locator.selector) return function (el) { return el.matches(locator.selector); };
-  if (locator.role) {
-    return function (el) {
-      if (roleOf(el) !== locator.role) return false;
-      return locator.name === undefined || sameName(accessibleName(el, locator.role), locator.name);
-    };
-  }
-  return function (el) { return elementText(el) === locator.text_equals; };
-}
-
-/** Visible elements the base locator matches on the whole page (text_equals: innermost only, as locators.js does). */
-function countOnPage(locator) {
-  if (locator.selector) return visibleWhere(queryAllDeep(locator.selector), function () { return true; }).length;
-  var matches = visibleWhere(allElementsDeep(), matcherOf(locator));
-  if (locator.text_equals !== undefined) matches = innermost(matches);
-  return matches.length;
-}
-
-function innermost(elements) {
-  return elements.filter(function (el) {
-    for (var i = 0; i < elements.length; i++) if (elements[i] !== el && el.contains(elements[i])) return false;
-    return true;
-  });
-}
-
-/** Visible matches of the base locator inside visible containers (selector) whose text is exactly `text`. */
-function countInScope(locator, selector, text) {
-  var scopes = visibleWhere(queryAllDeep(selector), function (c) { return elementText(c) === text; });
-  var test = matcherOf(locator);
-  var found = [];
-  scopes.forEach(function (scope) {
-    Array.prototype.forEach.call(scope.querySelectorAll("*"), function (el) {
-      if (found.indexOf(el) < 0 && isVisible(el) && test(el)) found.push(el);
-    });
-  });
-  if (locator.text_equals !== undefined) found = innermost(found);
-  return found.length;
-}
-
-function stableAttributes(el) {
-  var out = {};
-  var id = el.getAttribute("id");
-  if (id && !GENERATED_ID.test(id)) out.id = id;
-  var name = el.getAttribute("name");
-  if (name) out.name = name;
-  var testid = el.getAttribute("data-testid");
-  if (testid) out["data-testid"] = testid;
-  return out;
-}
-
-/** The locators a person would write, best first, each {locator, label}. */
-function candidatesFor(el, role, name, text, attributes) {
-  var out = [];
-  if (role && name) out.push({ role: role, name: name });
-  if (attributes["data-testid"]) out.push({ selector: "[data-testid=" + cssString(attributes["data-testid"]) + "]" });
-  if (attributes.id) out.push({ selector: "#" + cssIdent(attributes.id) });
-  if (attributes.name) out.push({ selector: tagOf(el) + "[name=" + cssString(attributes.name) + "]" });
-  if (!role && text) out.push({ text_equals: text });
-  if (role) out.push({ role: role });
-  return out;
-}
-
-function describeElement(el) {
-  var role = roleOf(el) || null;
-  var name = accessibleName(el, role === null ? undefined : role);
-  var text = elementText(el);
-  var attributes = stableAttributes(el);
-  var out = { tag: tagOf(el), role: role, name: cap(name, TEXT_CAP), text: cap(text, TEXT_CAP), attributes: attributes };
-  var type = el.getAttribute("type");
-  if (type) out.type = type.toLowerCase();
-  var labels = el.labels ? Array.prototype.map.call(el.labels, function (l) { return normalize(l.textContent); }).filter(Boolean) : [];
-  if (labels.length) out.label = cap(labels.join(" "), TEXT_CAP);
-  var placeholder = normalize(el.getAttribute("placeholder"));
-  if (placeholder) out.placeholder = placeholder;
-  var editable = tagOf(el) === "textarea" || el.isContentEditable || (tagOf(el) === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"].indexOf(String(el.type).toLowerCase()) < 0);
-  out.editable = !!editable;
-  var row = rowOf(el);
-  out.container = row ? { selector: row.selector, text: cap(elementText(row.element), TEXT_CAP) } : null;
-  // A long name is a sentence, not a label a person would write again (and is capped above).
-  var candidates = candidatesFor(el, role, name.length <= TEXT_CAP ? name : "", text.length <= TEXT_CAP ? text : "", attributes);
-  out.locator = null;
-  out.unique = false;
-  for (var i = 0; i < candidates.length; i++) {
-    if (countOnPage(candidates[i]) === 1) {
-      out.locator = candidates[i];
-      out.unique = true;
-      break;
-    }
-  }
-  if (row && candidates.length) {
-    // The scope's own locator: the first candidate that finds exactly one element in the row,
-    // so "the checkbox of the row 'Buy milk'" needs no name of its own.
-    var rowText = elementText(row.element);
-    // In a row, its role alone first: "the checkbox of the row X", whatever name the row lends it.
-    var inRow = role ? [{ role: role }].concat(candidates) : candidates;
-    for (var j = 0; j < inRow.length; j++) {
-      if (inRow[j].selector) continue; // an id or attribute needs no row
-      if (rowText && rowText.length <= TEXT_CAP && countInScope(inRow[j], row.selector, rowText) === 1) {
-        var scoped = {};
-        Object.keys(inRow[j]).forEach(function (k) { scoped[k] = inRow[j][k]; });
-        scoped.within = { selector: row.selector, text_equals: rowText };
-        out.scoped = scoped;
-        break;
-      }
-    }
-  }
-  if (!out.locator && !out.scoped) {
-    out.locator = candidates.length ? candidates[0] : null;
-    out.reason = candidates.length
-      ? "this element has look-alikes that its " + (role ? "role" : "text") + " cannot tell apart, and no row or item around it that does"
-      : NO_FIND;
-  }
-  return out;
-}
-
-/** How many visible elements show exactly each text (innermost), found from text nodes (cheap on large pages). */
-function countTexts(watch) {
-  if (!Array.isArray(watch)) fail("invalid_input", "watch must be an array of strings", { field: "watch" });
-  if (watch.length > WATCH_CAP) fail("invalid_input", "at most " + WATCH_CAP + " texts to watch", { field: "watch" });
-  var out = {};
-  watch.forEach(function (raw) {
-    var text = normalize(String(raw));
-    if (!text || Object.prototype.hasOwnProperty.call(out, raw)) return;
-    var hits = [];
-    var walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
-    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
-      var piece = normalize(node.nodeValue);
-      if (!piece || text.indexOf(piece) < 0) continue;
-      // The innermost element whose whole text is the watched text, a few levels up at most.
-      for (var el = node.parentElement, depth = 0; el && depth < 4; el = el.parentElement, depth++) {
-        var own = elementText(el);
-        if (own === text) {
-          if (hits.indexOf(el) < 0 && isVisible(el)) hits.push(el);
-          break;
-        }
-        if (own.length > text.length) break;
-      }
-    }
-    out[raw] = innermost(hits).length;
-  });
-  return out;
-}
-
-function elementFor(args) {
-  // A call that named its element by text is described through the ref refs.resolve gave that element.
-  if (args.ref !== undefined) return M.elementOfRef(args.ref).el;
-  if (args.focused === true) {
-    var active = document.activeElement;
-    if (!active || active === document.body) fail("target_not_found", "no element has the focus", {});
-    return active;
-  }
-  return null;
-}
-
-function describeCall(args) {
-  var out = {};
-  var el = elementFor(args);
-  if (el) out.element = describeElement(el);
-  if (args.watch !== undefined) {
-    // The row the element sits in is watched too: whether the action made it go.
-    var watch = Array.isArray(args.watch) ? args.watch.slice(0, WATCH_CAP - 1) : args.watch;
-    if (out.element && out.element.container && out.element.container.text && Array.isArray(watch)) watch.push(out.element.container.text);
-    out.texts = countTexts(watch);
-  }
-  return out;
-}
-
-M.describeElement = describeElement;
-
-definePrimitive("refs.describe", describeCall);
-  })(M, root);
-
   // ---- observe_values.js ----
   (function (M, root) {
 /*
@@ -5613,6 +5351,50 @@ function describeCall(args) {
 M.describeElement = describeElement;
 
 definePrimitive("refs.describe", describeCall);
+  })(M, root);
+
+  // ---- select.js ----
+  (function (M, root) {
+/*
+ * select.js — locator.select: choose options of the one <select> a locator
+ * resolves to, by value or visible label, as refs.select does for a ref.
+ * Learned tools (actions_save_tool) repeat a page_select with it: their
+ * steps name elements by locators a person would write, never by ref.
+ *
+ *   {locator, values: [value or label, ...]} -> {selected: [value, ...], matched_by}
+ *
+ * A single <select> takes the first enabled option that matches; a multiple
+ * one every match. input and change events follow, as a user's choice fires them.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  tagOf = M.tagOf,
+  normalize = M.normalize,
+  resolveOne = M.resolveOne;
+
+function selectByLocator(args) {
+  if (!Array.isArray(args.values) || !args.values.length) fail("invalid_input", "values must be a non-empty array of option values or labels", { field: "values" });
+  var resolved = resolveOne(args.locator, true);
+  var el = resolved.element;
+  if (tagOf(el) !== "select") fail("target_not_editable", "the locator resolves to a <" + tagOf(el) + ">, not a <select>", { tag: tagOf(el), matched_by: resolved.matched_by });
+  if (el.disabled) fail("target_not_editable", "the <select> is disabled", { matched_by: resolved.matched_by });
+  var wanted = args.values.map(String);
+  var matched = [];
+  Array.prototype.forEach.call(el.options, function (o) {
+    var hit = !o.disabled && (wanted.indexOf(o.value) >= 0 || wanted.indexOf(o.label) >= 0 || wanted.indexOf(normalize(o.textContent)) >= 0);
+    if (hit && (el.multiple || matched.length === 0)) matched.push(o);
+  });
+  if (!matched.length) {
+    var options = Array.prototype.map.call(el.options, function (o) { return normalize(o.label || o.textContent); }).slice(0, 20);
+    fail("target_not_found", "no enabled option matches " + JSON.stringify(wanted) + "; there are: " + JSON.stringify(options), { values: wanted, candidates: options });
+  }
+  Array.prototype.forEach.call(el.options, function (o) { o.selected = matched.indexOf(o) >= 0; });
+  el.dispatchEvent(new Event("input", { bubbles: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  return { selected: matched.map(function (o) { return o.value; }), matched_by: resolved.matched_by };
+}
+
+definePrimitive("locator.select", selectByLocator, ["locator", "values"]);
   })(M, root);
 
   // ---- read_structure.js ----
