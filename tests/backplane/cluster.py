@@ -88,7 +88,8 @@ class NatsServer:
 class Replica:
     """One ``serve --transport streamable-http --backplane …`` process."""
 
-    def __init__(self, name: str, nats_url: str, manifests: Path, workdir: Path, *extra: str) -> None:
+    def __init__(self, name: str, nats_url: str | None, manifests: Path, workdir: Path, *extra: str) -> None:
+        """``nats_url`` None: one process alone, no backplane (the benchmark's baseline)."""
         self.name = name
         self.port = free_port()
         self.bridge_port = free_port()
@@ -97,7 +98,7 @@ class Replica:
         self.args = [
             sys.executable, "-m", "mcp_actions", "serve", "--transport", "streamable-http", "--port", str(self.port),
             "--bridge-port", str(self.bridge_port), "--browser", "none", "--bridge-token", BRIDGE_TOKEN, "--http-token", HTTP_TOKEN,
-            "--backplane", nats_url, "--manifests", str(manifests), "--audit-log", str(self.audit), "--no-watch", *extra,
+            *(("--backplane", nats_url) if nats_url else ()), "--manifests", str(manifests), "--audit-log", str(self.audit), "--no-watch", *extra,
         ]  # fmt: skip
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -166,8 +167,9 @@ class Balancer:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
-        for _ in range(len(self.backends)):
-            port = self.backends[next(self._turn) % len(self.backends)]
+        first = next(self._turn)  # taken once: connections accepted meanwhile take their own turns
+        for step in range(len(self.backends)):
+            port = self.backends[(first + step) % len(self.backends)]
             try:
                 upstream = await asyncio.open_connection("127.0.0.1", port)
             except OSError:
