@@ -48,8 +48,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.backplane.cluster import BRIDGE_TOKEN, Balancer, NatsServer, Replica, mcp_client, shop_map  # noqa: E402
-from tests.bridge.wsclient import WsRuntime  # noqa: E402
+from tests.backplane.cluster import BRIDGE_TOKEN, Balancer, NatsServer, Replica, mcp_client, shop_map
+from tests.bridge.wsclient import WsRuntime
 
 SHARED = ("--shared-browser-context",)
 
