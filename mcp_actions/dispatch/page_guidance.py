@@ -15,7 +15,7 @@ only sees ``target_not_found`` retries in vain:
   "open that page with browser_navigate first" to the error.
 
 On the tool's own page, a miss means something else, and the navigate hint
-would send the model wandering (docs/mcp-surface.md, "Hints"):
+would send the model wandering (docs/mcp-surface.md, "Routing"):
 
 - ``state_mismatch`` with no current state: the page no longer matches any
   state of the map; the map may be out of date (``mcp-actions check``);

@@ -6,7 +6,7 @@ When that is not the tab the model was looking at (the active one), the model
 must hear it, not only ``_meta.runtime_id``: otherwise it keeps working in the
 tab it believes in (issue: a tab on ``http://localhost:8765/`` while the map
 names ``http://127.0.0.1:8765``; the call opened a tab on 127.0.0.1 and
-succeeded there, silently). docs/mcp-surface.md, "Which tab a call runs in".
+succeeded there, silently). docs/mcp-surface.md, "Routing".
 
 ``TabWatch`` notes the tabs before the call settles on its runtime; ``change``
 compares after: ``opened`` (a tab that was not there), ``navigated`` (a blank
