@@ -268,3 +268,15 @@ async def test_what_is_clickable_by_handler_or_cursor_reads_as_a_token(opened: A
     # A small clickable is one token named by its text; a large one is its token, then its content.
     assert text == ('[clickable "START" @e1]\n[clickable "Lamp" @e2]\n[clickable @e3]\nDesk with a long description: solid oak, two drawers, cable tray, adjustable feet, ships flat in two boxes within a week.')
     assert (await tab.find(text="start"))["matches"] == [{"ref": "@e1", "role": "clickable", "name": "START"}]
+
+
+async def test_a_long_table_reads_as_its_header_and_first_rows_and_its_ref_reads_it_all(opened: Any) -> None:
+    tab = await opened("report.html")
+    lines = (await tab.text()).split("\n")
+    assert lines[:3] == ["# Orders", "| Order | Customer | Total |", '| [link "#1001" @e1] | Customer 1 | 3.50 |']
+    assert lines[-2:] == ['| … 100 more rows: page_read {"ref":"@e21"} |', "Totals include tax."]
+    whole = (await tab.text(ref="@e21")).split("\n")
+    assert len(whole) == 1 + 120 and whole[-1] == '| [link "#1120" @e121] | Customer 120 | 420.00 |'
+    # The row found by its text is the row's link, with the row as context.
+    found = await tab.find(text="Customer 77", role="link")
+    assert found["matches"] == [{"ref": "@e78", "role": "link", "name": "#1077", "context": "#1077 Customer 77 269.50"}]

@@ -306,14 +306,17 @@ function table(w, el) {
       else collect(c); // thead, tbody, tfoot, rowgroups
     }
   })(el);
+  // A long table inside what is read shows its header and first rows, like a long list (walkChildren).
+  var shown = el === w.scope || rows.length <= COLLAPSE_AT ? rows.length : SHOWN + 1;
   var header = null;
-  rows.forEach(function (rowEl, i) {
-    var r = rowLine(w, rowEl);
-    if (!r) return;
+  for (var i = 0; i < shown; i++) {
+    var r = rowLine(w, rows[i]);
+    if (!r) continue;
     if (i === 0 && r.header) header = r.line;
-    else if (header !== null && r.line === header) return; // a header repeated in the body is said once
+    else if (header !== null && r.line === header) continue; // a header repeated in the body is said once
     w.line(r.line);
-  });
+  }
+  if (shown < rows.length) w.line("| … " + (rows.length - shown) + " more rows: page_read {\"ref\":\"" + refFor(el) + "\"} |");
 }
 
 function dialog(w, el, role, hidden) {
