@@ -1,13 +1,14 @@
-"""Built-in tools for pages with no map: observe with stable refs, and act on a ref.
+"""Built-in tools for pages with no map: observe with stable refs, and act by ref or by visible text.
 
-``page.observe`` lists the visible interactive elements of the routed page
-(``refs.observe`` in the page engine: ``@e1``-style refs stable across
-observations, role, accessible name, value, allowed actions, optional
-bounds, ``change`` of new/stable/moved) under a byte budget, with the total
-count when it truncates. ``page.click``, ``page.fill``, ``page.press`` and
-``page.select`` act on a ref through the ordinary primitives (trusted input
-in the browser host): the page engine marks the ref's element
-(``refs.resolve``) and the primitive targets it by that mark.
+``page.observe`` lists what a person can act on in the routed page, one compact line each
+(``refs.observe {as_text}`` in the page engine, ``observe_refs.js``/``observe_candidates.js``: ``@e1``
+refs stable across observations, role, name, value, state, and the context of look-alikes) under a
+byte budget. ``page.click``, ``page.fill``, ``page.press``, ``page.select`` and ``page.hover`` act on
+the element a ``ref`` or a visible ``text`` names (``refs.resolve``: exactly one, several matches are
+refused with their refs) through the ordinary primitives (trusted input in the browser host): the
+page engine marks the element and the primitive targets it by that mark. Each acting tool answers
+what it did and what changed (``refs.change_mark``/``refs.change_report`` around the action). All
+answer text (``page_answers.py``; docs/mcp-surface.md, "Observe (pages with no map)").
 """
 
 from __future__ import annotations
@@ -81,6 +82,14 @@ SELECT = _binding(
     {"title": "Select", "readOnlyHint": False, "openWorldHint": True},
 )
 
+HOVER = _binding(
+    "page.hover",
+    "Move the pointer over the element with this ref (or the one whose text is `text`): opens hover menus and "
+    "tooltips; the answer says what appeared.",
+    _TARGET,
+    [],
+    {"title": "Hover", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+)
 
 #: How long an acting tool waits for the page to settle before it says what changed (docs/mcp-surface.md).
 SETTLE_QUIET_MS = 150
@@ -160,6 +169,14 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     return await _acted(service, call, line)
 
 
+async def _hover(service: ActionService, call: BuiltinCall) -> Any:
+    target = await _call(service, call, "refs.resolve", _target(call.own))
+    info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
+    await _call(service, call, "refs.change_mark", {})
+    await _call(service, call, "pointer.move", info["clickable_center"])
+    return await _acted(service, call, f"hovered {_what(target)}")
+
+
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     target = await _call(service, call, "refs.resolve", {**_target(own), "focus": True})
@@ -182,4 +199,5 @@ OBSERVE_TOOLS: tuple[BuiltinTool, ...] = (
     BuiltinTool(FILL, _fill, "observe", TargetRule("refs.resolve", "acts")),
     BuiltinTool(PRESS, _press, "observe", TargetRule("refs.resolve", "acts")),
     BuiltinTool(SELECT, _select, "observe", TargetRule("refs.select", "acts")),
+    BuiltinTool(HOVER, _hover, "observe", TargetRule("refs.resolve", "acts")),
 )

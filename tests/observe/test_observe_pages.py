@@ -108,3 +108,14 @@ async def test_every_kind_of_control(pages_url):
         assert seen["Walk the dog"].endswith("checkbox \"Walk the dog\" checked"), seen
         assert seen["Buy milk"].endswith("unchecked")
         assert seen["Volume"].endswith('= "75"')
+
+
+async def test_a_hover_menu_opens_under_page_hover_and_says_what_appeared(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/observe-text/controls.html")
+        assert "Profile" not in lines_of(await observe(s))  # closed until hovered
+        hovered = await act(s, "page_hover", {"text": "Account"})
+        assert hovered.startswith('hovered @e') and "Profile" in hovered and "Log out" in hovered, hovered
+        assert "Log out" in lines_of(await observe(s))
+        out = await act(s, "page_click", {"text": "Profile"})
+        assert f"now at {pages_url}/observe-text/controls.html#profile" in out, out
