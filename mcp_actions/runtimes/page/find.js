@@ -62,14 +62,14 @@ function has(haystack, needle) {
   return haystack.toLowerCase().indexOf(needle) >= 0;
 }
 
-function ownRole(el) {
+function ownRole(el, actionable) {
   // page_observe's role for what a person can act on ("clickable", a popup's "option"), ARIA's for the rest.
-  return isInteractiveElement(el) ? candidateRole(el) : roleOf(el);
+  return actionable ? candidateRole(el) : roleOf(el);
 }
 
 /** How well el matches (0 best), or -1 when it does not. */
-function rank(el, role, query, cache) {
-  var name = isInteractiveElement(el) ? candidateName(el, role) : accessibleName(el, role);
+function rank(el, role, actionable, query, cache) {
+  var name = actionable ? candidateName(el, role) : accessibleName(el, role);
   var own = name || normalize(el.textContent);
   if (query.name && !has(own, query.name)) return { rank: -1 };
   var found = { name: name, rank: query.name && own.toLowerCase() === query.name ? 0 : 1 };
@@ -130,13 +130,14 @@ function search(query, limit) {
   var all = allElements(document);
   for (var i = 0; i < all.length; i++) {
     var el = all[i];
-    var role = ownRole(el);
-    if (query.role ? role !== query.role : !(isInteractiveElement(el) || role === "heading")) continue;
-    var found = rank(el, role, query, cache);
+    var actionable = isInteractiveElement(el); // asked once: it reads the element's cursor style
+    var role = ownRole(el, actionable);
+    if (query.role ? role !== query.role : !(actionable || role === "heading")) continue;
+    var found = rank(el, role, actionable, query, cache);
     // Visibility last: it is the costly test, and most elements fail the cheap ones.
     if (found.rank < 0 || !isReadable(el)) continue;
     var r = el.getBoundingClientRect();
-    if (isInteractiveElement(el) && !(r.width > 0 && r.height > 0)) continue;
+    if (actionable && !(r.width > 0 && r.height > 0)) continue;
     hits.push({ el: el, role: role, found: found, order: hits.length });
   }
   hits.sort(function (a, b) { return a.found.rank - b.found.rank || a.order - b.order; });
