@@ -6,8 +6,9 @@ process (and a Playwright driver) each; a context costs a few megabytes. So
 ``BrowserPool`` keeps one Playwright driver and, as ``BrowserOptions`` say:
 
 - launches one Chromium (no persistent profile: a context cannot share one) and
-  opens a context on it per session; the browser closes when the last context
-  does, so nothing is left running once every session ended;
+  opens a context on it per session; the browser (and the Playwright driver)
+  stop when the last context closes, so nothing is left running once every
+  session ended;
 - or attaches once over CDP (``--cdp-endpoint``, ``--cdp-header``) and opens a
   context per session there (the attached browser is only disconnected from);
 - or, with a Playwright browser server (``--browser-endpoint``), connects once
@@ -116,6 +117,7 @@ class BrowserPool:
             self._contexts = max(0, self._contexts - 1)
             if self._contexts == 0:
                 await self._close_browser()
+                await self._stop_driver()
 
     async def _close_browser(self) -> None:
         # The last context closed: a launched browser goes too (no process left behind an ended
@@ -127,16 +129,19 @@ class BrowserPool:
             except PlaywrightError as exc:
                 log.warning("could not close the shared browser: %s", exc)
 
+    async def _stop_driver(self) -> None:
+        pw, self._playwright = self._playwright, None
+        if pw is not None:
+            try:
+                await pw.stop()
+            except (PlaywrightError, OSError, RuntimeError) as exc:
+                log.warning("could not stop Playwright cleanly: %r", exc)
+
     async def stop(self) -> None:
         """Close the shared browser and the Playwright driver (every session's host was stopped first)."""
         async with self._lock:
             await self._close_browser()
-            pw, self._playwright = self._playwright, None
-            if pw is not None:
-                try:
-                    await pw.stop()
-                except (PlaywrightError, OSError, RuntimeError) as exc:
-                    log.warning("could not stop Playwright cleanly: %r", exc)
+            await self._stop_driver()
 
 
 def _context_failed(exc: PlaywrightError) -> ActionError:
