@@ -159,7 +159,11 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         value, where = own["text"], {"ref": own["ref"]}
     target = await _call(service, call, "refs.resolve", {**where, "field": True})
     await _call(service, call, "refs.change_mark", {})
-    if target.get("fill") == "value":
+    if target.get("fill") == "select":
+        # A <select> filled by a model: the option with that value or label.
+        out = await _call(service, call, "refs.select", {"ref": target["ref"], "values": [value]})
+        line = f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {_what(target)}"
+    elif target.get("fill") == "value":
         # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
         out = await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
         line = f"filled {_what(target)}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")

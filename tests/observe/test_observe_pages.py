@@ -81,6 +81,8 @@ async def test_an_open_autocomplete_lists_its_items_as_options(pages_url):
         seen = lines_of(await observe(s))
         assert seen["Banana"].split(" ")[1] == "option" and " new" in seen["Bangkok"], seen
         assert "Apple" not in seen
+        # One line per item: the item's pointer wrapper is not listed beside it.
+        assert sum(1 for line in (await observe(s)).splitlines() if '"Banana"' in line) == 1
         picked = await act(s, "page_click", {"text": "Bandana"})
         assert '- "Banana"' in picked, picked
         assert await page.input_value("#tags") == "Bandana"
@@ -95,6 +97,9 @@ async def test_every_kind_of_control(pages_url):
         await act(s, "page_fill", {"text": "Start time", "value": "09:30"})
         assert await page.input_value("#at") == "09:30"
         await act(s, "page_fill", {"text": "Volume", "value": "75"})
+        chosen = await act(s, "page_fill", {"text": "Priority", "value": "High"})  # a <select>: its option
+        assert chosen.startswith('selected ["high"] in @e'), chosen
+        assert await page.input_value("#prio") == "high"
         assert await page.input_value("#vol") == "75"
         assert await page.text_content("#events") == "input:when change:when input:at change:at input:vol change:vol"
         await act(s, "page_fill", {"text": "Comment", "value": "Looks good"})

@@ -4643,6 +4643,9 @@ function isClickable(el) {
   // Inside a link or button, or around one (a card around its title link): that element is what a person clicks.
   var up = el.parentElement;
   if ((up && up.closest(INTERACTIVE)) || el.querySelector(INTERACTIVE)) return false;
+  // Inside an open popup list's item (a pointer wrapper in a jQuery UI menu item): the item is listed.
+  var item = up && up.closest("li");
+  if (item && popupListOf(item)) return false;
   // Something to tell the model: a name or some text.
   return !!(accessibleName(el, roleOf(el)) || normalize(el.textContent) || el.querySelector("img[alt], svg title"));
 }
@@ -5007,8 +5010,9 @@ function resolve(args) {
   if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
   var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
-  // page_fill: a date, time, range or color input takes its value set (refs.set_value), others take typed text.
-  if (args.field === true) out.fill = M.isValueInput && M.isValueInput(found.el) ? "value" : "text";
+  // page_fill: a <select> chooses the option (refs.select), a date, time, range or color input takes its
+  // value set (refs.set_value), others take typed text.
+  if (args.field === true) out.fill = tagOf(found.el) === "select" ? "select" : M.isValueInput && M.isValueInput(found.el) ? "value" : "text";
   var name = candidateName(found.el, role);
   if (name) out.name = cap(name, NAME_CAP);
   return out;

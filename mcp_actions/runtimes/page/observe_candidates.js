@@ -61,6 +61,9 @@ function isClickable(el) {
   // Inside a link or button, or around one (a card around its title link): that element is what a person clicks.
   var up = el.parentElement;
   if ((up && up.closest(INTERACTIVE)) || el.querySelector(INTERACTIVE)) return false;
+  // Inside an open popup list's item (a pointer wrapper in a jQuery UI menu item): the item is listed.
+  var item = up && up.closest("li");
+  if (item && popupListOf(item)) return false;
   // Something to tell the model: a name or some text.
   return !!(accessibleName(el, roleOf(el)) || normalize(el.textContent) || el.querySelector("img[alt], svg title"));
 }

@@ -300,8 +300,9 @@ function resolve(args) {
   if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
   var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
-  // page_fill: a date, time, range or color input takes its value set (refs.set_value), others take typed text.
-  if (args.field === true) out.fill = M.isValueInput && M.isValueInput(found.el) ? "value" : "text";
+  // page_fill: a <select> chooses the option (refs.select), a date, time, range or color input takes its
+  // value set (refs.set_value), others take typed text.
+  if (args.field === true) out.fill = tagOf(found.el) === "select" ? "select" : M.isValueInput && M.isValueInput(found.el) ? "value" : "text";
   var name = candidateName(found.el, role);
   if (name) out.name = cap(name, NAME_CAP);
   return out;
