@@ -51,15 +51,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..catalog.annotations import READ_PRIMITIVES
+from ..catalog.annotations import READ_PRIMITIVES, derive_annotations
 from ..errors import ActionError, ErrorCode
-from ..manifest.expressions import has_partial_slot, slot_source
-from ..manifest.model import Manifest, Tool
+from ..manifest.model import Check, Manifest, Tool
 from ..projection.project import CompiledProjection
 from ..projection.service import Observation
 from ..workflow.legacy import execution_steps, translate_execution
 from .probe import PrimitiveCall, Probe, locator_of, probe_target, resolve_one, url_drift, url_predicates_hold
 from .runner import DEFAULT_SEVERITY, StateReading, read_state, run_check
+from .setup import SetupRun, run_setups, setup_calls
+from .structure import is_literal, scope_of, structural_locator
 
 __all__ = ["SEVERITY_ORDER", "ProjectionObserver", "StepTarget", "drift_report", "expected_targets", "failing", "step_targets", "wait_until_expected"]
 
@@ -89,15 +90,9 @@ def _item(kind: str, id_: str, status: str, severity: str, message: str, evidenc
             "evidence": evidence or {}, "warnings": warnings or [], "note": note, **extra}
 
 
-def _is_literal(value: Any) -> bool:
-    """True when ``value`` holds no ``{% … %}`` slot anywhere (a step locator fixed in the map)."""
-    if isinstance(value, str):
-        return slot_source(value) is None and not has_partial_slot(value)
-    if isinstance(value, dict):
-        return all(_is_literal(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_is_literal(v) for v in value)
-    return True
+def tool_severity(tool: Tool, manifest: Manifest) -> str:
+    """The severity of ``tool``'s drift: minor for a read-only tool, major for one that acts."""
+    return "minor" if derive_annotations(tool, manifest).get("readOnlyHint") else "major"
 
 
 def _needed_states(manifest: Manifest) -> set[str]:
@@ -138,6 +133,9 @@ class StepTarget:
     first_action: str | None
     #: What a ``locator.wait_for`` step waits for (``visible`` unless it says ``attached``); None for other primitives.
     wait_state: str | None = None
+    #: ``structure``: the locator's values come from the arguments and ``locator`` is what is left without them
+    #: (``structure.py``); ``none``: nothing is left, so it cannot be probed; ``literal``: fixed in the map.
+    form: str = "literal"
 
     @property
     def id(self) -> str:
@@ -146,8 +144,8 @@ class StepTarget:
 
     @property
     def needs_one(self) -> bool:
-        """True when the primitive lands on exactly one element."""
-        return self.primitive not in _TAKES_MANY
+        """True when the primitive lands on exactly one element (a structure stands for several: never)."""
+        return self.primitive not in _TAKES_MANY and self.form == "literal"
 
 
 def _steps_of(tool: Tool) -> list[tuple[str, str, dict[str, Any], str | None]]:
@@ -177,31 +175,60 @@ def step_targets(tool: Tool) -> list[StepTarget]:
     for index, (step_id, primitive, args, optional) in enumerate(steps):
         for key in _LOCATOR_ARGS:
             value = args.get(key)
-            if isinstance(value, dict) and _is_literal(value) and locator_of(value):
-                before = first is None or index <= first
-                wait_state = (args.get("state") if args.get("state") in ("attached", "visible") else "visible") if primitive == "locator.wait_for" else None
-                out.append(StepTarget(tool.name, step_id, primitive, value, before, optional, steps[first][0] if first is not None else None, wait_state))
+            if not isinstance(value, dict):
+                continue  # no locator, or a whole slot: x/y steps and computed locators are judged through their source step
+            if is_literal(value):
+                locator, form = value, "literal"
+            else:
+                structure = structural_locator(locator_of(value))
+                locator, form = (structure, "structure") if structure is not None else (locator_of(value), "none")
+            if not locator_of(locator):
+                continue
+            before = first is None or index <= first
+            wait_state = (args.get("state") if args.get("state") in ("attached", "visible") else "visible") if primitive == "locator.wait_for" else None
+            out.append(StepTarget(tool.name, step_id, primitive, locator, before, optional, steps[first][0] if first is not None else None, wait_state, form))
     return out
 
 
-async def _step_item(call: PrimitiveCall, step: StepTarget, *, not_now: str | None = None) -> dict[str, Any]:
-    """The item of one step's locator; ``not_now`` says why the tool cannot run on the page now (its state)."""
+async def _step_item(call: PrimitiveCall, step: StepTarget, *, severity: str = "major", not_now: str | None = None,
+                     setup: SetupRun | None = None) -> dict[str, Any]:
+    """The item of one step's locator at the tool's ``severity``.
+
+    ``not_now`` says why the tool cannot run on the page now (its state);
+    ``setup`` is given when the map's setup ran before this judgement.
+    """
+    if step.form == "none":
+        message = "its locator comes from the arguments: not probed"
+        return _item("tool_step", step.id, "pass", "info", message, {"target": step.locator, "primitive": step.primitive}, note="not_probed")
     probe = await probe_target(call, step.locator)
     evidence: dict[str, Any] = {"target": step.locator, "primitive": step.primitive, "before_action": step.before_action, **probe.evidence()}
+    if step.form == "structure":
+        evidence["probed_by"] = "structure"
     if step.first_action:
         evidence["first_action"] = step.first_action
     if probe.invalid:
-        return _item("tool_step", step.id, "fail", "major", f"its locator is invalid: {(probe.error or {}).get('message')}", evidence)
+        return _item("tool_step", step.id, "fail", severity, f"its locator is invalid: {(probe.error or {}).get('message')}", evidence)
     if probe.error:
-        return _item("tool_step", step.id, "error", "major", f"could not resolve the target: {probe.error.get('code')}", evidence)
+        return _item("tool_step", step.id, "error", severity, f"could not resolve the target: {probe.error.get('code')}", evidence)
+    if step.form == "structure" and probe.count == 0 and not (setup is not None and setup.complete):
+        scope = scope_of(step.locator)
+        scope_probe = await probe_target(call, scope) if scope is not None else None
+        if scope_probe is None or scope_probe.count == 0:
+            # No row to look in (an empty list): nothing can be said until something adds one.
+            why = "its scope matches nothing now" if scope_probe is not None else "nothing matches its structure now"
+            message = f"its locator depends on the arguments and {why}: not probed (a check setup that adds one lets check judge it)"
+            if setup is not None:
+                message = f"its locator depends on the arguments and {why}; the setup did not complete: not probed"
+            return _item("tool_step", step.id, "pass", "info", message, evidence, note="not_probed")
+        evidence["scope_count"] = scope_probe.count
     problem = await _step_problem(call, step, probe, evidence)
     if step.before_action and not step.optional and not not_now:
         if problem:
-            return _item("tool_step", step.id, "fail", "major", problem, evidence)
+            return _item("tool_step", step.id, "fail", severity, _after_setup(problem, setup), evidence)
         if probe.via_fallback:
             warning = _fallback_warning(step.locator, probe)
-            return _item("tool_step", step.id, "warn", "major", warning, evidence, [warning])
-        return _item("tool_step", step.id, "pass", "major", _found(probe, step), evidence)
+            return _item("tool_step", step.id, "warn", severity, warning, evidence, [warning])
+        return _item("tool_step", step.id, "pass", severity, _after_setup(_found(probe, step), setup), evidence)
     # The step runs after the tool has acted (or may not run): what the page shows now proves nothing.
     if not_now:
         note, when = "state_not_current", f"the tool runs only when {not_now}"
@@ -217,14 +244,27 @@ async def _step_item(call: PrimitiveCall, step: StepTarget, *, not_now: str | No
     return _item("tool_step", step.id, "pass", "info", f"{problem} now: information only, {when} and its element may appear then", evidence, note=note)
 
 
+def _after_setup(message: str, setup: SetupRun | None) -> str:
+    if setup is None or not setup.ran:
+        return message
+    return f"{message} (after the setup ran)" if setup.complete else f"{message} (after a setup that failed)"
+
+
 def _found(probe: Probe, step: StepTarget) -> str:
+    if step.form == "structure":
+        return f"its structure is there: {probe.count} element(s) match without the arguments ({probe.visible_count} visible), found by {probe.matched_by}"
     return f"found by {probe.matched_by}" + (f" ({probe.visible_count} visible match(es))" if not step.needs_one else "")
 
 
 async def _step_problem(call: PrimitiveCall, step: StepTarget, probe: Probe, evidence: dict[str, Any]) -> str | None:
     """What keeps the step from running on the page as it is now, or None."""
     if probe.count == 0:
+        if step.form == "structure":
+            return "no element matches its structure (the locator without the arguments)" + (
+                f", though its scope matches {evidence['scope_count']}" if "scope_count" in evidence else "")
         return "no element matches the target"
+    if step.form == "structure":
+        return None  # several rows are the point: which one is the caller's to say
     if not step.needs_one:
         if step.wait_state == "visible" and not probe.visible_count:
             return f"{probe.count} element(s) match but none is visible"
@@ -248,7 +288,13 @@ async def _step_problem(call: PrimitiveCall, step: StepTarget, probe: Probe, evi
 # -- tool areas -------------------------------------------------------------------------------
 
 
-async def _area_item(call: PrimitiveCall, tool: Tool, url: str | None, readings: Mapping[str, StateReading]) -> dict[str, Any]:
+async def _area_item(call: PrimitiveCall, tool: Tool, url: str | None, readings: Mapping[str, StateReading], *, severity: str = "major",
+                     setup: SetupRun | None = None) -> dict[str, Any]:
+    """The item of the tool's area (its ``target``), at the tool's ``severity``.
+
+    After a complete setup, an area of a tool that can run now (no state, or
+    its state current) that still matches nothing is drift, not a warning.
+    """
     target = tool.target.model_dump(exclude_none=True) if tool.target is not None else {}
     evidence: dict[str, Any] = {"target": target}
     state = readings.get(target.get("state", ""))
@@ -256,31 +302,33 @@ async def _area_item(call: PrimitiveCall, tool: Tool, url: str | None, readings:
         evidence["state_current"] = False
     drift = url_drift(target, url)
     if drift:
-        return _item("tool", tool.name, "fail", "major", f"its area can never match on this page: {drift}", evidence)
+        return _item("tool", tool.name, "fail", severity, f"its area can never match on this page: {drift}", evidence)
     if not url_predicates_hold(target, url):
         message = "its area's URL predicate does not hold on this page; the tool applies elsewhere"
-        return _item("tool", tool.name, "warn", "major", message, evidence, [message], note="url_mismatch")
+        return _item("tool", tool.name, "warn", severity, message, evidence, [message], note="url_mismatch")
     probe = await probe_target(call, target)
     evidence.update(probe.evidence())
     if probe.invalid:
-        return _item("tool", tool.name, "fail", "major", f"its area's locator is invalid: {(probe.error or {}).get('message')}", evidence)
+        return _item("tool", tool.name, "fail", severity, f"its area's locator is invalid: {(probe.error or {}).get('message')}", evidence)
     if probe.error:
-        return _item("tool", tool.name, "error", "major", f"could not resolve the target: {probe.error.get('code')}", evidence)
+        return _item("tool", tool.name, "error", severity, f"could not resolve the target: {probe.error.get('code')}", evidence)
     if probe.count == 0:
         why = f"; its state {target['state']!r} is not current now" if state is not None and not state.current else ""
+        if setup is not None and setup.ran and setup.complete and not why:
+            return _item("tool", tool.name, "fail", severity, _after_setup("no element matches its area", setup), evidence)
         message = f"no element matches its area{why}"
-        return _item("tool", tool.name, "warn", "major", message, evidence, [message], note="no_match")
+        return _item("tool", tool.name, "warn", severity, message, evidence, [message], note="no_match")
     found = f"{probe.visible_count} visible element(s) match its area" if probe.visible_count else ""
     if not probe.visible_count:
         resolution = await resolve_one(call, target)
         if not resolution.empty:
             message = f"{probe.count} element(s) match its area but none is visible"
-            return _item("tool", tool.name, "warn", "major", message, evidence, [message], note="no_match")
+            return _item("tool", tool.name, "warn", severity, message, evidence, [message], note="no_match")
         found = f"{probe.count} element(s) match its area, rendered but empty"
     if probe.via_fallback:
         warning = _fallback_warning(target, probe)
-        return _item("tool", tool.name, "warn", "major", warning, evidence, [warning])
-    return _item("tool", tool.name, "pass", "major", f"{found} (found by {probe.matched_by})", evidence)
+        return _item("tool", tool.name, "warn", severity, warning, evidence, [warning])
+    return _item("tool", tool.name, "pass", severity, f"{found} (found by {probe.matched_by})", evidence)
 
 
 # -- waiting for a late page -------------------------------------------------------------------
@@ -310,7 +358,7 @@ def expected_targets(manifest: Manifest, url: str | None) -> dict[str | None, li
         bucket = wanted.setdefault(_tool_state(tool), [])
         if tool.target is not None:
             bucket.append(tool.target.model_dump(exclude_none=True))
-        bucket += [step.locator for step in step_targets(tool) if step.before_action and not step.optional]
+        bucket += [step.locator for step in step_targets(tool) if step.before_action and not step.optional and step.form == "literal"]
     out: dict[str | None, list[dict[str, Any]]] = {}
     seen: set[str] = set()
     for state, targets in wanted.items():
@@ -375,7 +423,16 @@ def _missing_fields(diagnostics: Mapping[str, Any]) -> list[str]:
     return sorted(paths)
 
 
-def _projection_items(projections: list[CompiledProjection], results: Mapping[str, Observation | ActionError]) -> list[dict[str, Any]]:
+def _may_be_empty(entry: Mapping[str, Any], declared: Mapping[str, Any]) -> bool:
+    """True when the map says this extract entry's list may be empty (``x_actions.may_be_empty`` on it or its projection)."""
+    own = entry.get("x_actions")
+    return (isinstance(own, Mapping) and own.get("may_be_empty") is True) or declared.get("may_be_empty") is True
+
+
+def _projection_items(projections: list[CompiledProjection], results: Mapping[str, Observation | ActionError],
+                      declared: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One item per projection; ``declared`` is each projection's own ``x_actions`` (by name)."""
+    declared = declared or {}
     items = []
     for projection in projections:
         result = results.get(projection.name)
@@ -396,9 +453,16 @@ def _projection_items(projections: list[CompiledProjection], results: Mapping[st
             fields = _missing_fields(result.diagnostics)
             items.append(_item("projection", projection.name, "fail", "major", f"required fields missing: {', '.join(fields)}", evidence))
             continue
+        own = declared.get(projection.name, {})
         empty = [entry["id"] for entry in projection.entries if counts.get(entry["id"]) == 0]
-        if empty:
-            items.append(_item("projection", projection.name, "fail", "minor", f"extract entries matched nothing: {', '.join(empty)}", evidence))
+        allowed = [entry["id"] for entry in projection.entries if counts.get(entry["id"]) == 0 and _may_be_empty(entry, own)]
+        if set(empty) - set(allowed):
+            matched_nothing = [entry_id for entry_id in empty if entry_id not in allowed]
+            items.append(_item("projection", projection.name, "fail", "minor", f"extract entries matched nothing: {', '.join(matched_nothing)}", evidence))
+            continue
+        if allowed:
+            message = f"reads and matches its output_schema; empty now, as the map allows: {', '.join(allowed)}"
+            items.append(_item("projection", projection.name, "pass", "major", message, evidence, note="empty"))
             continue
         items.append(_item("projection", projection.name, "pass", "major", "reads and matches its output_schema", evidence))
     return items
@@ -425,19 +489,10 @@ def _state_item(reading: StateReading, severity: str) -> dict[str, Any]:
     return _item("state", reading.name, "pass", severity, message, evidence, note="not_current", current=False)
 
 
-async def drift_report(
-    manifest: Manifest,
-    call: PrimitiveCall,
-    observe: ProjectionObserver,
-    projections: list[CompiledProjection],
-    *,
-    url: str | None,
-    fail_on: str = "major",
-) -> dict[str, Any]:
-    """Check everything the map declares against the page ``call`` reaches; never raises for the page's answers."""
-    items: list[dict[str, Any]] = []
+async def _check_items(manifest: Manifest, call: PrimitiveCall, url: str | None, checks: list[Check]) -> list[dict[str, Any]]:
     states = {state.name: state for state in manifest.states}
-    for check in manifest.checks:
+    items = []
+    for check in checks:
         result = await run_check(call, check, states=states, url=url)
         status = {"passed": "pass", "failed": "fail", "error": "error"}[result["status"]]
         warnings = [w for a in result.get("evidence", {}).get("assertions", []) for w in a.get("warnings", [])]
@@ -447,7 +502,12 @@ async def drift_report(
         if status != "fail" and result.get("evidence", {}).get("not_run"):
             message += f" ({' and '.join(result['evidence']['not_run'])} not run by this version)"
         items.append(_item("check", check.id, status, result["severity"], message, result, warnings))
+    return items
+
+
+async def _state_items(manifest: Manifest, call: PrimitiveCall, url: str | None) -> tuple[list[dict[str, Any]], dict[str, StateReading]]:
     needed = _needed_states(manifest)
+    items = []
     readings: dict[str, StateReading] = {}
     for state in manifest.states:
         severity = "major" if state.name in needed else "minor"
@@ -457,20 +517,83 @@ async def drift_report(
             items.append(_item("state", state.name, "error", severity, f"could not run its diagnostics: {exc.code}", {"error": exc.to_error()}))
             continue
         items.append(_state_item(reading, severity))
+    return items, readings
+
+
+async def _page_items(manifest: Manifest, call: PrimitiveCall, observe: ProjectionObserver, projections: list[CompiledProjection], *,
+                      url: str | None, readings: Mapping[str, StateReading], setup: SetupRun | None = None) -> list[dict[str, Any]]:
+    """Projections, tool areas and tool steps as the page is now (``setup``: after the map's setup ran)."""
+    items: list[dict[str, Any]] = []
     if projections:
         try:
             results = await observe(projections)
         except ActionError as exc:
             results = {p.name: exc for p in projections}
-        items.extend(_projection_items(projections, results))
+        declared = {p.name: own for p in manifest.state_projections if isinstance(own := (p.model_extra or {}).get("x_actions"), dict)}
+        items.extend(_projection_items(projections, results, declared))
     for tool in manifest.tools:
+        severity = tool_severity(tool, manifest)
         if tool.target is not None:
-            items.append(await _area_item(call, tool, url, readings))
+            items.append(await _area_item(call, tool, url, readings, severity=severity, setup=setup))
         state_reading = readings.get(_tool_state(tool) or "")
         # A tool that needs a state which is not current cannot run here now: its steps only inform.
         not_now = f"its state {state_reading.name!r} is current" if state_reading is not None and state_reading.diagnosable and not state_reading.current else None
         for step in step_targets(tool):
-            items.append(await _step_item(call, step, not_now=not_now))
+            items.append(await _step_item(call, step, severity=severity, not_now=not_now, setup=setup))
+    return items
+
+
+def _settled(item: Mapping[str, Any]) -> bool:
+    """True when an item judged on load needs no second look after the setup (it held, or only informs)."""
+    return item["status"] == "pass" and item.get("note") not in ("not_probed", "no_match", "empty")
+
+
+def _merged(on_load: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The load-time items, each one that did not hold replaced by its judgement after the setup."""
+    later = {(item["kind"], item["id"]): item for item in after}
+    out = []
+    for item in on_load:
+        again = later.get((item["kind"], item["id"]))
+        if again is None or _settled(item):
+            out.append(item)
+        else:
+            out.append({**again, "after_setup": True})
+    return out
+
+
+async def drift_report(
+    manifest: Manifest,
+    call: PrimitiveCall,
+    observe: ProjectionObserver,
+    projections: list[CompiledProjection],
+    *,
+    url: str | None,
+    fail_on: str = "major",
+    run_setup: bool = True,
+) -> dict[str, Any]:
+    """Check everything the map declares against the page ``call`` reaches; never raises for the page's answers.
+
+    The page is judged as loaded; then, when ``run_setup`` and the map's
+    checks have ``call`` setup entries (``setup.py``), those run on the same
+    page and what did not hold on load (and the checks that have a setup) is
+    judged again on the page they leave.
+    """
+    items = await _check_items(manifest, call, url, list(manifest.checks))
+    state_items, readings = await _state_items(manifest, call, url)
+    items += state_items
+    items += await _page_items(manifest, call, observe, projections, url=url, readings=readings)
+    with_setup = [check for check in manifest.checks if setup_calls(check)] if run_setup else []
+    if with_setup:
+        setup = await run_setups(manifest, call, severity_of=lambda tool: tool_severity(tool, manifest), item=_item)
+        if setup.ran:
+            _, readings_after = await _state_items(manifest, call, url)
+            after = await _check_items(manifest, call, url, with_setup)
+            after += await _page_items(manifest, call, observe, projections, url=url, readings=readings_after, setup=setup)
+            # A check with a setup is about the page its setup leaves: its judgement after the setup stands.
+            redo = {("check", check.id) for check in with_setup}
+            again = {(a["kind"], a["id"]): a for a in after}
+            items = [{**again[key], "after_setup": True} if (key := (i["kind"], i["id"])) in redo else i for i in _merged(items, after)]
+        items += setup.items
     counts = {status: sum(1 for i in items if i["status"] == status) for status in ("pass", "warn", "fail", "error")}
     report: dict[str, Any] = {"url": url, "observed_at": _now(), "fail_on": fail_on, "summary": counts, "items": items}
     report["ok"] = not failing(report, fail_on)

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from ..bounded_regex import UnsupportedPattern, pattern_problem, search
 from ..errors import ActionError, ErrorCode
+from ..manifest.shape import TARGET_FILTERS
 
 __all__ = [
     "PrimitiveCall",
@@ -48,7 +49,7 @@ __all__ = [
 #: ``(primitive, arguments) -> output`` on the runtime being checked; raises ``ActionError``.
 PrimitiveCall = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
-_LOCATING = ("selector", "selectors", "fallback_selectors", "xpath", "role", "text_equals", "text_contains", "closest", "name")
+_LOCATING = ("selector", "selectors", "fallback_selectors", "xpath", "role", "text_equals", "text_contains", "closest", "name", *TARGET_FILTERS)
 #: Codes of a runtime that does not offer a primitive (then the portable fallback is used).
 _UNOFFERED = frozenset({ErrorCode.CAPABILITY_UNAVAILABLE, ErrorCode.UNKNOWN_ACTION, ErrorCode.CAPABILITY_UNSUPPORTED})
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")

@@ -32,8 +32,9 @@ Each assertion's evidence has ``target`` with ``count``, ``visible_count``
 and ``matched_by``. A locator the engine refuses (``invalid_locator``) can
 never match, so its assertion fails rather than erroring.
 
-``setup`` and ``steps`` are not run by this version; a check that has them
-lists them under ``evidence.not_run``. ``on_fail.store_evidence`` is
+``steps`` are not run by this version, nor ``setup`` entries other than
+``call`` ones (those run in ``setup.py``, before the check is judged again);
+a check that has them lists them under ``evidence.not_run``. ``on_fail.store_evidence`` is
 honoured for failed checks: ``url`` stores the page URL, ``dom_snapshot`` a
 bounded text snapshot of the page (``dom.snapshot_text``, at most
 ``DOM_SNAPSHOT_CHARS`` characters, with ``truncated``); other kinds are
@@ -60,6 +61,7 @@ from ..dispatch.states import build_probes
 from ..errors import ActionError, ErrorCode
 from ..manifest.model import Check, State
 from .probe import PrimitiveCall, Probe, locator_of, probe_target, resolve_one, url_drift, url_predicates_hold
+from .setup import setup_calls
 
 __all__ = ["DEFAULT_SEVERITY", "DOM_SNAPSHOT_CHARS", "StateReading", "read_state", "run_check", "state_current"]
 
@@ -327,7 +329,8 @@ async def run_check(call: PrimitiveCall, check: Check, *, states: Mapping[str, S
     severity = check.severity or DEFAULT_SEVERITY
     result: dict[str, Any] = {"check_id": check.id, "status": "passed", "severity": severity, "observed_at": _now(), "url": url, "drift_detected": False}
     evidence: dict[str, Any] = {}
-    not_run = [key for key in ("setup", "steps") if getattr(check, key)]
+    # Setup entries that call a tool are run by drift_report (setup.py) before this check is judged again.
+    not_run = [key for key in ("setup", "steps") if len(getattr(check, key)) > (len(setup_calls(check)) if key == "setup" else 0)]
     if not_run:
         evidence["not_run"] = not_run
     try:

@@ -144,9 +144,9 @@ TOOLS = [
     ("step.missing_before", None, _find("find", {"selector": "#no-such-button"}), [("tool_step", "step.missing_before#find", "fail", None, "major")]),
     # A hidden element cannot be clicked: drift before the action.
     ("step.hidden_click", None, _find("find", {"selector": "[data-testid='list-template']"}), [("tool_step", "step.hidden_click#find", "fail", None, "major")]),
-    # locator.text_content reads one hidden element.
+    # locator.text_content reads one hidden element (a read-only tool: its drift would be minor).
     ("step.hidden_read", None, [{"id": "read", "primitive": "locator.text_content", "args": {"locator": {"selector": f"[data-testid='list-template'] {NAMES}"}}}],
-     [("tool_step", "step.hidden_read#read", "pass", None, "major")]),
+     [("tool_step", "step.hidden_read#read", "pass", None, "minor")]),
     # What appears only after the action (the activity log's "added" entry) is information.
     ("step.after_missing", None,
      [TYPE_TODO, {"id": "logged", "primitive": "locator.wait_for", "args": {"locator": {"selector": "[data-testid='history-entry']", "text_contains": "added"}}}],
