@@ -357,3 +357,27 @@ def test_without_backplane_nothing_of_nats_is_imported() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+async def test_a_sessions_own_runtime_on_one_replica_is_that_sessions_alone_on_every_replica(tmp_path: Path) -> None:
+    """Isolated sessions (the default): a runtime that connected to replica a with a session's credential is reached by that session from replica b, and by no other session."""
+    async with cluster(tmp_path, 2, "--isolated-sessions") as c:
+        a, b = c.replicas
+        async with mcp_client(b.mcp_url, keepalive=True) as mine, mcp_client(b.mcp_url, keepalive=True) as other:
+            await other.list_tools()
+            credential = (await resource(mine, "actions://bridge/launch"))["session"]["bridge_credential"]
+            # The credential made on replica b is good on replica a (the same --bridge-token): the runtime is mine there.
+            own = await WsRuntime(a.bridge_url, "rt-mine", url="https://shop.test/", token=credential).open()
+            own.serve(runtime_answer("rt-mine"))
+            operator = await open_runtime(a.bridge_url, "rt-operator")  # the operator's: no session sees it
+            try:
+                await until(lambda: _listed_is(mine, {"rt-mine"}))
+                result = await mine.call_tool("shop_ping", {"n": 1, "target_runtime_id": "rt-mine"})
+                assert not result.is_error and result.structured_content == {"runtime": "rt-mine", "n": 1, "handler": "shop.ping"}
+                assert await listed(other) == set()
+                refused = error_of(await other.call_tool("shop_ping", {"n": 2, "target_runtime_id": "rt-mine"}))
+                assert refused["code"] == "runtime_not_found", refused
+                assert [call["arguments"]["n"] for call in own.calls if call.get("handler") == "shop.ping"] == [1]
+            finally:
+                await own.close()
+                await operator.close()
