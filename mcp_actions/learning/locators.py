@@ -139,5 +139,10 @@ def learned_locator(element: Mapping[str, Any], parameters: Parameters, used: se
                 located[key] = learned_text(base[key], parameters, used)
         return located
     if scoped is not None:
-        return _literal_locator(scoped)
+        # Scoped to a section by its heading: a parameter may name the section.
+        located = _literal_locator(scoped)
+        has = scoped.get("within", {}).get("has") if isinstance(scoped.get("within"), Mapping) else None
+        if isinstance(has, Mapping) and isinstance(has.get("name"), str):
+            located["within"]["has"]["name"] = learned_text(has["name"], parameters, used)
+        return located
     raise UnlearnableStep(str(element.get("reason") or NO_FIND))

@@ -110,3 +110,13 @@ def test_what_the_page_did_becomes_settle_and_a_probe_in_the_manifests_vocabular
     document = {"protocol": "actions.json", "version": 1, "surface": {"origin": "http://127.0.0.1:8000"}, "tools": [tool]}
     loaded = load_document(document, source="learned")
     assert not isinstance(loaded, ManifestReport), loaded.errors
+
+
+def test_a_button_told_apart_by_its_section_heading_may_take_the_heading_as_an_argument() -> None:
+    save = {"tag": "button", "role": "button", "name": "Save", "text": "Save", "attributes": {}, "editable": False, "container": None,
+            "locator": {"role": "button", "name": "Save"}, "unique": False, "reason": "look-alikes",
+            "scoped": {"role": "button", "name": "Save", "within": {"selector": "section", "has": {"role": "heading", "name": "Billing address"}}}}  # fmt: skip
+    assert learned_locator(save, {}, set()) == save["scoped"]
+    used: set[str] = set()
+    located = learned_locator(save, {"which": "Billing address"}, used)
+    assert located["within"] == {"selector": "section", "has": {"role": "heading", "name": "{% input.which %}"}} and used == {"which"}

@@ -5112,7 +5112,9 @@ definePrimitive("refs.set_value", setValue);
  * (role and name, label, text; never a ref, a position or coordinates) with
  * whether it resolves to this one element now (`unique`). `scoped` is the
  * same locator inside its container ({within: {selector, text_equals}}, the
- * locator form of docs/manifest-language.md), counted the same way. When
+ * locator form of docs/manifest-language.md), counted the same way; an
+ * element no row tells apart is scoped to the section around it, named by its
+ * heading ({within: {selector: "section", has: {role: "heading", name}}}). When
  * nothing but position would find the element, `locator` is null and
  * `reason` says why. Describe before acting: a click may remove the element.
  *
@@ -5175,6 +5177,32 @@ function rowOf(el) {
   return null;
 }
 
+// Sections a person names by their heading ("the Save button of the Shipping section"), nearest first.
+var SECTION_SELECTORS = ["dialog", "[role=dialog]", "form", "fieldset", "section", "article", "aside", "nav", "[role=region]"];
+var HEADING = "h1, h2, h3, h4, h5, h6, [role=heading]";
+
+/** The nearest section around an element that has a visible heading: {element, selector, heading}; null when none. */
+function sectionOf(el) {
+  for (var node = parentOf(el), depth = 0; node && node.nodeType === 1 && depth < 20; node = parentOf(node), depth++) {
+    var tag = tagOf(node);
+    if (tag === "body" || tag === "html") return null;
+    for (var i = 0; i < SECTION_SELECTORS.length; i++) {
+      if (!node.matches(SECTION_SELECTORS[i])) continue;
+      var heading = Array.prototype.filter.call(node.querySelectorAll(HEADING), isVisible)[0];
+      var text = heading ? elementText(heading) : "";
+      if (text && text.length <= TEXT_CAP) return { element: node, selector: SECTION_SELECTORS[i], heading: text };
+    }
+  }
+  return null;
+}
+
+/** Visible sections (selector) with a heading named `heading`, as the resolver reads {selector, has: {role: heading, name}}. */
+function sectionsNamed(selector, heading) {
+  return visibleWhere(queryAllDeep(selector), function (c) {
+    return Array.prototype.some.call(c.querySelectorAll(HEADING), function (h) { return isVisible(h) && sameName(accessibleName(h, "heading"), heading); });
+  });
+}
+
 function visibleWhere(elements, test) {
   return elements.filter(function (el) { return isVisible(el) && test(el); });
 }
@@ -5210,9 +5238,9 @@ function innermost(elements) {
   });
 }
 
-/** Visible matches of the base locator inside visible containers (selector) whose text is exactly `text`. */
-function countInScope(locator, selector, text) {
-  var scopes = visibleWhere(queryAllDeep(selector), function (c) { return elementText(c) === text; });
+/** Visible matches of the base locator inside the scopes (visible rows whose text is exactly `text`, or given sections). */
+function countInScope(locator, selector, text, sections) {
+  var scopes = sections || visibleWhere(queryAllDeep(selector), function (c) { return elementText(c) === text; });
   var test = matcherOf(locator);
   var found = [];
   scopes.forEach(function (scope) {
@@ -5287,6 +5315,22 @@ function describeElement(el) {
         Object.keys(inRow[j]).forEach(function (k) { scoped[k] = inRow[j][k]; });
         scoped.within = { selector: row.selector, text_equals: rowText };
         out.scoped = scoped;
+        break;
+      }
+    }
+  }
+  if (!out.locator && !out.scoped && candidates.length) {
+    // No row tells it apart: the section around it, named by its heading.
+    var section = sectionOf(el);
+    if (section) {
+      var named = sectionsNamed(section.selector, section.heading);
+      for (var k = 0; k < candidates.length; k++) {
+        if (candidates[k].selector || countInScope(candidates[k], null, null, named) !== 1) continue;
+        var inSection = {};
+        Object.keys(candidates[k]).forEach(function (key) { inSection[key] = candidates[k][key]; });
+        inSection.within = { selector: section.selector, has: { role: "heading", name: section.heading } };
+        out.scoped = inSection;
+        out.section = { selector: section.selector, heading: section.heading };
         break;
       }
     }
