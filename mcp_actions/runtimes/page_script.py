@@ -54,6 +54,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "callcontext.js",  # each running call's deadline and cancellation
     "dom.js",  # deep (shadow DOM) queries, visibility and why not
     "names.js",  # text, roles, accessible names
+    "locator_filters.js",  # within, has, has_text: the locator extension filters
     "locators.js",  # target descriptors to elements
     "editing.js",  # text.insert, focusEditable
     "keyboard.js",  # keyboard.press

@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -1057,6 +1057,141 @@ M.elementText = elementText;
 M.roleOf = roleOf;
   })(M, root);
 
+  // ---- locator_filters.js ----
+  (function (M, root) {
+/*
+ * locator_filters.js — The locator extension filters (docs/manifest-language.md,
+ * "Extensions"): `within` (a nested descriptor: keep elements inside one of its
+ * matches), `has` (a nested descriptor: keep elements that contain one of its
+ * matches) and `has_text` (keep elements whose visible text contains the
+ * string, whitespace-normalised, case-sensitive). Values are compared, never
+ * spliced into a selector or an XPath, so any text works. When a filter empties
+ * the matches it says why: "no li with the text 'nope'; there are: 'Buy milk',
+ * ..." with those elements as candidates, in a small budget.
+ */
+var CANDIDATE_CAP = M.CANDIDATE_CAP,
+  fail = M.fail,
+  isObject = M.isObject,
+  normalize = M.normalize,
+  isVisible = M.isVisible,
+  elementText = M.elementText,
+  describe = M.describe,
+  isWithin = M.isWithin;
+
+//: Nested within/has descriptors deeper than this are refused (the validator's MAX_FILTER_DEPTH).
+var MAX_FILTER_DEPTH = 8;
+//: What target_not_found lists of "what is there": a few short texts.
+var THERE_TEXT_CAP = 40;
+
+function hasName(locator) {
+  return locator.name !== undefined && locator.name !== null && locator.name !== "";
+}
+
+function nestedDescriptor(locator, field, depth) {
+  var value = locator[field];
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) fail("invalid_locator", field + " must be a target descriptor object", { field: field });
+  if (depth >= MAX_FILTER_DEPTH) fail("invalid_locator", field + " nests more than " + MAX_FILTER_DEPTH + " descriptors", { field: field });
+  return value;
+}
+
+function hasTextOf(locator) {
+  var value = locator.has_text;
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || !normalize(value)) fail("invalid_locator", "has_text must be a non-empty string", { field: "has_text" });
+  return normalize(value);
+}
+
+/** A short name of what a descriptor looks for, for messages: "li", "checkbox 'Done'", "element". */
+function subjectOf(locator) {
+  if (typeof locator.selector === "string" && locator.selector) return locator.selector;
+  if (typeof locator.role === "string" && locator.role) return locator.role + (hasName(locator) ? " '" + locator.name + "'" : "");
+  if (Array.isArray(locator.selectors) && typeof locator.selectors[0] === "string") return locator.selectors[0];
+  if (typeof locator.xpath === "string") return "element";
+  if (typeof locator.text_equals === "string") return "element with the text '" + normalize(locator.text_equals) + "'";
+  if (typeof locator.text_contains === "string") return "element containing '" + normalize(locator.text_contains) + "'";
+  return "element";
+}
+
+function quoted(text) {
+  return "'" + (text.length > THERE_TEXT_CAP ? text.slice(0, THERE_TEXT_CAP - 1) + "\u2026" : text) + "'";
+}
+
+/**
+ * Why a filter left nothing: {message, candidates} naming what was there
+ * before it (visible elements first), in a small byte budget.
+ */
+function emptied(message, before) {
+  var shown = before.filter(isVisible);
+  if (!shown.length) shown = before;
+  var texts = [];
+  for (var i = 0; i < shown.length && texts.length < CANDIDATE_CAP; i++) {
+    var text = elementText(shown[i]);
+    if (text && texts.indexOf(text) < 0) texts.push(text);
+  }
+  var there = texts.length ? "; there are: " + texts.map(quoted).join(", ") + (shown.length > texts.length ? ", \u2026" : "") : "";
+  return { message: message + there, candidates: shown.slice(0, CANDIDATE_CAP).map(describe) };
+}
+
+/** The elements a nested descriptor designates (its winning candidate's), and why none when none. */
+function nestedMatches(nested, ctx, search) {
+  var inner = { depth: ctx.depth + 1, reason: null };
+  var res = search(nested, inner);
+  if (res) return { matches: res.matches, reason: null };
+  return { matches: [], reason: inner.reason || { message: "no " + subjectOf(nested) + " matches", candidates: [] } };
+}
+
+/**
+ * The elements of `elements` that pass the locator's within, has and has_text
+ * (in that order). ctx: {depth, reason, ...}; the nested descriptors are
+ * searched once per resolution with `search(locator, ctx)` (locators.js), and
+ * the first filter that empties a non-empty set records ctx.reason.
+ */
+function extensionFilters(locator, elements, ctx, search) {
+  var out = elements;
+  var within = nestedDescriptor(locator, "within", ctx.depth);
+  var has = nestedDescriptor(locator, "has", ctx.depth);
+  var text = hasTextOf(locator);
+  if (within) {
+    if (!ctx.scopes) ctx.scopes = nestedMatches(within, ctx, search);
+    var scopes = ctx.scopes;
+    if (!scopes.matches.length) {
+      if (out.length && !ctx.reason) ctx.reason = scopes.reason;
+      return [];
+    }
+    var inside = out.filter(function (el) {
+      for (var i = 0; i < scopes.matches.length; i++) if (el !== scopes.matches[i] && isWithin(el, scopes.matches[i])) return true;
+      return false;
+    });
+    if (out.length && !inside.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " inside any " + subjectOf(within) + " that matches", scopes.matches);
+    out = inside;
+  }
+  if (has) {
+    if (!ctx.contained) ctx.contained = nestedMatches(has, ctx, search);
+    var inner = ctx.contained.matches;
+    var holding = out.filter(function (el) {
+      for (var i = 0; i < inner.length; i++) if (inner[i] !== el && isWithin(inner[i], el)) return true;
+      return false;
+    });
+    if (out.length && !holding.length && !ctx.reason) {
+      ctx.reason = inner.length ? emptied("no " + subjectOf(locator) + " contains a " + subjectOf(has), out) : ctx.contained.reason;
+    }
+    out = holding;
+  }
+  if (text !== null) {
+    var kept = out.filter(function (el) { return elementText(el).indexOf(text) >= 0; });
+    if (out.length && !kept.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " with the text " + quoted(text), out);
+    out = kept;
+  }
+  return out;
+}
+
+M.filterLocatorMatches = extensionFilters;
+M.locatorSubject = subjectOf;
+M.quoteLocatorText = quoted;
+M.matchesEmptied = emptied;
+  })(M, root);
+
   // ---- locators.js ----
   (function (M, root) {
 /*
@@ -1071,13 +1206,9 @@ M.roleOf = roleOf;
  * match wins and names itself in `matched_by`, so a map that only works
  * through its fallbacks shows its drift.
  *
- * Extension filters (docs/manifest-language.md, "Extensions"), applied last to
- * what the descriptor designates (after closest): `within` (a descriptor: keep
- * elements inside one of its matches), `has` (a descriptor: keep elements that
- * contain one of its matches) and `has_text` (keep elements whose visible text
- * contains the string, whitespace-normalised, case-sensitive). Values are
- * compared, never spliced into a selector, so any text works. When a filter
- * empties the matches, target_not_found says which and lists what is there.
+ * The extension filters within/has/has_text (locator_filters.js) apply last,
+ * after closest. When a filter or a text predicate empties the matches,
+ * target_not_found says which and lists what is there.
  */
 var CANDIDATE_CAP = M.CANDIDATE_CAP,
   fail = M.fail,
@@ -1093,12 +1224,10 @@ var CANDIDATE_CAP = M.CANDIDATE_CAP,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
   describe = M.describe,
-  isWithin = M.isWithin;
-
-//: Nested within/has descriptors deeper than this are refused (a map has no use for more).
-var MAX_FILTER_DEPTH = 8;
-//: What target_not_found lists of "what is there": a few short texts.
-var THERE_TEXT_CAP = 40;
+  filterLocatorMatches = M.filterLocatorMatches,
+  locatorSubject = M.locatorSubject,
+  quoteLocatorText = M.quoteLocatorText,
+  matchesEmptied = M.matchesEmptied;
 
 function asLocator(locator) {
   if (typeof locator === "string") return { selector: locator };
@@ -1216,7 +1345,7 @@ function applyFilters(locator, elements, skipText, ctx) {
       var kept = out.filter(function (el) { return test(elementText(el)); });
       if (out.length && !kept.length && !ctx.reason) {
         var verb = field === "text_equals" ? " with the text " : " containing ";
-        ctx.reason = emptied("no " + subjectOf(locator) + verb + quoted(normalize(locator[field])), out);
+        ctx.reason = matchesEmptied("no " + locatorSubject(locator) + verb + quoteLocatorText(normalize(locator[field])), out);
       }
       out = kept;
     });
@@ -1235,102 +1364,7 @@ function applyFilters(locator, elements, skipText, ctx) {
     }
     out = retargeted;
   }
-  return extensionFilters(locator, out, ctx);
-}
-
-// -- within / has / has_text ------------------------------------------------
-
-function nestedDescriptor(locator, field, depth) {
-  var value = locator[field];
-  if (value === undefined || value === null) return null;
-  if (!isObject(value)) fail("invalid_locator", field + " must be a target descriptor object", { field: field });
-  if (depth >= MAX_FILTER_DEPTH) fail("invalid_locator", field + " nests more than " + MAX_FILTER_DEPTH + " descriptors", { field: field });
-  return value;
-}
-
-function hasTextOf(locator) {
-  var value = locator.has_text;
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "string" || !normalize(value)) fail("invalid_locator", "has_text must be a non-empty string", { field: "has_text" });
-  return normalize(value);
-}
-
-/** A short name of what a descriptor looks for, for messages: "li", "checkbox 'Done'", "element". */
-function subjectOf(locator) {
-  if (typeof locator.selector === "string" && locator.selector) return locator.selector;
-  if (typeof locator.role === "string" && locator.role) return locator.role + (hasName(locator) ? " '" + locator.name + "'" : "");
-  if (Array.isArray(locator.selectors) && typeof locator.selectors[0] === "string") return locator.selectors[0];
-  if (typeof locator.xpath === "string") return "element";
-  if (typeof locator.text_equals === "string") return "element with the text '" + normalize(locator.text_equals) + "'";
-  if (typeof locator.text_contains === "string") return "element containing '" + normalize(locator.text_contains) + "'";
-  return "element";
-}
-
-function quoted(text) {
-  return "'" + (text.length > THERE_TEXT_CAP ? text.slice(0, THERE_TEXT_CAP - 1) + "\u2026" : text) + "'";
-}
-
-/**
- * Why a filter left nothing: {message, candidates} naming what was there
- * before it (visible elements first), in a small byte budget.
- */
-function emptied(message, before) {
-  var shown = before.filter(isVisible);
-  if (!shown.length) shown = before;
-  var texts = [];
-  for (var i = 0; i < shown.length && texts.length < CANDIDATE_CAP; i++) {
-    var text = elementText(shown[i]);
-    if (text && texts.indexOf(text) < 0) texts.push(text);
-  }
-  var there = texts.length ? "; there are: " + texts.map(quoted).join(", ") + (shown.length > texts.length ? ", \u2026" : "") : "";
-  return { message: message + there, candidates: shown.slice(0, CANDIDATE_CAP).map(describe) };
-}
-
-/** The elements a nested descriptor designates (its winning candidate's), and why none when none. */
-function nestedMatches(nested, ctx) {
-  var inner = { depth: ctx.depth + 1, reason: null };
-  var res = search(asLocator(nested), inner);
-  if (res) return { matches: res.matches, reason: null };
-  return { matches: [], reason: inner.reason || { message: "no " + subjectOf(nested) + " matches", candidates: [] } };
-}
-
-function extensionFilters(locator, elements, ctx) {
-  var out = elements;
-  var within = nestedDescriptor(locator, "within", ctx.depth);
-  var has = nestedDescriptor(locator, "has", ctx.depth);
-  var text = hasTextOf(locator);
-  if (within) {
-    if (!ctx.scopes) ctx.scopes = nestedMatches(within, ctx);
-    var scopes = ctx.scopes;
-    if (!scopes.matches.length) {
-      if (out.length && !ctx.reason) ctx.reason = scopes.reason;
-      return [];
-    }
-    var inside = out.filter(function (el) {
-      for (var i = 0; i < scopes.matches.length; i++) if (el !== scopes.matches[i] && isWithin(el, scopes.matches[i])) return true;
-      return false;
-    });
-    if (out.length && !inside.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " inside any " + subjectOf(within) + " that matches", scopes.matches);
-    out = inside;
-  }
-  if (has) {
-    if (!ctx.contained) ctx.contained = nestedMatches(has, ctx);
-    var inner = ctx.contained.matches;
-    var holding = out.filter(function (el) {
-      for (var i = 0; i < inner.length; i++) if (inner[i] !== el && isWithin(inner[i], el)) return true;
-      return false;
-    });
-    if (out.length && !holding.length && !ctx.reason) {
-      ctx.reason = inner.length ? emptied("no " + subjectOf(locator) + " contains a " + subjectOf(has), out) : ctx.contained.reason;
-    }
-    out = holding;
-  }
-  if (text !== null) {
-    var kept = out.filter(function (el) { return elementText(el).indexOf(text) >= 0; });
-    if (out.length && !kept.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " with the text " + quoted(text), out);
-    out = kept;
-  }
-  return out;
+  return filterLocatorMatches(locator, out, ctx, search);
 }
 
 function checkUrl(locator) {
@@ -5093,6 +5127,53 @@ function setValue(args) {
 M.isValueInput = isValueInput;
 
 definePrimitive("refs.set_value", setValue);
+  })(M, root);
+
+  // ---- observe_scroll.js ----
+  (function (M, root) {
+/*
+ * observe_scroll.js — refs.scroll (page_scroll): scroll the page, or the scrolling box an element
+ * sits in, by a screenful or to its end, so lists that load more when scrolled (infinite feeds,
+ * virtualised lists) load it. Instant scrolling: scroll listeners and IntersectionObservers see it
+ * as they would a person's. The element is named by ref or text (observe_refs.js
+ * resolveRefOrText); without either, the document scrolls. docs/mcp-surface.md, "Every kind of control".
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  round = M.round;
+
+var DIRECTIONS = { down: 1, up: 1, bottom: 1, top: 1 };
+
+/** The box that scrolls el: el itself or its nearest ancestor with overflow that scrolls; null: the document. */
+function scrollerOf(el) {
+  for (var node = el; node && node.nodeType === 1 && node !== document.body && node !== document.documentElement; node = node.parentElement) {
+    var style = getComputedStyle(node);
+    if (/(auto|scroll|overlay)/.test(style.overflowY + " " + style.overflowX) && node.scrollHeight > node.clientHeight + 1) return node;
+  }
+  return null;
+}
+
+function scroll(args) {
+  var to = args.to === undefined ? "down" : args.to;
+  if (!DIRECTIONS[to]) fail("invalid_input", "to must be down, up, bottom or top", { field: "to" });
+  var box = null, ref = null;
+  if (args.ref !== undefined || args.text !== undefined) {
+    var found = M.resolveRefOrText({ ref: args.ref, text: args.text });
+    ref = found.ref;
+    box = scrollerOf(found.el);
+  }
+  var el = box || document.scrollingElement || document.documentElement;
+  var page = box ? box.clientHeight : root.innerHeight;
+  var before = el.scrollTop;
+  var top = to === "top" ? 0 : to === "bottom" ? el.scrollHeight : to === "down" ? before + page * 0.9 : before - page * 0.9;
+  el.scrollTo({ top: top, behavior: "instant" });
+  var out = { scrolled: box ? "element" : "page", scroll_y: round(el.scrollTop), scroll_height: round(el.scrollHeight), moved: round(el.scrollTop - before) };
+  if (ref) out.ref = ref;
+  out.at_end = el.scrollTop + (box ? box.clientHeight : root.innerHeight) >= el.scrollHeight - 1;
+  return out;
+}
+
+definePrimitive("refs.scroll", scroll);
   })(M, root);
 
   // ---- describe.js ----

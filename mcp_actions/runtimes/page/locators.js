@@ -10,13 +10,9 @@
  * match wins and names itself in `matched_by`, so a map that only works
  * through its fallbacks shows its drift.
  *
- * Extension filters (docs/manifest-language.md, "Extensions"), applied last to
- * what the descriptor designates (after closest): `within` (a descriptor: keep
- * elements inside one of its matches), `has` (a descriptor: keep elements that
- * contain one of its matches) and `has_text` (keep elements whose visible text
- * contains the string, whitespace-normalised, case-sensitive). Values are
- * compared, never spliced into a selector, so any text works. When a filter
- * empties the matches, target_not_found says which and lists what is there.
+ * The extension filters within/has/has_text (locator_filters.js) apply last,
+ * after closest. When a filter or a text predicate empties the matches,
+ * target_not_found says which and lists what is there.
  */
 var CANDIDATE_CAP = M.CANDIDATE_CAP,
   fail = M.fail,
@@ -32,12 +28,10 @@ var CANDIDATE_CAP = M.CANDIDATE_CAP,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
   describe = M.describe,
-  isWithin = M.isWithin;
-
-//: Nested within/has descriptors deeper than this are refused (a map has no use for more).
-var MAX_FILTER_DEPTH = 8;
-//: What target_not_found lists of "what is there": a few short texts.
-var THERE_TEXT_CAP = 40;
+  filterLocatorMatches = M.filterLocatorMatches,
+  locatorSubject = M.locatorSubject,
+  quoteLocatorText = M.quoteLocatorText,
+  matchesEmptied = M.matchesEmptied;
 
 function asLocator(locator) {
   if (typeof locator === "string") return { selector: locator };
@@ -155,7 +149,7 @@ function applyFilters(locator, elements, skipText, ctx) {
       var kept = out.filter(function (el) { return test(elementText(el)); });
       if (out.length && !kept.length && !ctx.reason) {
         var verb = field === "text_equals" ? " with the text " : " containing ";
-        ctx.reason = emptied("no " + subjectOf(locator) + verb + quoted(normalize(locator[field])), out);
+        ctx.reason = matchesEmptied("no " + locatorSubject(locator) + verb + quoteLocatorText(normalize(locator[field])), out);
       }
       out = kept;
     });
@@ -174,102 +168,7 @@ function applyFilters(locator, elements, skipText, ctx) {
     }
     out = retargeted;
   }
-  return extensionFilters(locator, out, ctx);
-}
-
-// -- within / has / has_text ------------------------------------------------
-
-function nestedDescriptor(locator, field, depth) {
-  var value = locator[field];
-  if (value === undefined || value === null) return null;
-  if (!isObject(value)) fail("invalid_locator", field + " must be a target descriptor object", { field: field });
-  if (depth >= MAX_FILTER_DEPTH) fail("invalid_locator", field + " nests more than " + MAX_FILTER_DEPTH + " descriptors", { field: field });
-  return value;
-}
-
-function hasTextOf(locator) {
-  var value = locator.has_text;
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "string" || !normalize(value)) fail("invalid_locator", "has_text must be a non-empty string", { field: "has_text" });
-  return normalize(value);
-}
-
-/** A short name of what a descriptor looks for, for messages: "li", "checkbox 'Done'", "element". */
-function subjectOf(locator) {
-  if (typeof locator.selector === "string" && locator.selector) return locator.selector;
-  if (typeof locator.role === "string" && locator.role) return locator.role + (hasName(locator) ? " '" + locator.name + "'" : "");
-  if (Array.isArray(locator.selectors) && typeof locator.selectors[0] === "string") return locator.selectors[0];
-  if (typeof locator.xpath === "string") return "element";
-  if (typeof locator.text_equals === "string") return "element with the text '" + normalize(locator.text_equals) + "'";
-  if (typeof locator.text_contains === "string") return "element containing '" + normalize(locator.text_contains) + "'";
-  return "element";
-}
-
-function quoted(text) {
-  return "'" + (text.length > THERE_TEXT_CAP ? text.slice(0, THERE_TEXT_CAP - 1) + "\u2026" : text) + "'";
-}
-
-/**
- * Why a filter left nothing: {message, candidates} naming what was there
- * before it (visible elements first), in a small byte budget.
- */
-function emptied(message, before) {
-  var shown = before.filter(isVisible);
-  if (!shown.length) shown = before;
-  var texts = [];
-  for (var i = 0; i < shown.length && texts.length < CANDIDATE_CAP; i++) {
-    var text = elementText(shown[i]);
-    if (text && texts.indexOf(text) < 0) texts.push(text);
-  }
-  var there = texts.length ? "; there are: " + texts.map(quoted).join(", ") + (shown.length > texts.length ? ", \u2026" : "") : "";
-  return { message: message + there, candidates: shown.slice(0, CANDIDATE_CAP).map(describe) };
-}
-
-/** The elements a nested descriptor designates (its winning candidate's), and why none when none. */
-function nestedMatches(nested, ctx) {
-  var inner = { depth: ctx.depth + 1, reason: null };
-  var res = search(asLocator(nested), inner);
-  if (res) return { matches: res.matches, reason: null };
-  return { matches: [], reason: inner.reason || { message: "no " + subjectOf(nested) + " matches", candidates: [] } };
-}
-
-function extensionFilters(locator, elements, ctx) {
-  var out = elements;
-  var within = nestedDescriptor(locator, "within", ctx.depth);
-  var has = nestedDescriptor(locator, "has", ctx.depth);
-  var text = hasTextOf(locator);
-  if (within) {
-    if (!ctx.scopes) ctx.scopes = nestedMatches(within, ctx);
-    var scopes = ctx.scopes;
-    if (!scopes.matches.length) {
-      if (out.length && !ctx.reason) ctx.reason = scopes.reason;
-      return [];
-    }
-    var inside = out.filter(function (el) {
-      for (var i = 0; i < scopes.matches.length; i++) if (el !== scopes.matches[i] && isWithin(el, scopes.matches[i])) return true;
-      return false;
-    });
-    if (out.length && !inside.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " inside any " + subjectOf(within) + " that matches", scopes.matches);
-    out = inside;
-  }
-  if (has) {
-    if (!ctx.contained) ctx.contained = nestedMatches(has, ctx);
-    var inner = ctx.contained.matches;
-    var holding = out.filter(function (el) {
-      for (var i = 0; i < inner.length; i++) if (inner[i] !== el && isWithin(inner[i], el)) return true;
-      return false;
-    });
-    if (out.length && !holding.length && !ctx.reason) {
-      ctx.reason = inner.length ? emptied("no " + subjectOf(locator) + " contains a " + subjectOf(has), out) : ctx.contained.reason;
-    }
-    out = holding;
-  }
-  if (text !== null) {
-    var kept = out.filter(function (el) { return elementText(el).indexOf(text) >= 0; });
-    if (out.length && !kept.length && !ctx.reason) ctx.reason = emptied("no " + subjectOf(locator) + " with the text " + quoted(text), out);
-    out = kept;
-  }
-  return out;
+  return filterLocatorMatches(locator, out, ctx, search);
 }
 
 function checkUrl(locator) {
