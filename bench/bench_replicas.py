@@ -8,13 +8,14 @@ at once, the SDK's streamable-HTTP ``Client`` (2025-11-25 handshake), and the
 round-robin TCP balancer of ``tests/backplane/cluster.py``.
 
 1. **Throughput, one process against replicas, same run.** One process alone
-   (no backplane) with R runtimes; then two replicas: the same R runtimes on
-   replica a, C clients on each replica (so half the calls are routed
-   through NATS), and C clients all on replica b (every call routed).
-   ``--calls`` calls per configuration, ``--concurrency`` in flight.
-2. **Added latency.** Sequential calls from a client on replica a to a
-   runtime on replica a (local) and from a client on replica b to the same
-   runtime (routed through the backplane): the difference of the medians.
+   (no backplane) and two replicas are up at once, each with R runtimes (on
+   the cluster, all on replica a); in turns (``--rounds``), ``--calls`` calls
+   with ``--concurrency`` in flight: on the one process; with clients on both
+   replicas (half the calls routed through NATS); with clients all on
+   replica b (every call routed).
+2. **Added latency.** Sequential calls, alternately from a client on replica
+   a to a runtime on replica a (local) and from a client on replica b to the
+   same runtime (routed through the backplane): the difference of the medians.
 3. **Recovery.** ``--recover`` runtimes connect through the balancer
    (about half land on replica a) and reconnect as the page runtime does
    (backoff from 0.5 s, jittered, doubling); replica a is killed (SIGKILL);
@@ -129,67 +130,75 @@ async def call(client: Any, runtime_id: str, n: int) -> Any:
 async def throughput(urls: list[str], ids: list[str], calls: int, concurrency: int) -> float:
     """Calls per second with ``concurrency`` workers, worker i on ``urls[i % len(urls)]``, round-robin over ``ids``."""
     counter = iter(range(calls))
+    ready = asyncio.Event()
+    warm = asyncio.Semaphore(0)
 
     async def worker(url: str) -> None:
         async with mcp_client(url, keepalive=True) as client:
             await call(client, ids[0], -1)  # warm: the session exists before the clock
+            warm.release()
             await ready.wait()
             for n in counter:
                 await call(client, ids[n % len(ids)], n)
 
-    ready = asyncio.Event()
     tasks = [asyncio.create_task(worker(urls[i % len(urls)])) for i in range(concurrency)]
-    await asyncio.sleep(2.0)
+    for _ in range(concurrency):
+        await warm.acquire()
     started = time.perf_counter()
     ready.set()
     await asyncio.gather(*tasks)
     return calls / (time.perf_counter() - started)
 
 
-async def median_ms(url: str, runtime_id: str, count: int) -> float:
-    async with mcp_client(url, keepalive=True) as client:
+async def interleaved_medians(local_url: str, routed_url: str, runtime_id: str, count: int) -> tuple[float, float]:
+    """Median ms of a call made on the runtime's own replica and of one routed through the backplane, taken in turn.
+
+    Taken alternately, so the load of a shared machine weighs on both alike.
+    """
+    async with mcp_client(local_url, keepalive=True) as local, mcp_client(routed_url, keepalive=True) as routed:
         for n in range(20):
-            await call(client, runtime_id, n)
-        times = []
+            await call(local, runtime_id, n)
+            await call(routed, runtime_id, n)
+        times: dict[str, list[float]] = {"local": [], "routed": []}
         for n in range(count):
-            started = time.perf_counter()
-            await call(client, runtime_id, n)
-            times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+            for name, client in (("local", local), ("routed", routed)):
+                started = time.perf_counter()
+                await call(client, runtime_id, n)
+                times[name].append((time.perf_counter() - started) * 1000)
+    return statistics.median(times["local"]), statistics.median(times["routed"])
 
 
 async def part_throughput_latency(tmp: Path, nats: NatsServer, maps: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """One process alone and two replicas, all up at once and measured in turns (``--rounds``), so load drifts weigh on each alike."""
     ids = [f"rt-{i}" for i in range(args.runtimes)]
-    out: dict[str, Any] = {}
     solo = Replica("solo", None, maps, tmp, *SHARED).start()
-    try:
-        await asyncio.to_thread(solo.wait_ready)
-        runtimes = await runtimes_on(solo.bridge_url, ids)
-        out["one_process_calls_per_s"] = round(await throughput([solo.mcp_url], ids, args.calls, args.concurrency), 1)
-        out["one_process_median_ms"] = round(await median_ms(solo.mcp_url, ids[0], args.latency_calls), 2)
-        for runtime in runtimes:
-            await runtime.close()
-    finally:
-        solo.stop()
     a, b = (Replica(name, nats.url, maps, tmp, *SHARED).start() for name in "ab")
+    runtimes: list[WsRuntime] = []
+    rounds: dict[str, list[float]] = {"one_process": [], "replicas_half_routed": [], "replicas_all_routed": []}
     try:
-        await asyncio.to_thread(a.wait_ready)
-        await asyncio.to_thread(b.wait_ready)
-        runtimes = await runtimes_on(a.bridge_url, ids)
+        for replica in (solo, a, b):
+            await asyncio.to_thread(replica.wait_ready)
+        runtimes += await runtimes_on(solo.bridge_url, ids)
+        runtimes += await runtimes_on(a.bridge_url, ids)  # the same ids on the cluster (a holds them, b mirrors them)
         async with mcp_client(b.mcp_url, keepalive=True) as on_b:
             await wait_listed(on_b, set(ids))
-        out["replicas_half_routed_calls_per_s"] = round(await throughput([a.mcp_url, b.mcp_url], ids, args.calls, args.concurrency), 1)
-        out["replicas_all_routed_calls_per_s"] = round(await throughput([b.mcp_url], ids, args.calls, args.concurrency), 1)
-        local = await median_ms(a.mcp_url, ids[0], args.latency_calls)
-        routed = await median_ms(b.mcp_url, ids[0], args.latency_calls)
-        out["replica_local_median_ms"] = round(local, 2)
-        out["replica_routed_median_ms"] = round(routed, 2)
-        out["added_median_ms"] = round(routed - local, 2)
+        for _ in range(args.rounds):
+            rounds["one_process"].append(await throughput([solo.mcp_url], ids, args.calls, args.concurrency))
+            rounds["replicas_half_routed"].append(await throughput([a.mcp_url, b.mcp_url], ids, args.calls, args.concurrency))
+            rounds["replicas_all_routed"].append(await throughput([b.mcp_url], ids, args.calls, args.concurrency))
+        local, routed = await interleaved_medians(a.mcp_url, b.mcp_url, ids[0], args.latency_calls)
+        solo_local, _ = await interleaved_medians(solo.mcp_url, solo.mcp_url, ids[0], args.latency_calls // 4)
+    finally:
         for runtime in runtimes:
             await runtime.close()
-    finally:
-        a.stop()
-        b.stop()
+        for replica in (solo, a, b):
+            replica.stop()
+    out: dict[str, Any] = {f"{name}_calls_per_s": [round(x, 1) for x in values] for name, values in rounds.items()}
+    out.update({f"{name}_calls_per_s_median": round(statistics.median(values), 1) for name, values in rounds.items()})
+    out["one_process_median_ms"] = round(solo_local, 2)
+    out["replica_local_median_ms"] = round(local, 2)
+    out["replica_routed_median_ms"] = round(routed, 2)
+    out["added_median_ms"] = round(routed - local, 2)
     return out
 
 
@@ -315,7 +324,8 @@ async def main() -> None:
     parser.add_argument("--runtimes", type=int, default=10)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--latency-calls", type=int, default=300)
+    parser.add_argument("--latency-calls", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--recover", type=int, default=20)
     parser.add_argument("--kill-calls", type=int, default=5000)
     parser.add_argument("--kill-runtimes", type=int, default=50)

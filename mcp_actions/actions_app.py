@@ -304,6 +304,7 @@ class ActionsApp:
 
             self.backplane = Backplane(self.options.backplane, self.bridge, self.events, bridge_token=self.token, http_token=self.options.http_token)
             self.audit.replica = self.backplane.replica_id
+            self.backplane.on_session_ended = self._session_ended_elsewhere
             await self.backplane.start()
         if self.browser is not None and self.options.browser == "launch":
             # In the background: the MCP handshake and tools/list need no browser, and a
@@ -364,6 +365,16 @@ class ActionsApp:
         if self.browser is not None:
             await self.browser.close_session(session_id)
         await self.bridge.end_agent_session(session_id, reason)
+
+    def _session_ended_elsewhere(self, session_id: str) -> None:
+        """A client ended its session on another replica (docs/deploying.md): it ends here too, runtimes and all."""
+        self._spawn(self._end_session_here(session_id, "its client ended it on another replica"), f"end-session:{session_id}")
+
+    async def _end_session_here(self, session_id: str, reason: str) -> None:
+        # Forgotten by the sessions this replica served (which ends it), or ended anyway: this replica
+        # may hold runtimes of a session whose requests all went to other replicas.
+        if self.sessions is None or not await self.sessions.end(session_id, reason):
+            await self.end_session(session_id, reason)
 
     def session_report(self) -> dict[str, Any] | None:
         """The current agent session in ``actions://bridge/launch``: its id and the bridge credential its own runtimes connect with."""

@@ -23,10 +23,12 @@ import re
 import secrets
 import socket
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..bridge.bridge import Bridge
 from ..bridge.events import PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
+from ..bridge.scope import SessionKey
 from ..events import EventHub
 from .directory import RuntimeDirectory
 from .remote import CallServer, RemoteCalls
@@ -79,6 +81,8 @@ class Backplane:
         self._announce_soon = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
         self._unsubscribe = events.subscribe(RuntimeEvent, self._on_runtime_event)
+        #: Called with an agent session id when a client ended that session on another replica (``DELETE /mcp``).
+        self.on_session_ended: Callable[[str], None] | None = None
 
     # -- what it says about itself -----------------------------------------
 
@@ -270,8 +274,25 @@ class Backplane:
         if isinstance(event, (RuntimeArrived, RuntimeUpdated, RuntimeGone)):
             self._announce_soon.set()
 
+    async def client_ended_session(self, mcp_session_id: str) -> None:
+        """A client ended its streamable-HTTP session here (``DELETE``): every other replica ends it too."""
+        if not self.connected:
+            return
+        note = {"kind": "session_ended", "replica": self.replica_id, "session": SessionKey.of_http(mcp_session_id).id}
+        try:
+            await self._publish(self.subjects.notes, encode(note))
+        except Exception as exc:
+            log.warning("could not tell the other replicas that a session ended: %s", exc)
+
     def _heard_note(self, note: dict[str, Any]) -> None:
-        if note.get("replica") == self.replica_id or note.get("kind") != "page_event":
+        if note.get("replica") == self.replica_id:
+            return
+        if note.get("kind") == "session_ended":
+            session = note.get("session")
+            if isinstance(session, str) and self.on_session_ended is not None:
+                self.on_session_ended(session)
+            return
+        if note.get("kind") != "page_event":
             return
         runtime_id, record = note.get("runtime_id"), note.get("record")
         if isinstance(runtime_id, str) and isinstance(record, dict):

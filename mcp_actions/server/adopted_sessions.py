@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -74,9 +75,11 @@ def _handshake(body: bytes) -> dict[str, Any] | None:
 class AdoptingSessionManager(StreamableHTTPSessionManager):
     """The SDK's session manager, whose sessions live in the backplane and are adopted by whichever replica a request reaches."""
 
-    def __init__(self, app: Server[Any], *, store: SessionStore, replica_id: str, **options: Any) -> None:
+    def __init__(self, app: Server[Any], *, store: SessionStore, replica_id: str, on_ended: Callable[[str], Awaitable[None]] | None = None, **options: Any) -> None:
+        """``on_ended(mcp_session_id)``: a client ended its session here (``DELETE``), for the other replicas to end it too."""
         super().__init__(app, **options)
         self.store = store
+        self.on_ended = on_ended
         self.replica_id = replica_id
         self._refreshed: dict[str, float] = {}
         #: Sessions this replica adopted (served without having answered their initialize), for tests and the status page.
@@ -96,6 +99,8 @@ class AdoptingSessionManager(StreamableHTTPSessionManager):
         if session_id is not None and scope.get("method") == "DELETE":
             self._refreshed.pop(session_id, None)
             await self.store.delete(session_id)
+            if self.on_ended is not None:
+                await self.on_ended(session_id)
 
     async def _refresh(self, session_id: str) -> None:
         last = self._refreshed.get(session_id)
@@ -164,7 +169,16 @@ class AdoptingSessionManager(StreamableHTTPSessionManager):
         log.info("adopted session %s opened by replica %s", session_id[:64], record.get("created_by"))
 
 
-def streamable_http_app(server: Server[Any], store: SessionStore, *, replica_id: str, path: str, security: TransportSecuritySettings, idle_timeout: float) -> tuple[Starlette, AdoptingSessionManager]:
+def streamable_http_app(
+    server: Server[Any],
+    store: SessionStore,
+    *,
+    replica_id: str,
+    path: str,
+    security: TransportSecuritySettings,
+    idle_timeout: float,
+    on_ended: Callable[[str], Awaitable[None]] | None = None,
+) -> tuple[Starlette, AdoptingSessionManager]:
     """The streamable-HTTP ASGI app of a replica (as ``Server.streamable_http_app`` builds it, with the adopting manager)."""
-    manager = AdoptingSessionManager(server, store=store, replica_id=replica_id, security_settings=security, session_idle_timeout=idle_timeout)
+    manager = AdoptingSessionManager(server, store=store, replica_id=replica_id, on_ended=on_ended, security_settings=security, session_idle_timeout=idle_timeout)
     return Starlette(routes=[Route(path, endpoint=StreamableHTTPASGIApp(manager))], lifespan=lambda _: manager.run()), manager

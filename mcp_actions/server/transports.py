@@ -110,7 +110,13 @@ def _guarded_app(app: ActionsApp, transport: str, policy: HttpPolicy, life: _App
             from .adopted_sessions import streamable_http_app
 
             starlette_app, _ = streamable_http_app(
-                server, app.backplane.sessions, replica_id=app.backplane.replica_id, path="/mcp", security=_GUARDED_BY_US, idle_timeout=idle
+                server,
+                app.backplane.sessions,
+                replica_id=app.backplane.replica_id,
+                path="/mcp",
+                security=_GUARDED_BY_US,
+                idle_timeout=idle,
+                on_ended=app.backplane.client_ended_session,
             )
         else:
             starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_GUARDED_BY_US, session_idle_timeout=idle)

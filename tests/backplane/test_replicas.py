@@ -379,5 +379,10 @@ async def test_a_sessions_own_runtime_on_one_replica_is_that_sessions_alone_on_e
                 assert refused["code"] == "runtime_not_found", refused
                 assert [call["arguments"]["n"] for call in own.calls if call.get("handler") == "shop.ping"] == [1]
             finally:
-                await own.close()
                 await operator.close()
+        # The client ended its session (DELETE, on replica b): replica a ends it too, and closes its runtime there.
+        try:
+            code, _ = await own.wait_closed(timeout=10)
+            assert code is not None
+        finally:
+            await own.close()
