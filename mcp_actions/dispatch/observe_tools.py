@@ -8,6 +8,7 @@ the element a ``ref`` or a visible ``text`` names (``refs.resolve``: exactly one
 refused with their refs) through the ordinary primitives (trusted input in the browser host): the
 page engine marks the element and the primitive targets it by that mark. Each acting tool answers
 what it did and what changed (``refs.change_mark``/``refs.change_report`` around the action). All
+``page.scroll`` scrolls the page or a list's box (``refs.scroll``) so lists that load more load it. All
 answer text (``page_answers.py``; docs/mcp-surface.md, "Observe (pages with no map)").
 """
 
@@ -89,6 +90,15 @@ HOVER = _binding(
     _TARGET,
     [],
     {"title": "Hover", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+)
+SCROLL = _binding(
+    "page.scroll",
+    "Scroll the page, or the scrolling list the element with this ref (or `text`) sits in: `to` down or up "
+    "(a screenful, the default down), bottom or top. Lists that load more when scrolled load it; the answer "
+    "says what appeared.",
+    {**_TARGET, "to": {"type": "string", "enum": ["down", "up", "bottom", "top"], "default": "down"}},
+    [],
+    {"title": "Scroll", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
 )
 
 #: How long an acting tool waits for the page to settle before it says what changed (docs/mcp-surface.md).
@@ -181,6 +191,14 @@ async def _hover(service: ActionService, call: BuiltinCall) -> Any:
     return await _acted(service, call, f"hovered {_what(target)}")
 
 
+async def _scroll(service: ActionService, call: BuiltinCall) -> Any:
+    await _call(service, call, "refs.change_mark", {})
+    out = await _call(service, call, "refs.scroll", {**_target(call.own), **({"to": call.own["to"]} if "to" in call.own else {})})
+    where = f"the list of {out['ref']}" if out.get("ref") else "the page"
+    line = f"scrolled {where} {call.own.get('to', 'down')} by {abs(int(out.get('moved') or 0))}px" + (" (at its end)" if out.get("at_end") else "")
+    return await _acted(service, call, line)
+
+
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     target = await _call(service, call, "refs.resolve", {**_target(own), "focus": True})
@@ -204,4 +222,5 @@ OBSERVE_TOOLS: tuple[BuiltinTool, ...] = (
     BuiltinTool(PRESS, _press, "observe", TargetRule("refs.resolve", "acts")),
     BuiltinTool(SELECT, _select, "observe", TargetRule("refs.select", "acts")),
     BuiltinTool(HOVER, _hover, "observe", TargetRule("refs.resolve", "acts")),
+    BuiltinTool(SCROLL, _scroll, "observe", TargetRule("refs.scroll", "acts")),
 )

@@ -76,6 +76,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe_candidates.js",  # what a person can act on: interactive, clickable by handler or cursor, open popup items
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "observe_values.js",  # refs.set_value: date, time, range and color inputs take their value set
+    "observe_scroll.js",  # refs.scroll: the page or the box an element scrolls in, by a screenful or to its end
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "select.js",  # locator.select: options of the <select> a locator names (learned tools)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
@@ -131,6 +132,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.resolve",
     "refs.select",
     "refs.set_value",
+    "refs.scroll",
     "refs.describe",
     "locator.select",
     "refs.read",

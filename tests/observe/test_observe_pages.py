@@ -124,3 +124,18 @@ async def test_a_hover_menu_opens_under_page_hover_and_says_what_appeared(pages_
         assert "Log out" in lines_of(await observe(s))
         out = await act(s, "page_click", {"text": "Profile"})
         assert f"now at {pages_url}/observe-text/controls.html#profile" in out, out
+
+
+async def test_page_scroll_loads_what_a_feed_loads_when_scrolled(pages_url):
+    async with product() as s:
+        await s.navigate(f"{pages_url}/observe-text/feed.html")
+        page = s.tab().page
+        assert await page.locator(".post").count() == 5
+        down = await act(s, "page_scroll", {"to": "bottom"})
+        assert down.startswith("scrolled the page bottom by ") and '+ "Post 6"' in down, down
+        assert await page.locator(".post").count() == 10
+        # A list that scrolls in its own box, named by an element in it.
+        boxed = await act(s, "page_scroll", {"text": "Reply 1", "to": "bottom"})
+        assert boxed.startswith("scrolled the list of @e") and '+ "Message 5"' in boxed, boxed
+        bad = await s.client.call_tool("page_scroll", {"to": "sideways"})
+        assert bad.is_error and "invalid_input" in bad.content[0].text

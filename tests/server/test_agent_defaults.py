@@ -28,7 +28,7 @@ from ..dispatch.test_chromium_e2e import WF, failed, feed_map, ok, signup_map
 pytestmark = pytest.mark.browser
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
-OBSERVE = {"page_observe", "page_click", "page_fill", "page_press", "page_select", "page_hover"}
+OBSERVE = {"page_observe", "page_click", "page_fill", "page_press", "page_select", "page_hover", "page_scroll"}
 
 
 class Notifications:

@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -5127,6 +5127,53 @@ function setValue(args) {
 M.isValueInput = isValueInput;
 
 definePrimitive("refs.set_value", setValue);
+  })(M, root);
+
+  // ---- observe_scroll.js ----
+  (function (M, root) {
+/*
+ * observe_scroll.js — refs.scroll (page_scroll): scroll the page, or the scrolling box an element
+ * sits in, by a screenful or to its end, so lists that load more when scrolled (infinite feeds,
+ * virtualised lists) load it. Instant scrolling: scroll listeners and IntersectionObservers see it
+ * as they would a person's. The element is named by ref or text (observe_refs.js
+ * resolveRefOrText); without either, the document scrolls. docs/mcp-surface.md, "Every kind of control".
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  round = M.round;
+
+var DIRECTIONS = { down: 1, up: 1, bottom: 1, top: 1 };
+
+/** The box that scrolls el: el itself or its nearest ancestor with overflow that scrolls; null: the document. */
+function scrollerOf(el) {
+  for (var node = el; node && node.nodeType === 1 && node !== document.body && node !== document.documentElement; node = node.parentElement) {
+    var style = getComputedStyle(node);
+    if (/(auto|scroll|overlay)/.test(style.overflowY + " " + style.overflowX) && node.scrollHeight > node.clientHeight + 1) return node;
+  }
+  return null;
+}
+
+function scroll(args) {
+  var to = args.to === undefined ? "down" : args.to;
+  if (!DIRECTIONS[to]) fail("invalid_input", "to must be down, up, bottom or top", { field: "to" });
+  var box = null, ref = null;
+  if (args.ref !== undefined || args.text !== undefined) {
+    var found = M.resolveRefOrText({ ref: args.ref, text: args.text });
+    ref = found.ref;
+    box = scrollerOf(found.el);
+  }
+  var el = box || document.scrollingElement || document.documentElement;
+  var page = box ? box.clientHeight : root.innerHeight;
+  var before = el.scrollTop;
+  var top = to === "top" ? 0 : to === "bottom" ? el.scrollHeight : to === "down" ? before + page * 0.9 : before - page * 0.9;
+  el.scrollTo({ top: top, behavior: "instant" });
+  var out = { scrolled: box ? "element" : "page", scroll_y: round(el.scrollTop), scroll_height: round(el.scrollHeight), moved: round(el.scrollTop - before) };
+  if (ref) out.ref = ref;
+  out.at_end = el.scrollTop + (box ? box.clientHeight : root.innerHeight) >= el.scrollHeight - 1;
+  return out;
+}
+
+definePrimitive("refs.scroll", scroll);
   })(M, root);
 
   // ---- describe.js ----
