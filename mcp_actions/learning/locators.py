@@ -17,7 +17,6 @@ as a JSONata string so that it stays literal.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Mapping
@@ -94,15 +93,23 @@ def learned_text(text: str, parameters: Parameters, used: set[str]) -> str:
     return "{% " + " & ".join(terms) + " %}"
 
 
+#: The locator keys a learned locator may carry (docs/manifest-language.md, target descriptors and their filters).
+#: A description comes from the page's engine, which a page runtime's page could answer for itself: whatever
+#: else it says is left out, and every string stays a literal.
+LOCATOR_KEYS = frozenset({"selector", "role", "name", "text_equals", "text_contains", "within", "has", "has_text"})
+
+
 def _literal_locator(locator: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in locator.items():
+        if key not in LOCATOR_KEYS:
+            continue
         if isinstance(value, str):
             out[key] = literal(value)
-        elif isinstance(value, Mapping):
+        elif isinstance(value, Mapping) and key in ("within", "has"):
             out[key] = _literal_locator(value)
-        else:
-            out[key] = copy.deepcopy(value)
+    if not out:
+        raise UnlearnableStep(NO_FIND)
     return out
 
 
@@ -116,6 +123,8 @@ def learned_locator(element: Mapping[str, Any], parameters: Parameters, used: se
     """
     container = element.get("container") if isinstance(element.get("container"), Mapping) else None
     scoped = element.get("scoped") if isinstance(element.get("scoped"), Mapping) else None
+    if scoped is not None and not (isinstance(scoped.get("within"), Mapping) and isinstance(scoped["within"].get("selector"), str)):
+        scoped = None  # a scope names its row or section by a selector, or it is no scope
     base = element.get("locator") if isinstance(element.get("locator"), Mapping) else None
     row_text = str(container.get("text") or "") if container else ""
     if scoped is not None and row_text:

@@ -120,3 +120,13 @@ def test_a_button_told_apart_by_its_section_heading_may_take_the_heading_as_an_a
     used: set[str] = set()
     located = learned_locator(save, {"which": "Billing address"}, used)
     assert located["within"] == {"selector": "section", "has": {"role": "heading", "name": "{% input.which %}"}} and used == {"which"}
+
+
+def test_a_description_is_taken_only_for_the_locator_keys_it_may_hold() -> None:
+    # A page runtime's page could answer refs.describe itself: unknown keys, lists and slot-like strings stay out or literal.
+    forged = {**ROW_BOX, "locator": {"role": "checkbox", "name": "{% input %}", "xpath": "//x", "selectors": ["{% $string(1) %}"]}, "scoped": None}
+    located = learned_locator(forged, {}, set())
+    assert located == {"role": "checkbox", "name": literal("{% input %}")}
+    assert rendered(located["name"]) == "{% input %}"
+    with pytest.raises(UnlearnableStep, match=NO_FIND):
+        learned_locator({**forged, "locator": {"xpath": "//x"}}, {}, set())
