@@ -1,0 +1,163 @@
+"""Calls forwarded across replicas, in one process: two bridges joined by a real NATS server.
+
+Each side is a real ``Bridge`` with its ``BridgeServer`` and its ``Backplane``;
+runtimes are WebSocket clients (``tests/bridge/wsclient.py``) on replica a,
+and the calls are made on replica b's bridge, the way dispatch makes them.
+What these pin down that the process-level tests (``test_replicas.py``) only
+see from outside: progress and input requests cross in order, cancelling and
+timing out reach the runtime, a runtime moving to the caller's replica
+replaces its mirror, and page events cross too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_actions.backplane.node import Backplane
+from mcp_actions.bridge.bridge import Bridge
+from mcp_actions.bridge.events import PageEvent
+from mcp_actions.bridge.signals import SignalSpec
+from mcp_actions.bridge.websocket import BridgeServer
+from mcp_actions.errors import ActionError
+from mcp_actions.events import EventHub
+from mcp_actions.runtimes.page_script import runtime_js
+from tests.backplane.cluster import NatsServer
+from tests.bridge.wsclient import TOKEN, WsRuntime, eventually
+
+
+@dataclass
+class Side:
+    bridge: Bridge
+    server: BridgeServer
+    backplane: Backplane
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+
+@contextlib.asynccontextmanager
+async def side(nats_url: str) -> AsyncIterator[Side]:
+    events = EventHub()
+    bridge = Bridge(events=events, signal_source=lambda info: {"shop.added": _signal()})
+    server = BridgeServer(bridge, port=0, token=TOKEN, runtime_script=runtime_js)
+    await bridge.start()
+    await server.start()
+    backplane = Backplane(nats_url, bridge, events, bridge_token=TOKEN, http_token=None)
+    await backplane.start()
+    try:
+        yield Side(bridge, server, backplane)
+    finally:
+        await backplane.stop()
+        await server.stop()
+        await bridge.stop()
+
+
+def _signal() -> SignalSpec:
+    return SignalSpec(name="shop.added", event="shop:added", enabled=True)
+
+
+@pytest.fixture
+async def pair(tmp_path: Path) -> AsyncIterator[tuple[Side, Side]]:
+    nats = NatsServer(tmp_path / "jetstream")
+    nats.start()
+    try:
+        async with side(nats.url) as a, side(nats.url) as b:
+            yield a, b
+    finally:
+        nats.stop()
+
+
+async def on_a(a: Side, b: Side, runtime_id: str = "rt-1") -> WsRuntime:
+    runtime = await WsRuntime(a.url, runtime_id, token=TOKEN).open()
+    await eventually(lambda: b.bridge.registry.get(runtime_id) is not None, timeout=5)
+    return runtime
+
+
+async def test_progress_and_an_input_request_cross_in_order(pair: tuple[Side, Side]) -> None:
+    a, b = pair
+    runtime = await on_a(a, b)
+    heard: list[tuple[float, float | None, str | None]] = []
+    asked: list[dict[str, Any]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total, message))
+
+    async def answer(request: dict[str, Any]) -> Any:
+        asked.append(request)
+        return {"colour": "green"}
+
+    call = asyncio.create_task(b.bridge.call("shop.pick", {}, runtime_id="rt-1", handler="shop.pick", on_progress=progress, on_input=answer))
+    item = await runtime.recv()
+    assert item["type"] == "action_call" and item["runtime_id"] == "rt-1"
+    for step in (1, 2):
+        await runtime.send({"type": "call_progress", "call_id": item["call_id"], "progress": step, "total": 3, "message": f"step {step}"})
+    await runtime.send({"type": "input_request", "call_id": item["call_id"], "request_id": "q-1", "request": {"question": "colour?"}})
+    response = await runtime.recv()
+    assert response == {"type": "input_response", "call_id": item["call_id"], "request_id": "q-1", "runtime_id": "rt-1", "response": {"colour": "green"}}
+    await runtime.output(item["call_id"], {"picked": "green"})
+    assert await asyncio.wait_for(call, 5) == {"picked": "green"}
+    assert heard == [(1, 3, "step 1"), (2, 3, "step 2")]
+    assert asked == [{"question": "colour?"}]
+    assert b.backplane.remote.in_flight == 0 and a.backplane.server.running == 0
+    await runtime.close()
+
+
+async def test_a_caller_giving_up_and_a_time_limit_reach_the_runtime(pair: tuple[Side, Side]) -> None:
+    a, b = pair
+    runtime = await on_a(a, b)
+    call = asyncio.create_task(b.bridge.call("shop.slow", {}, runtime_id="rt-1", handler="shop.slow", timeout_ms=30000))
+    first = await runtime.recv()
+    call.cancel()
+    cancel = await runtime.recv()
+    assert cancel["type"] == "action_cancel" and cancel["call_id"] == first["call_id"]
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    # A time limit: the replica running the call answers handler_timeout itself and tells the runtime.
+    with pytest.raises(ActionError) as timed_out:
+        await b.bridge.call("shop.slow", {}, runtime_id="rt-1", handler="shop.slow", timeout_ms=300)
+    assert timed_out.value.code == "handler_timeout" and timed_out.value.evidence["timeout_ms"] == 300
+    items = [await runtime.recv(), await runtime.recv()]
+    assert items[0]["type"] == "action_call" and items[1] == {"type": "action_cancel", "call_id": items[0]["call_id"], "runtime_id": "rt-1", "reason": "timed out"}
+    # A late answer to the timed-out call reaches nobody: the next call gets its own answer.
+    await runtime.output(items[0]["call_id"], {"late": True})
+    runtime.serve()
+    assert await b.bridge.call("shop.ping", {"n": 1}, runtime_id="rt-1", handler="shop.ping") == {"name": "shop.ping", "arguments": {"n": 1}}
+    await runtime.close()
+
+
+async def test_a_runtime_that_moves_to_the_callers_replica_replaces_its_mirror(pair: tuple[Side, Side]) -> None:
+    a, b = pair
+    runtime = await on_a(a, b)
+    call = asyncio.create_task(b.bridge.call("shop.slow", {}, runtime_id="rt-1", handler="shop.slow", timeout_ms=30000))
+    await runtime.recv()
+    moved = await WsRuntime(b.url, "rt-1", token=TOKEN).open()  # same credential, same id: it takes its identity back on b
+    with pytest.raises(ActionError) as failed:
+        await asyncio.wait_for(call, 5)
+    assert failed.value.code == "transport_failed"
+    assert b.bridge.holds("rt-1") and "rt-1" not in b.bridge.remote_ids()
+    moved.serve()
+    assert await b.bridge.call("shop.ping", {}, runtime_id="rt-1", handler="shop.ping") == {"name": "shop.ping", "arguments": {}}
+    await runtime.close()
+    await moved.close()
+
+
+async def test_page_events_of_a_runtime_reach_the_other_replica(pair: tuple[Side, Side]) -> None:
+    a, b = pair
+    seen: list[dict[str, Any]] = []
+    b.bridge.events.subscribe(PageEvent, lambda event: seen.append(dict(event.record)))
+    runtime = await on_a(a, b)
+    await runtime.send({"type": "dom_event", "event_id": "e-1", "runtime_id": "rt-1", "name": "shop.added", "event": "shop:added", "url": "https://shop.test/", "payload": {"sku": "tea"}})
+    await eventually(lambda: bool(seen), timeout=5)
+    assert seen[0]["name"] == "shop.added" and seen[0]["payload"] == {"sku": "tea"}
+    mirror = b.bridge.registry.get("rt-1")
+    assert mirror is not None and list(mirror.events) == seen
+    await runtime.close()
+    await eventually(lambda: b.bridge.registry.get("rt-1") is None, timeout=5)
