@@ -241,10 +241,21 @@ class CallServer:
         except Exception as exc:  # a bug here must still end the caller's call, once
             log.exception("running forwarded call %s failed", call_id)
             outcome = {"kind": "error", "call_id": call_id, "error": ActionError(f"{type(exc).__name__} on the replica running the call", code=ErrorCode.INTERNAL_ERROR).to_error()}
+        data = encode(outcome)
         try:
-            await self._publish(events, encode(outcome))
+            await self._publish(events, data)
         except Exception as exc:
+            # Too big for a NATS message (its max_payload), say: the caller still gets one outcome, now.
             log.warning("could not send the outcome of call %s back to replica %s: %s", call_id, caller, exc)
+            failure = ActionError(
+                f"the answer of call {call_id} ({len(data)} bytes) could not cross the backplane: {type(exc).__name__}",
+                code=ErrorCode.TRANSPORT_FAILED,
+                evidence={"call_id": call_id, "bytes": len(data), "reason": "backplane_message"},
+            )
+            try:
+                await self._publish(events, encode({"kind": "error", "call_id": call_id, "error": failure.to_error()}))
+            except Exception as again:
+                log.warning("could not tell replica %s that call %s failed: %s", caller, call_id, again)
 
     def control(self, data: bytes) -> None:
         """A caller's cancel or input answer for a call running here."""
