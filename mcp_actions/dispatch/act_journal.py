@@ -118,6 +118,15 @@ def _kept_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any]:
     return {key: own[key] for key in keep if key in own}
 
 
+def _counts(texts: Any, watch: list[str], element: dict[str, Any] | None) -> dict[str, int]:
+    """The counts of the texts the journal watched (and the element's row), nothing else a page answered."""
+    row = (element or {}).get("container") or {}
+    wanted = {*watch, *([row["text"]] if isinstance(row, dict) and isinstance(row.get("text"), str) else [])}
+    if not isinstance(texts, dict):
+        return {}
+    return {k: v for k, v in texts.items() if k in wanted and isinstance(v, int) and not isinstance(v, bool)}
+
+
 async def _engine(service: ActionService, runtime_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
     output = await service.bridge.call("refs.describe", arguments, runtime_id=runtime_id, timeout_ms=DESCRIBE_TIMEOUT_MS)
     return output if isinstance(output, dict) else {}
@@ -139,8 +148,9 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
                 resolved = await service.bridge.call("refs.resolve", asked, runtime_id=runtime.runtime_id, timeout_ms=DESCRIBE_TIMEOUT_MS)
                 ref = resolved.get("ref") if isinstance(resolved, dict) else None
             described = await _engine(service, runtime.runtime_id, {**({"ref": ref} if ref else {}), "watch": watch[-19:]})
-            element = described.get("element") if ref else None
-            before = dict(described.get("texts") or {})
+            found = described.get("element") if ref else None
+            element = found if isinstance(found, dict) else None
+            before = _counts(described.get("texts"), watch, element)
             if element is None:
                 why_not = "this step names no element that can be described again"
         except ActionError as exc:
@@ -154,7 +164,7 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
         after: dict[str, int] = {}
         if watch:
             try:
-                after = dict((await _engine(service, runtime.runtime_id, {"watch": watch[-20:]})).get("texts") or {})
+                after = _counts((await _engine(service, runtime.runtime_id, {"watch": watch[-20:]})).get("texts"), watch, None)
             except ActionError as exc:  # a click that navigated away: nothing to count on this page
                 log.debug("counting texts after %s failed: %s", tool, exc)
         journal.record(runtime.runtime_id, ActStep(tool, kept, element, runtime.url, why_not, before, after))
