@@ -81,6 +81,11 @@ class PolicyRule:
         """Whether the rule's ``tools`` glob matches the dotted tool name."""
         return fnmatch.fnmatchcase(tool, self.tools)
 
+    @property
+    def names_one_tool(self) -> bool:
+        """Whether ``tools`` is one exact dotted name (no glob character): a rule written for that tool alone."""
+        return not any(ch in self.tools for ch in "*?[")
+
     def matches(self, tool: str, origin: str | None) -> bool:
         """Whether the rule applies to ``tool`` on a page of ``origin`` (an ``origins`` rule never matches no page)."""
         if not self.names(tool):
@@ -213,9 +218,10 @@ def _question(call: PendingCall, rule: PolicyRule, origin: str | None, page: str
 async def _apply(call: PendingCall, rule: PolicyRule | None, origin: str | None, page: str | None = None) -> None:
     call.policy_pending = False
     if rule is None or rule.decision == "allow":
-        # A rule that names the tool and allows it is the user's yes given ahead: the map's own
-        # question (x_actions.confirm) is not asked then (the confirmation guard reads this).
-        call.policy_allowed = rule is not None
+        # A rule that names the tool (exactly, no glob) and allows it is the user's yes given ahead:
+        # the map's own question (x_actions.confirm) is not asked then (the confirmation guard reads
+        # this). A glob such as "*" allows broadly but never answers a question the map asks.
+        call.policy_allowed = rule is not None and rule.names_one_tool
         return
     binding = call.tool
     if rule.decision == "deny":

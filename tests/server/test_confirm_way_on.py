@@ -51,3 +51,15 @@ async def test_the_policy_rule_it_names_lets_the_call_run_without_asking(mode, t
         assert notes.archived == 1 and app.audit.recent()[-1]["decision"] == "allowed"
         # A tool the rule does not name still asks, and so is refused here.
         assert _error(await client.call_tool("notes_delete", {}))["evidence"]["reason"] == "no_elicitation"
+
+
+@GENERATIONS
+async def test_a_glob_allow_rule_never_answers_the_maps_question(mode, tmp_path: Path):
+    # "*" allows broadly (it is the default anyway); only a rule written for the tool by name is the
+    # user's yes to the question the map asks.
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"rules": [{"tools": "notes.*", "decision": "allow"}]}), encoding="utf-8")
+    async with notes_env(mode, options={"policy": str(policy)}) as (_app, client, runtime, notes):
+        refused = _error(await client.call_tool("notes_archive", {}))
+        assert refused["evidence"]["reason"] == "no_elicitation"
+        assert notes.archived == 0 and runtime.calls == []
