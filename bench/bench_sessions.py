@@ -222,12 +222,19 @@ async def bench_backend(name: str, url: str, board: str, counts: list[int], pids
     start_mb = rss_mb(pids)
     out: dict[str, Any] = {"backend": name, "rss_start_mb": start_mb, "runs": []}
     alone: float | None = None
+    warm: float | None = None
     for count in counts:
         result = await run_sessions(url, board, count, pids)
-        result["rss_after_mb"] = await settle(pids, start_mb)
+        result["rss_after_mb"] = await settle(pids, warm or start_mb)
         result["rss_per_session_mb"] = round((result["rss_open_mb"] - start_mb) / count, 1)
+        result["after_vs_start"] = round(result["rss_after_mb"] / start_mb, 3)
+        if warm is not None:
+            # Against the server after its first session: by then it imported Playwright and the
+            # board map's checks, once for its life; what a later batch leaves behind is on top of that.
+            result["after_vs_warm"] = round(result["rss_after_mb"] / warm, 3)
         if count == 1:
             alone = result["task_s_median"]
+            warm = result["rss_after_mb"]
         if alone:
             result["vs_alone"] = round(result["task_s_median"] / alone, 2) if result["task_s_median"] else None
         out["runs"].append(result)
@@ -253,11 +260,13 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     with StaticSite(site_root) as site:
         board = board_url(site.url, 4)
         board_file = board_map(ROOT, site_origin(site.url), workdir)
+        extra = ["--timeout-ms", str(args.timeout_ms)] if args.timeout_ms else []
+        results["timeout_ms"] = args.timeout_ms or 30000
         if "local" in args.backends:
-            with http_server(workdir, board_file, []) as (url, server):
+            with http_server(workdir, board_file, extra) as (url, server):
                 results["backends"].append(await bench_backend("local", url, board, args.sessions, [server.pid]))
         if "browser-server" in args.backends:
-            with browser_server(workdir) as (endpoint, node), http_server(workdir, board_file, ["--browser-endpoint", endpoint]) as (url, server):
+            with browser_server(workdir) as (endpoint, node), http_server(workdir, board_file, [*extra, "--browser-endpoint", endpoint]) as (url, server):
                 results["backends"].append(await bench_backend("browser-server", url, board, args.sessions, [server.pid, node.pid]))
     results["load_average_after"] = os.getloadavg()
     shutil.rmtree(workdir, ignore_errors=True)
@@ -268,6 +277,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--backends", nargs="+", default=["local", "browser-server"], choices=["local", "browser-server"])
+    parser.add_argument("--timeout-ms", type=int, default=None, help="the server's --timeout-ms (default: its own, 30000)")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write bench/results/")
     args = parser.parse_args()
     if 1 not in args.sessions:
@@ -275,7 +285,8 @@ def main() -> None:
     results = asyncio.run(main_async(args))
     if not args.no_save:
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-        path = RESULTS_DIR / f"sessions-{results['date']}-{results['commit']}.json"
+        suffix = f"-timeout{args.timeout_ms}" if args.timeout_ms else ""
+        path = RESULTS_DIR / f"sessions-{results['date']}-{results['commit']}{suffix}.json"
         path.write_text(json.dumps(results, indent=2) + "\n")
         print(f"written {path.relative_to(ROOT)}")
 

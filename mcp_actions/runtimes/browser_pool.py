@@ -89,11 +89,21 @@ class BrowserPool:
                 await self._driver()
 
     async def open_context(self) -> BrowserSession:
-        """A new browser context for one session; closing its ``BrowserSession`` gives it back."""
+        """A new browser context for one session; closing its ``BrowserSession`` gives it back.
+
+        Only getting the driver and the shared browser holds the pool's lock: the contexts (and,
+        with a browser server, the connections) of sessions that start together are opened side
+        by side. The context is counted before the lock is let go, so the last session ending
+        meanwhile does not close the browser under it.
+        """
         viewport: dict[str, Any] = {"no_viewport": True} if not self.options.headless else {}
         async with self._lock:
             pw = await self._driver()
-            if self.options.browser_endpoint:
+            shared = None if self.options.browser_endpoint else await self._shared_browser()
+            self._contexts += 1
+        try:
+            if shared is None:
+                assert self.options.browser_endpoint is not None
                 # One connection per session: its end closes the context on the server too.
                 browser = await connect_endpoint(pw, self.options.browser_endpoint)
                 try:
@@ -101,16 +111,16 @@ class BrowserPool:
                 except PlaywrightError as exc:
                     await browser.close()
                     raise _context_failed(exc) from exc
-                self._contexts += 1
                 return BrowserSession(context=context, browser=browser, attached=False, on_close=self._released)
-            shared = await self._shared_browser()
             try:
                 context = await shared.new_context(**viewport)
             except PlaywrightError as exc:
                 raise _context_failed(exc) from exc
-            self._contexts += 1
             # browser=None: closing the session closes this context only, never the shared browser.
             return BrowserSession(context=context, browser=None, attached=False, on_close=self._released)
+        except BaseException:
+            await self._released()  # the count taken above, given back
+            raise
 
     async def _released(self) -> None:
         async with self._lock:

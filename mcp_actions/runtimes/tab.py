@@ -13,6 +13,7 @@ Lifecycle (events, re-announcing, dialogs and crashes) is ``DocumentRuntime``'s.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -108,6 +109,12 @@ def _number(arguments: dict[str, Any], key: str) -> float:
     return float(value)
 
 
+def _may_be_browser_loss(exc: PlaywrightError) -> bool:
+    """Whether a failure is one a browser going away causes (an aborted navigation, a detached frame)."""
+    lowered = str(exc).lower()
+    return "err_aborted" in lowered or "detached" in lowered
+
+
 def _translate(exc: PlaywrightError, name: str) -> ActionError:
     """A Playwright failure as an ActionError with a stable code."""
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -153,6 +160,17 @@ class TabRuntime(DocumentRuntime):
         #: True once warm_process ran the first-call path on this (blank, own) tab.
         self.process_warmed = False
 
+    async def _browser_lost(self, wait_s: float = 1.0) -> bool:
+        """Whether the tab's page or browser connection is gone (within ``wait_s``, for the news to arrive)."""
+        browser = self.page.context.browser
+        deadline = asyncio.get_running_loop().time() + wait_s
+        while True:
+            if self.page.is_closed() or (browser is not None and not browser.is_connected()):
+                return True
+            if asyncio.get_running_loop().time() >= deadline:
+                return False
+            await asyncio.sleep(0.05)
+
     async def evaluate(self, function_source: str, *argument: Any) -> Any:
         """In the tab's top document, over its CDP session: no Playwright utility script (see main_world.py)."""
         return await self.main_world.call(function_source, *argument)
@@ -181,7 +199,12 @@ class TabRuntime(DocumentRuntime):
             if name in ENGINE_PRIMITIVES:
                 return await self.run_engine("run", name, arguments)
         except PlaywrightError as exc:
-            raise _translate(exc, handler or name) from exc
+            error = _translate(exc, handler or name)
+            if error.code != ErrorCode.TRANSPORT_FAILED and _may_be_browser_loss(exc) and await self._browser_lost():
+                # A remote browser (or its server) that went away aborts the navigation first and
+                # closes the connection a moment later: the call failed because the browser went away.
+                error = ActionError(f"the browser went away during {handler or name}", code=ErrorCode.TRANSPORT_FAILED, evidence={"name": handler or name})
+            raise error from exc
         raise self.unavailable(name)
 
     # -- page side -----------------------------------------------------------

@@ -48,6 +48,9 @@ SESSION_KEY = "mcp-actions/session"
 _SESSION_HEADER = "mcp-session-id"
 #: The JSON-RPC error code of a refused session (the implementation-defined server-error range).
 SESSION_REFUSED_CODE = -32001
+#: A session whose minted handle never came back (a stateless client that does not thread it) is
+#: idle after this long, not after the full idle timeout: each of its calls made a context of its own.
+UNCLAIMED_HANDLE_S = 60.0
 
 
 class SessionRefused(Exception):
@@ -60,6 +63,7 @@ class _Open:
     opened_at: float = field(default_factory=time.time)
     last_seen: float = field(default_factory=time.monotonic)
     busy: int = 0  # requests of this session running now (a long call is not idleness)
+    requests: int = 0  # requests seen: a minted handle never passed back is ended sooner (UNCLAIMED_HANDLE_S)
 
 
 class AgentSessions:
@@ -106,6 +110,7 @@ class AgentSessions:
             found = self._open[key.id] = _Open(key)
             log.info("session %s opened (%s)", key.id, key.kind)
         found.last_seen = time.monotonic()
+        found.requests += 1
         return found
 
     def describe(self) -> list[dict[str, Any]]:
@@ -188,8 +193,13 @@ class AgentSessions:
         """End every session idle longer than the idle timeout (none with a request running); their ids."""
         if self.idle_timeout is None:
             return []
-        oldest = time.monotonic() - self.idle_timeout
-        idle = [sid for sid, o in self._open.items() if o.busy == 0 and o.last_seen < oldest]
+        now = time.monotonic()
+        oldest, unclaimed = now - self.idle_timeout, now - min(self.idle_timeout, UNCLAIMED_HANDLE_S)
+        idle = [
+            sid
+            for sid, o in self._open.items()
+            if o.busy == 0 and (o.last_seen < oldest or (o.key.kind == "handle" and o.requests <= 1 and o.last_seen < unclaimed))
+        ]
         for sid in idle:
             await self.end(sid, f"idle for more than {self.idle_timeout:g} s (--session-idle-timeout)")
         return idle
