@@ -212,7 +212,10 @@ async def part_recovery(tmp: Path, nats: NatsServer, maps: Path, count: int) -> 
     try:
         async with mcp_client(b.mcp_url, keepalive=True) as on_b:
             await wait_listed(on_b, set(ids))
-            on_a = [r.runtime_id for r, port in zip(runtimes, ws.connections, strict=False) if port == a.bridge_port]
+            # Which runtimes replica a holds: b lists them with a's replica id (its own with its own).
+            contents = (await on_b.read_resource("actions://runtimes")).contents[0]
+            b_id = json.loads((await on_b.read_resource("actions://bridge/launch")).contents[0].text)["backplane"]["replica"]
+            on_a = [r["runtime_id"] for r in json.loads(contents.text)["runtimes"] if r.get("replica") not in (None, b_id)]
             killed = time.perf_counter()
             a.kill()
             pending = set(on_a)
