@@ -127,8 +127,13 @@ def _counts(texts: Any, watch: list[str], element: dict[str, Any] | None) -> dic
     return {k: v for k, v in texts.items() if k in wanted and isinstance(v, int) and not isinstance(v, bool)}
 
 
-async def _engine(service: ActionService, runtime_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    output = await service.bridge.call("refs.describe", arguments, runtime_id=runtime_id, timeout_ms=DESCRIBE_TIMEOUT_MS)
+def _bookkeeping_ms(call: BuiltinCall) -> int:
+    # Never longer than what is left of the call itself.
+    return max(1, min(DESCRIBE_TIMEOUT_MS, call.deadline.remaining_ms()))
+
+
+async def _engine(service: ActionService, call: BuiltinCall, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    output = await service.bridge.call(name, arguments, runtime_id=call.runtime.runtime_id, timeout_ms=_bookkeeping_ms(call))
     return output if isinstance(output, dict) else {}
 
 
@@ -143,12 +148,9 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
         before: dict[str, int] = {}
         asked = _resolve_arguments(tool, call.own)
         try:
-            ref = None
-            if asked is not None:
-                resolved = await service.bridge.call("refs.resolve", asked, runtime_id=runtime.runtime_id, timeout_ms=DESCRIBE_TIMEOUT_MS)
-                ref = resolved.get("ref") if isinstance(resolved, dict) else None
-            described = await _engine(service, runtime.runtime_id, {**({"ref": ref} if ref else {}), "watch": watch[-19:]})
-            found = described.get("element") if ref else None
+            ref = (await _engine(service, call, "refs.resolve", asked)).get("ref") if asked is not None else None
+            described = await _engine(service, call, "refs.describe", {**({"ref": ref} if isinstance(ref, str) else {}), "watch": watch[-19:]})
+            found = described.get("element") if isinstance(ref, str) else None
             element = found if isinstance(found, dict) else None
             before = _counts(described.get("texts"), watch, element)
             if element is None:
@@ -156,15 +158,16 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
         except ActionError as exc:
             # The action itself decides whether the call fails; the journal only notes why it cannot repeat it.
             why_not = f"its element could not be described ({exc.code}: {exc})"
-        if element is not None:
-            container = (element.get("container") or {}).get("text")
+        row = element.get("container") if element is not None else None
+        if isinstance(row, dict):
+            container = row.get("text")
             if isinstance(container, str) and container and container not in watch:
                 watch.append(container)  # the row it sits in (counted before by refs.describe): did the step make it go?
         output = await run(service, call)
         after: dict[str, int] = {}
         if watch:
             try:
-                after = _counts((await _engine(service, runtime.runtime_id, {"watch": watch[-20:]})).get("texts"), watch, None)
+                after = _counts((await _engine(service, call, "refs.describe", {"watch": watch[-20:]})).get("texts"), watch, None)
             except ActionError as exc:  # a click that navigated away: nothing to count on this page
                 log.debug("counting texts after %s failed: %s", tool, exc)
         journal.record(runtime.runtime_id, ActStep(tool, kept, element, runtime.url, why_not, before, after))
@@ -176,8 +179,11 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
 def _navigating(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]]) -> Callable[[ActionService, BuiltinCall], Awaitable[Any]]:
     async def journaled_run(service: ActionService, call: BuiltinCall) -> Any:
         output = await run(service, call)
-        if isinstance(output, dict) and isinstance(output.get("runtime_id"), str):
-            service.journal.navigated(output["runtime_id"], str(output.get("url") or ""))
+        # The tab it navigated: the one its answer names (a new tab), else the one it ran on.
+        named = output.get("runtime_id") if isinstance(output, dict) else None
+        runtime_id = named if isinstance(named, str) else call.target.runtime.runtime_id if call.target.runtime is not None else None
+        if runtime_id is not None:
+            service.journal.navigated(runtime_id, str(output.get("url") or "") if isinstance(output, dict) else "")
         return output
 
     return journaled_run
