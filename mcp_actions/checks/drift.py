@@ -1,16 +1,22 @@
-"""The drift report of a map against a live page: checks, states, projections, tool targets.
+"""The drift report of a map against a live page: checks, states, projections, tool targets, a check's setup.
 
 Every item is ``{kind, id, status, severity, message, evidence, warnings,
 note}`` with ``status`` one of ``pass``, ``warn`` (holds, but something
 drifted without breaking: a target found only through
-``fallback_selectors``, a tool area that matches nothing), ``fail``
-(drifted) or ``error`` (could not be checked: the code says why). ``note``
-is None or a word for an informational outcome: ``not_current`` (a state
-that is not current now), ``no_diagnostics``, ``after_action`` (a step's
-element may appear only after the tool's first action), ``optional_step``,
-``state_not_current`` (a step of a tool whose state is not current now),
-``no_match`` (a tool area that matches nothing), ``url_mismatch``. State
-items also carry ``current``. What is judged, and at which severity:
+``fallback_selectors``, a tool area that matches nothing, a step's element
+hidden now), ``fail`` (drifted) or ``error`` (could not be checked: the code
+says why). ``note`` is None or a word for an informational outcome:
+``not_current`` (a state that is not current now), ``no_diagnostics``,
+``after_action`` (a step's element may appear only after the tool's first
+action), ``optional_step``, ``state_not_current`` (a step of a tool whose
+state is not current now), ``no_match`` (a tool area that matches
+nothing), ``url_mismatch``, ``hidden_now`` (a step's element is there but
+hidden), ``not_probed`` (a step locator built from the arguments with no
+structure on the page yet), ``empty`` (a projection's list, empty as the map
+allows), ``not_run`` (a setup entry after one that failed). State items also
+carry ``current``; items judged after the setup carry ``after_setup``. What
+is judged, and at which severity (a tool's: ``tool_severity``, minor for a
+read-only tool, major for one that acts):
 
 - check: its declared severity (default major); see ``runner``.
 - state: ``pass`` whether current or not (a state not current is
@@ -20,21 +26,28 @@ items also carry ``current``. What is judged, and at which severity:
   needs the state, else minor.
 - projection: major when it does not read (extraction refused, expression,
   output_schema, byte budget) or required fields are missing; an extract
-  entry that matches nothing is a minor ``fail``.
+  entry that matches nothing is a minor ``fail``, unless the map says it may
+  be empty (``x_actions.may_be_empty`` on the entry or the projection).
 - tool (its own ``target``, the area where it applies): holds when at least
   one element matches, visible or rendered but empty; ``warn`` when none
-  does or only hidden ones do; ``fail`` (major) when its locator is invalid
-  or a URL predicate can never hold on the page's origin.
-- tool_step (each literal locator of a workflow step, or of legacy
+  does or only hidden ones do (``fail`` when none does after a complete
+  setup); ``fail`` when its locator is invalid or a URL predicate can never
+  hold on the page's origin.
+- tool_step (each locator of a workflow step, or of legacy
   ``x_actions.execution`` steps): a step up to the tool's first action
-  (click, typing, key press, ...) must find its element now, major; and a
-  step whose primitive lands on one element (``pointer.click``,
-  ``text.insert``, ``locator.element_info``, ``locator.text_content``,
-  ``pointer.drag``) must find exactly one, resolved as the engine resolves
-  it. A later step, one that may not run (``when``, ``on_error:
-  continue``, ``retry_until``), or any step of a tool whose ``target.state``
-  is not current now, is information: ``pass`` with a note when its element
-  is missing now, ``warn`` at severity info when it is ambiguous now.
+  (click, typing, key press, ...) must find its element now (``warn``
+  ``hidden_now`` when it is there but hidden, unless a complete setup should
+  have shown it); and a step whose primitive lands on one element
+  (``pointer.click``, ``text.insert``, ``locator.element_info``,
+  ``locator.text_content``, ``pointer.drag``) must find exactly one,
+  resolved as the engine resolves it. A locator built from the arguments is
+  probed by its structure (``structure.py``; any number of matches holds).
+  A later step, one that may not run (``when``, ``on_error: continue``,
+  ``retry_until``), or any step of a tool whose ``target.state`` is not
+  current now, is information: ``pass`` with a note when its element is
+  missing now, ``warn`` at severity info when it is ambiguous now.
+- setup: a check's ``call`` setup entries (``setup.py``), run after the
+  load-time judgement; what did not hold on load is judged again after them.
 
 ``wait_until_expected`` lets a late page render first: it waits (bounded)
 for what the map says must be there before anything is judged.
@@ -223,6 +236,11 @@ async def _step_item(call: PrimitiveCall, step: StepTarget, *, severity: str = "
         evidence["scope_count"] = scope_probe.count
     problem = await _step_problem(call, step, probe, evidence)
     if step.before_action and not step.optional and not not_now:
+        if problem and probe.count and not probe.visible_count and not (setup is not None and setup.complete):
+            # The element is there, hidden: the locator still finds it, the page is not showing it now
+            # ("Clear completed" while nothing is completed). A complete setup should have shown it.
+            message = f"{problem} now: the page may show it only in another state (a check setup can bring that state)"
+            return _item("tool_step", step.id, "warn", severity, _after_setup(message, setup), evidence, [message], note="hidden_now")
         if problem:
             return _item("tool_step", step.id, "fail", severity, _after_setup(problem, setup), evidence)
         if probe.via_fallback:
@@ -545,7 +563,7 @@ async def _page_items(manifest: Manifest, call: PrimitiveCall, observe: Projecti
 
 def _settled(item: Mapping[str, Any]) -> bool:
     """True when an item judged on load needs no second look after the setup (it held, or only informs)."""
-    return item["status"] == "pass" and item.get("note") not in ("not_probed", "no_match", "empty")
+    return item["status"] == "pass" and item.get("note") not in ("not_probed", "empty")
 
 
 def _merged(on_load: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -86,6 +86,19 @@ def test_an_empty_list_declared_so_is_no_failure_and_row_locators_are_not_probed
     assert (items(report)[("projection", "todos.items")]["status"], items(report)[("projection", "todos.items")]["severity"]) == ("fail", "minor")
 
 
+def test_without_a_setup_controls_hidden_until_there_is_data_only_warn(pages_url: str, tmp_path: Path) -> None:
+    every_tool = tuple(tool["name"] for tool in json.loads(MAP.read_text())["tools"])
+    status, report = check(without_setup(tmp_path, tools=every_tool), f"{pages_url}/todomvc/index.html")
+    assert status == 0, json.dumps(report["items"], indent=1)[:3000]
+    found = items(report)
+    for step in ("todos.clear_completed#click", "todos.show_active#click"):
+        assert (found[("tool_step", step)]["status"], found[("tool_step", step)]["note"]) == ("warn", "hidden_now")
+    # Renamed, they are gone, not hidden: drift.
+    status, report = check(without_setup(tmp_path, tools=every_tool), f"{pages_url}/todomvc-drifted/index.html")
+    assert status == 1
+    assert failing_tools(report) == {"todos.add", "todos.clear_completed", "todos.show_active"}
+
+
 def test_rows_on_load_are_probed_by_structure_without_a_setup(pages_url: str, tmp_path: Path) -> None:
     seeded = "/index.html?seed=" + quote("Buy milk|Walk the dog")
     status, report = check(without_setup(tmp_path), f"{pages_url}/todomvc{seeded}")
