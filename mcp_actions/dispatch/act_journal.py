@@ -1,7 +1,8 @@
 """The journal of acting page-tool calls per tab: what ``actions_save_tool`` turns into a tool.
 
-Every successful ``page.click``, ``page.fill``, ``page.press`` and
-``page.select`` is recorded per runtime (a tab keeps its runtime id across
+Every successful ``page.click``, ``page.fill``, ``page.press``,
+``page.select`` and ``page.hover`` (a hover menu opens before its item is
+clicked) is recorded per runtime (a tab keeps its runtime id across
 navigations) with how a person would find its element again: the page
 engine's ``refs.describe`` (``runtimes/page/describe.js``) of the element the
 tool's own resolver (``refs.resolve``: a ref, or the text naming one element)
@@ -38,7 +39,7 @@ __all__ = ["ACTING_TOOLS", "ActJournal", "ActStep", "journaled"]
 log = logging.getLogger(__name__)
 
 #: The acting page tools whose successful calls are journaled (dotted names).
-ACTING_TOOLS = frozenset({"page.click", "page.fill", "page.press", "page.select"})
+ACTING_TOOLS = frozenset({"page.click", "page.fill", "page.press", "page.select", "page.hover"})
 NAVIGATE = "browser.navigate"
 #: Steps kept per tab: enough for any tool worth saving (a workflow has at most 25 steps).
 STEPS_PER_TAB = 40

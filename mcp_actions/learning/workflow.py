@@ -3,7 +3,8 @@
 Each step becomes a wait for its element (pages render late and re-render
 lists on every change) and the action on a locator (``pointer.click`` with
 ``target``, ``text.insert`` in ``replace`` mode, ``keyboard.press`` on the
-element the step before acted on, ``locator.select`` for a chosen option). What the page did is learned from the
+element the step before acted on, ``locator.select`` for a chosen option,
+``pointer.move`` to the element's centre for a hover). What the page did is learned from the
 texts the journal counted around the action, in the manifest's own
 vocabulary: a text that appeared becomes the step's ``settle_after`` (wait
 until it is visible), a row that went becomes a ``locator.probe`` step
@@ -18,12 +19,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..manifest.limits import DEFAULT_LIMITS
 from .locators import Parameters, UnlearnableStep, argument_slot, learned_locator, learned_text, literal
 from .steps import ActStep
 
 __all__ = ["MAX_LEARNED_STEPS", "learn_tool"]
 
-#: Acting calls one tool may repeat: each becomes up to three workflow steps, and a workflow has at most 25.
+#: Acting calls one tool may repeat (each becomes two to four workflow steps; a workflow holds at most 25).
 MAX_LEARNED_STEPS = 8
 #: How long a learned step waits for its element (late rendering) and for what it makes appear.
 WAIT_MS = 5000
@@ -89,6 +91,14 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
                 # A person clicks into a field before typing a key there.
                 workflow += [wait, {"id": f"{sid}_focus", "primitive": "pointer.click", "args": {"target": locator}}]
             workflow.append({"id": f"{sid}_press", "primitive": "keyboard.press", "args": {"key": literal(str(step.arguments.get("key", "")))}})
+        elif step.tool == "page.hover":
+            # The pointer moves to the element's clickable centre, as locator.element_info reports it.
+            centre = "{% steps." + sid + "_box.output.clickable_center."
+            workflow += [
+                wait,
+                {"id": f"{sid}_box", "primitive": "locator.element_info", "args": {"locator": locator}},
+                {"id": f"{sid}_hover", "primitive": "pointer.move", "args": {"x": centre + "x %}", "y": centre + "y %}"}},
+            ]
         elif step.tool == "page.select":
             values = [learned_text(str(v), parameters, used) for v in step.arguments.get("values") or []]
             workflow += [wait, {"id": f"{sid}_select", "primitive": "locator.select", "args": {"locator": locator, "values": values}}]
@@ -112,6 +122,8 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
                     "description": "the row the step removes is gone",
                 }
             )
+    if len(workflow) > DEFAULT_LIMITS.max_steps:
+        raise UnlearnableStep(f"these steps make {len(workflow)} workflow steps, more than a workflow holds ({DEFAULT_LIMITS.max_steps}); save fewer with `steps`")
     unused = [p for p in parameters if p not in used]
     if unused:
         raise UnlearnableStep(f"parameter {unused[0]!r} ({parameters[unused[0]]!r}) appears in none of the steps: not typed, chosen, nor the text of a row a click was in")

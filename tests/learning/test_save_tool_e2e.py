@@ -17,7 +17,7 @@ effect of a call with ``page_read``.
 - A click on an element with nothing to find it by is refused with the reason.
 - Saving the same name twice replaces the tool and keeps the old one in the map's history.
 - A click that removes its row is saved with a probe that waits until the row is gone, and runs at once;
-  a chosen option (page_select) becomes an argument.
+  a chosen option (page_select) becomes an argument; a hover menu's item is reached by hovering first.
 - A learned map does not withdraw the page tools on its pages (with other maps loaded).
 """
 
@@ -222,9 +222,19 @@ async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_kee
         await agent.ok(sort["tool"], {"order": "Café order"})
         await agent.page_shows("sorted by Café order")
 
+        # A hover menu: the pointer goes over "More", then its item is clicked; saved and run on a fresh load.
+        await agent.ok("page_hover", {"text": "More"})
+        await agent.ok("page_click", {"text": "Mark all done"})
+        await agent.page_shows("todos: [x] Walk the dog")
+        marked = await agent.ok("actions_save_tool", {"name": "todos.mark_all", "description": "Mark every todo done.", "steps": 2})
+        await agent.ok("browser_navigate", {"url": f"{pages_url}/learn-todos/index.html"})
+        await agent.page_shows("Don't forget")  # the rows it marks render late
+        await agent.ok(marked["tool"], {})
+        await agent.page_shows("todos: [x] Walk the dog; [x] Walk the dog twice; [x] Don't forget")
+
         sparkle = next(e for e in await agent.elements() if e["role"] == "div")
         await agent.ok("page_click", {"ref": sparkle["ref"]})
         error = await agent.refused("actions_save_tool", {"name": "todos.sparkle", "description": "Sparkle.", "steps": 1})
         assert error["code"] == "invalid_input" and NO_FIND in error["message"]
         assert error["evidence"]["path"] == "/steps"
-        assert {t["name"] for t in json.loads(Path(second["map"]).read_text())["tools"]} == {"todos.toggle", "todos.remove", "todos.sort"}  # nothing more written
+        assert {t["name"] for t in json.loads(Path(second["map"]).read_text())["tools"]} == {"todos.toggle", "todos.remove", "todos.sort", "todos.mark_all"}  # nothing more written
