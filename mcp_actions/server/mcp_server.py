@@ -289,4 +289,13 @@ def build_server(
     server.middleware.append(note_client)
     if sessions is not None:
         server.middleware.append(sessions.middleware)  # each request in its agent session's scope (docs/sessions.md)
+
+        def forget_deleted(session_id: str) -> None:
+            # Its client deleted it: no more notifications to it, and its subscriptions end now,
+            # not when the transport's idle timeout would have pruned it.
+            gone = peers.forget_scope(("http", session_id))
+            for uri in gone.subscriptions if gone is not None else ():
+                watches.release(uri)
+
+        sessions.on_deleted.append(forget_deleted)
     return server

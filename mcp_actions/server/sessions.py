@@ -84,6 +84,8 @@ class AgentSessions:
         self.idle_timeout = idle_timeout
         self._open: dict[str, _Open] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        #: Called with the ``Mcp-Session-Id`` of a session its client deleted (the MCP adapter forgets its peer).
+        self.on_deleted: list[Callable[[str], None]] = []
 
     # -- bookkeeping -----------------------------------------------------------
 
@@ -248,6 +250,8 @@ class SessionGate:
         if method == "DELETE" and session_id:
             await self.app(scope, receive, send)
             await self.sessions.end(SessionKey.of_http(session_id, isolated=self.sessions.isolated).id, "the client ended its session")
+            for forget in self.sessions.on_deleted:
+                forget(session_id)
             return
         if method != "POST" or session_id:
             await self.app(scope, receive, send)
