@@ -10,6 +10,10 @@ HTTP sessions in JetStream key-value so that any replica can serve any of
 them (``sessions.py``), and fans change notifications out to every replica.
 Losing NATS is survived: each replica keeps serving the runtimes it holds and
 says so, and rejoins when NATS returns. See docs/deploying.md.
+
+Exported for the command line, which checks ``--backplane`` before anything
+starts: ``check_backplane_url`` (a NATS URL, one of ``BACKPLANE_SCHEMES``) and
+``require_client`` (the ``nats`` extra installed, else one clear line).
 """
 
 from __future__ import annotations
