@@ -87,3 +87,13 @@ def test_nesting_deeper_than_eight_is_refused() -> None:
 def test_a_check_target_with_only_filters_locates_nothing() -> None:
     document = edit(base(), "/checks/0/assertions/0/target", {"has_text": "Welcome"})
     assert errors(document) == [("invalid_target", "/checks/0/assertions/0/target")]
+
+
+def test_reference_only_warns_about_each_filter_a_reference_runtime_does_not_know() -> None:
+    document = clicking({"role": "checkbox", "within": ROW})
+    assert warnings(document) == []
+    assert warnings(document, reference_only=True) == [
+        ("non_reference_argument", f"{CLICK}/target"),  # pointer.click's target itself
+        ("non_reference_argument", f"{CLICK}/target/within"),
+        ("non_reference_argument", f"{CLICK}/target/within/has_text"),
+    ]

@@ -10,7 +10,8 @@ be a whole ``{% … %}`` slot (its expression is checked with the arguments).
 The extension filters (docs/manifest-language.md, "Extensions"): ``within``
 and ``has`` hold a nested descriptor (closed: locating fields and filters
 only, at least one locating field, at most ``MAX_FILTER_DEPTH`` deep, as the
-page engine's ``locators.js`` allows), ``has_text`` a non-empty string.
+page engine's ``locator_filters.js`` allows), ``has_text`` a non-empty string;
+``validate --reference-only`` warns about each (``non_reference_argument``).
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from ..shape import (
     NESTED_TARGET_FIELDS,
     SINGLE_SELECTOR_FIELDS,
     TARGET_FIELDS,
+    TARGET_FILTERS,
 )
-from .base import Checks, Rules, check_keys, check_url_pattern, error, json_type, snake_case_view
+from .base import Checks, Rules, check_keys, check_url_pattern, error, json_type, snake_case_view, warning
 from .expressions import is_slot
 from .refs import check_reference
 
 __all__ = ["MAX_FILTER_DEPTH", "check_check_target", "check_selector_value", "check_target"]
 
-#: How deep ``within``/``has`` may nest (the page engine refuses deeper ones: ``locators.js`` MAX_FILTER_DEPTH).
+#: How deep ``within``/``has`` may nest (the page engine refuses deeper ones: ``locator_filters.js`` MAX_FILTER_DEPTH).
 MAX_FILTER_DEPTH = 8
 
 
@@ -68,6 +70,11 @@ def _check_descriptor(target: Any, path: str, rules: Rules, *, templated: bool, 
         if not isinstance(field, str) or field not in known:
             continue
         where = child_pointer(path, field)
+        if rules.reference_only and field in TARGET_FILTERS:
+            # Our page engine resolves them on every host; a runtime written from the reference dictionary does not.
+            yield warning(where, ErrorCode.NON_REFERENCE_ARGUMENT,
+                          f"{what}: '{field}' is an extension of mcp-actions' locators (docs/manifest-language.md \"Extensions\"); "
+                          "a runtime written from the reference dictionary alone does not know it")
         if templated and is_slot(value):
             continue
         if field in SINGLE_SELECTOR_FIELDS:
