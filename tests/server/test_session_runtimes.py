@@ -47,9 +47,10 @@ async def test_a_sessions_credential_makes_its_runtime_and_no_one_elses(tmp_path
                 # B cannot route to A's runtime; A can.
                 refused = await b.call_tool("page_observe", {"target": {"runtime_id": "a-rt"}})
                 assert refused.is_error and refused.structured_content["error"]["code"] == "runtime_not_found"
-                assert mine.calls == []
+                # (The server's own background reads, such as a site's WAB document, may call it: only observations count.)
+                assert [c for c in mine.calls if "observe" in c["name"]] == []
                 await a.call_tool("page_observe", {"target": {"runtime_id": "a-rt"}})
-                assert [call["runtime_id"] for call in mine.calls] == ["a-rt"]
+                assert [c["runtime_id"] for c in mine.calls if "observe" in c["name"]] == ["a-rt"]
                 # A's credential cannot take the operator's runtime id either.
                 squatter = await WsRuntime(bridge, "op-rt", token=credential, url="https://shop.test/").open()
                 assert squatter.config is not None and squatter.config.get("renamed") and squatter.config.get("runtime_id") != "op-rt", squatter.config
