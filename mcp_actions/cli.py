@@ -104,6 +104,17 @@ def _builtin_groups_from_env() -> list[str]:
         raise UsageError(f"MCP_ACTIONS_BUILTIN_TOOLS: {exc}") from exc
 
 
+def _seconds(text: str) -> float:
+    """A number of seconds, 0 or more (init --explore-budget)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"give a number of seconds, 0 or more, not {text!r}")
+    return value
+
+
 def _env_list(name: str, separator: str = ",") -> list[str]:
     return [item for item in (_env(name) or "").split(separator) if item]
 
@@ -236,6 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("url", metavar="URL", help="the page to draft a map of (http or https)")
     init.add_argument("-o", "--output", metavar="OUT", help="write the map here instead of stdout")
     init.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
+    exploring = init.add_mutually_exclusive_group()
+    exploring.add_argument("--explore-budget", metavar="SECONDS", type=_seconds, default=None, help="how long init acts on its own tab to reveal controls that appear later (default 20)")
+    exploring.add_argument("--no-explore", action="store_true", help="draft only what the page shows at load time")
     demo = sub.add_parser("demo", help="run the whole loop on the bundled demo site in a headless browser")
     demo.add_argument("--browser-path", default=_env("MCP_ACTIONS_BROWSER_PATH"), help="Chromium/Chrome executable (default: detect)")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
@@ -457,9 +471,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "convert":
             return _run_convert(args.source, args.output)
         if args.command == "init":
+            from .authoring.explore import DEFAULT_BUDGET_S
             from .authoring.init import run_init_command
 
-            return run_init_command(args.url, args.output, out=sys.stdout, err=sys.stderr, browser_path=args.browser_path)
+            budget = 0.0 if args.no_explore else DEFAULT_BUDGET_S if args.explore_budget is None else args.explore_budget
+            return run_init_command(args.url, args.output, out=sys.stdout, err=sys.stderr, browser_path=args.browser_path, explore_budget_s=budget)
         if args.command == "extension":
             from .extension.command import run_extension_command, run_pairings_command
 

@@ -50,7 +50,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .. import __version__
@@ -60,7 +60,10 @@ from ..manifest.limits import DEFAULT_LIMITS
 from ..manifest.validate import check_manifest
 from ..protocols.naming import site_namespace
 
-__all__ = ["MAX_BUTTONS", "MAX_LINKS", "RISKY_WORDS", "Draft", "ReviewItem", "draft_map", "origin_of"]
+if TYPE_CHECKING:
+    from .explore import Exploration
+
+__all__ = ["MAX_BUTTONS", "MAX_LINKS", "RISKY_WORDS", "Draft", "ReviewItem", "draft_map", "origin_of", "risk_word"]
 
 #: At most this many buttons and links become tools (the page's main content first).
 MAX_BUTTONS = 10
@@ -169,7 +172,8 @@ def _words(text: str) -> str:
     return re.sub(r"[_\-./]+", " ", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text or ""))
 
 
-def _risk(*texts: str) -> str | None:
+def risk_word(*texts: str) -> str | None:
+    """The first risk word (``RISKY_WORDS``) in ``texts`` (camelCase, snake_case and kebab-case split into words), or None."""
     for text in texts:
         found = _RISKY.search(_words(text))
         if found:
@@ -313,7 +317,7 @@ class _Drafter:
         self.tools: list[dict[str, Any]] = []
         self.review: list[ReviewItem] = []
         self.regions: list[dict[str, Any]] = list(page.get("regions") or [])
-        self.counts = {"forms": 0, "webmcp_tools": 0, "search_boxes": 0, "buttons": 0, "links": 0}
+        self.counts = {"forms": 0, "webmcp_tools": 0, "search_boxes": 0, "buttons": 0, "links": 0, "explored": 0}
 
     # -- helpers -------------------------------------------------------------------
 
@@ -325,7 +329,7 @@ class _Drafter:
 
     def guard(self, tool: dict[str, Any], label: str, *texts: str) -> None:
         """Ask the user first when the tool's words (``label``, ``texts``) say it may do harm."""
-        word = _risk(label, *texts)
+        word = risk_word(label, *texts)
         if word is None:
             return
         what = RISKY_WORDS[word]
@@ -690,11 +694,21 @@ class _Drafter:
         self.controls(list(self.page.get("links") or []), "link", MAX_LINKS)
 
 
-def draft_map(page: dict[str, Any], *, url: str, created_at: str, max_steps: int = DEFAULT_LIMITS.max_steps) -> Draft:
-    """The draft map of the page ``reader.js`` described (``url`` is the page's; ``created_at`` an ISO time)."""
+def draft_map(
+    page: dict[str, Any], *, url: str, created_at: str, max_steps: int = DEFAULT_LIMITS.max_steps, exploration: Exploration | None = None
+) -> Draft:
+    """The draft map of the page ``reader.js`` described (``url`` is the page's; ``created_at`` an ISO time).
+
+    ``exploration`` is what ``explore.explore`` found on the page: the tools it revealed are drafted by
+    ``draft_explore.draft_explored``; without it, the lone text fields it would have tried are named in
+    the review as skipped.
+    """
     page_url = str(page.get("url") or url)
     drafter = _Drafter(page, page_url, max_steps)
     drafter.draft()
+    from .draft_explore import draft_explored  # it builds on this module's drafter
+
+    draft_explored(drafter, exploration)
     parts = urlsplit(page_url)
     where = parts.path or "/"
     general = [
@@ -702,7 +716,10 @@ def draft_map(page: dict[str, Any], *, url: str, created_at: str, max_steps: int
         ReviewItem("page", f"the tools work on {where}: an agent opens that page first (browser_navigate); surface.origin names only the site"),
     ]
     if not drafter.tools:
-        general.append(ReviewItem("page", "nothing on the page became a tool (no form, search box, button or link with a stable locator)"))
+        # Name what was skipped (each line below says why): never a bare "nothing".
+        skipped = [item.message.split(":", 1)[0] for item in drafter.review if item.topic == "explore" and item.message.startswith(("skipped", "did not"))]
+        why = f" ({'; '.join(skipped)}: see why below)" if skipped else " (no form, search box, button or link with a stable locator)"
+        general.append(ReviewItem("page", f"nothing on the page became a tool{why}"))
     review = general + drafter.review
     title = drafter.title
     manifest: dict[str, Any] = {

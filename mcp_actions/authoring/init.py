@@ -38,6 +38,7 @@ from ..errors import ActionError, ActionsError, ErrorCode
 from ..runtimes.headless import headless_tab
 from ..runtimes.tab import TabRuntime
 from .draft import Draft, draft_map
+from .explore import DEFAULT_BUDGET_S, Exploration, explore
 from .reader import busy_count, native_submits, read_page
 
 __all__ = ["INIT_TIMEOUT_MS", "READY_TIMEOUT_MS", "SETTLE_QUIET_MS", "draft_page", "run_init_command"]
@@ -63,18 +64,18 @@ def check_url(url: str) -> str:
     return url
 
 
-async def draft_page(url: str, *, browser_path: str | None = None, created_at: str | None = None) -> Draft:
-    """Open ``url`` in a headless browser, wait for it to settle, read it and draft its map."""
+async def draft_page(url: str, *, browser_path: str | None = None, created_at: str | None = None, explore_budget_s: float = DEFAULT_BUDGET_S) -> Draft:
+    """Open ``url`` in a headless browser, wait for it to settle, read it, explore it (``explore_budget_s`` > 0) and draft its map."""
     check_url(url)
     async with headless_tab(browser_path=browser_path, timeout_ms=INIT_TIMEOUT_MS) as (bridge, tab):
         try:
-            return await _draft_in(bridge, tab, url, created_at)
+            return await _draft_in(bridge, tab, url, created_at, explore_budget_s)
         except PlaywrightError as exc:  # the page or the browser went away while it was read
             raise ActionsError(f"could not read {url}: {_one_line(exc)}", code=ErrorCode.IO_ERROR, evidence={"url": url}) from exc
 
 
-async def _draft_in(bridge: Bridge, tab: TabRuntime, url: str, created_at: str | None) -> Draft:
-    """Load ``url`` in ``tab``, wait for it to settle, read it and draft its map."""
+async def _draft_in(bridge: Bridge, tab: TabRuntime, url: str, created_at: str | None, explore_budget_s: float) -> Draft:
+    """Load ``url`` in ``tab``, wait for it to settle, read it, explore it and draft its map."""
     runtime_id = tab.runtime_id
     try:
         response = await tab.page.goto(url, wait_until="load", timeout=INIT_TIMEOUT_MS)
@@ -108,7 +109,11 @@ async def _draft_in(bridge: Bridge, tab: TabRuntime, url: str, created_at: str |
         listed = {}
     page["webmcp_tools"] = [t for t in (listed or {}).get("tools") or [] if isinstance(t, dict)]
     stamp = created_at or datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return draft_map(page, url=url, created_at=stamp)
+    exploration: Exploration | None = None
+    if explore_budget_s > 0:
+        # After the read above, which the draft keeps as the page at load time: exploring changes the page.
+        exploration = await explore(call, tab.evaluate, page, budget_s=explore_budget_s)
+    return draft_map(page, url=url, created_at=stamp, exploration=exploration)
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -117,12 +122,19 @@ def _count(n: int, one: str, many: str) -> str:
 
 def _summary(draft: Draft, url: str) -> str:
     c = draft.counts
-    kinds = (("forms", "form", "forms"), ("webmcp_tools", "WebMCP tool", "WebMCP tools"), ("search_boxes", "search box", "search boxes"), ("buttons", "button", "buttons"), ("links", "link", "links"))
+    kinds = (
+        ("explored", "found by exploring", "found by exploring"),
+        ("forms", "form", "forms"),
+        ("webmcp_tools", "WebMCP tool", "WebMCP tools"),
+        ("search_boxes", "search box", "search boxes"),
+        ("buttons", "button", "buttons"),
+        ("links", "link", "links"),
+    )
     parts = [_count(c[key], one, many) for key, one, many in kinds if c.get(key)]
     return f"mcp-actions init: drafted {_count(c.get('tools', 0), 'tool', 'tools')} from {url}" + (f" ({', '.join(parts)})" if parts else "")
 
 
-def run_init_command(url: str, output: str | None, *, out: TextIO, err: TextIO, browser_path: str | None = None) -> int:
+def run_init_command(url: str, output: str | None, *, out: TextIO, err: TextIO, browser_path: str | None = None, explore_budget_s: float = DEFAULT_BUDGET_S) -> int:
     """Run ``mcp-actions init`` and return its exit status (0, or 2 on a usage or I/O error)."""
     if output is not None:
         # The folder may not exist yet (-o drafts/shop.actions.json): it is made at write time, so the
@@ -134,7 +146,7 @@ def run_init_command(url: str, output: str | None, *, out: TextIO, err: TextIO, 
             print(f"mcp-actions init: {ErrorCode.IO_ERROR}: cannot write {output}: {'it is a directory' if os.path.isdir(output) else 'no writable folder ' + folder}", file=err)
             return 2  # said before a browser starts, not after
     try:
-        draft = asyncio.run(draft_page(url, browser_path=browser_path))
+        draft = asyncio.run(draft_page(url, browser_path=browser_path, explore_budget_s=explore_budget_s))
     except ActionsError as exc:
         print(f"mcp-actions init: {exc.code}: {_one_line(exc)}", file=err)
         return 2

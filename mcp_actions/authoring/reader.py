@@ -20,6 +20,7 @@ submission loads another page.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -28,10 +29,10 @@ from playwright.async_api import CDPSession, Page
 
 from ..runtimes.page_script import module_source
 
-__all__ = ["ENGINE_MODULES_USED", "busy_count", "native_submits", "read_page", "reader_source"]
+__all__ = ["ENGINE_MODULES_USED", "busy_count", "native_submits", "read_page", "read_rows", "reader_source"]
 
 #: The engine modules the reader runs on, in the engine's own load order.
-ENGINE_MODULES_USED: tuple[str, ...] = ("intrinsics.js", "core.js", "dom.js", "names.js", "locators.js")  # core.js reads intrinsics.js
+ENGINE_MODULES_USED: tuple[str, ...] = ("intrinsics.js", "core.js", "dom.js", "names.js", "locator_filters.js", "locators.js")  # core.js reads intrinsics.js
 
 Evaluate = Callable[[str], Awaitable[Any]]
 
@@ -43,9 +44,13 @@ def _modules() -> str:
     return "".join(f"(function (M, root) {{\n{part.rstrip()}\n}})(M, root);\n" for part in parts)
 
 
-def reader_source(entry: str = "readPage") -> str:
-    """A JavaScript function source: ``() => M.<entry>()`` with the engine's modules and the reader loaded into a fresh ``M``."""
-    return f'function () {{\n"use strict";\nvar root = window, M = {{}};\n{_modules()}return M.{entry}();\n}}'
+def reader_source(entry: str = "readPage", *args: Any) -> str:
+    """A JavaScript function source: ``() => M.<entry>(...args)`` with the engine's modules and the reader loaded into a fresh ``M``.
+
+    ``args`` go in as JSON literals (a JSON value is a JavaScript expression), never spliced as code.
+    """
+    given = ", ".join(json.dumps(arg, ensure_ascii=False) for arg in args)
+    return f'function () {{\n"use strict";\nvar root = window, M = {{}};\n{_modules()}return M.{entry}({given});\n}}'
 
 
 async def read_page(evaluate: Evaluate) -> dict[str, Any]:
@@ -54,6 +59,12 @@ async def read_page(evaluate: Evaluate) -> dict[str, Any]:
     if not isinstance(page, dict):
         raise TypeError(f"the page reader answered {type(page).__name__}, not an object")
     return page
+
+
+async def read_rows(evaluate: Evaluate, probe: str) -> dict[str, Any]:
+    """Where the text ``probe`` shows now (``reader.js`` ``readRows``): ``{found, count, row?}``, the row's selector, title and controls."""
+    rows = await evaluate(reader_source("readRows", probe))
+    return rows if isinstance(rows, dict) else {"found": False}
 
 
 async def native_submits(page: Page) -> list[bool]:

@@ -1,0 +1,288 @@
+"""The tools ``init`` drafts from what exploring revealed (``explore.Exploration``).
+
+- a lone text field that added a row when init typed and pressed Enter: ``add(title)``: type the title,
+  press Enter, wait for the row whose title element shows exactly the title;
+- each control of that row: ``toggle(title)`` for a checkbox, ``delete(title)`` for a button whose
+  words say so (destroy, delete, remove: drafted with ``x_actions.confirm``, never pressed while
+  exploring), ``<name>(title)`` for others. The locator is the control inside the row that has the
+  title: ``{role: "checkbox", within: {selector: "ul.todo-list li", has: {selector: "label",
+  text_equals: "{% input.title %}"}}}`` (docs/manifest-language.md, "Extensions"): the argument is
+  compared, never spliced into a selector, and a look-alike row ("Buy milk" beside "Buy milk twice")
+  is not the row. A control that shows only while the pointer is over its row is hovered first;
+- checkboxes and switches outside forms and rows (``toggle_<name>(checked?)``), filters (links to
+  this page's fragments in one list, tabs: ``show_<name>()``), the buttons and links that appeared
+  only after exploring ("Clear completed"), and the items a menu or dialog opener shows
+  (``<opener>_<item>()``: open, then click);
+- review lines: what init tried, what it skipped and why (each field by its label), what appears
+  only later.
+
+Without an exploration (``init --no-explore``), the lone text fields are named in the review as
+skipped, with why.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .draft import READY_TIMEOUT_MS, SETTLE_QUIET_MS, SETTLE_TIMEOUT_MS, _click, _Drafter, _quote, _slug, _Workflow, risk_word
+from .explore import Adder, Exploration, Opened
+
+__all__ = ["draft_explored"]
+
+_TITLE = "{% input.title %}"
+_SETTLE = {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_TIMEOUT_MS}
+
+
+def _key(locator: Any) -> str:
+    return json.dumps(locator, sort_keys=True, ensure_ascii=False)
+
+
+def _label(f: dict[str, Any]) -> str:
+    return str(f.get("label") or f.get("placeholder") or f.get("name") or f.get("id") or "a text field")
+
+
+def _row_scope(row: dict[str, Any]) -> dict[str, Any]:
+    """The row whose title element shows exactly the argument ``title``."""
+    return {"selector": row["selector"], "has": {**row["title"], "text_equals": _TITLE}}
+
+
+def _title_schema(description: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"title": {"type": "string", "minLength": 1, "description": description}},
+        "required": ["title"],
+        "additionalProperties": False,
+    }
+
+
+def _adder(d: _Drafter, adder: Adder, revealed_by: list[str]) -> None:
+    f = adder.field
+    label = _label(f)
+    row = adder.row
+    name = d.name("add" if row is not None else f"submit_{_slug(label, fallback='text', limit=30)}")
+    workflow = _Workflow(d.max_steps)
+    workflow.add("ready", "locator.wait_for", {"locator": f["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the field (it may render late)")
+    workflow.add("type", "text.insert", {"target": f["locator"], "text": _TITLE, "mode": "replace"})
+    workflow.add("enter", "keyboard.press", {"key": "Enter"}, description="the field is outside any form: Enter submits it")
+    if row is not None:
+        workflow.add(
+            "shown",
+            "locator.wait_for",
+            {"locator": _row_scope(row), "state": "attached", "timeout_ms": READY_TIMEOUT_MS},
+            description="wait for the row whose text is the title",
+        )
+        description = f"Add a row to {d.title}: type the title into its {_quote(label)} field and press Enter; waits until the row shows it."
+        output = "{% {'added': input.title} %}"
+        result = {"type": "object", "required": ["added"], "properties": {"added": {"type": "string"}}}
+        d.note("explore", f"init typed into {_quote(label)} and pressed Enter, and a row ({row['selector']}) showed the text: the tool waits for the row whose text is the title", name)
+        revealed_by.append(f"a row was added (through {_quote(label)})")
+    else:
+        workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
+        description = f"Type the text into the {_quote(label)} field on {d.title} and press Enter."
+        output = "{% {'submitted': input.title} %}"
+        result = {"type": "object", "required": ["submitted"], "properties": {"submitted": {"type": "string"}}}
+        d.note("explore", f"init typed into {_quote(label)} and pressed Enter: the text showed on the page, but in no row or list item, so no row tools were drafted", name)
+    tool: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "input_schema": _title_schema(label),
+        "target": dict(f["locator"]),
+        "workflow": workflow.document(output),
+        "result_schema": result,
+    }
+    d.guard(tool, label)
+    d.tools.append(tool)
+    d.counts["explored"] += 1
+    if row is not None:
+        for control in row["controls"]:
+            _row_control(d, row, control)
+
+
+def _row_tool_name(d: _Drafter, control: dict[str, Any]) -> str:
+    word = risk_word(str(control.get("words") or ""))
+    if control["kind"] == "checkbox":
+        return d.name("toggle")
+    if word in ("delete", "remove", "destroy", "erase", "discard"):
+        return d.name("delete")
+    what = str(control.get("name") or control.get("class") or "")
+    return d.name(_slug(what, fallback=control["kind"], limit=30) if control["kind"] == "button" else f"open_{_slug(what, fallback='link', limit=30)}")
+
+
+def _control_words(control: dict[str, Any]) -> str:
+    """How the review names a row's control: its name, else its class ("destroy"), else its kind."""
+    return str(control.get("name") or control.get("class") or control["kind"])
+
+
+def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> None:
+    what = _control_words(control)
+    if not control.get("locator"):
+        d.note("explore", f"skipped the row's {control['kind']} {_quote(what)}: nothing in the row tells it apart (no role, name or class of its own)")
+        return
+    scope = _row_scope(row)
+    locator = {**control["locator"], "within": scope}
+    name = _row_tool_name(d, control)
+    workflow = _Workflow(d.max_steps)
+    workflow.add("ready", "locator.wait_for", {"locator": scope, "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the row whose text is the title (rows may render late)")
+    if control.get("on_hover"):
+        at_row = workflow.add("at_row", "locator.element_info", {"locator": scope})
+        workflow.add(
+            "hover",
+            "pointer.move",
+            {"x": f"{{% steps.{at_row}.output.clickable_center.x %}}", "y": f"{{% steps.{at_row}.output.clickable_center.y %}}"},
+            description="the control shows only while the pointer is over its row",
+        )
+    _click(workflow, "click", locator)
+    workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
+    if control["kind"] == "checkbox":
+        workflow.add("after", "locator.element_info", {"locator": locator}, on_error="continue", description="the checkbox now (gone when a filter hides the row)")
+        output = "{% {'toggled': input.title, 'checked': steps.after.output.checked} %}"
+        result = {"type": "object", "required": ["toggled"], "properties": {"toggled": {"type": "string"}, "checked": {"type": "boolean"}}}
+        description = f"Toggle the row whose text is the title on {d.title} (its checkbox). Returns whether it is checked now."
+    else:
+        output = "{% {'clicked': input.title} %}"
+        result = {"type": "object", "required": ["clicked"], "properties": {"clicked": {"type": "string"}}}
+        verb = "Delete" if name.rsplit(".", 1)[-1].startswith("delete") else f"Click {_quote(what)} in"
+        description = f"{verb} the row whose text is the title on {d.title}."
+    tool: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "input_schema": _title_schema("the text of the row (exactly)"),
+        "workflow": workflow.document(output),
+        "result_schema": result,
+    }
+    d.guard(tool, f"{what} of the row", str(control.get("words") or ""))
+    d.tools.append(tool)
+    d.counts["explored"] += 1
+    d.note("explore", f"a row action: it acts inside the row ({row['selector']}) whose {row['title']['selector']} shows exactly the title, so a look-alike row is left alone", name)
+    if control.get("on_hover"):
+        d.note("explore", "the control shows only while the pointer is over its row: the tool moves the pointer there first (trusted input in the browser the server drives)", name)
+
+
+def _toggle(d: _Drafter, toggle: dict[str, Any], later: str | None) -> None:
+    name = d.name(f"toggle_{_slug(toggle['name'], fallback='switch', limit=30)}")
+    workflow = _Workflow(d.max_steps)
+    workflow.add("ready", "locator.wait_for", {"locator": toggle["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description=f"wait for the {toggle.get('role') or 'checkbox'}")
+    _click(workflow, "click", toggle["locator"], click_when="{% $not($exists(input.checked)) or steps.at_click.output.checked != input.checked %}")
+    workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
+    workflow.add("after", "locator.element_info", {"locator": toggle["locator"]}, on_error="continue")
+    tool: dict[str, Any] = {
+        "name": name,
+        "description": f"Set {_quote(toggle['name'])} on {d.title}: checked or not (without the argument: switch it).",
+        "input_schema": {"type": "object", "properties": {"checked": {"type": "boolean", "description": "the state wanted"}}, "additionalProperties": False},
+        "target": dict(toggle["locator"]),
+        "workflow": workflow.document("{% {'checked': steps.after.output.checked} %}"),
+        "result_schema": {"type": "object", "properties": {"checked": {"type": "boolean"}}},
+    }
+    d.guard(tool, toggle["name"], str(toggle.get("words") or ""))
+    d.tools.append(tool)
+    d.counts["explored"] += 1
+    if later:
+        d.note("explore", f"it appears only once {later}", name)
+
+
+def _filter(d: _Drafter, item: dict[str, Any], later: str | None) -> None:
+    name = d.name(f"show_{_slug(item['name'], fallback='filter', limit=30)}")
+    workflow = _Workflow(d.max_steps)
+    workflow.add("ready", "locator.wait_for", {"locator": item["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description=f"wait for the {item['kind']}")
+    _click(workflow, "click", item["locator"])
+    workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page show what the filter keeps")
+    workflow.add("page", "page.info", {}, on_error="continue")
+    tool: dict[str, Any] = {
+        "name": name,
+        "description": f"Show {_quote(item['name'])} on {d.title} (a {'tab' if item['kind'] == 'tab' else 'filter'}). Returns the URL after.",
+        "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
+        "target": dict(item["locator"]),
+        "workflow": workflow.document(f"{{% {{'shown': {json.dumps(item['name'], ensure_ascii=False)}, 'url': steps.page.output.url}} %}}"),
+        "result_schema": {"type": "object", "required": ["shown"], "properties": {"shown": {"type": "string"}, "url": {"type": "string"}}},
+    }
+    d.guard(tool, item["name"])
+    d.tools.append(tool)
+    d.counts["explored"] += 1
+    if later:
+        d.note("explore", f"it appears only once {later}", name)
+
+
+def _opened(d: _Drafter, opened: Opened) -> None:
+    opener = opened.opener
+    for control in opened.controls[:8]:
+        name = d.name(f"{_slug(opener['name'], fallback='menu', limit=20)}_{_slug(control['name'], fallback='item', limit=20)}")
+        workflow = _Workflow(d.max_steps)
+        workflow.add("ready", "locator.wait_for", {"locator": opener["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the opener")
+        _click(workflow, "open", opener["locator"], description=f"open {_quote(opener['name'])}")
+        workflow.add("shown", "locator.wait_for", {"locator": control["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the item")
+        _click(workflow, "click", control["locator"])
+        workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
+        workflow.add("page", "page.info", {}, on_error="continue")
+        tool: dict[str, Any] = {
+            "name": name,
+            "description": f"Open {_quote(opener['name'])} on {d.title} and choose {_quote(control['name'])}.",
+            "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
+            "target": dict(opener["locator"]),
+            "workflow": workflow.document("{% {'clicked': true, 'url': steps.page.output.url, 'title': steps.page.output.title} %}"),
+            "result_schema": {"type": "object", "required": ["clicked"], "properties": {"clicked": {"type": "boolean"}, "url": {"type": "string"}, "title": {"type": "string"}}},
+        }
+        d.guard(tool, str(control["name"]), str(opener["name"]))
+        d.tools.append(tool)
+        d.counts["explored"] += 1
+        d.note("explore", f"{_quote(control['name'])} shows only once {_quote(opener['name'])} is open: the tool opens it first", name)
+
+
+def _row_words(found: Exploration) -> list[str]:
+    """Names that belong to the rows init added (a row's own button, the probe's text): not page controls."""
+    words = []
+    for adder in found.adders:
+        if adder.row is not None:
+            words.append(str(adder.row.get("text") or ""))
+            words.extend(str(c.get("name") or "") for c in adder.row["controls"])
+    return [w for w in words if w]
+
+
+def draft_explored(d: _Drafter, found: Exploration | None) -> None:
+    """Draft what ``found`` revealed into ``d`` (tools and review lines); without it, name the lone fields skipped."""
+    first = d.page
+    if found is None:
+        for f in first.get("lone_fields") or []:
+            d.note(
+                "explore",
+                f"skipped the field '{_label(f)}': it is outside any form and nothing but trying says what Enter does there; init did not explore (--no-explore), so it drafted no tool for it",
+            )
+        return
+    if found.tried:
+        d.note("explore", f"init explored on its own throwaway tab: {'; '.join(found.tried)}")
+    for line in found.skipped:
+        d.note("explore", line)
+    if found.out_of_time:
+        d.note("explore", "the exploring time was up before init tried everything: give it more with --explore-budget SECONDS")
+    revealed_by: list[str] = []
+    for adder in found.adders:
+        _adder(d, adder, revealed_by)
+    for adder in found.adders:
+        if adder.pressed:
+            revealed_by.append(f"a row's {' and '.join(adder.pressed)} was clicked")
+    later = " and ".join(revealed_by) or "init acted on the page"
+    after = found.after or first
+    known = {_key(c.get("locator")) for key in ("buttons", "links", "toggles", "filters") for c in first.get(key) or []}
+    known |= {_key(c.get("locator")) for opened in found.opened for c in opened.controls}  # drafted with their opener
+    in_rows = _row_words(found)
+
+    def of_rows(control: dict[str, Any]) -> bool:
+        name = str(control.get("name") or "")
+        return any(name == w or (len(w) > 3 and w in name) for w in in_rows)
+
+    for toggle in after.get("toggles") or []:
+        if not of_rows(toggle):
+            _toggle(d, toggle, None if _key(toggle["locator"]) in known else later)
+    for item in after.get("filters") or []:
+        _filter(d, item, None if _key(item["locator"]) in known else later)
+    for kind in ("buttons", "links"):
+        for control in after.get(kind) or []:
+            if _key(control["locator"]) in known or of_rows(control):  # drafted already, or a row's own
+                continue
+            before = len(d.tools)
+            d.control({**control, "regions": []}, kind[:-1])
+            if len(d.tools) > before:
+                d.counts["explored"] += 1
+                d.note("explore", f"it appears only once {later}: on a page without that, the tool waits {READY_TIMEOUT_MS // 1000} s and fails", d.tools[-1]["name"])
+    for opened in found.opened:
+        _opened(d, opened)
