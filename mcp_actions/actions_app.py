@@ -305,6 +305,8 @@ class ActionsApp:
             self.backplane = Backplane(self.options.backplane, self.bridge, self.events, bridge_token=self.token, http_token=self.options.http_token)
             self.audit.replica = self.backplane.replica_id
             self.backplane.on_session_ended = self._session_ended_elsewhere
+            self.backplane.session_activity = lambda since: self.sessions.active_since(since) if self.sessions is not None else []
+            self.backplane.on_session_activity = lambda described: self.sessions.touch(described) if self.sessions is not None else None
             await self.backplane.start()
         if self.browser is not None and self.options.browser == "launch":
             # In the background: the MCP handshake and tools/list need no browser, and a

@@ -83,6 +83,11 @@ class Backplane:
         self._unsubscribe = events.subscribe(RuntimeEvent, self._on_runtime_event)
         #: Called with an agent session id when a client ended that session on another replica (``DELETE /mcp``).
         self.on_session_ended: Callable[[str], None] | None = None
+        #: The agent sessions this replica served a request of since a moment (``SessionKey.describe()`` each),
+        #: announced with the directory; and what to do with the sessions another replica announced
+        #: (a session busy on one replica is not idle on any: docs/deploying.md).
+        self.session_activity: Callable[[float], list[dict[str, Any]]] | None = None
+        self.on_session_activity: Callable[[list[dict[str, Any]]], None] | None = None
 
     # -- what it says about itself -----------------------------------------
 
@@ -171,15 +176,26 @@ class Backplane:
                 self._announce_soon.clear()
                 last_announce = now
                 with contextlib.suppress(Exception):
-                    await self._publish(self.subjects.directory, encode(self.directory.snapshot()))
+                    await self._publish(self.subjects.directory, encode(self._announcement()))
             await self._check_replicas()
             self.remote.sweep()
+
+    def _announcement(self) -> dict[str, Any]:
+        """The directory, and the sessions this replica served lately (twice the announce interval, so none falls between)."""
+        message = self.directory.snapshot()
+        if self.session_activity is not None:
+            message["sessions"] = self.session_activity(time.monotonic() - 2 * ANNOUNCE_EVERY_S)
+        return message
 
     async def _subscribe(self) -> None:
         nc, s, me = self._nc, self.subjects, self.replica_id
 
         async def on_directory(msg: Any) -> None:
-            self.directory.heard(decode(msg.data))
+            message = decode(msg.data)
+            self.directory.heard(message)
+            sessions = message.get("sessions")
+            if message.get("replica") != me and isinstance(sessions, list) and sessions and self.on_session_activity is not None:
+                self.on_session_activity([s for s in sessions if isinstance(s, dict)])
 
         async def on_call(msg: Any) -> None:
             await msg.respond(self.server.take(msg.data))

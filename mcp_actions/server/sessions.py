@@ -26,7 +26,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +64,8 @@ class _Open:
     last_seen: float = field(default_factory=time.monotonic)
     busy: int = 0  # requests of this session running now (a long call is not idleness)
     requests: int = 0  # requests seen: a minted handle never passed back is ended sooner (UNCLAIMED_HANDLE_S)
+    #: When this server last served one of its requests itself (not told by another replica; docs/deploying.md).
+    local_seen: float = field(default_factory=time.monotonic)
 
 
 class AgentSessions:
@@ -111,9 +113,36 @@ class AgentSessions:
                 raise SessionRefused(self.refusal())
             found = self._open[key.id] = _Open(key)
             log.info("session %s opened (%s)", key.id, key.kind)
-        found.last_seen = time.monotonic()
+        found.last_seen = found.local_seen = time.monotonic()
         found.requests += 1
         return found
+
+    def active_since(self, moment: float) -> list[dict[str, Any]]:
+        """Sessions this server served a request of since ``moment`` (monotonic) or serves one now, as ``SessionKey.describe()``.
+
+        What a replica tells the others (docs/deploying.md): a session busy on one replica is not idle on any.
+        """
+        return [o.key.describe() for o in self._open.values() if o.busy or o.local_seen >= moment]
+
+    def touch(self, described: Iterable[Mapping[str, Any]]) -> None:
+        """Another replica served these sessions just now (``active_since`` there): they are not idle here either.
+
+        A session not open here is opened (unless this server is full): the runtimes this replica holds
+        for it then end with it here, when it has been idle everywhere.
+        """
+        now = time.monotonic()
+        for entry in described:
+            session_id, kind = entry.get("id"), entry.get("kind")
+            if not isinstance(session_id, str) or kind not in ("http", "handle"):
+                continue  # an SSE session is one connection, to one replica
+            found = self._open.get(session_id)
+            if found is None:
+                if self.full():
+                    continue
+                found = self._open[session_id] = _Open(SessionKey(session_id, "http" if kind == "http" else "handle", bool(entry.get("isolated", True))), local_seen=0.0)
+                log.info("session %s is served by another replica", session_id)
+            found.last_seen = now
+            found.requests = max(found.requests, 2)  # its handle was passed back, there
 
     def describe(self) -> list[dict[str, Any]]:
         """The open sessions for the status page: ``{id, kind, isolated, opened_at, idle_seconds}``."""
@@ -174,7 +203,7 @@ class AgentSessions:
                 result = await call_next(ctx)
         finally:
             state.busy -= 1
-            state.last_seen = time.monotonic()
+            state.last_seen = state.local_seen = time.monotonic()
         if minted is not None:
             # The SDK shapes the result inside the middleware chain: here it is the wire dict already.
             if isinstance(result, dict):

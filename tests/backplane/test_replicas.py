@@ -386,3 +386,27 @@ async def test_a_sessions_own_runtime_on_one_replica_is_that_sessions_alone_on_e
             assert code is not None
         finally:
             await own.close()
+
+
+async def test_a_session_busy_on_one_replica_is_not_idle_on_another_and_ends_everywhere_when_idle(tmp_path: Path) -> None:
+    """--session-idle-timeout across replicas: the replica holding a session's runtime hears the session is busy elsewhere, and ends it once idle everywhere."""
+    async with cluster(tmp_path, 2, "--isolated-sessions", "--session-idle-timeout", "3") as c:
+        a, b = c.replicas
+        async with mcp_client(b.mcp_url, keepalive=True) as mine:
+            credential = (await resource(mine, "actions://bridge/launch"))["session"]["bridge_credential"]
+            own = await WsRuntime(a.bridge_url, "rt-mine", url="https://shop.test/", token=credential).open()
+            own.serve(runtime_answer("rt-mine"))
+            try:
+                await until(lambda: _listed_is(mine, {"rt-mine"}))
+                # Busy on replica b for twice the idle timeout: replica a, which sees none of its requests, keeps its runtime.
+                busy_until = time.monotonic() + 6
+                while time.monotonic() < busy_until:
+                    result = await mine.call_tool("shop_ping", {"n": 1, "target_runtime_id": "rt-mine"})
+                    assert not result.is_error, result
+                    await asyncio.sleep(0.5)
+                assert own.ws is not None and own.ws.close_code is None
+                # Quiet now (the client keeps its session open): idle everywhere, so replica a ends it too.
+                code, _ = await own.wait_closed(timeout=15)
+                assert code is not None
+            finally:
+                await own.close()
