@@ -74,6 +74,7 @@ async def test_look_alikes_are_told_apart_by_their_row_or_their_section(page: Pa
     assert [d["scoped"]["within"] for _, d in saves] == [
         {"selector": "section", "has": {"role": "heading", "name": "Shipping address"}},
         {"selector": "section", "has": {"role": "heading", "name": "Billing address"}},
+        {"selector": "section", "has": {"role": "heading", "name": "Payment cards"}},  # not its count "(2 saved)"
         {"selector": "[role=dialog]", "has": {"role": "heading", "name": "Café 'notes'"}},
     ]
 
