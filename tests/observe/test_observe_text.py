@@ -39,9 +39,15 @@ async def test_acting_tools_say_what_changed(pages_url):
             assert not result.is_error, result.content
             return result.content[0].text
 
+        before = (await s.client.call_tool("page_observe", {})).content[0].text
+        assert "Frozen" not in before and "Cancel order" in before  # inert: nothing a click reaches
         opened = await act({"text": "Delete card"})
         assert opened.splitlines()[0].startswith('clicked @e') and 'dialog opened: "Delete card?"' in opened, opened
         assert '+ "This cannot be undone."' in opened
+        # While the modal is open the rest of the page is inert: only the dialog's controls are listed,
+        # and "Cancel" is the dialog's, not "Cancel order" behind it.
+        during = (await s.client.call_tool("page_observe", {})).content[0].text
+        assert "Cancel order" not in during and '"Cancel"' in during and "Delete card" not in during, during
         closed = await act({"text": "Cancel"})
         assert "dialog closed" in closed and '- "This cannot be undone."' in closed, closed
         moved = await act({"text": "Go to settings"})

@@ -4632,6 +4632,8 @@ definePrimitive("abp.shutdown", function (args) {
  *   a menu, autocomplete, suggestion, dropdown or typeahead list; its li are
  *   listed as options.
  *
+ * Inert elements are never listed: under [inert], or outside an open modal <dialog>.
+ *
  * candidateRole/candidateName give such an element a role ("clickable",
  * "option") and a name (its text) where ARIA gives none.
  */
@@ -4720,13 +4722,33 @@ function candidateName(el, role) {
   return text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) : text;
 }
 
-/** The elements a person can act on under scope (the document by default), in composed-tree order. */
+/** The open modal <dialog> (showModal), or null: while one is open, the rest of the page is inert. */
+function openModal() {
+  try {
+    return document.querySelector("dialog:modal");
+  } catch (_noModalPseudoClass) {
+    return null;
+  }
+}
+
+/**
+ * The elements a person can act on under scope (the document by default), in composed-tree order.
+ * Inert ones are left out ([inert], and everything outside an open modal dialog): no click reaches them.
+ */
 function actionableInTree(scope) {
   var out = [];
+  var modal = openModal();
   (function walk(s) {
     var walker = document.createTreeWalker(s, NodeFilter.SHOW_ELEMENT);
     for (var n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (isActionable(n)) out.push(n);
+      if (n.hasAttribute("inert")) {
+        // Nothing under an inert element takes input: go on after its subtree (from its last descendant).
+        var last = n;
+        while (last.lastElementChild) last = last.lastElementChild;
+        walker.currentNode = last;
+        continue;
+      }
+      if (isActionable(n) && (!modal || modal.contains(n))) out.push(n);
       if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
     }
   })(scope || document);
@@ -4738,6 +4760,7 @@ M.isActionable = isActionable;
 M.candidateRole = candidateRole;
 M.candidateName = candidateName;
 M.actionableInTree = actionableInTree;
+M.openModal = openModal;
   })(M, root);
 
   // ---- observe_refs.js ----
@@ -5271,44 +5294,17 @@ function sectionOf(el) {
       if (!node.matches(SECTION_SELECTORS[i])) continue;
       var heading = Array.prototype.filter.call(node.querySelectorAll(HEADING), isVisible)[0];
       var text = heading ? elementText(heading) : "";
-      if (text && text.length <= TEXT_CAP) return { element: node, selector: SECTION_SELECTORS[i], heading: headingName(text) };
+      if (text && text.length <= TEXT_CAP) return { element: node, selector: SECTION_SELECTORS[i], heading: text };
     }
   }
   return null;
 }
 
-/**
- * How a person names a section by its heading: the heading, or when it carries a number ("Doing 4 cards",
- * a count that changes as the page is used) its longest run of words without digits ("Doing").
- */
-function headingName(text) {
-  if (!/\d/.test(text)) return text;
-  var best = "", run = [];
-  text.split(/\s+/).concat(["0"]).forEach(function (word) {
-    if (/\d/.test(word)) {
-      var joined = run.join(" ");
-      if (joined.length > best.length) best = joined;
-      run = [];
-    } else run.push(word);
-  });
-  return best.replace(/[:\s]+$/, "") || text;
-}
-
-/**
- * Visible sections (selector) with a heading named `heading`, as the resolver reads
- * {selector, has: {role: "heading", name}}: exact names if any heading has one, else names that contain it.
- */
+/** Visible sections (selector) with a heading named `heading`, as the resolver reads {selector, has: {role: heading, name}}. */
 function sectionsNamed(selector, heading) {
-  var sections = visibleWhere(queryAllDeep(selector), function () { return true; });
-  function named(test) {
-    return sections.filter(function (c) {
-      return Array.prototype.some.call(c.querySelectorAll(HEADING), function (h) { return isVisible(h) && test(accessibleName(h, "heading")); });
-    });
-  }
-  var wanted = normalize(heading).toLowerCase();
-  var exact = named(function (name) { return normalize(name).toLowerCase() === wanted; });
-  if (exact.length) return exact;
-  return named(function (name) { return normalize(name).toLowerCase().indexOf(wanted) >= 0; });
+  return visibleWhere(queryAllDeep(selector), function (c) {
+    return Array.prototype.some.call(c.querySelectorAll(HEADING), function (h) { return isVisible(h) && sameName(accessibleName(h, "heading"), heading); });
+  });
 }
 
 function visibleWhere(elements, test) {

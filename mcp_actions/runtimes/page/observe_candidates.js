@@ -16,6 +16,8 @@
  *   a menu, autocomplete, suggestion, dropdown or typeahead list; its li are
  *   listed as options.
  *
+ * Inert elements are never listed: under [inert], or outside an open modal <dialog>.
+ *
  * candidateRole/candidateName give such an element a role ("clickable",
  * "option") and a name (its text) where ARIA gives none.
  */
@@ -104,13 +106,33 @@ function candidateName(el, role) {
   return text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) : text;
 }
 
-/** The elements a person can act on under scope (the document by default), in composed-tree order. */
+/** The open modal <dialog> (showModal), or null: while one is open, the rest of the page is inert. */
+function openModal() {
+  try {
+    return document.querySelector("dialog:modal");
+  } catch (_noModalPseudoClass) {
+    return null;
+  }
+}
+
+/**
+ * The elements a person can act on under scope (the document by default), in composed-tree order.
+ * Inert ones are left out ([inert], and everything outside an open modal dialog): no click reaches them.
+ */
 function actionableInTree(scope) {
   var out = [];
+  var modal = openModal();
   (function walk(s) {
     var walker = document.createTreeWalker(s, NodeFilter.SHOW_ELEMENT);
     for (var n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (isActionable(n)) out.push(n);
+      if (n.hasAttribute("inert")) {
+        // Nothing under an inert element takes input: go on after its subtree (from its last descendant).
+        var last = n;
+        while (last.lastElementChild) last = last.lastElementChild;
+        walker.currentNode = last;
+        continue;
+      }
+      if (isActionable(n) && (!modal || modal.contains(n))) out.push(n);
       if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
     }
   })(scope || document);
@@ -122,3 +144,4 @@ M.isActionable = isActionable;
 M.candidateRole = candidateRole;
 M.candidateName = candidateName;
 M.actionableInTree = actionableInTree;
+M.openModal = openModal;
