@@ -155,7 +155,11 @@ async def _click(service: ActionService, call: BuiltinCall) -> Any:
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
     await _call(service, call, "refs.change_mark", {})
     await _call(service, call, "pointer.click", info["clickable_center"])
-    return await _acted(service, call, f"clicked {_what(target)}")
+    line = f"clicked {_what(target)}"
+    if info.get("occluded"):
+        # A trusted click lands on whatever is on top (a cover, an overlay): say so rather than pretend.
+        line += " (something covered its centre: the click went to what was on top)"
+    return await _acted(service, call, line)
 
 
 async def _fill(service: ActionService, call: BuiltinCall) -> Any:

@@ -44,6 +44,10 @@ async def test_clickable_cover_and_words_are_listed_and_clicked_by_text(pages_ur
         assert sum(1 for name in seen if name == "banana") == 1
         # Only an addEventListener listener, no cursor: the page cannot see it (the documented limit).
         assert "silent target" not in seen
+        covered = await act(s, "page_click", {"text": "apple"})  # under the START cover, like MiniWoB++ before its episode
+        assert covered.splitlines()[0].endswith("(something covered its centre: the click went to what was on top)"), covered
+        assert await page.text_content("#result") == "" and await page.evaluate("() => window.started === true")
+        await page.evaluate("() => { window.started = false; document.getElementById('cover').style.display = ''; }")
         started = await act(s, "page_click", {"text": "START"})
         assert started.startswith('clicked @e') and '- "START"' in started, started
         assert await page.evaluate("() => window.started === true")
