@@ -117,6 +117,14 @@ async def test_every_kind_of_control(pages_url):
         assert seen["Walk the dog"].endswith("checkbox \"Walk the dog\" checked"), seen
         assert seen["Buy milk"].endswith("unchecked")
         assert seen["Volume"].endswith('= "75"')
+        assert seen["Comment"].endswith('= "Looks good"')  # a rich-text editor's value is its text
+        # ARIA states: a switch's aria-checked, a disclosure's aria-expanded, as they change.
+        assert seen["Dark mode"].endswith('switch "Dark mode" unchecked') and seen["Filters"].endswith("collapsed"), seen
+        await act(s, "page_click", {"text": "Dark mode"})
+        opened = await act(s, "page_click", {"text": "Filters"})
+        assert '+ "Only mine"' in opened, opened
+        seen = lines_of(await observe(s))
+        assert seen["Dark mode"].endswith("\"Dark mode\" checked") and seen["Filters"].endswith("expanded") and "Only mine" in seen
 
 
 async def test_a_hover_menu_opens_under_page_hover_and_says_what_appeared(pages_url):

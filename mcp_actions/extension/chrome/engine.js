@@ -5294,17 +5294,44 @@ function sectionOf(el) {
       if (!node.matches(SECTION_SELECTORS[i])) continue;
       var heading = Array.prototype.filter.call(node.querySelectorAll(HEADING), isVisible)[0];
       var text = heading ? elementText(heading) : "";
-      if (text && text.length <= TEXT_CAP) return { element: node, selector: SECTION_SELECTORS[i], heading: text };
+      if (text && text.length <= TEXT_CAP) return { element: node, selector: SECTION_SELECTORS[i], heading: headingName(text) };
     }
   }
   return null;
 }
 
-/** Visible sections (selector) with a heading named `heading`, as the resolver reads {selector, has: {role: heading, name}}. */
-function sectionsNamed(selector, heading) {
-  return visibleWhere(queryAllDeep(selector), function (c) {
-    return Array.prototype.some.call(c.querySelectorAll(HEADING), function (h) { return isVisible(h) && sameName(accessibleName(h, "heading"), heading); });
+/**
+ * How a person names a section by its heading: the heading, or when it carries a number ("Doing 4 cards",
+ * a count that changes as the page is used) its longest run of words without digits ("Doing").
+ */
+function headingName(text) {
+  if (!/\d/.test(text)) return text;
+  var best = "", run = [];
+  text.split(/\s+/).concat(["0"]).forEach(function (word) {
+    if (/\d/.test(word)) {
+      var joined = run.join(" ");
+      if (joined.length > best.length) best = joined;
+      run = [];
+    } else run.push(word);
   });
+  return best.replace(/[:\s]+$/, "") || text;
+}
+
+/**
+ * Visible sections (selector) with a heading named `heading`, as the resolver reads
+ * {selector, has: {role: "heading", name}}: exact names if any heading has one, else names that contain it.
+ */
+function sectionsNamed(selector, heading) {
+  var sections = visibleWhere(queryAllDeep(selector), function () { return true; });
+  function named(test) {
+    return sections.filter(function (c) {
+      return Array.prototype.some.call(c.querySelectorAll(HEADING), function (h) { return isVisible(h) && test(accessibleName(h, "heading")); });
+    });
+  }
+  var wanted = normalize(heading).toLowerCase();
+  var exact = named(function (name) { return normalize(name).toLowerCase() === wanted; });
+  if (exact.length) return exact;
+  return named(function (name) { return normalize(name).toLowerCase().indexOf(wanted) >= 0; });
 }
 
 function visibleWhere(elements, test) {
@@ -5418,6 +5445,13 @@ function describeElement(el) {
         var scoped = {};
         Object.keys(inRow[j]).forEach(function (k) { scoped[k] = inRow[j][k]; });
         scoped.within = { selector: row.selector, text_equals: rowText };
+        // A row that carries numbers ("Ship status page #4 3 comments") is named by its words when they
+        // alone tell it apart: its counts change as the page is used.
+        var words = headingName(rowText);
+        if (words !== rowText && words.length >= 3) {
+          var having = visibleWhere(queryAllDeep(row.selector), function (c) { return elementText(c).indexOf(words) >= 0; });
+          if (countInScope(inRow[j], null, null, having) === 1) scoped.within = { selector: row.selector, has_text: words };
+        }
         out.scoped = scoped;
         break;
       }

@@ -14,7 +14,6 @@
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
-  isObject = M.isObject,
   cap = M.cap,
   box = M.box,
   tagOf = M.tagOf,
@@ -22,7 +21,6 @@ var definePrimitive = M.definePrimitive,
   queryAllDeep = M.queryAllDeep,
   isVisible = M.isVisible,
   roleOf = M.roleOf,
-  accessibleName = M.accessibleName,
   viewport = M.viewport,
   isActionable = M.isActionable,
   candidateRole = M.candidateRole,
@@ -55,7 +53,7 @@ function actionsOf(el, role) {
   if (!isEnabled(el)) return [];
   if (tag === "select") return ["select"];
   if (role === "clickable" || role === "option") return ["click"];
-  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"].indexOf(type) < 0)) {
+  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "file"].indexOf(type) < 0)) {
     return ["fill", "press", "click"];
   }
   return ["click", "press"];
@@ -73,7 +71,21 @@ function valueOf(el) {
     if (el.type === "password") return el.value ? "••••" : "";
     return String(el.value == null ? "" : el.value);
   }
+  // A rich-text editor's value is its text (a comment box being written).
+  if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return M.normalize(el.innerText);
   return null;
+}
+
+var CHECKABLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
+
+/** ARIA states a person sees: checked (native or aria-checked), expanded/collapsed, selected, pressed. */
+function statesOf(el, role, entry) {
+  if (el.type === "checkbox" || el.type === "radio") entry.checked = !!el.checked;
+  else if (CHECKABLE[role] && el.hasAttribute("aria-checked")) entry.checked = el.getAttribute("aria-checked") === "true";
+  var expanded = el.getAttribute("aria-expanded");
+  if (expanded === "true" || expanded === "false") entry.expanded = expanded === "true";
+  if (el.getAttribute("aria-selected") === "true") entry.selected = true;
+  if (el.getAttribute("aria-pressed") === "true") entry.pressed = true;
 }
 
 function entryFor(el, withBounds, role, name) {
@@ -81,7 +93,7 @@ function entryFor(el, withBounds, role, name) {
   if (name) entry.name = cap(name, NAME_CAP);
   var value = valueOf(el);
   if (value !== null && value !== "") entry.value = cap(value, VALUE_CAP);
-  if (el.type === "checkbox" || el.type === "radio") entry.checked = !!el.checked;
+  statesOf(el, role, entry);
   entry.actions = actionsOf(el, role);
   var b = box(el);
   var key = [b.x, b.y, b.width, b.height].join(",");
@@ -125,6 +137,9 @@ function lineOf(entry, el, duplicated, cache) {
   if (entry.name) parts.push(JSON.stringify(entry.name));
   if (entry.value !== undefined) parts.push("= " + JSON.stringify(entry.value));
   if (entry.checked !== undefined) parts.push(entry.checked ? "checked" : "unchecked");
+  if (entry.expanded !== undefined) parts.push(entry.expanded ? "expanded" : "collapsed");
+  if (entry.selected) parts.push("selected");
+  if (entry.pressed) parts.push("pressed");
   if (!entry.actions.length) parts.push("disabled");
   if (entry.change === "new" && observedBefore) parts.push("new");
   if (entry.bounds) parts.push("[" + [entry.bounds.x, entry.bounds.y, entry.bounds.width, entry.bounds.height].join(",") + "]");
