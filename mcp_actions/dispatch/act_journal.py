@@ -107,6 +107,8 @@ def _resolve_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any] | None:
         # page_fill {ref, text} types text into ref; {ref|text, value} types value into the field ref or text names.
         where = where if "value" in own else {key: own[key] for key in ("ref",) if key in own}
         return {**where, "field": True} if where else None
+    if tool == "page.select" and "text" in where:
+        where["field"] = True  # a <select> is a field (combobox): the text names the field, as page_select means it
     return where or None
 
 

@@ -81,6 +81,10 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
         wait = {"id": f"{sid}_find", "primitive": "locator.wait_for", "args": {"locator": locator, "state": "visible", "timeout_ms": WAIT_MS}}
         if step.tool == "page.click":
             workflow += [wait, {"id": f"{sid}_click", "primitive": "pointer.click", "args": {"target": locator}}]
+        elif step.tool == "page.fill" and step.element.get("tag") == "select":
+            # page_fill chooses the option of a <select> it names.
+            text = learned_text(str(step.arguments.get("text", "")), parameters, used)
+            workflow += [wait, {"id": f"{sid}_select", "primitive": "locator.select", "args": {"locator": locator, "values": [text]}}]
         elif step.tool == "page.fill":
             text = learned_text(str(step.arguments.get("text", "")), parameters, used)
             workflow += [wait, {"id": f"{sid}_fill", "primitive": "text.insert", "args": {"target": locator, "text": text, "mode": "replace"}}]

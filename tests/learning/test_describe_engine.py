@@ -3,7 +3,7 @@
 For every element ``refs.observe`` lists on the learning fixtures
 (``tests/fixtures/pages/learn-todos``: look-alike rows re-rendered on every
 change; ``settings.html``: look-alike fields and buttons that only their
-section's heading tells apart), the locator ``refs.describe`` proposes
+section's heading tells apart, rows and headings that carry counts), the locator ``refs.describe`` proposes
 (``scoped`` when there is one, else its unique ``locator``) is resolved by the
 page engine's own resolver (``locator.element_info``, which refuses several
 matches) and must land on the same element (the same box). An element with
@@ -77,6 +77,9 @@ async def test_look_alikes_are_told_apart_by_their_row_or_their_section(page: Pa
         {"selector": "section", "has": {"role": "heading", "name": "Payment cards"}},  # not its count "(2 saved)"
         {"selector": "[role=dialog]", "has": {"role": "heading", "name": "Café 'notes'"}},
     ]
+
+    opens = sorted((y, d["scoped"]["within"]) for (name, y), d in described.items() if name == "Open")
+    assert [w for _, w in opens] == [{"selector": "li", "has_text": "Ship status page —"}, {"selector": "li", "has_text": "Fix login form —"}]
 
     await page.goto(f"{pages_url}/learn-todos/index.html")
     await page.wait_for_function("document.querySelectorAll('li[data-id]').length >= 3")

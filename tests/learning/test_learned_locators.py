@@ -130,3 +130,10 @@ def test_a_description_is_taken_only_for_the_locator_keys_it_may_hold() -> None:
     assert rendered(located["name"]) == "{% input %}"
     with pytest.raises(UnlearnableStep, match=NO_FIND):
         learned_locator({**forged, "locator": {"xpath": "//x"}}, {}, set())
+
+
+def test_a_fill_of_a_select_is_saved_as_choosing_its_option() -> None:
+    sort = {"tag": "select", "role": "combobox", "name": "Sort by", "text": "", "attributes": {}, "editable": False, "container": None,
+            "locator": {"role": "combobox", "name": "Sort by"}, "unique": True}  # fmt: skip
+    tool = learn_tool([step("page.fill", sort, text="Title")], name="todos.sort", description="d", parameters={"order": "Title"})
+    assert tool["workflow"]["steps"][-1] == {"id": "s1_select", "primitive": "locator.select", "args": {"locator": sort["locator"], "values": ["{% input.order %}"]}}

@@ -4781,7 +4781,6 @@ M.openModal = openModal;
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
-  isObject = M.isObject,
   cap = M.cap,
   box = M.box,
   tagOf = M.tagOf,
@@ -4789,7 +4788,6 @@ var definePrimitive = M.definePrimitive,
   queryAllDeep = M.queryAllDeep,
   isVisible = M.isVisible,
   roleOf = M.roleOf,
-  accessibleName = M.accessibleName,
   viewport = M.viewport,
   isActionable = M.isActionable,
   candidateRole = M.candidateRole,
@@ -4822,7 +4820,7 @@ function actionsOf(el, role) {
   if (!isEnabled(el)) return [];
   if (tag === "select") return ["select"];
   if (role === "clickable" || role === "option") return ["click"];
-  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"].indexOf(type) < 0)) {
+  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "file"].indexOf(type) < 0)) {
     return ["fill", "press", "click"];
   }
   return ["click", "press"];
@@ -4840,7 +4838,21 @@ function valueOf(el) {
     if (el.type === "password") return el.value ? "••••" : "";
     return String(el.value == null ? "" : el.value);
   }
+  // A rich-text editor's value is its text (a comment box being written).
+  if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return M.normalize(el.innerText);
   return null;
+}
+
+var CHECKABLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
+
+/** ARIA states a person sees: checked (native or aria-checked), expanded/collapsed, selected, pressed. */
+function statesOf(el, role, entry) {
+  if (el.type === "checkbox" || el.type === "radio") entry.checked = !!el.checked;
+  else if (CHECKABLE[role] && el.hasAttribute("aria-checked")) entry.checked = el.getAttribute("aria-checked") === "true";
+  var expanded = el.getAttribute("aria-expanded");
+  if (expanded === "true" || expanded === "false") entry.expanded = expanded === "true";
+  if (el.getAttribute("aria-selected") === "true") entry.selected = true;
+  if (el.getAttribute("aria-pressed") === "true") entry.pressed = true;
 }
 
 function entryFor(el, withBounds, role, name) {
@@ -4848,7 +4860,7 @@ function entryFor(el, withBounds, role, name) {
   if (name) entry.name = cap(name, NAME_CAP);
   var value = valueOf(el);
   if (value !== null && value !== "") entry.value = cap(value, VALUE_CAP);
-  if (el.type === "checkbox" || el.type === "radio") entry.checked = !!el.checked;
+  statesOf(el, role, entry);
   entry.actions = actionsOf(el, role);
   var b = box(el);
   var key = [b.x, b.y, b.width, b.height].join(",");
@@ -4892,6 +4904,9 @@ function lineOf(entry, el, duplicated, cache) {
   if (entry.name) parts.push(JSON.stringify(entry.name));
   if (entry.value !== undefined) parts.push("= " + JSON.stringify(entry.value));
   if (entry.checked !== undefined) parts.push(entry.checked ? "checked" : "unchecked");
+  if (entry.expanded !== undefined) parts.push(entry.expanded ? "expanded" : "collapsed");
+  if (entry.selected) parts.push("selected");
+  if (entry.pressed) parts.push("pressed");
   if (!entry.actions.length) parts.push("disabled");
   if (entry.change === "new" && observedBefore) parts.push("new");
   if (entry.bounds) parts.push("[" + [entry.bounds.x, entry.bounds.y, entry.bounds.width, entry.bounds.height].join(",") + "]");
@@ -5445,13 +5460,6 @@ function describeElement(el) {
         var scoped = {};
         Object.keys(inRow[j]).forEach(function (k) { scoped[k] = inRow[j][k]; });
         scoped.within = { selector: row.selector, text_equals: rowText };
-        // A row that carries numbers ("Ship status page #4 3 comments") is named by its words when they
-        // alone tell it apart: its counts change as the page is used.
-        var words = headingName(rowText);
-        if (words !== rowText && words.length >= 3) {
-          var having = visibleWhere(queryAllDeep(row.selector), function (c) { return elementText(c).indexOf(words) >= 0; });
-          if (countInScope(inRow[j], null, null, having) === 1) scoped.within = { selector: row.selector, has_text: words };
-        }
         out.scoped = scoped;
         break;
       }
