@@ -285,12 +285,14 @@ class SessionGate:
         if method != "POST" or session_id:
             await self.app(scope, receive, send)
             return
-        # A POST without a session: an initialize (a new session) or a 2026-07-28 request. Read it once, replay it.
-        body, receive = await _buffered(receive)
-        if _is_initialize(body) and self.sessions.full():
-            log.warning("refused a new MCP session: %s", self.sessions.refusal())
-            await _refuse(send, self.sessions.refusal(), self.sessions.max_sessions)
-            return
+        # A POST without a session: an initialize (a new session) or a 2026-07-28 request. With a limit
+        # (and only then) it is read once, to refuse an initialize beyond it, and replayed.
+        if self.sessions.full():
+            body, receive = await _buffered(receive)
+            if _is_initialize(body):
+                log.warning("refused a new MCP session: %s", self.sessions.refusal())
+                await _refuse(send, self.sessions.refusal(), self.sessions.max_sessions)
+                return
 
         async def send_noting_session(message: dict[str, Any]) -> None:
             if message.get("type") == "http.response.start":
