@@ -72,9 +72,11 @@ class ActJournal:
         return out[::-1]
 
     def last(self, runtime_id: str, count: int) -> list[ActStep]:
-        """The runtime's last ``count`` acting steps (navigations skipped), oldest first."""
-        acting = [step for step in self._tabs.get(runtime_id, ()) if not step.boundary]
-        return acting[-count:] if count > 0 else []
+        """The runtime's last ``count`` acting steps since its last navigation (fewer when there are fewer), oldest first.
+
+        A learned tool does not navigate: steps on either side of a ``browser_navigate`` are not one tool.
+        """
+        return self.since_navigation(runtime_id)[-count:] if count > 0 else []
 
     def typed_values(self, runtime_id: str) -> list[str]:
         """The texts typed and options chosen since the last navigation: what the journal watches appear."""

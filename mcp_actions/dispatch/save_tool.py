@@ -86,7 +86,11 @@ async def _save(service: ActionService, call: BuiltinCall) -> Any:
     count = own.get("steps")
     steps = service.journal.last(runtime.runtime_id, count) if count else service.journal.since_navigation(runtime.runtime_id)
     if count and len(steps) < count:
-        raise ActionError(f"only {len(steps)} acting call(s) on this tab succeeded, not {count}", code=ErrorCode.INVALID_INPUT, evidence={"path": "/steps", "available": len(steps)})
+        raise ActionError(
+            f"only {len(steps)} acting call(s) on this tab succeeded since its last browser_navigate, not {count} (a saved tool does not navigate)",
+            code=ErrorCode.INVALID_INPUT,
+            evidence={"path": "/steps", "available": len(steps)},
+        )
     origin = origin_of(steps[-1].url if steps else runtime.url)
     if origin is None:
         raise ActionError("tools are learned on http(s) pages only", code=ErrorCode.INVALID_INPUT, evidence={"path": "/steps", "url": runtime.url})

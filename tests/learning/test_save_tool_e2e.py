@@ -189,6 +189,8 @@ async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_kee
         await agent.ok("page_click", {"ref": next(e for e in await agent.elements() if e["role"] == "div")["ref"]})
         await agent.ok("browser_navigate", {"url": f"{pages_url}/learn-todos/index.html"})
         await agent.page_shows("Don't forget")
+        error = await agent.refused("actions_save_tool", {"name": "todos.sparkle", "description": "x", "steps": 1})
+        assert error["code"] == "invalid_input" and error["evidence"] == {"path": "/steps", "available": 0}  # not across a navigation
         boxes = [e for e in _the(await agent.elements(), "checkbox") if e.get("name") != "Mark all as complete"]
         await agent.ok("page_click", {"ref": boxes[0]["ref"]})
         first = await agent.ok("actions_save_tool", {"name": "todos.toggle", "description": "Toggle a todo.", "parameters": {"title": "Walk the dog"}})
