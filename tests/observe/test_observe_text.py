@@ -25,6 +25,15 @@ async def test_text_names_one_element_or_is_refused_with_the_candidates(pages_ur
         chosen = await s.client.call_tool("page_select", {"text": "Size", "values": ["Large"]})
         assert not chosen.is_error, chosen.content
         assert await page.input_value("#size") == "Large"
+        # page_observe says which list each look-alike is in, and only for look-alikes.
+        observed = (await s.client.call_tool("page_observe", {})).content[0].text
+        adds = [line for line in observed.splitlines() if '"Add a card"' in line]
+        assert [line.rsplit(" in: ", 1)[1] for line in adds] == ["To do", "Doing", "Done"], observed
+        assert not any(" in: " in line for line in observed.splitlines() if "Remember me" in line)
+        # The engine's JSON form (workflows) carries the same context.
+        engine = await page.evaluate("() => window.__mcpActions.run('refs.observe', {})")
+        contexts = [e.get("context") for e in engine["output"]["elements"] if e.get("name") == "Add a card"]
+        assert contexts == ["To do", "Doing", "Done"]
         both = await s.client.call_tool("page_click", {"text": "Remember me", "ref": "@e1"})
         assert both.is_error and "invalid_input" in both.content[0].text
 
