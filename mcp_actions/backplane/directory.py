@@ -112,10 +112,14 @@ class RuntimeDirectory:
         self.replica_id = replica_id
         self._channel_for = channel_for
         self._replicas: dict[str, _Replica] = {}
+        #: Which replica each mirror is of, and when that replica's connection to it opened.
+        self._claims: dict[str, tuple[str, float]] = {}
 
     def snapshot(self, *, bye: bool = False) -> dict[str, Any]:
         """The message announcing this replica's runtimes (none, with ``bye``: it is leaving)."""
-        runtimes = [] if bye else [runtime_entry(info, self.bridge.owner_of(info.runtime_id)) for info in self.bridge.local_runtimes()]
+        runtimes = [] if bye else [
+            {**runtime_entry(info, self.bridge.owner_of(info.runtime_id)), "bound_at": self.bridge.connected_since(info.runtime_id)} for info in self.bridge.local_runtimes()
+        ]
         return {"replica": self.replica_id, "runtimes": runtimes, **({"bye": True} if bye else {})}
 
     def heard(self, message: dict[str, Any]) -> None:
@@ -140,11 +144,21 @@ class RuntimeDirectory:
             except (ValueError, TypeError) as exc:
                 log.warning("replica %s announced a runtime that is not one: %s", replica, exc)
                 continue
+            announced_bound = entry.get("bound_at")
+            bound_at = float(announced_bound) if isinstance(announced_bound, (int, float)) else 0.0
+            claim = self._claims.get(info.runtime_id)
+            if claim is not None and claim[0] != replica and claim[0] in self._replicas and claim[1] > bound_at:
+                # Two replicas announce it (one still holds a socket the runtime has left): the newer connection is the runtime.
+                continue
             owner = entry.get("owner") if isinstance(entry.get("owner"), str) else None
             if self.bridge.attach_remote(info, self._channel_for(replica, info.runtime_id), owner=owner):
                 now.add(info.runtime_id)
+                self._claims[info.runtime_id] = (replica, bound_at)
         for gone in known.runtime_ids - now:
-            self.bridge.detach_remote(gone, f"it left replica {replica}")
+            self._detach(gone, replica, f"it left replica {replica}")
+        for other in self._replicas.values():
+            if other is not known:
+                other.runtime_ids -= now  # a runtime that moved here from another replica is this one's now
         known.runtime_ids = now
 
     def drop(self, replica: str, reason: str) -> None:
@@ -154,7 +168,15 @@ class RuntimeDirectory:
             return
         log.warning("replica %s is gone (%s); its %d runtime(s) reconnect through the balancer", replica, reason, len(known.runtime_ids))
         for runtime_id in known.runtime_ids:
+            self._detach(runtime_id, replica, reason)
+
+    def _detach(self, runtime_id: str, replica: str, reason: str) -> None:
+        # Only the mirror of that replica's runtime: one that moved to another replica is not gone.
+        info = self.bridge.registry.get(runtime_id)
+        if info is not None and info.replica == replica:
             self.bridge.detach_remote(runtime_id, reason)
+        if self._claims.get(runtime_id, ("",))[0] == replica:
+            del self._claims[runtime_id]
 
     def drop_all(self, reason: str) -> None:
         """Forget every other replica (the backplane is unreachable: only this replica's runtimes are served)."""

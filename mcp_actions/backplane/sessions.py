@@ -44,11 +44,17 @@ class SessionStore:
             self._kv_of = nc
         return self._kv
 
+    def _forget_bucket(self, exc: Exception) -> None:
+        """After a failure other than a missing key, look the bucket up again next time (NATS may have come back without it)."""
+        if type(exc).__name__ != "KeyNotFoundError":
+            self._kv = None
+
     async def get(self, session_id: str) -> dict[str, Any] | None:
         """The stored record of a session, or None (unknown, expired, or the backplane unreachable)."""
         try:
             entry = await (await self._bucket()).get(session_id)
         except Exception as exc:
+            self._forget_bucket(exc)
             log.debug("session %s not found in the backplane: %s", session_id[:64], exc)
             return None
         try:
@@ -63,6 +69,7 @@ class SessionStore:
             await (await self._bucket()).put(session_id, json.dumps(record).encode())
             return True
         except Exception as exc:
+            self._forget_bucket(exc)
             log.warning("could not store session %s in the backplane (another replica cannot serve it): %s", session_id[:64], exc)
             return False
 

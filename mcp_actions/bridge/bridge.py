@@ -551,6 +551,11 @@ class Bridge:
         """The runtimes whose connections this process holds, in order of connection."""
         return [info for info in self.registry.list() if info.runtime_id in self._sessions]
 
+    def connected_since(self, runtime_id: str) -> float | None:
+        """When the connection this process holds for a runtime opened (wall clock), None when it holds none."""
+        session = self._sessions.get(runtime_id)
+        return session.opened_at if session is not None else None
+
     def owner_of(self, runtime_id: str) -> str | None:
         """The credential that owns a runtime id (``identity.owner_key``), for the replicas' shared directory."""
         return self.identities.owner(runtime_id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any, Protocol
 
 from ..errors import ActionError, ErrorCode
@@ -91,6 +92,8 @@ class RuntimeSession:
     ) -> None:
         self.link = link
         self.transport = transport
+        #: When this connection opened (wall clock): of two replicas holding a runtime, the newer connection is it.
+        self.opened_at = time.time()
         #: The pairing this connection proved it holds (its secret was the token), None for the start token.
         self.authorization_id = authorization_id
         #: How the connection proved who it is (bridge/credentials.py); its runtime's ``RuntimeInfo.trust``.

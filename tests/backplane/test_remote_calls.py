@@ -161,3 +161,35 @@ async def test_page_events_of_a_runtime_reach_the_other_replica(pair: tuple[Side
     assert mirror is not None and list(mirror.events) == seen
     await runtime.close()
     await eventually(lambda: b.bridge.registry.get("rt-1") is None, timeout=5)
+
+
+async def test_two_replicas_holding_one_runtime_the_newer_connection_is_it(tmp_path: Path) -> None:
+    """A runtime reconnected to replica c while replica a still holds its old socket: replica b routes to c, steadily, across announcements."""
+    nats = NatsServer(tmp_path / "jetstream")
+    nats.start()
+    try:
+        async with side(nats.url) as a, side(nats.url) as b, side(nats.url) as c:
+            stale = await on_a(a, b)  # a keeps this socket open: it does not know the runtime left
+            stale.serve(lambda call: _answer("a"))
+            fresh = await WsRuntime(c.url, "rt-1", token=TOKEN).open()
+            fresh.serve(lambda call: _answer("c"))
+            c_id = c.backplane.replica_id
+            await eventually(lambda: _replica_of(b, "rt-1") == c_id, timeout=5)
+            # Over three announcement rounds of both a and c, b keeps routing to the newer connection.
+            for _ in range(12):
+                assert _replica_of(b, "rt-1") == c_id
+                assert await b.bridge.call("shop.ping", {}, runtime_id="rt-1", handler="shop.ping") == {"on": "c"}
+                await asyncio.sleep(0.25)
+            await stale.close()
+            await fresh.close()
+    finally:
+        nats.stop()
+
+
+async def _answer(where: str) -> dict[str, str]:
+    return {"on": where}
+
+
+def _replica_of(side_: Side, runtime_id: str) -> str | None:
+    info = side_.bridge.registry.get(runtime_id)
+    return info.replica if info is not None else None
