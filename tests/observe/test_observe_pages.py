@@ -117,7 +117,8 @@ async def test_every_kind_of_control(pages_url):
         assert seen["Walk the dog"].endswith("checkbox \"Walk the dog\" checked"), seen
         assert seen["Buy milk"].endswith("unchecked")
         assert seen["Volume"].endswith('= "75"')
-        assert seen["Comment"].endswith('= "Looks good"')  # a rich-text editor's value is its text
+        assert seen["Comment"].endswith('= "Looks good"')
+        assert seen["Green"].split(" ")[1] == "option"  # a listbox's li without role=option  # a rich-text editor's value is its text
         # ARIA states: a switch's aria-checked, a disclosure's aria-expanded, as they change.
         assert seen["Dark mode"].endswith('switch "Dark mode" unchecked') and seen["Filters"].endswith("collapsed"), seen
         await act(s, "page_click", {"text": "Dark mode"})

@@ -75,6 +75,8 @@ function popupListOf(el) {
   if (tagOf(el) !== "li" || roleOf(el) !== "listitem") return null;
   var list = el.parentElement;
   if (!list || (tagOf(list) !== "ul" && tagOf(list) !== "ol")) return null;
+  var listRole = list.getAttribute("role");
+  if (listRole === "listbox" || listRole === "menu") return list; // its items lack role=option/menuitem
   if (POPUP_CLASS.test(String(list.getAttribute("class") || ""))) return list;
   var view = (list.ownerDocument && list.ownerDocument.defaultView) || root;
   var position = view.getComputedStyle(list).position;
