@@ -410,3 +410,24 @@ async def test_a_session_busy_on_one_replica_is_not_idle_on_another_and_ends_eve
                 assert code is not None
             finally:
                 await own.close()
+
+
+async def test_a_2026_client_listening_on_one_replica_hears_a_runtime_arrive_on_another(tmp_path: Path) -> None:
+    """Notifications of change reach a 2026-07-28 client's subscriptions/listen stream on every replica."""
+    async with cluster(tmp_path, 2) as c:
+        a, b = c.replicas
+        async with mcp_client(b.mcp_url, keepalive=True, mode="2026-07-28") as on_b:
+            async with on_b.listen(tools_list_changed=True, resources_list_changed=True, resource_subscriptions=["actions://runtimes"]) as events:
+                runtime = await open_runtime(a.bridge_url, "rt-far")
+                try:
+                    seen: set[str] = set()
+                    async with asyncio.timeout(10):
+                        async for event in events:
+                            seen.add(type(event).__name__)
+                            if {"ResourceUpdated", "ResourcesListChanged"} <= seen:
+                                break
+                    assert "rt-far" in await listed(on_b)
+                    result = await on_b.call_tool("shop_ping", {"n": 3, "target_runtime_id": "rt-far"})
+                    assert not result.is_error and result.structured_content == {"runtime": "rt-far", "n": 3, "handler": "shop.ping"}
+                finally:
+                    await runtime.close()
