@@ -32,6 +32,8 @@ __all__ = ["draft_explored"]
 
 _TITLE = "{% input.title %}"
 _SETTLE = {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_TIMEOUT_MS}
+#: How long add waits for its row before it looks whether its Enter was heard at all.
+_FIRST_WAIT_MS = 2000
 
 
 def _key(locator: Any) -> str:
@@ -63,14 +65,20 @@ def _adder(d: _Drafter, adder: Adder, revealed_by: list[str]) -> None:
     name = d.name("add" if row is not None else f"submit_{_slug(label, fallback='text', limit=30)}")
     workflow = _Workflow(d.max_steps)
     workflow.add("ready", "locator.wait_for", {"locator": f["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the field (it may render late)")
+    # A page shows its field before its script listens to it (handlers bound late, hydration): let it settle first.
+    workflow.add("settle_first", "dom.settle", dict(_SETTLE), on_error="continue", description="let a page that renders late finish first")
     workflow.add("type", "text.insert", {"target": f["locator"], "text": _TITLE, "mode": "replace"})
     workflow.add("enter", "keyboard.press", {"key": "Enter"}, description="the field is outside any form: Enter submits it")
     if row is not None:
+        scope = _row_scope(row)
+        workflow.add("shown", "locator.wait_for", {"locator": scope, "state": "attached", "timeout_ms": _FIRST_WAIT_MS}, on_error="continue", description="wait for the row whose text is the title")
+        # No row, and the field still holds the title: nothing took that Enter (the script was not listening yet),
+        # so pressing it again adds one row, never two (a page that took it has emptied its field or shown the row).
+        missing = "$not($exists(steps.shown.output.matched))"
+        workflow.add("field", "locator.element_info", {"locator": f["locator"]}, when=f"{{% {missing} %}}", on_error="continue", description="what the field holds now")
+        workflow.add("again", "keyboard.press", {"key": "Enter"}, when=f"{{% {missing} and steps.field.output.value = input.title %}}", description="Enter again: the first one was not heard")
         workflow.add(
-            "shown",
-            "locator.wait_for",
-            {"locator": _row_scope(row), "state": "attached", "timeout_ms": READY_TIMEOUT_MS},
-            description="wait for the row whose text is the title",
+            "shown_again", "locator.wait_for", {"locator": scope, "state": "attached", "timeout_ms": READY_TIMEOUT_MS}, when=f"{{% {missing} %}}", description="wait for the row whose text is the title"
         )
         description = f"Add a row to {d.title}: type the title into its {_quote(label)} field and press Enter; waits until the row shows it."
         output = "{% {'added': input.title} %}"
@@ -151,7 +159,7 @@ def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> N
         "workflow": workflow.document(output),
         "result_schema": result,
     }
-    d.guard(tool, f"{what} of the row", str(control.get("words") or ""))
+    d.guard(tool, f"the row's {what}", str(control.get("words") or ""))
     d.tools.append(tool)
     d.counts["explored"] += 1
     d.note("explore", f"a row action: it acts inside the row ({row['selector']}) whose {row['title']['selector']} shows exactly the title, so a look-alike row is left alone", name)

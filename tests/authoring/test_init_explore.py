@@ -1,0 +1,214 @@
+"""``mcp-actions init`` explores, as a user runs it: the command in a subprocess, real headless Chromium.
+
+Pages (tests/fixtures/pages):
+
+- ``init-todomvc``: TodoMVC's vanilla example in markup and behaviour: a lone ``.new-todo`` field
+  outside any form that Enter submits, the list, toggles, filters and "Clear completed" shown only
+  once a todo exists, a destroy button shown only while its row is hovered, handlers bound late;
+- ``init-explore``: a shopping list rendered late with look-alike rows ("Buy milk", "Buy milk
+  twice"), a "Send a message" field (risk word), an "Options" menu, a "Delete account" dialog opener.
+
+The drafted maps validate clean, and their tools run through ``mcp-actions serve`` (the SDK's
+``Client`` over stdio) on a fresh load of the page: titles with an apostrophe and non-ASCII text,
+the look-alike row left alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+pytestmark = pytest.mark.browser
+
+LONG = {"timeout_ms": 30000}
+TODOMVC_TOOLS = ["add", "toggle", "delete", "toggle_mark_all_as_complete", "show_all", "show_active", "show_completed", "click_clear_completed"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcp_actions", *args], capture_output=True, text=True, timeout=180)
+
+
+def init(tmp_path: Path, url: str, *flags: str) -> tuple[dict[str, Any], list[str], Path]:
+    """Run init on ``url`` into a file; the map, the review lines on stderr, the file."""
+    out = tmp_path / f"draft-{len(list(tmp_path.iterdir()))}.actions.json"
+    done = run("init", url, "-o", str(out), *flags)
+    assert done.returncode == 0, done.stderr
+    draft = json.loads(out.read_text(encoding="utf-8"))
+    return draft, done.stderr.splitlines(), out
+
+
+def validate_clean(path: Path) -> None:
+    done = run("validate", str(path), "--json")
+    [report] = json.loads(done.stdout)
+    assert done.returncode == 0 and report["errors"] == [] and report["warnings"] == [], done.stdout
+
+
+def tools_of(draft: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {tool["name"].split(".", 1)[1]: tool for tool in draft["tools"]}
+
+
+def step_args(tool: dict[str, Any], step_id: str) -> dict[str, Any]:
+    return next(s["args"] for s in tool["workflow"]["steps"] if s["id"] == step_id)
+
+
+def test_init_explores_todomvc_and_drafts_what_appears_later(tmp_path: Path, pages_url: str) -> None:
+    draft, stderr, out = init(tmp_path, f"{pages_url}/init-todomvc/index.html")
+    tools = tools_of(draft)
+    assert list(tools) == TODOMVC_TOOLS
+    validate_clean(out)
+    assert stderr[0].startswith(f"mcp-actions init: drafted {len(TODOMVC_TOOLS)} tools from") and "found by exploring" in stderr[0]
+    # add(title): the lone field by its placeholder, Enter, then the row whose title is the argument.
+    add = tools["add"]
+    assert add["input_schema"]["required"] == ["title"]
+    assert step_args(add, "type") == {"target": {"role": "textbox", "name": "What needs to be done?"}, "text": "{% input.title %}", "mode": "replace"}
+    assert step_args(add, "enter") == {"key": "Enter"}
+    row = {"selector": "ul.todo-list li", "has": {"selector": "label", "text_equals": "{% input.title %}"}}
+    assert step_args(add, "shown")["locator"] == row and step_args(add, "shown_again")["locator"] == row
+    # Row actions: the control within the row that has the title; the destroy button is hovered first.
+    assert step_args(tools["toggle"], "at_click") == {"locator": {"role": "checkbox", "within": row}}
+    delete = tools["delete"]
+    assert [s["primitive"] for s in delete["workflow"]["steps"]][:3] == ["locator.wait_for", "locator.element_info", "pointer.move"]
+    assert step_args(delete, "at_click")["locator"]["within"] == row
+    assert delete["x_actions"]["annotations"] == {"destructiveHint": True} and "Go ahead?" in delete["x_actions"]["confirm"]
+    # Filters are the fragment links, "Clear completed" the button that shows once a todo is done.
+    assert step_args(tools["show_active"], "at_click") == {"locator": {"role": "link", "name": "Active"}}
+    assert step_args(tools["click_clear_completed"], "at_click") == {"locator": {"role": "button", "name": "Clear completed"}}
+    # The review names what init did and what it did not press, and why; stderr has it too.
+    review = [item["message"] for item in draft["x_init_review"]]
+    assert any(m.startswith("init explored on its own throwaway tab: typed into the field 'What needs to be done?' and pressed Enter") for m in review)
+    assert "did not press the row's button 'destroy' while exploring: its words say 'destroy' (it may destroy something)" in review
+    assert any("did not press the row's button 'destroy'" in line for line in stderr)
+    assert any(item.get("tool") == "x127_0_0_1.click_clear_completed" and "appears only once a row was added" in item["message"] for item in draft["x_init_review"])
+
+
+def test_without_exploring_the_review_names_the_field_it_skipped(tmp_path: Path, pages_url: str) -> None:
+    draft, stderr, _ = init(tmp_path, f"{pages_url}/init-todomvc/index.html", "--no-explore")
+    assert draft["tools"] == []
+    review = [item["message"] for item in draft["x_init_review"]]
+    assert any(m.startswith("nothing on the page became a tool (skipped the field 'What needs to be done?'") for m in review), review
+    assert any(m.startswith("skipped the field 'What needs to be done?': it is outside any form") and "--no-explore" in m for m in review)
+    assert stderr[0].startswith(f"mcp-actions init: drafted 0 tools from {pages_url}/init-todomvc/index.html, written to")
+    assert any(line.startswith("  - nothing on the page became a tool (skipped the field 'What needs to be done?'") for line in stderr)
+
+
+def test_a_zero_budget_is_no_exploring_and_a_bad_one_is_a_usage_error(tmp_path: Path, pages_url: str) -> None:
+    draft, _, _ = init(tmp_path, f"{pages_url}/init-todomvc/index.html", "--explore-budget", "0")
+    assert draft["tools"] == []
+    for bad in ("-1", "soon", "nan"):
+        done = run("init", f"{pages_url}/init-todomvc/index.html", "--explore-budget", bad)
+        assert done.returncode == 2 and "--explore-budget" in done.stderr and done.stdout == ""
+    done = run("init", f"{pages_url}/init-todomvc/index.html", "--no-explore", "--explore-budget", "5")
+    assert done.returncode == 2
+
+
+def test_exploring_never_submits_what_risk_words_mark(tmp_path: Path, pages_url: str) -> None:
+    draft, _, out = init(tmp_path, f"{pages_url}/init-explore/index.html")
+    validate_clean(out)
+    tools = tools_of(draft)
+    review = [item["message"] for item in draft["x_init_review"]]
+    # "Send a message to the team" was not typed into: a submission would have shown a row and drafted a tool.
+    assert "skipped the field 'Send a message to the team' while exploring: its words say 'send' (it may send something), so init did not submit it" in review
+    assert not any("Send a message" in json.dumps(tool, ensure_ascii=False) for tool in draft["tools"])
+    # "Delete account" was not opened (its dialog's button is nowhere), the row's "Remove" not pressed.
+    assert "did not open 'Delete account' while exploring: its words say 'delete' (it may delete something)" in review
+    assert not any("Yes, delete it" in json.dumps(tool, ensure_ascii=False) for tool in draft["tools"])
+    assert "did not press the row's button 'Remove' while exploring: its words say 'remove' (it may remove something)" in review
+    # The harmless "Options" menu was opened: its items are tools that open it first; "Delete all" asks first.
+    assert {"add", "toggle", "delete", "options_export_list", "options_delete_all"} <= set(tools)
+    assert "confirm" in tools["options_delete_all"]["x_actions"] and "x_actions" not in tools["options_export_list"]
+    assert step_args(tools["toggle"], "at_click")["locator"] == {
+        "role": "checkbox",
+        "name": "Got it",
+        "within": {"selector": "ul.items li", "has": {"selector": "span", "text_equals": "{% input.title %}"}},
+    }
+
+
+# -- the drafted tools, run by the server on a fresh load --------------------------------------
+
+
+class Agent:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def ok(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        result = await self.client.call_tool(name, {**(arguments or {}), **LONG})
+        assert not result.is_error, result
+        if result.structured_content is not None:
+            return result.structured_content
+        text = result.content[0].text if result.content and isinstance(result.content[0], types.TextContent) else ""
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    async def tool(self, suffix: str) -> str:
+        names = [tool.name for tool in (await self.client.list_tools()).tools if tool.name.endswith(f"_{suffix}") and tool.name.startswith("x127_0_0_1")]
+        assert len(names) == 1, names
+        return names[0]
+
+    async def run(self, suffix: str, arguments: dict[str, Any] | None = None) -> Any:
+        return await self.ok(await self.tool(suffix), arguments)
+
+    async def page_shows(self, text: str, timeout: float = 10) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            read = await self.ok("page_read", {"max_bytes": 100000})
+            seen = read if isinstance(read, str) else json.dumps(read, ensure_ascii=False)
+            if text in seen:
+                return seen
+            assert time.monotonic() < deadline, f"the page never showed {text!r}: {seen}"
+            await asyncio.sleep(0.1)
+
+
+@contextlib.asynccontextmanager
+async def serve(tmp_path: Path, *maps: Path) -> AsyncIterator[Agent]:
+    env = {**os.environ, "MCP_ACTIONS_HEADLESS": "1", "PYTHONUNBUFFERED": "1"}
+    manifests = [arg for path in maps for arg in ("--manifests", str(path))]
+    args = ["-m", "mcp_actions", "serve", "--bridge-port", "0", "--audit-log", "off", "--no-watch", "--isolated", "--learned-maps", "off", *manifests]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env)
+    with (tmp_path / "serve-stderr.txt").open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60, mode="legacy") as client:
+            yield Agent(client)
+
+
+async def test_drafted_tools_run_on_a_fresh_load(tmp_path: Path, pages_url: str) -> None:
+    todo_map = tmp_path / "todomvc"
+    list_map = tmp_path / "shopping"
+    todo_map.mkdir()
+    list_map.mkdir()
+    _, _, todo = init(todo_map, f"{pages_url}/init-todomvc/index.html")
+    _, _, shopping = init(list_map, f"{pages_url}/init-explore/index.html")
+    # One server per map: both pages are on one origin, and init names both maps' tools alike (add, toggle).
+    async with serve(tmp_path, todo) as agent:
+        await agent.ok("browser_navigate", {"url": f"{pages_url}/init-todomvc/index.html"})
+        # Right after the load: the app binds its handlers late, and add waits for its row.
+        assert await agent.run("add", {"title": "Café 'crème'"}) == {"added": "Café 'crème'"}
+        await agent.run("add", {"title": "Café 'crème' au lait"})  # a look-alike row
+        toggled = await agent.run("toggle", {"title": "Café 'crème'"})
+        assert toggled == {"toggled": "Café 'crème'", "checked": True}
+        await agent.page_shows("todos: [x] Café 'crème'; [ ] Café 'crème' au lait (filter all)")
+        await agent.run("show_active")
+        await agent.page_shows("(filter active)")
+        await agent.run("show_all")
+        await agent.run("click_clear_completed")
+        await agent.page_shows("todos: [ ] Café 'crème' au lait (filter all)")
+    async with serve(tmp_path, shopping) as agent:
+        # Rows that render 600 ms after load, look-alikes, a menu item behind its opener.
+        await agent.ok("browser_navigate", {"url": f"{pages_url}/init-explore/index.html"})
+        assert (await agent.run("toggle", {"title": "Buy milk"}))["checked"] is True
+        await agent.page_shows("list: [x] Buy milk; [ ] Buy milk twice | sent 0 | exported 0")
+        await agent.run("options_export_list")
+        await agent.page_shows("| exported 1")
