@@ -72,11 +72,23 @@ class ActJournal:
         return out[::-1]
 
     def last(self, runtime_id: str, count: int) -> list[ActStep]:
-        """The runtime's last ``count`` acting steps since its last navigation (fewer when there are fewer), oldest first.
+        """The runtime's last ``count`` acting steps, oldest first, with the navigations between them.
 
-        A learned tool does not navigate: steps on either side of a ``browser_navigate`` are not one tool.
+        A ``browser_navigate`` between two of them stays in the list (a boundary entry with its URL):
+        the tool repeats it. Fewer than ``count`` when the journal holds fewer.
         """
-        return self.since_navigation(runtime_id)[-count:] if count > 0 else []
+        out: list[ActStep] = []
+        acting = 0
+        for step in reversed(self._tabs.get(runtime_id, ())):
+            if acting >= count:
+                break
+            if step.boundary and not out:
+                continue  # a navigation after the last step is not part of it
+            out.append(step)
+            acting += not step.boundary
+        while out and out[-1].boundary:
+            out.pop()  # nor one before the first
+        return out[::-1]
 
     def typed_values(self, runtime_id: str) -> list[str]:
         """The texts typed and options chosen since the last navigation: what the journal watches appear."""
@@ -188,7 +200,13 @@ def _navigating(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]]) -> 
         named = output.get("runtime_id") if isinstance(output, dict) else None
         runtime_id = named if isinstance(named, str) else call.target.runtime.runtime_id if call.target.runtime is not None else None
         if runtime_id is not None:
-            service.journal.navigated(runtime_id, str(output.get("url") or "") if isinstance(output, dict) else "")
+            # Where it landed: the answer's tab (after redirects), else the runtime's page now.
+            tab = output.get("tab") if isinstance(output, dict) else None
+            landed = tab.get("url") if isinstance(tab, dict) else None
+            if not isinstance(landed, str) or not landed:
+                info = service.bridge.registry.get(runtime_id)
+                landed = info.url if info is not None else ""
+            service.journal.navigated(runtime_id, landed)
         return output
 
     return journaled_run

@@ -85,16 +85,13 @@ async def _save(service: ActionService, call: BuiltinCall) -> Any:
     runtime = call.runtime
     count = own.get("steps")
     steps = service.journal.last(runtime.runtime_id, count) if count else service.journal.since_navigation(runtime.runtime_id)
-    if count and len(steps) < count:
-        raise ActionError(
-            f"only {len(steps)} acting call(s) on this tab succeeded since its last browser_navigate, not {count} (a saved tool does not navigate)",
-            code=ErrorCode.INVALID_INPUT,
-            evidence={"path": "/steps", "available": len(steps)},
-        )
+    acting = sum(not step.boundary for step in steps)
+    if count and acting < count:
+        raise ActionError(f"only {acting} acting call(s) on this tab succeeded, not {count}", code=ErrorCode.INVALID_INPUT, evidence={"path": "/steps", "available": acting})
     origin = origin_of(steps[-1].url if steps else runtime.url)
     if origin is None:
         raise ActionError("tools are learned on http(s) pages only", code=ErrorCode.INVALID_INPUT, evidence={"path": "/steps", "url": runtime.url})
-    if any(origin_of(step.url) != origin for step in steps):
+    if any(origin_of(step.url) != origin for step in steps):  # a navigation step included: it stays on the site
         raise ActionError("these steps ran on more than one site; save them from one", code=ErrorCode.INVALID_INPUT, evidence={"path": "/steps"})
     try:
         tool = learn_tool(steps, name=own["name"], description=own["description"], parameters=parameters)

@@ -62,14 +62,22 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
     Raises ``UnlearnableStep`` naming the step and the reason (a step with nothing to find its element
     by, a key press on an element no earlier step reached, a parameter that appears in no step).
     """
-    if not steps:
+    acting = sum(not step.boundary for step in steps)
+    if not acting:
         raise UnlearnableStep("there is no acting call to save on this tab since its last navigation")
-    if len(steps) > MAX_LEARNED_STEPS:
-        raise UnlearnableStep(f"{len(steps)} steps are more than one tool repeats ({MAX_LEARNED_STEPS}); save fewer with `steps`")
+    if acting > MAX_LEARNED_STEPS:
+        raise UnlearnableStep(f"{acting} steps are more than one tool repeats ({MAX_LEARNED_STEPS}); save fewer with `steps`")
     used: set[str] = set()
     workflow: list[dict[str, Any]] = []
     previous: str | None = None  # the locator (as JSON) the step before acted on: a key press goes there
     for index, step in enumerate(steps, start=1):
+        if step.boundary:
+            # A browser_navigate between the steps: the tool opens the same page there.
+            if not step.url.startswith(("http://", "https://")):
+                raise UnlearnableStep(f"a browser_navigate between the steps has no page address to open again ({step.url!r})")
+            workflow.append({"id": f"s{index}_open", "primitive": "browser.navigate", "args": {"url": literal(step.url)}})
+            previous = None
+            continue
         if step.element is None:
             raise _step_error(index, step, step.why_not or "its element could not be described")
         try:

@@ -189,8 +189,8 @@ async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_kee
         await agent.ok("page_click", {"ref": next(e for e in await agent.elements() if e["role"] == "div")["ref"]})
         await agent.ok("browser_navigate", {"url": f"{pages_url}/learn-todos/index.html"})
         await agent.page_shows("Don't forget")
-        error = await agent.refused("actions_save_tool", {"name": "todos.sparkle", "description": "x", "steps": 1})
-        assert error["code"] == "invalid_input" and error["evidence"] == {"path": "/steps", "available": 0}  # not across a navigation
+        error = await agent.refused("actions_save_tool", {"name": "todos.sparkle", "description": "x"})
+        assert error["code"] == "invalid_input" and error["evidence"]["path"] == "/steps"  # nothing since the navigation
         boxes = [e for e in _the(await agent.elements(), "checkbox") if e.get("name") != "Mark all as complete"]
         await agent.ok("page_click", {"ref": boxes[0]["ref"]})
         first = await agent.ok("actions_save_tool", {"name": "todos.toggle", "description": "Toggle a todo.", "parameters": {"title": "Walk the dog"}})
@@ -234,9 +234,20 @@ async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_kee
         await agent.ok(marked["tool"], {})
         await agent.page_shows("todos: [x] Walk the dog; [x] Walk the dog twice; [x] Don't forget")
 
+        # Across a navigation: toggle, reload, toggle another row; the tool opens the page again between them.
+        await agent.ok("page_click", {"text": "Walk the dog"})
+        await agent.ok("browser_navigate", {"url": f"{pages_url}/learn-todos/index.html"})
+        await agent.page_shows("Don't forget")
+        await agent.ok("page_click", {"text": "Don't forget"})
+        both = await agent.ok("actions_save_tool", {"name": "todos.fresh", "description": "x", "steps": 2, "parameters": {"first": "Walk the dog", "second": "Don't forget"}})
+        fresh = next(t for t in json.loads(Path(both["map"]).read_text())["tools"] if t["name"] == "todos.fresh")
+        assert [s["primitive"] for s in fresh["workflow"]["steps"]] == ["locator.wait_for", "pointer.click", "browser.navigate", "locator.wait_for", "pointer.click"]
+        await agent.ok(both["tool"], {"first": "Walk the dog twice", "second": "Walk the dog"})
+        await agent.page_shows("todos: [x] Walk the dog; [ ] Walk the dog twice; [ ] Don't forget")
+
         sparkle = next(e for e in await agent.elements() if e["role"] == "div")
         await agent.ok("page_click", {"ref": sparkle["ref"]})
         error = await agent.refused("actions_save_tool", {"name": "todos.sparkle", "description": "Sparkle.", "steps": 1})
         assert error["code"] == "invalid_input" and NO_FIND in error["message"]
         assert error["evidence"]["path"] == "/steps"
-        assert {t["name"] for t in json.loads(Path(second["map"]).read_text())["tools"]} == {"todos.toggle", "todos.remove", "todos.sort", "todos.mark_all"}  # nothing more written
+        assert {t["name"] for t in json.loads(Path(second["map"]).read_text())["tools"]} == {"todos.toggle", "todos.remove", "todos.sort", "todos.mark_all", "todos.fresh"}  # nothing more written
