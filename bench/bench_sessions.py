@@ -12,7 +12,8 @@ Two browsers:
   the Python driver's version, Debian's Chromium), started here; the server connects to it
   once per session (``--browser-endpoint``).
 
-For each, with one server process: one session alone, then 8, then 32 at once. Figures:
+For each, with one server process: one session alone, then 8, then 32 at once, then 32 again
+(what the second batch leaves behind, against the first, tells a leak from a plateau). Figures:
 
 - **per-session time**: a session's first call sent → its last answer read (its context is
   made by its first call, so that is inside), median and max over the sessions, and the
@@ -22,7 +23,8 @@ For each, with one server process: one session alone, then 8, then 32 at once. F
   browser, plus the browser server's tree) before any session, with all N sessions open
   (per session: the growth over the start divided by N), and after all of them closed and
   the server let go (goal: within 10% of the start). Memory is the proportional set
-  size (Pss) of every process of those trees, summed (Chromium's processes share most pages).
+  size (Pss) of every process of those trees, summed (Chromium's processes share most pages);
+  ``server_*`` figures are the mcp-actions process tree alone (without the browser server).
 
 Command: ``.venv/bin/python bench/bench_sessions.py`` (``--sessions 1 8 32``). Results:
 ``bench/results/sessions-<date>-<commit>.json``, summarised in bench/README.md.
@@ -184,13 +186,13 @@ async def one_session(url: str, board: str, done: asyncio.Event, finished: list[
     return record
 
 
-async def run_sessions(url: str, board: str, count: int, pids: list[int]) -> dict[str, Any]:
+async def run_sessions(url: str, board: str, count: int, pids: list[int], server_pid: int) -> dict[str, Any]:
     """``count`` sessions at once; per-session times, errors, and memory with all open."""
     done, finished = asyncio.Event(), list[int]()
     tasks = [asyncio.create_task(one_session(url, board, done, finished)) for _ in range(count)]
     while len(finished) < count:
         await asyncio.sleep(0.05)
-    open_mb = rss_mb(pids)
+    open_mb, server_open_mb = rss_mb(pids), rss_mb([server_pid])
     done.set()
     records = await asyncio.gather(*tasks)
     times = [r["task_s"] for r in records if "task_s" in r]
@@ -203,6 +205,7 @@ async def run_sessions(url: str, board: str, count: int, pids: list[int]) -> dic
         "errors": len(errors),
         "error_samples": errors[:5],
         "rss_open_mb": open_mb,
+        "server_open_mb": server_open_mb,
     }
 
 
@@ -219,13 +222,15 @@ async def settle(pids: list[int], floor: float, timeout: float = 15.0) -> float:
 
 
 async def bench_backend(name: str, url: str, board: str, counts: list[int], pids: list[int]) -> dict[str, Any]:
+    """``pids[0]`` is the mcp-actions server; the others (a browser server) count in the totals too."""
     start_mb = rss_mb(pids)
-    out: dict[str, Any] = {"backend": name, "rss_start_mb": start_mb, "runs": []}
+    out: dict[str, Any] = {"backend": name, "rss_start_mb": start_mb, "server_start_mb": rss_mb(pids[:1]), "runs": []}
     alone: float | None = None
     warm: float | None = None
     for count in counts:
-        result = await run_sessions(url, board, count, pids)
+        result = await run_sessions(url, board, count, pids, pids[0])
         result["rss_after_mb"] = await settle(pids, warm or start_mb)
+        result["server_after_mb"] = rss_mb(pids[:1])  # the mcp-actions process tree alone
         result["rss_per_session_mb"] = round((result["rss_open_mb"] - start_mb) / count, 1)
         result["after_vs_start"] = round(result["rss_after_mb"] / start_mb, 3)
         if warm is not None:
@@ -275,7 +280,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 8, 32])
+    # 32 twice: memory left after the second batch, against the first, tells a leak from a plateau.
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 8, 32, 32])
     parser.add_argument("--backends", nargs="+", default=["local", "browser-server"], choices=["local", "browser-server"])
     parser.add_argument("--timeout-ms", type=int, default=None, help="the server's --timeout-ms (default: its own, 30000)")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write bench/results/")
