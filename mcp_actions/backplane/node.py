@@ -88,6 +88,9 @@ class Backplane:
         #: (a session busy on one replica is not idle on any: docs/deploying.md).
         self.session_activity: Callable[[float], list[dict[str, Any]]] | None = None
         self.on_session_activity: Callable[[list[dict[str, Any]]], None] | None = None
+        #: Called with (session id, uri, subscribed) when an HTTP session subscribed to a resource on another
+        #: replica, or unsubscribed: the replica holding its GET stream notifies it (server/mcp_server.py).
+        self.on_subscription: Callable[[str, str, bool], None] | None = None
 
     # -- what it says about itself -----------------------------------------
 
@@ -300,6 +303,16 @@ class Backplane:
         except Exception as exc:
             log.warning("could not tell the other replicas that a session ended: %s", exc)
 
+    async def share_subscription(self, session: str, uri: str, subscribed: bool) -> None:
+        """An HTTP session (``SessionKey`` id) subscribed to ``uri`` here, or unsubscribed: the other replicas hear it."""
+        if not self.connected:
+            return
+        note = {"kind": "subscription", "replica": self.replica_id, "session": session, "uri": uri, "subscribed": subscribed}
+        try:
+            await self._publish(self.subjects.notes, encode(note))
+        except Exception as exc:
+            log.warning("could not share a resource subscription with the other replicas: %s", exc)
+
     def _heard_note(self, note: dict[str, Any]) -> None:
         if note.get("replica") == self.replica_id:
             return
@@ -307,6 +320,11 @@ class Backplane:
             session = note.get("session")
             if isinstance(session, str) and self.on_session_ended is not None:
                 self.on_session_ended(session)
+            return
+        if note.get("kind") == "subscription":
+            session, uri = note.get("session"), note.get("uri")
+            if isinstance(session, str) and isinstance(uri, str) and self.on_subscription is not None:
+                self.on_subscription(session, uri, bool(note.get("subscribed")))
             return
         if note.get("kind") != "page_event":
             return

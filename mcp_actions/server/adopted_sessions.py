@@ -120,12 +120,17 @@ class AdoptingSessionManager(StreamableHTTPSessionManager):
                 body.extend(message.get("body", b""))
             return message
 
-        await super()._serve_opening_request(http_transport, scope, reading, send)
-        session_id = http_transport.mcp_session_id
-        handshake = _handshake(bytes(body))
-        if session_id is not None and handshake is not None and session_id in self._server_instances:
-            self._refreshed[session_id] = time.monotonic()
-            await self.store.put(session_id, {**handshake, "created_by": self.replica_id, "created_at": time.time()})
+        async def sending(message: Message) -> None:
+            # Stored before the client can learn the session id: its next request may reach another replica at once.
+            if message.get("type") == "http.response.start" and message.get("status", 500) < 400:
+                session_id = http_transport.mcp_session_id
+                handshake = _handshake(bytes(body))
+                if session_id is not None and handshake is not None:
+                    self._refreshed[session_id] = time.monotonic()
+                    await self.store.put(session_id, {**handshake, "created_by": self.replica_id, "created_at": time.time()})
+            await send(message)
+
+        await super()._serve_opening_request(http_transport, scope, reading, sending)
 
     async def _adopt(self, session_id: str, record: dict[str, Any]) -> None:
         """Serve a session another replica opened: a transport with its id, a connection born initialised."""

@@ -226,6 +226,24 @@ def build_server(
         peers.seen(ctx)
         return await res.read_resource(app.resources, str(params.uri))
 
+    def share_subscription(ctx: Ctx, uri: str, subscribed: bool) -> None:
+        # Replicas (docs/deploying.md): the session's GET stream may be open on another replica, which
+        # then notifies what the session subscribed to here.
+        headers = getattr(ctx.request, "headers", None)
+        session_id = headers.get("mcp-session-id") if headers is not None else None
+        if app.backplane is not None and session_id:
+            spawn(app.backplane.share_subscription(SessionKey.of_http(session_id).id, uri, subscribed))
+
+    def shared_elsewhere(session: str, uri: str, subscribed: bool) -> None:
+        if peers.share(session, uri, subscribed):
+            if subscribed:
+                watches.hold(uri)
+            else:
+                watches.release(uri)
+
+    if app.backplane is not None:
+        app.backplane.on_subscription = shared_elsewhere
+
     async def subscribe(ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
         try:
@@ -237,6 +255,7 @@ def build_server(
             watches.hold(uri)  # e.g. a projection starts being re-read after each call
         if peer is not None:
             peer.subscriptions.add(uri)
+        share_subscription(ctx, uri, True)
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
@@ -247,6 +266,7 @@ def build_server(
         elif uri in peer.subscriptions:
             peer.subscriptions.discard(uri)
             watches.release(uri)
+        share_subscription(ctx, uri, False)
         return types.EmptyResult()
 
     async def set_level(ctx: Ctx, params: types.SetLevelRequestParams) -> types.EmptyResult:

@@ -36,6 +36,8 @@ from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated, Tool
 from mcp_types import LoggingLevel
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..bridge.scope import SessionKey
+
 __all__ = ["LOG_LEVELS", "Peer", "Peers", "SCOPE_KEY"]
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,9 @@ class Peers:
         """``http_idle_seconds``: serving streamable HTTP, whose idle timeout this is; None otherwise."""
         self.bus = InMemorySubscriptionBus()
         self._peers: dict[object, Peer] = {}
+        #: Resource subscriptions HTTP sessions made on other replicas (docs/deploying.md), by the session's
+        #: ``SessionKey`` id: a replica holding a session's GET stream notifies what it subscribed to elsewhere.
+        self._shared: dict[str, set[str]] = {}
         self._http_idle_seconds = http_idle_seconds
 
     # -- who is connected -----------------------------------------------------
@@ -98,10 +103,31 @@ class Peers:
         peer = self._peers.get(key)
         if peer is None:
             peer = self._peers[key] = Peer(ctx.session, http=http)
+            if http and isinstance(key, tuple):
+                peer.subscriptions |= self._shared.get(SessionKey.of_http(str(key[1])).id, set())
         else:
             peer.session = ctx.session  # the newest request's session: same connection, fresher proxy
             peer.last_seen = time.monotonic()
         return peer
+
+    def share(self, session: str, uri: str, subscribed: bool) -> bool:
+        """An HTTP session (``SessionKey`` id) subscribed to ``uri`` on another replica, or unsubscribed; True when that changed anything here."""
+        shared = self._shared.setdefault(session, set())
+        if (uri in shared) == subscribed:
+            return False
+        if subscribed:
+            shared.add(uri)
+        else:
+            shared.discard(uri)
+            if not shared:
+                del self._shared[session]
+        for key, peer in self._peers.items():
+            if peer.http and isinstance(key, tuple) and SessionKey.of_http(str(key[1])).id == session:
+                if subscribed:
+                    peer.subscriptions.add(uri)
+                else:
+                    peer.subscriptions.discard(uri)
+        return True
 
     def forget_scope(self, scope: object) -> Peer | None:
         """The connection of a lifespan scope ended; its peer (whose subscriptions end too), if any."""

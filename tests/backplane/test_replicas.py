@@ -26,7 +26,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from tests.backplane.cluster import BRIDGE_TOKEN, Balancer, NatsServer, Replica, mcp_client, shop_map
+from tests.backplane.cluster import BRIDGE_TOKEN, HTTP_TOKEN, Balancer, NatsServer, Replica, mcp_client, shop_map
 from tests.bridge.wsclient import WsRuntime
 
 pytestmark = pytest.mark.slow
@@ -429,5 +429,35 @@ async def test_a_2026_client_listening_on_one_replica_hears_a_runtime_arrive_on_
                     assert "rt-far" in await listed(on_b)
                     result = await on_b.call_tool("shop_ping", {"n": 3, "target_runtime_id": "rt-far"})
                     assert not result.is_error and result.structured_content == {"runtime": "rt-far", "n": 3, "handler": "shop.ping"}
+                finally:
+                    await runtime.close()
+
+
+async def test_a_subscription_made_on_one_replica_is_notified_on_the_get_stream_another_holds(tmp_path: Path) -> None:
+    """A 2025-11-25 session subscribes on replica a while its GET stream is open on replica b: b sends resources/updated."""
+    async with cluster(tmp_path, 2) as c:
+        a, b = c.replicas
+        headers = {"Authorization": f"Bearer {HTTP_TOKEN}", "Accept": "application/json, text/event-stream"}
+        async with httpx2.AsyncClient(timeout=20) as http:
+            hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+            opened = await http.post(a.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}, headers=headers)
+            session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+            await http.post(a.mcp_url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+            # Replica b adopts the session with one of its requests, then holds its GET stream.
+            listed_on_b = await http.post(b.mcp_url, json={"jsonrpc": "2.0", "id": 2, "method": "resources/list", "params": {}}, headers=session)
+            assert listed_on_b.status_code == 200, listed_on_b.text
+            async with http.stream("GET", b.mcp_url, headers={**session, "Accept": "text/event-stream"}) as stream:
+                subscribed = await http.post(a.mcp_url, json={"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": "actions://runtimes"}}, headers=session)
+                assert subscribed.status_code == 200, subscribed.text
+                await asyncio.sleep(0.5)  # the subscription crosses the backplane
+                runtime = await open_runtime(a.bridge_url, "rt-sub")
+                try:
+                    heard: list[str] = []
+                    async with asyncio.timeout(10):
+                        async for line in stream.aiter_lines():
+                            if line.startswith("data:"):
+                                heard.append(json.loads(line[5:]).get("method", ""))
+                                if "notifications/resources/updated" in heard:
+                                    break
                 finally:
                     await runtime.close()
