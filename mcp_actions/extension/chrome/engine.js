@@ -5462,6 +5462,13 @@ function describeElement(el) {
         var scoped = {};
         Object.keys(inRow[j]).forEach(function (k) { scoped[k] = inRow[j][k]; });
         scoped.within = { selector: row.selector, text_equals: rowText };
+        // A row that carries numbers ("Ship status page #4 3 comments") is named by its words when they
+        // alone tell it apart: its counts change as the page is used.
+        var words = headingName(rowText);
+        if (words !== rowText && words.length >= 3) {
+          var having = visibleWhere(queryAllDeep(row.selector), function (c) { return elementText(c).indexOf(words) >= 0; });
+          if (countInScope(inRow[j], null, null, having) === 1) scoped.within = { selector: row.selector, has_text: words };
+        }
         out.scoped = scoped;
         break;
       }
