@@ -56,6 +56,61 @@ def _effects(step: ActStep) -> tuple[list[str], list[str]]:
     return appeared, gone
 
 
+def _acting_steps(step: ActStep, sid: str, locator: dict[str, Any], parameters: Parameters, used: set[str], *, same_element: bool) -> list[dict[str, Any]]:
+    """The workflow steps that repeat one acting call on ``locator`` (``same_element``: the call before acted on it too)."""
+    wait = {"id": f"{sid}_find", "primitive": "locator.wait_for", "args": {"locator": locator, "state": "visible", "timeout_ms": WAIT_MS}}
+    element = step.element or {}
+    if step.tool == "page.click":
+        return [wait, {"id": f"{sid}_click", "primitive": "pointer.click", "args": {"target": locator}}]
+    if step.tool == "page.select" or (step.tool == "page.fill" and element.get("tag") == "select"):
+        # page_select, or page_fill naming a <select>: its option is chosen, not typed.
+        chosen = step.arguments.get("values") or [step.arguments.get("text", "")]
+        values = [learned_text(str(v), parameters, used) for v in chosen]
+        return [wait, {"id": f"{sid}_select", "primitive": "locator.select", "args": {"locator": locator, "values": values}}]
+    if step.tool == "page.fill":
+        text = learned_text(str(step.arguments.get("text", "")), parameters, used)
+        return [wait, {"id": f"{sid}_fill", "primitive": "text.insert", "args": {"target": locator, "text": text, "mode": "replace"}}]
+    if step.tool == "page.press":
+        press = {"id": f"{sid}_press", "primitive": "keyboard.press", "args": {"key": literal(str(step.arguments.get("key", "")))}}
+        if same_element:
+            return [press]
+        if not element.get("editable"):
+            raise UnlearnableStep("a key pressed on an element no earlier step reached; click or fill it first, then save from there")
+        # A person clicks into a field before typing a key there.
+        return [wait, {"id": f"{sid}_focus", "primitive": "pointer.click", "args": {"target": locator}}, press]
+    if step.tool == "page.hover":
+        # The pointer moves to the element's clickable centre, as locator.element_info reports it.
+        centre = "{% steps." + sid + "_box.output.clickable_center."
+        return [
+            wait,
+            {"id": f"{sid}_box", "primitive": "locator.element_info", "args": {"locator": locator}},
+            {"id": f"{sid}_hover", "primitive": "pointer.move", "args": {"x": centre + "x %}", "y": centre + "y %}"}},
+        ]
+    raise UnlearnableStep(f"{step.tool.replace('.', '_')} cannot be saved as a step yet")
+
+
+def _with_effects(steps: list[dict[str, Any]], step: ActStep, sid: str, parameters: Parameters) -> list[dict[str, Any]]:
+    """The acting steps with what the page did learned: settle on a text that appeared, a probe until a row went."""
+    appeared, gone = _effects(step)
+    if appeared:
+        # Prefer a text that is an argument: it is what the next call makes appear.
+        chosen = next((t for t in appeared if t in parameters.values()), appeared[0])
+        steps[-1]["settle_after"] = {"locator": _text_locator(chosen, parameters), "state": "visible", "timeout_ms": SETTLE_MS}
+    for n, text in enumerate(gone[:1]):
+        gid = f"{sid}_gone{n}"
+        steps.append(
+            {
+                "id": gid,
+                "primitive": "locator.probe",
+                "args": {"probes": [{"locator": _text_locator(text, parameters)}]},
+                "retry_until": "{% steps." + gid + ".output.results[0].matched = false %}",
+                "max_attempts": GONE_ATTEMPTS,
+                "description": "the row the step removes is gone",
+            }
+        )
+    return steps
+
+
 def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, parameters: Parameters) -> dict[str, Any]:
     """The actions.json tool that repeats ``steps`` with each parameter value as its argument.
 
@@ -70,6 +125,7 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
     used: set[str] = set()
     workflow: list[dict[str, Any]] = []
     previous: str | None = None  # the locator (as JSON) the step before acted on: a key press goes there
+    number = 0  # the acting call's number, as the agent counts its calls
     for index, step in enumerate(steps, start=1):
         if step.boundary:
             # A browser_navigate between the steps: the tool opens the same page there.
@@ -78,62 +134,17 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
             workflow.append({"id": f"s{index}_open", "primitive": "browser.navigate", "args": {"url": literal(step.url)}})
             previous = None
             continue
-        if step.element is None:
-            raise _step_error(index, step, step.why_not or "its element could not be described")
+        number += 1
         try:
+            if step.element is None:
+                raise UnlearnableStep(step.why_not or "its element could not be described")
             locator = learned_locator(step.element, parameters, used)
+            key = json.dumps(locator, sort_keys=True)
+            sid = f"s{index}"
+            workflow += _with_effects(_acting_steps(step, sid, locator, parameters, used, same_element=key == previous), step, sid, parameters)
         except UnlearnableStep as exc:
-            raise _step_error(index, step, str(exc)) from None
-        key = json.dumps(locator, sort_keys=True)
-        sid = f"s{index}"
-        wait = {"id": f"{sid}_find", "primitive": "locator.wait_for", "args": {"locator": locator, "state": "visible", "timeout_ms": WAIT_MS}}
-        if step.tool == "page.click":
-            workflow += [wait, {"id": f"{sid}_click", "primitive": "pointer.click", "args": {"target": locator}}]
-        elif step.tool == "page.fill" and step.element.get("tag") == "select":
-            # page_fill chooses the option of a <select> it names.
-            text = learned_text(str(step.arguments.get("text", "")), parameters, used)
-            workflow += [wait, {"id": f"{sid}_select", "primitive": "locator.select", "args": {"locator": locator, "values": [text]}}]
-        elif step.tool == "page.fill":
-            text = learned_text(str(step.arguments.get("text", "")), parameters, used)
-            workflow += [wait, {"id": f"{sid}_fill", "primitive": "text.insert", "args": {"target": locator, "text": text, "mode": "replace"}}]
-        elif step.tool == "page.press":
-            if key != previous:
-                if not step.element.get("editable"):
-                    raise _step_error(index, step, "a key pressed on an element no earlier step reached; click or fill it first, then save from there")
-                # A person clicks into a field before typing a key there.
-                workflow += [wait, {"id": f"{sid}_focus", "primitive": "pointer.click", "args": {"target": locator}}]
-            workflow.append({"id": f"{sid}_press", "primitive": "keyboard.press", "args": {"key": literal(str(step.arguments.get("key", "")))}})
-        elif step.tool == "page.hover":
-            # The pointer moves to the element's clickable centre, as locator.element_info reports it.
-            centre = "{% steps." + sid + "_box.output.clickable_center."
-            workflow += [
-                wait,
-                {"id": f"{sid}_box", "primitive": "locator.element_info", "args": {"locator": locator}},
-                {"id": f"{sid}_hover", "primitive": "pointer.move", "args": {"x": centre + "x %}", "y": centre + "y %}"}},
-            ]
-        elif step.tool == "page.select":
-            values = [learned_text(str(v), parameters, used) for v in step.arguments.get("values") or []]
-            workflow += [wait, {"id": f"{sid}_select", "primitive": "locator.select", "args": {"locator": locator, "values": values}}]
-        else:
-            raise _step_error(index, step, f"{step.tool.replace('.', '_')} cannot be saved as a step yet")
+            raise _step_error(number, step, str(exc)) from None
         previous = key
-        appeared, gone = _effects(step)
-        if appeared:
-            # Prefer a text that is an argument: it is what the next call makes appear.
-            chosen = next((t for t in appeared if t in parameters.values()), appeared[0])
-            workflow[-1]["settle_after"] = {"locator": _text_locator(chosen, parameters), "state": "visible", "timeout_ms": SETTLE_MS}
-        for n, text in enumerate(gone[:1]):
-            gid = f"{sid}_gone{n}"
-            workflow.append(
-                {
-                    "id": gid,
-                    "primitive": "locator.probe",
-                    "args": {"probes": [{"locator": _text_locator(text, parameters)}]},
-                    "retry_until": "{% steps." + gid + ".output.results[0].matched = false %}",
-                    "max_attempts": GONE_ATTEMPTS,
-                    "description": "the row the step removes is gone",
-                }
-            )
     if len(workflow) > DEFAULT_LIMITS.max_steps:
         raise UnlearnableStep(f"these steps make {len(workflow)} workflow steps, more than a workflow holds ({DEFAULT_LIMITS.max_steps}); save fewer with `steps`")
     unused = [p for p in parameters if p not in used]
