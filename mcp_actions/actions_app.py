@@ -259,8 +259,14 @@ class ActionsApp:
         """
         # Only maps given with --manifests make this a map server.
         maps = [loaded.model for loaded in self.catalog.manifests.values()] if self.options.manifests else []
-        uncovered = self.catalog.uncovered(self.bridge.registry.active)
-        listed = listed_builtins(self.options.builtin_tools, maps=maps, uncovered_page=uncovered, tool_mode=self.options.tool_mode)
+        active = self.bridge.registry.active
+        listed = listed_builtins(
+            self.options.builtin_tools,
+            maps=maps,
+            uncovered_page=self.catalog.uncovered(active),
+            unprojected_page=self.catalog.unprojected(active),
+            tool_mode=self.options.tool_mode,
+        )
         if listed == self.visibility.listed_builtins:
             return False
         self.visibility.listed_builtins = listed

@@ -473,6 +473,17 @@ class Catalog:
         # A learned map (actions_save_tool) adds tools to its pages but never withdraws the page tools there.
         return not any(not is_learned(loaded.document) for loaded in self.manifests_for(runtime))
 
+    def unprojected(self, runtime: RuntimeInfo | None) -> bool:
+        """Whether ``runtime`` shows an http(s) page that maps cover but none of them projects into state.
+
+        There a model has no way to read the page but ``page_read`` (``listed_builtins`` lists it);
+        a page whose maps declare projections is read through ``actions_site``'s state modes.
+        """
+        if runtime is None or not runtime.url.startswith(("http://", "https://")):
+            return False
+        covering = [loaded for loaded in self.manifests_for(runtime) if not is_learned(loaded.document)]
+        return bool(covering) and not any(loaded.model.state_projections for loaded in covering)
+
     def runtime_tools(self, runtimes: Iterable[RuntimeInfo]) -> dict[str, list[str]]:
         """Each runtime's tools by runtime id: those of the maps covering its page and those it brought itself."""
         tools: dict[str, list[str]] = {}

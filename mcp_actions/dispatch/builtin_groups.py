@@ -16,6 +16,12 @@ default, ``auto``, lists with maps only the built-ins they leave a need for:
   maps still visits other pages. On a blank tab, or a page a map covers,
   the map's own tools are the interface and ``observe`` is withdrawn. The
   caller re-evaluates this as tabs move and announces each change.
+- ``page.read`` alone, while the active tab shows a page that maps cover but
+  none of them projects into state: what a model needs to read there is
+  then still reachable without a screenshot, for the price of one tool. A
+  map that declares projections is read through ``actions_site``'s state
+  modes (the ``site`` group), so a mapped page like the board keeps its
+  ``tools/list`` as small as before.
 - ``site`` (the contract's one-tool facade), when a map declares state
   projections or context blocks: its state and list modes are the only tool
   that reads them; the maps' own tools are listed one by one anyway.
@@ -44,26 +50,35 @@ from .builtins import BUILTIN_TOOLS
 if TYPE_CHECKING:
     from ..manifest.model import Manifest
 
-__all__ = ["AUTO", "BUILTIN_GROUPS", "GROUPS", "listed_builtins"]
+__all__ = ["AUTO", "BUILTIN_GROUPS", "GROUPS", "READ_ON_MAPPED_PAGE", "listed_builtins"]
 
 #: The groups, in the order docs/mcp-surface.md lists them.
 GROUPS: tuple[str, ...] = ("navigate", "tabs", "capture", "dialogs", "observe", "site")
 #: Built-in tools by group, read from the registry of built-ins (each tool names its own group).
 BUILTIN_GROUPS: dict[str, tuple[str, ...]] = {group: tuple(tool.name for tool in BUILTIN_TOOLS if tool.group == group) for group in GROUPS}
+#: The one page tool ``auto`` lists on a mapped page whose maps project nothing (see the module's docstring).
+READ_ON_MAPPED_PAGE = "page.read"
 #: The default choice: every group without maps; with them, what the maps leave a need for.
 AUTO = "auto"
 _WORDS = frozenset({AUTO, "all", "none"})
 
 
 def listed_builtins(
-    choice: Iterable[str], *, maps: Sequence[Manifest], uncovered_page: bool = False, tool_mode: str = "tools"
+    choice: Iterable[str],
+    *,
+    maps: Sequence[Manifest],
+    uncovered_page: bool = False,
+    unprojected_page: bool = False,
+    tool_mode: str = "tools",
 ) -> frozenset[str]:
     """The dotted names of the built-ins ``tools/list`` shows for ``--builtin-tools choice``.
 
     ``choice`` holds group names, ``all``, ``none`` or ``auto`` (empty = ``auto``).
     ``maps`` are the valid maps loaded (empty: ``auto`` is every group);
     ``uncovered_page`` says whether the active tab shows an http(s) page that
-    none of them covers (``auto`` then lists ``observe``).
+    none of them covers (``auto`` then lists ``observe``); ``unprojected_page``
+    whether it shows one they cover without projecting it (``auto`` then lists
+    ``page.read``).
     In site mode (``--tool-mode site``) ``auto`` is every group and ``actions.site``
     is always listed, since it is then the only way to the maps' tools.
     Raises ``invalid_input`` naming an unknown group.
@@ -77,16 +92,19 @@ def listed_builtins(
             evidence={"groups": unknown, "known": [*BUILTIN_GROUPS, *sorted(_WORDS)]},
         )
     groups: set[str] = set()
+    extra: set[str] = set()
     for word in words:
         if word == "all" or (word == AUTO and (tool_mode == "site" or not maps)):
             groups.update(BUILTIN_GROUPS)
         elif word == AUTO:
             groups.update(_needed_by(maps, uncovered_page=uncovered_page))
+            if unprojected_page:
+                extra.add(READ_ON_MAPPED_PAGE)
         elif word != "none":
             groups.add(word)
     if tool_mode == "site":
         groups.add("site")
-    return frozenset(name for group in groups for name in BUILTIN_GROUPS[group])
+    return frozenset({name for group in groups for name in BUILTIN_GROUPS[group]} | extra)
 
 
 def _needed_by(maps: Sequence[Manifest], *, uncovered_page: bool) -> set[str]:

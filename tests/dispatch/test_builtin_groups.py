@@ -79,3 +79,10 @@ def test_the_environment_variable_is_checked_the_same_way():
     env = {**os.environ, "MCP_ACTIONS_BUILTIN_TOOLS": "navigate,tab"}
     done = subprocess.run([sys.executable, "-m", "mcp_actions", "serve", "--browser", "none"], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 2 and "MCP_ACTIONS_BUILTIN_TOOLS: unknown built-in tool group(s) tab" in done.stderr
+
+
+def test_a_mapped_page_without_projections_gets_page_read_alone():
+    listed = listed_builtins([], maps=[SITE_MAP], unprojected_page=True)
+    assert listed == {"browser.navigate", "page.read"}
+    # Named groups are taken as written: the extra tool is auto's choice only.
+    assert listed_builtins(["navigate"], maps=[SITE_MAP], unprojected_page=True) == {"browser.navigate"}

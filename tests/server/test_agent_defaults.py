@@ -155,6 +155,30 @@ async def test_observe_tools_are_listed_while_the_active_tab_shows_a_page_no_map
         assert not (await moved_to("about:blank")) & OBSERVE  # a blank tab
 
 
+async def test_a_mapped_page_without_projections_lists_page_read_alone(tmp_path, pages_url):
+    # What a model needs to read on a mapped page stays reachable without a screenshot: the board's map
+    # projects its state (actions_site reads it), the simple form's map projects nothing, so page_read
+    # (and no other page tool) is listed on its pages. The two maps name two host names of one server.
+    port = pages_url.rsplit(":", 1)[1]
+    covered = f"http://localhost:{port}"
+    heard = Notifications()
+    async with agent(tmp_path, fixture_map("board", pages_url), fixture_map("simple-form", covered), heard=heard) as (app, client):
+
+        async def moved_to(url: str) -> set[str]:
+            heard.tools_changed.clear()
+            ok(await client.call_tool("browser_navigate", {"url": url}))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(heard.tools_changed.wait(), 5)
+            return await listed(client)
+
+        form_page = await moved_to(f"{covered}/simple-form/index.html")
+        assert "page_read" in form_page and not form_page & OBSERVE and "page_find" not in form_page
+        read = await client.call_tool("page_read", {})
+        assert not read.is_error and "textbox" in read.content[0].text
+        board_page = await moved_to(f"{pages_url}/board/index.html")
+        assert "page_read" not in board_page and "actions_site" in board_page
+
+
 OPEN_FILL = {
     "protocol": "actions.json",
     "version": 1,
