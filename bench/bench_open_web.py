@@ -496,7 +496,23 @@ def machine() -> dict[str, Any]:
     """What the figures were measured on, and how busy it was (other engineers' Chromium tests)."""
     chromium = subprocess.run(["chromium", "--version"], capture_output=True, text=True, check=False).stdout.strip()
     node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
-    return {"cpus": os.cpu_count(), "python": platform.python_version(), "node": node, "chromium": chromium, "load_average": os.getloadavg()}
+    return {"cpus": os.cpu_count(), "python": platform.python_version(), "node": node, "chromium": chromium, "load_average": os.getloadavg(), "others_running": others_running()}
+
+
+def others_running() -> dict[str, int]:
+    """How many processes of other work share the machine: Chromium, pytest, node (a rough picture of the load)."""
+    counts = {"chromium": 0, "pytest": 0, "node": 0}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        for name in counts:
+            if name in command.split(" ", 2)[0] or (name == "pytest" and " pytest" in command):
+                counts[name] += 1
+    return counts
 
 
 def commit() -> str:
@@ -508,6 +524,7 @@ def commit() -> str:
 def write(report: dict[str, Any], name: str, no_save: bool) -> None:
     if no_save:
         return
+    report["load_after"], report["others_running_after"] = os.getloadavg(), others_running()
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}-{report['date']}-{report['commit']}.json"
     path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
