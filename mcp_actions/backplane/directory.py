@@ -9,6 +9,9 @@ second. Another replica's entries are mirrored into the local bridge
 them with their replica, and its catalogue and notifications follow them as
 they do local runtimes.
 
+When two replicas announce the same runtime (one still holds a socket the
+runtime has left), the newer connection is the runtime (``bound_at``).
+
 The directory is soft state, deliberately not kept in a store: what a replica
 holds is true only while it lives. A replica's entries go when it says
 goodbye, when a ping finds no responder (it died: NATS knows at once), or when

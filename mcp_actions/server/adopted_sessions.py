@@ -3,9 +3,9 @@
 ``AdoptingSessionManager`` is the SDK's session manager with two additions,
 used when replicas share a backplane (docs/deploying.md):
 
-- when a session is established (its ``initialize`` answered), what the
-  handshake settled is written to the cluster's session bucket
-  (``backplane/sessions.py``);
+- when a session is established, what the handshake settled is written to
+  the cluster's session bucket (``backplane/sessions.py``) before the
+  ``initialize`` answer, which carries the session id, reaches the client;
 - a request carrying a session id this replica does not serve, but the bucket
   knows, *adopts* it: a transport with that id and a server connection that
   starts already initialised with the stored params, then the request is
