@@ -315,6 +315,7 @@ class _Drafter:
         self.title = str(page.get("title") or page.get("heading") or urlsplit(url).hostname or "the page")
         self.names = _Names()
         self.tools: list[dict[str, Any]] = []
+        self.checks: list[dict[str, Any]] = []  # drafted from exploring (draft_explore): a setup that reveals what appears later
         self.review: list[ReviewItem] = []
         self.regions: list[dict[str, Any]] = list(page.get("regions") or [])
         self.counts = {"forms": 0, "webmcp_tools": 0, "search_boxes": 0, "buttons": 0, "links": 0, "explored": 0}
@@ -727,6 +728,7 @@ def draft_map(
         "version": 1,
         "surface": {"origin": origin_of(page_url), "name": title, "description": f"Drafted by mcp-actions init from {where}; review before publishing."},
         "tools": drafter.tools,
+        **({"checks": drafter.checks} if drafter.checks else {}),
         "provenance": {
             "created_by": f"mcp-actions init {__version__}",
             "created_at": created_at,
@@ -746,9 +748,15 @@ def _keep_valid(manifest: dict[str, Any], review: list[ReviewItem]) -> None:
         broken: dict[int, str] = {}
         for problem in report.errors:
             parts = problem.path.split("/")
+            if parts[1:2] == ["checks"] and "checks" in manifest:
+                # A drafted check names drafted tools: one left out (below) takes the check along.
+                del manifest["checks"]
+                review.append(ReviewItem("tool", f"the drafted check is left out: validate refuses it ({problem.code} at {problem.path}: {problem.message})"))
             if len(parts) > 2 and parts[1] == "tools" and parts[2].isdigit():
                 broken.setdefault(int(parts[2]), f"{problem.code} at {problem.path}: {problem.message}")
         if not broken:
+            if report.errors and "checks" not in manifest:
+                continue  # only the check was wrong: validate again without it
             return
         for index in sorted(broken, reverse=True):
             tool = manifest["tools"].pop(index)

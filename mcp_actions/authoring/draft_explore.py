@@ -13,6 +13,8 @@
   this page's fragments in one list, tabs: ``show_<name>()``), the buttons and links that appeared
   only after exploring ("Clear completed"), and the items a menu or dialog opener shows
   (``<opener>_<item>()``: open, then click);
+- a check ``after_exploring`` whose ``setup`` calls ``add`` and the row checkboxes init clicked, and
+  whose assertions see the row and the controls that appeared only then (so ``check`` judges them);
 - review lines: what init tried, what it skipped and why (each field by its label), what appears
   only later.
 
@@ -31,6 +33,8 @@ from .explore import Adder, Exploration, Opened
 __all__ = ["draft_explored"]
 
 _TITLE = "{% input.title %}"
+#: The row the drafted check adds (its setup) to see what exploring saw: an apostrophe and non-ASCII on purpose.
+CHECK_TITLE = "Row of the check — l'essai"
 _SETTLE = {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_TIMEOUT_MS}
 #: How long add waits for its row before it looks whether its Enter was heard at all.
 _FIRST_WAIT_MS = 2000
@@ -49,6 +53,34 @@ def _row_scope(row: dict[str, Any]) -> dict[str, Any]:
     return {"selector": row["selector"], "has": {**row["title"], "text_equals": _TITLE}}
 
 
+def _keep(d: _Drafter, tool: dict[str, Any], label: str, *words: str, later: str | None = None) -> None:
+    """Add ``tool`` to the draft: asked first when ``label`` or ``words`` carry a risk word, with when it appears."""
+    d.guard(tool, label, *words)
+    d.tools.append(tool)
+    d.counts["explored"] += 1
+    if later:
+        d.note("explore", f"it appears only once {later}", tool["name"])
+
+
+def _tool(
+    name: str,
+    description: str,
+    workflow: dict[str, Any],
+    result: dict[str, Any],
+    *,
+    target: dict[str, Any] | None,
+    inputs: dict[str, Any] | None = None,
+    required: bool = True,
+) -> dict[str, Any]:
+    """A tool entry: ``result`` the output's properties (the first one required unless not ``required``), ``inputs`` the input schema (none by default)."""
+    tool: dict[str, Any] = {"name": name, "description": description, "input_schema": inputs or {"type": "object", "properties": {}, "additionalProperties": False}}
+    if target is not None:
+        tool["target"] = dict(target)
+    tool["workflow"] = workflow
+    tool["result_schema"] = {"type": "object", "required": list(result)[:1], "properties": result} if required else {"type": "object", "properties": result}
+    return tool
+
+
 def _title_schema(description: str) -> dict[str, Any]:
     return {
         "type": "object",
@@ -58,7 +90,8 @@ def _title_schema(description: str) -> dict[str, Any]:
     }
 
 
-def _adder(d: _Drafter, adder: Adder, revealed_by: list[str]) -> None:
+def _adder(d: _Drafter, adder: Adder, revealed_by: list[str]) -> list[dict[str, Any]]:
+    """Draft ``add`` and the row actions; the calls that redo what exploring did (a check's setup)."""
     f = adder.field
     label = _label(f)
     row = adder.row
@@ -99,12 +132,14 @@ def _adder(d: _Drafter, adder: Adder, revealed_by: list[str]) -> None:
         "workflow": workflow.document(output),
         "result_schema": result,
     }
-    d.guard(tool, label)
-    d.tools.append(tool)
-    d.counts["explored"] += 1
+    _keep(d, tool, label)
+    setup = [{"type": "call", "tool": name, "arguments": {"title": CHECK_TITLE}}]
     if row is not None:
         for control in row["controls"]:
-            _row_control(d, row, control)
+            drafted = _row_control(d, row, control)
+            if drafted is not None and control.get("pressed"):
+                setup.append({"type": "call", "tool": drafted, "arguments": {"title": CHECK_TITLE}})
+    return setup
 
 
 def _row_tool_name(d: _Drafter, control: dict[str, Any]) -> str:
@@ -122,11 +157,12 @@ def _control_words(control: dict[str, Any]) -> str:
     return str(control.get("name") or control.get("class") or control["kind"])
 
 
-def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> None:
+def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> str | None:
+    """Draft the row action for ``control``; its tool's name, or None when nothing tells the control apart."""
     what = _control_words(control)
     if not control.get("locator"):
         d.note("explore", f"skipped the row's {control['kind']} {_quote(what)}: nothing in the row tells it apart (no role, name or class of its own)")
-        return
+        return None
     scope = _row_scope(row)
     locator = {**control["locator"], "within": scope}
     name = _row_tool_name(d, control)
@@ -159,12 +195,11 @@ def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> N
         "workflow": workflow.document(output),
         "result_schema": result,
     }
-    d.guard(tool, f"the row's {what}", str(control.get("words") or ""))
-    d.tools.append(tool)
-    d.counts["explored"] += 1
+    _keep(d, tool, f"the row's {what}", str(control.get("words") or ""))
     d.note("explore", f"a row action: it acts inside the row ({row['selector']}) whose {row['title']['selector']} shows exactly the title, so a look-alike row is left alone", name)
     if control.get("on_hover"):
         d.note("explore", "the control shows only while the pointer is over its row: the tool moves the pointer there first (trusted input in the browser the server drives)", name)
+    return name
 
 
 def _toggle(d: _Drafter, toggle: dict[str, Any], later: str | None) -> None:
@@ -174,19 +209,16 @@ def _toggle(d: _Drafter, toggle: dict[str, Any], later: str | None) -> None:
     _click(workflow, "click", toggle["locator"], click_when="{% $not($exists(input.checked)) or steps.at_click.output.checked != input.checked %}")
     workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
     workflow.add("after", "locator.element_info", {"locator": toggle["locator"]}, on_error="continue")
-    tool: dict[str, Any] = {
-        "name": name,
-        "description": f"Set {_quote(toggle['name'])} on {d.title}: checked or not (without the argument: switch it).",
-        "input_schema": {"type": "object", "properties": {"checked": {"type": "boolean", "description": "the state wanted"}}, "additionalProperties": False},
-        "target": dict(toggle["locator"]),
-        "workflow": workflow.document("{% {'checked': steps.after.output.checked} %}"),
-        "result_schema": {"type": "object", "properties": {"checked": {"type": "boolean"}}},
-    }
-    d.guard(tool, toggle["name"], str(toggle.get("words") or ""))
-    d.tools.append(tool)
-    d.counts["explored"] += 1
-    if later:
-        d.note("explore", f"it appears only once {later}", name)
+    tool = _tool(
+        name,
+        f"Set {_quote(toggle['name'])} on {d.title}: checked or not (without the argument: switch it).",
+        workflow.document("{% {'checked': steps.after.output.checked} %}"),
+        {"checked": {"type": "boolean"}},
+        target=toggle["locator"],
+        inputs={"type": "object", "properties": {"checked": {"type": "boolean", "description": "the state wanted"}}, "additionalProperties": False},
+        required=False,  # the read after the click may fail (a page that re-renders the control away)
+    )
+    _keep(d, tool, toggle["name"], str(toggle.get("words") or ""), later=later)
 
 
 def _filter(d: _Drafter, item: dict[str, Any], later: str | None) -> None:
@@ -196,19 +228,11 @@ def _filter(d: _Drafter, item: dict[str, Any], later: str | None) -> None:
     _click(workflow, "click", item["locator"])
     workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page show what the filter keeps")
     workflow.add("page", "page.info", {}, on_error="continue")
-    tool: dict[str, Any] = {
-        "name": name,
-        "description": f"Show {_quote(item['name'])} on {d.title} (a {'tab' if item['kind'] == 'tab' else 'filter'}). Returns the URL after.",
-        "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
-        "target": dict(item["locator"]),
-        "workflow": workflow.document(f"{{% {{'shown': {json.dumps(item['name'], ensure_ascii=False)}, 'url': steps.page.output.url}} %}}"),
-        "result_schema": {"type": "object", "required": ["shown"], "properties": {"shown": {"type": "string"}, "url": {"type": "string"}}},
-    }
-    d.guard(tool, item["name"])
-    d.tools.append(tool)
-    d.counts["explored"] += 1
-    if later:
-        d.note("explore", f"it appears only once {later}", name)
+    kind = "tab" if item["kind"] == "tab" else "filter"
+    output = f"{{% {{'shown': {json.dumps(item['name'], ensure_ascii=False)}, 'url': steps.page.output.url}} %}}"
+    description = f"Show {_quote(item['name'])} on {d.title} (a {kind}). Returns the URL after."
+    tool = _tool(name, description, workflow.document(output), {"shown": {"type": "string"}, "url": {"type": "string"}}, target=item["locator"])
+    _keep(d, tool, item["name"], later=later)
 
 
 def _opened(d: _Drafter, opened: Opened) -> None:
@@ -222,17 +246,11 @@ def _opened(d: _Drafter, opened: Opened) -> None:
         _click(workflow, "click", control["locator"])
         workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
         workflow.add("page", "page.info", {}, on_error="continue")
-        tool: dict[str, Any] = {
-            "name": name,
-            "description": f"Open {_quote(opener['name'])} on {d.title} and choose {_quote(control['name'])}.",
-            "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
-            "target": dict(opener["locator"]),
-            "workflow": workflow.document("{% {'clicked': true, 'url': steps.page.output.url, 'title': steps.page.output.title} %}"),
-            "result_schema": {"type": "object", "required": ["clicked"], "properties": {"clicked": {"type": "boolean"}, "url": {"type": "string"}, "title": {"type": "string"}}},
-        }
-        d.guard(tool, str(control["name"]), str(opener["name"]))
-        d.tools.append(tool)
-        d.counts["explored"] += 1
+        description = f"Open {_quote(opener['name'])} on {d.title} and choose {_quote(control['name'])}."
+        output = "{% {'clicked': true, 'url': steps.page.output.url, 'title': steps.page.output.title} %}"
+        result = {"clicked": {"type": "boolean"}, "url": {"type": "string"}, "title": {"type": "string"}}
+        tool = _tool(name, description, workflow.document(output), result, target=opener["locator"])
+        _keep(d, tool, str(control["name"]), str(opener["name"]))
         d.note("explore", f"{_quote(control['name'])} shows only once {_quote(opener['name'])} is open: the tool opens it first", name)
 
 
@@ -263,8 +281,9 @@ def draft_explored(d: _Drafter, found: Exploration | None) -> None:
     if found.out_of_time:
         d.note("explore", "the exploring time was up before init tried everything: give it more with --explore-budget SECONDS")
     revealed_by: list[str] = []
+    setup: list[dict[str, Any]] = []
     for adder in found.adders:
-        _adder(d, adder, revealed_by)
+        setup += _adder(d, adder, revealed_by)
     for adder in found.adders:
         if adder.pressed:
             revealed_by.append(f"a row's {' and '.join(adder.pressed)} was clicked")
@@ -290,7 +309,37 @@ def draft_explored(d: _Drafter, found: Exploration | None) -> None:
             before = len(d.tools)
             d.control({**control, "regions": []}, kind[:-1])
             if len(d.tools) > before:
+                d.counts[kind] -= 1  # counted as found by exploring, not as one of the page's buttons at load
                 d.counts["explored"] += 1
                 d.note("explore", f"it appears only once {later}: on a page without that, the tool waits {READY_TIMEOUT_MS // 1000} s and fails", d.tools[-1]["name"])
     for opened in found.opened:
         _opened(d, opened)
+    later_tools = {item.tool for item in d.review if item.topic == "explore" and item.message.startswith("it appears only once")}
+    _check(d, setup, [tool for tool in d.tools if tool["name"] in later_tools and tool.get("target")], found)
+
+
+def _check(d: _Drafter, setup: list[dict[str, Any]], revealed: list[dict[str, Any]], found: Exploration) -> None:
+    """A check that redoes what exploring did (add a row, click its checkbox) and sees the controls that then appear.
+
+    So ``mcp-actions check`` judges the row actions and the controls that appear later on a page where they
+    are, not only on the empty page of a fresh load (docs/cli.md, "A check's setup").
+    """
+    if not setup:
+        return
+    rows = [adder.row for adder in found.adders if adder.row is not None]
+    assertions: list[dict[str, Any]] = [
+        {"target": {"selector": row["selector"], "has": {**row["title"], "text_equals": CHECK_TITLE}}, "visible": True} for row in rows[:1]
+    ]
+    assertions += [{"target": dict(tool["target"]), "visible": True} for tool in revealed]
+    if not assertions:
+        return
+    d.checks.append(
+        {
+            "id": "after_exploring",
+            "description": "What init did while exploring (add a row, click its checkbox) shows the row and the controls that appear only then.",
+            "severity": "major",
+            "setup": setup,
+            "assertions": assertions,
+        }
+    )
+    d.note("explore", f"the check after_exploring redoes that on check's own page ({len(setup)} call(s)) and asserts that the row and {len(revealed)} control(s) that appear only then are there")

@@ -184,6 +184,7 @@ class _Explorer:
             except ActionError as exc:
                 self.found.skipped.append(f"could not click the row's checkbox {_quote(str(what))} ({exc.code})")
                 continue
+            control["pressed"] = True  # the draft's check repeats it (its setup) to reveal what it revealed
             adder.pressed.append(str(control["kind"]) if what == control["kind"] else f"{control['kind']} {_quote(str(what))}")
             self.found.tried.append(f"clicked the new row's {adder.pressed[-1]}")
             await self.settle()

@@ -539,22 +539,18 @@ function filters() {
   return out;
 }
 
-// Rows and items a person names a scope by (refs.describe's rule, describe.js): nearest first.
-var ROW_TAGS = { li: true, tr: true, article: true };
-var ROW_ROLES = { row: true, listitem: true, article: true, option: true, treeitem: true };
-var ITEM_CLASSES = ["card", "item", "row", "entry", "todo", "result", "tile"];
 var ROW_CONTROLS = "input, button, select, textarea, a[href], [role=button], [role=checkbox], [role=switch], [role=link], [role=menuitem]";
 
+/**
+ * The row, item or card `el` sits in, by refs.describe's rule (describe.js: li, tr, [role=row],
+ * article, .card, .todo…, nearest first), so init and actions_save_tool scope a row alike:
+ * {element, selector}, or null.
+ */
 function rowOf(el) {
-  for (var node = M.composedParent(el), depth = 0; node && node.nodeType === 1 && depth < 12; node = M.composedParent(node), depth++) {
-    var tag = tagOf(node);
-    if (tag === "body" || tag === "html") return null;
-    var role = normalize(node.getAttribute("role") || "").split(" ")[0].toLowerCase();
-    if ((role && ROW_ROLES[role]) || ROW_TAGS[tag]) return node;
-    var classes = String(node.getAttribute("class") || "").split(/\s+/);
-    if (ITEM_CLASSES.some(function (c) { return classes.indexOf(c) >= 0; })) return node;
-  }
-  return null;
+  var container = M.describeElement(el).container;
+  var parent = M.composedParent(el);
+  var element = container && parent && parent.closest ? parent.closest(container.selector) : null;
+  return element ? { element: element, selector: container.selector } : null;
 }
 
 /** A class a person wrote (todo-list, destroy), not a generated one (css-1x2y3z, sc-aBcD): else "". */
@@ -565,10 +561,8 @@ function stableClass(el) {
   return classes[0] || "";
 }
 
-/** The selector of the rows: "ul.todo-list li" (the list's class or id, the row's tag or role), checked to match `row`. */
-function rowSelector(row) {
-  var role = normalize(row.getAttribute("role") || "").split(" ")[0].toLowerCase();
-  var own = role && ROW_ROLES[role] ? "[role=" + role + "]" : ROW_TAGS[tagOf(row)] ? tagOf(row) : "." + CSS.escape(stableClass(row) || "item");
+/** The selector of the rows: "ul.todo-list li" (the list's class or id, then the row's own selector), checked to match `row`. */
+function rowSelector(row, own) {
   var parent = M.composedParent(row);
   var candidates = [];
   if (parent && parent.nodeType === 1) {
@@ -610,9 +604,10 @@ function readRows(probe) {
   hits = hits.filter(function (el) { return !hits.some(function (other) { return other !== el && el.contains(other); }); });
   if (!hits.length) return { found: false };
   var title = hits[0];
-  var row = rowOf(title);
-  if (!row) return { found: true, count: hits.length };
-  var selector = rowSelector(row);
+  var found = rowOf(title);
+  if (!found) return { found: true, count: hits.length };
+  var row = found.element;
+  var selector = rowSelector(row, found.selector);
   if (!selector) return { found: true, count: hits.length };
   var titleLocator = { selector: tagOf(title), text_equals: probe };
   var scope = { selector: selector, has: titleLocator };

@@ -15,25 +15,18 @@ the look-alike row left alone.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import os
 import subprocess
 import sys
-import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+
+from tests.learning.test_save_tool_e2e import Agent, serve  # the server over stdio, its SDK Client, page_read
 
 pytestmark = pytest.mark.browser
 
-LONG = {"timeout_ms": 30000}
 TODOMVC_TOOLS = ["add", "toggle", "delete", "toggle_mark_all_as_complete", "show_all", "show_active", "show_completed", "click_clear_completed"]
 
 
@@ -86,6 +79,11 @@ def test_init_explores_todomvc_and_drafts_what_appears_later(tmp_path: Path, pag
     # Filters are the fragment links, "Clear completed" the button that shows once a todo is done.
     assert step_args(tools["show_active"], "at_click") == {"locator": {"role": "link", "name": "Active"}}
     assert step_args(tools["click_clear_completed"], "at_click") == {"locator": {"role": "button", "name": "Clear completed"}}
+    # Its check redoes what exploring did (add a row, toggle it): `check` judges every tool on a page where it shows.
+    [check] = draft["checks"]
+    assert [entry["tool"] for entry in check["setup"]] == ["x127_0_0_1.add", "x127_0_0_1.toggle"]
+    checked = run("check", str(out), "--url", f"{pages_url}/init-todomvc/index.html")
+    assert checked.returncode == 0 and " 0 warnings, 0 failed, 0 errors: OK" in checked.stdout, checked.stdout
     # The review names what init did and what it did not press, and why; stderr has it too.
     review = [item["message"] for item in draft["x_init_review"]]
     assert any(m.startswith("init explored on its own throwaway tab: typed into the field 'What needs to be done?' and pressed Enter") for m in review)
@@ -139,49 +137,11 @@ def test_exploring_never_submits_what_risk_words_mark(tmp_path: Path, pages_url:
 # -- the drafted tools, run by the server on a fresh load --------------------------------------
 
 
-class Agent:
-    def __init__(self, client: Client) -> None:
-        self.client = client
-
-    async def ok(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
-        result = await self.client.call_tool(name, {**(arguments or {}), **LONG})
-        assert not result.is_error, result
-        if result.structured_content is not None:
-            return result.structured_content
-        text = result.content[0].text if result.content and isinstance(result.content[0], types.TextContent) else ""
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-
-    async def tool(self, suffix: str) -> str:
-        names = [tool.name for tool in (await self.client.list_tools()).tools if tool.name.endswith(f"_{suffix}") and tool.name.startswith("x127_0_0_1")]
-        assert len(names) == 1, names
-        return names[0]
-
-    async def run(self, suffix: str, arguments: dict[str, Any] | None = None) -> Any:
-        return await self.ok(await self.tool(suffix), arguments)
-
-    async def page_shows(self, text: str, timeout: float = 10) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            read = await self.ok("page_read", {"max_bytes": 100000})
-            seen = read if isinstance(read, str) else json.dumps(read, ensure_ascii=False)
-            if text in seen:
-                return seen
-            assert time.monotonic() < deadline, f"the page never showed {text!r}: {seen}"
-            await asyncio.sleep(0.1)
-
-
-@contextlib.asynccontextmanager
-async def serve(tmp_path: Path, *maps: Path) -> AsyncIterator[Agent]:
-    env = {**os.environ, "MCP_ACTIONS_HEADLESS": "1", "PYTHONUNBUFFERED": "1"}
-    manifests = [arg for path in maps for arg in ("--manifests", str(path))]
-    args = ["-m", "mcp_actions", "serve", "--bridge-port", "0", "--audit-log", "off", "--no-watch", "--isolated", "--learned-maps", "off", *manifests]
-    params = StdioServerParameters(command=sys.executable, args=args, env=env)
-    with (tmp_path / "serve-stderr.txt").open("w") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60, mode="legacy") as client:
-            yield Agent(client)
+async def run_tool(agent: Agent, suffix: str, arguments: dict[str, Any] | None = None) -> Any:
+    """Call the drafted tool ``x127_0_0_1.<suffix>`` (listed as ``x127_0_0_1_<suffix>``)."""
+    names = [name for name in await agent.tools() if name.startswith("x127_0_0_1") and name.endswith(f"_{suffix}")]
+    assert len(names) == 1, names
+    return await agent.ok(names[0], arguments)
 
 
 async def test_drafted_tools_run_on_a_fresh_load(tmp_path: Path, pages_url: str) -> None:
@@ -192,23 +152,24 @@ async def test_drafted_tools_run_on_a_fresh_load(tmp_path: Path, pages_url: str)
     _, _, todo = init(todo_map, f"{pages_url}/init-todomvc/index.html")
     _, _, shopping = init(list_map, f"{pages_url}/init-explore/index.html")
     # One server per map: both pages are on one origin, and init names both maps' tools alike (add, toggle).
-    async with serve(tmp_path, todo) as agent:
+    learned = tmp_path / "learned"
+    async with serve(tmp_path, learned, "--manifests", str(todo), name="todomvc") as agent:
         await agent.ok("browser_navigate", {"url": f"{pages_url}/init-todomvc/index.html"})
         # Right after the load: the app binds its handlers late, and add waits for its row.
-        assert await agent.run("add", {"title": "Café 'crème'"}) == {"added": "Café 'crème'"}
-        await agent.run("add", {"title": "Café 'crème' au lait"})  # a look-alike row
-        toggled = await agent.run("toggle", {"title": "Café 'crème'"})
+        assert await run_tool(agent, "add", {"title": "Café 'crème'"}) == {"added": "Café 'crème'"}
+        await run_tool(agent, "add", {"title": "Café 'crème' au lait"})  # a look-alike row
+        toggled = await run_tool(agent, "toggle", {"title": "Café 'crème'"})
         assert toggled == {"toggled": "Café 'crème'", "checked": True}
         await agent.page_shows("todos: [x] Café 'crème'; [ ] Café 'crème' au lait (filter all)")
-        await agent.run("show_active")
+        await run_tool(agent, "show_active")
         await agent.page_shows("(filter active)")
-        await agent.run("show_all")
-        await agent.run("click_clear_completed")
+        await run_tool(agent, "show_all")
+        await run_tool(agent, "click_clear_completed")
         await agent.page_shows("todos: [ ] Café 'crème' au lait (filter all)")
-    async with serve(tmp_path, shopping) as agent:
+    async with serve(tmp_path, learned, "--manifests", str(shopping), name="shopping") as agent:
         # Rows that render 600 ms after load, look-alikes, a menu item behind its opener.
         await agent.ok("browser_navigate", {"url": f"{pages_url}/init-explore/index.html"})
-        assert (await agent.run("toggle", {"title": "Buy milk"}))["checked"] is True
+        assert (await run_tool(agent, "toggle", {"title": "Buy milk"}))["checked"] is True
         await agent.page_shows("list: [x] Buy milk; [ ] Buy milk twice | sent 0 | exported 0")
-        await agent.run("options_export_list")
+        await run_tool(agent, "options_export_list")
         await agent.page_shows("| exported 1")
