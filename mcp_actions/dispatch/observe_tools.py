@@ -33,14 +33,14 @@ def _binding(name: str, description: str, properties: dict[str, Any], required: 
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
-    # Page tools answer compact text (page_answers.py): declared here, for all five.
+    # Page tools answer compact text (page_answers.py): declared here, for all of them.
     return builtin_binding(name, description, schema, annotations, text_output=True)
 
 
 OBSERVE = _binding(
     "page.observe",
-    "List the visible interactive elements of the current page with stable refs (@e1...), role, name, value and "
-    "allowed actions; use it on pages with no declared tools, then act with page_click/page_fill/page_press/page_select.",
+    "What you can act on in the current page, one line each: @ref role \"name\", value and state, and `in:` its "
+    "section for look-alikes. Then act by ref or text: page_click, page_fill, page_press, page_select, page_hover.",
     {
         "max_bytes": {"type": "integer", "minimum": 256, "maximum": 1000000, "default": 16000, "description": "Byte budget of the element list."},
         "bounds": {"type": "boolean", "description": "Include each element's viewport box."},
@@ -49,35 +49,33 @@ OBSERVE = _binding(
     [],
     {"title": "Observe page", "readOnlyHint": True, "openWorldHint": True},
 )
-_TEXT = {"type": "string", "minLength": 1, "description": "Instead of ref: the visible text, name, label or placeholder of exactly one element."}
+_TEXT = {"type": "string", "minLength": 1, "description": "Or: the visible text, label or placeholder of one element."}
 _TARGET = {"ref": _REF, "text": _TEXT}
 CLICK = _binding(
     "page.click",
-    "Click the element with this ref, or the one element whose visible text, name or label is `text` "
-    "(several matches are refused with their refs).",
+    "Click the element `ref` or `text` names (a text matching several is refused with their refs).",
     _TARGET,
     [],
     {"title": "Click", "readOnlyHint": False, "openWorldHint": True},
 )
 FILL = _binding(
     "page.fill",
-    "Set the value of a field: `value` into the field with `ref`, or into the one field whose label, name or "
-    "placeholder is `text`. Text fields, date/time inputs, range sliders and rich-text editors. ({ref, text} "
-    "without `value` also works: text is then what is typed.)",
-    {**_TARGET, "value": {"type": "string", "description": "What the field should hold."}},
+    "Put `value` in the field `ref` or `text` (its label or placeholder) names: text, date/time, range, select, "
+    "rich text. ({ref, text} with no value types text.)",
+    {**_TARGET, "value": {"type": "string"}},
     [],
     {"title": "Fill", "readOnlyHint": False, "openWorldHint": True},
 )
 PRESS = _binding(
     "page.press",
-    "Focus the element with this ref (or the one whose text is `text`) and press a key or chord (Enter, Tab, Control+A...).",
+    "Press a key or chord (Enter, Tab, Control+A) on the element `ref` or `text` names.",
     {**_TARGET, "key": {"type": "string", "minLength": 1}},
     ["key"],
     {"title": "Press key", "readOnlyHint": False, "openWorldHint": True},
 )
 SELECT = _binding(
     "page.select",
-    "Choose options of the <select> with this ref (or whose label or name is `text`), by value or visible label.",
+    "Choose options (by value or label) of the <select> `ref` or `text` names.",
     {**_TARGET, "values": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
     ["values"],
     {"title": "Select", "readOnlyHint": False, "openWorldHint": True},
@@ -85,17 +83,14 @@ SELECT = _binding(
 
 HOVER = _binding(
     "page.hover",
-    "Move the pointer over the element with this ref (or the one whose text is `text`): opens hover menus and "
-    "tooltips; the answer says what appeared.",
+    "Move the pointer over the element `ref` or `text` names (hover menus, tooltips).",
     _TARGET,
     [],
     {"title": "Hover", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
 )
 SCROLL = _binding(
     "page.scroll",
-    "Scroll the page, or the scrolling list the element with this ref (or `text`) sits in: `to` down or up "
-    "(a screenful, the default down), bottom or top. Lists that load more when scrolled load it; the answer "
-    "says what appeared.",
+    "Scroll the page, or the list `ref` or `text` is in: down/up a screenful, or to bottom/top (feeds load more).",
     {**_TARGET, "to": {"type": "string", "enum": ["down", "up", "bottom", "top"], "default": "down"}},
     [],
     {"title": "Scroll", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},

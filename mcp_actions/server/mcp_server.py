@@ -191,10 +191,10 @@ def build_server(
                 # Refused before it ran (bad arguments, the user declined): a result the model reads
                 # (MCP 2025-11-25, SEP-1303), not a JSON-RPC error it never sees.
                 await tell(ctx, peer, "warning", call_event("call_refused", binding.name if binding else params.name, exc))
-                return error_result(exc)
+                return error_result(exc, binding)
             elapsed = int((loop.time() - started[0]) * 1000)
             await tell(ctx, peer, "warning", call_event("call_failed", binding.name if binding else params.name, exc, elapsed_ms=elapsed))
-            return mark_page_content(error_result(exc), binding) if binding is not None else error_result(exc)
+            return mark_page_content(error_result(exc, binding), binding) if binding is not None else error_result(exc)
         except asyncio.CancelledError:
             log.info("call of %s cancelled (by its client, or the server is stopping)", params.name)
             raise

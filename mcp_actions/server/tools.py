@@ -144,9 +144,21 @@ def _summary_text(state_summary: dict[str, Any]) -> str:
     return f"State summary {name} after the call: " + json.dumps(state_summary.get("value"), ensure_ascii=False, default=str)
 
 
-def error_result(error: ActionError) -> types.CallToolResult:
-    """A call refused for its arguments, or that ran and failed: ``isError`` with the structured error."""
+#: Where a text-answer tool's error (page tools) carries its structured ``error``: the model reads the text.
+META_ERROR = "mcp-actions/error"
+
+
+def error_result(error: ActionError, binding: ToolBinding | None = None) -> types.CallToolResult:
+    """A call refused for its arguments, or that ran and failed: ``isError`` with the structured error.
+
+    A tool that declares a text answer (``text_output``: the page tools) answers its errors as text too:
+    ``code: message`` once, the structured ``error`` in ``_meta["mcp-actions/error"]`` for the host.
+    """
     body = error.to_error()
+    if binding is not None and binding.text_output:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=f"{error.code}: {error.message}")], is_error=True, _meta={META_ERROR: body}
+        )
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=f"{error.code}: {error.message}")],
         structured_content={"error": body},

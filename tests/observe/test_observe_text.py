@@ -14,6 +14,10 @@ async def test_text_names_one_element_or_is_refused_with_the_candidates(pages_ur
         assert several.is_error
         message = several.content[0].text
         assert "multiple_targets" in message and "Doing" in message and "To do" in message and "Done" in message, message
+        # Text once; the structured error (with the candidates) is for the host, in _meta.
+        assert several.structured_content is None and len(several.content) == 1
+        assert several.meta["mcp-actions/error"]["code"] == "multiple_targets"
+        assert [c["context"] for c in several.meta["mcp-actions/error"]["evidence"]["candidates"]] == ["To do", "Doing", "Done"]
         assert await page.locator("li").count() == 5  # nothing was clicked
         none = await s.client.call_tool("page_click", {"text": "Launch rocket"})
         assert none.is_error and "target_not_found" in none.content[0].text

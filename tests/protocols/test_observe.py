@@ -109,7 +109,7 @@ async def test_acting_on_refs(pages_url):
         assert not (await s.client.call_tool("page_click", {"ref": shadow["ref"]})).is_error
 
         missing = await s.client.call_tool("page_click", {"ref": "@e999999"})
-        assert missing.is_error and missing.structured_content["error"]["code"] == "target_not_found"
+        assert missing.is_error and missing.structured_content is None and missing.meta["mcp-actions/error"]["code"] == "target_not_found"
         assert "never gave out the ref @e999999" in missing.content[0].text
 
         # A ref whose element left the page: gone, observe again.

@@ -46,7 +46,7 @@ async def test_a_sessions_credential_makes_its_runtime_and_no_one_elses(tmp_path
                 assert await _runtimes(b) == []
                 # B cannot route to A's runtime; A can.
                 refused = await b.call_tool("page_observe", {"target": {"runtime_id": "a-rt"}})
-                assert refused.is_error and refused.structured_content["error"]["code"] == "runtime_not_found"
+                assert refused.is_error and refused.meta["mcp-actions/error"]["code"] == "runtime_not_found"
                 # (The server's own background reads, such as a site's WAB document, may call it: only observations count.)
                 assert [c for c in mine.calls if "observe" in c["name"]] == []
                 await a.call_tool("page_observe", {"target": {"runtime_id": "a-rt"}})

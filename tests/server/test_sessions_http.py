@@ -76,7 +76,7 @@ async def test_two_sessions_see_only_their_own_tabs_and_cookies(tmp_path, site):
             assert SECRET not in json.dumps(runtimes) and a_tab not in {r["runtime_id"] for r in runtimes["runtimes"]}
             # Naming A's runtime is no way in: for B it does not exist.
             routed = await b.call_tool("page_observe", {"target": {"runtime_id": a_tab}})
-            assert routed.is_error and routed.structured_content["error"]["code"] == "runtime_not_found"
+            assert routed.is_error and routed.meta["mcp-actions/error"]["code"] == "runtime_not_found"
             # Cookies: A's context keeps A's cookie; B's context never had it.
             b_page = _data(await b.call_tool("browser_navigate", {"url": f"{site}/index.html"}))
             assert b_page["tab"]["title"] == "cookies:"
