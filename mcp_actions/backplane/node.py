@@ -91,6 +91,8 @@ class Backplane:
         #: Called with (session id, uri, subscribed) when an HTTP session subscribed to a resource on another
         #: replica, or unsubscribed: the replica holding its GET stream notifies it (server/mcp_server.py).
         self.on_subscription: Callable[[str, str, bool], None] | None = None
+        #: Called with (session id, level) when an HTTP session set its log level on another replica.
+        self.on_log_level: Callable[[str, Any], None] | None = None
 
     # -- what it says about itself -----------------------------------------
 
@@ -303,6 +305,18 @@ class Backplane:
         except Exception as exc:
             log.warning("could not tell the other replicas that a session ended: %s", exc)
 
+    async def share_log_level(self, session: str, level: str) -> None:
+        """An HTTP session (``SessionKey`` id) set its log level here: the other replicas hear it."""
+        await self._note({"kind": "log_level", "session": session, "level": level})
+
+    async def _note(self, note: dict[str, Any]) -> None:
+        if not self.connected:
+            return
+        try:
+            await self._publish(self.subjects.notes, encode({**note, "replica": self.replica_id}))
+        except Exception as exc:
+            log.warning("could not tell the other replicas (%s): %s", note.get("kind"), exc)
+
     async def share_subscription(self, session: str, uri: str, subscribed: bool) -> None:
         """An HTTP session (``SessionKey`` id) subscribed to ``uri`` here, or unsubscribed: the other replicas hear it."""
         if not self.connected:
@@ -320,6 +334,11 @@ class Backplane:
             session = note.get("session")
             if isinstance(session, str) and self.on_session_ended is not None:
                 self.on_session_ended(session)
+            return
+        if note.get("kind") == "log_level":
+            session, level = note.get("session"), note.get("level")
+            if isinstance(session, str) and isinstance(level, str) and self.on_log_level is not None:
+                self.on_log_level(session, level)
             return
         if note.get("kind") == "subscription":
             session, uri = note.get("session"), note.get("uri")

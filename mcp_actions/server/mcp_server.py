@@ -86,6 +86,13 @@ def _client_name(ctx: Ctx) -> str | None:
     return params.client_info.name if params is not None and params.client_info is not None else None
 
 
+def _http_session(ctx: Ctx) -> str | None:
+    """The streamable-HTTP session id of a request (None for other transports and 2026-07-28 requests)."""
+    headers = getattr(ctx.request, "headers", None)
+    session_id = headers.get("mcp-session-id") if headers is not None else None
+    return session_id if isinstance(session_id, str) and session_id else None
+
+
 def build_server(
     app: ActionsApp,
     *,
@@ -229,8 +236,7 @@ def build_server(
     def share_subscription(ctx: Ctx, uri: str, subscribed: bool) -> None:
         # Replicas (docs/deploying.md): the session's GET stream may be open on another replica, which
         # then notifies what the session subscribed to here.
-        headers = getattr(ctx.request, "headers", None)
-        session_id = headers.get("mcp-session-id") if headers is not None else None
+        session_id = _http_session(ctx)
         if app.backplane is not None and session_id:
             spawn(app.backplane.share_subscription(SessionKey.of_http(session_id).id, uri, subscribed))
 
@@ -243,6 +249,7 @@ def build_server(
 
     if app.backplane is not None:
         app.backplane.on_subscription = shared_elsewhere
+        app.backplane.on_log_level = peers.share_level
 
     async def subscribe(ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
@@ -273,6 +280,9 @@ def build_server(
         peer = peers.seen(ctx)
         if peer is not None:
             peer.log_level = params.level
+        session_id = _http_session(ctx)
+        if app.backplane is not None and session_id:
+            spawn(app.backplane.share_log_level(SessionKey.of_http(session_id).id, params.level))
         return types.EmptyResult()
 
     with warnings.catch_warnings():

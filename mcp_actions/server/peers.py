@@ -72,6 +72,8 @@ class Peers:
         #: Resource subscriptions HTTP sessions made on other replicas (docs/deploying.md), by the session's
         #: ``SessionKey`` id: a replica holding a session's GET stream notifies what it subscribed to elsewhere.
         self._shared: dict[str, set[str]] = {}
+        #: The ``logging/setLevel`` HTTP sessions gave on other replicas, by ``SessionKey`` id.
+        self._shared_levels: dict[str, LoggingLevel] = {}
         self._http_idle_seconds = http_idle_seconds
 
     # -- who is connected -----------------------------------------------------
@@ -104,7 +106,9 @@ class Peers:
         if peer is None:
             peer = self._peers[key] = Peer(ctx.session, http=http)
             if http and isinstance(key, tuple):
-                peer.subscriptions |= self._shared.get(SessionKey.of_http(str(key[1])).id, set())
+                session = SessionKey.of_http(str(key[1])).id
+                peer.subscriptions |= self._shared.get(session, set())
+                peer.log_level = self._shared_levels.get(session, peer.log_level)
         else:
             peer.session = ctx.session  # the newest request's session: same connection, fresher proxy
             peer.last_seen = time.monotonic()
@@ -128,6 +132,15 @@ class Peers:
                 else:
                     peer.subscriptions.discard(uri)
         return True
+
+    def share_level(self, session: str, level: LoggingLevel) -> None:
+        """An HTTP session (``SessionKey`` id) set its log level on another replica: it holds here too."""
+        if level not in LOG_LEVELS:
+            return
+        self._shared_levels[session] = level
+        for key, peer in self._peers.items():
+            if peer.http and isinstance(key, tuple) and SessionKey.of_http(str(key[1])).id == session:
+                peer.log_level = level
 
     def forget_scope(self, scope: object) -> Peer | None:
         """The connection of a lifespan scope ended; its peer (whose subscriptions end too), if any."""

@@ -461,3 +461,27 @@ async def test_a_subscription_made_on_one_replica_is_notified_on_the_get_stream_
                                     break
                 finally:
                     await runtime.close()
+
+
+async def test_a_sessions_log_level_holds_on_every_replica(tmp_path: Path) -> None:
+    """logging/setLevel lands on one replica; the session's calls on every replica log at that level."""
+    logged: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        if isinstance(params.data, dict) and params.data.get("event") == "call_started":
+            logged.append(params.data)
+
+    async with cluster(tmp_path, 2) as c:
+        runtime = await open_runtime(c.replicas[0].bridge_url, "rt-log")
+        try:
+            async with mcp_client(c.http_url, logging_callback=on_log) as client:  # each request through the balancer
+                await until(lambda: _listed_is(client, {"rt-log"}))
+                await client.set_logging_level("info")
+                await asyncio.sleep(0.5)  # the level crosses the backplane
+                for n in range(4):
+                    result = await client.call_tool("shop_ping", {"n": n, "target_runtime_id": "rt-log"})
+                    assert not result.is_error, result
+                assert len(logged) == 4, logged  # call_started is info: sent by whichever replica took the call
+                assert {p for p in c.http.connections} == {r.port for r in c.replicas}
+        finally:
+            await runtime.close()
