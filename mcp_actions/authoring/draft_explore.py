@@ -342,4 +342,5 @@ def _check(d: _Drafter, setup: list[dict[str, Any]], revealed: list[dict[str, An
             "assertions": assertions,
         }
     )
-    d.note("explore", f"the check after_exploring redoes that on check's own page ({len(setup)} call(s)) and asserts that the row and {len(revealed)} control(s) that appear only then are there")
+    seen = f"the row and the {len(revealed)} control(s) that appear only then are there" if revealed else "the row is there"
+    d.note("explore", f"the check after_exploring redoes that on check's own page ({len(setup)} call(s)) and asserts that {seen}")

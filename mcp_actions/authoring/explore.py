@@ -28,6 +28,7 @@ profile are thrown away after ``init``, so nothing it did stays anywhere.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -35,11 +36,13 @@ from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
+
 from ..errors import ActionError
 from .draft import RISKY_WORDS, risk_word
 from .reader import Evaluate, read_page, read_rows
 
-__all__ = ["DEFAULT_BUDGET_S", "PROBE_TEXT", "Exploration", "explore"]
+__all__ = ["DEFAULT_BUDGET_S", "PROBE_TEXT", "Exploration", "Tab", "explore"]
 
 #: How long init explores by default, in seconds (the first read and the drafting are not counted).
 DEFAULT_BUDGET_S = 20.0
@@ -50,6 +53,8 @@ PROBE_TEXT = "Probe from mcp-actions init — l'essai"
 MAX_FIELDS = 3
 MAX_OPENERS = 5
 _SETTLE = {"quiet_ms": 300, "timeout_ms": 2500}
+#: How long past its budget an action may hang before exploring is cut off.
+_GRACE_S = 5.0
 
 Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
@@ -95,12 +100,35 @@ def _locator_key(locator: Any) -> str:
     return json.dumps(locator, sort_keys=True, ensure_ascii=False)
 
 
+@dataclass
+class Tab:
+    """What exploring needs of its tab besides primitives: where it is now, and how to load the page again."""
+
+    url: Callable[[], str]
+    reload: Callable[[], Awaitable[None]]
+
+
+def _document(url: str) -> str:
+    return url.split("#", 1)[0]  # a fragment (#/active) is the same page
+
+
 class _Explorer:
-    def __init__(self, call: Call, evaluate: Evaluate, budget_s: float) -> None:
+    def __init__(self, call: Call, evaluate: Evaluate, budget_s: float, tab: Tab) -> None:
         self.call = call
         self.evaluate = evaluate
         self.deadline = time.monotonic() + budget_s
         self.found = Exploration()
+        self.tab = tab
+        self.home = _document(tab.url())
+
+    async def went_away(self, what: str) -> bool:
+        """Whether ``what`` (just done) loaded another page; then it is noted and the page is loaded again."""
+        now = _document(self.tab.url())
+        if now == self.home:
+            return False
+        self.found.skipped.append(f"{what} loaded another page ({now}); init went back and drafted nothing from it")
+        await self.tab.reload()
+        return True
 
     def time_left(self) -> bool:
         if time.monotonic() >= self.deadline:
@@ -141,6 +169,8 @@ class _Explorer:
             self.found.skipped.append(f"skipped the field {_quote(label)}: typing into it failed ({exc.code}: {exc.message})")
             return
         await self.settle()
+        if await self.went_away(f"pressing Enter in the field {_quote(label)}"):
+            return
         rows = await read_rows(self.evaluate, PROBE_TEXT)
         self.found.tried.append(f"typed into the field {_quote(label)} and pressed Enter")
         if not rows.get("found"):
@@ -188,6 +218,8 @@ class _Explorer:
             adder.pressed.append(str(control["kind"]) if what == control["kind"] else f"{control['kind']} {_quote(str(what))}")
             self.found.tried.append(f"clicked the new row's {adder.pressed[-1]}")
             await self.settle()
+            if await self.went_away(f"clicking the row's {adder.pressed[-1]}"):
+                return
 
     async def opener(self, button: dict[str, Any]) -> None:
         name = str(button.get("name") or "")
@@ -203,6 +235,8 @@ class _Explorer:
             self.found.skipped.append(f"could not open {_quote(name)} ({exc.code})")
             return
         await self.settle()
+        if await self.went_away(f"clicking {_quote(name)}"):
+            return
         shown = await read_page(self.evaluate)
         new = [c for c in (shown.get("buttons") or []) + (shown.get("links") or []) if _locator_key(c["locator"]) not in known]
         self.found.tried.append(f"opened {_quote(name)}" + (f": it shows {', '.join(_quote(str(c['name'])) for c in new[:8])}" if new else ", which showed nothing new"))
@@ -226,12 +260,27 @@ def _openers(page: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-async def explore(call: Call, evaluate: Evaluate, page: dict[str, Any], *, budget_s: float = DEFAULT_BUDGET_S) -> Exploration:
+async def explore(call: Call, evaluate: Evaluate, page: dict[str, Any], tab: Tab, *, budget_s: float = DEFAULT_BUDGET_S) -> Exploration:
     """Explore the page ``page`` describes (see the module docstring), for at most about ``budget_s`` seconds.
 
     ``call(primitive, args)`` runs a primitive on the tab (the bridge), ``evaluate`` a function in it.
+    The budget is checked before each action; a page that hangs an action is cut off a little after
+    it (``_GRACE_S``), and what was found until then is kept.
     """
-    explorer = _Explorer(call, evaluate, budget_s)
+    explorer = _Explorer(call, evaluate, budget_s, tab)
+    try:
+        async with asyncio.timeout(budget_s + _GRACE_S):
+            await _explore(explorer, page)
+    except TimeoutError:
+        explorer.found.out_of_time = True
+        explorer.found.after = None  # the page is mid-action: the draft keeps to what was read before
+    except (ActionError, PlaywrightError) as exc:  # the page went away under an action: keep what was found
+        explorer.found.skipped.append(f"exploring stopped early: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
+        explorer.found.after = None
+    return explorer.found
+
+
+async def _explore(explorer: _Explorer, page: dict[str, Any]) -> None:
     fields = list(page.get("lone_fields") or [])
     for f in fields[:MAX_FIELDS]:
         if not explorer.time_left():
@@ -240,11 +289,10 @@ async def explore(call: Call, evaluate: Evaluate, page: dict[str, Any], *, budge
         await explorer.lone_field(f)
     for f in fields[MAX_FIELDS:]:
         explorer.found.skipped.append(f"skipped the field {_quote(_field_label(f))}: init tries {MAX_FIELDS} lone fields at most")
-    current = await read_page(evaluate)
+    current = await read_page(explorer.evaluate)
     for button in _openers(current)[:MAX_OPENERS]:
         if not explorer.time_left():
             explorer.found.skipped.append(f"did not open {_quote(str(button.get('name')))}: the exploring time was up")
             continue
         await explorer.opener(button)
-    explorer.found.after = await read_page(evaluate)
-    return explorer.found
+    explorer.found.after = await read_page(explorer.evaluate)

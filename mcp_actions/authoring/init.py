@@ -38,7 +38,7 @@ from ..errors import ActionError, ActionsError, ErrorCode
 from ..runtimes.headless import headless_tab
 from ..runtimes.tab import TabRuntime
 from .draft import Draft, draft_map
-from .explore import DEFAULT_BUDGET_S, Exploration, explore
+from .explore import DEFAULT_BUDGET_S, Exploration, Tab, explore
 from .reader import busy_count, native_submits, read_page
 
 __all__ = ["INIT_TIMEOUT_MS", "READY_TIMEOUT_MS", "SETTLE_QUIET_MS", "draft_page", "run_init_command"]
@@ -112,7 +112,11 @@ async def _draft_in(bridge: Bridge, tab: TabRuntime, url: str, created_at: str |
     exploration: Exploration | None = None
     if explore_budget_s > 0:
         # After the read above, which the draft keeps as the page at load time: exploring changes the page.
-        exploration = await explore(call, tab.evaluate, page, budget_s=explore_budget_s)
+        async def reload() -> None:
+            await tab.page.goto(url, wait_until="load", timeout=INIT_TIMEOUT_MS)
+            await call("dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": READY_TIMEOUT_MS})
+
+        exploration = await explore(call, tab.evaluate, page, Tab(url=lambda: tab.page.url, reload=reload), budget_s=explore_budget_s)
     return draft_map(page, url=url, created_at=stamp, exploration=exploration)
 
 

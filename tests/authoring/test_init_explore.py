@@ -6,7 +6,8 @@ Pages (tests/fixtures/pages):
   outside any form that Enter submits, the list, toggles, filters and "Clear completed" shown only
   once a todo exists, a destroy button shown only while its row is hovered, handlers bound late;
 - ``init-explore``: a shopping list rendered late with look-alike rows ("Buy milk", "Buy milk
-  twice"), a "Send a message" field (risk word), an "Options" menu, a "Delete account" dialog opener.
+  twice"), a "Send a message" field (risk word), a field whose Enter loads another page, an "Options"
+  menu, a "Delete account" dialog opener.
 
 The drafted maps validate clean, and their tools run through ``mcp-actions serve`` (the SDK's
 ``Client`` over stdio) on a fresh load of the page: titles with an apostrophe and non-ASCII text,
@@ -124,6 +125,9 @@ def test_exploring_never_submits_what_risk_words_mark(tmp_path: Path, pages_url:
     assert "did not open 'Delete account' while exploring: its words say 'delete' (it may delete something)" in review
     assert not any("Yes, delete it" in json.dumps(tool, ensure_ascii=False) for tool in draft["tools"])
     assert "did not press the row's button 'Remove' while exploring: its words say 'remove' (it may remove something)" in review
+    # Enter in "Jump to a list" loaded another page: init went back, and drafted nothing from that page.
+    assert any(m.startswith("pressing Enter in the field 'Jump to a list' loaded another page (") and m.endswith("init went back and drafted nothing from it") for m in review)
+    assert not any("Jump to a list" in json.dumps(tool, ensure_ascii=False) or "contact" in tool["name"] for tool in draft["tools"])
     # The harmless "Options" menu was opened: its items are tools that open it first; "Delete all" asks first.
     assert {"add", "toggle", "delete", "options_export_list", "options_delete_all"} <= set(tools)
     assert "confirm" in tools["options_delete_all"]["x_actions"] and "x_actions" not in tools["options_export_list"]
