@@ -105,7 +105,13 @@ async def test_every_kind_of_control(pages_url):
         assert chosen.startswith('selected ["high"] in @e'), chosen
         assert await page.input_value("#prio") == "high"
         assert await page.input_value("#vol") == "75"
-        assert await page.text_content("#events") == "input:when change:when input:at change:at input:vol change:vol"
+        clamped = await act(s, "page_fill", {"text": "Volume", "value": "150"})  # past max=100: the browser clamps it
+        assert 'the input made it "100"' in clamped.splitlines()[0], clamped
+        refused = await s.client.call_tool("page_fill", {"text": "Due date", "value": "24/12/2026"})
+        assert refused.is_error and "it takes YYYY-MM-DD" in refused.content[0].text, refused.content
+        assert await page.input_value("#when") == "2026-12-01"  # what it held before stays
+        await act(s, "page_fill", {"text": "Volume", "value": "75"})
+        assert await page.text_content("#events") == "input:when change:when input:at change:at " + "input:vol change:vol " * 2 + "input:vol change:vol"
         await act(s, "page_fill", {"text": "Comment", "value": "Looks good"})
         assert (await page.text_content("#editor")).strip() == "Looks good"
         # Checkbox rows and radios by the text beside them.

@@ -5153,10 +5153,17 @@ function setValue(args) {
   var type = String(el.type);
   var descriptor = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value");
   if (typeof el.focus === "function") el.focus();
+  var before = el.value;
   // The prototype's setter: a framework's instance-level value tracker (React) still sees the events.
-  if (descriptor && descriptor.set) descriptor.set.call(el, args.value);
-  else el.value = args.value;
-  if (el.value === "" && args.value !== "") fail("invalid_input", "the " + type + " input refused " + JSON.stringify(args.value) + ": it takes " + VALUE_TYPES[type], { field: "value", ref: found.ref, type: type });
+  var set = function (v) {
+    if (descriptor && descriptor.set) descriptor.set.call(el, v);
+    else el.value = v;
+  };
+  set(args.value);
+  if (el.value === "" && args.value !== "") {
+    set(before); // a refused value empties the input: put back what it held
+    fail("invalid_input", "the " + type + " input refused " + JSON.stringify(args.value) + ": it takes " + VALUE_TYPES[type], { field: "value", ref: found.ref, type: type });
+  }
   el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
   el.dispatchEvent(new Event("change", { bubbles: true }));
   var out = { ref: found.ref, value: String(el.value) };
