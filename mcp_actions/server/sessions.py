@@ -86,6 +86,8 @@ class AgentSessions:
         self.idle_timeout = idle_timeout
         self._open: dict[str, _Open] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        #: Sessions being closed (their contexts, runtimes): awaited by ``stop``.
+        self._closing: set[asyncio.Task[None]] = set()
         #: Called with the ``Mcp-Session-Id`` of a session its client deleted (the MCP adapter forgets its peer).
         self.on_deleted: list[Callable[[str], None]] = []
 
@@ -150,15 +152,26 @@ class AgentSessions:
         return [{**o.key.describe(), "opened_at": o.opened_at, "idle_seconds": round(now - o.last_seen, 1)} for o in self._open.values()]
 
     async def end(self, session_id: str, reason: str) -> bool:
-        """End one session: forget it, close its browser context and runtimes. True when it was open."""
+        """End one session: forget it, close its browser context and runtimes. True when it was open.
+
+        The closing runs in a task of its own, shielded: the request that ended the session (a
+        ``DELETE`` whose client went away, a closing SSE connection) may be cancelled, and a
+        context closed half-way would be left running. ``stop`` waits for every closing.
+        """
         if self._open.pop(session_id, None) is None:
             return False
         log.info("session %s ended: %s", session_id, reason)
+        closing = asyncio.get_running_loop().create_task(self._close(session_id, reason), name=f"end-session-{session_id}")
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
+        await asyncio.shield(closing)
+        return True
+
+    async def _close(self, session_id: str, reason: str) -> None:
         try:
             await self._end(session_id, reason)
         except Exception:
             log.exception("ending session %s failed", session_id)
-        return True
 
     # -- which session a request is -------------------------------------------
 
@@ -251,6 +264,8 @@ class AgentSessions:
             self._sweeper = None
         for sid in list(self._open):
             await self.end(sid, "server stopping")
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)  # sessions whose ending request was cancelled
 
 
 #: The scope of a 2026-07-28 request without a handle: a session id no runtime has, so it sees none.

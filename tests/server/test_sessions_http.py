@@ -146,3 +146,17 @@ async def test_an_idle_session_loses_its_context_and_nothing_is_left_running(tmp
             assert not chromium_processes(served.process.pid)
             assert time.monotonic() - started >= 1.0
             assert "idle for more than 1.5 s" in served.stderr.read_text()
+
+
+async def test_a_shared_browser_context_is_shared_and_still_names_each_session(tmp_path, site):
+    """--shared-browser-context: one context for every session (as before #32), each session still on the record."""
+    with http_serve(tmp_path, "--shared-browser-context") as served:
+        async with Client(served.url, mode="legacy") as a, Client(served.url, mode="legacy") as b:
+            opened = _data(await a.call_tool("browser_navigate", {"url": f"{site}/index.html?set=shared"}))
+            tabs = _data(await b.call_tool("browser_list_tabs", {}))
+            assert opened["runtime_id"] in {t["runtime_id"] for t in tabs["tabs"]}
+            assert _data(await b.call_tool("browser_navigate", {"url": f"{site}/index.html"}))["tab"]["title"] == "cookies:who=shared"
+            launch = await _read(b, "actions://bridge/launch")
+            assert launch["session"]["isolated"] is False and "bridge_credential" not in launch["session"]
+        lines = [json.loads(line) for line in served.audit_log.read_text().splitlines()]
+        assert len({line["session"] for line in lines}) == 2
