@@ -161,7 +161,7 @@ def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> s
     """Draft the row action for ``control``; its tool's name, or None when nothing tells the control apart."""
     what = _control_words(control)
     if not control.get("locator"):
-        d.note("explore", f"skipped the row's {control['kind']} {_quote(what)}: nothing in the row tells it apart (no role, name or class of its own)")
+        d.note("explore", f"skipped the row's {control['kind']} '{what}': nothing in the row tells it apart (no role, name or class of its own)")
         return None
     scope = _row_scope(row)
     locator = {**control["locator"], "within": scope}

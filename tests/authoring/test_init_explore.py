@@ -106,6 +106,11 @@ def test_without_exploring_the_review_names_the_field_it_skipped(tmp_path: Path,
 def test_a_zero_budget_is_no_exploring_and_a_bad_one_is_a_usage_error(tmp_path: Path, pages_url: str) -> None:
     draft, _, _ = init(tmp_path, f"{pages_url}/init-todomvc/index.html", "--explore-budget", "0")
     assert draft["tools"] == []
+    # A budget spent before the first action: the field is named as skipped for want of time, and how to give more.
+    draft, _, _ = init(tmp_path, f"{pages_url}/init-todomvc/index.html", "--explore-budget", "0.000001")
+    review = [item["message"] for item in draft["x_init_review"]]
+    assert "skipped the field 'What needs to be done?': the exploring time was up" in review
+    assert "the exploring time was up before init tried everything: give it more with --explore-budget SECONDS" in review
     for bad in ("-1", "soon", "nan"):
         done = run("init", f"{pages_url}/init-todomvc/index.html", "--explore-budget", bad)
         assert done.returncode == 2 and "--explore-budget" in done.stderr and done.stdout == ""
