@@ -124,7 +124,11 @@ async def test_every_kind_of_control(pages_url):
         assert seen["Buy milk"].endswith("unchecked")
         assert seen["Volume"].endswith('= "75"')
         assert seen["Comment"].endswith('= "Looks good"')
-        assert seen["Green"].split(" ")[1] == "option"  # a listbox's li without role=option  # a rich-text editor's value is its text
+        assert seen["Green"].split(" ")[1] == "option"  # a listbox's li without role=option
+        # A <datalist>'s popup is the browser's: its first options are said beside the field, which page_fill fills.
+        assert seen["City"].endswith('combobox "City" suggests "Paris", "London", "Lisbon", "Berlin", "Rome" (+1)'), seen["City"]
+        await act(s, "page_fill", {"text": "City", "value": "Lisbon"})
+        assert await page.input_value("#city") == "Lisbon"  # a rich-text editor's value is its text
         # ARIA states: a switch's aria-checked, a disclosure's aria-expanded, as they change.
         assert seen["Dark mode"].endswith('switch "Dark mode" unchecked') and seen["Filters"].endswith("collapsed"), seen
         await act(s, "page_click", {"text": "Dark mode"})

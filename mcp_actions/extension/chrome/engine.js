@@ -4845,6 +4845,16 @@ function valueOf(el) {
   return null;
 }
 
+var SUGGESTIONS = 5; // a <datalist>'s options said beside its field
+
+/** The first options of the <datalist> an input suggests from (its popup is the browser's, not the page's), or null. */
+function suggestionsOf(el) {
+  var list = tagOf(el) === "input" ? el.list : null;
+  if (!list || !list.options || !list.options.length) return null;
+  var values = Array.prototype.slice.call(list.options, 0, SUGGESTIONS).map(function (o) { return cap(o.value || o.label, 40); });
+  return { values: values, total: list.options.length };
+}
+
 var CHECKABLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
 
 /** ARIA states a person sees: checked (native or aria-checked), expanded/collapsed, selected, pressed. */
@@ -4863,6 +4873,8 @@ function entryFor(el, withBounds, role, name) {
   var value = valueOf(el);
   if (value !== null && value !== "") entry.value = cap(value, VALUE_CAP);
   statesOf(el, role, entry);
+  var suggested = suggestionsOf(el);
+  if (suggested) entry.suggestions = suggested;
   entry.actions = actionsOf(el, role);
   var b = box(el);
   var key = [b.x, b.y, b.width, b.height].join(",");
@@ -4909,6 +4921,10 @@ function lineOf(entry, el, duplicated, cache) {
   if (entry.expanded !== undefined) parts.push(entry.expanded ? "expanded" : "collapsed");
   if (entry.selected) parts.push("selected");
   if (entry.pressed) parts.push("pressed");
+  if (entry.suggestions) {
+    var more = entry.suggestions.total - entry.suggestions.values.length;
+    parts.push("suggests " + entry.suggestions.values.map(function (v) { return JSON.stringify(v); }).join(", ") + (more > 0 ? " (+" + more + ")" : ""));
+  }
   if (!entry.actions.length) parts.push("disabled");
   if (entry.change === "new" && observedBefore) parts.push("new");
   if (entry.bounds) parts.push("[" + [entry.bounds.x, entry.bounds.y, entry.bounds.width, entry.bounds.height].join(",") + "]");
