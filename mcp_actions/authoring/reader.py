@@ -1,7 +1,8 @@
 """Reading a live page for ``mcp-actions init``: one JavaScript function evaluated in the tab.
 
-The function is ``reader.js`` (beside this file) run after the page engine's own ``intrinsics.js``,
-``core.js``, ``dom.js``, ``names.js``, ``locator_filters.js``, ``locators.js`` and ``describe.js`` (its rule for rows) (read through
+The function is ``reader.js`` and ``reader_explore.js`` (beside this file; the second reads what
+exploring needs) run after the page engine's own ``intrinsics.js``, ``core.js``, ``dom.js``,
+``names.js``, ``locator_filters.js``, ``locators.js`` and ``describe.js`` (its rule for rows) (read through
 ``runtimes.page_script.module_source``, joined the way ``page_script`` joins the
 engine: each module the body of a ``function (M, root)``). So what the reader
 calls a role, an accessible name, visible, or a locator that names one element
@@ -40,7 +41,8 @@ Evaluate = Callable[[str], Awaitable[Any]]
 @functools.cache
 def _modules() -> str:
     parts = [module_source(name) for name in ENGINE_MODULES_USED]
-    parts.append(resources.files("mcp_actions.authoring").joinpath("reader.js").read_text(encoding="utf-8"))
+    for own in ("reader.js", "reader_explore.js"):  # the page description, then what exploring reads
+        parts.append(resources.files("mcp_actions.authoring").joinpath(own).read_text(encoding="utf-8"))
     return "".join(f"(function (M, root) {{\n{part.rstrip()}\n}})(M, root);\n" for part in parts)
 
 
@@ -62,7 +64,7 @@ async def read_page(evaluate: Evaluate) -> dict[str, Any]:
 
 
 async def read_rows(evaluate: Evaluate, probe: str) -> dict[str, Any]:
-    """Where the text ``probe`` shows now (``reader.js`` ``readRows``): ``{found, count, row?}``, the row's selector, title and controls."""
+    """Where the text ``probe`` shows now (``reader_explore.js`` ``readRows``): ``{found, count, row?}``, the row's selector, title and controls."""
     rows = await evaluate(reader_source("readRows", probe))
     return rows if isinstance(rows, dict) else {"found": False}
 
