@@ -11,8 +11,9 @@
   is not the row. A control that shows only while the pointer is over its row is hovered first;
 - checkboxes and switches outside forms and rows (``toggle_<name>(checked?)``), filters (links to
   this page's fragments in one list, tabs: ``show_<name>()``), the buttons and links that appeared
-  only after exploring ("Clear completed"), and the items a menu or dialog opener shows
-  (``<opener>_<item>()``: open, then click);
+  only after exploring ("Clear completed"), the items a menu or dialog opener shows
+  (``<opener>_<item>()``: open, then click), and the forms a dialog shows (the form's tool from
+  ``draft.py``, opening the dialog first);
 - a check ``after_exploring`` whose ``setup`` calls ``add`` and the row checkboxes init clicked, and
   whose assertions see the row and the controls that appeared only then (so ``check`` judges them);
 - review lines: what init tried, what it skipped and why (each field by its label), what appears
@@ -235,8 +236,27 @@ def _filter(d: _Drafter, item: dict[str, Any], later: str | None) -> None:
     _keep(d, tool, item["name"], later=later)
 
 
+def _opened_form(d: _Drafter, opener: dict[str, Any], form: dict[str, Any]) -> None:
+    """A form a dialog shows: the form's tool (draft.py), opening the dialog first."""
+    before = len(d.tools)
+    d.form(form)
+    if len(d.tools) == before:
+        return
+    tool = d.tools[-1]
+    workflow = _Workflow(d.max_steps)
+    workflow.add("open_ready", "locator.wait_for", {"locator": opener["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the opener")
+    _click(workflow, "open", opener["locator"], description=f"open {_quote(opener['name'])}: the form shows only then")
+    tool["workflow"]["steps"][:0] = workflow.steps  # ids open_ready, at_open, open: none of a form's own
+    tool["target"] = dict(opener["locator"])
+    d.counts["forms"] -= 1
+    d.counts["explored"] += 1
+    d.note("explore", f"the form shows only once {_quote(opener['name'])} is open: the tool opens it first", tool["name"])
+
+
 def _opened(d: _Drafter, opened: Opened) -> None:
     opener = opened.opener
+    for form in opened.forms[:2]:
+        _opened_form(d, opener, form)
     for control in opened.controls[:8]:
         name = d.name(f"{_slug(opener['name'], fallback='menu', limit=20)}_{_slug(control['name'], fallback='item', limit=20)}")
         workflow = _Workflow(d.max_steps)

@@ -70,10 +70,11 @@ class Adder:
 
 @dataclass
 class Opened:
-    """A button that opens a menu or dialog, and the buttons and links it showed (``controls``)."""
+    """A button that opens a menu or dialog, and the buttons and links (``controls``) and forms it showed."""
 
     opener: dict[str, Any]
     controls: list[dict[str, Any]]
+    forms: list[dict[str, Any]] = dc_field(default_factory=list)
 
 
 @dataclass
@@ -94,6 +95,11 @@ def _quote(text: str) -> str:
 
 def _field_label(f: dict[str, Any]) -> str:
     return str(f.get("label") or f.get("placeholder") or f.get("name") or f.get("id") or "a text field")
+
+
+def _form_key(form: dict[str, Any]) -> str:
+    """What tells one form from another across two reads: its locator, id, heading and field labels."""
+    return _locator_key([form.get("locator"), form.get("id"), form.get("heading"), [f.get("label") for f in form.get("fields") or []]])
 
 
 def _locator_key(locator: Any) -> str:
@@ -239,9 +245,14 @@ class _Explorer:
             return
         shown = await read_page(self.evaluate)
         new = [c for c in (shown.get("buttons") or []) + (shown.get("links") or []) if _locator_key(c["locator"]) not in known]
-        self.found.tried.append(f"opened {_quote(name)}" + (f": it shows {', '.join(_quote(str(c['name'])) for c in new[:8])}" if new else ", which showed nothing new"))
-        if new:
-            self.found.opened.append(Opened(opener=button, controls=new))
+        # A dialog's form: listed only once shown (the reader lists the forms shown). Its submission is the page
+        # script's (a dialog closes, the page stays), and its status regions are read on the page as loaded.
+        had = {_form_key(f) for f in before.get("forms") or []}
+        forms = [{**f, "regions": [], "navigates": False} for f in shown.get("forms") or [] if _form_key(f) not in had]
+        names = [_quote(str(c["name"])) for c in new[:8]] + [f"a form ({_quote(str(f.get('label') or (f.get('submit') or {}).get('name') or f.get('heading') or '?'))})" for f in forms]
+        self.found.tried.append(f"opened {_quote(name)}" + (f": it shows {', '.join(names)}" if names else ", which showed nothing new"))
+        if new or forms:
+            self.found.opened.append(Opened(opener=button, controls=new, forms=forms))
         try:
             await self.call("keyboard.press", {"key": "Escape"})
         except ActionError:

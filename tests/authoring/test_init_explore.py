@@ -7,7 +7,7 @@ Pages (tests/fixtures/pages):
   once a todo exists, a destroy button shown only while its row is hovered, handlers bound late;
 - ``init-explore``: a shopping list rendered late with look-alike rows ("Buy milk", "Buy milk
   twice"), a "Send a message" field (risk word), a field whose Enter loads another page, an "Options"
-  menu, a "Delete account" dialog opener.
+  menu, a "New list" dialog with a form, a "Delete account" dialog opener.
 
 The drafted maps validate clean, and their tools run through ``mcp-actions serve`` (the SDK's
 ``Client`` over stdio) on a fresh load of the page: titles with an apostrophe and non-ASCII text,
@@ -136,6 +136,10 @@ def test_exploring_never_submits_what_risk_words_mark(tmp_path: Path, pages_url:
     # The harmless "Options" menu was opened: its items are tools that open it first; "Delete all" asks first.
     assert {"add", "toggle", "delete", "options_export_list", "options_delete_all"} <= set(tools)
     assert "confirm" in tools["options_delete_all"]["x_actions"] and "x_actions" not in tools["options_export_list"]
+    # The "New list" dialog's form is a tool that opens the dialog first.
+    new_list = tools["new_list_form"]
+    assert [s["id"] for s in new_list["workflow"]["steps"]][:4] == ["open_ready", "at_open", "open", "ready"]
+    assert new_list["target"] == {"role": "button", "name": "New list"} and list(new_list["input_schema"]["properties"]) == ["list_name"]
     assert step_args(tools["toggle"], "at_click")["locator"] == {
         "role": "checkbox",
         "name": "Got it",
@@ -182,3 +186,5 @@ async def test_drafted_tools_run_on_a_fresh_load(tmp_path: Path, pages_url: str)
         await agent.page_shows("list: [x] Buy milk; [ ] Buy milk twice | sent 0 | exported 0")
         await run_tool(agent, "options_export_list")
         await agent.page_shows("| exported 1")
+        await run_tool(agent, "new_list_form", {"list_name": "Épicerie d'été"})
+        await agent.page_shows("| lists: Épicerie d'été")
