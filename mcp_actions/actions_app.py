@@ -308,7 +308,9 @@ class ActionsApp:
             # Imported only here: without --backplane nothing of NATS is loaded (docs/deploying.md).
             from .backplane.node import Backplane
 
-            self.backplane = Backplane(self.options.backplane, self.bridge, self.events, bridge_token=self.token, http_token=self.options.http_token)
+            self.backplane = Backplane(
+                self.options.backplane, self.bridge, self.events, bridge_token=self.token, http_token=self.options.http_token, turns=self.service.turns
+            )
             self.audit.replica = self.backplane.replica_id
             self.backplane.on_session_ended = self._session_ended_elsewhere
             self.backplane.session_activity = lambda since: self.sessions.active_since(since) if self.sessions is not None else []

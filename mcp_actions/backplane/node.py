@@ -29,10 +29,12 @@ from typing import Any
 from ..bridge.bridge import Bridge
 from ..bridge.events import PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from ..bridge.scope import SessionKey
+from ..dispatch.tab_turns import TabTurns
 from ..events import EventHub
 from .directory import RuntimeDirectory
 from .remote import CallServer, RemoteCalls
 from .sessions import SessionStore
+from .turns import RemoteTurns, TurnServer
 from .wire import Subjects, cluster_name, decode, encode
 
 __all__ = ["ANNOUNCE_EVERY_S", "PING_TIMEOUT_S", "Backplane", "new_replica_id"]
@@ -60,7 +62,18 @@ def new_replica_id() -> str:
 class Backplane:
     """One replica's link to the others: directory, forwarded calls, page events, liveness."""
 
-    def __init__(self, url: str, bridge: Bridge, events: EventHub, *, bridge_token: str, http_token: str | None, replica_id: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        bridge: Bridge,
+        events: EventHub,
+        *,
+        bridge_token: str,
+        http_token: str | None,
+        replica_id: str | None = None,
+        turns: TabTurns | None = None,
+    ) -> None:
+        """``turns``: this process's tab turns (dispatch), which then also hold other replicas' tabs' turns there."""
         self.url = url
         self.bridge = bridge
         self.events = events
@@ -70,6 +83,11 @@ class Backplane:
         self.remote = RemoteCalls(bridge, self.subjects, self.replica_id, self._request, self._publish)
         self.server = CallServer(bridge, self.subjects, self._publish)
         self.directory = RuntimeDirectory(bridge, self.replica_id, self.remote.channel_for)
+        #: A tab's turn across replicas (turns.py): asked of the holder, and granted here for the tabs held here.
+        self.remote_turns = RemoteTurns(bridge, self.subjects, self.replica_id, self._request, self._publish)
+        self.turn_server = TurnServer(bridge, turns if turns is not None else TabTurns(), self.subjects, self._publish)
+        if turns is not None:
+            turns.elsewhere = self.remote_turns.turn_for
         bridge.replica_id = self.replica_id
         self._nc: Any = None
         #: The streamable-HTTP sessions any replica may serve (server/adopted_sessions.py).
@@ -138,6 +156,7 @@ class Backplane:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self.server.cancel_all()
+        self.turn_server.cancel_all()
         self.directory.drop_all("this replica is stopping")
         if self._nc is not None:
             with contextlib.suppress(Exception):
@@ -206,10 +225,21 @@ class Backplane:
             await msg.respond(self.server.take(msg.data))
 
         async def on_control(msg: Any) -> None:
-            self.server.control(msg.data)
+            message = decode(msg.data)
+            if message.get("kind") == "release":
+                self.turn_server.release(message)
+            else:
+                self.server.control(msg.data)
 
         async def on_event(msg: Any) -> None:
-            await self.remote.on_event(msg.data)
+            message = decode(msg.data)
+            if message.get("kind") == "turn":
+                self.remote_turns.heard(message)
+            else:
+                await self.remote.on_event(msg.data)
+
+        async def on_turn(msg: Any) -> None:
+            await msg.respond(self.turn_server.take(msg.data))
 
         async def on_ping(msg: Any) -> None:
             await msg.respond(b"{}")
@@ -223,6 +253,7 @@ class Backplane:
         await nc.subscribe(s.replica(me, "ctl"), cb=on_control)
         await nc.subscribe(s.replica(me, "ev"), cb=on_event)
         await nc.subscribe(s.replica(me, "ping"), cb=on_ping)
+        await nc.subscribe(s.replica(me, "turn"), cb=on_turn)
         await nc.flush(timeout=2)
 
     # -- connection state --------------------------------------------------
@@ -241,10 +272,12 @@ class Backplane:
         self._since = time.time()
         log.warning("backplane %s lost: this replica serves only its own runtimes until it returns", self.url)
         # Nobody can hear answers now: calls forwarded from here fail, calls run for others stop.
-        for replica in self.directory.replicas() + list(self.remote.replicas_in_use()):
+        for replica in self.directory.replicas() + list(self.remote.replicas_in_use()) + list(self.remote_turns.replicas_in_use()):
             self.remote.fail_replica(replica, "the backplane is unreachable")
+            self.remote_turns.fail_replica(replica, "the backplane is unreachable")
         self.directory.drop_all("the backplane is unreachable")
         self.server.cancel_all()
+        self.turn_server.cancel_all()
 
     async def _reconnected(self) -> None:
         self._joined()
@@ -258,6 +291,7 @@ class Backplane:
     async def _check_replicas(self) -> None:
         """Ping every replica known or running calls for this one; drop those gone or silent."""
         watched = set(self.directory.replicas()) | self.remote.replicas_in_use() | self.server.callers()
+        watched |= self.remote_turns.replicas_in_use() | self.turn_server.callers()
         if not watched:
             return
         results = await asyncio.gather(*(self._alive(r) for r in watched))
@@ -278,8 +312,10 @@ class Backplane:
 
     def _replica_gone(self, replica: str, reason: str) -> None:
         self.remote.fail_replica(replica, reason)
+        self.remote_turns.fail_replica(replica, reason)
         self.directory.drop(replica, reason)
         self.server.cancel_from(replica)
+        self.turn_server.cancel_from(replica)
 
     # -- page events -------------------------------------------------------
 

@@ -28,7 +28,7 @@ import contextlib
 import itertools
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -85,6 +85,9 @@ class TabTurns:
     def __init__(self) -> None:
         self._tabs: dict[str, _Tab] = {}
         self._keys = itertools.count(1)
+        #: The turns of tabs another replica holds (docs/deploying.md): the context holding that replica's
+        #: turn of ``runtime_id``, or None for a tab of this process (set by ``backplane/turns.py``).
+        self.elsewhere: Callable[..., contextlib.AbstractAsyncContextManager[None] | None] | None = None
 
     def busy(self, runtime_id: str) -> list[str]:
         """The tools holding ``runtime_id``'s turn now (for status and evidence)."""
@@ -101,6 +104,15 @@ class TabTurns:
         task = id(asyncio.current_task())
         if (runtime_id, "acts", task) in held or (not acts and (runtime_id, "reads", task) in held):
             yield  # the caller's own call, in this very task, already holds it
+            return
+        remote = self.elsewhere(runtime_id, acts=acts, tool=tool, deadline=deadline) if self.elsewhere is not None else None
+        if remote is not None:
+            async with remote:
+                token = _HELD.set(held | {(runtime_id, "acts" if acts else "reads", task)})
+                try:
+                    yield
+                finally:
+                    _HELD.reset(token)
             return
         tab = self._tabs.setdefault(runtime_id, _Tab())
         key = next(self._keys)

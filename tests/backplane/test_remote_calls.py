@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,8 @@ from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.events import PageEvent
 from mcp_actions.bridge.signals import SignalSpec
 from mcp_actions.bridge.websocket import BridgeServer
+from mcp_actions.deadline import Deadline
+from mcp_actions.dispatch.tab_turns import TabTurns
 from mcp_actions.errors import ActionError
 from mcp_actions.events import EventHub
 from mcp_actions.runtimes.page_script import runtime_js
@@ -37,6 +40,7 @@ class Side:
     bridge: Bridge
     server: BridgeServer
     backplane: Backplane
+    turns: TabTurns
 
     @property
     def url(self) -> str:
@@ -50,10 +54,11 @@ async def side(nats_url: str) -> AsyncIterator[Side]:
     server = BridgeServer(bridge, port=0, token=TOKEN, runtime_script=runtime_js)
     await bridge.start()
     await server.start()
-    backplane = Backplane(nats_url, bridge, events, bridge_token=TOKEN, http_token=None)
+    turns = TabTurns()
+    backplane = Backplane(nats_url, bridge, events, bridge_token=TOKEN, http_token=None, turns=turns)
     await backplane.start()
     try:
-        yield Side(bridge, server, backplane)
+        yield Side(bridge, server, backplane, turns)
     finally:
         await backplane.stop()
         await server.stop()
@@ -193,3 +198,44 @@ async def _answer(where: str) -> dict[str, str]:
 def _replica_of(side_: Side, runtime_id: str) -> str | None:
     info = side_.bridge.registry.get(runtime_id)
     return info.replica if info is not None else None
+
+
+async def test_a_tabs_turn_is_one_queue_on_the_replica_holding_it(pair: tuple[Side, Side]) -> None:
+    """An acting call on replica b holds the turn of a's tab: a's own acting call waits for it, and gets it once b releases."""
+    a, b = pair
+    runtime = await on_a(a, b)
+    order: list[str] = []
+    holding = asyncio.Event()
+    release = asyncio.Event()
+
+    async def on_b() -> None:
+        async with b.turns.turn("rt-1", acts=True, tool="shop.fill", deadline=Deadline.after_ms(5000)):
+            order.append("b holds")
+            holding.set()
+            await release.wait()
+            order.append("b releases")
+
+    async def on_a_side() -> None:
+        await holding.wait()
+        async with a.turns.turn("rt-1", acts=True, tool="shop.submit", deadline=Deadline.after_ms(5000)):
+            order.append("a holds")
+
+    tasks = [asyncio.create_task(on_b()), asyncio.create_task(on_a_side())]
+    await holding.wait()
+    await asyncio.sleep(0.3)
+    assert order == ["b holds"] and a.turns.busy("rt-1") == ["shop.fill (via replica " + b.backplane.replica_id + ")"]
+    release.set()
+    await asyncio.wait_for(asyncio.gather(*tasks), 5)
+    assert order == ["b holds", "b releases", "a holds"]
+    # Waiting past its deadline on the holder: handler_timeout with the holder's evidence, and nothing left queued.
+    async def b_waits() -> None:
+        async with b.turns.turn("rt-1", acts=True, tool="shop.submit", deadline=Deadline.after_ms(300)):
+            pass
+
+    async with a.turns.turn("rt-1", acts=True, tool="shop.fill", deadline=Deadline.after_ms(5000)):
+        # A context of its own: in one process both bridges share the record of turns this task holds.
+        with pytest.raises(ActionError) as waited:
+            await asyncio.create_task(b_waits(), context=contextvars.Context())
+    assert waited.value.code == "handler_timeout" and waited.value.evidence["phase"] == "waiting_for_tab"
+    await eventually(lambda: a.turns.busy("rt-1") == [] and not a.backplane.turn_server.callers(), timeout=5)
+    await runtime.close()

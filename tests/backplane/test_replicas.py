@@ -485,3 +485,32 @@ async def test_a_sessions_log_level_holds_on_every_replica(tmp_path: Path) -> No
                 assert {p for p in c.http.connections} == {r.port for r in c.replicas}
         finally:
             await runtime.close()
+
+
+async def test_acting_calls_from_two_replicas_take_turns_on_one_tab(tmp_path: Path) -> None:
+    """One acting call per tab at a time holds across replicas: calls from a and from b on a's runtime never overlap in the page."""
+    spans: list[tuple[float, float]] = []
+
+    async def slow(call: dict[str, Any]) -> Any:
+        started = time.monotonic()
+        await asyncio.sleep(0.2)
+        if call.get("handler") == "shop.ping":  # not the replicas' own page reads (WAB discovery)
+            spans.append((started, time.monotonic()))
+        return {"runtime": "rt-turn", "n": call["arguments"].get("n"), "handler": call.get("handler")}
+
+    async with cluster(tmp_path, 2) as c:
+        a, b = c.replicas
+        runtime = await WsRuntime(a.bridge_url, "rt-turn", url="https://shop.test/", token=BRIDGE_TOKEN).open()
+        runtime.serve(slow, concurrent=True)  # the runtime itself would run them side by side
+        try:
+            async with mcp_client(a.mcp_url, keepalive=True) as on_a, mcp_client(b.mcp_url, keepalive=True) as on_b:
+                await until(lambda: _listed_is(on_b, {"rt-turn"}))
+                calls = [client.call_tool("shop_ping", {"n": n, "target_runtime_id": "rt-turn"}) for n in range(3) for client in (on_a, on_b)]
+                results = await asyncio.gather(*calls)
+                assert all(not r.is_error for r in results), results
+            spans.sort()
+            assert len(spans) == 6
+            overlaps = [(x, y) for x, y in zip(spans, spans[1:], strict=False) if y[0] < x[1]]
+            assert overlaps == [], overlaps
+        finally:
+            await runtime.close()
