@@ -145,8 +145,32 @@ async def _acted(service: ActionService, call: BuiltinCall, line: str) -> TextAn
     return _answer(call, f"{line}\n{await _changes(service, call)}")
 
 
+def _trusted(call: BuiltinCall) -> bool:
+    """Whether the runtime's clicks and keys are real input (the Playwright tab host), not the engine's synthetic events."""
+    return "input.trusted" in call.runtime.capabilities
+
+
+async def _in_frame(service: ActionService, call: BuiltinCall, target: dict[str, Any], action: str) -> None:
+    """Click or hover an element inside a same-origin frame (the locator does not reach into frames).
+
+    A trusted host clicks (or moves to) the element's centre translated to the top viewport, so the
+    browser routes real input into the frame; the page runtime dispatches the engine's synthetic
+    events in the frame's document (refs.frame_act, observe_frames.js).
+    """
+    if _trusted(call):
+        point = await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "point"})
+        await _call(service, call, "refs.change_mark", {})
+        await _call(service, call, "pointer.click" if action == "click" else "pointer.move", {"x": point["x"], "y": point["y"]})
+    else:
+        await _call(service, call, "refs.change_mark", {})
+        await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": action})
+
+
 async def _click(service: ActionService, call: BuiltinCall) -> Any:
     target = await _call(service, call, "refs.resolve", _target(call.own))
+    if target.get("frame"):
+        await _in_frame(service, call, target, "click")
+        return await _acted(service, call, f"clicked {_what(target)} (in a frame)")
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
     await _call(service, call, "refs.change_mark", {})
     await _call(service, call, "pointer.click", info["clickable_center"])
@@ -176,6 +200,10 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
         out = await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
         line = f"filled {_what(target)}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")
+    elif target.get("frame"):
+        # A text field inside a same-origin frame: its value set there (observe_frames.js), on both hosts.
+        await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "fill", "value": value})
+        line = f"filled {_what(target)} (in a frame)"
     else:
         await _call(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
         line = f"filled {_what(target)}"
@@ -184,6 +212,9 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
 
 async def _hover(service: ActionService, call: BuiltinCall) -> Any:
     target = await _call(service, call, "refs.resolve", _target(call.own))
+    if target.get("frame"):
+        await _in_frame(service, call, target, "hover")
+        return await _acted(service, call, f"hovered {_what(target)} (in a frame)")
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
     await _call(service, call, "refs.change_mark", {})
     await _call(service, call, "pointer.move", info["clickable_center"])

@@ -77,6 +77,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "observe_values.js",  # refs.set_value: date, time, range and color inputs take their value set
     "observe_scroll.js",  # refs.scroll: the page or the box an element scrolls in, by a screenful or to its end
+    "observe_frames.js",  # refs.frame_act: act on an element inside a same-origin iframe (point, click, hover, fill)
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "select.js",  # locator.select: options of the <select> a locator names (learned tools)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
@@ -133,6 +134,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.select",
     "refs.set_value",
     "refs.scroll",
+    "refs.frame_act",
     "refs.describe",
     "locator.select",
     "refs.read",

@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, observe_frames.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.frame_act", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -4633,6 +4633,7 @@ definePrimitive("abp.shutdown", function (args) {
  *   listed as options.
  *
  * Inert elements are never listed: under [inert], or outside an open modal <dialog>.
+ * Elements inside a same-origin iframe are listed where the iframe is.
  *
  * candidateRole/candidateName give such an element a role ("clickable",
  * "option") and a name (its text) where ARIA gives none.
@@ -4752,6 +4753,10 @@ function actionableInTree(scope) {
       }
       if (isActionable(n) && (!modal || modal.contains(n))) out.push(n);
       if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
+      // A same-origin iframe's document is part of what a person sees and acts on (an embedded form);
+      // its elements are acted on through observe_frames.js. Cross-origin frames stay closed.
+      var inner = (n.localName === "iframe" || n.localName === "frame") && M.frameDocument ? M.frameDocument(n) : null;
+      if (inner) walk(inner);
     }
   })(scope || document);
   return out;
@@ -5105,6 +5110,8 @@ function resolve(args) {
   if (args.field === true) out.fill = tagOf(found.el) === "select" ? "select" : M.isValueInput && M.isValueInput(found.el) ? "value" : "text";
   var name = candidateName(found.el, role);
   if (name) out.name = cap(name, NAME_CAP);
+  // An element of a same-origin frame: the locator primitives do not reach it, refs.frame_act does (observe_frames.js).
+  if (M.inFrame && M.inFrame(found.el)) out.frame = true;
   return out;
 }
 
@@ -5237,6 +5244,161 @@ function scroll(args) {
 }
 
 definePrimitive("refs.scroll", scroll);
+  })(M, root);
+
+  // ---- observe_frames.js ----
+  (function (M, root) {
+/*
+ * observe_frames.js — Acting on an element inside a same-origin iframe, by its ref (refs.frame_act;
+ * docs/mcp-surface.md, "Every kind of control").
+ *
+ * page_read, page_find and page_observe hand out refs for the elements of same-origin frames, but
+ * the locator primitives search the top document only. So for such an element the acting tools
+ * (dispatch/observe_tools.py) use this primitive instead:
+ *
+ * - action "point": the element scrolled into view in its frame, and its frame in the top page,
+ *   and its clickable centre in the TOP viewport's coordinates (each iframe's box and border added),
+ *   for a host with trusted input to click or hover there (the browser routes real input into the
+ *   frame);
+ * - action "click" / "hover": the engine's synthetic pointer and mouse events, dispatched on the
+ *   element in the frame's own document with frame-local coordinates (the page runtime, which has
+ *   no trusted input);
+ * - action "fill": the field's value set with the frame realm's native setter (frameworks' value
+ *   trackers see it) and input + change fired; a rich-text editor takes the text through the
+ *   frame document's insertText.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail,
+  round = Math.round;
+
+/** The iframes from the top document down to el's document (outermost first); [] for a top-document element. */
+function frameChain(el) {
+  var chain = [];
+  var doc = el.ownerDocument;
+  while (doc && doc !== document) {
+    var frame = null;
+    try {
+      frame = doc.defaultView && doc.defaultView.frameElement;
+    } catch (_crossOrigin) {
+      frame = null;
+    }
+    if (!frame) break;
+    chain.unshift(frame);
+    doc = frame.ownerDocument;
+  }
+  return chain;
+}
+
+/** Whether el lives in a same-origin frame's document (not the top document). */
+function inFrame(el) {
+  return !!el && el.ownerDocument !== document && frameChain(el).length > 0;
+}
+
+/** Where a frame's content starts inside its iframe element's box: border + padding. */
+function contentOffset(frame) {
+  var style = frame.ownerDocument.defaultView.getComputedStyle(frame);
+  return { x: frame.clientLeft + (parseFloat(style.paddingLeft) || 0), y: frame.clientTop + (parseFloat(style.paddingTop) || 0) };
+}
+
+/** el's clickable centre in its own frame's viewport, and in the top viewport. */
+function points(el) {
+  // Scroll the element into view inside its frame, then each frame into view in its parent (innermost out).
+  if (typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  var chain = frameChain(el);
+  for (var i = chain.length - 1; i >= 0; i--) chain[i].scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+  var r = el.getBoundingClientRect();
+  var local = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  var x = local.x, y = local.y;
+  for (var j = chain.length - 1; j >= 0; j--) {
+    var fr = chain[j].getBoundingClientRect();
+    var offset = contentOffset(chain[j]);
+    x += fr.left + offset.x;
+    y += fr.top + offset.y;
+  }
+  return { local: { x: round(local.x), y: round(local.y) }, top: { x: round(x), y: round(y) } };
+}
+
+function mouseInit(win, p, button, buttons) {
+  return { bubbles: true, cancelable: true, composed: true, view: win, clientX: p.x, clientY: p.y, button: button, buttons: buttons, detail: 1, pointerId: 1, pointerType: "mouse", isPrimary: true };
+}
+
+/** Synthetic events of the frame's realm on el (a page script there checks instanceof against its own classes). */
+function fire(el, type, init) {
+  var win = el.ownerDocument.defaultView;
+  var Ctor = type.indexOf("pointer") === 0 && typeof win.PointerEvent === "function" ? win.PointerEvent : win.MouseEvent;
+  return el.dispatchEvent(new Ctor(type, init));
+}
+
+function click(el, p) {
+  var win = el.ownerDocument.defaultView;
+  var down = mouseInit(win, p, 0, 1), up = mouseInit(win, p, 0, 0);
+  var allowed = fire(el, "pointerdown", down);
+  if (allowed && fire(el, "mousedown", down)) {
+    var focusable = el.closest("input, select, textarea, button, a[href], [tabindex], [contenteditable]:not([contenteditable='false'])");
+    if (focusable && typeof focusable.focus === "function") focusable.focus();
+  }
+  fire(el, "pointerup", up);
+  if (allowed) fire(el, "mouseup", up);
+  // A synthetic click event runs the element's activation (a submit button submits its form, a checkbox toggles).
+  fire(el, "click", up);
+}
+
+function hover(el, p) {
+  var init = mouseInit(el.ownerDocument.defaultView, p, 0, 0);
+  ["pointerover", "mouseover", "pointermove", "mousemove"].forEach(function (type) { fire(el, type, init); });
+}
+
+function fill(el, value, ref) {
+  var win = el.ownerDocument.defaultView;
+  if (typeof el.focus === "function") el.focus();
+  var tag = M.tagOf(el);
+  if (tag === "input" || tag === "textarea") {
+    if (el.disabled || el.readOnly) fail("target_not_editable", ref + " is disabled or read-only", { ref: ref });
+    // The frame realm's prototype setter: a framework in the frame tracks values on its own prototypes.
+    var proto = tag === "textarea" ? win.HTMLTextAreaElement.prototype : win.HTMLInputElement.prototype;
+    var descriptor = Object.getOwnPropertyDescriptor(proto, "value");
+    if (descriptor && descriptor.set) descriptor.set.call(el, value);
+    else el.value = value;
+    el.dispatchEvent(new win.InputEvent("input", { bubbles: true, composed: true, inputType: "insertText", data: value }));
+    el.dispatchEvent(new win.Event("change", { bubbles: true }));
+    return String(el.value);
+  }
+  if (el.isContentEditable) {
+    var range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    var sel = win.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    if (!el.ownerDocument.execCommand("insertText", false, value)) {
+      el.textContent = value;
+      el.dispatchEvent(new win.InputEvent("input", { bubbles: true, inputType: "insertText", data: value }));
+    }
+    return M.normalize(el.innerText);
+  }
+  fail("target_not_editable", ref + " does not take text", { ref: ref, tag: tag });
+}
+
+var ACTIONS = { point: 1, click: 1, hover: 1, fill: 1 };
+
+function frameAct(args) {
+  if (!ACTIONS[args.action]) fail("invalid_input", "action must be point, click, hover or fill", { field: "action" });
+  var found = M.resolveRefOrText({ ref: args.ref, text: args.text });
+  var el = found.el;
+  if (!inFrame(el)) fail("invalid_input", found.ref + " is not inside a frame: act on it with the ordinary primitives", { field: "ref", ref: found.ref });
+  var at = points(el);
+  var out = { ref: found.ref, action: args.action, x: at.top.x, y: at.top.y };
+  if (args.action === "click") click(el, at.local);
+  else if (args.action === "hover") hover(el, at.local);
+  else if (args.action === "fill") {
+    if (typeof args.value !== "string") fail("invalid_input", "fill needs a string value", { field: "value" });
+    out.value = fill(el, args.value, found.ref);
+  }
+  return out;
+}
+
+M.inFrame = inFrame;
+
+definePrimitive("refs.frame_act", frameAct);
   })(M, root);
 
   // ---- describe.js ----
@@ -5564,7 +5726,8 @@ function elementFor(args) {
 function describeCall(args) {
   var out = {};
   var el = elementFor(args);
-  if (el) out.element = describeElement(el);
+  // An element inside a frame is left undescribed: a learned locator searches the top document only (observe_frames.js).
+  if (el && !(M.inFrame && M.inFrame(el))) out.element = describeElement(el);
   if (args.watch !== undefined) {
     // The row the element sits in is watched too: whether the action made it go.
     var watch = Array.isArray(args.watch) ? args.watch.slice(0, WATCH_CAP - 1) : args.watch;
@@ -6575,8 +6738,9 @@ definePrimitive("refs.find", find);
  * URL of a same-document navigation. A full navigation replaces the page and its engine; the
  * acting tool says that itself when the report cannot be read.
  *
- * Cheap on purpose: one innerText of the body before and one after (shadow roots' text is not
- * in it, a limit), no MutationObserver left running between calls.
+ * Cheap on purpose: one innerText of the body (and of each visible same-origin frame's body)
+ * before and one after (shadow roots' text is not in it, a limit), no MutationObserver left
+ * running between calls.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -6592,14 +6756,24 @@ var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true
 
 var mark = null; // {lines: {text: count}, dialogs: [elements], url}
 
-function visibleLines() {
-  var body = document.body;
+function addLines(doc, counts, depth) {
+  var body = doc.body;
   var raw = body && typeof body.innerText === "string" ? body.innerText : "";
-  var counts = {};
   raw.split("\n").forEach(function (line) {
     var text = normalize(line);
     if (text) counts[text] = (Object.prototype.hasOwnProperty.call(counts, text) ? counts[text] : 0) + 1;
   });
+  // A same-origin iframe's text is not in its parent's innerText: a form in a frame says what it saved too.
+  if (depth > 3 || !M.frameDocument) return;
+  Array.prototype.forEach.call(doc.querySelectorAll("iframe, frame"), function (frame) {
+    var inner = isVisible(frame) ? M.frameDocument(frame) : null;
+    if (inner) addLines(inner, counts, depth + 1);
+  });
+}
+
+function visibleLines() {
+  var counts = {};
+  addLines(document, counts, 0);
   return counts;
 }
 

@@ -321,7 +321,8 @@ function elementFor(args) {
 function describeCall(args) {
   var out = {};
   var el = elementFor(args);
-  if (el) out.element = describeElement(el);
+  // An element inside a frame is left undescribed: a learned locator searches the top document only (observe_frames.js).
+  if (el && !(M.inFrame && M.inFrame(el))) out.element = describeElement(el);
   if (args.watch !== undefined) {
     // The row the element sits in is watched too: whether the action made it go.
     var watch = Array.isArray(args.watch) ? args.watch.slice(0, WATCH_CAP - 1) : args.watch;

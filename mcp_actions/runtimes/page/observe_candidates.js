@@ -17,6 +17,7 @@
  *   listed as options.
  *
  * Inert elements are never listed: under [inert], or outside an open modal <dialog>.
+ * Elements inside a same-origin iframe are listed where the iframe is.
  *
  * candidateRole/candidateName give such an element a role ("clickable",
  * "option") and a name (its text) where ARIA gives none.
@@ -136,6 +137,10 @@ function actionableInTree(scope) {
       }
       if (isActionable(n) && (!modal || modal.contains(n))) out.push(n);
       if (n.shadowRoot && n.shadowRoot.mode === "open") walk(n.shadowRoot);
+      // A same-origin iframe's document is part of what a person sees and acts on (an embedded form);
+      // its elements are acted on through observe_frames.js. Cross-origin frames stay closed.
+      var inner = (n.localName === "iframe" || n.localName === "frame") && M.frameDocument ? M.frameDocument(n) : null;
+      if (inner) walk(inner);
     }
   })(scope || document);
   return out;

@@ -6,8 +6,9 @@
  * URL of a same-document navigation. A full navigation replaces the page and its engine; the
  * acting tool says that itself when the report cannot be read.
  *
- * Cheap on purpose: one innerText of the body before and one after (shadow roots' text is not
- * in it, a limit), no MutationObserver left running between calls.
+ * Cheap on purpose: one innerText of the body (and of each visible same-origin frame's body)
+ * before and one after (shadow roots' text is not in it, a limit), no MutationObserver left
+ * running between calls.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -23,14 +24,24 @@ var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true
 
 var mark = null; // {lines: {text: count}, dialogs: [elements], url}
 
-function visibleLines() {
-  var body = document.body;
+function addLines(doc, counts, depth) {
+  var body = doc.body;
   var raw = body && typeof body.innerText === "string" ? body.innerText : "";
-  var counts = {};
   raw.split("\n").forEach(function (line) {
     var text = normalize(line);
     if (text) counts[text] = (Object.prototype.hasOwnProperty.call(counts, text) ? counts[text] : 0) + 1;
   });
+  // A same-origin iframe's text is not in its parent's innerText: a form in a frame says what it saved too.
+  if (depth > 3 || !M.frameDocument) return;
+  Array.prototype.forEach.call(doc.querySelectorAll("iframe, frame"), function (frame) {
+    var inner = isVisible(frame) ? M.frameDocument(frame) : null;
+    if (inner) addLines(inner, counts, depth + 1);
+  });
+}
+
+function visibleLines() {
+  var counts = {};
+  addLines(document, counts, 0);
   return counts;
 }
 

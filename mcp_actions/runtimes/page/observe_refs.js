@@ -336,6 +336,8 @@ function resolve(args) {
   if (args.field === true) out.fill = tagOf(found.el) === "select" ? "select" : M.isValueInput && M.isValueInput(found.el) ? "value" : "text";
   var name = candidateName(found.el, role);
   if (name) out.name = cap(name, NAME_CAP);
+  // An element of a same-origin frame: the locator primitives do not reach it, refs.frame_act does (observe_frames.js).
+  if (M.inFrame && M.inFrame(found.el)) out.frame = true;
   return out;
 }
 
