@@ -5,7 +5,9 @@ NATS). ``Backplane`` (``node.py``) joins this process to the others that share
 its tokens: it publishes the runtimes this process holds and mirrors the
 others' into the bridge (``directory.py``), forwards a call for a mirrored
 runtime to the replica holding its socket and carries its progress, input
-requests, cancellation and answer both ways (``remote.py``), keeps streamable
+requests, cancellation and answer both ways (``remote.py``), takes a tab's turn
+on the replica holding it so one acting call per tab holds across replicas
+(``turns.py``), keeps streamable
 HTTP sessions in JetStream key-value so that any replica can serve any of
 them (``sessions.py``), and fans change notifications out to every replica.
 Losing NATS is survived: each replica keeps serving the runtimes it holds and

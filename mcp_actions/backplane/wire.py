@@ -10,8 +10,9 @@ Subjects, under ``mcpa.<cluster>``:
 - ``dir``: each replica's runtime directory (``directory.py``), on change and every second;
 - ``note``: change notifications to repeat to every replica's MCP clients;
 - ``r.<replica>.call``: a call for a runtime that replica holds (request/reply: the reply says it was taken);
-- ``r.<replica>.ctl``: a caller's cancel or input answer for a call running there;
-- ``r.<replica>.ev``: a running call's progress, input requests and outcome, back to its caller;
+- ``r.<replica>.ctl``: a caller's cancel or input answer for a call running there, or the release of a turn;
+- ``r.<replica>.ev``: a running call's progress, input requests and outcome, and turns granted, back to the caller;
+- ``r.<replica>.turn``: a caller queues there for the turn of a tab that replica holds (``turns.py``);
 - ``r.<replica>.ping``: liveness (a replica that died has no responder, which NATS says at once).
 """
 
