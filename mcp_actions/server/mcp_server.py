@@ -254,9 +254,13 @@ def build_server(
     async def subscribe(ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
         try:
-            app.resources.resolve(uri)
+            _, found = app.resources.resolve(uri)
         except ActionError as exc:
             raise MCPError(res.RESOURCE_NOT_FOUND, f"{exc.code}: {exc.message}", data=exc.to_error()) from exc
+        runtime_id = found.get("runtime_id")
+        if runtime_id and runtime_id in app.bridge.registry and app.bridge.registry.get_visible(runtime_id) is None:
+            # Another agent session's runtime (docs/sessions.md): not found here, and no news of it either.
+            raise MCPError(res.RESOURCE_NOT_FOUND, f"resource_not_found: no resource at {uri}")
         peer = peers.seen(ctx)
         if peer is None or uri not in peer.subscriptions:
             watches.hold(uri)  # e.g. a projection starts being re-read after each call

@@ -8,9 +8,11 @@ A real HTTP server (``--browser none``), two SDK clients, and real WebSocket run
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from websockets.exceptions import InvalidStatus
 
 from tests.bridge.wsclient import WsRuntime, eventually
@@ -51,6 +53,12 @@ async def test_a_sessions_credential_makes_its_runtime_and_no_one_elses(tmp_path
                 assert [c for c in mine.calls if "observe" in c["name"]] == []
                 await a.call_tool("page_observe", {"target": {"runtime_id": "a-rt"}})
                 assert [c["runtime_id"] for c in mine.calls if "observe" in c["name"]] == ["a-rt"]
+                # Nor subscribe to news of it (resources/updated would tell B when A's page changes).
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # resources/subscribe: deprecated at 2026-07-28, still a 2025-11-25 client's way
+                    with pytest.raises(MCPError):
+                        await b.subscribe_resource("actions://runtimes/a-rt/events")
+                    await a.subscribe_resource("actions://runtimes/a-rt/events")
                 # A's credential cannot take the operator's runtime id either.
                 squatter = await WsRuntime(bridge, "op-rt", token=credential, url="https://shop.test/").open()
                 assert squatter.config is not None and squatter.config.get("renamed") and squatter.config.get("runtime_id") != "op-rt", squatter.config
