@@ -7,7 +7,9 @@ A real HTTP server (``--browser none``), two SDK clients, and real WebSocket run
 
 from __future__ import annotations
 
+import asyncio
 import json
+import urllib.request
 import warnings
 
 import pytest
@@ -59,6 +61,11 @@ async def test_a_sessions_credential_makes_its_runtime_and_no_one_elses(tmp_path
                     with pytest.raises(MCPError):
                         await b.subscribe_resource("actions://runtimes/a-rt/events")
                     await a.subscribe_resource("actions://runtimes/a-rt/events")
+                # The status page (the operator's: start token) names each session and the session of each runtime.
+                status_url = launch["bridge"]["status_page"] + f"?token={TOKEN}"
+                status = await asyncio.to_thread(lambda: urllib.request.urlopen(status_url, timeout=5).read().decode())
+                assert launch["session"]["id"] in status and (await _launch(b))["session"]["id"] in status
+                assert f"session {launch['session']['id']}" in status  # a-rt's row
                 # A's credential cannot take the operator's runtime id either.
                 squatter = await WsRuntime(bridge, "op-rt", token=credential, url="https://shop.test/").open()
                 assert squatter.config is not None and squatter.config.get("renamed") and squatter.config.get("runtime_id") != "op-rt", squatter.config
