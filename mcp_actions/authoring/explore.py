@@ -53,6 +53,9 @@ PROBE_TEXT = "Probe from mcp-actions init — l'essai"
 MAX_FIELDS = 3
 MAX_OPENERS = 5
 _SETTLE = {"quiet_ms": 300, "timeout_ms": 2500}
+#: A field that kept the probe after Enter is pressed again this many times at most, this long apart.
+_ENTER_AGAIN = 4
+_ENTER_AGAIN_AFTER_S = 0.5
 #: How long past its budget an action may hang before exploring is cut off.
 _GRACE_S = 5.0
 
@@ -154,6 +157,14 @@ class _Explorer:
         center = at["clickable_center"]
         await self.call("pointer.click", {"x": center["x"], "y": center["y"]})
 
+    async def holds(self, locator: dict[str, Any]) -> bool:
+        """Whether the field still holds the probe text (and has the focus Enter goes to)."""
+        try:
+            at = await self.call("locator.element_info", {"locator": locator})
+        except ActionError:
+            return False
+        return isinstance(at, dict) and at.get("value") == PROBE_TEXT
+
     async def hover(self, locator: dict[str, Any]) -> None:
         at = await self.call("locator.element_info", {"locator": locator})
         center = at["clickable_center"]
@@ -178,6 +189,17 @@ class _Explorer:
         if await self.went_away(f"pressing Enter in the field {_quote(label)}"):
             return
         rows = await read_rows(self.evaluate, PROBE_TEXT)
+        for _ in range(_ENTER_AGAIN):
+            # Nothing showed and the field still holds the probe: the page was not listening yet (handlers bound
+            # late, hydration). Wait a little and press Enter again, as the drafted add does once.
+            if rows.get("found") or not self.time_left() or not await self.holds(f["locator"]):
+                break
+            await asyncio.sleep(_ENTER_AGAIN_AFTER_S)
+            await self.call("keyboard.press", {"key": "Enter"})
+            await self.settle()
+            if await self.went_away(f"pressing Enter in the field {_quote(label)}"):
+                return
+            rows = await read_rows(self.evaluate, PROBE_TEXT)
         self.found.tried.append(f"typed into the field {_quote(label)} and pressed Enter")
         if not rows.get("found"):
             self.found.skipped.append(f"skipped the field {_quote(label)}: typing into it and pressing Enter showed nothing on the page")
