@@ -318,8 +318,9 @@ class ActionsApp:
             await self.backplane.start()
         if self.browser is not None and self.options.browser == "launch":
             # In the background: the MCP handshake and tools/list need no browser, and a
-            # call that does waits for this same launch.
-            self.browser.start_in_background()
+            # call that does waits for this same launch. Over HTTP with a context per session,
+            # what starts is the sessions' shared browser (no profile held: docs/sessions.md).
+            self.browser.start_in_background(sessions=self.mcp_http is not None and not self.options.shared_browser_context)
         if self.options.watch:
             self.watcher = ManifestWatcher(self.manifest_paths, self.reload_manifests, debounce_ms=self.options.watch_debounce_ms)
             await self.watcher.start()

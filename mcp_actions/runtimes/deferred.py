@@ -126,14 +126,23 @@ class DeferredBrowser:
         """Open a tab in the current session's browser (at ``url`` when given); its runtime id."""
         return await self.host.new_tab(url)
 
-    def start_in_background(self) -> None:
-        """Begin launching now, without waiting; a failure is logged and retried by the next call."""
-        if self._launch is None or self._launch.done():
-            self._launch = asyncio.get_running_loop().create_task(self._background_launch(), name="browser-launch")
+    def start_in_background(self, *, sessions: bool = False) -> None:
+        """Begin launching now, without waiting; a failure is logged and retried by the next call.
 
-    async def _background_launch(self) -> None:
+        ``sessions``: start the browser the agent sessions' contexts will open on (HTTP, a context
+        per session), not the shared host's, which would hold the default profile for nobody.
+        """
+        if self._launch is None or self._launch.done():
+            self._launch = asyncio.get_running_loop().create_task(self._background_launch(sessions), name="browser-launch")
+
+    async def _background_launch(self, sessions: bool = False) -> None:
         try:
-            await self.ensure_started()
+            if sessions:
+                from .browser import BrowserOptions
+
+                await self._the_pool(BrowserOptions(**self._options)).warm()
+            else:
+                await self.ensure_started()
         except Exception as exc:
             log.warning("launching the browser at start failed: %s", getattr(exc, "message", exc))
 

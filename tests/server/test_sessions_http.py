@@ -160,3 +160,12 @@ async def test_a_shared_browser_context_is_shared_and_still_names_each_session(t
             assert launch["session"]["isolated"] is False and "bridge_credential" not in launch["session"]
         lines = [json.loads(line) for line in served.audit_log.read_text().splitlines()]
         assert len({line["session"] for line in lines}) == 2
+
+
+async def test_browser_launch_over_http_starts_the_sessions_browser_and_holds_no_profile(tmp_path, site):
+    """--browser launch with a context per session: the sessions' browser starts at once, on no one's profile."""
+    with http_serve(tmp_path, "--browser", "launch") as served:
+        assert wait_until(lambda: bool(chromium_processes(served.process.pid)), timeout=20)
+        assert not (tmp_path / ".cache" / "mcp-actions" / "chromium-profile").exists()  # HOME is tmp_path
+        async with Client(served.url, mode="legacy") as client:
+            assert _data(await client.call_tool("browser_navigate", {"url": f"{site}/index.html"}))["tab"]["title"] == "cookies:"
