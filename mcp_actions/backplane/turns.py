@@ -52,7 +52,7 @@ class RemoteTurns:
 
     def turn_for(self, runtime_id: str, *, acts: bool, tool: str, deadline: Deadline) -> contextlib.AbstractAsyncContextManager[None] | None:
         """The turn of a mirrored runtime, taken on its replica; None for a runtime of this process."""
-        if self.bridge.holds(runtime_id) or runtime_id not in self.bridge.remote_ids():
+        if not self.bridge.is_mirror(runtime_id):
             return None
         info = self.bridge.registry.get(runtime_id)
         if info is None or info.replica is None:

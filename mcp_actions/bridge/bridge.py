@@ -608,6 +608,10 @@ class Bridge:
             info.events.append(record)
             self.events.publish(PageEvent(info, record))
 
+    def is_mirror(self, runtime_id: str) -> bool:
+        """True when the runtime is another replica's, mirrored here."""
+        return runtime_id in self._remote
+
     def remote_ids(self) -> list[str]:
         """The ids of the runtimes mirrored from other replicas."""
         return list(self._remote)
