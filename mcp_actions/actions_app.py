@@ -25,6 +25,7 @@ import logging
 import secrets
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from .app_options import AppOptions, parse_cdp_headers
@@ -111,6 +112,7 @@ class ActionsApp:
         self.audit = AuditLog(options.audit_log)
         self.audit.listeners.append(lambda _: self.resources.updated(AUDIT_RECENT_URI))
         self.service.audit = self.audit
+        self.service.upload_roots = tuple(Path(root).expanduser() for root in options.upload_roots)
         #: The --policy rules in force (reloaded when the file changes); ``PolicyError`` when the file is bad.
         self.policy = PolicyHolder(Policy.load(options.policy) if options.policy else None)
         if options.policy:

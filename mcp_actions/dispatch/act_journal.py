@@ -117,6 +117,8 @@ def _resolve_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any] | None:
     element by text is described as exactly the element it acted on.
     """
     where: dict[str, Any] = {key: own[key] for key in ("ref", "text") if key in own}
+    if tool == "page.fill" and "files" in own:
+        return None  # an upload is not learned: a saved tool would carry the user's file paths (docs/mcp-surface.md)
     if tool == "page.fill":
         # page_fill {ref, text} types text into ref; {ref|text, value} types value into the field ref or text names.
         where = where if "value" in own else {key: own[key] for key in ("ref",) if key in own}
@@ -129,6 +131,8 @@ def _resolve_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any] | None:
 def _kept_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any]:
     """The values a step repeats: typed text, key, chosen options (the text naming an element is not a value)."""
     if tool == "page.fill":
+        if "files" in own:
+            return {}
         typed = own["value"] if "value" in own else own.get("text")
         return {"text": typed} if isinstance(typed, str) else {}
     keep = {"page.press": ("key",), "page.select": ("values",)}.get(tool, ())

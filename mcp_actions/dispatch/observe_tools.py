@@ -21,6 +21,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .page_answers import META_RUNTIME, TextAnswer, change_text, observe_text
+from .page_files import MAX_UPLOAD_FILES, read_uploads
 from .service import ActionService
 from .targets import TargetRule
 
@@ -61,8 +62,12 @@ CLICK = _binding(
 FILL = _binding(
     "page.fill",
     "Put `value` in the field `ref` or `text` (its label or placeholder) names: text, date/time, range, select, "
-    "rich text. ({ref, text} with no value types text.)",
-    {**_TARGET, "value": {"type": "string"}},
+    "rich text; or `files` (absolute paths under the upload roots) in a file input. ({ref, text} with no value types text.)",
+    {
+        **_TARGET,
+        "value": {"type": "string"},
+        "files": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": MAX_UPLOAD_FILES},
+    },
     [],
     {"title": "Fill", "readOnlyHint": False, "openWorldHint": True},
 )
@@ -181,8 +186,23 @@ async def _click(service: ActionService, call: BuiltinCall) -> Any:
     return await _acted(service, call, line)
 
 
+async def _fill_files(service: ActionService, call: BuiltinCall) -> TextAnswer:
+    """page_fill {files}: the server reads the files from the upload roots (page_files.py), the engine sets them (refs.set_files)."""
+    own = call.own
+    if "value" in own:
+        raise ActionError("give value or files, not both", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
+    # Read (and refused) before the page is touched: a path outside the roots never reaches it.
+    files = read_uploads(own["files"], service.upload_roots)
+    await _call(service, call, "refs.change_mark", {})
+    out = await _call(service, call, "refs.set_files", {**_target(own), "files": files})
+    names = ", ".join(json.dumps(name, ensure_ascii=False) for name in out.get("files") or [])
+    return await _acted(service, call, f"set {out.get('ref')} file input to {names}")
+
+
 async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
+    if "files" in own:
+        return await _fill_files(service, call)
     if "value" in own:
         value, where = own["value"], _target(own)
     else:

@@ -30,6 +30,7 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
+from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ..audit_log import AuditLog, arguments_sha256, utc_timestamp
@@ -152,6 +153,8 @@ class ActionService:
         self._diagnosers: dict[int, tuple[Manifest, StateDiagnoser]] = {}
         #: Which tools exist, take direct calls and are listed (one owner; the app keeps its listing current).
         self.visibility = visibility or ToolVisibility()
+        #: Directories page_fill {files} may upload from (``--upload-root``; none: every path is refused, page_files.py).
+        self.upload_roots: tuple[Path, ...] = ()
         #: The checks every call passes, in order (``guards.py``); a policy is one more.
         #: Resolves every call's runtime and what it acts on, once, before the policy (``targets.py``).
         self.targets = TargetResolver(bridge)

@@ -78,6 +78,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe_values.js",  # refs.set_value: date, time, range and color inputs take their value set
     "observe_scroll.js",  # refs.scroll: the page or the box an element scrolls in, by a screenful or to its end
     "observe_frames.js",  # refs.frame_act: act on an element inside a same-origin iframe (point, click, hover, fill)
+    "observe_files.js",  # refs.set_files: a file input takes the files the server read (page_fill {files})
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "select.js",  # locator.select: options of the <select> a locator names (learned tools)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
@@ -135,6 +136,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.set_value",
     "refs.scroll",
     "refs.frame_act",
+    "refs.set_files",
     "refs.describe",
     "locator.select",
     "refs.read",

@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, observe_frames.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, observe_frames.js, observe_files.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.frame_act", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.frame_act", "refs.set_files", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -5047,7 +5047,8 @@ function matchText(wanted, candidates) {
  * {key, el, ref}. A text matches a visible element's accessible name, label, placeholder or own
  * text (case-insensitive; exact matches win over prefixes, prefixes over substrings). Several
  * matches fail multiple_targets with their refs and contexts (never an arbitrary one); none fails
- * target_not_found. opts.accept(el) narrows the candidates (page_fill: fields only).
+ * target_not_found. opts.accept(el) narrows the candidates (page_fill: fields only); opts.candidates()
+ * replaces them (page_fill {files}: a hidden file input's label too).
  * Shared with describe.js and the acting tools (docs/mcp-surface.md, "Acting by text").
  */
 function resolveRefOrText(args, opts) {
@@ -5060,7 +5061,7 @@ function resolveRefOrText(args, opts) {
   if (typeof args.text !== "string" || !M.normalize(args.text)) fail("invalid_input", "text must be a non-empty string", { field: "text" });
   var wanted = M.normalize(args.text).toLowerCase();
   var accept = opts && opts.accept;
-  var candidates = actionableInOrder().filter(function (el) { return !accept || accept(el); });
+  var candidates = (opts && opts.candidates ? opts.candidates() : actionableInOrder()).filter(function (el) { return !accept || accept(el); });
   var hits = matchText(wanted, candidates);
   if (!hits.length) {
     fail("target_not_found", "no visible element to act on has the text " + JSON.stringify(cap(args.text, NAME_CAP)) + " (page_find or page_observe lists what there is)", { text: args.text });
@@ -5139,6 +5140,7 @@ M.isInteractiveElement = isActionable;
 M.elementOfRef = elementOf;
 // Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
 M.resolveRefOrText = resolveRefOrText;
+M.actionableInOrder = actionableInOrder;
 M.contextOf = contextOf;
 
 definePrimitive("refs.observe", observe);
@@ -5399,6 +5401,66 @@ function frameAct(args) {
 M.inFrame = inFrame;
 
 definePrimitive("refs.frame_act", frameAct);
+  })(M, root);
+
+  // ---- observe_files.js ----
+  (function (M, root) {
+/*
+ * observe_files.js — A file input takes files (refs.set_files; page_fill {files}, docs/mcp-surface.md,
+ * "Every kind of control").
+ *
+ * The server reads the files (only from the user's upload roots, dispatch/page_files.py) and sends
+ * their bytes base64-encoded; here they become File objects in a DataTransfer of the input's own
+ * realm (a same-origin frame's input too), which is assigned to input.files, and input + change
+ * fire as when a person picks files in the browser's dialog. The dialog itself never opens.
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail;
+
+function isFileInput(el) {
+  return M.tagOf(el) === "input" && String(el.type).toLowerCase() === "file";
+}
+
+/** What a text may name for an upload: what a person can act on, and the visible labels of file inputs (often hidden themselves). */
+function candidates() {
+  var labels = M.queryAllDeep("label").filter(function (label) { return isFileInput(label.control || {}) && M.isVisible(label); });
+  var listed = M.actionableInOrder();
+  // A label whose input is listed itself would be a second match for the same input.
+  return listed.concat(labels.filter(function (label) { return listed.indexOf(label) < 0 && listed.indexOf(label.control) < 0; }));
+}
+
+function fileOf(win, spec, index) {
+  if (!spec || typeof spec.name !== "string" || typeof spec.data !== "string") fail("invalid_input", "each file needs a name and base64 data", { field: "files", index: index });
+  var binary;
+  try {
+    binary = root.atob(spec.data);
+  } catch (_notBase64) {
+    fail("invalid_input", "a file's data is not base64", { field: "files", index: index });
+  }
+  var bytes = new Uint8Array(binary.length);
+  for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new win.File([bytes], spec.name, { type: typeof spec.type === "string" ? spec.type : "" });
+}
+
+function setFiles(args) {
+  // A styled upload often hides its input behind a label ("Attach a file"): the label's control is the input.
+  var found = M.resolveRefOrText({ ref: args.ref, text: args.text }, { accept: function (el) { return isFileInput(el) || isFileInput(el.control || {}); }, candidates: candidates });
+  var el = isFileInput(found.el) ? found.el : found.el.control || found.el;
+  if (!isFileInput(el)) fail("target_not_editable", found.ref + " is not a file input", { ref: found.ref, tag: M.tagOf(el) });
+  if (el.disabled) fail("target_not_editable", found.ref + " is disabled", { ref: found.ref });
+  if (!Array.isArray(args.files) || !args.files.length) fail("invalid_input", "files must be a non-empty list", { field: "files" });
+  if (args.files.length > 1 && !el.multiple) fail("invalid_input", found.ref + " takes one file (it has no multiple attribute)", { field: "files", ref: found.ref });
+  var win = el.ownerDocument.defaultView;
+  if (typeof win.DataTransfer !== "function") fail("capability_unavailable", "this browser cannot build a DataTransfer", { capability: "refs.set_files" });
+  var transfer = new win.DataTransfer();
+  args.files.forEach(function (spec, index) { transfer.items.add(fileOf(win, spec, index)); });
+  el.files = transfer.files;
+  el.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new win.Event("change", { bubbles: true }));
+  return { ref: found.ref, files: Array.prototype.map.call(el.files, function (f) { return f.name; }) };
+}
+
+definePrimitive("refs.set_files", setFiles);
   })(M, root);
 
   // ---- describe.js ----

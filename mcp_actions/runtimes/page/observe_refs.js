@@ -273,7 +273,8 @@ function matchText(wanted, candidates) {
  * {key, el, ref}. A text matches a visible element's accessible name, label, placeholder or own
  * text (case-insensitive; exact matches win over prefixes, prefixes over substrings). Several
  * matches fail multiple_targets with their refs and contexts (never an arbitrary one); none fails
- * target_not_found. opts.accept(el) narrows the candidates (page_fill: fields only).
+ * target_not_found. opts.accept(el) narrows the candidates (page_fill: fields only); opts.candidates()
+ * replaces them (page_fill {files}: a hidden file input's label too).
  * Shared with describe.js and the acting tools (docs/mcp-surface.md, "Acting by text").
  */
 function resolveRefOrText(args, opts) {
@@ -286,7 +287,7 @@ function resolveRefOrText(args, opts) {
   if (typeof args.text !== "string" || !M.normalize(args.text)) fail("invalid_input", "text must be a non-empty string", { field: "text" });
   var wanted = M.normalize(args.text).toLowerCase();
   var accept = opts && opts.accept;
-  var candidates = actionableInOrder().filter(function (el) { return !accept || accept(el); });
+  var candidates = (opts && opts.candidates ? opts.candidates() : actionableInOrder()).filter(function (el) { return !accept || accept(el); });
   var hits = matchText(wanted, candidates);
   if (!hits.length) {
     fail("target_not_found", "no visible element to act on has the text " + JSON.stringify(cap(args.text, NAME_CAP)) + " (page_find or page_observe lists what there is)", { text: args.text });
@@ -365,6 +366,7 @@ M.isInteractiveElement = isActionable;
 M.elementOfRef = elementOf;
 // Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
 M.resolveRefOrText = resolveRefOrText;
+M.actionableInOrder = actionableInOrder;
 M.contextOf = contextOf;
 
 definePrimitive("refs.observe", observe);
