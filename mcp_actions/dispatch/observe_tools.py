@@ -15,6 +15,7 @@ answer text (``page_answers.py``; docs/mcp-surface.md, "Observe (pages with no m
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..catalog.catalog import ToolBinding
@@ -99,6 +100,16 @@ SCROLL = _binding(
     {**_TARGET, "to": {"type": "string", "enum": ["down", "up", "bottom", "top"], "default": "down"}},
     [],
     {"title": "Scroll", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+)
+
+_END = {"type": "string", "minLength": 1, "description": "A ref (@e12) or the visible text of one element."}
+DRAG = _binding(
+    "page.drag",
+    "Drag the element `from` names onto the one `to` names (each a ref or a visible text: a list item, a card, "
+    "a column's heading): sortable lists, kanban boards.",
+    {"from": _END, "to": _END},
+    ["from", "to"],
+    {"title": "Drag", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
 )
 
 #: How long an acting tool waits for the page to settle before it says what changed (docs/mcp-surface.md).
@@ -249,6 +260,23 @@ async def _scroll(service: ActionService, call: BuiltinCall) -> Any:
     return await _acted(service, call, line)
 
 
+def _end(value: str) -> dict[str, str]:
+    """A drag end as the engine takes it: a string shaped like a ref is a ref, anything else a text."""
+    return {"ref": value} if re.fullmatch(r"@?e[0-9]+", value) else {"text": value}
+
+
+async def _drag(service: ActionService, call: BuiltinCall) -> Any:
+    ends = await _call(service, call, "refs.drag_resolve", {"from": _end(call.own["from"]), "to": _end(call.own["to"])})
+    source, target = ends["from"], ends["to"]
+    if source.get("frame") or target.get("frame"):
+        raise ActionError("page_drag does not reach into frames yet", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"path": "/from" if source.get("frame") else "/to"})
+    await _call(service, call, "refs.change_mark", {})
+    # pointer.drag: a trusted press, moves and release on the Playwright tab (the browser runs HTML5 drag
+    # and drop from them), drag.js's pointer and drag events on the page runtime.
+    await _call(service, call, "pointer.drag", {"from": {"locator": {"selector": source["selector"]}}, "to": {"locator": {"selector": target["selector"]}}})
+    return await _acted(service, call, f"dragged {_what(source)} onto {_what(target)}")
+
+
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     target = await _call(service, call, "refs.resolve", {**_target(own), "focus": True})
@@ -273,4 +301,5 @@ OBSERVE_TOOLS: tuple[BuiltinTool, ...] = (
     BuiltinTool(SELECT, _select, "observe", TargetRule("refs.select", "acts")),
     BuiltinTool(HOVER, _hover, "observe", TargetRule("refs.resolve", "acts")),
     BuiltinTool(SCROLL, _scroll, "observe", TargetRule("refs.scroll", "acts")),
+    BuiltinTool(DRAG, _drag, "observe", TargetRule("refs.drag_resolve", "acts")),
 )

@@ -35,7 +35,7 @@ STATEFUL = a_map(surface={"origin": "https://shop.example"}, state_projections=[
 DOCUMENTED = a_map(surface={"origin": "https://shop.example"}, context=[{"id": "help", "text": "How the shop works."}])
 
 
-OBSERVE = {"page.observe", "page.read", "page.find", "page.click", "page.fill", "page.press", "page.select", "page.hover", "page.scroll", "actions.save_tool"}
+OBSERVE = {"page.observe", "page.read", "page.find", "page.click", "page.fill", "page.press", "page.select", "page.hover", "page.scroll", "page.drag", "actions.save_tool"}
 
 
 @pytest.mark.parametrize(

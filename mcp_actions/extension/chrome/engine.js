@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, observe_frames.js, observe_files.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, observe_frames.js, observe_files.js, observe_drag.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.frame_act", "refs.set_files", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.frame_act", "refs.set_files", "refs.drag_resolve", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -5098,11 +5098,22 @@ function isField(el) {
   return tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "file", "hidden"].indexOf(String(el.type)) < 0;
 }
 
+/**
+ * Mark the found elements ({key, el} each) so locator primitives target them: {selector} each. Only the
+ * acted-on elements carry the mark (one, or a drag's two), so every other mark is removed.
+ */
+function markOnly(found) {
+  var els = found.map(function (f) { return f.el; });
+  queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (els.indexOf(other) < 0) other.removeAttribute(REF_ATTR); });
+  return found.map(function (f) {
+    f.el.setAttribute(REF_ATTR, f.key);
+    return "[" + REF_ATTR + '="' + f.key + '"]';
+  });
+}
+
 function resolve(args) {
   var found = resolveRefOrText({ ref: args.ref, text: args.text }, args.field === true ? { accept: isField } : null);
-  // Only the acted-on element carries the mark, and only one at a time.
-  queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (other !== found.el) other.removeAttribute(REF_ATTR); });
-  found.el.setAttribute(REF_ATTR, found.key);
+  markOnly([found]);
   if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
   var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
@@ -5141,6 +5152,7 @@ M.elementOfRef = elementOf;
 // Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
 M.resolveRefOrText = resolveRefOrText;
 M.actionableInOrder = actionableInOrder;
+M.markOnly = markOnly;
 M.contextOf = contextOf;
 
 definePrimitive("refs.observe", observe);
@@ -5461,6 +5473,71 @@ function setFiles(args) {
 }
 
 definePrimitive("refs.set_files", setFiles);
+  })(M, root);
+
+  // ---- observe_drag.js ----
+  (function (M, root) {
+/*
+ * observe_drag.js — The two ends of page_drag (refs.drag_resolve; docs/mcp-surface.md, "Every kind
+ * of control").
+ *
+ * Each end is a ref (@e12) or a visible text, resolved like the acting tools' targets
+ * (resolveRefOrText: exactly one match, several refused with their refs), but over more
+ * candidates: what a person drags is often no control (a draggable list item, a card with a grab
+ * cursor) and where it goes is often a list or column known by its heading. So the candidates
+ * are what page_observe lists, plus [draggable=true] elements, elements whose own cursor is grab
+ * or move, and headings. Both ends are marked (data-mcp-actions-ref) so pointer.drag takes them
+ * as locators, on either host (trusted on the Playwright tab, drag.js's events on the page runtime).
+ */
+var definePrimitive = M.definePrimitive,
+  fail = M.fail;
+
+var GRAB = { grab: 1, move: 1, "-webkit-grab": 1, "all-scroll": 1 };
+
+function grabbable(el) {
+  var cursor = root.getComputedStyle(el).cursor;
+  if (!GRAB[cursor]) return false;
+  // An own cursor, not the one a child inherits from its card.
+  var parent = el.parentElement;
+  return !parent || root.getComputedStyle(parent).cursor !== cursor;
+}
+
+function dragCandidates() {
+  var listed = M.actionableInOrder();
+  var more = M.queryAllDeep("[draggable=true], h1, h2, h3, h4, h5, h6, [role=heading], div, li, span, section, article").filter(function (el) {
+    if (listed.indexOf(el) >= 0 || !M.isVisible(el)) return false;
+    var tag = M.tagOf(el);
+    return el.getAttribute("draggable") === "true" || /^h[1-6]$/.test(tag) || el.getAttribute("role") === "heading" || grabbable(el);
+  });
+  return listed.concat(more);
+}
+
+function end(spec, label) {
+  if (typeof spec !== "object" || spec === null) fail("invalid_input", label + " must be {ref} or {text}", { field: label });
+  var found = M.resolveRefOrText({ ref: spec.ref, text: spec.text }, { candidates: dragCandidates });
+  var role = M.candidateRole(found.el);
+  var out = { ref: found.ref, role: role, key: found.key, el: found.el };
+  var name = M.candidateName(found.el, role);
+  if (name) out.name = M.cap(name, 80);
+  if (M.inFrame && M.inFrame(found.el)) out.frame = true;
+  return out;
+}
+
+function dragResolve(args) {
+  var from = end(args.from, "from");
+  var to = end(args.to, "to");
+  if (from.el === to.el) fail("invalid_input", "from and to name the same element (" + from.ref + ")", { field: "to", ref: to.ref });
+  var selectors = M.markOnly([from, to]);
+  return [from, to].reduce(function (out, e, i) {
+    var side = { ref: e.ref, role: e.role, selector: selectors[i] };
+    if (e.name) side.name = e.name;
+    if (e.frame) side.frame = true;
+    out[i ? "to" : "from"] = side;
+    return out;
+  }, {});
+}
+
+definePrimitive("refs.drag_resolve", dragResolve);
   })(M, root);
 
   // ---- describe.js ----

@@ -324,11 +324,22 @@ function isField(el) {
   return tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "file", "hidden"].indexOf(String(el.type)) < 0;
 }
 
+/**
+ * Mark the found elements ({key, el} each) so locator primitives target them: {selector} each. Only the
+ * acted-on elements carry the mark (one, or a drag's two), so every other mark is removed.
+ */
+function markOnly(found) {
+  var els = found.map(function (f) { return f.el; });
+  queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (els.indexOf(other) < 0) other.removeAttribute(REF_ATTR); });
+  return found.map(function (f) {
+    f.el.setAttribute(REF_ATTR, f.key);
+    return "[" + REF_ATTR + '="' + f.key + '"]';
+  });
+}
+
 function resolve(args) {
   var found = resolveRefOrText({ ref: args.ref, text: args.text }, args.field === true ? { accept: isField } : null);
-  // Only the acted-on element carries the mark, and only one at a time.
-  queryAllDeep("[" + REF_ATTR + "]").forEach(function (other) { if (other !== found.el) other.removeAttribute(REF_ATTR); });
-  found.el.setAttribute(REF_ATTR, found.key);
+  markOnly([found]);
   if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
   var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
@@ -367,6 +378,7 @@ M.elementOfRef = elementOf;
 // Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
 M.resolveRefOrText = resolveRefOrText;
 M.actionableInOrder = actionableInOrder;
+M.markOnly = markOnly;
 M.contextOf = contextOf;
 
 definePrimitive("refs.observe", observe);
