@@ -286,7 +286,7 @@ async def run_all(args: argparse.Namespace) -> int:
                         file=sys.stderr,
                     )
     rows = summarise(runs)
-    report = {
+    report: dict[str, Any] = {
         "date": datetime.date.today().isoformat(),
         "commit": head,
         "machine": bench_open_web.machine(),

@@ -532,7 +532,7 @@ def write(report: dict[str, Any], name: str, no_save: bool) -> None:
 
 
 async def run_parts(args: argparse.Namespace) -> int:
-    versions = install_peers(args.peers_dir)
+    versions: dict[str, str] = install_peers(args.peers_dir)
     head = commit()
     failures = 0
     with tempfile.TemporaryDirectory(prefix="bench-open-web-") as tmp:
@@ -549,7 +549,7 @@ async def run_parts(args: argparse.Namespace) -> int:
                             print(f"board {server:20} cards={cards:<5} run={repeat + 1} calls={run.calls} bytes={run.bytes_to_model:>9,} task={run.task_ms:7.0f} ms {'ok' if run.ok else 'FAILED: ' + str(run.error)}", file=sys.stderr)
             rows = bench_peers.summarise(board_runs)
             failures += sum(not r.ok for r in board_runs)
-            report = {
+            report: dict[str, Any] = {
                 "date": datetime.date.today().isoformat(),
                 "commit": head,
                 "task": "add a card 'Buy ladders' to Doing, then say which Doing cards mention ladders; mcp-actions with no map (page tools)",
@@ -570,9 +570,9 @@ async def run_parts(args: argparse.Namespace) -> int:
                 for repeat in range(args.runs):
                     for task in chosen:
                         for server in ("playwright-mcp", "mcp-actions"):
-                            run = await task_run(task, server, site.url, args, work)
-                            task_runs.append(run)
-                            print(f"{task.name:14} {server:15} run={repeat + 1} calls={run.calls} bytes={run.bytes_to_model:>8,} task={run.task_ms:6.0f} ms {'ok' if run.ok else 'FAILED: ' + str(run.error)[:200]}", file=sys.stderr)
+                            one = await task_run(task, server, site.url, args, work)
+                            task_runs.append(one)
+                            print(f"{task.name:14} {server:15} run={repeat + 1} calls={one.calls} bytes={one.bytes_to_model:>8,} task={one.task_ms:6.0f} ms {'ok' if one.ok else 'FAILED: ' + str(one.error)[:200]}", file=sys.stderr)
             rows = summarise_tasks(task_runs)
             failures += sum(not r.ok for r in task_runs)
             report = {

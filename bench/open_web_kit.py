@@ -156,7 +156,8 @@ def scope_of(text: str, pattern: str) -> Node | None:
     wanted = re.compile(pattern)
     for node in parse_snapshot(text).walk():
         if wanted.search(node.line):
-            return node
+            found: Node = node
+            return found
     return None
 
 
