@@ -58,6 +58,15 @@ async def test_a_shadow_dom_widget_is_clicked_by_text_and_by_ref(kind: str, chro
         assert await page.evaluate(count) == "3"
 
 
+async def test_a_key_pressed_in_a_frame_field_reaches_it_on_the_playwright_tab(chromium: Browser, pages_url: str) -> None:
+    async with hosted("browser", chromium) as host:
+        await host.open(f"{pages_url}/frames/index.html", SMALL)
+        await host.call("page_fill", {"text": "City", "value": "Lyon"})
+        # Focus moves into the frame, so the real Enter submits the frame's form (implicit submission).
+        pressed = await host.call("page_press", {"text": "City", "key": "Enter"})
+        assert '+ "Saved: , Lyon"' in pressed, pressed
+
+
 async def test_a_frame_element_is_not_learned_and_frame_act_refuses_a_top_element(chromium: Browser, pages_url: str) -> None:
     async with hosted("browser", chromium) as host:
         await host.open(f"{pages_url}/frames/index.html", SMALL)
