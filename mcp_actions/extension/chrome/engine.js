@@ -1557,9 +1557,13 @@ function supportsSelection(el) {
 
 function focusedElement() {
   var el = document.activeElement;
-  // Descend into open shadow roots, where custom editors keep their focus.
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  return el;
+  // Descend into open shadow roots, where custom editors keep their focus, and into a focused
+  // same-origin iframe's document (a key pressed on a frame's field goes there, observe_frames.js).
+  for (;;) {
+    if (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    else if (el && (el.localName === "iframe" || el.localName === "frame") && M.frameDocument && M.frameDocument(el) && M.frameDocument(el).activeElement) el = M.frameDocument(el).activeElement;
+    else return el;
+  }
 }
 
 function editableTarget(target) {
@@ -1800,9 +1804,9 @@ function emulateKeyDefault(target, chord) {
   // flows rely on, only when no listener cancelled the keydown.
   var plain = chord.modifiers.every(function (m) { return m === "Shift"; });
   if (!plain || !target) return null;
-  var tag = tagOf(target);
+  var tag = tagOf(target); // by tag, not instanceof: a same-origin frame's input belongs to its own realm
   if (chord.key === "Enter") {
-    if (target instanceof HTMLInputElement && target.form && TEXT_INPUT_TYPES[(target.getAttribute("type") || "").toLowerCase()]) {
+    if (tag === "input" && target.form && TEXT_INPUT_TYPES[(target.getAttribute("type") || "").toLowerCase()]) {
       // HTML implicit submission: click the default button, else submit.
       var button = defaultButtonOf(target.form);
       if (button) {
@@ -1813,12 +1817,12 @@ function emulateKeyDefault(target, chord) {
       else target.form.submit();
       return "implicit_submission";
     }
-    if (tag === "button" || (tag === "a" && target.hasAttribute("href")) || (target instanceof HTMLInputElement && /^(submit|button|reset|image)$/.test(target.type))) {
+    if (tag === "button" || (tag === "a" && target.hasAttribute("href")) || (tag === "input" && /^(submit|button|reset|image)$/.test(target.type))) {
       M.intrinsics.clickForAgent(target); // the engine's own click: a launcher takes it (docs/overlays.md)
       return "click";
     }
   }
-  if (chord.key === " " && (tag === "button" || (target instanceof HTMLInputElement && /^(checkbox|radio|submit|button|reset)$/.test(target.type)))) {
+  if (chord.key === " " && (tag === "button" || (tag === "input" && /^(checkbox|radio|submit|button|reset)$/.test(target.type)))) {
     M.intrinsics.clickForAgent(target);
     return "click";
   }

@@ -37,9 +37,13 @@ function supportsSelection(el) {
 
 function focusedElement() {
   var el = document.activeElement;
-  // Descend into open shadow roots, where custom editors keep their focus.
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  return el;
+  // Descend into open shadow roots, where custom editors keep their focus, and into a focused
+  // same-origin iframe's document (a key pressed on a frame's field goes there, observe_frames.js).
+  for (;;) {
+    if (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    else if (el && (el.localName === "iframe" || el.localName === "frame") && M.frameDocument && M.frameDocument(el) && M.frameDocument(el).activeElement) el = M.frameDocument(el).activeElement;
+    else return el;
+  }
 }
 
 function editableTarget(target) {
