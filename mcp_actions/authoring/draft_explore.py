@@ -342,7 +342,7 @@ def _check(d: _Drafter, setup: list[dict[str, Any]], revealed: list[dict[str, An
     """A check that redoes what exploring did (add a row, click its checkbox) and sees the controls that then appear.
 
     So ``mcp-actions check`` judges the row actions and the controls that appear later on a page where they
-    are, not only on the empty page of a fresh load (docs/cli.md, "A check's setup").
+    are, not only on the empty page of a fresh load (docs/cli.md, "A check's setup: controls that appear only with data").
     """
     if not setup:
         return
