@@ -73,7 +73,7 @@ async def runtimes(client: Client) -> list[dict[str, Any]]:
     return listed
 
 
-async def eventually(probe: Callable[[], Awaitable[T | None]], what: str, timeout: float = 10.0) -> T:
+async def eventually(probe: Callable[[], Awaitable[T | None]], what: str, timeout: float = 20.0) -> T:
     """Poll until ``probe`` returns something truthy."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
