@@ -53,6 +53,8 @@ async def test_a_shadow_dom_widget_is_clicked_by_text_and_by_ref(kind: str, chro
         count = "() => document.querySelector('qty-stepper').shadowRoot.getElementById('n').textContent"
         clicked = await host.call("page_click", {"text": "More copies"})
         assert clicked.startswith('clicked @e') and "(in a frame)" not in clicked, clicked
+        # The widget's text is in its shadow root, which the change report reads too.
+        assert '+ "Quantity 2"' in clicked and '- "Quantity 1"' in clicked, clicked
         ref = clicked.split()[1]
         await host.call("page_click", {"ref": ref})
         assert await page.evaluate(count) == "3"

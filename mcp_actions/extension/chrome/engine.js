@@ -6881,9 +6881,9 @@ definePrimitive("refs.find", find);
  * URL of a same-document navigation. A full navigation replaces the page and its engine; the
  * acting tool says that itself when the report cannot be read.
  *
- * Cheap on purpose: one innerText of the body (and of each visible same-origin frame's body)
- * before and one after (shadow roots' text is not in it, a limit), no MutationObserver left
- * running between calls.
+ * Cheap on purpose: one innerText of the body (and of each visible same-origin frame's body,
+ * and of the top children of each visible open shadow root, which no outer innerText includes)
+ * before and one after, no MutationObserver left running between calls.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -6899,13 +6899,30 @@ var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true
 
 var mark = null; // {lines: {text: count}, dialogs: [elements], url}
 
-function addLines(doc, counts, depth) {
-  var body = doc.body;
-  var raw = body && typeof body.innerText === "string" ? body.innerText : "";
+function countLines(raw, counts) {
   raw.split("\n").forEach(function (line) {
     var text = normalize(line);
     if (text) counts[text] = (Object.prototype.hasOwnProperty.call(counts, text) ? counts[text] : 0) + 1;
   });
+}
+
+/** The text of open shadow roots under scope, which no innerText outside them includes (a widget's counter). */
+function addShadowLines(scope, counts) {
+  var walker = document.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
+  for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+    var shadow = n.shadowRoot;
+    if (!shadow || shadow.mode !== "open" || !isVisible(n)) continue;
+    Array.prototype.forEach.call(shadow.children, function (child) {
+      if (typeof child.innerText === "string" && child.localName !== "style" && child.localName !== "script") countLines(child.innerText, counts);
+    });
+    addShadowLines(shadow, counts);
+  }
+}
+
+function addLines(doc, counts, depth) {
+  var body = doc.body;
+  countLines(body && typeof body.innerText === "string" ? body.innerText : "", counts);
+  if (body) addShadowLines(body, counts);
   // A same-origin iframe's text is not in its parent's innerText: a form in a frame says what it saved too.
   if (depth > 3 || !M.frameDocument) return;
   Array.prototype.forEach.call(doc.querySelectorAll("iframe, frame"), function (frame) {
