@@ -46,6 +46,14 @@ async def test_a_form_in_a_frame_is_filled_and_submitted_and_the_answer_says_so(
         assert '[textbox "Street" @e' in read and 'Saved: 1 Main St, Lyon' in read, read
 
 
+async def test_a_button_at_the_bottom_of_a_frame_taller_than_the_viewport_gets_a_real_click(chromium: Browser, pages_url: str) -> None:
+    async with hosted("browser", chromium) as host:
+        await host.open(f"{pages_url}/frames/tall.html", SMALL)
+        # The page (not the frame) scrolls to the button; the real click lands at the frame's scrolled offset.
+        agreed = await host.call("page_click", {"text": "I agree"})
+        assert '+ "Confirmed by a person"' in agreed, agreed
+
+
 @pytest.mark.parametrize("kind", KINDS)
 async def test_a_shadow_dom_widget_is_clicked_by_text_and_by_ref(kind: str, chromium: Browser, pages_url: str) -> None:
     async with hosted(kind, chromium) as host:
