@@ -4,7 +4,8 @@ Each step becomes a wait for its element (pages render late and re-render
 lists on every change) and the action on a locator (``pointer.click`` with
 ``target``, ``text.insert`` in ``replace`` mode, ``keyboard.press`` on the
 element the step before acted on, ``locator.select`` for a chosen option,
-``pointer.move`` to the element's centre for a hover). What the page did is learned from the
+``locator.set_value`` for a date, time, range or color input, ``pointer.move``
+to the element's centre for a hover). What the page did is learned from the
 texts the journal counted around the action, in the manifest's own
 vocabulary: a text that appeared becomes the step's ``settle_after`` (wait
 until it is visible), a row that went becomes a ``locator.probe`` step
@@ -56,6 +57,10 @@ def _effects(step: ActStep) -> tuple[list[str], list[str]]:
     return appeared, gone
 
 
+#: Input types whose value is set, not typed (the page engine's observe_values.js VALUE_TYPES).
+VALUE_INPUT_TYPES = frozenset({"date", "time", "datetime-local", "month", "week", "range", "color"})
+
+
 def _acting_steps(step: ActStep, sid: str, locator: dict[str, Any], parameters: Parameters, used: set[str], *, same_element: bool) -> list[dict[str, Any]]:
     """The workflow steps that repeat one acting call on ``locator`` (``same_element``: the call before acted on it too)."""
     wait = {"id": f"{sid}_find", "primitive": "locator.wait_for", "args": {"locator": locator, "state": "visible", "timeout_ms": WAIT_MS}}
@@ -69,6 +74,9 @@ def _acting_steps(step: ActStep, sid: str, locator: dict[str, Any], parameters: 
         return [wait, {"id": f"{sid}_select", "primitive": "locator.select", "args": {"locator": locator, "values": values}}]
     if step.tool == "page.fill":
         text = learned_text(str(step.arguments.get("text", "")), parameters, used)
+        if element.get("tag") == "input" and element.get("type") in VALUE_INPUT_TYPES:
+            # A date, time, range or color input takes its value, never typed keys (page_fill set it so too).
+            return [wait, {"id": f"{sid}_fill", "primitive": "locator.set_value", "args": {"locator": locator, "value": text}}]
         return [wait, {"id": f"{sid}_fill", "primitive": "text.insert", "args": {"target": locator, "text": text, "mode": "replace"}}]
     if step.tool == "page.press":
         press = {"id": f"{sid}_press", "primitive": "keyboard.press", "args": {"key": literal(str(step.arguments.get("key", "")))}}

@@ -135,6 +135,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.resolve",
     "refs.select",
     "refs.set_value",
+    "locator.set_value",
     "refs.scroll",
     "refs.frame_act",
     "refs.set_files",

@@ -88,3 +88,16 @@ async def test_look_alikes_are_told_apart_by_their_row_or_their_section(page: Pa
     assert rows["Walk the dog twice"]["scoped"]["within"]["text_equals"] == "Walk the dog twice"
     sparkle = next(d for e, d in await proposals(page) if d["tag"] == "div")
     assert sparkle["locator"] is None and sparkle["reason"] == "this click has no name, role or text to find it by"
+
+
+async def test_locator_set_value_sets_a_date_input_and_refuses_a_text_field(page: Page) -> None:
+    await page.set_content(
+        '<label>Day <input type="date" name="day"></label><label>Name <input name="who"></label><p id="heard"></p>'
+        "<script>document.querySelector('[name=day]').addEventListener('change', e => document.getElementById('heard').textContent = e.target.value)</script>"
+    )
+    out = await ok(page, "locator.set_value", {"locator": {"selector": "input[name=day]"}, "value": "2026-12-24"})
+    assert out["value"] == "2026-12-24" and await page.inner_text("#heard") == "2026-12-24"
+    refused = await page.evaluate(RUN, ["locator.set_value", {"locator": {"selector": "input[name=who]"}, "value": "x"}])
+    assert not refused["ok"] and refused["error"]["code"] == "target_not_editable"
+    wrong = await page.evaluate(RUN, ["locator.set_value", {"locator": {"selector": "input[name=day]"}, "value": "24/12/2026"}])
+    assert not wrong["ok"] and wrong["error"]["code"] == "invalid_input"

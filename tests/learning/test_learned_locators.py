@@ -137,3 +137,12 @@ def test_a_fill_of_a_select_is_saved_as_choosing_its_option() -> None:
             "locator": {"role": "combobox", "name": "Sort by"}, "unique": True}  # fmt: skip
     tool = learn_tool([step("page.fill", sort, text="Title")], name="todos.sort", description="d", parameters={"order": "Title"})
     assert tool["workflow"]["steps"][-1] == {"id": "s1_select", "primitive": "locator.select", "args": {"locator": sort["locator"], "values": ["{% input.order %}"]}}
+
+
+def test_a_fill_of_a_date_input_is_saved_as_setting_its_value() -> None:
+    # A date input takes no typed text (text.insert answers target_not_editable there): page_fill set its
+    # value, and so does the learned step, by locator.
+    day = {"tag": "input", "type": "date", "role": None, "name": "Date", "label": "Date", "text": "", "attributes": {"name": "date"},
+           "editable": True, "container": None, "locator": {"selector": "input[name=\"date\"]"}, "unique": True}  # fmt: skip
+    tool = learn_tool([step("page.fill", day, text="2026-12-24")], name="bistro.pick_day", description="d", parameters={"day": "2026-12-24"})
+    assert tool["workflow"]["steps"][-1] == {"id": "s1_fill", "primitive": "locator.set_value", "args": {"locator": day["locator"], "value": "{% input.day %}"}}

@@ -10,7 +10,7 @@
   "use strict";
   if (!root || !root.document) return;
   var M = {};
-  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.frame_act", "refs.set_files", "refs.drag_resolve", "refs.describe", "locator.select", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
+  M.DICTIONARY_NAMES = ["browser.screenshot", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.navigate", "browser.open_tab", "browser.close_tab", "browser.dismiss_dialog", "pointer.move", "pointer.click", "pointer.double_click", "pointer.drag", "viewport.scroll", "storage.read_file", "text.insert", "keyboard.press", "transfer.insert", "transfer.clear", "transfer.read", "transfer.write", "clipboard.write", "clipboard.read", "runtime.session.name", "runtime.session.finalize_tabs", "page.info", "dom.observe.visible", "dom.snapshot_text", "dom.list_sections", "locator.element_info", "locator.text_content", "locator.wait_for", "overlay.open", "overlay.register_launcher", "overlay.close", "dom.extract", "dom.settle", "locator.probe", "webmcp.list_tools", "webmcp.call", "webmcp.page_result", "wab.execute", "abp.list", "abp.call", "abp.shutdown", "refs.observe", "refs.resolve", "refs.select", "refs.set_value", "refs.scroll", "refs.frame_act", "refs.set_files", "refs.drag_resolve", "refs.describe", "locator.select", "locator.set_value", "refs.read", "refs.find", "refs.change_mark", "refs.change_report"];
   M.EXTENSION_CAPABILITIES = ["pointer.click.target"];
 
   // ---- intrinsics.js ----
@@ -5167,7 +5167,8 @@ definePrimitive("refs.select", selectOptions);
   // ---- observe_values.js ----
   (function (M, root) {
 /*
- * observe_values.js — refs.set_value (page_fill on inputs that take no typed text): date, time,
+ * observe_values.js — refs.set_value (page_fill on inputs that take no typed text) and
+ * locator.set_value (the same by locator, for learned tools): date, time,
  * datetime-local, month, week, range and color inputs get their value through the prototype's
  * setter, then input and change events, as a person's pick in the browser's own picker would
  * fire them (docs/mcp-surface.md, "Every kind of control"). The element is named by ref or text
@@ -5186,11 +5187,9 @@ function isValueInput(el) {
   return tagOf(el) === "input" && Object.prototype.hasOwnProperty.call(VALUE_TYPES, String(el.type));
 }
 
-function setValue(args) {
-  if (typeof args.value !== "string") fail("invalid_input", "value must be a string", { field: "value" });
-  var found = M.resolveRefOrText({ ref: args.ref, text: args.text }, { accept: isValueInput });
-  var el = found.el;
-  if (!isValueInput(el)) fail("target_not_editable", found.ref + " is not a date, time, range or color input", { ref: found.ref, tag: tagOf(el), type: String(el.type || "") });
+/** Give el (a value input, named `what` in errors) the value, as a pick in the browser's picker would; its output. */
+function applyValue(el, value, what, evidence) {
+  if (!isValueInput(el)) fail("target_not_editable", what + " is not a date, time, range or color input", Object.assign({ tag: tagOf(el), type: String(el.type || "") }, evidence));
   var type = String(el.type);
   var descriptor = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value");
   if (typeof el.focus === "function") el.focus();
@@ -5200,21 +5199,35 @@ function setValue(args) {
     if (descriptor && descriptor.set) descriptor.set.call(el, v);
     else el.value = v;
   };
-  set(args.value);
-  if (el.value === "" && args.value !== "") {
+  set(value);
+  if (el.value === "" && value !== "") {
     set(before); // a refused value empties the input: put back what it held
-    fail("invalid_input", "the " + type + " input refused " + JSON.stringify(args.value) + ": it takes " + VALUE_TYPES[type], { field: "value", ref: found.ref, type: type });
+    fail("invalid_input", "the " + type + " input refused " + JSON.stringify(value) + ": it takes " + VALUE_TYPES[type], Object.assign({ field: "value", type: type }, evidence));
   }
   el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
   el.dispatchEvent(new Event("change", { bubbles: true }));
-  var out = { ref: found.ref, value: String(el.value) };
-  if (out.value !== args.value) out.adjusted = true; // a range clamped to min..max or rounded to its step
+  var out = { value: String(el.value) };
+  if (out.value !== value) out.adjusted = true; // a range clamped to min..max or rounded to its step
   return out;
+}
+
+function setValue(args) {
+  if (typeof args.value !== "string") fail("invalid_input", "value must be a string", { field: "value" });
+  var found = M.resolveRefOrText({ ref: args.ref, text: args.text }, { accept: isValueInput });
+  return Object.assign({ ref: found.ref }, applyValue(found.el, args.value, found.ref, { ref: found.ref }));
+}
+
+/** locator.set_value: the same on the one element a locator resolves to (a learned tool's step; no ref). */
+function setValueByLocator(args) {
+  if (typeof args.value !== "string") fail("invalid_input", "value must be a string", { field: "value" });
+  var resolved = M.resolveOne(args.locator, true);
+  return Object.assign({ matched_by: resolved.matched_by }, applyValue(resolved.element, args.value, "the locator's <" + tagOf(resolved.element) + ">", { matched_by: resolved.matched_by }));
 }
 
 M.isValueInput = isValueInput;
 
 definePrimitive("refs.set_value", setValue);
+definePrimitive("locator.set_value", setValueByLocator, ["locator", "value"]);
   })(M, root);
 
   // ---- observe_scroll.js ----
