@@ -112,6 +112,8 @@ async def bistro_first(a: Agent, url: str) -> str:
     await a.call("page_select", {"text": "Time", "values": [BOOK_FIRST["time"]]})
     await a.call("page_select", {"text": "Guests", "values": [BOOK_FIRST["guests"]]})
     answer = await a.call("page_click", {"text": "Request booking"})
+    if "Booked" not in answer:  # the click answered while the page still said "Checking availability…": look again
+        answer = await a.call("page_read", {})
     await _save(a, "bistro.book", "Book a table at Le Petit Bistro.", BOOK_FIRST)
     return answer
 
