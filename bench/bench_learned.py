@@ -122,7 +122,12 @@ async def bistro_later(a: Agent, url: str, tools: dict[str, str]) -> str:
     await a.call("browser_navigate", {"url": url})
     await a.call(tools["bistro.book"], BOOK_LATER)
     answer = await a.call("page_read", {})
-    if "Booked" not in answer:  # the saved tool returned before the page's round trip answered: look again
+    for _attempt in range(5):
+        if "Booked" in answer:
+            break
+        # The saved tool returned before the page's round trip answered ("Checking availability…"):
+        # look again a little later (the pause is in the time: it is what the missing wait costs).
+        await asyncio.sleep(0.1)
         answer = await a.call("page_read", {})
     return answer
 
