@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from importlib import resources
 from typing import Any
 
@@ -42,6 +43,7 @@ __all__ = [
     "ENGINE_EXTENSIONS",
     "ENGINE_PRIMITIVES",
     "engine_js",
+    "engine_version",
     "injected",
     "module_source",
     "runtime_js",
@@ -184,6 +186,20 @@ _FOOTER = "})(typeof window !== \"undefined\" ? window : null);\n"
 def module_source(name: str) -> str:
     """One module file's text, as shipped in the package."""
     return resources.files("mcp_actions.runtimes").joinpath("page", name).read_text(encoding="utf-8")
+
+
+def engine_version() -> str:
+    """The page engine's own version (``VERSION`` in core.js): what a page runtime reports as
+    ``page-runtime/<version>`` and ``status().version``.
+
+    It is the engine's, not the package's: the package's version comes from git tags and changes
+    with every commit, while the engine's copies (the extension's ``engine.js``) must stay the
+    same file from one build to the next.
+    """
+    found = re.search(r'^var VERSION = "([^"]+)";$', module_source("core.js"), re.MULTILINE)
+    if found is None:
+        raise RuntimeError("core.js declares no VERSION")
+    return found.group(1)
 
 
 def _assemble(modules: tuple[str, ...], with_client: bool) -> str:

@@ -15,8 +15,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page
 
-from mcp_actions import __version__
-from mcp_actions.runtimes.page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js, runtime_js
+from mcp_actions.runtimes.page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js, engine_version, runtime_js
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -79,7 +78,7 @@ async def test_api_is_hidden_frozen_and_loading_twice_does_nothing(page: Page, p
     status = await page.evaluate("() => window.__mcpActions.status()")
     assert same is True
     # Engine only: no WebSocket client, no call running; versions agree.
-    assert status == {"version": __version__, "client": None, "running_calls": 0}
+    assert status == {"version": engine_version(), "client": None, "running_calls": 0}
 
 
 async def test_capabilities_match_python_and_the_dictionary(page: Page, pages_url: str) -> None:

@@ -21,8 +21,7 @@ from playwright.async_api import Browser, Page
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from mcp_actions import __version__
-from mcp_actions.runtimes.page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js, runtime_js
+from mcp_actions.runtimes.page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js, engine_version, runtime_js
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -114,7 +113,7 @@ async def test_ready_calls_events_and_errors(page: Page, stand_in: StandInBridge
         "url": f"{pages_url}/simple-form/index.html",
         "title": "actions.json simple form example",
         "capabilities": [*ENGINE_PRIMITIVES, *ENGINE_EXTENSIONS],
-        "extension_version": f"page-runtime/{__version__}",
+        "extension_version": f"page-runtime/{engine_version()}",
     }
     runtime_id = ready["runtime_id"]
 
