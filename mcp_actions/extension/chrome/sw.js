@@ -148,7 +148,22 @@ async function tellOffscreen(message) {
   } catch (_ignored) { /* no offscreen document yet */ }
 }
 
-async function share(tabId, on) {
+// Every change of the shared set reads it, changes it and writes it back (chrome.storage.local): one
+// at a time, or two boxes ticked in quick succession on the connect page would each write the set
+// they read, and the first tab's share would be lost (its runtime never connected).
+let sharedSetTurn = Promise.resolve();
+
+function oneAtATime(work) {
+  const run = sharedSetTurn.then(work, work);
+  sharedSetTurn = run.catch(() => undefined);
+  return run;
+}
+
+function share(tabId, on) {
+  return oneAtATime(() => shareNow(tabId, on));
+}
+
+async function shareNow(tabId, on) {
   const state = await loadState();
   const key = String(tabId);
   if (on) {
@@ -413,7 +428,11 @@ async function frameLoaded(details) {
   await tellOffscreen({ type: "changed", tabId: details.tabId, frameId: details.frameId });
 }
 
-async function tabClosed(tabId) {
+function tabClosed(tabId) {
+  return oneAtATime(() => forgetClosedTab(tabId));
+}
+
+async function forgetClosedTab(tabId) {
   const state = await loadState();
   if (!state.shared[String(tabId)]) return;
   await releaseTab(tabId);
@@ -424,7 +443,11 @@ async function tabClosed(tabId) {
 }
 
 /** After a browser restart tab ids are new: shares of tabs that no longer exist are dropped. */
-async function prune() {
+function prune() {
+  return oneAtATime(pruneNow);
+}
+
+async function pruneNow() {
   const state = await loadState();
   const open = new Set((await chrome.tabs.query({})).map((t) => String(t.id)));
   let changed = false;
