@@ -32,7 +32,7 @@ from ..bridge.scope import SessionKey
 from ..dispatch.tab_turns import TabTurns
 from ..events import EventHub
 from .directory import RuntimeDirectory
-from .remote import CallServer, RemoteCalls
+from .remote import CallServer, RemoteCalls, ReplicaLink
 from .sessions import SessionStore
 from .turns import RemoteTurns, TurnServer
 from .wire import Subjects, cluster_name, decode, encode
@@ -80,12 +80,13 @@ class Backplane:
         self.replica_id = replica_id or new_replica_id()
         self.cluster = cluster_name(bridge_token, http_token)
         self.subjects = Subjects(self.cluster)
-        self.remote = RemoteCalls(bridge, self.subjects, self.replica_id, self._request, self._publish)
-        self.server = CallServer(bridge, self.subjects, self._publish)
+        link = ReplicaLink(bridge, self.subjects, self.replica_id, self._request, self._publish)
+        self.remote = RemoteCalls(link)
+        self.server = CallServer(link)
         self.directory = RuntimeDirectory(bridge, self.replica_id, self.remote.channel_for)
         #: A tab's turn across replicas (turns.py): asked of the holder, and granted here for the tabs held here.
-        self.remote_turns = RemoteTurns(bridge, self.subjects, self.replica_id, self._request, self._publish)
-        self.turn_server = TurnServer(bridge, turns if turns is not None else TabTurns(), self.subjects, self._publish)
+        self.remote_turns = RemoteTurns(link)
+        self.turn_server = TurnServer(link, turns if turns is not None else TabTurns())
         if turns is not None:
             turns.elsewhere = self.remote_turns.turn_for
         bridge.replica_id = self.replica_id

@@ -25,6 +25,7 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -34,7 +35,7 @@ from ..bridge.items import ActionCall, ActionCancel, InputResponse, OutgoingItem
 from ..errors import ActionError, ErrorCode
 from .wire import Subjects, decode, encode
 
-__all__ = ["CallServer", "RemoteCalls", "RemoteChannel"]
+__all__ = ["CallServer", "RemoteCalls", "RemoteChannel", "ReplicaLink"]
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,17 @@ TAKE_TIMEOUT_S = 2.0
 Request = Callable[[str, bytes, float], Awaitable[bytes]]
 #: Publishes one message.
 Publish = Callable[[str, bytes], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class ReplicaLink:
+    """What each side of a forwarded call or turn holds: this replica's bridge and id, the cluster's subjects, NATS."""
+
+    bridge: Bridge
+    subjects: Subjects
+    replica_id: str
+    request: Request
+    publish: Publish
 
 
 class RemoteChannel:
@@ -69,12 +81,8 @@ class RemoteChannel:
 class RemoteCalls:
     """The caller side: channels to other replicas' runtimes, and what comes back for the calls sent on them."""
 
-    def __init__(self, bridge: Bridge, subjects: Subjects, replica_id: str, request: Request, publish: Publish) -> None:
-        self.bridge = bridge
-        self.subjects = subjects
-        self.replica_id = replica_id
-        self._request = request
-        self._publish = publish
+    def __init__(self, link: ReplicaLink) -> None:
+        self.link = link
         self._channels: dict[tuple[str, str], RemoteChannel] = {}
         self._by_call: dict[str, RemoteChannel] = {}
 
@@ -102,20 +110,20 @@ class RemoteCalls:
         if isinstance(item, ActionCall):
             self._by_call[item.call_id] = channel
             try:
-                reply = decode(await self._request(self.subjects.replica(channel.replica, "call"), encode({"caller": self.replica_id, "call": item.dump()}), TAKE_TIMEOUT_S))
+                reply = decode(await self.link.request(self.link.subjects.replica(channel.replica, "call"), encode({"caller": self.link.replica_id, "call": item.dump()}), TAKE_TIMEOUT_S))
             except BaseException:
                 self._by_call.pop(item.call_id, None)
                 raise
             if not reply.get("taken"):
                 self._by_call.pop(item.call_id, None)
                 error = _error_of(reply, {"code": ErrorCode.TRANSPORT_FAILED, "message": "the replica did not take the call"})
-                self.bridge.calls.settle(channel, item.call_id, error=ActionError.from_error(error))
+                self.link.bridge.calls.settle(channel, item.call_id, error=ActionError.from_error(error))
             return
         if isinstance(item, ActionCancel):
             self._by_call.pop(item.call_id, None)
-            await self._publish(self.subjects.replica(channel.replica, "ctl"), encode({"kind": "cancel", "call_id": item.call_id, "reason": item.reason}))
+            await self.link.publish(self.link.subjects.replica(channel.replica, "ctl"), encode({"kind": "cancel", "call_id": item.call_id, "reason": item.reason}))
         elif isinstance(item, InputResponse):
-            await self._publish(self.subjects.replica(channel.replica, "ctl"), encode({"kind": "input", **item.dump()}))
+            await self.link.publish(self.link.subjects.replica(channel.replica, "ctl"), encode({"kind": "input", **item.dump()}))
 
     async def on_event(self, data: bytes) -> None:
         """A running call's progress, input request or outcome, from the replica running it."""
@@ -126,7 +134,7 @@ class RemoteCalls:
             log.debug("dropped a backplane event for call %r, which is not waiting here", call_id)
             return
         kind = message.get("kind")
-        calls = self.bridge.calls
+        calls = self.link.bridge.calls
         try:
             if kind == "output":
                 self._by_call.pop(call_id, None)
@@ -149,14 +157,14 @@ class RemoteCalls:
                 continue
             channel.gone = True
             del self._channels[key]
-            self.bridge.calls.fail_channel(channel, reason)
+            self.link.bridge.calls.fail_channel(channel, reason)
         for call_id, channel in list(self._by_call.items()):
             if channel.replica == replica:
                 del self._by_call[call_id]
 
     def sweep(self) -> None:
         """Forget calls the tracker no longer waits for (ended by their time limit or their caller)."""
-        for call_id in [c for c in self._by_call if not self.bridge.calls.is_pending(c)]:
+        for call_id in [c for c in self._by_call if not self.link.bridge.calls.is_pending(c)]:
             del self._by_call[call_id]
 
 
@@ -168,10 +176,8 @@ def _error_of(message: dict[str, Any], default: dict[str, Any]) -> dict[str, Any
 class CallServer:
     """The holder side: calls other replicas forward to the runtimes this replica holds."""
 
-    def __init__(self, bridge: Bridge, subjects: Subjects, publish: Publish) -> None:
-        self.bridge = bridge
-        self.subjects = subjects
-        self._publish = publish
+    def __init__(self, link: ReplicaLink) -> None:
+        self.link = link
         self._running: dict[str, tuple[str, asyncio.Task[None]]] = {}
         self._asks: dict[tuple[str, str], asyncio.Future[Any]] = {}
         self._ask_ids = itertools.count(1)
@@ -194,7 +200,7 @@ class CallServer:
         except ValidationError as exc:
             return encode({"taken": False, "error": {"code": ErrorCode.INVALID_ITEM, "message": f"not an action_call: {exc.errors()[0]['msg']}"}})
         runtime_id = item.runtime_id or ""
-        if not isinstance(caller, str) or not self.bridge.holds(runtime_id):
+        if not isinstance(caller, str) or not self.link.bridge.holds(runtime_id):
             # It left this replica after the caller's directory was written: the caller's call fails as a dropped connection does.
             error = ActionError(f"runtime {runtime_id!r} is no longer connected to this replica", code=ErrorCode.TRANSPORT_FAILED, evidence={"runtime_id": runtime_id, "call_id": item.call_id})
             return encode({"taken": False, "error": error.to_error()})
@@ -207,24 +213,24 @@ class CallServer:
         return encode({"taken": True})
 
     async def _run(self, caller: str, item: ActionCall) -> None:
-        events = self.subjects.replica(caller, "ev")
+        events = self.link.subjects.replica(caller, "ev")
         call_id = item.call_id
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
-            await self._publish(events, encode({"kind": "progress", "call_id": call_id, "progress": done, "total": total, "message": message}))
+            await self.link.publish(events, encode({"kind": "progress", "call_id": call_id, "progress": done, "total": total, "message": message}))
 
         async def ask(request: dict[str, Any]) -> Any:
             request_id = f"{call_id}-ask-{next(self._ask_ids)}"
             answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._asks[(call_id, request_id)] = answer
             try:
-                await self._publish(events, encode({"kind": "input", "call_id": call_id, "request_id": request_id, "request": request}))
+                await self.link.publish(events, encode({"kind": "input", "call_id": call_id, "request_id": request_id, "request": request}))
                 return await answer
             finally:
                 self._asks.pop((call_id, request_id), None)
 
         try:
-            output = await self.bridge.call(
+            output = await self.link.bridge.call(
                 item.name,
                 item.arguments,
                 runtime_id=item.runtime_id,
@@ -243,7 +249,7 @@ class CallServer:
             outcome = {"kind": "error", "call_id": call_id, "error": ActionError(f"{type(exc).__name__} on the replica running the call", code=ErrorCode.INTERNAL_ERROR).to_error()}
         data = encode(outcome)
         try:
-            await self._publish(events, data)
+            await self.link.publish(events, data)
         except Exception as exc:
             # Too big for a NATS message (its max_payload), say: the caller still gets one outcome, now.
             log.warning("could not send the outcome of call %s back to replica %s: %s", call_id, caller, exc)
@@ -253,7 +259,7 @@ class CallServer:
                 evidence={"call_id": call_id, "bytes": len(data), "reason": "backplane_message"},
             )
             try:
-                await self._publish(events, encode({"kind": "error", "call_id": call_id, "error": failure.to_error()}))
+                await self.link.publish(events, encode({"kind": "error", "call_id": call_id, "error": failure.to_error()}))
             except Exception as again:
                 log.warning("could not tell replica %s that call %s failed: %s", caller, call_id, again)
 

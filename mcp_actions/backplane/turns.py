@@ -23,12 +23,11 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..bridge.bridge import Bridge
 from ..deadline import Deadline
 from ..dispatch.tab_turns import TabTurns
 from ..errors import ActionError, ErrorCode
-from .remote import TAKE_TIMEOUT_S, Publish, Request
-from .wire import Subjects, decode, encode
+from .remote import TAKE_TIMEOUT_S, ReplicaLink
+from .wire import decode, encode
 
 __all__ = ["LEASE_GRACE_S", "RemoteTurns", "TurnServer"]
 
@@ -41,20 +40,16 @@ LEASE_GRACE_S = 5.0
 class RemoteTurns:
     """The caller side: turns of runtimes other replicas hold (``TabTurns.elsewhere``)."""
 
-    def __init__(self, bridge: Bridge, subjects: Subjects, replica_id: str, request: Request, publish: Publish) -> None:
-        self.bridge = bridge
-        self.subjects = subjects
-        self.replica_id = replica_id
-        self._request = request
-        self._publish = publish
+    def __init__(self, link: ReplicaLink) -> None:
+        self.link = link
         self._ids = itertools.count(1)
         self._leases: dict[str, tuple[str, asyncio.Future[None]]] = {}
 
     def turn_for(self, runtime_id: str, *, acts: bool, tool: str, deadline: Deadline) -> contextlib.AbstractAsyncContextManager[None] | None:
         """The turn of a mirrored runtime, taken on its replica; None for a runtime of this process."""
-        if not self.bridge.is_mirror(runtime_id):
+        if not self.link.bridge.is_mirror(runtime_id):
             return None
-        info = self.bridge.registry.get(runtime_id)
+        info = self.link.bridge.registry.get(runtime_id)
         if info is None or info.replica is None:
             return None
         return self._lease(info.replica, runtime_id, acts, tool, deadline)
@@ -65,13 +60,13 @@ class RemoteTurns:
 
     @contextlib.asynccontextmanager
     async def _lease(self, replica: str, runtime_id: str, acts: bool, tool: str, deadline: Deadline) -> AsyncIterator[None]:
-        lease = f"{self.replica_id}-turn-{next(self._ids)}"
+        lease = f"{self.link.replica_id}-turn-{next(self._ids)}"
         granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._leases[lease] = (replica, granted)
         try:
-            ask = {"caller": self.replica_id, "lease": lease, "runtime_id": runtime_id, "acts": acts, "tool": tool, "timeout_ms": max(deadline.remaining_ms(), 1)}
+            ask = {"caller": self.link.replica_id, "lease": lease, "runtime_id": runtime_id, "acts": acts, "tool": tool, "timeout_ms": max(deadline.remaining_ms(), 1)}
             try:
-                reply = decode(await self._request(self.subjects.replica(replica, "turn"), encode(ask), TAKE_TIMEOUT_S))
+                reply = decode(await self.link.request(self.link.subjects.replica(replica, "turn"), encode(ask), TAKE_TIMEOUT_S))
             except Exception as exc:
                 raise ActionError(
                     f"the turn of tab {runtime_id!r} could not be asked of replica {replica}: {exc}",
@@ -95,7 +90,7 @@ class RemoteTurns:
         finally:
             self._leases.pop(lease, None)
             with contextlib.suppress(Exception):
-                await self._publish(self.subjects.replica(replica, "ctl"), encode({"kind": "release", "lease": lease}))
+                await self.link.publish(self.link.subjects.replica(replica, "ctl"), encode({"kind": "release", "lease": lease}))
 
     def heard(self, message: dict[str, Any]) -> None:
         """A holder granted a turn, or refused it (``error``)."""
@@ -118,11 +113,9 @@ class RemoteTurns:
 class TurnServer:
     """The holder side: other replicas' callers queue for the turns of the tabs this replica holds."""
 
-    def __init__(self, bridge: Bridge, turns: TabTurns, subjects: Subjects, publish: Publish) -> None:
-        self.bridge = bridge
+    def __init__(self, link: ReplicaLink, turns: TabTurns) -> None:
+        self.link = link
         self.turns = turns
-        self.subjects = subjects
-        self._publish = publish
         self._leases: dict[str, tuple[str, asyncio.Task[None], asyncio.Event]] = {}
 
     def callers(self) -> set[str]:
@@ -136,7 +129,7 @@ class TurnServer:
         timeout_ms = message.get("timeout_ms")
         if not (isinstance(caller, str) and isinstance(lease, str) and isinstance(runtime_id, str) and isinstance(timeout_ms, int)):
             return encode({"taken": False, "error": {"code": ErrorCode.INVALID_ITEM, "message": "not a turn request"}})
-        if not self.bridge.holds(runtime_id):
+        if not self.link.bridge.holds(runtime_id):
             error = ActionError(f"runtime {runtime_id!r} is no longer connected to this replica", code=ErrorCode.TRANSPORT_FAILED, evidence={"runtime_id": runtime_id})
             return encode({"taken": False, "error": error.to_error()})
         release = asyncio.Event()
@@ -147,17 +140,17 @@ class TurnServer:
         return encode({"taken": True})
 
     async def _hold(self, caller: str, lease: str, runtime_id: str, acts: bool, tool: str, timeout_ms: int, release: asyncio.Event) -> None:
-        events = self.subjects.replica(caller, "ev")
+        events = self.link.subjects.replica(caller, "ev")
         deadline = Deadline.after_ms(timeout_ms)
         try:
             async with self.turns.turn(runtime_id, acts=acts, tool=f"{tool} (via replica {caller})", deadline=deadline):
-                await self._publish(events, encode({"kind": "turn", "lease": lease}))
+                await self.link.publish(events, encode({"kind": "turn", "lease": lease}))
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(timeout_ms / 1000 + LEASE_GRACE_S):
                         await release.wait()
         except ActionError as exc:
             with contextlib.suppress(Exception):
-                await self._publish(events, encode({"kind": "turn", "lease": lease, "error": exc.to_error()}))
+                await self.link.publish(events, encode({"kind": "turn", "lease": lease, "error": exc.to_error()}))
         except Exception:
             log.exception("holding turn %s for replica %s failed", lease, caller)
 
