@@ -13,7 +13,7 @@ app hands to those parts, and ``ToolsChanged``, ``MapsFailed`` and the
 resource registry's changes, which the MCP adapter (``server/mcp_server.py``)
 turns into notifications. Every call is recorded in the audit log
 (``audit_log.py``), and a ``--policy`` file inserts its guards
-(``dispatch/policy.py``), watched and reloaded like the maps. The views are
+(``dispatch/policy_file.py``), watched and reloaded like the maps. The views are
 ``resources/launch.py`` (``actions://bridge/launch``) and the bridge's
 status page (``status_extras``). The ``demo`` command drives one too.
 """
@@ -44,7 +44,7 @@ from .catalog.watch import ManifestWatcher
 from .dispatch.builtin_groups import listed_builtins
 from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from .dispatch.launchers import run_attachment_open
-from .dispatch.policy import Policy, PolicyGuard, PolicyHolder, PolicyOriginGuard
+from .dispatch.policy_file import PolicyFile
 from .dispatch.service import ActionService
 from .errors import ErrorCode, UsageError
 from .events import EventHub, ToolsChanged
@@ -113,15 +113,14 @@ class ActionsApp:
         self.audit.listeners.append(lambda _: self.resources.updated(AUDIT_RECENT_URI))
         self.service.audit = self.audit
         self.service.upload_roots = tuple(Path(root).expanduser() for root in options.upload_roots)
-        #: The --policy rules in force (reloaded when the file changes); ``PolicyError`` when the file is bad.
-        self.policy = PolicyHolder(Policy.load(options.policy) if options.policy else None)
-        if options.policy:
-            self.service.guards.insert(PolicyGuard(self.policy), before="confirmation")
-            self.service.guards.insert(PolicyOriginGuard(), before="page")
+        #: The --policy file: its guards on the call path, reloaded when it changes (dispatch/policy_file.py); ``PolicyError`` when bad.
+        self.policy_file = PolicyFile(options.policy, changed=lambda: self.resources.updated(LAUNCH_URI))
+        self.policy_file.install(self.service.guards)
+        #: The rules in force (``policy`` and ``error``: why the last reload was refused).
+        self.policy = self.policy_file.holder
         #: Where actions.save_tool writes what agents learn (--learned-maps); its folder is always loaded.
         self.learned = self._learned_maps()
         self.service.learned = self.learned
-        self.policy_watcher: ManifestWatcher | None = None
         self.endpoint: BridgeServer | None = None
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
         self.fetcher = RemoteFetcher()
@@ -248,11 +247,7 @@ class ActionsApp:
 
     async def reload_policy(self) -> bool:
         """Read the policy file again; a bad edit keeps the policy in force and is reported. True when it was replaced."""
-        if not self.options.policy:
-            return False
-        replaced = await self.policy.reload(self.options.policy)
-        self.resources.updated(LAUNCH_URI)  # the policy in force, or why the edit was refused
-        return replaced
+        return await self.policy_file.reload()
 
     def _relist(self, *, announce: bool = True) -> bool:
         """Recompute the built-ins tools/list shows (maps changed, the active page moved); True (and announced) when they changed.
@@ -326,9 +321,7 @@ class ActionsApp:
         if self.options.watch:
             self.watcher = ManifestWatcher(self.manifest_paths, self.reload_manifests, debounce_ms=self.options.watch_debounce_ms)
             await self.watcher.start()
-            if self.options.policy:
-                self.policy_watcher = ManifestWatcher([self.options.policy], self.reload_policy, debounce_ms=self.options.watch_debounce_ms)
-                await self.policy_watcher.start()
+            await self.policy_file.watch(debounce_ms=self.options.watch_debounce_ms)
         self.started_at = time.time()
 
     def prepare_in_background(self, *, again: bool = False) -> None:
@@ -350,9 +343,7 @@ class ActionsApp:
         if self.watcher is not None:
             await self.watcher.stop()
             self.watcher = None
-        if self.policy_watcher is not None:
-            await self.policy_watcher.stop()
-            self.policy_watcher = None
+        await self.policy_file.stop()
         if self.browser is not None:
             try:
                 await self.browser.stop()
@@ -460,7 +451,7 @@ class ActionsApp:
             "audit_health": self.audit.health(),
             "failed_maps": self.failed_maps(),
             "runtime_tools": self.runtime_tools(),
-            "policy": self.policy.describe() if self.options.policy else None,
+            "policy": self.policy_file.describe(),
             "extension_connect_url": self.extension_connect_url(),
             "browser_session": self.browser.session() if self.browser is not None else None,
             "backplane": self.backplane.status() if self.backplane is not None else None,
@@ -478,7 +469,7 @@ class ActionsApp:
             browser={"mode": self.options.browser, "started": bool(self.browser is not None and self.browser.started), "cdp_endpoint": self.options.cdp_endpoint},
             reports=self.maps.reports(),
             tools=list(self.catalog.tools),
-            policy=self.policy.describe() if self.options.policy else None,
+            policy=self.policy_file.describe(),
             audit_log=str(self.audit.path) if self.audit.path else None,
             audit_health=self.audit.health(),
             failed_maps=self.failed_maps(),
