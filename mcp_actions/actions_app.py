@@ -41,7 +41,7 @@ from .catalog.prepare import CheckPreparation
 from .catalog.selection import ToolSelection
 from .catalog.visibility import ToolVisibility
 from .catalog.watch import ManifestWatcher
-from .dispatch.builtin_groups import listed_builtins
+from .dispatch.builtin_listing import BuiltinListing
 from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
 from .dispatch.launchers import run_attachment_open
 from .dispatch.policy_file import PolicyFile
@@ -132,14 +132,22 @@ class ActionsApp:
             limits=options.limits,
             fetcher=self.fetcher,
             listed=self.visibility.listed,
-            after_load=lambda: self._relist(announce=False),  # compared, and so announced, with the load
+            after_load=lambda: self.listing.relist(announce=False),  # compared, and so announced, with the load
             current=self.bridge.registry.get,
             announce=self._maps_changed,
         )
         #: The tools pages declare (WebMCP, ABP, WAB) as their runtimes' tools; their failures are reported with the maps'.
         self.page_tools = PageToolExposure(self.catalog, fetcher=self.fetcher, changed=self._tools_changed, reports=self.maps.inline_reports)
-        # Built-ins tools/list shows (the others still answer by name): see dispatch/builtin_groups.py.
-        self._relist(announce=False)
+        #: Which built-ins tools/list shows (the others still answer by name), recomputed as maps and pages change.
+        self.listing = BuiltinListing(
+            self.visibility,
+            self.catalog,
+            choice=options.builtin_tools,
+            map_server=bool(options.manifests),  # only maps given with --manifests make this a map server
+            active=lambda: self.bridge.registry.active,
+            changed=self._tools_changed,
+        )
+        self.listing.relist(announce=False)
         self.started_at: float | None = None
         #: Where MCP is served over HTTP (``transport``, ``url``, ``port_note``), set by the transport; None over stdio.
         self.mcp_http: dict[str, Any] | None = None
@@ -248,28 +256,6 @@ class ActionsApp:
     async def reload_policy(self) -> bool:
         """Read the policy file again; a bad edit keeps the policy in force and is reported. True when it was replaced."""
         return await self.policy_file.reload()
-
-    def _relist(self, *, announce: bool = True) -> bool:
-        """Recompute the built-ins tools/list shows (maps changed, the active page moved); True (and announced) when they changed.
-
-        With ``auto`` they depend on the maps and on whether the active page is one no map covers.
-        """
-        # Only maps given with --manifests make this a map server.
-        maps = [loaded.model for loaded in self.catalog.manifests.values()] if self.options.manifests else []
-        active = self.bridge.registry.active
-        listed = listed_builtins(
-            self.options.builtin_tools,
-            maps=maps,
-            uncovered_page=self.catalog.uncovered(active),
-            unprojected_page=self.catalog.unprojected(active),
-            tool_mode=self.options.tool_mode,
-        )
-        if listed == self.visibility.listed_builtins:
-            return False
-        self.visibility.listed_builtins = listed
-        if announce:
-            self._tools_changed()
-        return True
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -416,7 +402,7 @@ class ActionsApp:
             self.resources.updated(expand(EVENTS, runtime_id=runtime.runtime_id))
             return
         if isinstance(event, RuntimeActive):
-            self._relist()
+            self.listing.relist()
             return
         if isinstance(event, (RuntimeArrived, RuntimeUpdated)):
             self.page_tools.page_reported(runtime)
@@ -427,7 +413,7 @@ class ActionsApp:
             self.wab.forget(runtime.runtime_id)
             self.maps.forget_runtime(runtime.runtime_id)
             self.service.journal.forget(runtime.runtime_id)
-        self._relist()  # the active page may have moved to (or away from) a page no map covers
+        self.listing.relist()  # the active page may have moved to (or away from) a page no map covers
         # A runtime that comes, goes or moves changes the runtime list, its states and which
         # context blocks and projections apply: the set of resources changes with it.
         for uri in (RUNTIMES_URI, LAUNCH_URI, *runtime_resource_uris(runtime.runtime_id)):
