@@ -31,7 +31,7 @@ from typing import Any
 from .app_options import AppOptions, parse_cdp_headers
 from .audit_log import AuditLog
 from .bridge.bridge import Bridge
-from .bridge.events import AttachmentOpened, PageEvent, RuntimeActive, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
+from .bridge.events import AttachmentOpened, PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from .bridge.pairings import PairingStore
 from .bridge.scope import current_session, session_credential
 from .bridge.websocket import BridgeServer
@@ -59,10 +59,11 @@ from .protocols.exposure import PageToolExposure
 from .protocols.registry import PAGE_TOOL_KEYS
 from .protocols.runner import PageToolRunner
 from .protocols.wab_discovery import WabDiscovery
-from .resources import ResourceRegistry, expand, register_builtin_resources
+from .resources import ResourceRegistry, register_builtin_resources
 from .resources.audit import AUDIT_RECENT_URI, register_audit_resource
-from .resources.builtin import EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, runtime_resource_uris
+from .resources.builtin import LAUNCH_URI
 from .resources.launch import extension_connect_url, launch_report
+from .resources.notices import follow_runtimes, maps_changed
 from .resources.projections import register_projection_resources
 from .resources.wab import register_wab_resource
 from .runtimes.chromium import has_display
@@ -155,6 +156,7 @@ class ActionsApp:
         self.events.subscribe(AttachmentOpened, self._on_attachment_opened)
         self._background: set[asyncio.Task[None]] = set()
         self.resources = ResourceRegistry(self.events)
+        follow_runtimes(self.resources, self.events)  # after the handler above: resources hear of a runtime once its tools did
         #: The WAB discovery documents of the runtimes' sites; their commands become the runtimes' tools.
         self.wab = WabDiscovery(
             quiet_for=lambda: self.bridge.quiet_for,
@@ -245,11 +247,7 @@ class ActionsApp:
         """Announce what a load of maps changed: tools, the launch report, manifest resources, runtimes' config."""
         if change.tools:
             self._tools_changed()
-        self.resources.updated(LAUNCH_URI)
-        for namespace in change.documents:
-            self.resources.updated(expand(MANIFEST, namespace=namespace))
-        if change.maps_came_or_went:
-            self.resources.list_changed()
+        maps_changed(self.resources, change)
         if change.config:
             self._spawn(self.bridge.refresh_config(), "refresh-config")
 
@@ -396,13 +394,9 @@ class ActionsApp:
         self._spawn(run_attachment_open(self.service, event), f"attachment:{event.opens.attachment_id}")
 
     def _on_runtime_event(self, event: RuntimeEvent) -> None:
-        """A runtime came, changed, became active or left, or sent a page event: tools, WAB and resources follow."""
+        """A runtime came, changed, became active or left: its tools, WAB and inline map follow (resources: resources/notices.py)."""
         runtime = event.runtime
         if isinstance(event, PageEvent):
-            self.resources.updated(expand(EVENTS, runtime_id=runtime.runtime_id))
-            return
-        if isinstance(event, RuntimeActive):
-            self.listing.relist()
             return
         if isinstance(event, (RuntimeArrived, RuntimeUpdated)):
             self.page_tools.page_reported(runtime)
@@ -414,11 +408,6 @@ class ActionsApp:
             self.maps.forget_runtime(runtime.runtime_id)
             self.service.journal.forget(runtime.runtime_id)
         self.listing.relist()  # the active page may have moved to (or away from) a page no map covers
-        # A runtime that comes, goes or moves changes the runtime list, its states and which
-        # context blocks and projections apply: the set of resources changes with it.
-        for uri in (RUNTIMES_URI, LAUNCH_URI, *runtime_resource_uris(runtime.runtime_id)):
-            self.resources.updated(uri)
-        self.resources.list_changed()
 
     # -- views -------------------------------------------------------------
 
