@@ -23,7 +23,7 @@ PACKAGE_ROOT = Path(mcp_actions.__file__).resolve().parent
 #: The MCP adapter and the programs around it; everything else is the core.
 SHELL = {"server", "cli", "demo", "__main__"}
 
-#: Every unit, lowest layer first (docs/development.md, "Layout"): each may import only those before it.
+#: Every unit, lowest layer first (the "Layout" list of docs/development.md): each may import only those before it.
 LAYERS = (
     # low-level helpers, below every package
     "errors", "jsonutil", "defaults", "deadline", "events", "ports", "bounded_regex", "schema_check", "primitive_dictionary", "audit_log",

@@ -1,4 +1,4 @@
-"""One mistake, one error that names the fix (issue 34, item 7; docs/cli.md, "Messages say how to fix").
+"""One mistake, one error that names the fix (issue 34, item 7; docs/cli.md, "`mcp-actions validate`": messages say how to fix).
 
 A key of a closed object written for a key the object lacks (a close spelling, or a word of a
 neighbouring format: MCP's ``arguments`` for a step's ``args``, a primitive's ``target`` for
