@@ -33,7 +33,6 @@ from .audit_log import AuditLog
 from .bridge.bridge import Bridge
 from .bridge.events import AttachmentOpened, PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from .bridge.pairings import PairingStore
-from .bridge.scope import current_session, session_credential
 from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
 from .catalog.maps import USER_LOG, MapLoader, MapsChange
@@ -62,7 +61,7 @@ from .protocols.wab_discovery import WabDiscovery
 from .resources import ResourceRegistry, register_builtin_resources
 from .resources.audit import AUDIT_RECENT_URI, register_audit_resource
 from .resources.builtin import LAUNCH_URI
-from .resources.launch import extension_connect_url, launch_report
+from .resources.launch import extension_connect_url, launch_report, tell_how_to_connect
 from .resources.notices import follow_runtimes, maps_changed
 from .resources.projections import register_projection_resources
 from .resources.wab import register_wab_resource
@@ -279,12 +278,7 @@ class ActionsApp:
                 pairings=PairingStore(),
             )
             await self.endpoint.start()
-            if self.endpoint.port_note:  # said before the lines that show the new port, not after them
-                USER_LOG.info("%s; choose the port with --bridge-port", self.endpoint.port_note)
-            if not self.options.bridge_token:
-                USER_LOG.info("bridge token for this run: %s", self.token)
-            USER_LOG.info("runtimes connect at %s; status page %s", self.endpoint.url, self.endpoint.status_url())
-            USER_LOG.info("to share tabs of your own browser (mcp-actions extension), open %s", self.extension_connect_url())
+            tell_how_to_connect(self.endpoint, self.token, token_given=bool(self.options.bridge_token))
         if self.options.backplane:
             # Imported only here: without --backplane nothing of NATS is loaded (docs/deploying.md).
             from .backplane.node import Backplane
@@ -364,19 +358,6 @@ class ActionsApp:
         if self.sessions is None or not await self.sessions.end(session_id, reason):
             await self.end_session(session_id, reason)
 
-    def session_report(self) -> dict[str, Any] | None:
-        """The current agent session in ``actions://bridge/launch``: its id and the bridge credential its own runtimes connect with."""
-        key = current_session()
-        if key is None:
-            return None
-        report: dict[str, Any] = key.describe()
-        if key.isolated:
-            credential = session_credential(self.token, key.id)
-            report["bridge_credential"] = credential
-            # A program (or the spec runtime) connecting here with it is this session's runtime, seen by no other session.
-            report["websocket_url"] = f"{self.endpoint.url}?token={credential}" if self.endpoint is not None else None
-        return report
-
     # -- change ------------------------------------------------------------
 
     def _tools_changed(self) -> None:
@@ -437,7 +418,7 @@ class ActionsApp:
 
     def launch_report(self) -> dict[str, Any]:
         """What ``actions://bridge/launch`` shows (resources/launch.py)."""
-        report = launch_report(
+        return launch_report(
             endpoint=self.endpoint,
             token=self.token,
             mcp_http=self.mcp_http,
@@ -449,13 +430,5 @@ class ActionsApp:
             audit_health=self.audit.health(),
             failed_maps=self.failed_maps(),
             runtimes=self.bridge.registry.visible(),  # a session sees its own runtimes only (bridge/scope.py)
+            backplane=self.backplane.status() if self.backplane is not None else None,
         )
-        session = self.session_report()
-        if session is not None:
-            report["session"] = session
-            if session.get("isolated"):
-                # The start token is the operator's: a session is shown its own credential instead (above).
-                report["bridge"]["extension_connect_url"] = None
-        if self.backplane is not None:
-            report["backplane"] = self.backplane.status()  # which replica this is, and whether it serves every replica's runtimes
-        return report
