@@ -61,9 +61,10 @@ from .protocols.wab_discovery import WabDiscovery
 from .resources import ResourceRegistry, register_builtin_resources
 from .resources.audit import AUDIT_RECENT_URI, register_audit_resource
 from .resources.builtin import LAUNCH_URI
-from .resources.launch import extension_connect_url, launch_report, tell_how_to_connect
+from .resources.launch import tell_how_to_connect
 from .resources.notices import follow_runtimes, maps_changed
 from .resources.projections import register_projection_resources
+from .resources.views import Served, ServerViews
 from .resources.wab import register_wab_resource
 from .runtimes.chromium import has_display
 from .runtimes.deferred import DeferredBrowser
@@ -175,6 +176,19 @@ class ActionsApp:
         self.sessions: Any = None
         #: This replica's link to the others (``--backplane``; mcp_actions/backplane/), None alone.
         self.backplane: Any = None
+        #: The launch report and the status page's part (resources/views.py).
+        self.views = ServerViews(
+            token=self.token,
+            catalog=self.catalog,
+            maps=self.maps,
+            runtimes=self.bridge.registry,
+            audit=self.audit,
+            policy=self.policy_file.describe,
+            browser=self.browser,
+            browser_mode=options.browser,
+            cdp_endpoint=options.cdp_endpoint,
+            served=lambda: Served(self.endpoint, self.mcp_http, self.sessions, self.backplane),
+        )
 
     def _make_browser(self) -> DeferredBrowser:
         # Deferred: Playwright is imported when the browser first starts, not before tools/list.
@@ -390,45 +404,16 @@ class ActionsApp:
             self.service.journal.forget(runtime.runtime_id)
         self.listing.relist()  # the active page may have moved to (or away from) a page no map covers
 
-    # -- views -------------------------------------------------------------
-
-    def runtime_tools(self) -> dict[str, list[str]]:
-        """Each connected runtime's tools: those of the maps covering its page and those it brought itself."""
-        return self.catalog.runtime_tools(self.bridge.registry.list())
+    # -- views (resources/views.py) ------------------------------------------
 
     def extension_connect_url(self) -> str | None:
         """The browser extension's connect page for this bridge (None without a bridge port)."""
-        return extension_connect_url(self.endpoint, self.token)
+        return self.views.extension_connect_url()
 
     def status_extras(self) -> dict[str, Any]:
-        """What the bridge's status page shows besides runtimes: recent calls, failed maps, each runtime's tools, the policy."""
-        return {
-            "recent_calls": self.audit.recent(),
-            "audit_health": self.audit.health(),
-            "failed_maps": self.failed_maps(),
-            "runtime_tools": self.runtime_tools(),
-            "policy": self.policy_file.describe(),
-            "extension_connect_url": self.extension_connect_url(),
-            "browser_session": self.browser.session() if self.browser is not None else None,
-            "backplane": self.backplane.status() if self.backplane is not None else None,
-            # The HTTP sessions served (id, kind, idle time) and each one's browser (docs/sessions.md).
-            "sessions": self.sessions.describe() if self.sessions is not None else None,
-            "session_browsers": self.browser.sessions() if self.browser is not None else {},
-        }
+        """What the bridge's status page shows besides runtimes."""
+        return self.views.status_extras()
 
     def launch_report(self) -> dict[str, Any]:
-        """What ``actions://bridge/launch`` shows (resources/launch.py)."""
-        return launch_report(
-            endpoint=self.endpoint,
-            token=self.token,
-            mcp_http=self.mcp_http,
-            browser={"mode": self.options.browser, "started": bool(self.browser is not None and self.browser.started), "cdp_endpoint": self.options.cdp_endpoint},
-            reports=self.maps.reports(),
-            tools=list(self.catalog.tools),
-            policy=self.policy_file.describe(),
-            audit_log=str(self.audit.path) if self.audit.path else None,
-            audit_health=self.audit.health(),
-            failed_maps=self.failed_maps(),
-            runtimes=self.bridge.registry.visible(),  # a session sees its own runtimes only (bridge/scope.py)
-            backplane=self.backplane.status() if self.backplane is not None else None,
-        )
+        """What ``actions://bridge/launch`` shows."""
+        return self.views.launch_report()
