@@ -109,3 +109,20 @@ async def test_the_answers_are_plain_text_said_once_and_continue_by_cursor(pages
         assert stale.is_error and stale.content[0].text.startswith("target_not_found")
         bad = await s.client.call_tool("page_find", {"max_results": 0})
         assert bad.is_error and "invalid_input" in bad.content[0].text
+
+
+async def test_page_find_finds_a_sentence_no_control_or_heading_says(pages_url: str) -> None:
+    """A text query that matches no control or heading finds the innermost paragraph holding it, named by
+    the words around the match; role "paragraph" takes <p> elements; and the ref reads the paragraph."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/read/article.html")
+        found = (await s.client.call_tool("page_find", {"text": "Section 3 paragraph 4."})).content[0].text
+        lines = found.splitlines()
+        assert len(lines) == 1 and re.match(r'@e\d+ paragraph "Section 3 paragraph 4\. Ladders have two rails', lines[0]), found
+        assert '\u2026"' in lines[0] and len(lines[0].encode()) < 250, lines[0]
+        by_role = (await s.client.call_tool("page_find", {"text": "paragraph 4.", "role": "paragraph"})).content[0].text
+        assert [line.split('"')[1].split(" Ladders")[0] for line in by_role.splitlines() if line.startswith("@")] == [f"Section {n} paragraph 4." for n in range(1, 1 + by_role.count("@e"))]
+        read = (await s.client.call_tool("page_read", {"ref": one_ref(lines[0])})).content[0].text
+        assert read.startswith("Section 3 paragraph 4. Ladders"), read
+        none = (await s.client.call_tool("page_find", {"text": "no such words anywhere"})).content[0].text
+        assert "@e" not in none, none

@@ -14,6 +14,12 @@
  * then matches by the item's text, then by the section's name; document order
  * breaks ties. context: the section's name and the item's text (when they
  * differ from the element's name), short.
+ *
+ * Text that is neither a control nor a heading (a sentence of an article, a
+ * cell) is found too: `role: "paragraph"` takes <p> elements (ARIA's implicit
+ * role of <p>, which roleOf leaves out), and a `text` query that matches no
+ * control or heading falls back to the innermost text blocks holding it (TEXT_BLOCKS).
+ * A text block's name is the words around the match, so the answer shows it.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -37,6 +43,9 @@ var NAME_CAP = 80;
 var CONTEXT_CAP = 100;
 var ITEM_CAP = 60;
 var DEFAULT_RESULTS = 20;
+var SNIPPET_BEFORE = 24;
+// Blocks of running text a reader reads, searched when a text query finds no control or heading.
+var TEXT_BLOCKS = { p: true, li: true, dd: true, dt: true, td: true, th: true, blockquote: true, figcaption: true, pre: true, caption: true };
 
 /** Every element of the document, its open shadow roots and its same-origin frames, in order. */
 function allElements(doc) {
@@ -64,13 +73,33 @@ function has(haystack, needle) {
 
 function ownRole(el, actionable) {
   // page_observe's role for what a person can act on ("clickable", a popup's "option"), ARIA's for the rest.
-  return actionable ? candidateRole(el) : roleOf(el);
+  if (actionable) return candidateRole(el);
+  return roleOf(el) || (tagOf(el) === "p" ? "paragraph" : null);
+}
+
+/**
+ * The words of text around the first place needle is found in it, at most NAME_CAP characters, cut
+ * at word boundaries with an ellipsis at each cut end.
+ */
+function snippet(text, needle) {
+  var at = text.toLowerCase().indexOf(needle);
+  if (at < 0) at = 0;
+  var start = Math.max(0, at - SNIPPET_BEFORE);
+  if (start > 0) start = Math.min(at, text.indexOf(" ", start) + 1 || at);
+  var end = Math.min(text.length, Math.max(start + NAME_CAP - 2, at + needle.length));
+  if (end < text.length) {
+    var space = text.lastIndexOf(" ", end);
+    if (space > at + needle.length) end = space;
+  }
+  return (start > 0 ? "\u2026" : "") + text.slice(start, end).trim() + (end < text.length ? "\u2026" : "");
 }
 
 /** How well el matches (0 best), or -1 when it does not. */
 function rank(el, role, actionable, query, cache) {
   var name = actionable ? candidateName(el, role) : accessibleName(el, role);
   var own = name || normalize(el.textContent);
+  // A paragraph has no accessible name: it is named by its words around the match.
+  if (!name && role === "paragraph") name = snippet(own, query.text || query.name);
   if (query.name && !has(own, query.name)) return { rank: -1 };
   var found = { name: name, rank: query.name && own.toLowerCase() === query.name ? 0 : 1 };
   if (!query.text) return found;
@@ -140,9 +169,10 @@ function search(query, limit) {
     if (actionable && !(r.width > 0 && r.height > 0)) continue;
     hits.push({ el: el, role: role, found: found, order: hits.length });
   }
+  if (!hits.length && query.text && !query.role && !query.name) hits = textBlocks(all, query.text);
   hits.sort(function (a, b) { return a.found.rank - b.found.rank || a.order - b.order; });
   var matches = hits.slice(0, limit).map(function (hit) {
-    var name = cap(hit.found.name || "", NAME_CAP);
+    var name = hit.found.snippet ? hit.found.name : cap(hit.found.name || "", NAME_CAP);
     var match = { ref: refFor(hit.el), role: hit.role };
     if (name) match.name = name;
     var context = contextOf(hit.el, hit.found.name || "", hit.found, cache);
@@ -150,6 +180,28 @@ function search(query, limit) {
     return match;
   });
   return { matches: matches, total: hits.length };
+}
+
+/**
+ * The innermost text blocks (TEXT_BLOCKS) whose text holds the query, each named by the words around
+ * it: where no control or heading says it, the sentence that does (an article's paragraph, a cell).
+ */
+function textBlocks(all, text) {
+  var hits = [];
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i];
+    if (!TEXT_BLOCKS[tagOf(el)]) continue;
+    var own = normalize(el.textContent);
+    if (!has(own, text) || innerBlockHolds(el, text) || !isReadable(el)) continue;
+    hits.push({ el: el, role: ownRole(el, false) || tagOf(el), found: { name: snippet(own, text), snippet: true, rank: own.toLowerCase() === text ? 0 : 1 }, order: hits.length });
+  }
+  return hits;
+}
+
+function innerBlockHolds(el, text) {
+  var inner = el.querySelectorAll("p, li, dd, dt, td, th, blockquote, figcaption, pre, caption");
+  for (var i = 0; i < inner.length; i++) if (has(normalize(inner[i].textContent), text)) return true;
+  return false;
 }
 
 definePrimitive("refs.find", find);
