@@ -35,7 +35,7 @@ from .bridge.events import AttachmentOpened, PageEvent, RuntimeArrived, RuntimeE
 from .bridge.pairings import PairingStore
 from .bridge.websocket import BridgeServer
 from .catalog.catalog import Catalog
-from .catalog.maps import USER_LOG, MapLoader, MapsChange
+from .catalog.maps import MapLoader, MapsChange
 from .catalog.prepare import CheckPreparation
 from .catalog.selection import ToolSelection
 from .catalog.visibility import ToolVisibility
@@ -48,7 +48,7 @@ from .dispatch.service import ActionService
 from .errors import ErrorCode, UsageError
 from .events import EventHub, ToolsChanged
 from .extension import extension_origin
-from .learning.store import LearnedMaps
+from .learning.store import open_learned_maps
 from .manifest.fetch import RemoteFetcher
 from .manifest.load import LoadResult, ManifestReport
 from .projection.extract import EXTRACT_PRIMITIVE
@@ -120,7 +120,7 @@ class ActionsApp:
         #: The rules in force (``policy`` and ``error``: why the last reload was refused).
         self.policy = self.policy_file.holder
         #: Where actions.save_tool writes what agents learn (--learned-maps); its folder is always loaded.
-        self.learned = self._learned_maps()
+        self.learned = open_learned_maps(options.learned_maps, limits=options.limits, on_saved=self.reload_manifests)
         self.service.learned = self.learned
         self.endpoint: BridgeServer | None = None
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
@@ -218,18 +218,6 @@ class ActionsApp:
         started without ``--manifests`` would otherwise list tools of a site that is not running.
         """
         return [*self.options.manifests, *([str(self.learned.directory)] if self.learned is not None else [])]
-
-    def _learned_maps(self) -> LearnedMaps | None:
-        """The learned-maps folder, made when missing; None (said on stderr) when there is none or it cannot be made."""
-        if not self.options.learned_maps:
-            return None
-        learned = LearnedMaps(self.options.learned_maps, limits=self.options.limits, on_saved=self.reload_manifests)
-        try:
-            learned.ensure()
-        except OSError as exc:
-            USER_LOG.warning("cannot use the learned-maps folder %s (%s); actions_save_tool is unavailable", learned.directory, exc.strerror or exc)
-            return None
-        return learned
 
     @property
     def load_result(self) -> LoadResult:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import tempfile
@@ -34,7 +35,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.load import ManifestReport, load_document
 
-__all__ = ["HISTORY_CAP", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_namespace", "origin_of"]
+__all__ = ["HISTORY_CAP", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_namespace", "open_learned_maps", "origin_of"]
 
 #: Replaced tools kept per map.
 HISTORY_CAP = 20
@@ -170,3 +171,22 @@ class LearnedMaps:
             raise ActionError(f"{path} is not a learned map; move it away to learn again", code=ErrorCode.MANIFEST_INVALID, evidence={"map": str(path)})
         document["x_actions"].setdefault("history", [])
         return dict(document)
+
+
+def open_learned_maps(
+    directory: str | Path | None, *, limits: Limits = DEFAULT_LIMITS, on_saved: Callable[[], Awaitable[object]] | None = None
+) -> LearnedMaps | None:
+    """The learned-maps folder a server serves, made when missing; None when there is none (``--learned-maps off``).
+
+    A folder that cannot be made is None too, said once on stderr (the ``mcp_actions.user`` logger, for the
+    person who started the server): the server still starts, and ``actions_save_tool`` says it has no folder.
+    """
+    if not directory:
+        return None
+    learned = LearnedMaps(directory, limits=limits, on_saved=on_saved)
+    try:
+        learned.ensure()
+    except OSError as exc:
+        logging.getLogger("mcp_actions.user").warning("cannot use the learned-maps folder %s (%s); actions_save_tool is unavailable", learned.directory, exc.strerror or exc)
+        return None
+    return learned
