@@ -73,7 +73,9 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
     projections = [CompiledProjection(p) for p in manifest.state_projections]
     async with headless_tab(browser_path=browser_path, timeout_ms=CHECK_TIMEOUT_MS, url=url) as (bridge, tab):
         runtime_id = tab.runtime_id
-        capabilities = set(tab.capabilities)
+        info = bridge.registry.get(runtime_id)
+        # What the tab can do is RuntimeInfo.provides' one answer, as for every call of the server.
+        provides = info.provides if info is not None else (lambda _name: False)
 
         async def call(name: str, arguments: dict[str, Any]) -> Any:
             # A wait bounds itself (timeout_ms): leave it room to answer before the call's own bound.
@@ -81,7 +83,7 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
             return await bridge.call(name, arguments, runtime_id=runtime_id, timeout_ms=bound)
 
         async def settle() -> None:
-            if "dom.settle" in capabilities:
+            if provides("dom.settle"):
                 await call("dom.settle", dict(_SETTLE))
             else:
                 await asyncio.sleep(_SETTLE_FALLBACK_S)
@@ -92,7 +94,7 @@ async def _run(manifest_path: str, url: str, *, fail_on: str, browser_path: str 
             await settle()  # it rendered late: let the rest of it land too
 
         async def extract(rid: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
-            if EXTRACT_PRIMITIVE not in capabilities:
+            if not provides(EXTRACT_PRIMITIVE):
                 raise ActionError(f"this browser host cannot run {EXTRACT_PRIMITIVE}", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"capability": EXTRACT_PRIMITIVE})
             return await bridge.call(EXTRACT_PRIMITIVE, arguments, runtime_id=rid, timeout_ms=timeout_ms or CHECK_TIMEOUT_MS)
 

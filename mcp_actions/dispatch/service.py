@@ -420,7 +420,7 @@ class ActionService:
         async def call(name: str, arguments: dict[str, Any]) -> Any:
             return await self.bridge.call(name, arguments, runtime_id=runtime.runtime_id, timeout_ms=deadline.remaining_ms())
 
-        diagnosis = await diagnoser.diagnose(call, capabilities=runtime.capabilities, url=runtime.url)
+        diagnosis = await diagnoser.diagnose(call, provides=runtime.provides, url=runtime.url)
         self.bridge.note_states(runtime.runtime_id, diagnosis.current)
         return diagnosis
 

@@ -15,8 +15,10 @@ that the element be attached), and its URL predicates (``url_contains``,
 ``url_matches``) hold for the page URL. A state whose diagnostics locate
 nothing cannot be diagnosed and is never reported current (``undiagnosable``).
 
-A runtime without ``locator.probe`` is asked with one ``locator.wait_for``
-(``timeout_ms`` 0) per probe, concurrently: correct, but not one round trip.
+A runtime that does not provide ``locator.probe`` (``RuntimeInfo.provides``,
+the one answer to "can this runtime do X") is asked with one
+``locator.wait_for`` (``timeout_ms`` 0) per probe, concurrently: correct, but
+not one round trip.
 """
 
 from __future__ import annotations
@@ -63,15 +65,15 @@ class StateDiagnoser:
     def __init__(self, states: Sequence[State]) -> None:
         self.probes, self.diagnosable, self.undiagnosable = build_probes(states)
 
-    async def diagnose(self, call: PrimitiveCall, *, capabilities: Sequence[str], url: str | None) -> Diagnosis:
-        """Run every probe (one ``locator.probe`` call when the runtime has it) and judge the states."""
+    async def diagnose(self, call: PrimitiveCall, *, provides: Callable[[str], bool], url: str | None) -> Diagnosis:
+        """Run every probe (one ``locator.probe`` call when the runtime ``provides`` it) and judge the states."""
         located = [p for p in self.probes if p.locator is not None]
         matched: dict[str, bool] = {}
         round_trips = 0
         if located:
             # URL predicates are judged here, against the page URL the probe answers with.
             batch = [{"id": p.id, "locator": p.locator, "state": p.presence} for p in located]
-            if not capabilities or PROBE_PRIMITIVE in capabilities:
+            if provides(PROBE_PRIMITIVE):
                 output = await call(PROBE_PRIMITIVE, {"probes": batch})
                 round_trips = 1
                 results = output.get("results") if isinstance(output, dict) else None
