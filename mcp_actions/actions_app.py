@@ -284,14 +284,13 @@ class ActionsApp:
         if self.options.backplane:
             # Imported only here: without --backplane nothing of NATS is loaded (docs/deploying.md).
             from .backplane.node import Backplane
+            from .backplane.session_link import SessionLink
 
             self.backplane = Backplane(
                 self.options.backplane, self.bridge, self.events, bridge_token=self.token, http_token=self.options.http_token, turns=self.service.turns
             )
             self.audit.replica = self.backplane.replica_id
-            self.backplane.on_session_ended = self._session_ended_elsewhere
-            self.backplane.session_activity = lambda since: self.sessions.active_since(since) if self.sessions is not None else []
-            self.backplane.on_session_activity = lambda described: self.sessions.touch(described) if self.sessions is not None else None
+            SessionLink(lambda: self.sessions, self.end_session).attach(self.backplane)
             await self.backplane.start()
         if self.browser is not None and self.options.browser == "launch":
             # In the background: the MCP handshake and tools/list need no browser, and a
@@ -349,16 +348,6 @@ class ActionsApp:
         if self.browser is not None:
             await self.browser.close_session(session_id)
         await self.bridge.end_agent_session(session_id, reason)
-
-    def _session_ended_elsewhere(self, session_id: str) -> None:
-        """A client ended its session on another replica (docs/deploying.md): it ends here too, runtimes and all."""
-        self._spawn(self._end_session_here(session_id, "its client ended it on another replica"), f"end-session:{session_id}")
-
-    async def _end_session_here(self, session_id: str, reason: str) -> None:
-        # Forgotten by the sessions this replica served (which ends it), or ended anyway: this replica
-        # may hold runtimes of a session whose requests all went to other replicas.
-        if self.sessions is None or not await self.sessions.end(session_id, reason):
-            await self.end_session(session_id, reason)
 
     # -- change ------------------------------------------------------------
 
