@@ -59,7 +59,7 @@ from .protocols.registry import PAGE_TOOL_KEYS
 from .protocols.runner import PageToolRunner
 from .protocols.wab_discovery import WabDiscovery
 from .resources import ResourceRegistry, register_builtin_resources
-from .resources.audit import AUDIT_RECENT_URI, register_audit_resource
+from .resources.audit import register_audit_resource
 from .resources.builtin import LAUNCH_URI
 from .resources.launch import tell_how_to_connect
 from .resources.notices import follow_runtimes, maps_changed
@@ -111,7 +111,6 @@ class ActionsApp:
         )
         #: Every call, once ended: one line in the --audit-log file, and the latest for actions://audit/recent.
         self.audit = AuditLog(options.audit_log)
-        self.audit.listeners.append(lambda _: self.resources.updated(AUDIT_RECENT_URI))
         self.service.audit = self.audit
         self.service.upload_roots = tuple(Path(root).expanduser() for root in options.upload_roots)
         #: The --policy file: its guards on the call path, reloaded when it changes (dispatch/policy_file.py); ``PolicyError`` when bad.
@@ -168,7 +167,7 @@ class ActionsApp:
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
         register_wab_resource(self.resources, self.wab.documents, visible=lambda runtime_id: self.bridge.registry.get_visible(runtime_id) is not None)
-        register_audit_resource(self.resources, self.audit.recent, log_file=lambda: str(self.audit.path) if self.audit.path else None, health=self.audit.health)
+        register_audit_resource(self.resources, self.audit)  # served, and announced after each call
         self.watcher: ManifestWatcher | None = None
         #: Compiles the calls' checks while the host thinks, after its first tools/list (catalog/prepare.py).
         self.checks = CheckPreparation(self.catalog, self.bridge.dictionary, warm=self.wab.client)
@@ -323,21 +322,12 @@ class ActionsApp:
             await self.watcher.stop()
             self.watcher = None
         await self.policy_file.stop()
-        if self.browser is not None:
-            try:
-                await self.browser.stop()
-            except Exception:
-                log.exception("stopping the browser host failed")
-        if self.backplane is not None:
-            try:
-                await self.backplane.stop()
-            except Exception:
-                log.exception("leaving the backplane failed")
-        if self.endpoint is not None:
-            try:
-                await self.endpoint.stop()
-            except Exception:
-                log.exception("stopping the bridge endpoint failed")
+        for part, failed in ((self.browser, "stopping the browser host"), (self.backplane, "leaving the backplane"), (self.endpoint, "stopping the bridge endpoint")):
+            if part is not None:
+                try:
+                    await part.stop()
+                except Exception:
+                    log.exception("%s failed", failed)
         await self.bridge.stop()
         self.audit.close()
 

@@ -5,15 +5,16 @@
 Each entry has the fields of a line of the audit log (``audit_log.py``):
 who called, which tool, on which page, the names and digest of the arguments
 (never their values), the decision and the status. The resource changes after
-every call; the composition root announces it (``ResourceRegistry.updated``),
-so a subscribed client hears of each call.
+every call, and ``register_audit_resource`` announces it then
+(``ResourceRegistry.updated``), so a subscribed client hears of each call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from ..audit_log import AuditLog
 from .registry import ResourceEntry, ResourceProvider, ResourceRegistry
 
 __all__ = ["AUDIT_RECENT_URI", "register_audit_resource"]
@@ -22,22 +23,15 @@ AUDIT_RECENT_URI = "actions://audit/recent"
 AUDIT_TEXT = "The last 100 tool calls: client, tool, page, map trust, argument names (never values), decision, status, time."
 
 
-def register_audit_resource(
-    registry: ResourceRegistry,
-    recent: Callable[[], list[dict[str, Any]]],
-    *,
-    log_file: Callable[[], str | None] = lambda: None,
-    health: Callable[[], dict[str, Any]] | None = None,
-) -> None:
-    """Serve ``recent()`` (oldest first) as ``actions://audit/recent``; ``log_file()`` names the file written, if any.
+def register_audit_resource(registry: ResourceRegistry, audit: AuditLog) -> None:
+    """Serve ``audit``'s latest calls (oldest first) as ``actions://audit/recent``, announced after each call.
 
-    ``health()`` (``AuditLog.health``) says whether the file takes lines; calls are refused while it does not.
+    It names the file written (``log_file``, None with ``--audit-log off``) and says whether the file takes
+    lines (``health``, ``AuditLog.health``): calls are refused while it does not.
     """
 
     async def read(_: Mapping[str, str]) -> Any:
-        found: dict[str, Any] = {"log_file": log_file(), "entries": recent()}
-        if health is not None:
-            found["health"] = health()
-        return found
+        return {"log_file": str(audit.path) if audit.path else None, "entries": audit.recent(), "health": audit.health()}
 
+    audit.listeners.append(lambda _: registry.updated(AUDIT_RECENT_URI))
     registry.register(ResourceProvider(AUDIT_RECENT_URI, "audit-recent", AUDIT_TEXT, read, lambda: [ResourceEntry(AUDIT_RECENT_URI, "audit-recent", AUDIT_TEXT)]))
