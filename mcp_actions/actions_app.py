@@ -88,64 +88,39 @@ class ActionsApp:
         #: Where change is published: the bridge's runtime events, tools and failed maps, resources.
         self.events = EventHub()
         self.bridge = Bridge(
-            default_timeout_ms=options.default_timeout_ms,
-            signal_source=self.catalog.signals_for,
-            attachment_source=self.catalog.attachments_for,
-            event_log_size=options.event_log_size,
-            events=self.events,
-            page_tool_protocols=PAGE_TOOL_KEYS,
+            default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, attachment_source=self.catalog.attachments_for,
+            event_log_size=options.event_log_size, events=self.events, page_tool_protocols=PAGE_TOOL_KEYS,
         )
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)
         self.projections = ProjectionService(extract=self._extract, projections_for=self.projection_registry.for_runtime, events=self.events)
         self.service = ActionService(
-            bridge=self.bridge,
-            catalog=self.catalog,
-            browser=self.browser,
-            browser_mode=options.browser,
-            builtins=BUILTIN_TOOLS,
-            page_tool_runner=PageToolRunner(self.bridge),
-            projections=self.projections,
-            limits=options.limits,
-            visibility=self.visibility,
+            bridge=self.bridge, catalog=self.catalog, browser=self.browser, browser_mode=options.browser, builtins=BUILTIN_TOOLS,
+            page_tool_runner=PageToolRunner(self.bridge), projections=self.projections, limits=options.limits, visibility=self.visibility,
         )
         #: Every call, once ended: one line in the --audit-log file, and the latest for actions://audit/recent.
-        self.audit = AuditLog(options.audit_log)
-        self.service.audit = self.audit
+        self.audit = self.service.audit = AuditLog(options.audit_log)
         self.service.upload_roots = tuple(Path(root).expanduser() for root in options.upload_roots)
         #: The --policy file: its guards on the call path, reloaded when it changes (dispatch/policy_file.py); ``PolicyError`` when bad.
         self.policy_file = PolicyFile(options.policy, changed=lambda: self.resources.updated(LAUNCH_URI))
         self.policy_file.install(self.service.guards)
-        #: The rules in force (``policy`` and ``error``: why the last reload was refused).
-        self.policy = self.policy_file.holder
+        self.policy = self.policy_file.holder  # the rules in force; ``error``: why the last reload was refused
         #: Where actions.save_tool writes what agents learn (--learned-maps); its folder is always loaded.
-        self.learned = open_learned_maps(options.learned_maps, limits=options.limits, on_saved=self.reload_manifests)
-        self.service.learned = self.learned
+        self.learned = self.service.learned = open_learned_maps(options.learned_maps, limits=options.limits, on_saved=self.reload_manifests)
         self.endpoint: BridgeServer | None = None
         # The composition root owns the https fetcher: one cache for file maps and runtime maps.
         self.fetcher = RemoteFetcher()
         #: The maps of files and runtimes: loaded, reloaded and reported (catalog/maps.py).
         self.maps = MapLoader(
-            self.catalog,
-            self.events,
-            paths=self.manifest_paths,
-            limits=options.limits,
-            fetcher=self.fetcher,
-            listed=self.visibility.listed,
+            self.catalog, self.events, paths=self.manifest_paths, limits=options.limits, fetcher=self.fetcher, listed=self.visibility.listed,
             after_load=lambda: self.listing.relist(announce=False),  # compared, and so announced, with the load
-            current=self.bridge.registry.get,
-            announce=self._maps_changed,
+            current=self.bridge.registry.get, announce=self._maps_changed,
         )
         #: The tools pages declare (WebMCP, ABP, WAB) as their runtimes' tools; their failures are reported with the maps'.
         self.page_tools = PageToolExposure(self.catalog, fetcher=self.fetcher, changed=self._tools_changed, reports=self.maps.inline_reports)
-        #: Which built-ins tools/list shows (the others still answer by name), recomputed as maps and pages change.
+        #: Which built-ins tools/list shows (the others still answer by name); only maps given with --manifests make a map server.
         self.listing = BuiltinListing(
-            self.visibility,
-            self.catalog,
-            choice=options.builtin_tools,
-            map_server=bool(options.manifests),  # only maps given with --manifests make this a map server
-            active=lambda: self.bridge.registry.active,
-            changed=self._tools_changed,
+            self.visibility, self.catalog, choice=options.builtin_tools, map_server=bool(options.manifests), active=lambda: self.bridge.registry.active, changed=self._tools_changed
         )
         self.listing.relist(announce=False)
         self.started_at: float | None = None
@@ -158,11 +133,7 @@ class ActionsApp:
         follow_runtimes(self.resources, self.events)  # after the handler above: resources hear of a runtime once its tools did
         #: The WAB discovery documents of the runtimes' sites; their commands become the runtimes' tools.
         self.wab = WabDiscovery(
-            quiet_for=lambda: self.bridge.quiet_for,
-            current=self.bridge.registry.get,
-            extract=self._extract,
-            expose=self.page_tools.site_found,
-            resources=self.resources,
+            quiet_for=lambda: self.bridge.quiet_for, current=self.bridge.registry.get, extract=self._extract, expose=self.page_tools.site_found, resources=self.resources
         )
         register_builtin_resources(self.resources, catalog=self.catalog, runtimes=self.bridge.registry, launch_report=self.launch_report)
         register_projection_resources(self.resources, projections=self.projections, runtimes=self.bridge.registry)
@@ -175,32 +146,19 @@ class ActionsApp:
         self.sessions: Any = None
         #: This replica's link to the others (``--backplane``; mcp_actions/backplane/), None alone.
         self.backplane: Any = None
-        #: The launch report and the status page's part (resources/views.py).
+        #: The launch report and the status page's part (resources/views.py); the parts made later are read at each view.
         self.views = ServerViews(
-            token=self.token,
-            catalog=self.catalog,
-            maps=self.maps,
-            runtimes=self.bridge.registry,
-            audit=self.audit,
-            policy=self.policy_file.describe,
-            browser=self.browser,
-            browser_mode=options.browser,
-            cdp_endpoint=options.cdp_endpoint,
+            token=self.token, catalog=self.catalog, maps=self.maps, runtimes=self.bridge.registry, audit=self.audit, policy=self.policy_file.describe,
+            browser=self.browser, browser_mode=options.browser, cdp_endpoint=options.cdp_endpoint,
             served=lambda: Served(self.endpoint, self.mcp_http, self.sessions, self.backplane),
         )
 
     def _make_browser(self) -> DeferredBrowser:
         # Deferred: Playwright is imported when the browser first starts, not before tools/list.
-        headless = self.options.headless if self.options.headless is not None else not has_display()
+        o = self.options
         return DeferredBrowser(
-            self.bridge,
-            executable_path=self.options.browser_path,
-            headless=headless,
-            cdp_endpoint=self.options.cdp_endpoint,
-            cdp_headers=tuple(parse_cdp_headers(self.options.cdp_headers).items()),
-            browser_endpoint=self.options.browser_endpoint,
-            user_data_dir=self.options.user_data_dir,
-            isolated=self.options.isolated,
+            self.bridge, executable_path=o.browser_path, headless=o.headless if o.headless is not None else not has_display(), cdp_endpoint=o.cdp_endpoint,
+            cdp_headers=tuple(parse_cdp_headers(o.cdp_headers).items()), browser_endpoint=o.browser_endpoint, user_data_dir=o.user_data_dir, isolated=o.isolated,
         )
 
     async def _extract(self, runtime_id: str, arguments: dict[str, Any], timeout_ms: int | None) -> Any:
@@ -266,17 +224,12 @@ class ActionsApp:
         self.load_manifests()
         await self.bridge.start()
         if self.options.serve_bridge:
+            o = self.options
             self.endpoint = BridgeServer(
-                self.bridge,
-                host=self.options.bridge_host,
-                port=self.options.bridge_port,
-                fallback=self.options.bridge_port_fallback,
-                token=self.token,
-                runtime_script=runtime_js,
+                self.bridge, host=o.bridge_host, port=o.bridge_port, fallback=o.bridge_port_fallback, token=self.token, runtime_script=runtime_js,
                 # The extension's pages pass an --allowed-origins list too: its tabs are shared by the user, one by one.
-                allowed_origins=[*self.options.allowed_origins, extension_origin()] if self.options.allowed_origins else None,
-                status_extras=self.status_extras,
-                pairings=PairingStore(),
+                allowed_origins=[*o.allowed_origins, extension_origin()] if o.allowed_origins else None,
+                status_extras=self.status_extras, pairings=PairingStore(),
             )
             await self.endpoint.start()
             tell_how_to_connect(self.endpoint, self.token, token_given=bool(self.options.bridge_token))
