@@ -28,7 +28,11 @@ from ..errors import ActionError, ErrorCode
 
 __all__ = ["render_item", "select_items"]
 
-_PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+#: ``{{ path }}``. The spaces around the path are stripped in ``_fill``, not matched here: a lazy
+#: group between two ``\s*`` backtracks in time cubic in a run of spaces (``"{{" + " " * 5000``
+#: held the server for minutes), and a template may be built from page text. This form scans each
+#: ``{{`` once, up to the next brace.
+_PLACEHOLDER = re.compile(r"\{\{([^{}]*)\}\}")
 _RENDER_KEYS = frozenset({"as", "template", "separator", "prefix", "suffix"})
 _SELECTOR_KEYS = frozenset({"pointer", "index", "where"})
 
@@ -98,7 +102,7 @@ def _text(value: Any) -> str:
 
 
 def _fill(template: str, item: Any) -> str:
-    return _PLACEHOLDER.sub(lambda match: _text(_field(item, match.group(1))), template)
+    return _PLACEHOLDER.sub(lambda match: _text(_field(item, match.group(1).strip())), template)
 
 
 def render_item(fmt: str, value: Any, render: Mapping[str, Any] | None = None) -> str:

@@ -230,3 +230,78 @@ async def test_a_signal_payload_pattern_over_a_hostile_event_stalls_nothing(tmp_
             assert len(refusals) == 3 and all(item["error"]["code"] == "invalid_event" for item in refusals), runtime.others
         finally:
             await runtime.close()
+
+
+#: ``{{`` and a run of spaces, read from the page and used as a transfer template: the template's
+#: placeholder pattern (``\{\{\s*([^{}]*?)\s*\}\}``) backtracked over it in time cubic in the run
+#: (about 40 s for 3,000 spaces, minutes for 5,000), holding the event loop.
+HOSTILE_TEMPLATE = "{{" + " " * 3000
+
+
+def _write_paste_map(root: Path) -> None:
+    """A map whose workflow pastes a transfer item rendered with a template read from the page, and a quick tool."""
+    document = {
+        "protocol": "actions.json",
+        "version": 1,
+        "surface": {"origin": "https://shop.test", "surface_id": "shop", "name": "Shop"},
+        "tools": [
+            {
+                "name": "shop.paste_with_page_template",
+                "description": "Paste the saved note, laid out as the page's template says.",
+                "input_schema": {"type": "object", "properties": {}},
+                "workflow": {
+                    "version": 1,
+                    "expression_language": "jsonata",
+                    "steps": [
+                        {"id": "read", "primitive": "locator.text_content", "args": {"locator": {"selector": "#layout"}}},
+                        {"id": "save", "primitive": "transfer.write", "args": {"label": "note", "format": "application/json", "value": {"title": "Tea"}}},
+                        {"id": "paste", "primitive": "transfer.insert", "args": {"label": "note", "target": {"selector": "#notes"}, "render": "{% {'template': steps.read.output.text} %}"}},
+                    ],
+                    "output": "{% steps.paste.output %}",
+                },
+            },
+            {
+                "name": "shop.ping",
+                "description": "Answer at once.",
+                "input_schema": {"type": "object", "properties": {}},
+                "x_actions": {"handler": "shop.ping"},
+            },
+        ],
+    }
+    (root / "shop.actions.json").write_text(json.dumps(document), encoding="utf-8")
+
+
+async def test_a_transfer_template_read_from_the_page_stalls_nothing(tmp_path: Path) -> None:
+    _write_paste_map(tmp_path)
+    inserted: list[str] = []
+
+    async def answer(call: dict[str, Any]) -> Any:
+        if call["name"] == "locator.text_content":
+            return {"text": HOSTILE_TEMPLATE}
+        if call["name"] == "text.insert":
+            inserted.append(call["arguments"]["text"])
+            return {"inserted": True}
+        return {"pong": True}
+
+    app = ActionsApp(AppOptions(manifests=[str(tmp_path)], browser="none", bridge_port=0, bridge_token=TOKEN, watch=False))
+    async with Client(build_server(app)) as client:
+        assert app.endpoint is not None
+        runtime = await WsRuntime(app.endpoint.url, "rt-shop", url="https://shop.test/cart", token=TOKEN).open()
+        runtime.serve(answer, concurrent=True)
+        try:
+
+            async def other_call() -> None:
+                answered = await client.call_tool("shop_ping", {})
+                assert not answered.is_error and answered.structured_content == {"pong": True}, answered
+
+            call = asyncio.create_task(_timed(client.call_tool("shop_paste_with_page_template", {"timeout_ms": DEADLINE_MS})))
+            slowest = await _probe_while(call, {"healthz": _healthz(app.endpoint.http_url), "tools/list": client.list_tools, "other call": other_call})
+            elapsed, result = await call
+
+            assert all(seconds < ANSWER_WITHIN_S for seconds in slowest.values()), slowest
+            assert elapsed < END_WITHIN_S, elapsed
+            # An unclosed placeholder is text like any other: pasted as the page wrote it.
+            assert not result.is_error, result
+            assert inserted == [HOSTILE_TEMPLATE]
+        finally:
+            await runtime.close()
