@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NO_FIND", "PARAMETER_NAME", "Parameters", "UnlearnableStep", "argument_slot", "learned_locator", "learned_text", "literal"]
+__all__ = ["NO_FIND", "PARAMETER_NAME", "Parameters", "UnlearnableStep", "argument_slot", "jsonata_string", "learned_locator", "learned_text", "literal"]
 
 #: Why a step is refused when nothing but its position would find its element again.
 NO_FIND = "this click has no name, role or text to find it by"
@@ -47,7 +47,8 @@ def argument_slot(name: str) -> str:
 _ESCAPED = {c: f"\\u{ord(c):04x}" for c in "%${}/*"}
 
 
-def _jsonata_string(text: str) -> str:
+def jsonata_string(text: str) -> str:
+    """``text`` as a JSONata string literal, safe inside a ``{% … %}`` slot."""
     # A JSON string is a JSONata string literal (non-ASCII kept as is: no surrogate escapes).
     return "".join(_ESCAPED.get(c, c) for c in json.dumps(text, ensure_ascii=False))
 
@@ -55,7 +56,7 @@ def _jsonata_string(text: str) -> str:
 def literal(text: str) -> str:
     """``text`` as a templated value that evaluates to itself (a slot only when it would look like one)."""
     if "{%" in text or "%}" in text:
-        return "{% " + _jsonata_string(text) + " %}"
+        return "{% " + jsonata_string(text) + " %}"
     return text
 
 
@@ -89,7 +90,7 @@ def learned_text(text: str, parameters: Parameters, used: set[str]) -> str:
         pieces = split
     if all(argument is None for _, argument in pieces):
         return literal(text)
-    terms = [f"input.{argument}" if argument is not None else _jsonata_string(piece) for piece, argument in pieces]
+    terms = [f"input.{argument}" if argument is not None else jsonata_string(piece) for piece, argument in pieces]
     return "{% " + " & ".join(terms) + " %}"
 
 

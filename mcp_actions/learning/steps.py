@@ -26,3 +26,7 @@ class ActStep:
     texts_after: dict[str, int] = field(default_factory=dict)
     #: True for a navigation boundary entry of the journal (no tool, nothing to repeat).
     boundary: bool = False
+    #: The lines of visible text the step made appear, as the acting tool's change report listed them
+    #: (``refs.change_report``'s ``added``, runtimes/page/observe_changes.js: normalised, each cut at
+    #: ``LINE_CAP`` characters, a few at most). Learning waits for their like in later calls (settle.py).
+    appeared: tuple[str, ...] = ()

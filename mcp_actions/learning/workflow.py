@@ -8,10 +8,14 @@ element the step before acted on, ``locator.select`` for a chosen option,
 to the element's centre for a hover). What the page did is learned from the
 texts the journal counted around the action, in the manifest's own
 vocabulary: a text that appeared becomes the step's ``settle_after`` (wait
-until it is visible), a row that went becomes a ``locator.probe`` step
-retried until it is gone. Every parameter must appear in some step, and
-every step must be repeatable: otherwise ``UnlearnableStep`` says which and
-why, and nothing is written.
+until it is visible: a watched text whole, else the like of a line the change
+report listed, with the arguments in it and what varies by itself left out,
+``settle.py``), a row that went becomes a ``locator.probe`` step retried until
+it is gone. The tool answers what its call changed, as the acting page tools
+do: the workflow marks the page before its first action and its output is the
+change report at the end (``answer.py``). Every parameter must appear in some
+step, and every step must be repeatable: otherwise ``UnlearnableStep`` says
+which and why, and nothing is written.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..manifest.limits import DEFAULT_LIMITS
+from .answer import with_change_report
 from .locators import Parameters, UnlearnableStep, argument_slot, learned_locator, learned_text, literal
+from .settle import appeared_settle
 from .steps import ActStep
 
 __all__ = ["MAX_LEARNED_STEPS", "learn_tool"]
@@ -104,6 +110,10 @@ def _with_effects(steps: list[dict[str, Any]], step: ActStep, sid: str, paramete
         # Prefer a text that is an argument: it is what the next call makes appear.
         chosen = next((t for t in appeared if t in parameters.values()), appeared[0])
         steps[-1]["settle_after"] = {"locator": _text_locator(chosen, parameters), "state": "visible", "timeout_ms": SETTLE_MS}
+    elif (line := appeared_settle(step.appeared, parameters)) is not None:
+        # No watched text appeared whole, but a line did (a confirmation naming the values, with a
+        # reference number): wait for its like, the call's arguments in it and what varies left out.
+        steps[-1]["settle_after"] = {"locator": line, "state": "visible", "timeout_ms": SETTLE_MS}
     for n, text in enumerate(gone[:1]):
         gid = f"{sid}_gone{n}"
         steps.append(
@@ -153,6 +163,7 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
         except UnlearnableStep as exc:
             raise _step_error(number, step, str(exc)) from None
         previous = key
+    workflow, output = with_change_report(workflow)
     if len(workflow) > DEFAULT_LIMITS.max_steps:
         raise UnlearnableStep(f"these steps make {len(workflow)} workflow steps, more than a workflow holds ({DEFAULT_LIMITS.max_steps}); save fewer with `steps`")
     unused = [p for p in parameters if p not in used]
@@ -167,6 +178,6 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
             "required": list(parameters),
             "additionalProperties": False,
         },
-        "workflow": {"version": 1, "expression_language": "jsonata", "steps": workflow},
+        "workflow": {"version": 1, "expression_language": "jsonata", "steps": workflow, "output": output},
         "x_actions": {"annotations": {"title": description[:80], "readOnlyHint": False, "openWorldHint": True}},
     }

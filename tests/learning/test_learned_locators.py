@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from mcp_actions.learning.answer import MARK_ID, REPORT_ID
 from mcp_actions.learning.locators import NO_FIND, UnlearnableStep, learned_locator, learned_text, literal
 from mcp_actions.learning.steps import ActStep
 from mcp_actions.learning.workflow import learn_tool
@@ -32,6 +33,11 @@ NOTHING: dict[str, Any] = {"tag": "div", "role": None, "name": "", "text": "", "
 
 def step(tool: str, element: dict[str, Any] | None, before: dict[str, int] | None = None, after: dict[str, int] | None = None, **arguments: Any) -> ActStep:
     return ActStep(tool, arguments, element, "http://127.0.0.1:8000/", texts_before=before or {}, texts_after=after or {})
+
+
+def acting(tool: dict[str, Any]) -> list[dict[str, Any]]:
+    """The workflow's steps that repeat the recorded ones, without the change mark and report around them (answer.py)."""
+    return [s for s in tool["workflow"]["steps"] if s["id"] not in (MARK_ID, REPORT_ID)]
 
 
 def rendered(value: Any, **inputs: str) -> Any:
@@ -89,7 +95,7 @@ def test_a_key_pressed_where_no_step_reached_is_refused_unless_the_element_takes
         learn_tool([step("page.press", button, key="Enter")], name="x.y", description="d", parameters={})
     # A field is clicked into first, as a person would.
     tool = learn_tool([step("page.press", FIELD, key="Enter")], name="x.y", description="d", parameters={})
-    assert [s["primitive"] for s in tool["workflow"]["steps"]] == ["locator.wait_for", "pointer.click", "keyboard.press"]
+    assert [s["primitive"] for s in acting(tool)] == ["locator.wait_for", "pointer.click", "keyboard.press"]
 
 
 def test_what_the_page_did_becomes_settle_and_a_probe_in_the_manifests_vocabulary() -> None:
@@ -102,7 +108,7 @@ def test_what_the_page_did_becomes_settle_and_a_probe_in_the_manifests_vocabular
              {"Don't forget": 1}, {"Don't forget": 0}),
     ]  # fmt: skip
     tool = learn_tool(steps, name="todos.add_and_remove", description="d", parameters={"title": "Buy milk", "gone": "Don't forget"})
-    workflow = tool["workflow"]["steps"]
+    workflow = acting(tool)
     assert [s["id"] for s in workflow] == ["s1_find", "s1_fill", "s2_press", "s3_find", "s3_click", "s3_gone0"]
     assert workflow[2]["settle_after"] == {"locator": {"text_equals": "{% input.title %}"}, "state": "visible", "timeout_ms": 3000}
     assert workflow[5]["args"] == {"probes": [{"locator": {"text_equals": "{% input.gone %}"}}]}
@@ -136,7 +142,7 @@ def test_a_fill_of_a_select_is_saved_as_choosing_its_option() -> None:
     sort = {"tag": "select", "role": "combobox", "name": "Sort by", "text": "", "attributes": {}, "editable": False, "container": None,
             "locator": {"role": "combobox", "name": "Sort by"}, "unique": True}  # fmt: skip
     tool = learn_tool([step("page.fill", sort, text="Title")], name="todos.sort", description="d", parameters={"order": "Title"})
-    assert tool["workflow"]["steps"][-1] == {"id": "s1_select", "primitive": "locator.select", "args": {"locator": sort["locator"], "values": ["{% input.order %}"]}}
+    assert acting(tool)[-1] == {"id": "s1_select", "primitive": "locator.select", "args": {"locator": sort["locator"], "values": ["{% input.order %}"]}}
 
 
 def test_a_fill_of_a_date_input_is_saved_as_setting_its_value() -> None:
@@ -145,4 +151,4 @@ def test_a_fill_of_a_date_input_is_saved_as_setting_its_value() -> None:
     day = {"tag": "input", "type": "date", "role": None, "name": "Date", "label": "Date", "text": "", "attributes": {"name": "date"},
            "editable": True, "container": None, "locator": {"selector": "input[name=\"date\"]"}, "unique": True}  # fmt: skip
     tool = learn_tool([step("page.fill", day, text="2026-12-24")], name="bistro.pick_day", description="d", parameters={"day": "2026-12-24"})
-    assert tool["workflow"]["steps"][-1] == {"id": "s1_fill", "primitive": "locator.set_value", "args": {"locator": day["locator"], "value": "{% input.day %}"}}
+    assert acting(tool)[-1] == {"id": "s1_fill", "primitive": "locator.set_value", "args": {"locator": day["locator"], "value": "{% input.day %}"}}

@@ -1,0 +1,59 @@
+"""What a learned tool answers: what its call changed on the page, as the acting page tools say it.
+
+An acting page tool answers what its action changed (docs/mcp-surface.md, "What acting tools
+answer"): the lines of text that appeared and went, dialogs opened and closed, a new URL. A learned
+tool repeats several of those actions in one call, and without this its answer would be its last
+step's output (a click's coordinates), so the agent would read the page again to learn whether the
+booking went through. So the learned workflow itself brackets its actions, in the manifest's own
+vocabulary (docs/manifest-language.md, workflows): a ``refs.change_mark`` step right before the
+first action (after the first element was found, so late-rendered rows are not reported as the
+call's doing), and a last ``refs.change_report`` step that first waits until the page has done what
+the actions started (``settle``), whose output, cut to what tells the agent something, is the
+workflow's ``output`` and so the tool's result. Nothing in the server knows a learned tool from a
+written one.
+
+A browser navigation between the steps replaces the page and its mark, so the mark goes after the
+last one. An action that navigates the page itself (a link, a form post) leaves no page to report
+on: the report step may fail (``on_error: continue``) and the answer says the page navigated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["MARK_ID", "REPORT_ID", "SETTLE_QUIET_MS", "SETTLE_TIMEOUT_MS", "with_change_report"]
+
+MARK_ID = "changes_mark"
+REPORT_ID = "changes"
+#: The report's settle: the acting page tools' (dispatch/observe_tools.py): quiet this long with
+#: nothing the actions started pending, at most the timeout.
+SETTLE_QUIET_MS = 40
+SETTLE_TIMEOUT_MS = 1500
+#: Primitives that only wait: the mark goes after the first element was found, before the first action.
+_WAITS = frozenset({"locator.wait_for"})
+
+#: The answer: the report's lines and counts, dialogs and URL only when there are any; a note when
+#: the report could not be read (the page navigated).
+OUTPUT = (
+    "{% ($r := steps." + REPORT_ID + ".output; $r ? {"
+    "'added': $r.added, 'added_count': $r.added_count, 'removed': $r.removed, 'removed_count': $r.removed_count, "
+    "'dialogs_opened': $count($r.dialogs_opened) > 0 ? $r.dialogs_opened, "
+    "'dialogs_closed': $r.dialogs_closed > 0 ? $r.dialogs_closed, "
+    "'url': $r.url"
+    "} : {'navigated': true, 'note': 'the page navigated or reloaded: page_read to see the new one'}) %}"
+)
+
+
+def with_change_report(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """The workflow's steps with the mark before the first action after the last navigation and the report last, and its output."""
+    start = max((i + 1 for i, step in enumerate(steps) if step["primitive"] == "browser.navigate"), default=0)
+    first = next((i for i in range(start, len(steps)) if steps[i]["primitive"] not in _WAITS), len(steps))
+    mark = {"id": MARK_ID, "primitive": "refs.change_mark", "args": {}, "description": "note the page before the actions: the answer says what they changed"}
+    report = {
+        "id": REPORT_ID,
+        "primitive": "refs.change_report",
+        "args": {"settle": {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_TIMEOUT_MS}},
+        "on_error": "continue",
+        "description": "what the call changed, once the page has done what it started: the tool's answer",
+    }
+    return [*steps[:first], mark, *steps[first:], report], OUTPUT
