@@ -1,21 +1,21 @@
 """The composition root: the running product without its MCP shell, wired and started and stopped.
 
-``ActionsApp`` makes the parts and connects them; each part does its own work:
-the maps are loaded, reloaded after an edit and reported by ``MapLoader``
-(``catalog/maps.py``) into the ``Catalog``; the tools pages declare (WebMCP,
-ABP, WAB) are exposed by ``PageToolExposure`` (``protocols/exposure.py``,
-one object per protocol in ``protocols/registry.py``) and WAB documents found
-by ``WabDiscovery``; calls run through the ``ActionService`` (``dispatch/``)
-on runtimes of the ``Bridge`` and its WebSocket endpoint, on a browser host
-launched now, lazily or never. Change is published on one event hub
-(``events``, ``mcp_actions.events``): the bridge's runtime events, which the
-app hands to those parts, and ``ToolsChanged``, ``MapsFailed`` and the
-resource registry's changes, which the MCP adapter (``server/mcp_server.py``)
-turns into notifications. Every call is recorded in the audit log
-(``audit_log.py``), and a ``--policy`` file inserts its guards
-(``dispatch/policy_file.py``), watched and reloaded like the maps. The views are
-``resources/launch.py`` (``actions://bridge/launch``) and the bridge's
-status page (``status_extras``). The ``demo`` command drives one too.
+``ActionsApp`` makes the parts, connects them, starts and stops them; each does
+its own work. Maps: ``MapLoader`` (``catalog/maps.py``) loads, reloads and
+reports them into the ``Catalog``; the tools pages declare (WebMCP, ABP, WAB)
+are exposed by ``PageToolExposure`` (``protocols/exposure.py``) and WAB
+documents found by ``WabDiscovery``; ``BuiltinListing``
+(``dispatch/builtin_listing.py``) keeps the listed built-ins current. Calls run
+through the ``ActionService`` (``dispatch/``), past the ``--policy`` file's
+guards (``dispatch/policy_file.py``), on runtimes of the ``Bridge`` and its
+WebSocket endpoint, on a browser host launched now, lazily or never; each is
+recorded in the audit log. Change travels on one event hub (``events``): the
+bridge's runtime events, which the app hands to those parts (and
+``resources/notices.py`` to the resources), and ``ToolsChanged``, ``MapsFailed``
+and the resources' changes, which the MCP adapter (``server/mcp_server.py``)
+turns into notifications. The views are ``resources/views.py`` (the launch
+report and the status page). With ``--backplane`` the replica joins the others
+(``backplane/``). The ``demo`` command drives one too.
 """
 
 from __future__ import annotations
@@ -23,40 +23,34 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .app_options import AppOptions, parse_cdp_headers
 from .audit_log import AuditLog
-from .bridge.bridge import Bridge
-from .bridge.events import AttachmentOpened, PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
+from .bridge import Bridge, BridgeServer, PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
+from .bridge.events import AttachmentOpened
 from .bridge.pairings import PairingStore
-from .bridge.websocket import BridgeServer
-from .catalog.catalog import Catalog
+from .catalog import Catalog, ManifestWatcher, ToolSelection
 from .catalog.maps import MapLoader, MapsChange
 from .catalog.prepare import CheckPreparation
-from .catalog.selection import ToolSelection
 from .catalog.visibility import ToolVisibility
-from .catalog.watch import ManifestWatcher
+from .dispatch import ActionService, builtin_bindings
 from .dispatch.builtin_listing import BuiltinListing
-from .dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
+from .dispatch.builtins import BUILTIN_TOOLS
 from .dispatch.launchers import run_attachment_open
 from .dispatch.policy_file import PolicyFile
-from .dispatch.service import ActionService
 from .errors import ErrorCode, UsageError
 from .events import EventHub, ToolsChanged
 from .extension import extension_origin
 from .learning.store import open_learned_maps
-from .manifest.fetch import RemoteFetcher
-from .manifest.load import LoadResult, ManifestReport
+from .manifest import LoadResult, ManifestReport, RemoteFetcher
+from .projection import ProjectionService
 from .projection.extract import EXTRACT_PRIMITIVE
 from .projection.registry import ProjectionRegistry
-from .projection.service import ProjectionService
-from .protocols.exposure import PageToolExposure
+from .protocols import PageToolExposure, PageToolRunner
 from .protocols.registry import PAGE_TOOL_KEYS
-from .protocols.runner import PageToolRunner
 from .protocols.wab_discovery import WabDiscovery
 from .resources import ResourceRegistry, register_builtin_resources
 from .resources.audit import register_audit_resource
@@ -66,9 +60,9 @@ from .resources.notices import follow_runtimes, maps_changed
 from .resources.projections import register_projection_resources
 from .resources.views import Served, ServerViews
 from .resources.wab import register_wab_resource
+from .runtimes import runtime_js
 from .runtimes.chromium import has_display
 from .runtimes.deferred import DeferredBrowser
-from .runtimes.page_script import runtime_js
 
 __all__ = ["ActionsApp", "AppOptions"]  # AppOptions lives in app_options.py; importable from here as ever
 
@@ -123,7 +117,6 @@ class ActionsApp:
             self.visibility, self.catalog, choice=options.builtin_tools, map_server=bool(options.manifests), active=lambda: self.bridge.registry.active, changed=self._tools_changed
         )
         self.listing.relist(announce=False)
-        self.started_at: float | None = None
         #: Where MCP is served over HTTP (``transport``, ``url``, ``port_note``), set by the transport; None over stdio.
         self.mcp_http: dict[str, Any] | None = None
         self.events.subscribe(RuntimeEvent, self._on_runtime_event)
@@ -253,7 +246,6 @@ class ActionsApp:
             self.watcher = ManifestWatcher(self.manifest_paths, self.reload_manifests, debounce_ms=self.options.watch_debounce_ms)
             await self.watcher.start()
             await self.policy_file.watch(debounce_ms=self.options.watch_debounce_ms)
-        self.started_at = time.time()
 
     def prepare_in_background(self, *, again: bool = False) -> None:
         """Compile every tool's and primitive's checks in an idle task, once (``again``: the catalogue changed); catalog/prepare.py."""
