@@ -4,7 +4,10 @@
 ``locators.py`` turns how a person finds an element (the page engine's
 ``refs.describe``) into a locator with the tool's ``Parameters`` in it, or
 refuses with ``NO_FIND``; ``learn_tool`` (``workflow.py``) writes the steps as
-a tool; ``LearnedMaps`` (``store.py``) keeps one map per origin in the
+a tool, waiting after a step for the like of a line it made appear
+(``settle.py``: the call's arguments in it, what varies by itself left out)
+and answering what the call changed (``answer.py``: the change report as the
+workflow's output); ``LearnedMaps`` (``store.py``) keeps one map per origin in the
 learned-maps folder (``default_learned_dir``), each marked so that
 ``is_learned`` tells it from a map a person wrote, and reports a write as a
 ``SavedTool`` (docs/mcp-surface.md, ``actions_save_tool``). Nothing here talks
