@@ -209,8 +209,7 @@ class BrowserHost:
             page = await self._session.context.new_page()
             runtime = await self._adopt(page)
             if url:
-                await page.goto(url, wait_until="load")
-                await runtime.on_load()
+                await self._load(runtime, url)
             if active:
                 await page.bring_to_front()
         except PlaywrightError as exc:
@@ -218,6 +217,27 @@ class BrowserHost:
         if active:
             self.set_active(runtime.runtime_id)
         return runtime.runtime_id
+
+    async def _load(self, runtime: TabRuntime, url: str) -> None:
+        """Load ``url`` in a new tab; a dialog its page opens meanwhile ends the wait, not the tab.
+
+        A ``confirm()`` as the page loads blocks its load event and every read of the page until
+        someone answers it: ``browser.open_tab`` would wait out its whole time. The tab is open
+        then, its dialog waits for ``browser.dismiss_dialog`` (``browser.claimed_tabs.list`` shows
+        it), and its URL is reported before the answer, so the next call on it is judged by its page.
+        """
+
+        async def load() -> None:
+            await runtime.page.goto(url, wait_until="load")
+            await runtime.on_load()
+
+        try:
+            await runtime.watch.guard(load(), "page.load")
+        except ActionError as exc:
+            if exc.code != ErrorCode.DIALOG_OPEN:
+                raise
+            log.info("tab %s opened at %s with a %s dialog waiting", runtime.runtime_id, url, (runtime.watch.dialog_info or {}).get("type", "JavaScript"))
+            await runtime.on_navigated()
 
     async def _launch(self) -> None:
         if self._pool is not None:

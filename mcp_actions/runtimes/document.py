@@ -272,7 +272,7 @@ class DocumentRuntime(InProcessRuntime):
         raise NotImplementedError
 
     async def page_state(self) -> tuple[str, str | None]:
-        """The document's url and title (title None while a navigation makes it unreadable).
+        """The document's url and title (title None while a navigation or a dialog makes it unreadable).
 
         The title is read in the page's own world: Playwright's ``frame.title()`` runs in
         its utility world, whose creation in each new document (its injected script) cost
@@ -280,8 +280,10 @@ class DocumentRuntime(InProcessRuntime):
         ``evaluate`` without Playwright's scripts at all (``main_world.py``).
         """
         try:
-            title = await self.evaluate(_TITLE)
-        except PlaywrightError:
+            # A dialog blocks every evaluate in its page until it is answered: the title waits for
+            # it, the URL does not (the policy judges the next call on this tab by it).
+            title = await self.watch.guard(self.evaluate(_TITLE), "page.title")
+        except (PlaywrightError, ActionError):  # navigating, or a dialog open (dialog_open) or a crash
             title = None
         return self.frame.url, title if isinstance(title, str) else None
 

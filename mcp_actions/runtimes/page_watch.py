@@ -149,6 +149,8 @@ class PageWatch:
                 task.cancel()  # the blocked page call; Playwright drops it when the page moves on
             if not interrupt.done():
                 interrupt.cancel()
+            elif not interrupt.cancelled():
+                interrupt.exception()  # ended together with the work: retrieved, so asyncio does not call it lost
 
     # -- answering -------------------------------------------------------------
 
