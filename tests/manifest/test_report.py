@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -85,11 +87,26 @@ def test_directory_without_manifests_exits_2(tmp_path: Path) -> None:
     assert "no actions.json" in err
 
 
-@pytest.mark.skipif(os.geteuid() == 0 if hasattr(os, "geteuid") else True, reason="root can read any file")
-def test_unreadable_file_exits_2(tmp_path: Path) -> None:
-    path = write(tmp_path, "locked.actions.json", base())
-    path.chmod(0)
-    assert run(path)[0] == 2
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="file modes are POSIX")
+def test_unreadable_file_exits_2() -> None:
+    # Root reads any file: run as root (how CI runs), the check reads it as nobody for the while,
+    # from a folder nobody may enter, so it is the file's own mode that refuses it.
+    folder = Path(tempfile.mkdtemp())
+    try:
+        folder.chmod(0o755)
+        path = write(folder, "locked.actions.json", base())
+        path.chmod(0)
+        as_root = os.geteuid() == 0
+        if as_root:
+            os.seteuid(65534)
+        try:
+            status, _, err = run(path)
+        finally:
+            if as_root:
+                os.seteuid(0)
+        assert status == 2 and "locked.actions.json" in err
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_dangling_symlink_exits_2(tmp_path: Path) -> None:
