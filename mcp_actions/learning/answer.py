@@ -32,15 +32,21 @@ SETTLE_TIMEOUT_MS = 1500
 #: Primitives that only wait: the mark goes after the first element was found, before the first action.
 _WAITS = frozenset({"locator.wait_for"})
 
-#: The answer: the report's lines and counts, dialogs and URL only when there are any; a note when
-#: the report could not be read (the page navigated).
+#: The answer, as short as the acting tools' (docs/mcp-surface.md, "What acting tools answer"): the
+#: lines that appeared and went, a count only when more lines changed than are listed, dialogs and URL
+#: only when there are any; ``{"changed": false}`` when nothing visible changed, and a note when the
+#: report could not be read (the page navigated).
 OUTPUT = (
-    "{% ($r := steps." + REPORT_ID + ".output; $r ? {"
-    "'added': $r.added, 'added_count': $r.added_count, 'removed': $r.removed, 'removed_count': $r.removed_count, "
+    "{% ($r := steps." + REPORT_ID + ".output; $a := {"
+    "'added': $count($r.added) > 0 ? $r.added, "
+    "'added_count': $r.added_count > $count($r.added) ? $r.added_count, "
+    "'removed': $count($r.removed) > 0 ? $r.removed, "
+    "'removed_count': $r.removed_count > $count($r.removed) ? $r.removed_count, "
     "'dialogs_opened': $count($r.dialogs_opened) > 0 ? $r.dialogs_opened, "
     "'dialogs_closed': $r.dialogs_closed > 0 ? $r.dialogs_closed, "
-    "'url': $r.url"
-    "} : {'navigated': true, 'note': 'the page navigated or reloaded: page_read to see the new one'}) %}"
+    "'url': $r.url}; "
+    "$not($r) ? {'navigated': true, 'note': 'the page navigated or reloaded: page_read to see the new one'} "
+    ": $count($keys($a)) > 0 ? $a : {'changed': false}) %}"
 )
 
 

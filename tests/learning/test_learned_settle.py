@@ -118,13 +118,15 @@ def test_the_tool_marks_the_page_before_its_first_action_and_answers_the_report(
         # What appeared and went, as the page engine reports it (its settle and counts of watched texts left out).
         (
             {"added": [BOOKED], "added_count": 1, "removed": ["Checking availability…"], "removed_count": 1, "dialogs_opened": [], "dialogs_closed": 0, "settle": {"settled": True, "waited_ms": 130}},
-            {"added": [BOOKED], "added_count": 1, "removed": ["Checking availability…"], "removed_count": 1},
+            {"added": [BOOKED], "removed": ["Checking availability…"]},
         ),
-        # A dialog and a same-document navigation are said when there are any.
+        # More lines changed than are listed: the count says so; a dialog and a same-document navigation are said.
         (
-            {"added": [], "added_count": 0, "removed": [], "removed_count": 0, "dialogs_opened": ["Confirm"], "dialogs_closed": 1, "url": "http://h/#done"},
-            {"added": [], "added_count": 0, "removed": [], "removed_count": 0, "dialogs_opened": ["Confirm"], "dialogs_closed": 1, "url": "http://h/#done"},
+            {"added": ["a", "b"], "added_count": 9, "removed": [], "removed_count": 0, "dialogs_opened": ["Confirm"], "dialogs_closed": 1, "url": "http://h/#done"},
+            {"added": ["a", "b"], "added_count": 9, "dialogs_opened": ["Confirm"], "dialogs_closed": 1, "url": "http://h/#done"},
         ),
+        # Nothing visible changed.
+        ({"added": [], "added_count": 0, "removed": [], "removed_count": 0, "dialogs_opened": [], "dialogs_closed": 0}, {"changed": False}),
         # The report step failed (the page navigated away under the call): the answer says so.
         (None, {"navigated": True, "note": "the page navigated or reloaded: page_read to see the new one"}),
     ],
