@@ -14,6 +14,7 @@ a cycle.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,3 +158,32 @@ def test_the_checker_sees_a_cycle():
     # The helper itself must be able to fail: a two-node cycle is reported.
     assert _cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def _documented_order(text: str) -> list[str]:
+    """The units the "Layout" list of docs/development.md names, in its order (what its brackets say aside)."""
+    start = text.index("- Layout, lowest layer first")
+    end = text.index("\n- ", start + 1)
+    outside, depth = [], 0
+    for char in text[start:end]:
+        depth += char == "("
+        if depth == 0:
+            outside.append(char)
+        depth -= char == ")" and depth > 0
+    order: list[str] = []
+    for name in re.findall(r"`([^`]+)`", "".join(outside)):
+        if name in LAYERS and name not in order:
+            order.append(name)
+    return order
+
+
+def test_the_layer_order_is_the_one_the_docs_document():
+    documented = _documented_order((PACKAGE_ROOT.parent / "docs" / "development.md").read_text(encoding="utf-8"))
+    assert documented == list(LAYERS), "keep LAYERS and the Layout list of docs/development.md in one order"
+
+
+def test_the_documented_order_is_read_from_the_list_itself():
+    # Names in brackets are what a unit holds, not its place; a swapped pair is seen.
+    text = "- Layout, lowest layer first: `errors`, `jsonutil` (not `dispatch`), `dispatch`;\n- next"
+    assert _documented_order(text) == ["errors", "jsonutil", "dispatch"]
+    assert _documented_order(text.replace("`errors`, `jsonutil`", "`jsonutil`, `errors`")) == ["jsonutil", "errors", "dispatch"]
