@@ -9,26 +9,28 @@ tool's own resolver (``refs.resolve``: a ref, or the text naming one element)
 finds, read *before* the action, since a click may remove what it clicked. Around the action
 the engine also counts the texts the journal watches (values typed so far,
 the row the element sits in), so learning can tell what the step made
-appear or go. ``browser.navigate`` is a boundary: "since the last
-navigation" starts after it.
+appear or go: counted *after* the acting tool's settle, so a reply the page
+shows a few hundred milliseconds later (a save, then the new row) is seen.
+``browser.navigate`` is a boundary: "since the last navigation" starts after it.
 
 The hook is generic: ``journaled`` wraps the runners of those built-ins where
-the registry of built-ins is assembled (``dispatch/builtins.py``); the tools
-themselves know nothing of it. A step whose element could not be described
+the registry of built-ins is assembled (``dispatch/builtins.py``) and hands
+each call an ``ActProbe`` (``dispatch/act_probe.py``); the tools only pass it
+on in the change mark and report they make anyway, so the journal costs no
+round trip of its own. A step whose element could not be described
 is still recorded (with ``why_not``), so saving it is refused with the
 reason instead of silently leaving a step out.
 """
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ActionError
 from ..learning.steps import ActStep
+from .act_probe import ActProbe
 from .builtin_tool import BuiltinCall, BuiltinTool
 
 if TYPE_CHECKING:
@@ -36,15 +38,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ACTING_TOOLS", "ActJournal", "ActStep", "journaled"]
 
-log = logging.getLogger(__name__)
-
 #: The acting page tools whose successful calls are journaled (dotted names).
 ACTING_TOOLS = frozenset({"page.click", "page.fill", "page.press", "page.select", "page.hover"})
 NAVIGATE = "browser.navigate"
 #: Steps kept per tab: enough for any tool worth saving (a workflow has at most 25 steps).
 STEPS_PER_TAB = 40
-#: The describe and count calls around an action are bookkeeping: they get a short time of their own.
-DESCRIBE_TIMEOUT_MS = 3000
 
 
 class ActJournal:
@@ -148,14 +146,16 @@ def _counts(texts: Any, watch: list[str], element: dict[str, Any] | None) -> dic
     return {k: v for k, v in texts.items() if k in wanted and isinstance(v, int) and not isinstance(v, bool)}
 
 
-def _bookkeeping_ms(call: BuiltinCall) -> int:
-    # Never longer than what is left of the call itself.
-    return max(1, min(DESCRIBE_TIMEOUT_MS, call.deadline.remaining_ms()))
-
-
-async def _engine(service: ActionService, call: BuiltinCall, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    output = await service.bridge.call(name, arguments, runtime_id=call.runtime.runtime_id, timeout_ms=_bookkeeping_ms(call))
-    return output if isinstance(output, dict) else {}
+def _why_not(before: dict[str, Any] | None, asked: dict[str, Any] | None) -> str | None:
+    """Why a step cannot be repeated, from what ``refs.change_mark`` said before the action (None: it can)."""
+    if before is None:
+        return "its element could not be described (the action ran no change mark)"
+    failed = before.get("why_not")
+    if isinstance(failed, dict):
+        return f"its element could not be described ({failed.get('code')}: {failed.get('message')})"
+    if asked is None or not isinstance(before.get("element"), dict):
+        return "this step names no element that can be described again"
+    return None
 
 
 def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: str) -> Callable[[ActionService, BuiltinCall], Awaitable[Any]]:
@@ -163,35 +163,19 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
         runtime = call.runtime
         journal = service.journal
         kept = _kept_arguments(tool, call.own)
-        watch = [*journal.typed_values(runtime.runtime_id), *_values_of(tool, kept)]
-        element: dict[str, Any] | None = None
-        why_not: str | None = None
-        before: dict[str, int] = {}
         asked = _resolve_arguments(tool, call.own)
-        try:
-            ref = (await _engine(service, call, "refs.resolve", asked)).get("ref") if asked is not None else None
-            described = await _engine(service, call, "refs.describe", {**({"ref": ref} if isinstance(ref, str) else {}), "watch": watch[-19:]})
-            found = described.get("element") if isinstance(ref, str) else None
-            element = found if isinstance(found, dict) else None
-            before = _counts(described.get("texts"), watch, element)
-            if element is None:
-                why_not = "this step names no element that can be described again"
-        except ActionError as exc:
-            # The action itself decides whether the call fails; the journal only notes why it cannot repeat it.
-            why_not = f"its element could not be described ({exc.code}: {exc})"
-        row = element.get("container") if element is not None else None
-        if isinstance(row, dict):
-            container = row.get("text")
-            if isinstance(container, str) and container and container not in watch:
-                watch.append(container)  # the row it sits in (counted before by refs.describe): did the step make it go?
-        output = await run(service, call)
-        after: dict[str, int] = {}
-        if watch:
-            try:
-                after = _counts((await _engine(service, call, "refs.describe", {"watch": watch[-20:]})).get("texts"), watch, None)
-            except ActionError as exc:  # a click that navigated away: nothing to count on this page
-                log.debug("counting texts after %s failed: %s", tool, exc)
-        journal.record(runtime.runtime_id, ActStep(tool, kept, element, runtime.url, why_not, before, after))
+        watch = [*journal.typed_values(runtime.runtime_id), *_values_of(tool, kept)]
+        # The element's description and the watched counts ride on the tool's own change mark and
+        # report (act_probe.py): no round trip of their own.
+        probe = ActProbe(asked, watch)
+        output = await run(service, replace(call, probe=probe))
+        before = probe.before
+        why_not = _why_not(before, asked)
+        found = (before or {}).get("element") if why_not is None else None
+        element = found if isinstance(found, dict) else None
+        texts_before = _counts((before or {}).get("texts"), probe.watch, element)
+        texts_after = _counts(probe.after, probe.watch, None)
+        journal.record(runtime.runtime_id, ActStep(tool, kept, element, runtime.url, why_not, texts_before, texts_after, appeared=tuple(probe.appeared)))
         return output
 
     return journaled_run

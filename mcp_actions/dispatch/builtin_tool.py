@@ -20,6 +20,7 @@ from ..catalog.naming import mcp_tool_name
 from ..deadline import Deadline
 from ..manifest.compose import ToolOrigin
 from ..manifest.execution import BUILTIN_PLAN
+from .act_probe import ActProbe
 from .targets import NO_TARGET, CallTarget, TargetRule
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class BuiltinCall:
     routing: dict[str, Any]
     deadline: Deadline
     target: CallTarget = field(default_factory=CallTarget)
+    #: What the journal of acting calls asks of this call's page round trips (dispatch/act_probe.py), if anything.
+    probe: ActProbe | None = None
 
     @property
     def runtime(self) -> RuntimeInfo:

@@ -112,8 +112,11 @@ DRAG = _binding(
     {"title": "Drag", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
 )
 
-#: How long an acting tool waits for the page to settle before it says what changed (docs/mcp-surface.md).
-SETTLE_QUIET_MS = 150
+#: How long an acting tool waits for the page to settle before it says what changed (docs/mcp-surface.md):
+#: until the DOM was quiet for SETTLE_QUIET_MS and no timer or request the action started is pending
+#: (runtimes/page/observe_settle.js), at most SETTLE_MS. The quiet window is short because late replies
+#: are waited for as pending work, not guessed by a long quiet period.
+SETTLE_QUIET_MS = 40
 SETTLE_MS = 1500
 #: Codes of a call whose page went away under it (a navigation replaced the page and its engine).
 _GONE = frozenset({ErrorCode.TRANSPORT_FAILED, ErrorCode.RUNTIME_NOT_FOUND, ErrorCode.RUNTIME_NOT_READY, ErrorCode.STATE_MISMATCH})
@@ -143,17 +146,32 @@ async def _observe(service: ActionService, call: BuiltinCall) -> Any:
     return _answer(call, observe_text(output))
 
 
+async def _mark(service: ActionService, call: BuiltinCall) -> None:
+    """Note the page before the action (refs.change_mark), with what the journal asks of it (act_probe.py)."""
+    probe = call.probe
+    out = await _call(service, call, "refs.change_mark", probe.mark_arguments() if probe is not None else {})
+    if probe is not None:
+        probe.marked(out)
+
+
 async def _changes(service: ActionService, call: BuiltinCall) -> str:
-    """What the action changed, a few lines (page_answers.change_text): after a short settle, the engine's report."""
+    """What the action changed, a few lines (page_answers.change_text): the engine's report once the page settled.
+
+    One round trip: refs.change_report waits (settle) until the page has done what the action started,
+    then reports, with the journal's counts after the action when it asks for them.
+    """
+    probe = call.probe
+    settle = {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_MS}
     try:
-        # Short: a page that keeps changing (a clock, an animation) costs at most SETTLE_MS.
-        await _call(service, call, "dom.settle", {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_MS})
-        report = await _call(service, call, "refs.change_report", {})
+        # A page that keeps changing (a clock, an animation) costs at most SETTLE_MS.
+        report = await _call(service, call, "refs.change_report", {"settle": settle, **(probe.report_arguments() if probe is not None else {})})
     except ActionError as exc:
         if exc.code in _GONE:
             # The action replaced the page (a link, a form post, a reload): its engine went with it.
             return "the page navigated or reloaded: page_observe or page_read to see the new one"
         raise
+    if probe is not None:
+        probe.reported(report)
     return change_text(report)
 
 
@@ -175,10 +193,10 @@ async def _in_frame(service: ActionService, call: BuiltinCall, target: dict[str,
     """
     if _trusted(call):
         point = await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "point"})
-        await _call(service, call, "refs.change_mark", {})
+        await _mark(service, call)
         await _call(service, call, "pointer.click" if action == "click" else "pointer.move", {"x": point["x"], "y": point["y"]})
     else:
-        await _call(service, call, "refs.change_mark", {})
+        await _mark(service, call)
         await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": action})
 
 
@@ -188,7 +206,7 @@ async def _click(service: ActionService, call: BuiltinCall) -> Any:
         await _in_frame(service, call, target, "click")
         return await _acted(service, call, f"clicked {_what(target)} (in a frame)")
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
-    await _call(service, call, "refs.change_mark", {})
+    await _mark(service, call)
     await _call(service, call, "pointer.click", info["clickable_center"])
     line = f"clicked {_what(target)}"
     if info.get("occluded"):
@@ -204,7 +222,7 @@ async def _fill_files(service: ActionService, call: BuiltinCall) -> TextAnswer:
         raise ActionError("give value or files, not both", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
     # Read (and refused) before the page is touched: a path outside the roots never reaches it.
     files = read_uploads(own["files"], service.upload_roots)
-    await _call(service, call, "refs.change_mark", {})
+    await _mark(service, call)
     out = await _call(service, call, "refs.set_files", {**_target(own), "files": files})
     names = ", ".join(json.dumps(name, ensure_ascii=False) for name in out.get("files") or [])
     return await _acted(service, call, f"set {out.get('ref')} file input to {names}")
@@ -222,7 +240,7 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
             raise ActionError("page_fill needs value (and ref or text), or ref and text", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
         value, where = own["text"], {"ref": own["ref"]}
     target = await _call(service, call, "refs.resolve", {**where, "field": True})
-    await _call(service, call, "refs.change_mark", {})
+    await _mark(service, call)
     if target.get("fill") == "select":
         # A <select> filled by a model: the option with that value or label.
         out = await _call(service, call, "refs.select", {"ref": target["ref"], "values": [value]})
@@ -247,13 +265,13 @@ async def _hover(service: ActionService, call: BuiltinCall) -> Any:
         await _in_frame(service, call, target, "hover")
         return await _acted(service, call, f"hovered {_what(target)} (in a frame)")
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
-    await _call(service, call, "refs.change_mark", {})
+    await _mark(service, call)
     await _call(service, call, "pointer.move", info["clickable_center"])
     return await _acted(service, call, f"hovered {_what(target)}")
 
 
 async def _scroll(service: ActionService, call: BuiltinCall) -> Any:
-    await _call(service, call, "refs.change_mark", {})
+    await _mark(service, call)
     out = await _call(service, call, "refs.scroll", {**_target(call.own), **({"to": call.own["to"]} if "to" in call.own else {})})
     where = f"the list of {out['ref']}" if out.get("ref") else "the page"
     line = f"scrolled {where} {call.own.get('to', 'down')} by {abs(int(out.get('moved') or 0))}px" + (" (at its end)" if out.get("at_end") else "")
@@ -270,7 +288,7 @@ async def _drag(service: ActionService, call: BuiltinCall) -> Any:
     source, target = ends["from"], ends["to"]
     if source.get("frame") or target.get("frame"):
         raise ActionError("page_drag does not reach into frames yet", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"path": "/from" if source.get("frame") else "/to"})
-    await _call(service, call, "refs.change_mark", {})
+    await _mark(service, call)
     # pointer.drag: a trusted press, moves and release on the Playwright tab (the browser runs HTML5 drag
     # and drop from them), drag.js's pointer and drag events on the page runtime.
     await _call(service, call, "pointer.drag", {"from": {"locator": {"selector": source["selector"]}}, "to": {"locator": {"selector": target["selector"]}}})
@@ -280,14 +298,14 @@ async def _drag(service: ActionService, call: BuiltinCall) -> Any:
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     target = await _call(service, call, "refs.resolve", {**_target(own), "focus": True})
-    await _call(service, call, "refs.change_mark", {})
+    await _mark(service, call)
     out = await _call(service, call, "keyboard.press", {"key": own["key"]})
     key = out.get("key") if isinstance(out, dict) else own["key"]
     return await _acted(service, call, f"pressed {key} on {_what(target)}")
 
 
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
-    await _call(service, call, "refs.change_mark", {})
+    await _mark(service, call)
     out = await _call(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
     return await _acted(service, call, f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {out.get('ref')}")
 

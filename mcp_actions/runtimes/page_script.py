@@ -89,6 +89,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "read_tokens.js",  # how page_read says one interactive element: [role "name" @eN state]
     "read.js",  # refs.read: the page (or a ref's part) as compact text with refs inline
     "find.js",  # refs.find: elements by text, role or name, with the context they sit in
+    "observe_settle.js",  # when an acting tool may answer: the DOM quiet and nothing the action started pending
     "observe_changes.js",  # refs.change_mark, refs.change_report: what an action changed, briefly
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
     "launchers.js",  # launcher buttons kept beside their targets as the page changes

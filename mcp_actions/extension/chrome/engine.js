@@ -1,5 +1,5 @@
 /*
- * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, observe_frames.js, observe_files.js, observe_drag.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
+ * mcp-actions page runtime (assembled from mcp_actions/runtimes/page/: intrinsics.js, core.js, callcontext.js, dom.js, names.js, locator_filters.js, locators.js, editing.js, keyboard.js, pointer.js, drag.js, observe.js, sections.js, extract.js, states.js, handlers.js, pagetools.js, callchannel.js, webmcp_forms.js, webmcp_foreign.js, webmcp.js, webmcp_call.js, wab.js, abp.js, observe_candidates.js, observe_refs.js, observe_values.js, observe_scroll.js, observe_frames.js, observe_files.js, observe_drag.js, describe.js, select.js, read_structure.js, read_cursor.js, read_tokens.js, read.js, find.js, observe_settle.js, observe_changes.js, launcher_targets.js, launchers.js, overlay_render.js, overlay.js, attachments.js, engine.js, boot.js).
  *
  * No build step, no dependencies. Loading it twice does nothing the second
  * time. window.__mcpActions (non-enumerable, frozen) is the engine: the
@@ -5157,6 +5157,7 @@ M.elementOfRef = elementOf;
 M.resolveRefOrText = resolveRefOrText;
 M.actionableInOrder = actionableInOrder;
 M.markOnly = markOnly;
+M.isField = isField;
 M.contextOf = contextOf;
 
 definePrimitive("refs.observe", observe);
@@ -5894,6 +5895,7 @@ function describeCall(args) {
 }
 
 M.describeElement = describeElement;
+M.describeCall = describeCall; // refs.change_mark/change_report's journal counts (observe_changes.js)
 
 definePrimitive("refs.describe", describeCall);
   })(M, root);
@@ -6743,6 +6745,12 @@ definePrimitive("refs.read", read);
  * then matches by the item's text, then by the section's name; document order
  * breaks ties. context: the section's name and the item's text (when they
  * differ from the element's name), short.
+ *
+ * Text that is neither a control nor a heading (a sentence of an article, a
+ * cell) is found too: `role: "paragraph"` takes <p> elements (ARIA's implicit
+ * role of <p>, which roleOf leaves out), and a `text` query that matches no
+ * control or heading falls back to the innermost text blocks holding it (TEXT_BLOCKS).
+ * A text block's name is the words around the match, so the answer shows it.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -6766,6 +6774,9 @@ var NAME_CAP = 80;
 var CONTEXT_CAP = 100;
 var ITEM_CAP = 60;
 var DEFAULT_RESULTS = 20;
+var SNIPPET_BEFORE = 24;
+// Blocks of running text a reader reads, searched when a text query finds no control or heading.
+var TEXT_BLOCKS = { p: true, li: true, dd: true, dt: true, td: true, th: true, blockquote: true, figcaption: true, pre: true, caption: true };
 
 /** Every element of the document, its open shadow roots and its same-origin frames, in order. */
 function allElements(doc) {
@@ -6793,13 +6804,33 @@ function has(haystack, needle) {
 
 function ownRole(el, actionable) {
   // page_observe's role for what a person can act on ("clickable", a popup's "option"), ARIA's for the rest.
-  return actionable ? candidateRole(el) : roleOf(el);
+  if (actionable) return candidateRole(el);
+  return roleOf(el) || (tagOf(el) === "p" ? "paragraph" : null);
+}
+
+/**
+ * The words of text around the first place needle is found in it, at most NAME_CAP characters, cut
+ * at word boundaries with an ellipsis at each cut end.
+ */
+function snippet(text, needle) {
+  var at = text.toLowerCase().indexOf(needle);
+  if (at < 0) at = 0;
+  var start = Math.max(0, at - SNIPPET_BEFORE);
+  if (start > 0) start = Math.min(at, text.indexOf(" ", start) + 1 || at);
+  var end = Math.min(text.length, Math.max(start + NAME_CAP - 2, at + needle.length));
+  if (end < text.length) {
+    var space = text.lastIndexOf(" ", end);
+    if (space > at + needle.length) end = space;
+  }
+  return (start > 0 ? "\u2026" : "") + text.slice(start, end).trim() + (end < text.length ? "\u2026" : "");
 }
 
 /** How well el matches (0 best), or -1 when it does not. */
 function rank(el, role, actionable, query, cache) {
   var name = actionable ? candidateName(el, role) : accessibleName(el, role);
   var own = name || normalize(el.textContent);
+  // A paragraph has no accessible name: it is named by its words around the match.
+  if (!name && role === "paragraph") name = snippet(own, query.text || query.name);
   if (query.name && !has(own, query.name)) return { rank: -1 };
   var found = { name: name, rank: query.name && own.toLowerCase() === query.name ? 0 : 1 };
   if (!query.text) return found;
@@ -6869,9 +6900,10 @@ function search(query, limit) {
     if (actionable && !(r.width > 0 && r.height > 0)) continue;
     hits.push({ el: el, role: role, found: found, order: hits.length });
   }
+  if (!hits.length && query.text && !query.role && !query.name) hits = textBlocks(all, query.text);
   hits.sort(function (a, b) { return a.found.rank - b.found.rank || a.order - b.order; });
   var matches = hits.slice(0, limit).map(function (hit) {
-    var name = cap(hit.found.name || "", NAME_CAP);
+    var name = hit.found.snippet ? hit.found.name : cap(hit.found.name || "", NAME_CAP);
     var match = { ref: refFor(hit.el), role: hit.role };
     if (name) match.name = name;
     var context = contextOf(hit.el, hit.found.name || "", hit.found, cache);
@@ -6881,7 +6913,285 @@ function search(query, limit) {
   return { matches: matches, total: hits.length };
 }
 
+/**
+ * The innermost text blocks (TEXT_BLOCKS) whose text holds the query, each named by the words around
+ * it: where no control or heading says it, the sentence that does (an article's paragraph, a cell).
+ */
+function textBlocks(all, text) {
+  var hits = [];
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i];
+    if (!TEXT_BLOCKS[tagOf(el)]) continue;
+    var own = normalize(el.textContent);
+    if (!has(own, text) || innerBlockHolds(el, text) || !isReadable(el)) continue;
+    hits.push({ el: el, role: ownRole(el, false) || tagOf(el), found: { name: snippet(own, text), snippet: true, rank: own.toLowerCase() === text ? 0 : 1 }, order: hits.length });
+  }
+  return hits;
+}
+
+function innerBlockHolds(el, text) {
+  var inner = el.querySelectorAll("p, li, dd, dt, td, th, blockquote, figcaption, pre, caption");
+  for (var i = 0; i < inner.length; i++) if (has(normalize(inner[i].textContent), text)) return true;
+  return false;
+}
+
 definePrimitive("refs.find", find);
+  })(M, root);
+
+  // ---- observe_settle.js ----
+  (function (M, root) {
+/*
+ * observe_settle.js — When an acting page tool may say what changed (docs/mcp-surface.md, "What
+ * acting tools answer"): once the page has done what the action started. Used by
+ * refs.change_mark (arm) and refs.change_report {settle} (wait) in observe_changes.js.
+ *
+ * A fixed quiet period is either slow (every click pays it) or blind (a reply that comes after it
+ * is lost: a to-do saved 150 ms after Enter, a search answered after its debounce). So the wait is
+ * adaptive: it ends when the DOM has been quiet for a short window *and* nothing the action started
+ * is still pending, or at the cap. What the action started is tracked from refs.change_mark on:
+ *
+ * - timers (setTimeout with a delay up to MAX_DELAY_MS) scheduled by code that runs within HOT_MS
+ *   of the action's input events (its handlers, their promise continuations, a framework's render
+ *   right after), by the callbacks of such timers, or right after other tracked work finished (the
+ *   continuation of `await sleep(40)` or of a fetch);
+ * - requests (fetch, XMLHttpRequest) started the same way.
+ *
+ * "Within HOT_MS of an input event" rather than "while armed": the engine itself, and a page's
+ * mutation observers reacting to a poll, schedule short timers at any time. Work the page was doing
+ * anyway is left out: a timer or interval scheduled while nothing was armed runs its callback as
+ * untracked, and what that callback schedules is untracked too (a poll loop never holds an
+ * action's answer back). Chains are cut after MAX_GENERATIONS hops and the cap bounds everything,
+ * so a page that never rests costs the cap, as before.
+ *
+ * The wrappers are installed on the page's window at the first refs.change_mark (no side effect
+ * before an acting tool is used) and only count while armed; they call the browser's own functions
+ * captured at install. Same-origin frames keep their own timers: an action inside one gets the
+ * quiet window only.
+ */
+var fail = M.fail;
+
+var MAX_DELAY_MS = 600; // a longer timer is a toast's hide or a poll, not the action's reply
+var MAX_GENERATIONS = 4; // timer -> callback -> timer ... hops followed from the action
+var HOT_MS = 20; // code this soon after an input event or tracked work continues it (handlers, promise chains)
+// The events an action delivers (trusted input or the engine's own): each starts a hot window.
+var INPUT_EVENTS = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "keydown", "keypress", "keyup", "beforeinput", "input", "change", "submit", "focusin", "focusout", "mouseover", "pointerover", "dragstart", "drop", "dragend", "scroll", "wheel"];
+
+var nativeSetTimeout = typeof root.setTimeout === "function" ? root.setTimeout : null;
+var nativeClearTimeout = typeof root.clearTimeout === "function" ? root.clearTimeout : null;
+var nativeNow = Date.now;
+
+var installed = false;
+var armed = false; // between refs.change_mark and the end of refs.change_report
+var context = 0; // 0: no wrapped callback runs; -1: an untracked one; n > 0: a tracked one of generation n
+var hotUntil = 0, hotGeneration = 0; // tracked work just finished: what runs now continues it
+var timers = {}; // tracked timer id -> true, until it fires or is cleared
+var pendingTimers = 0, pendingRequests = 0;
+var lastActivity = 0; // when tracked work last finished
+var listener = null; // the running settle's wake-up
+
+function now() {
+  return nativeNow.call(Date);
+}
+
+/** The generation work started now belongs to, or 0 when it is not the action's. */
+function generationNow() {
+  if (!armed || context < 0) return 0;
+  var generation = 0;
+  if (context > 0) generation = context + 1;
+  else if (now() <= hotUntil) generation = hotGeneration + 1;
+  return generation > 0 && generation <= MAX_GENERATIONS ? generation : 0;
+}
+
+function wake() {
+  if (listener) listener();
+}
+
+function finished(generation) {
+  lastActivity = now();
+  hotUntil = lastActivity + HOT_MS;
+  hotGeneration = generation;
+  wake();
+}
+
+function wrapTimers() {
+  if (!nativeSetTimeout || !nativeClearTimeout) return;
+  var native = nativeSetTimeout;
+  root.setTimeout = function setTimeout(handler, delay) {
+    var extra = Array.prototype.slice.call(arguments, 2);
+    if (typeof handler !== "function") return native.apply(root, arguments); // a string handler: the page's own business
+    var ms = Number(delay) || 0;
+    var generation = ms <= MAX_DELAY_MS ? generationNow() : 0;
+    var id = native.call(root, function () {
+      if (generation && timers[id]) {
+        delete timers[id];
+        pendingTimers--;
+      }
+      var saved = context;
+      context = generation || -1;
+      try {
+        return handler.apply(this, extra);
+      } finally {
+        context = saved;
+        if (generation) finished(generation);
+      }
+    }, delay);
+    if (generation) {
+      timers[id] = true;
+      pendingTimers++;
+    }
+    return id;
+  };
+  root.clearTimeout = function clearTimeout(id) {
+    if (timers[id]) {
+      delete timers[id];
+      pendingTimers--;
+      wake();
+    }
+    return nativeClearTimeout.call(root, id);
+  };
+  if (typeof root.setInterval === "function") {
+    // An interval is never the action's reply (a clock, a poll), and neither is what its callback schedules.
+    var nativeInterval = root.setInterval;
+    root.setInterval = function setInterval(handler, delay) {
+      if (typeof handler !== "function") return nativeInterval.apply(root, arguments);
+      var extra = Array.prototype.slice.call(arguments, 2);
+      return nativeInterval.call(root, function () {
+        var saved = context;
+        context = -1;
+        try {
+          return handler.apply(this, extra);
+        } finally {
+          context = saved;
+        }
+      }, delay);
+    };
+  }
+}
+
+function wrapRequests() {
+  if (typeof root.fetch === "function") {
+    var nativeFetch = root.fetch;
+    root.fetch = function fetch() {
+      var generation = generationNow();
+      var promise = nativeFetch.apply(root, arguments);
+      if (generation && promise && typeof promise.then === "function") {
+        pendingRequests++;
+        var done = function () {
+          pendingRequests--;
+          finished(generation);
+        };
+        promise.then(done, done);
+      }
+      return promise;
+    };
+  }
+  var XHR = root.XMLHttpRequest;
+  if (typeof XHR === "function" && XHR.prototype && typeof XHR.prototype.send === "function") {
+    var nativeSend = XHR.prototype.send;
+    XHR.prototype.send = function send() {
+      var generation = generationNow();
+      if (generation) {
+        var open = true, request = this;
+        var end = function () {
+          if (!open) return;
+          open = false;
+          pendingRequests--;
+          finished(generation);
+        };
+        pendingRequests++;
+        // readyState 4 comes before load: what the page's load handler schedules continues the action.
+        this.addEventListener("readystatechange", function () {
+          if (request.readyState === 4) end();
+        });
+        this.addEventListener("loadend", end);
+      }
+      return nativeSend.apply(this, arguments);
+    };
+  }
+}
+
+function onInput() {
+  if (!armed) return;
+  hotUntil = now() + HOT_MS;
+  hotGeneration = 0;
+}
+
+function listenToInput() {
+  if (typeof root.addEventListener !== "function") return;
+  // Capturing on the window: it hears every event of the document first, whatever the page stops later.
+  INPUT_EVENTS.forEach(function (type) { root.addEventListener(type, onInput, { capture: true, passive: true }); });
+}
+
+/** Start tracking what an action starts (refs.change_mark); wraps the page's timers and requests once. */
+function arm() {
+  if (!installed) {
+    installed = true;
+    wrapTimers();
+    wrapRequests();
+    listenToInput();
+  }
+  timers = {};
+  pendingTimers = 0;
+  pendingRequests = 0;
+  hotUntil = 0;
+  lastActivity = 0;
+  armed = true;
+}
+
+function disarm() {
+  armed = false;
+  listener = null;
+}
+
+/**
+ * Wait until the DOM was quiet for quiet_ms and nothing the action started is pending, or timeout_ms:
+ * {settled, waited_ms}. Never fails but on bad input; a cancelled call stops at once.
+ */
+function settle(options, call) {
+  var quiet = options.quiet_ms === undefined ? 40 : options.quiet_ms;
+  var timeout = options.timeout_ms === undefined ? 1500 : options.timeout_ms;
+  if (typeof quiet !== "number" || !(quiet >= 0) || quiet > 10000) fail("invalid_input", "settle.quiet_ms must be a number from 0 to 10000", { field: "settle.quiet_ms" });
+  if (typeof timeout !== "number" || !(timeout >= 0) || timeout > 60000) fail("invalid_input", "settle.timeout_ms must be a number from 0 to 60000", { field: "settle.timeout_ms" });
+  var started = now();
+  var lastMutation = started;
+  if (!nativeSetTimeout) return Promise.resolve({ settled: true, waited_ms: 0 });
+  return new Promise(function (resolve) {
+    var timer = null, observer = null, stopListening = null, done = false;
+    function finish(settled) {
+      if (done) return;
+      done = true;
+      if (stopListening) stopListening();
+      if (observer) observer.disconnect();
+      nativeClearTimeout.call(root, timer);
+      listener = null;
+      resolve({ settled: settled, waited_ms: now() - started });
+    }
+    function check() {
+      if (done) return;
+      nativeClearTimeout.call(root, timer);
+      var t = now();
+      if (t - started >= timeout) return finish(false);
+      var pending = armed && (pendingTimers > 0 || pendingRequests > 0);
+      var quietSince = Math.max(lastMutation, armed ? lastActivity : 0, started);
+      if (!pending && t - quietSince >= quiet) return finish(true);
+      // Pending work wakes check() when it ends (listener); the timer covers the quiet window and the cap.
+      var next = pending ? timeout - (t - started) : Math.min(quiet - (t - quietSince), timeout - (t - started));
+      timer = nativeSetTimeout.call(root, check, Math.max(0, next));
+    }
+    if (typeof MutationObserver === "function") {
+      observer = new MutationObserver(function () {
+        lastMutation = now();
+        check();
+      });
+      observer.observe(document.documentElement || document, { childList: true, subtree: true, attributes: true, characterData: true });
+    }
+    listener = check;
+    if (call) stopListening = call.onAbort(function () { finish(false); });
+    check();
+  });
+}
+
+M.actionSettle = { arm: arm, disarm: disarm, settle: settle };
   })(M, root);
 
   // ---- observe_changes.js ----
@@ -6897,6 +7207,12 @@ definePrimitive("refs.find", find);
  * Cheap on purpose: one innerText of the body (and of each visible same-origin frame's body,
  * and of the top children of each visible open shadow root, which no outer innerText includes)
  * before and one after, no MutationObserver left running between calls.
+ *
+ * One round trip each side of the action: refs.change_report {settle} first waits until the page
+ * has done what the action started (observe_settle.js, armed by refs.change_mark), and both take
+ * what the journal of acting calls needs (dispatch/act_journal.py): change_mark {describe, watch}
+ * describes the element a ref or text names (refs.describe) and counts the watched texts before
+ * the action, change_report {watch} counts them after it.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -6973,15 +7289,63 @@ function missing(a, b) {
   return out;
 }
 
-function changeMark() {
-  mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
-  return { marked: true };
+/**
+ * The journal's look before an action: {element, ref, texts} as refs.describe gives them, the element
+ * found as the acting tool finds it (a ref or a text, fields only with field). A failure to find or
+ * describe it is the journal's note (why_not), never the action's failure: the action decides that.
+ */
+function describeBefore(describe, watch) {
+  var out = {};
+  try {
+    var asked = {};
+    if (describe) {
+      if (!M.isObject(describe)) fail("invalid_input", "describe must be an object", { field: "describe" });
+      var found = M.resolveRefOrText({ ref: describe.ref, text: describe.text }, describe.field === true ? { accept: M.isField } : null);
+      asked.ref = found.ref;
+      out.ref = found.ref;
+    }
+    if (watch !== undefined) asked.watch = watch;
+    var described = M.describeCall(asked);
+    if (described.element) out.element = described.element;
+    if (described.texts) out.texts = described.texts;
+  } catch (err) {
+    if (!(err instanceof M.EngineError)) throw err;
+    out.why_not = { code: err.code, message: String(err.message) };
+  }
+  return out;
 }
 
-function changeReport(args) {
+function changeMark(args) {
+  var journal = args.describe !== undefined || args.watch !== undefined ? describeBefore(args.describe, args.watch) : null;
+  mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
+  // From here on, what the page starts is the action's (observe_settle.js).
+  M.actionSettle.arm();
+  var out = { marked: true };
+  if (journal) out.journal = journal;
+  return out;
+}
+
+function changeReport(args, call) {
   if (!mark) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
   var limit = args.max_lines === undefined ? MAX_LINES : args.max_lines;
   if (typeof limit !== "number" || !(limit >= 0) || limit > 50) fail("invalid_input", "max_lines must be a number from 0 to 50", { field: "max_lines" });
+  if (args.watch !== undefined && !Array.isArray(args.watch)) fail("invalid_input", "watch must be an array of strings", { field: "watch" });
+  if (args.settle === undefined) return report(limit, args.watch);
+  if (!M.isObject(args.settle)) fail("invalid_input", "settle must be an object", { field: "settle" });
+  return M.actionSettle.settle(args.settle, call).then(function (waited) {
+    M.actionSettle.disarm();
+    var out = report(limit, args.watch);
+    out.settle = waited;
+    return out;
+  }, function (err) {
+    M.actionSettle.disarm();
+    throw err;
+  });
+}
+
+function report(limit, watch) {
+  M.actionSettle.disarm();
+  if (!mark) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
   var before = mark;
   mark = null;
   var after = visibleLines();
@@ -6998,6 +7362,7 @@ function changeReport(args) {
   };
   var url = String(root.location.href);
   if (url !== before.url) out.url = url;
+  if (watch !== undefined) out.texts = M.describeCall({ watch: watch }).texts;
   return out;
 }
 

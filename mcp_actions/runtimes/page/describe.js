@@ -333,5 +333,6 @@ function describeCall(args) {
 }
 
 M.describeElement = describeElement;
+M.describeCall = describeCall; // refs.change_mark/change_report's journal counts (observe_changes.js)
 
 definePrimitive("refs.describe", describeCall);

@@ -9,6 +9,12 @@
  * Cheap on purpose: one innerText of the body (and of each visible same-origin frame's body,
  * and of the top children of each visible open shadow root, which no outer innerText includes)
  * before and one after, no MutationObserver left running between calls.
+ *
+ * One round trip each side of the action: refs.change_report {settle} first waits until the page
+ * has done what the action started (observe_settle.js, armed by refs.change_mark), and both take
+ * what the journal of acting calls needs (dispatch/act_journal.py): change_mark {describe, watch}
+ * describes the element a ref or text names (refs.describe) and counts the watched texts before
+ * the action, change_report {watch} counts them after it.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -85,15 +91,63 @@ function missing(a, b) {
   return out;
 }
 
-function changeMark() {
-  mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
-  return { marked: true };
+/**
+ * The journal's look before an action: {element, ref, texts} as refs.describe gives them, the element
+ * found as the acting tool finds it (a ref or a text, fields only with field). A failure to find or
+ * describe it is the journal's note (why_not), never the action's failure: the action decides that.
+ */
+function describeBefore(describe, watch) {
+  var out = {};
+  try {
+    var asked = {};
+    if (describe) {
+      if (!M.isObject(describe)) fail("invalid_input", "describe must be an object", { field: "describe" });
+      var found = M.resolveRefOrText({ ref: describe.ref, text: describe.text }, describe.field === true ? { accept: M.isField } : null);
+      asked.ref = found.ref;
+      out.ref = found.ref;
+    }
+    if (watch !== undefined) asked.watch = watch;
+    var described = M.describeCall(asked);
+    if (described.element) out.element = described.element;
+    if (described.texts) out.texts = described.texts;
+  } catch (err) {
+    if (!(err instanceof M.EngineError)) throw err;
+    out.why_not = { code: err.code, message: String(err.message) };
+  }
+  return out;
 }
 
-function changeReport(args) {
+function changeMark(args) {
+  var journal = args.describe !== undefined || args.watch !== undefined ? describeBefore(args.describe, args.watch) : null;
+  mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
+  // From here on, what the page starts is the action's (observe_settle.js).
+  M.actionSettle.arm();
+  var out = { marked: true };
+  if (journal) out.journal = journal;
+  return out;
+}
+
+function changeReport(args, call) {
   if (!mark) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
   var limit = args.max_lines === undefined ? MAX_LINES : args.max_lines;
   if (typeof limit !== "number" || !(limit >= 0) || limit > 50) fail("invalid_input", "max_lines must be a number from 0 to 50", { field: "max_lines" });
+  if (args.watch !== undefined && !Array.isArray(args.watch)) fail("invalid_input", "watch must be an array of strings", { field: "watch" });
+  if (args.settle === undefined) return report(limit, args.watch);
+  if (!M.isObject(args.settle)) fail("invalid_input", "settle must be an object", { field: "settle" });
+  return M.actionSettle.settle(args.settle, call).then(function (waited) {
+    M.actionSettle.disarm();
+    var out = report(limit, args.watch);
+    out.settle = waited;
+    return out;
+  }, function (err) {
+    M.actionSettle.disarm();
+    throw err;
+  });
+}
+
+function report(limit, watch) {
+  M.actionSettle.disarm();
+  if (!mark) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
   var before = mark;
   mark = null;
   var after = visibleLines();
@@ -110,6 +164,7 @@ function changeReport(args) {
   };
   var url = String(root.location.href);
   if (url !== before.url) out.url = url;
+  if (watch !== undefined) out.texts = M.describeCall({ watch: watch }).texts;
   return out;
 }
 

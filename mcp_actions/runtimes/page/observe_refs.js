@@ -379,6 +379,7 @@ M.elementOfRef = elementOf;
 M.resolveRefOrText = resolveRefOrText;
 M.actionableInOrder = actionableInOrder;
 M.markOnly = markOnly;
+M.isField = isField;
 M.contextOf = contextOf;
 
 definePrimitive("refs.observe", observe);

@@ -1,0 +1,252 @@
+/*
+ * observe_settle.js — When an acting page tool may say what changed (docs/mcp-surface.md, "What
+ * acting tools answer"): once the page has done what the action started. Used by
+ * refs.change_mark (arm) and refs.change_report {settle} (wait) in observe_changes.js.
+ *
+ * A fixed quiet period is either slow (every click pays it) or blind (a reply that comes after it
+ * is lost: a to-do saved 150 ms after Enter, a search answered after its debounce). So the wait is
+ * adaptive: it ends when the DOM has been quiet for a short window *and* nothing the action started
+ * is still pending, or at the cap. What the action started is tracked from refs.change_mark on:
+ *
+ * - timers (setTimeout with a delay up to MAX_DELAY_MS) scheduled by code that runs within HOT_MS
+ *   of the action's input events (its handlers, their promise continuations, a framework's render
+ *   right after), by the callbacks of such timers, or right after other tracked work finished (the
+ *   continuation of `await sleep(40)` or of a fetch);
+ * - requests (fetch, XMLHttpRequest) started the same way.
+ *
+ * "Within HOT_MS of an input event" rather than "while armed": the engine itself, and a page's
+ * mutation observers reacting to a poll, schedule short timers at any time. Work the page was doing
+ * anyway is left out: a timer or interval scheduled while nothing was armed runs its callback as
+ * untracked, and what that callback schedules is untracked too (a poll loop never holds an
+ * action's answer back). Chains are cut after MAX_GENERATIONS hops and the cap bounds everything,
+ * so a page that never rests costs the cap, as before.
+ *
+ * The wrappers are installed on the page's window at the first refs.change_mark (no side effect
+ * before an acting tool is used) and only count while armed; they call the browser's own functions
+ * captured at install. Same-origin frames keep their own timers: an action inside one gets the
+ * quiet window only.
+ */
+var fail = M.fail;
+
+var MAX_DELAY_MS = 600; // a longer timer is a toast's hide or a poll, not the action's reply
+var MAX_GENERATIONS = 4; // timer -> callback -> timer ... hops followed from the action
+var HOT_MS = 20; // code this soon after an input event or tracked work continues it (handlers, promise chains)
+// The events an action delivers (trusted input or the engine's own): each starts a hot window.
+var INPUT_EVENTS = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "keydown", "keypress", "keyup", "beforeinput", "input", "change", "submit", "focusin", "focusout", "mouseover", "pointerover", "dragstart", "drop", "dragend", "scroll", "wheel"];
+
+var nativeSetTimeout = typeof root.setTimeout === "function" ? root.setTimeout : null;
+var nativeClearTimeout = typeof root.clearTimeout === "function" ? root.clearTimeout : null;
+var nativeNow = Date.now;
+
+var installed = false;
+var armed = false; // between refs.change_mark and the end of refs.change_report
+var context = 0; // 0: no wrapped callback runs; -1: an untracked one; n > 0: a tracked one of generation n
+var hotUntil = 0, hotGeneration = 0; // tracked work just finished: what runs now continues it
+var timers = {}; // tracked timer id -> true, until it fires or is cleared
+var pendingTimers = 0, pendingRequests = 0;
+var lastActivity = 0; // when tracked work last finished
+var listener = null; // the running settle's wake-up
+
+function now() {
+  return nativeNow.call(Date);
+}
+
+/** The generation work started now belongs to, or 0 when it is not the action's. */
+function generationNow() {
+  if (!armed || context < 0) return 0;
+  var generation = 0;
+  if (context > 0) generation = context + 1;
+  else if (now() <= hotUntil) generation = hotGeneration + 1;
+  return generation > 0 && generation <= MAX_GENERATIONS ? generation : 0;
+}
+
+function wake() {
+  if (listener) listener();
+}
+
+function finished(generation) {
+  lastActivity = now();
+  hotUntil = lastActivity + HOT_MS;
+  hotGeneration = generation;
+  wake();
+}
+
+function wrapTimers() {
+  if (!nativeSetTimeout || !nativeClearTimeout) return;
+  var native = nativeSetTimeout;
+  root.setTimeout = function setTimeout(handler, delay) {
+    var extra = Array.prototype.slice.call(arguments, 2);
+    if (typeof handler !== "function") return native.apply(root, arguments); // a string handler: the page's own business
+    var ms = Number(delay) || 0;
+    var generation = ms <= MAX_DELAY_MS ? generationNow() : 0;
+    var id = native.call(root, function () {
+      if (generation && timers[id]) {
+        delete timers[id];
+        pendingTimers--;
+      }
+      var saved = context;
+      context = generation || -1;
+      try {
+        return handler.apply(this, extra);
+      } finally {
+        context = saved;
+        if (generation) finished(generation);
+      }
+    }, delay);
+    if (generation) {
+      timers[id] = true;
+      pendingTimers++;
+    }
+    return id;
+  };
+  root.clearTimeout = function clearTimeout(id) {
+    if (timers[id]) {
+      delete timers[id];
+      pendingTimers--;
+      wake();
+    }
+    return nativeClearTimeout.call(root, id);
+  };
+  if (typeof root.setInterval === "function") {
+    // An interval is never the action's reply (a clock, a poll), and neither is what its callback schedules.
+    var nativeInterval = root.setInterval;
+    root.setInterval = function setInterval(handler, delay) {
+      if (typeof handler !== "function") return nativeInterval.apply(root, arguments);
+      var extra = Array.prototype.slice.call(arguments, 2);
+      return nativeInterval.call(root, function () {
+        var saved = context;
+        context = -1;
+        try {
+          return handler.apply(this, extra);
+        } finally {
+          context = saved;
+        }
+      }, delay);
+    };
+  }
+}
+
+function wrapRequests() {
+  if (typeof root.fetch === "function") {
+    var nativeFetch = root.fetch;
+    root.fetch = function fetch() {
+      var generation = generationNow();
+      var promise = nativeFetch.apply(root, arguments);
+      if (generation && promise && typeof promise.then === "function") {
+        pendingRequests++;
+        var done = function () {
+          pendingRequests--;
+          finished(generation);
+        };
+        promise.then(done, done);
+      }
+      return promise;
+    };
+  }
+  var XHR = root.XMLHttpRequest;
+  if (typeof XHR === "function" && XHR.prototype && typeof XHR.prototype.send === "function") {
+    var nativeSend = XHR.prototype.send;
+    XHR.prototype.send = function send() {
+      var generation = generationNow();
+      if (generation) {
+        var open = true, request = this;
+        var end = function () {
+          if (!open) return;
+          open = false;
+          pendingRequests--;
+          finished(generation);
+        };
+        pendingRequests++;
+        // readyState 4 comes before load: what the page's load handler schedules continues the action.
+        this.addEventListener("readystatechange", function () {
+          if (request.readyState === 4) end();
+        });
+        this.addEventListener("loadend", end);
+      }
+      return nativeSend.apply(this, arguments);
+    };
+  }
+}
+
+function onInput() {
+  if (!armed) return;
+  hotUntil = now() + HOT_MS;
+  hotGeneration = 0;
+}
+
+function listenToInput() {
+  if (typeof root.addEventListener !== "function") return;
+  // Capturing on the window: it hears every event of the document first, whatever the page stops later.
+  INPUT_EVENTS.forEach(function (type) { root.addEventListener(type, onInput, { capture: true, passive: true }); });
+}
+
+/** Start tracking what an action starts (refs.change_mark); wraps the page's timers and requests once. */
+function arm() {
+  if (!installed) {
+    installed = true;
+    wrapTimers();
+    wrapRequests();
+    listenToInput();
+  }
+  timers = {};
+  pendingTimers = 0;
+  pendingRequests = 0;
+  hotUntil = 0;
+  lastActivity = 0;
+  armed = true;
+}
+
+function disarm() {
+  armed = false;
+  listener = null;
+}
+
+/**
+ * Wait until the DOM was quiet for quiet_ms and nothing the action started is pending, or timeout_ms:
+ * {settled, waited_ms}. Never fails but on bad input; a cancelled call stops at once.
+ */
+function settle(options, call) {
+  var quiet = options.quiet_ms === undefined ? 40 : options.quiet_ms;
+  var timeout = options.timeout_ms === undefined ? 1500 : options.timeout_ms;
+  if (typeof quiet !== "number" || !(quiet >= 0) || quiet > 10000) fail("invalid_input", "settle.quiet_ms must be a number from 0 to 10000", { field: "settle.quiet_ms" });
+  if (typeof timeout !== "number" || !(timeout >= 0) || timeout > 60000) fail("invalid_input", "settle.timeout_ms must be a number from 0 to 60000", { field: "settle.timeout_ms" });
+  var started = now();
+  var lastMutation = started;
+  if (!nativeSetTimeout) return Promise.resolve({ settled: true, waited_ms: 0 });
+  return new Promise(function (resolve) {
+    var timer = null, observer = null, stopListening = null, done = false;
+    function finish(settled) {
+      if (done) return;
+      done = true;
+      if (stopListening) stopListening();
+      if (observer) observer.disconnect();
+      nativeClearTimeout.call(root, timer);
+      listener = null;
+      resolve({ settled: settled, waited_ms: now() - started });
+    }
+    function check() {
+      if (done) return;
+      nativeClearTimeout.call(root, timer);
+      var t = now();
+      if (t - started >= timeout) return finish(false);
+      var pending = armed && (pendingTimers > 0 || pendingRequests > 0);
+      var quietSince = Math.max(lastMutation, armed ? lastActivity : 0, started);
+      if (!pending && t - quietSince >= quiet) return finish(true);
+      // Pending work wakes check() when it ends (listener); the timer covers the quiet window and the cap.
+      var next = pending ? timeout - (t - started) : Math.min(quiet - (t - quietSince), timeout - (t - started));
+      timer = nativeSetTimeout.call(root, check, Math.max(0, next));
+    }
+    if (typeof MutationObserver === "function") {
+      observer = new MutationObserver(function () {
+        lastMutation = now();
+        check();
+      });
+      observer.observe(document.documentElement || document, { childList: true, subtree: true, attributes: true, characterData: true });
+    }
+    listener = check;
+    if (call) stopListening = call.onAbort(function () { finish(false); });
+    check();
+  });
+}
+
+M.actionSettle = { arm: arm, disarm: disarm, settle: settle };

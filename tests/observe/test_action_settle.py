@@ -1,0 +1,73 @@
+"""An acting tool answers once the page has done what the action started, on both hosts.
+
+The settle after an action is adaptive (runtimes/page/observe_settle.js): the DOM quiet for a short
+window (40 ms) and no timer or request the action started still pending, at most 1.5 s. A reply the
+page gives 300 ms later, or after a debounce, a request and a render, is in the answer; a toast's
+one-second hide timer and a poll loop the page runs anyway are not waited for. Before, the settle
+was a fixed 150 ms quiet period: the 300 ms reply and the three-hop search were missed.
+Fixture: tests/fixtures/pages/observe-text/late.html.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser
+
+from tests.runtimes.both_hosts import KINDS
+
+from .page_hosts import hosted
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_late_replies_are_in_the_answer_and_a_toast_is_not_waited_out(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        await host.open(f"{pages_url}/observe-text/late.html")
+        # A save answered by a 300 ms timer: the answer says the final text, not the "Saving…" in between.
+        saved = await host.call("page_click", {"text": "Save"})
+        assert '+ "Saved after 300 ms"' in saved and "Saving" not in saved, saved
+        # A 120 ms debounce, a fetch, then a render 150 ms after the reply: three hops, all followed.
+        found = await host.call("page_click", {"text": "Search"})
+        assert '+ "Found 3 results"' in found and '+ "Rope ladder"' in found, found
+        # An XMLHttpRequest whose load handler renders 200 ms later.
+        loaded = await host.call("page_click", {"text": "Load by XHR"})
+        assert '+ "Loaded by XHR: 3"' in loaded, loaded
+        # A toast hidden by a one-second timer: not the action's reply, so the answer says it appeared.
+        copied = await host.call("page_click", {"text": "Copy link"})
+        assert '+ "Link copied"' in copied, copied
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_poll_loop_the_page_runs_anyway_does_not_hold_the_answer(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/observe-text/late.html?poll")
+        await host.call("page_click", {"text": "Do nothing"})  # the first action installs the tracking
+        # The page's poll ticks every 100 ms. Had the settle followed the loop's timers, it would
+        # have waited for several ticks (a busy machine only makes ticks fewer, never more).
+        before = int(await page.evaluate("() => Number(document.getElementById('tick').textContent)"))
+        await host.run("refs.change_mark", {})
+        await page.click("#noop")
+        report = await host.run("refs.change_report", {"settle": {"quiet_ms": 40, "timeout_ms": 1500}})
+        after = int(await page.evaluate("() => Number(document.getElementById('tick').textContent)"))
+        assert report["settle"]["settled"] is True, report
+        assert after - before <= 2, (before, after, report["settle"])
+        assert report["added"] == [] and report["removed"] == [], report
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_the_change_mark_describes_for_the_journal_and_a_miss_is_a_note_not_an_error(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/observe-text/late.html")
+        # What the journal of acting calls asks, folded into the mark and the report (dispatch/act_probe.py).
+        marked = await host.run("refs.change_mark", {"describe": {"text": "Save"}, "watch": ["Saved after 300 ms"]})
+        journal = marked["journal"]
+        assert journal["ref"].startswith("@e") and journal["element"]["role"] == "button" and journal["element"]["name"] == "Save", journal
+        assert journal["texts"] == {"Saved after 300 ms": 0}, journal
+        await page.click("#save")
+        report = await host.run("refs.change_report", {"settle": {}, "watch": ["Saved after 300 ms"]})
+        assert report["texts"] == {"Saved after 300 ms": 1} and report["settle"]["settled"] is True, report
+        # No element has that text: the mark is still taken, and the journal notes why it could not describe.
+        missed = await host.run("refs.change_mark", {"describe": {"text": "No such button"}})
+        assert missed["marked"] is True and missed["journal"]["why_not"]["code"] == "target_not_found", missed
+        await host.run("refs.change_report", {})
