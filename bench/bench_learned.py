@@ -9,8 +9,9 @@ DataTables' table), with no map:
   ``actions_save_tool`` (each typed value or row text named as a parameter);
 - **later time**, a new cold process on the same learned-maps folder (the saved map is
   loaded at start): ``browser_navigate``, the saved tool(s) with other values where the task
-  allows, and the one read that gives the answer (a learned tool answers its last step's
-  result, not the page).
+  allows, and a read of the page only when the tools' answers do not hold what the task asks
+  (a learned tool answers what its call changed, as the acting page tools do: the lines that
+  appeared and went).
 
 Success is the answer being right in both. Figures per session: calls, bytes to the model
 (every text item plus ``structuredContent``, as ``bench_peers.result_bytes`` counts them),
@@ -90,11 +91,19 @@ async def todo_first(a: Agent, url: str) -> str:
     return answer
 
 
+async def answered(a: Agent, answers: list[str], wanted: str) -> str:
+    """The tools' answers when they say what the task asks (``wanted``), else the page read once: what an agent does."""
+    joined = "\n".join(answers)
+    if re.search(wanted, joined):
+        return joined
+    return await a.call("page_read", {})
+
+
 async def todo_later(a: Agent, url: str, tools: dict[str, str]) -> str:
     await a.call("browser_navigate", {"url": url})
-    await a.call(tools["todos.add"], {"title": "Walk the dog"})
-    await a.call(tools["todos.toggle"], {"title": "Walk the dog"})
-    return await a.call("page_read", {})
+    added = await a.call(tools["todos.add"], {"title": "Walk the dog"})
+    toggled = await a.call(tools["todos.toggle"], {"title": "Walk the dog"})
+    return await answered(a, [added, toggled], r"Walk the dog[\s\S]*\d+ items? left")
 
 
 # A form (Chrome Labs' WebMCP bistro): book a table; saved as bistro.book(name, phone, date, time, guests).
@@ -120,13 +129,12 @@ async def bistro_first(a: Agent, url: str) -> str:
 
 async def bistro_later(a: Agent, url: str, tools: dict[str, str]) -> str:
     await a.call("browser_navigate", {"url": url})
-    await a.call(tools["bistro.book"], BOOK_LATER)
-    answer = await a.call("page_read", {})
+    answer = await answered(a, [await a.call(tools["bistro.book"], BOOK_LATER)], r"Booked: .*Reference")
     for _attempt in range(5):
         if "Booked" in answer:
             break
         # The saved tool returned before the page's round trip answered ("Checking availability…"):
-        # look again a little later (the pause is in the time: it is what the missing wait costs).
+        # look again a little later (the pause is in the time: it is what a missing wait costs).
         await asyncio.sleep(0.1)
         answer = await a.call("page_read", {})
     return answer
@@ -147,8 +155,8 @@ async def login_first(a: Agent, url: str) -> str:
 
 async def login_later(a: Agent, url: str, tools: dict[str, str]) -> str:
     await a.call("browser_navigate", {"url": url})
-    await a.call(tools["login.sign_in"], {"username": "kanye", "password": "Ttgh3"})
-    return await a.call("page_read", {})
+    signed_in = await a.call(tools["login.sign_in"], {"username": "kanye", "password": "Ttgh3"})
+    return await answered(a, [signed_in], r"Last reward: \d")
 
 
 # A table (DataTables): search an employee, read the row; saved as employees.search(query).
@@ -165,8 +173,9 @@ async def table_first(a: Agent, url: str) -> str:
 
 async def table_later(a: Agent, url: str, tools: dict[str, str]) -> str:
     await a.call("browser_navigate", {"url": url})
-    await a.call(tools["employees.search"], {"query": "Cedric Kelly"})
-    return await a.call("page_read", {})
+    found = await a.call(tools["employees.search"], {"query": "Cedric Kelly"})
+    # The row must read as a row (page_read's "| Cedric Kelly | …"): a row that stayed is no change to report.
+    return await answered(a, [found], r"\| Cedric Kelly \|")
 
 
 LEARN_TASKS = [
