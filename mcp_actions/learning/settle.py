@@ -16,9 +16,11 @@ its own values, so the learned settle waits for the line's *template*:
 Glue text is trusted only between arguments of a message made of several of them: a line with one
 argument may be a record (a table row found by a search: ``Michael Bruce Javascript Developer
 Singapore``) whose other words belong to that record, not to the page, so its run is the argument
-alone. A line with no argument is waited for as fixed text (its longest run without digits) only
-when no line holds an argument. The settle is pacing, never a failure (docs/manifest-language.md,
-steps): a template the next call does not meet costs its timeout, not the call.
+alone. A line with no argument is waited for as fixed text ("Your changes are saved") only when no
+line holds an argument, and only when nothing in it varies: the words around a count are no fixed
+text ("0 items left" is "1 item left" next time). The settle is pacing, never a failure
+(docs/manifest-language.md, steps): a template the next call does not meet costs its timeout, not
+the call, so what is doubtful is left out.
 """
 
 from __future__ import annotations
@@ -117,8 +119,8 @@ def _arguments(run: Sequence[Piece]) -> int:
     return sum(argument is not None for _, argument in run)
 
 
-def _candidate(run: list[Piece]) -> list[Piece] | None:
-    """What of a run is worth waiting for (see the module docstring), or None."""
+def _candidate(run: list[Piece], *, whole: bool) -> list[Piece] | None:
+    """What of a run is worth waiting for (see the module docstring), or None; ``whole``: the run is its whole line."""
     count = _arguments(run)
     if count >= 2:
         return run
@@ -126,7 +128,7 @@ def _candidate(run: list[Piece]) -> list[Piece] | None:
         alone = next(piece for piece in run if piece[1] is not None)
         return [alone] if len(alone[0]) >= MIN_ARGUMENT else None
     text = "".join(text for text, _ in run)
-    return run if len(text) >= MIN_FIXED and any(c.isalpha() for c in text) else None
+    return run if whole and len(text) >= MIN_FIXED and any(c.isalpha() for c in text) else None
 
 
 def _expression(run: Sequence[Piece]) -> str:
@@ -146,8 +148,9 @@ def appeared_settle(lines: Iterable[str], parameters: Parameters) -> dict[str, A
     """
     best: tuple[int, int, list[Piece]] | None = None
     for line in lines:
-        for run in line_runs(line, parameters):
-            chosen = _candidate(run)
+        runs = line_runs(line, parameters)
+        for run in runs:
+            chosen = _candidate(run, whole=len(runs) == 1 and not _VARYING.search(line))
             if chosen is None:
                 continue
             score = (_arguments(chosen), sum(len(text) for text, _ in chosen), chosen)
