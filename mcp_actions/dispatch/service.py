@@ -94,6 +94,7 @@ class PageToolCaller(Protocol):
         progress: ProgressCallback | None = None,
         elicit: Elicit | None = None,
         request_id: str | None = None,
+        origin: str | None = None,
     ) -> Any: ...
 
 
@@ -556,8 +557,9 @@ class ActionService:
                         code=ErrorCode.CAPABILITY_UNAVAILABLE,
                         evidence={"tool": binding.name, "capability": binding.protocol},
                     )
+                # Held to the origin the policy judged, as a map's steps are: a page that moved is not sent it.
                 return await self.page_tool_runner.run(
-                    binding, own, runtime, deadline, progress=context.progress, elicit=context.elicit, request_id=context.request_id
+                    binding, own, runtime, deadline, progress=context.progress, elicit=context.elicit, request_id=context.request_id, origin=judged_origin(call)
                 )
             hold = OriginHold(call) if judged_origin(call) is not None else None
             execution = ToolRun(self.bridge, binding, runtime, deadline, context.progress, limits=self.limits, hold=hold)

@@ -217,6 +217,7 @@ class AbpRunner:
                 call_id=call_id,
                 on_progress=progress_handler(call.progress),
                 on_input=ElicitationBridge(call.elicit, capability=capability, site=site_namespace(call.runtime.url)),
+                origin=call.origin,
             )
         except ActionError as exc:
             raise map_abp_error(exc, capability) from exc

@@ -91,6 +91,9 @@ class PageToolCall:
     elicit: Elicit | None = None
     #: The caller's id of the call (ABP passes it to the app as its ``callId``).
     request_id: str | None = None
+    #: The origin the policy judged the call for (None: its decision does not depend on the page). The
+    #: runner's call carries it (``action_call.origin``), so a page that moved meanwhile is not sent it.
+    origin: str | None = None
 
 
 class PageRunner(Protocol):

@@ -51,11 +51,13 @@ class PageToolRunner:
         progress: ProgressCallback | None = None,
         elicit: Elicit | None = None,
         request_id: str | None = None,
+        origin: str | None = None,
     ) -> Any:
         """Run one checked call of a page-declared tool on ``runtime``; its output or ``ActionError``.
 
         ``progress`` hears the page's progress, ``elicit`` asks the user what the page asks
-        (None: the caller cannot ask), ``request_id`` is the caller's id of the call.
+        (None: the caller cannot ask), ``request_id`` is the caller's id of the call, ``origin``
+        the origin the policy judged it for (a page now elsewhere refuses it: ``permission_denied``).
         """
         name = binding.execution.protocol
         protocol = self.protocols.get(name) if name is not None else None
@@ -74,5 +76,6 @@ class PageToolRunner:
             progress=progress,
             elicit=elicit,
             request_id=request_id,
+            origin=origin,
         )
         return await self._runners[protocol.name].run(call)

@@ -393,7 +393,11 @@ class WabRunner:
         where = transport_arguments(dict(binding.execution.bound_arguments))
         try:
             return await self.bridge.call(
-                "wab.execute", {"command": command, "params": call.own, **where}, runtime_id=runtime.runtime_id, timeout_ms=call.deadline.remaining_ms()
+                "wab.execute",
+                {"command": command, "params": call.own, **where},
+                runtime_id=runtime.runtime_id,
+                timeout_ms=call.deadline.remaining_ms(),
+                origin=call.origin,
             )
         except ActionError as exc:
             mapped = map_wab_error(exc, command)

@@ -144,6 +144,7 @@ class WebMcpRunner:
             timeout_ms=call.deadline.remaining_ms(),
             call_id=call_id,
             on_input=UserInteractionBridge(call.elicit, tool=call.page_name, site=site_namespace(call.runtime.url)),
+            origin=call.origin,
         )
         if not isinstance(output, dict):
             return output
