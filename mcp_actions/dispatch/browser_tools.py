@@ -21,6 +21,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
 from .builtin_tool import BuiltinCall, BuiltinRunner, BuiltinTool, builtin_binding
+from .page_answers import BriefAnswer, navigate_text
 from .service import ActionService
 from .targets import TargetRule
 
@@ -139,7 +140,8 @@ async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
         info = service.bridge.registry.get_visible(opened["runtime_id"])
         tab = {"tab_id": opened.get("tab_id"), "runtime_id": opened["runtime_id"], "url": info.url if info else opened.get("url"), "title": info.title if info else None}
         await service.judge_landing(opened["runtime_id"], tab["url"])
-        return {"ok": True, "runtime_id": opened["runtime_id"], "tab": tab}
+        answer = {"ok": True, "runtime_id": opened["runtime_id"], "tab": tab}
+        return BriefAnswer(answer, navigate_text(answer))
     arguments: dict[str, Any] = {key: own[key] for key in ("url", "reload", "tab_id") if key in own}
     output = await _run(service, "browser.navigate", arguments, call)
     if isinstance(output, dict):
@@ -149,8 +151,10 @@ async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
         await service.judge_landing(navigated, tab.get("url") or output.get("url"))
         service.bridge.registry.set_active(navigated)
         # The answer an agent reads after every navigation: the page, its title, its status and the
-        # runtime, nothing else (``navigated`` only repeats ``ok``).
+        # runtime, nothing else (``navigated`` only repeats ``ok``). Programs read it as
+        # structuredContent; the model reads one line in the text (page_answers.navigate_text).
         output = {**{k: v for k, v in output.items() if k != "navigated"}, "runtime_id": navigated}
+        return BriefAnswer(output, navigate_text(output))
     return output
 
 

@@ -135,10 +135,20 @@ def _answer(call: BuiltinCall, text: str) -> TextAnswer:
     return TextAnswer(text, {META_RUNTIME: call.runtime.runtime_id})
 
 
-def _what(target: dict[str, Any]) -> str:
-    """The acted-on element as the model reads it: @e12 button "Save"."""
+def _what(target: dict[str, Any], by_ref: bool = False) -> str:
+    """The acted-on element as the model reads it: @e12 button "Save", or only @e12 when the call named it by that ref.
+
+    A model that acted by ref has just read the element's role and name (page_read, page_find): saying
+    them again tells it nothing. Acting by text, the ref and role say which element the text found.
+    """
+    if by_ref and target.get("ref"):
+        return str(target["ref"])
     name = target.get("name")
     return " ".join(part for part in (target.get("ref"), target.get("role"), json.dumps(name, ensure_ascii=False) if name else None) if part)
+
+
+def _by_ref(call: BuiltinCall) -> bool:
+    return "ref" in call.own
 
 
 async def _observe(service: ActionService, call: BuiltinCall) -> Any:
@@ -204,11 +214,11 @@ async def _click(service: ActionService, call: BuiltinCall) -> Any:
     target = await _call(service, call, "refs.resolve", _target(call.own))
     if target.get("frame"):
         await _in_frame(service, call, target, "click")
-        return await _acted(service, call, f"clicked {_what(target)} (in a frame)")
+        return await _acted(service, call, f"clicked {_what(target, _by_ref(call))} (in a frame)")
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
     await _mark(service, call)
     await _call(service, call, "pointer.click", info["clickable_center"])
-    line = f"clicked {_what(target)}"
+    line = f"clicked {_what(target, _by_ref(call))}"
     if info.get("occluded"):
         # A trusted click lands on whatever is on top (a cover, an overlay): say so rather than pretend.
         line += " (something covered its centre: the click went to what was on top)"
@@ -244,18 +254,18 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     if target.get("fill") == "select":
         # A <select> filled by a model: the option with that value or label.
         out = await _call(service, call, "refs.select", {"ref": target["ref"], "values": [value]})
-        line = f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {_what(target)}"
+        line = f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {_what(target, _by_ref(call))}"
     elif target.get("fill") == "value":
         # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
         out = await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
-        line = f"filled {_what(target)}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")
+        line = f"filled {_what(target, _by_ref(call))}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")
     elif target.get("frame"):
         # A text field inside a same-origin frame: its value set there (observe_frames.js), on both hosts.
         await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "fill", "value": value})
-        line = f"filled {_what(target)} (in a frame)"
+        line = f"filled {_what(target, _by_ref(call))} (in a frame)"
     else:
         await _call(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
-        line = f"filled {_what(target)}"
+        line = f"filled {_what(target, _by_ref(call))}"
     return await _acted(service, call, line)
 
 
@@ -263,11 +273,11 @@ async def _hover(service: ActionService, call: BuiltinCall) -> Any:
     target = await _call(service, call, "refs.resolve", _target(call.own))
     if target.get("frame"):
         await _in_frame(service, call, target, "hover")
-        return await _acted(service, call, f"hovered {_what(target)} (in a frame)")
+        return await _acted(service, call, f"hovered {_what(target, _by_ref(call))} (in a frame)")
     info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
     await _mark(service, call)
     await _call(service, call, "pointer.move", info["clickable_center"])
-    return await _acted(service, call, f"hovered {_what(target)}")
+    return await _acted(service, call, f"hovered {_what(target, _by_ref(call))}")
 
 
 async def _scroll(service: ActionService, call: BuiltinCall) -> Any:
@@ -292,7 +302,7 @@ async def _drag(service: ActionService, call: BuiltinCall) -> Any:
     # pointer.drag: a trusted press, moves and release on the Playwright tab (the browser runs HTML5 drag
     # and drop from them), drag.js's pointer and drag events on the page runtime.
     await _call(service, call, "pointer.drag", {"from": {"locator": {"selector": source["selector"]}}, "to": {"locator": {"selector": target["selector"]}}})
-    return await _acted(service, call, f"dragged {_what(source)} onto {_what(target)}")
+    return await _acted(service, call, f"dragged {_what(source, 'ref' in _end(call.own['from']))} onto {_what(target, 'ref' in _end(call.own['to']))}")
 
 
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
@@ -301,7 +311,7 @@ async def _press(service: ActionService, call: BuiltinCall) -> Any:
     await _mark(service, call)
     out = await _call(service, call, "keyboard.press", {"key": own["key"]})
     key = out.get("key") if isinstance(out, dict) else own["key"]
-    return await _acted(service, call, f"pressed {key} on {_what(target)}")
+    return await _acted(service, call, f"pressed {key} on {_what(target, _by_ref(call))}")
 
 
 async def _select(service: ActionService, call: BuiltinCall) -> Any:

@@ -4,6 +4,11 @@ A page tool's binding declares ``text_output``: its runner returns a :class:`Tex
 text the model reads, sent once as the result's one text content (no ``structuredContent``, no
 ``outputSchema``). What only the host needs (the runtime the call ran on) rides in the
 answer's ``meta``, which the MCP adapter puts in the result's ``_meta``.
+
+A tool whose structured answer programs rely on (``browser_navigate``: its ``tab``, ``runtime_id``
+and ``status``) returns a :class:`BriefAnswer` instead: the dict stays the ``structuredContent``,
+and its text content is one short line for the model rather than the same JSON again (a host may
+hand the model both).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["META_RUNTIME", "TextAnswer", "change_text", "observe_text"]
+__all__ = ["META_RUNTIME", "BriefAnswer", "TextAnswer", "change_text", "navigate_text", "observe_text"]
 
 #: ``_meta`` key of the runtime a page tool ran on (for a host that routes the next call itself).
 META_RUNTIME = "mcp-actions/runtime_id"
@@ -26,6 +31,33 @@ class TextAnswer(str):
         answer = super().__new__(cls, text)
         answer.meta = dict(meta or {})
         return answer
+
+
+class BriefAnswer(dict[str, Any]):
+    """A structured answer (the result's ``structuredContent``) with ``text``, the line the model reads in its place."""
+
+    text: str
+
+    def __init__(self, output: dict[str, Any], text: str) -> None:
+        super().__init__(output)
+        self.text = text
+
+
+def navigate_text(output: dict[str, Any]) -> str:
+    """``browser_navigate``'s answer as the model reads it: the tab, then the page's title and URL, and a failed status.
+
+    ``tab 1: "Team board" https://example.com/board``; ``, status 404`` only when the page did not load
+    (a status of 400 or more). The runtime id stays in ``structuredContent`` for hosts that route calls.
+    """
+    found = output.get("tab")
+    tab: dict[str, Any] = found if isinstance(found, dict) else {}
+    title = str(tab.get("title") or "")
+    where = " ".join(part for part in (json.dumps(title, ensure_ascii=False) if title else "", str(tab.get("url") or output.get("url") or "")) if part)
+    line = f"tab {tab['tab_id']}: {where}" if tab.get("tab_id") is not None else f"page: {where}"
+    status = output.get("status")
+    if isinstance(status, int) and status >= 400:
+        line += f", status {status}"
+    return line
 
 
 def observe_text(output: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
+from ..dispatch.page_answers import BriefAnswer
 from ..dispatch.tab_notes import TabChange
 from ..errors import ActionError, UnknownTool
 from .media import image_output_schema, split_image
@@ -117,8 +118,9 @@ def success_result(
     if binding is not None and _image_tool(binding):
         output, image = split_image(output)
     structured = output if isinstance(output, dict) else {"result": output}
-    # Compact: the text is what most hosts put in the model's context, on every call.
-    text = json.dumps(output, ensure_ascii=False, default=str, separators=(",", ":"))
+    # Compact: the text is what most hosts put in the model's context, on every call. A BriefAnswer
+    # (browser_navigate) says it in one line of its own rather than the structured JSON again.
+    text = output.text if isinstance(output, BriefAnswer) else json.dumps(output, ensure_ascii=False, default=str, separators=(",", ":"))
     if len(text) > TEXT_LIMIT:
         text = f"{text[:TEXT_LIMIT]}… ({len(text)} characters; the whole result is in structuredContent)"
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
