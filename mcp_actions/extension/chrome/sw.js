@@ -277,9 +277,31 @@ function failure(code, message, evidence) {
   return { ok: false, error: error };
 }
 
+/** The origin of a shared tab's (or one of its frames') document now, as Chrome has it: null when it has none. */
+async function currentOrigin(tabId, frameId) {
+  try {
+    const url = frameId ? ((await chrome.webNavigation.getFrame({ tabId: tabId, frameId: frameId })) || {}).url : (await chrome.tabs.get(tabId)).url;
+    const origin = new URL(url || "").origin;
+    return origin && origin !== "null" ? origin : null;
+  } catch (err) {
+    return null;
+  }
+}
+
 async function call(tabId, frameId, item) {
   if (!(await isShared(tabId))) return failure("permission_denied", "this tab is no longer shared");
   if (frameId && !(await isRuntimeFrame(tabId, frameId))) return frameGone(tabId, frameId);
+  // A call the policy judged by the page's origin carries that origin (docs/bridge-protocol.md,
+  // "Bridge → runtime"): a tab that moved since its last report (a link, a redirect) is not acted on.
+  const judged = Object.prototype.hasOwnProperty.call(item, "origin") && typeof item.origin === "string" ? item.origin : null;
+  if (judged) {
+    const now = await currentOrigin(tabId, frameId);
+    if (now !== judged) {
+      return failure("permission_denied", "tab " + tabId + " shows a page of " + (now || "no origin") + ", not " + judged + " that the call was judged for", {
+        reason: "origin_changed", judged_origin: judged, origin: now, tab_id: tabId,
+      });
+    }
+  }
   try {
     if (PRIVILEGED.indexOf(item.name) >= 0 && !item.handler) {
       if (frameId) return failure("capability_unavailable", item.name + " acts on tabs: call it on the tab's runtime, not a frame's", { tab_id: tabId, frame_id: frameId });
