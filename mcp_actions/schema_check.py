@@ -15,14 +15,25 @@ arguments, a signal's payload), so ``pattern`` and ``patternProperties`` (and
 pattern. A pattern RE2 cannot run (a backreference, lookaround) makes the schema
 one that cannot be compiled (docs/manifest-language.md, "Regular expressions").
 
+Other keywords cost time too: ``uniqueItems`` in jsonschema compares every pair
+of elements (2,000 distinct objects took 9 s, a page's 1 MiB answer hours), so it
+is replaced by a linear one that compares canonical forms; and checking a large
+answer against an ordinary schema still takes seconds. A call's result is
+therefore checked off the event loop (``check_off_the_loop``) and gives up at the
+call's deadline: every keyword looks at the clock before it runs
+(``handler_timeout``, ``evidence.phase`` ``schema_check``).
+
 This module sits below every package (it imports only ``errors``, ``jsonutil``
 and ``bounded_regex``), so the bridge, the catalogue and the dictionary share it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -34,12 +45,19 @@ from .bounded_regex import compile_pattern, pattern_problem
 from .errors import ActionError, ErrorCode
 from .jsonutil import json_pointer
 
-__all__ = ["CompiledSchema", "SchemaFailure", "bounded_validator", "schema_patterns", "unsupported_patterns"]
+__all__ = ["CompiledSchema", "SchemaFailure", "bounded_validator", "check_off_the_loop", "schema_patterns", "unsupported_patterns"]
 
 #: How many failures an error's evidence lists.
 LISTED_FAILURES = 10
 
 log = logging.getLogger(__name__)
+
+#: The ``time.monotonic()`` instant at which a check in this context gives up (None: never).
+_GIVE_UP: ContextVar[float | None] = ContextVar("schema_check_give_up", default=None)
+
+
+class _OutOfTime(Exception):
+    """A check ran past the instant ``_GIVE_UP`` holds (turned into ``handler_timeout`` by ``CompiledSchema``)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +134,13 @@ class CompiledSchema:
                 found.append(error)
                 if limit is not None and len(found) >= limit:
                     break
+        except _OutOfTime:
+            # The instance's fault (its size), not the schema's: the schema stays usable.
+            raise ActionError(
+                f"checking against {self.label} did not finish by the call's deadline",
+                code=ErrorCode.HANDLER_TIMEOUT,
+                evidence={"phase": "schema_check", "schema": self.label},
+            ) from None
         except Exception as exc:
             self._broken(f"{type(exc).__name__}: {exc}")
             raise self._refusal() from exc
@@ -307,14 +332,68 @@ def _unevaluated_properties(validator: Any, unevaluated: Any, instance: Any, sch
             yield ValidationError(f"Unevaluated properties are not valid under the given schema ({listed} {'was' if len(refused) == 1 else 'were'} unevaluated and invalid)")
 
 
+def _canonical(value: Any) -> Any:
+    """A hashable form of a JSON value, equal exactly when JSON Schema calls two values equal.
+
+    Numbers compare by value (``1 == 1.0``), never with booleans; objects ignore key order.
+    """
+    if value is True or value is False:
+        return ("bool", value)
+    if isinstance(value, str):
+        return ("str", value)
+    if isinstance(value, (int, float)):
+        return ("num", value)
+    if isinstance(value, Mapping):
+        return ("obj", frozenset((key, _canonical(item)) for key, item in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("arr", tuple(_canonical(item) for item in value))
+    if value is None:
+        return ("null",)
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
+_JSONSCHEMA_UNIQUE_ITEMS = Draft202012Validator.VALIDATORS["uniqueItems"]
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    # jsonschema's compares every pair when the elements cannot be sorted (objects): quadratic.
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    try:
+        forms = [_canonical(item) for item in instance]
+    except TypeError:  # not JSON data (an in-process runtime's odd value): jsonschema's own way
+        yield from _JSONSCHEMA_UNIQUE_ITEMS(validator, unique, instance, schema)
+        return
+    seen: dict[Any, int] = {}
+    for index, form in enumerate(forms):
+        first = seen.setdefault(form, index)
+        if first != index:
+            yield ValidationError(f"the array has non-unique elements (items {first} and {index} are equal)")
+            return
+
+
+def _with_clock(check: Any) -> Any:
+    """``check`` (a keyword's validator function) that first gives up if the context's instant has passed."""
+
+    def timed(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        give_up = _GIVE_UP.get()
+        if give_up is not None and time.monotonic() > give_up:
+            raise _OutOfTime
+        return check(validator, value, instance, schema)
+
+    return timed
+
+
 @cache
 def bounded_validator(cls: Any) -> Any:
-    """``cls`` (a jsonschema validator class) with every regular expression run on RE2.
+    """``cls`` (a jsonschema validator class) with every regular expression run on RE2 and bounded keywords.
 
+    ``uniqueItems`` is linear, and every keyword looks at the clock first, so a check run by
+    ``check_off_the_loop`` gives up at its deadline.
     Raises ``bounded_regex.UnsupportedPattern`` from validation when a pattern cannot run on RE2;
     ``CompiledSchema`` finds such patterns before (``unsupported_patterns``).
     """
-    replaced: dict[str, Any] = {}
+    replaced: dict[str, Any] = dict(cls.VALIDATORS)
     if "pattern" in cls.VALIDATORS:
         replaced["pattern"] = _pattern
     if "patternProperties" in cls.VALIDATORS:
@@ -323,4 +402,23 @@ def bounded_validator(cls: Any) -> Any:
         replaced["additionalProperties"] = _additional_properties
     if "unevaluatedProperties" in cls.VALIDATORS:
         replaced["unevaluatedProperties"] = _unevaluated_properties
-    return validators.extend(cls, replaced)  # type: ignore[no-untyped-call]  # jsonschema ships extend without annotations
+    if "uniqueItems" in cls.VALIDATORS:
+        replaced["uniqueItems"] = _unique_items
+    timed = {keyword: _with_clock(check) for keyword, check in replaced.items()}
+    return validators.extend(cls, timed)  # type: ignore[no-untyped-call]  # jsonschema ships extend without annotations
+
+
+async def check_off_the_loop(check: Callable[[Any], None], value: Any, *, give_up_at: float | None) -> None:
+    """Run ``check(value)`` (a schema check that raises) in a worker thread, giving up at ``give_up_at``.
+
+    Checking a page's answer can take seconds (its size, a page's own schema): in a thread the
+    event loop keeps answering other calls, ``tools/list`` and ``/healthz`` meanwhile, and at
+    ``give_up_at`` (the call's deadline, on ``time.monotonic()``) the check raises
+    ``handler_timeout`` instead of running on.
+    """
+
+    def run() -> None:
+        _GIVE_UP.set(give_up_at)  # in the thread's own copy of the context
+        check(value)
+
+    await asyncio.to_thread(run)

@@ -49,6 +49,7 @@ from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
 from ..projection.service import ProjectionService
 from ..protocols.abp import Elicit
+from ..schema_check import check_off_the_loop
 from ..workflow.progress import ProgressCallback
 from .act_journal import ActJournal
 from .builtin_tool import BuiltinCall, BuiltinTool
@@ -290,10 +291,10 @@ class ActionService:
                     output = await tool.run(self, BuiltinCall(call.own, dict(call.routing), call.deadline, call.target))
                 finally:
                     _CURRENT_CALL.reset(current)
-            binding.check_result(output)
+            await _check_result(binding, output, call.deadline)
             return CallOutcome(output, binding=binding)
         output, runtime, tab = await self._run_on_page(call)
-        binding.check_result(output)
+        await _check_result(binding, output, call.deadline)
         return CallOutcome(output, await self._result_summary(binding, runtime, call.deadline), binding, tab)
 
     async def call(self, mcp_name: str, arguments: Mapping[str, Any] | None, *, progress: ProgressCallback | None = None) -> Any:
@@ -594,3 +595,14 @@ class ActionService:
             await self.diagnose_states(runtime, manifest, deadline)
         except ActionError as exc:
             log.info("could not re-diagnose states of %s: %s", runtime.runtime_id, exc.code)
+
+
+async def _check_result(binding: ToolBinding, output: Any, deadline: Deadline | None) -> None:
+    """``binding.check_result(output)`` off the event loop, giving up at the call's deadline.
+
+    The output is a page's (or a page tool's, checked against the page's own schema): checking
+    it may take seconds, which the loop must not wait through (docs/threat-model.md).
+    """
+    if not isinstance(binding.result_schema, dict):
+        return
+    await check_off_the_loop(binding.check_result, output, give_up_at=deadline.at if deadline is not None else None)

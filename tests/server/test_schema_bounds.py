@@ -1,0 +1,80 @@
+"""Nothing a page sends can stall the server with schema work either (issue 28, docs/threat-model.md).
+
+The regex stalls are ``test_regex_bounds.py``; these need no regex. A page's ABP
+capability declares its own ``outputSchema`` and answers it:
+
+- ``uniqueItems`` over 3,000 distinct objects and then the first one again: jsonschema
+  compared every pair before it found it (about 20 s holding the event loop; a 1 MiB answer,
+  hours). Now linear: ``invalid_result`` at once, naming both items. (The answer is not a
+  valid one on purpose: the SDK's client, in this process, checks a valid result against
+  the advertised ``outputSchema`` with jsonschema itself, and would stall this test's loop.)
+- ``items: {enum: [4,000 numbers]}`` over 4,000 elements that are all the last one: each
+  element scans the enum, seconds of work for an answer that is valid in the end. Now the
+  check runs off the event loop and gives up at the call's deadline (``handler_timeout``,
+  ``evidence.phase`` ``schema_check``).
+
+The page runtime runs in headless Chromium, the bridge on a real port, the MCP SDK's
+``Client`` makes the calls. While each hostile call runs, ``/healthz``, ``tools/list`` and
+another call each answer within a second, and the call ends by its deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import mcp_types as types
+import pytest
+from mcp import Client
+from playwright.async_api import async_playwright
+
+from mcp_actions.actions_app import ActionsApp, AppOptions
+from mcp_actions.runtimes.page_script import runtime_js
+from mcp_actions.server.mcp_server import build_server
+from tests.conftest import launch_chromium
+from tests.protocols.conftest import eventually as eventually_async
+
+from .test_regex_bounds import ANSWER_WITHIN_S, DEADLINE_MS, END_WITHIN_S, TOKEN, _error_code, _free_port, _healthz, _probe_while, _timed
+
+
+@pytest.mark.parametrize("capability", ["list.unique", "list.enum"])
+async def test_schema_work_on_a_pages_answer_stalls_nothing(pages_url: str, capability: str) -> None:
+    port = _free_port()
+    app = ActionsApp(AppOptions(browser="none", bridge_port=port, bridge_token=TOKEN, allowed_origins=[pages_url], watch=False))
+    async with async_playwright() as pw, Client(build_server(app), mode="legacy") as client:
+        chromium = await launch_chromium(pw)
+        context = await chromium.new_context()
+        try:
+            page = await context.new_page()
+            assert app.endpoint is not None
+            await page.add_init_script(f"window.__MCP_ACTIONS_BRIDGE__ = {{url: {json.dumps(app.endpoint.url)}, token: {json.dumps(TOKEN)}}};\n" + runtime_js())
+            await page.goto(f"{pages_url}/abp/heavy.html")
+
+            async def abp_tools() -> dict[str, types.Tool] | None:
+                tools = (await client.list_tools()).tools
+                found = {t.meta["mcp-actions/tool"].split(".", 1)[1]: t for t in tools if t.meta and t.meta.get("mcp-actions/protocol") == "abp"}
+                return found if {capability, "time.now"} <= found.keys() else None
+
+            found = await eventually_async(abp_tools, timeout=20)
+            heavy, now = found[capability], found["time.now"]
+
+            async def other_call() -> None:
+                answered = await client.call_tool(now.name, {})
+                assert not answered.is_error and answered.structured_content == {"n": 7}, answered
+
+            call = asyncio.create_task(_timed(client.call_tool(heavy.name, {"timeout_ms": DEADLINE_MS})))
+            slowest = await _probe_while(call, {"healthz": _healthz(app.endpoint.http_url), "tools/list": client.list_tools, "other call": other_call})
+            elapsed, result = await call
+
+            assert all(seconds < ANSWER_WITHIN_S for seconds in slowest.values()), slowest
+            assert elapsed < END_WITHIN_S, elapsed
+            if capability == "list.unique":
+                # Linear now: refused well within the deadline.
+                assert result.is_error and _error_code(result) == "invalid_result", result
+                assert result.structured_content is not None and "items 0 and 3000 are equal" in result.structured_content["error"]["message"]
+            else:
+                assert result.is_error and _error_code(result) == "handler_timeout", result
+                assert result.structured_content is not None and result.structured_content["error"]["evidence"]["phase"] == "schema_check"
+        finally:
+            await context.close()
+            await chromium.close()
