@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -246,7 +247,11 @@ class InProcessRuntime:
             error = ActionError(f"{name} ended early: {why}", code=code, evidence={"call_id": call_id, "reason": why})
             reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": error.to_error()}
         except Exception as exc:
-            log.exception("runtime %s failed running %s", self.runtime_id, item.get("name"))
+            # A bug. Its message may quote the call's arguments (a password typed): the caller reads
+            # it in the answer below; the log, which also reaches the host as notifications, gets
+            # where it happened and the exception's type only (docs/threat-model.md).
+            where = "".join(traceback.format_tb(exc.__traceback__)).rstrip()
+            log.error("runtime %s failed running %s: %s (its message is in the call's answer)\n%s", self.runtime_id, item.get("name"), type(exc).__name__, where)
             error = ActionError(f"{type(exc).__name__}: {exc}", code=ErrorCode.HANDLER_FAILED)
             reply = {"type": "action_error", "call_id": call_id, "runtime_id": self.runtime_id, "error": error.to_error()}
         session = self._live()
