@@ -12,8 +12,10 @@ later call (in this run or the next) returns the same folder at once.
 - Parallel use is safe: an install holds a file lock on the spec, installs into
   a temporary folder and renames it into place, so no one ever sees half an
   install (where there is no ``fcntl``, the rename alone decides who wins).
-- Only a missing ``npm`` skips the test (with how to get it); an install that
-  fails (a wrong spec, no registry) fails it with npm's own words.
+- Only a missing ``npm`` skips the test (with how to get it), and only in a
+  developer's run: a CI run (``CI`` set, whose setup installs npm) fails it, so a
+  test never silently stops running there. An install that fails (a wrong spec,
+  no registry) fails it with npm's own words.
 """
 
 from __future__ import annotations
@@ -103,14 +105,21 @@ def _install(npm: str, spec: str, cache: Path, folder: Path) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def missing(message: str) -> None:
+    """A tool the test needs is not installed: skip a developer's run saying so, fail a CI run (``CI`` set)."""
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def npm_package(spec: str) -> Path:
     """The directory of the npm package ``spec`` (``name``, ``name@version`` or a range), installed once.
 
-    Skips the calling test when ``npm`` is not installed; fails it when the install fails.
+    Skips the calling test when ``npm`` is not installed (fails it under CI); fails it when the install fails.
     """
     npm = shutil.which("npm")
     if npm is None:
-        pytest.skip(f"npm is not installed, so {spec} cannot be fetched (Debian: apt-get install nodejs npm)")
+        missing(f"npm is not installed, so {spec} cannot be fetched (Debian: apt-get install nodejs npm)")
     cache = npm_cache_dir()
     folder = cache / _folder_name(spec)
     package = _installed(folder)

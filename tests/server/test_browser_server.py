@@ -22,7 +22,7 @@ import pytest
 from mcp import Client
 
 from mcp_actions.demo.static import StaticSite
-from tests.npm_cache import npm_package
+from tests.npm_cache import missing, npm_package
 
 from .session_servers import chromium_processes, free_port, http_serve, wait_until
 
@@ -55,7 +55,7 @@ def browser_server(tmp: Path, port: int) -> Iterator[tuple[str, subprocess.Popen
     """A Playwright browser server (node + playwright-core) on ``port``; yields its ws endpoint and process."""
     node, chromium = shutil.which("node"), shutil.which("chromium") or "/usr/bin/chromium"
     if node is None:
-        pytest.skip("node is not installed (Debian: apt-get install nodejs npm)")
+        missing("node is not installed (Debian: apt-get install nodejs npm)")
     core = npm_package(f"playwright-core@{_driver_version()}")
     script = tmp / "browser-server.js"
     script.write_text(SERVER_JS)
