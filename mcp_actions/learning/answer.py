@@ -7,10 +7,15 @@ step's output (a click's coordinates), so the agent would read the page again to
 booking went through. So the learned workflow itself brackets its actions, in the manifest's own
 vocabulary (docs/manifest-language.md, workflows): a ``refs.change_mark`` step right before the
 first action (after the first element was found, so late-rendered rows are not reported as the
-call's doing), and a last ``refs.change_report`` step that first waits until the page has done what
-the actions started (``settle``), whose output, cut to what tells the agent something, is the
-workflow's ``output`` and so the tool's result. Nothing in the server knows a learned tool from a
-written one.
+call's doing), and a last ``refs.change_report`` step whose output, cut to what tells the agent
+something, is the workflow's ``output`` and so the tool's result. Nothing in the server knows a
+learned tool from a written one.
+
+When the last action learned what the page answers (a ``settle_after`` on the text it made appear,
+or a probe until its row went: workflow.py), that wait already held the call until the page
+answered, and the report reads the page at once. Otherwise the report first waits as the acting
+tools do (``settle``: until the page has done what the actions started), which costs a quiet window
+and whatever timers the page keeps running.
 
 A browser navigation between the steps replaces the page and its mark, so the mark goes after the
 last one. An action that navigates the page itself (a link, a form post) leaves no page to report
@@ -51,14 +56,18 @@ OUTPUT = (
 
 
 def with_change_report(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
-    """The workflow's steps with the mark before the first action after the last navigation and the report last, and its output."""
+    """The workflow's steps with the mark before the first action after the last navigation and the report last, and its output.
+
+    The report waits for the page (``settle``) only when the last step learned no wait of its own.
+    """
     start = max((i + 1 for i, step in enumerate(steps) if step["primitive"] == "browser.navigate"), default=0)
     first = next((i for i in range(start, len(steps)) if steps[i]["primitive"] not in _WAITS), len(steps))
     mark = {"id": MARK_ID, "primitive": "refs.change_mark", "args": {}, "description": "note the page before the actions: the answer says what they changed"}
+    waited = bool(steps) and ("settle_after" in steps[-1] or "retry_until" in steps[-1])
     report = {
         "id": REPORT_ID,
         "primitive": "refs.change_report",
-        "args": {"settle": {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_TIMEOUT_MS}},
+        "args": {} if waited else {"settle": {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_TIMEOUT_MS}},
         "on_error": "continue",
         "description": "what the call changed, once the page has done what it started: the tool's answer",
     }

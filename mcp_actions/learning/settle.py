@@ -10,13 +10,15 @@ its own values, so the learned settle waits for the line's *template*:
 - each argument value found in the line, as a whole word, stands for the call's argument (a JSONata
   expression over ``input``: ``'Booked: a table for ' & input.guests & ' on ' & input.date …``);
 - every word holding a digit that no argument explains is left out, cutting the line into runs
-  (``LPB-1234.`` goes, and a run never spans it);
-- the run waited for (``text_contains``) is the one with the most arguments, then the longest.
+  (``LPB-1234.`` goes, and a run never spans it), and so is glue longer than ``MAX_GLUE``;
+- the run waited for (``text_contains``) is the one with the most distinct arguments, then the
+  longest, from its first argument to its last: ``input.guests & ' on ' & input.date & …``.
 
-Glue text is trusted only between arguments of a message made of several of them: a line with one
-argument may be a record (a table row found by a search: ``Michael Bruce Javascript Developer
-Singapore``) whose other words belong to that record, not to the page, so its run is the argument
-alone. A line with no argument is waited for as fixed text ("Your changes are saved") only when no
+Glue text is trusted only between arguments of a message made of several of them: the words before
+the first and after the last may belong to the page's state (``todos: [x] Walk the dog; …`` is
+``[ ]`` after the next toggle) or to a record (a table row found by a search: ``Michael Bruce
+Javascript Developer Singapore``), so a run with one distinct argument is the argument alone, and
+long glue (the other rows of a list between two arguments) cuts a run. A line with no argument is waited for as fixed text ("Your changes are saved") only when no
 line holds an argument, and only when nothing in it varies: the words around a count are no fixed
 text ("0 items left" is "1 item left" next time). The settle is pacing, never a failure
 (docs/manifest-language.md, steps): a template the next call does not meet costs its timeout, not
@@ -31,7 +33,7 @@ from typing import Any
 
 from .locators import Parameters, argument_slot, jsonata_string, literal
 
-__all__ = ["LINE_CAP", "MIN_ARGUMENT", "MIN_FIXED", "Piece", "appeared_settle", "line_pieces", "line_runs"]
+__all__ = ["LINE_CAP", "MAX_GLUE", "MIN_ARGUMENT", "MIN_FIXED", "Piece", "appeared_settle", "line_pieces", "line_runs"]
 
 #: Characters of one reported line (observe_changes.js LINE_CAP): a line this long may end mid-word.
 LINE_CAP = 100
@@ -39,6 +41,8 @@ LINE_CAP = 100
 MIN_ARGUMENT = 3
 #: Fixed text (no argument) waited for must hold at least this many characters.
 MIN_FIXED = 6
+#: Glue between two arguments longer than this is no template but other content (the rows between two).
+MAX_GLUE = 40
 #: A word holding a digit: a reference number, a time, a count (varies by itself).
 _VARYING = re.compile(r"\S*\d\S*")
 
@@ -102,7 +106,19 @@ def line_runs(line: str, parameters: Parameters) -> list[list[Piece]]:
             at = varying.end()
         if at < len(text):
             runs[-1].append((text[at:], None))
-    return [trimmed for run in runs if (trimmed := _trim(run))]
+    return [trimmed for run in runs for part in _cut_long_glue(run) if (trimmed := _trim(part))]
+
+
+def _cut_long_glue(run: list[Piece]) -> list[list[Piece]]:
+    """The run cut where literal text between two of its arguments is longer than ``MAX_GLUE``."""
+    parts: list[list[Piece]] = [[]]
+    for index, (text, argument) in enumerate(run):
+        inner = 0 < index < len(run) - 1 and argument is None
+        if inner and len(text) > MAX_GLUE:
+            parts.append([])
+            continue
+        parts[-1].append((text, argument))
+    return parts
 
 
 def _trim(run: list[Piece]) -> list[Piece]:
@@ -116,16 +132,18 @@ def _trim(run: list[Piece]) -> list[Piece]:
 
 
 def _arguments(run: Sequence[Piece]) -> int:
-    return sum(argument is not None for _, argument in run)
+    """How many distinct arguments the run shows (one shown twice is one)."""
+    return len({argument for _, argument in run if argument is not None})
 
 
 def _candidate(run: list[Piece], *, whole: bool) -> list[Piece] | None:
     """What of a run is worth waiting for (see the module docstring), or None; ``whole``: the run is its whole line."""
     count = _arguments(run)
+    at = [i for i, (_, argument) in enumerate(run) if argument is not None]
     if count >= 2:
-        return run
+        return run[at[0] : at[-1] + 1]  # from the first argument to the last: the words around them may be state
     if count == 1:
-        alone = next(piece for piece in run if piece[1] is not None)
+        alone = run[at[0]]
         return [alone] if len(alone[0]) >= MIN_ARGUMENT else None
     text = "".join(text for text, _ in run)
     return run if whole and len(text) >= MIN_FIXED and any(c.isalpha() for c in text) else None

@@ -36,8 +36,9 @@ def rendered(value: Any, **inputs: str) -> Any:
 def test_a_confirmation_naming_the_values_is_waited_for_with_the_calls_values_and_without_its_reference() -> None:
     locator = appeared_settle([BOOKED], BOOK)
     assert locator is not None
-    # "4" is the guests, not the 4 of the date or of the reference; the reference number is left out.
-    assert rendered(locator["text_contains"], **LATER) == "Booked: a table for 2 on 2027-01-15 at 20:00, under Grace O'Hopper. Reference"
+    # "4" is the guests, not the 4 of the date or of the reference; the reference number is left out, and so
+    # are the words before the first argument and after the last.
+    assert rendered(locator["text_contains"], **LATER) == "2 on 2027-01-15 at 20:00, under Grace O'Hopper"
 
 
 @pytest.mark.parametrize(
@@ -56,7 +57,11 @@ def test_a_confirmation_naming_the_values_is_waited_for_with_the_calls_values_an
         # A value glued into a word is not the value ("4" in "x4y" would make a template of two arguments).
         (["Order x4y for Ada Lovelace"], {"n": "4", "name": "Ada Lovelace"}, "Ada Lovelace"),
         # A value with regex and slot characters is found as it is, and stays an argument.
-        (["Added a+b {% x %} and c.d to the list"], {"first": "a+b {% x %}", "second": "c.d"}, "Added a+b {% x %} and c.d to the list"),
+        (["Added a+b {% x %} and c.d to the list"], {"first": "a+b {% x %}", "second": "c.d"}, "a+b {% x %} and c.d"),
+        # A list's state line: one argument shown twice is one argument, and the words around it are state.
+        (["todos: [x] Walk the dog; [ ] Walk the dog twice; [ ] Don't forget"], {"title": "Walk the dog"}, "Walk the dog"),
+        # Two arguments with other rows between them: no template (the glue is too long), the longer argument alone.
+        (["todos: [ ] Buy milk; [ ] Walk the dog twice; [ ] Don't forget; [ ] Call mum"], {"a": "Buy milk", "b": "Call mum"}, "Buy milk"),
     ],
 )
 def test_what_is_waited_for(lines: list[str], parameters: dict[str, str], waited: str | None) -> None:
@@ -111,6 +116,11 @@ def test_the_tool_marks_the_page_before_its_first_action_and_answers_the_report(
     assert ids == ["s1_find", "s1_click", "s2_open", "s3_find", MARK_ID, "s3_fill", "s4_find", "s4_click", REPORT_ID]
     report = next(s for s in tool["workflow"]["steps"] if s["id"] == REPORT_ID)
     assert report["primitive"] == "refs.change_report" and report["on_error"] == "continue"
+    # The click learned to wait for the confirmation: the report reads the page at once.
+    assert report["args"] == {}
+    # A last step with no wait of its own: the report waits as the acting tools do.
+    steps, _ = with_change_report([{"id": "s1_click", "primitive": "pointer.click", "args": {}}])
+    assert steps[-1]["args"] == {"settle": {"quiet_ms": 40, "timeout_ms": 1500}}
     assert tool["workflow"]["output"] == OUTPUT
 
 
