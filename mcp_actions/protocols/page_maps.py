@@ -4,7 +4,7 @@ A page protocol (``page_protocol.py``) turns the tools a page declares into
 one actions.json map of the runtime; these helpers keep those maps alike:
 the surface is the page's site (``surface``), an input schema is always an
 object (``object_schema``), every description starts with
-``UNTRUSTED_DESCRIPTION`` (``marked``), tools are named by the one naming
+``UNTRUSTED_DESCRIPTION`` and every title with ``UNTRUSTED_TITLE`` (``marked``), tools are named by the one naming
 rule (``renamed``, ``naming.page_tool_name``) and a second tool of one safe
 name is dropped (``unique``).
 
@@ -22,11 +22,13 @@ from urllib.parse import urlsplit
 
 from .naming import page_tool_name, site_namespace
 
-__all__ = ["UNTRUSTED_DESCRIPTION", "marked", "object_schema", "renamed", "surface", "unique"]
+__all__ = ["UNTRUSTED_DESCRIPTION", "UNTRUSTED_TITLE", "marked", "object_schema", "renamed", "surface", "unique"]
 
 #: Before every description a page (or its site's WAB document) supplies. Short: a host pays
 #: for each byte of tools/list on every turn.
 UNTRUSTED_DESCRIPTION = "[page-supplied description, untrusted] "
+#: Before a display title a page supplies (a host may show it to its user or its model as the tool's name).
+UNTRUSTED_TITLE = "[page] "
 
 
 def surface(url: str | None) -> dict[str, Any]:
@@ -49,9 +51,12 @@ def object_schema(schema: Any) -> dict[str, Any]:
 
 
 def marked(manifest: dict[str, Any]) -> dict[str, Any]:
-    """Every tool's description, as the page gave it, after ``UNTRUSTED_DESCRIPTION``."""
+    """Every tool's description, as the page gave it, after ``UNTRUSTED_DESCRIPTION``, and its title after ``UNTRUSTED_TITLE``."""
     for tool in manifest["tools"]:
         tool["description"] = UNTRUSTED_DESCRIPTION + str(tool.get("description") or "")
+        annotations = tool.get("annotations")
+        if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
+            annotations["title"] = UNTRUSTED_TITLE + annotations["title"]
     return manifest
 
 

@@ -34,7 +34,7 @@ async def test_imperative_tools_become_mcp_tools_and_run_the_pages_execute(pages
         assert add.input_schema["required"] == ["title"] and {"target", "timeout_ms"} <= set(add.input_schema["properties"])
         assert listing.annotations is not None and listing.annotations.read_only_hint is True
         # The page's title is the tool's title; a tool without readOnlyHint is not called read-only.
-        assert add.title == "Add a todo" and (add.annotations is None or not add.annotations.read_only_hint)
+        assert add.title == "[page] Add a todo" and (add.annotations is None or not add.annotations.read_only_hint)
         builtins = await s.tools()
         assert builtins["browser_navigate"].meta["mcp-actions/protocol"] == "actions.json"
 

@@ -60,8 +60,8 @@ async def test_a_page_that_decides_once_at_start_and_awaits_registrations_with_t
         availability = await s.page_tool("webmcp", "getAvailability")
         book = await s.page_tool("webmcp", "bookSlot")
         assert await s.tab().page.text_content("#mode") == "live"  # it saw document.modelContext when it started
-        assert availability.title == "Get booking availability" and availability.annotations and availability.annotations.read_only_hint is True
-        assert book.title == "Book a consultation slot" and not (book.annotations and book.annotations.read_only_hint)
+        assert availability.title == "[page] Get booking availability" and availability.annotations and availability.annotations.read_only_hint is True
+        assert book.title == "[page] Book a consultation slot" and not (book.annotations and book.annotations.read_only_hint)
 
         slots = await s.client.call_tool(availability.name, {"startDate": "2026-12-01", "endDate": "2026-12-01"})
         assert slots.structured_content == {"2026-12-01": ["10:00", "11:00"]}
