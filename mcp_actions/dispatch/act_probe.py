@@ -5,7 +5,8 @@ acted-on element described as a person would find it again and the counts of a f
 before and after the action. Asking for them in calls of their own cost three extra round trips per
 acting call; instead the journal hands the call an :class:`ActProbe`, and the acting tool
 (``dispatch/observe_tools.py``) adds its arguments to the two calls it makes anyway:
-``refs.change_mark`` before the action (``describe``, ``watch``) and ``refs.change_report`` after it
+the change mark before the action (``refs.change_mark {describe, watch}``, or ``refs.resolve {mark}``
+when the tool resolves its element and marks in one round trip) and ``refs.change_report`` after it
 (``watch``), then gives the probe their outputs. A tool that runs without a probe asks nothing extra.
 """
 
@@ -43,6 +44,18 @@ class ActProbe:
         if self.watch or self.describe is not None:
             # Even empty: the row the described element sits in is counted too (describe.js adds it,
             # keeping one place free for it), so the journal sees whether the step made the row go.
+            out["watch"] = self.watch[-(WATCH_CAP - 1) :]
+        return out
+
+    def resolve_mark_arguments(self) -> dict[str, Any]:
+        """What ``refs.resolve {mark}`` is asked when the tool takes its mark while resolving its element.
+
+        The element it resolves is the one the journal describes (the tool resolves it as the journal would).
+        """
+        out: dict[str, Any] = {}
+        if self.describe is not None:
+            out["describe"] = True
+        if self.watch or self.describe is not None:
             out["watch"] = self.watch[-(WATCH_CAP - 1) :]
         return out
 

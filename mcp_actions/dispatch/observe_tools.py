@@ -164,6 +164,19 @@ async def _mark(service: ActionService, call: BuiltinCall) -> None:
         probe.marked(out)
 
 
+async def _resolve_marked(service: ActionService, call: BuiltinCall, arguments: dict[str, Any], *, point: bool = False) -> dict[str, Any]:
+    """``refs.resolve`` that also takes the change mark (and, with ``point``, the clickable centre): one round trip.
+
+    What the journal asks of the mark (act_probe.py) rides along: the element found is the one described.
+    """
+    probe = call.probe
+    asked = {**arguments, "mark": probe.resolve_mark_arguments() if probe is not None else {}, **({"point": True} if point else {})}
+    target: dict[str, Any] = await _call(service, call, "refs.resolve", asked)
+    if probe is not None:
+        probe.marked(target.get("marked"))
+    return target
+
+
 async def _changes(service: ActionService, call: BuiltinCall) -> str:
     """What the action changed, a few lines (page_answers.change_text): the engine's report once the page settled.
 
@@ -201,25 +214,22 @@ async def _in_frame(service: ActionService, call: BuiltinCall, target: dict[str,
     browser routes real input into the frame; the page runtime dispatches the engine's synthetic
     events in the frame's document (refs.frame_act, observe_frames.js).
     """
+    # The change mark was taken when the target was resolved (_resolve_marked).
     if _trusted(call):
         point = await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "point"})
-        await _mark(service, call)
         await _call(service, call, "pointer.click" if action == "click" else "pointer.move", {"x": point["x"], "y": point["y"]})
     else:
-        await _mark(service, call)
         await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": action})
 
 
 async def _click(service: ActionService, call: BuiltinCall) -> Any:
-    target = await _call(service, call, "refs.resolve", _target(call.own))
+    target = await _resolve_marked(service, call, _target(call.own), point=True)
     if target.get("frame"):
         await _in_frame(service, call, target, "click")
         return await _acted(service, call, f"clicked {_what(target, _by_ref(call))} (in a frame)")
-    info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
-    await _mark(service, call)
-    await _call(service, call, "pointer.click", info["clickable_center"])
+    await _call(service, call, "pointer.click", target["point"])
     line = f"clicked {_what(target, _by_ref(call))}"
-    if info.get("occluded"):
+    if target.get("occluded"):
         # A trusted click lands on whatever is on top (a cover, an overlay): say so rather than pretend.
         line += " (something covered its centre: the click went to what was on top)"
     return await _acted(service, call, line)
@@ -249,8 +259,7 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         if "ref" not in own or "text" not in own:
             raise ActionError("page_fill needs value (and ref or text), or ref and text", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
         value, where = own["text"], {"ref": own["ref"]}
-    target = await _call(service, call, "refs.resolve", {**where, "field": True})
-    await _mark(service, call)
+    target = await _resolve_marked(service, call, {**where, "field": True})
     if target.get("fill") == "select":
         # A <select> filled by a model: the option with that value or label.
         out = await _call(service, call, "refs.select", {"ref": target["ref"], "values": [value]})
@@ -270,13 +279,11 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
 
 
 async def _hover(service: ActionService, call: BuiltinCall) -> Any:
-    target = await _call(service, call, "refs.resolve", _target(call.own))
+    target = await _resolve_marked(service, call, _target(call.own), point=True)
     if target.get("frame"):
         await _in_frame(service, call, target, "hover")
         return await _acted(service, call, f"hovered {_what(target, _by_ref(call))} (in a frame)")
-    info = await _call(service, call, "locator.element_info", {"locator": {"selector": target["selector"]}})
-    await _mark(service, call)
-    await _call(service, call, "pointer.move", info["clickable_center"])
+    await _call(service, call, "pointer.move", target["point"])
     return await _acted(service, call, f"hovered {_what(target, _by_ref(call))}")
 
 
@@ -307,8 +314,7 @@ async def _drag(service: ActionService, call: BuiltinCall) -> Any:
 
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
-    target = await _call(service, call, "refs.resolve", {**_target(own), "focus": True})
-    await _mark(service, call)
+    target = await _resolve_marked(service, call, {**_target(own), "focus": True})
     out = await _call(service, call, "keyboard.press", {"key": own["key"]})
     key = out.get("key") if isinstance(out, dict) else own["key"]
     return await _acted(service, call, f"pressed {key} on {_what(target, _by_ref(call))}")

@@ -33,6 +33,13 @@ def test_the_mark_is_asked_to_describe_and_count(describe: dict[str, Any] | None
     assert ActProbe(describe, list(watch)).mark_arguments() == expected
 
 
+def test_a_mark_taken_while_resolving_describes_the_element_found() -> None:
+    # refs.resolve {mark}: the element it resolves is the one described, so only "describe it" is asked.
+    assert ActProbe({"text": "Save"}, ["Buy milk"]).resolve_mark_arguments() == {"describe": True, "watch": ["Buy milk"]}
+    assert ActProbe({"ref": "@e3"}).resolve_mark_arguments() == {"describe": True, "watch": []}
+    assert ActProbe(None).resolve_mark_arguments() == {}
+
+
 def test_the_row_is_watched_after_the_action_and_the_answers_are_kept() -> None:
     probe = ActProbe({"ref": "@e3"}, ["Buy milk"])
     assert probe.report_arguments() == {"watch": ["Buy milk"]}

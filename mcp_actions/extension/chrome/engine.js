@@ -2321,6 +2321,7 @@ function observeVisible(args) {
 definePrimitive("page.info", pageInfo);
 definePrimitive("dom.snapshot_text", snapshotText);
 definePrimitive("dom.observe.visible", observeVisible);
+M.elementInfo = elementInfo; // refs.resolve {point}: the clickable centre in the resolving round trip (observe_refs.js)
 definePrimitive("locator.element_info", elementInfo, ["locator"]);
 definePrimitive("locator.text_content", textContent, ["locator"]);
 definePrimitive("locator.wait_for", waitFor, ["locator"]);
@@ -5128,6 +5129,14 @@ function resolve(args) {
   if (name) out.name = cap(name, NAME_CAP);
   // An element of a same-origin frame: the locator primitives do not reach it, refs.frame_act does (observe_frames.js).
   if (M.inFrame && M.inFrame(found.el)) out.frame = true;
+  // One round trip for what an acting tool needs before its action: the point to click (brought into
+  // view, and whether something covers it, as locator.element_info says) and the change mark.
+  if (args.point === true && !out.frame) {
+    var info = M.elementInfo({ locator: { selector: out.selector } });
+    out.point = info.clickable_center;
+    if (info.occluded) out.occluded = true;
+  }
+  if (args.mark !== undefined) out.marked = M.changeMarkOf(found.ref, args.mark);
   return out;
 }
 
@@ -6965,7 +6974,9 @@ definePrimitive("refs.find", find);
  *
  * The wrappers are installed on the page's window at the first refs.change_mark (no side effect
  * before an acting tool is used) and only count while armed; they call the browser's own functions
- * captured at install. Same-origin frames keep their own timers: an action inside one gets the
+ * captured at install. A timer the page set before that install is not wrapped: should its callback
+ * run within HOT_MS of the first actions' input events, what it schedules is taken for the action's
+ * (bounded like any chain). Same-origin frames keep their own timers: an action inside one gets the
  * quiet window only.
  */
 var fail = M.fail;
@@ -7315,14 +7326,24 @@ function describeBefore(describe, watch) {
   return out;
 }
 
-function changeMark(args) {
-  var journal = args.describe !== undefined || args.watch !== undefined ? describeBefore(args.describe, args.watch) : null;
+function takeMark(journal) {
   mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
   // From here on, what the page starts is the action's (observe_settle.js).
   M.actionSettle.arm();
   var out = { marked: true };
   if (journal) out.journal = journal;
   return out;
+}
+
+function changeMark(args) {
+  return takeMark(args.describe !== undefined || args.watch !== undefined ? describeBefore(args.describe, args.watch) : null);
+}
+
+/** refs.resolve {mark}: the change mark of an element refs.resolve just found ({describe: true} describes it). */
+function changeMarkOf(ref, options) {
+  if (!M.isObject(options)) fail("invalid_input", "mark must be an object", { field: "mark" });
+  var describe = options.describe === true ? { ref: ref } : undefined;
+  return takeMark(describe !== undefined || options.watch !== undefined ? describeBefore(describe, options.watch) : null);
 }
 
 function changeReport(args, call) {
@@ -7365,6 +7386,8 @@ function report(limit, watch) {
   if (watch !== undefined) out.texts = M.describeCall({ watch: watch }).texts;
   return out;
 }
+
+M.changeMarkOf = changeMarkOf;
 
 definePrimitive("refs.change_mark", changeMark);
 definePrimitive("refs.change_report", changeReport);

@@ -213,6 +213,7 @@ function observeVisible(args) {
 definePrimitive("page.info", pageInfo);
 definePrimitive("dom.snapshot_text", snapshotText);
 definePrimitive("dom.observe.visible", observeVisible);
+M.elementInfo = elementInfo; // refs.resolve {point}: the clickable centre in the resolving round trip (observe_refs.js)
 definePrimitive("locator.element_info", elementInfo, ["locator"]);
 definePrimitive("locator.text_content", textContent, ["locator"]);
 definePrimitive("locator.wait_for", waitFor, ["locator"]);

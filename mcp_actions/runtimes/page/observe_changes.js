@@ -117,14 +117,24 @@ function describeBefore(describe, watch) {
   return out;
 }
 
-function changeMark(args) {
-  var journal = args.describe !== undefined || args.watch !== undefined ? describeBefore(args.describe, args.watch) : null;
+function takeMark(journal) {
   mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
   // From here on, what the page starts is the action's (observe_settle.js).
   M.actionSettle.arm();
   var out = { marked: true };
   if (journal) out.journal = journal;
   return out;
+}
+
+function changeMark(args) {
+  return takeMark(args.describe !== undefined || args.watch !== undefined ? describeBefore(args.describe, args.watch) : null);
+}
+
+/** refs.resolve {mark}: the change mark of an element refs.resolve just found ({describe: true} describes it). */
+function changeMarkOf(ref, options) {
+  if (!M.isObject(options)) fail("invalid_input", "mark must be an object", { field: "mark" });
+  var describe = options.describe === true ? { ref: ref } : undefined;
+  return takeMark(describe !== undefined || options.watch !== undefined ? describeBefore(describe, options.watch) : null);
 }
 
 function changeReport(args, call) {
@@ -167,6 +177,8 @@ function report(limit, watch) {
   if (watch !== undefined) out.texts = M.describeCall({ watch: watch }).texts;
   return out;
 }
+
+M.changeMarkOf = changeMarkOf;
 
 definePrimitive("refs.change_mark", changeMark);
 definePrimitive("refs.change_report", changeReport);

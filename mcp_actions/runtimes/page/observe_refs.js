@@ -350,6 +350,14 @@ function resolve(args) {
   if (name) out.name = cap(name, NAME_CAP);
   // An element of a same-origin frame: the locator primitives do not reach it, refs.frame_act does (observe_frames.js).
   if (M.inFrame && M.inFrame(found.el)) out.frame = true;
+  // One round trip for what an acting tool needs before its action: the point to click (brought into
+  // view, and whether something covers it, as locator.element_info says) and the change mark.
+  if (args.point === true && !out.frame) {
+    var info = M.elementInfo({ locator: { selector: out.selector } });
+    out.point = info.clickable_center;
+    if (info.occluded) out.occluded = true;
+  }
+  if (args.mark !== undefined) out.marked = M.changeMarkOf(found.ref, args.mark);
   return out;
 }
 

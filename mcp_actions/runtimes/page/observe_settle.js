@@ -23,7 +23,9 @@
  *
  * The wrappers are installed on the page's window at the first refs.change_mark (no side effect
  * before an acting tool is used) and only count while armed; they call the browser's own functions
- * captured at install. Same-origin frames keep their own timers: an action inside one gets the
+ * captured at install. A timer the page set before that install is not wrapped: should its callback
+ * run within HOT_MS of the first actions' input events, what it schedules is taken for the action's
+ * (bounded like any chain). Same-origin frames keep their own timers: an action inside one gets the
  * quiet window only.
  */
 var fail = M.fail;
