@@ -29,6 +29,7 @@ from ..manifest.load import LoadedManifest
 from ..manifest.model import Tool
 from ..schema_check import CompiledSchema
 from ..workflow.interpreter import CompiledWorkflow
+from ..workflow.legacy import execution_steps, translate_execution
 from .annotations import confirmation, derive_annotations, tool_title
 from .attachments import attachment_configs
 from .naming import disambiguated_name, mcp_tool_name
@@ -181,6 +182,10 @@ class ToolBinding:
     surface_origin: str | None = None
     handler: str | None = None
     workflow: CompiledWorkflow | None = None
+    #: The legacy ``x_actions.execution`` steps, translated once at load (``workflow/legacy.py``), or, for steps
+    #: this server cannot run, the error a call that reaches them answers (``ActionError.to_error()``).
+    legacy_workflow: CompiledWorkflow | None = None
+    legacy_refusal: dict[str, Any] | None = None
     result_schema: dict[str, Any] | None = None
     runtime_id: str | None = None  # tools of an inline manifest run on the runtime that sent it
     annotations: dict[str, Any] | None = None  # MCP hints, camelCase (see annotations.py)
@@ -314,6 +319,7 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
     raw = tool.workflow if tool.workflow is not None else tool.x_actions.workflow
     if workflow_model is not None and raw is not None:
         workflow = CompiledWorkflow.compile(raw.model_dump(mode="json", by_alias=True, exclude_none=True))
+    legacy_workflow, legacy_refusal = _legacy_steps(tool)
     return ToolBinding(
         mcp_name=mcp_tool_name(tool.name),
         name=tool.name,
@@ -325,6 +331,8 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         surface_origin=manifest.model.surface.origin,
         handler=tool.x_actions.handler,
         workflow=workflow,
+        legacy_workflow=legacy_workflow,
+        legacy_refusal=legacy_refusal,
         result_schema=tool.effective_result_schema,
         runtime_id=runtime_id,
         annotations=derive_annotations(tool, manifest.model),
@@ -333,6 +341,18 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         result_summary=_result_summary(tool),
         tool=tool,
     )
+
+
+def _legacy_steps(tool: Tool) -> tuple[CompiledWorkflow | None, dict[str, Any] | None]:
+    """The tool's legacy execution steps as a workflow, or why they cannot run (no steps: neither)."""
+    execution = tool.x_actions.execution
+    if not execution_steps(execution) or not isinstance(execution, dict):
+        return None, None
+    try:
+        return translate_execution(execution), None
+    except ActionError as exc:
+        # Decided here, said when a call reaches them: handler_first runs its handler before.
+        return None, exc.to_error()
 
 
 def _result_summary(tool: Tool) -> tuple[str, str] | None:

@@ -10,8 +10,8 @@ published map uses:
   defaults under the call's own arguments.
 - ``x_actions.handler`` otherwise: the page function at that dotted path.
 - ``workflow``: the interpreter runs its steps over primitives.
-- legacy ``x_actions.execution`` steps, translated to a workflow
-  (``workflow/legacy.py``). ``mode: handler_first`` calls the handler and
+- legacy ``x_actions.execution`` steps, translated to a workflow once at
+  load (``workflow/legacy.py``, ``ToolBinding.legacy_workflow``). ``mode: handler_first`` calls the handler and
   falls back to the steps when the page has no such handler
   (``missing_handler``) or reports drift; ``steps_first`` runs the steps.
 - no handler, workflow or steps, and the tool's name is a primitive of the
@@ -43,7 +43,6 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ExecutionPlan, ToolKind
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..workflow.interpreter import CompiledWorkflow, run_workflow
-from ..workflow.legacy import execution_steps, translate_execution
 from ..workflow.progress import ProgressCallback, ProgressReporter
 from .server_context import ServerCall, ServerServices
 from .server_primitives import SERVER_PRIMITIVES, run_server_primitive
@@ -151,9 +150,7 @@ class ToolRun:
         if plan.kind is ToolKind.WORKFLOW and binding.workflow is not None:
             self.mode = "workflow"
             return await self._workflow(binding.workflow, own)
-        tool = binding.tool
-        execution = tool.x_actions.execution if tool is not None else None
-        legacy_steps = execution_steps(execution)
+        legacy_steps = binding.legacy_workflow is not None or binding.legacy_refusal is not None
         if plan.kind in (ToolKind.HANDLER, ToolKind.PRIMITIVE_HANDLER) and plan.handler:
             if not legacy_steps or (plan.legacy_mode or "handler_first") == "handler_first":
                 try:
@@ -162,9 +159,12 @@ class ToolRun:
                     if not legacy_steps or exc.code not in _FALLBACK_CODES:
                         raise
                     log.info("%s: handler %s unavailable (%s); running its execution steps", binding.name, plan.handler, exc.code)
-        if legacy_steps and isinstance(execution, dict):
+        if legacy_steps:
             self.mode = "steps"
-            return await self._workflow(translate_execution(execution), own)
+            if binding.legacy_workflow is None:
+                assert binding.legacy_refusal is not None
+                raise ActionError.from_error(binding.legacy_refusal)
+            return await self._workflow(binding.legacy_workflow, own)
         if plan.kind is ToolKind.HOST_NATIVE and plan.primitive and (plan.declared_primitive or self.provides(plan.primitive)):
             self.mode = "host_native"
             return await self._single(plan.primitive, own)

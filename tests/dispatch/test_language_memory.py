@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from mcp_actions.catalog.naming import mcp_tool_name
 from mcp_actions.dispatch.postconditions import PostconditionRequest
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.manifest.compose import ToolOrigin
-from mcp_actions.manifest.load import LoadedManifest, ManifestReport
+from mcp_actions.manifest.load import LoadedManifest, ManifestReport, load_document
 from mcp_actions.manifest.model import Manifest
 
 from .harness import manifest, running, workflow_tool
@@ -228,3 +229,32 @@ async def test_postcondition_hook_rechecks_the_page_after_the_action() -> None:
             await h.call("cards.count", {"n": 4})
     assert caught.value.code == "state_mismatch" and caught.value.evidence["observed"] == 3
     assert checker.requests[0].tool == "cards.count" and checker.requests[0].runtime_id == "sim-1"
+
+
+async def test_legacy_steps_are_translated_once_at_load_and_a_step_no_host_runs_is_refused_when_reached() -> None:
+    """The plan decides (issue 29): a map's legacy steps are a workflow on its binding from the moment it loads,
+    and calls run that workflow; steps this server cannot run are known at load and refused, naming the
+    step, only when a call reaches them (handler_first still runs its handler first)."""
+    page = SimpleFormPage()
+    async with running(simple_form_map("steps_first"), page) as h:
+        binding = h.service.catalog.get(mcp_tool_name("contact.submit_name"))
+        assert binding is not None and binding.legacy_workflow is not None and binding.legacy_refusal is None
+        assert [step.id for step in binding.legacy_workflow.steps][:2] == ["inspect_name_input", "type_name"]
+        assert await h.call("contact.submit_name", {"name": "Ada"}) == {"ok": True, "result": "Submitted Ada"}
+
+    document = simple_form_map("handler_first")
+    document["tools"][0]["x_actions"]["execution"]["steps"][0]["type"] = "hover"
+    loaded = load_document(document, source="test")
+    if not isinstance(loaded, LoadedManifest):
+        pytest.skip("the validator refuses a step type this server does not run; nothing reaches a call")
+    page = SimpleFormPage()
+    async with running(loaded, page, handlers={"contactForm.submitName": page.handler}) as h:
+        binding = h.service.catalog.get(mcp_tool_name("contact.submit_name"))
+        assert binding is not None and binding.legacy_workflow is None and binding.legacy_refusal is not None
+        assert await h.call("contact.submit_name", {"name": "Ada"}) == {"ok": True, "result": "Submitted Ada"}  # the handler ran
+    page = SimpleFormPage()
+    async with running(loaded, page) as h:  # no handler: handler_first falls back to the steps, which cannot run
+        with pytest.raises(ActionError) as caught:
+            await h.call("contact.submit_name", {"name": "Ada"})
+    assert caught.value.code == ErrorCode.CAPABILITY_UNAVAILABLE and caught.value.evidence["step"] == "inspect_name_input"
+    assert "text.insert" not in page.calls
