@@ -100,6 +100,11 @@ class RuntimeInfo:
         primitive = _bundled_dictionary().get(name)
         return primitive is not None and primitive.provided_by(self.capabilities)
 
+    def announces(self, name: str) -> bool:
+        """Whether the runtime said it has ``name``: for a property of the host (``input.trusted``: its clicks
+        are real input), which a runtime that announced nothing does not have, unlike what it ``provides``."""
+        return name in self.capabilities
+
     @property
     def proved(self) -> bool:
         """True when what this runtime says of itself rests on a credential, not only on its own word."""

@@ -204,7 +204,7 @@ async def _acted(service: ActionService, call: BuiltinCall, line: str) -> TextAn
 
 def _trusted(call: BuiltinCall) -> bool:
     """Whether the runtime's clicks and keys are real input (the Playwright tab host), not the engine's synthetic events."""
-    return "input.trusted" in call.runtime.capabilities
+    return call.runtime.announces("input.trusted")
 
 
 async def _in_frame(service: ActionService, call: BuiltinCall, target: dict[str, Any], action: str) -> None:

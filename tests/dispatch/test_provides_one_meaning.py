@@ -79,3 +79,11 @@ async def test_the_bridge_the_resolver_and_the_runtime_agree() -> None:
         await by_capability.stop()
         await lacking.stop()
         await bridge.stop()
+
+
+def test_a_host_property_is_what_the_runtime_announced_not_what_it_provides() -> None:
+    """input.trusted says the host's clicks are real input: a runtime that announced nothing provides every
+    primitive (it answers for itself) but does not have that property; the page tools ask ``announces``."""
+    assert _info([]).provides("input.trusted") and not _info([]).announces("input.trusted")
+    assert _info(["input.trusted"]).announces("input.trusted")
+    assert not _info(["pointer.click"]).announces("input.trusted")
