@@ -16,7 +16,8 @@ A session is opened when it is first seen (refused beyond ``--max-sessions``),
 and ended when its client deletes it (``DELETE /mcp``), its SSE connection
 closes, or it stays idle longer than ``--session-idle-timeout``: then its
 browser context (or remote browser connection) is closed and its runtimes end
-(``ActionsApp.end_session``).
+(``ActionsApp.end_session``), and what they freed is given back to the system
+(``memory.py``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from ..bridge.scope import SessionKey, mint_handle, session_scope
+from .memory import MemoryRelease
 from .peers import Peers
 
 __all__ = ["HANDLE_META_KEY", "AgentSessions", "SessionGate", "SessionRefused"]
@@ -90,6 +92,8 @@ class AgentSessions:
         self._closing: set[asyncio.Task[None]] = set()
         #: Called with the ``Mcp-Session-Id`` of a session its client deleted (the MCP adapter forgets its peer).
         self.on_deleted: list[Callable[[str], None]] = []
+        #: Gives the memory ended sessions freed back to the system (server/memory.py: why, and what it cannot).
+        self.memory = MemoryRelease()
 
     # -- bookkeeping -----------------------------------------------------------
 
@@ -172,6 +176,7 @@ class AgentSessions:
             await self._end(session_id, reason)
         except Exception:
             log.exception("ending session %s failed", session_id)
+        self.memory.soon()  # its context's objects are let go now: hand what they freed back
 
     # -- which session a request is -------------------------------------------
 
@@ -266,6 +271,7 @@ class AgentSessions:
             await self.end(sid, "server stopping")
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)  # sessions whose ending request was cancelled
+        await self.memory.stop()
 
 
 #: The scope of a 2026-07-28 request without a handle: a session id no runtime has, so it sees none.
