@@ -25,6 +25,13 @@ For each, with one server process: one session alone, then 8, then 32 at once, t
   the server let go (goal: within 10% of the start). Memory is the proportional set
   size (Pss) of every process of those trees, summed (Chromium's processes share most pages);
   ``server_*`` figures are the mcp-actions process tree alone (without the browser server).
+  Two baselines, both reported: **start** (the server before any session) and **warm** (after
+  the first session: by then it imported Playwright and compiled the map's checks, once for
+  its life); the goal is read against warm. The server gives what ended sessions freed back
+  to the system at most every 5 s (``server/memory.py``), so "after" is read no sooner than
+  7 s after the batch closed. ``--python-malloc malloc`` runs the server with
+  ``PYTHONMALLOC=malloc`` (every Python object in glibc's heap, which that release trims;
+  see docs/sessions.md, "Memory").
 
 Command: ``.venv/bin/python bench/bench_sessions.py`` (``--sessions 1 8 32``). Results:
 ``bench/results/sessions-<date>-<commit>.json``, summarised in bench/README.md.
@@ -138,11 +145,13 @@ def browser_server(workdir: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]
 
 
 @contextlib.contextmanager
-def http_server(workdir: Path, board: Path, extra: list[str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def http_server(workdir: Path, board: Path, extra: list[str], python_malloc: str | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``serve --transport streamable-http`` with the board map, headless, one context per session."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k in ("HOME", "PATH", "LANG", "USER", "TMPDIR")}
     env["PYTHONPATH"] = str(ROOT)
+    if python_malloc:
+        env["PYTHONMALLOC"] = python_malloc
     command = [sys.executable, "-m", "mcp_actions", "serve", "--transport", "streamable-http", "--port", str(port), "--manifests", str(board)]
     command += ["--headless", "--browser-path", CHROMIUM, "--bridge-port", "0", "--bridge-token", "bench", "--audit-log", "off", *extra]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=(workdir / "server.err").open("wb"))
@@ -209,9 +218,14 @@ async def run_sessions(url: str, board: str, count: int, pids: list[int], server
     }
 
 
-async def settle(pids: list[int], floor: float, timeout: float = 15.0) -> float:
+#: Seconds before "after" is read: the server gives freed memory back at most every 5 s (server/memory.py).
+SETTLE_MIN_S = 7.0
+
+
+async def settle(pids: list[int], floor: float, timeout: float = 30.0) -> float:
     """The memory once the server let go of the ended sessions (read until it stops falling, or ``timeout``)."""
     deadline, last = time.monotonic() + timeout, rss_mb(pids)
+    await asyncio.sleep(SETTLE_MIN_S)
     while time.monotonic() < deadline:
         await asyncio.sleep(1.0)
         now = rss_mb(pids)
@@ -227,19 +241,22 @@ async def bench_backend(name: str, url: str, board: str, counts: list[int], pids
     out: dict[str, Any] = {"backend": name, "rss_start_mb": start_mb, "server_start_mb": rss_mb(pids[:1]), "runs": []}
     alone: float | None = None
     warm: float | None = None
+    server_start, server_warm = out["server_start_mb"], None
     for count in counts:
         result = await run_sessions(url, board, count, pids, pids[0])
         result["rss_after_mb"] = await settle(pids, warm or start_mb)
         result["server_after_mb"] = rss_mb(pids[:1])  # the mcp-actions process tree alone
         result["rss_per_session_mb"] = round((result["rss_open_mb"] - start_mb) / count, 1)
         result["after_vs_start"] = round(result["rss_after_mb"] / start_mb, 3)
-        if warm is not None:
+        result["server_after_vs_start"] = round(result["server_after_mb"] / server_start, 3)
+        if warm is not None and server_warm is not None:
             # Against the server after its first session: by then it imported Playwright and the
             # board map's checks, once for its life; what a later batch leaves behind is on top of that.
             result["after_vs_warm"] = round(result["rss_after_mb"] / warm, 3)
+            result["server_after_vs_warm"] = round(result["server_after_mb"] / server_warm, 3)
         if count == 1:
             alone = result["task_s_median"]
-            warm = result["rss_after_mb"]
+            warm, server_warm = result["rss_after_mb"], result["server_after_mb"]
         if alone:
             result["vs_alone"] = round(result["task_s_median"] / alone, 2) if result["task_s_median"] else None
         out["runs"].append(result)
@@ -267,11 +284,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         board_file = board_map(ROOT, site_origin(site.url), workdir)
         extra = ["--timeout-ms", str(args.timeout_ms)] if args.timeout_ms else []
         results["timeout_ms"] = args.timeout_ms or 30000
+        results["python_malloc"] = args.python_malloc or "pymalloc (default)"
         if "local" in args.backends:
-            with http_server(workdir, board_file, extra) as (url, server):
+            with http_server(workdir, board_file, extra, args.python_malloc) as (url, server):
                 results["backends"].append(await bench_backend("local", url, board, args.sessions, [server.pid]))
         if "browser-server" in args.backends:
-            with browser_server(workdir) as (endpoint, node), http_server(workdir, board_file, [*extra, "--browser-endpoint", endpoint]) as (url, server):
+            with browser_server(workdir) as (endpoint, node), http_server(workdir, board_file, [*extra, "--browser-endpoint", endpoint], args.python_malloc) as (url, server):
                 results["backends"].append(await bench_backend("browser-server", url, board, args.sessions, [server.pid, node.pid]))
     results["load_average_after"] = os.getloadavg()
     shutil.rmtree(workdir, ignore_errors=True)
@@ -284,6 +302,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 8, 32, 32])
     parser.add_argument("--backends", nargs="+", default=["local", "browser-server"], choices=["local", "browser-server"])
     parser.add_argument("--timeout-ms", type=int, default=None, help="the server's --timeout-ms (default: its own, 30000)")
+    parser.add_argument("--python-malloc", choices=["malloc"], default=None, help="run the server with PYTHONMALLOC=malloc (docs/sessions.md, Memory)")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write bench/results/")
     args = parser.parse_args()
     if 1 not in args.sessions:
@@ -291,7 +310,7 @@ def main() -> None:
     results = asyncio.run(main_async(args))
     if not args.no_save:
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-        suffix = f"-timeout{args.timeout_ms}" if args.timeout_ms else ""
+        suffix = (f"-timeout{args.timeout_ms}" if args.timeout_ms else "") + (f"-pythonmalloc-{args.python_malloc}" if args.python_malloc else "")
         path = RESULTS_DIR / f"sessions-{results['date']}-{results['commit']}{suffix}.json"
         path.write_text(json.dumps(results, indent=2) + "\n")
         print(f"written {path.relative_to(ROOT)}")
