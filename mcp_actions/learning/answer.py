@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MARK_ID", "REPORT_ID", "SETTLE_QUIET_MS", "SETTLE_TIMEOUT_MS", "with_change_report"]
+__all__ = ["MARK_ID", "OUTPUT", "REPORT_ID", "RESULT_SCHEMA", "SETTLE_QUIET_MS", "SETTLE_TIMEOUT_MS", "with_change_report"]
 
 MARK_ID = "changes_mark"
 REPORT_ID = "changes"
@@ -53,6 +53,26 @@ OUTPUT = (
     "$not($r) ? {'navigated': true, 'note': 'the page navigated or reloaded: page_read to see the new one'} "
     ": $count($keys($a)) > 0 ? $a : {'changed': false}) %}"
 )
+
+
+_LINES = {"type": "array", "items": {"type": "string"}}
+#: The answer's schema: the tool's ``result_schema``, so its MCP ``outputSchema`` says what it answers.
+RESULT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "added": {**_LINES, "description": "Lines of visible text the call made appear."},
+        "added_count": {"type": "integer", "description": "How many appeared, when more than are listed."},
+        "removed": {**_LINES, "description": "Lines of visible text the call made go."},
+        "removed_count": {"type": "integer", "description": "How many went, when more than are listed."},
+        "dialogs_opened": _LINES,
+        "dialogs_closed": {"type": "integer"},
+        "url": {"type": "string", "description": "The new URL of a same-document navigation."},
+        "changed": {"const": False, "description": "Present when nothing visible changed."},
+        "navigated": {"const": True, "description": "Present when the call left the page: read it to see the new one."},
+        "note": {"type": "string"},
+    },
+    "additionalProperties": False,
+}
 
 
 def with_change_report(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:

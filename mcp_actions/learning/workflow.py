@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..manifest.limits import DEFAULT_LIMITS
-from .answer import with_change_report
+from .answer import RESULT_SCHEMA, with_change_report
 from .locators import Parameters, UnlearnableStep, argument_slot, learned_locator, learned_text, literal
 from .settle import appeared_settle
 from .steps import ActStep
@@ -179,5 +179,6 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
             "additionalProperties": False,
         },
         "workflow": {"version": 1, "expression_language": "jsonata", "steps": workflow, "output": output},
+        "result_schema": RESULT_SCHEMA,
         "x_actions": {"annotations": {"title": description[:80], "readOnlyHint": False, "openWorldHint": True}},
     }

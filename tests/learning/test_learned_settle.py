@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
 
-from mcp_actions.learning.answer import MARK_ID, OUTPUT, REPORT_ID, with_change_report
+from mcp_actions.learning.answer import MARK_ID, OUTPUT, REPORT_ID, RESULT_SCHEMA, with_change_report
 from mcp_actions.learning.settle import appeared_settle, line_runs
 from mcp_actions.learning.steps import ActStep
 from mcp_actions.learning.workflow import learn_tool
@@ -146,3 +147,7 @@ def test_the_tool_marks_the_page_before_its_first_action_and_answers_the_report(
 def test_the_answer_is_what_the_call_changed(report: dict[str, Any] | None, answer: dict[str, Any]) -> None:
     _, output = with_change_report([{"id": "s1_click", "primitive": "pointer.click", "args": {}}])
     assert render_args(output, {"input": {}, "steps": {REPORT_ID: {"output": report}}}) == answer
+    # The tool's result_schema (its MCP outputSchema) holds every answer, and only answers.
+    jsonschema.validate(answer, RESULT_SCHEMA)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**answer, "settle": {"settled": True}}, RESULT_SCHEMA)
