@@ -151,10 +151,12 @@ class WabDiscovery:
         self._apply(runtime)
 
     def forget(self, runtime_id: str) -> None:
-        """A runtime left: its origin and document are forgotten."""
+        """A runtime left: its origin, document and what its commands were last made from are forgotten."""
         self.origins.pop(runtime_id, None)
         self.documents.pop(runtime_id, None)
         self.pending.pop(runtime_id, None)
+        # Else kept until another runtime arrives: in a server whose agent sessions all ended, for ever.
+        self._applied.pop(runtime_id, None)
 
     def _apply(self, runtime: RuntimeInfo) -> None:
         """Hand on the runtime's WAB commands as they are now, unless they are what was last handed on."""

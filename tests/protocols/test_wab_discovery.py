@@ -107,6 +107,18 @@ async def test_a_runtime_that_left_meanwhile_keeps_nothing(bakery_url: str) -> N
     await setting.discovery.aclose()
 
 
+async def test_a_runtime_that_left_keeps_nothing_even_when_no_other_arrives() -> None:
+    # An agent session's tabs all end with it; nothing of them may wait for the next runtime to be swept.
+    setting = _Setting()
+    runtime = setting.connect("tab-1", "about:blank")
+    runtime.page_tools = {"wab": [{"name": "addToCart", "description": "Add", "params": {}}]}
+    setting.discovery.seen(runtime)
+    del setting.runtimes["tab-1"]
+    setting.discovery.forget("tab-1")
+    assert setting.discovery._applied == {} and setting.discovery.origins == {}
+    await setting.discovery.aclose()
+
+
 async def test_only_a_change_is_handed_on_again() -> None:
     setting = _Setting()
     runtime = setting.connect("r1", "about:blank")  # no http(s) origin: nothing to look for
