@@ -65,6 +65,11 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
         # A page declared it (WebMCP, ABP, WAB): its description and schema are the page's words
         # (the description also says so in its text, protocols/page_maps.py).
         meta[META_UNTRUSTED] = True
+        # And its output schema is not handed on: a host's client checks every result against an
+        # outputSchema with its own validator (the MCP SDK's: plain jsonschema, backtracking regexes,
+        # uniqueItems comparing every pair), so a page could stall the host with a schema it wrote.
+        # The server has already held the result to it, on RE2 and under the call's deadline.
+        output_schema = None
     if binding.confirm:
         meta["mcp-actions/confirm"] = True  # the server asks the user before the call reaches the page
     return types.Tool(
