@@ -298,3 +298,44 @@ async def test_a_call_pending_when_the_client_closes_stdin_is_recorded(tmp_path,
     lines = _lines(audit_file)
     assert [(e["tool"], e["status"], e.get("code")) for e in lines] == [("browser.navigate", "ok", None), ("counter.hold", "error", "cancelled")]
     assert time.monotonic() - started < 20
+
+
+async def test_a_call_pending_at_sigterm_over_streamable_http_is_recorded_as_cancelled(tmp_path, pages_url):
+    """The same over the HTTP transport: SIGTERM to a ``serve --transport streamable-http`` process while a
+    client's call waits on the page; its line is written at shutdown, and the process ends within the
+    transport's grace, not when the page's wait would end."""
+    from .session_servers import http_serve
+
+    document = json.loads((PAGES / "audit-counter" / "actions.json").read_text())
+    document["surface"]["origin"] = pages_url
+    map_file = tmp_path / "counter.actions.json"
+    map_file.write_text(json.dumps(document))
+    with http_serve(tmp_path / "served", "--manifests", str(map_file), "--no-watch", "--shared-browser-context") as served:
+        started: asyncio.Queue[str] = asyncio.Queue()
+
+        async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+            if isinstance(params.data, dict) and params.data.get("event") == "call_started":
+                started.put_nowait(str(params.data["tool"]))
+
+        async with Client(served.url, read_timeout_seconds=60, logging_callback=on_log, mode="legacy") as client:
+            await client.set_logging_level("debug")
+            opened = await client.call_tool("browser_navigate", {"url": f"{pages_url}/audit-counter/index.html"})
+            assert not opened.is_error, opened.content
+            holding = asyncio.create_task(client.call_tool("counter_hold", {"ms": 10000}))
+            while (await asyncio.wait_for(started.get(), 30)) != "counter.hold":
+                pass
+            sent = time.monotonic()
+            served.process.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 9
+            while time.monotonic() < deadline and not (served.audit_log.exists() and "counter.hold" in served.audit_log.read_text()):
+                await asyncio.sleep(0.05)
+            recorded_after = time.monotonic() - sent
+            exited = await asyncio.to_thread(served.process.wait, 15)
+            exited_after = time.monotonic() - sent
+            holding.cancel()
+            with contextlib.suppress(BaseException):
+                await holding
+    assert exited_after < 8, (exited, exited_after)  # the open call was cancelled, not waited out
+    lines = _lines(served.audit_log)
+    assert [(e["tool"], e["status"], e.get("code")) for e in lines] == [("browser.navigate", "ok", None), ("counter.hold", "error", "cancelled")]
+    assert recorded_after < 9  # recorded at shutdown, not when the page's 10 s wait ended
