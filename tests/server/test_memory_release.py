@@ -16,15 +16,13 @@ from mcp_actions.server.sessions import AgentSessions
 
 
 class _Trims:
-    """A trim that records the thread it ran on and when (the release's last step)."""
+    """A trim that records the thread it ran on (the release's last step)."""
 
     def __init__(self) -> None:
         self.threads: list[int] = []
-        self.times: list[float] = []
 
     def __call__(self) -> int:
         self.threads.append(threading.get_ident())
-        self.times.append(time.monotonic())
         return 1
 
 
@@ -43,18 +41,17 @@ async def test_a_burst_of_session_ends_costs_one_release_then_one_more_after_the
 
     trims = _Trims()
     sessions = AgentSessions(end)
-    sessions.memory = MemoryRelease(interval=0.3, trim=trims)
+    sessions.memory = MemoryRelease(interval=1.0, trim=trims)
     keys = [sessions.open(SessionKey.of_http(f"s{n}")).key.id for n in range(8)]
     await sessions.end(keys[0], "test")
     await _until(lambda: sessions.memory.releases == 1)
     # Seven more end together, within the interval: one release, once the interval has passed.
     await asyncio.gather(*(sessions.end(key, "test") for key in keys[1:]))
-    await asyncio.sleep(0.1)
-    assert sessions.memory.releases == 1
+    await asyncio.sleep(0.3)
+    assert sessions.memory.releases == 1  # not yet: within the interval of the first
     await _until(lambda: sessions.memory.releases == 2)
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(1.2)
     assert sessions.memory.releases == 2 and len(ended) == 8
-    assert trims.times[1] - trims.times[0] >= 0.3
     # Off the event loop: the trim walks the whole heap.
     assert threading.get_ident() not in trims.threads
     await sessions.stop()
@@ -84,7 +81,7 @@ async def test_stopping_cancels_a_release_that_waits():
     await _until(lambda: memory.releases == 1)
     memory.soon()  # due in 30 s
     await memory.stop()
-    assert memory.releases == 1 and len(trims.times) == 1
+    assert memory.releases == 1 and len(trims.threads) == 1
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
