@@ -2,8 +2,8 @@
 
 What an ended session leaves in the server process was measured (bench/README.md, "Many agents"):
 its objects are gone (no host, tab, context or Playwright driver object is left; a few hundred
-small objects of bounded rings such as the audit log's recent calls stay), but the process stays
-10-20 MB above its size before the batch. That memory is *free* memory the allocators keep:
+small objects of bounded rings such as the audit log's recent calls stay), but after 32 sessions the
+process stayed 12-16 MB above its size before them. That memory is *free* memory the allocators keep:
 
 - glibc's ``malloc`` keeps freed pages of its heaps (a few MB after a batch of 32 sessions), which
   ``malloc_trim(0)`` hands back;
