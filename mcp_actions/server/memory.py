@@ -1,7 +1,7 @@
 """Giving freed memory back to the system after agent sessions end (docs/sessions.md, "Memory").
 
-What an ended session leaves in the server process was measured (bench/README.md, "Many agents"):
-its objects are gone (no host, tab, context or Playwright driver object is left; a few hundred
+What an ended session leaves in the server process was measured (bench/README.md, "What stays after
+all sessions closed"): its objects are gone (no host, tab, context or Playwright driver object is left; a few hundred
 small objects of bounded rings such as the audit log's recent calls stay), but after 32 sessions the
 process stayed 12-16 MB above its size before them. That memory is *free* memory the allocators keep:
 
@@ -13,9 +13,12 @@ process stayed 12-16 MB above its size before them. That memory is *free* memory
   same trim reaches it.
 
 So after a session's context closed, ``MemoryRelease.soon`` collects garbage (Playwright's objects
-hold reference cycles, freed only by the collector) and trims glibc's heap, in a worker thread (the
-trim walks the whole heap; the event loop keeps serving), at most once per ``interval`` seconds,
-and once more after the last of a burst of ends. Only on glibc: elsewhere (musl, macOS, Windows)
+hold reference cycles, freed only by the collector) and trims glibc's heap, at most once per
+``interval`` seconds, and once more after the last of a burst of ends. The collection runs on the
+event loop's thread: it holds the interpreter's lock throughout wherever it runs, and the finalizers
+it calls (asyncio's transports and futures among them) may only touch the loop from there. The
+trim runs in a worker thread: it walks the whole heap without the interpreter's lock, so the event
+loop keeps serving meanwhile. Only on glibc: elsewhere (musl, macOS, Windows)
 there is no ``malloc_trim`` and only the collection runs.
 """
 
@@ -54,7 +57,7 @@ def glibc_trim() -> Callable[[], int] | None:
 
 
 class MemoryRelease:
-    """Collect garbage and trim the C heap after sessions end, off the event loop, at most once per ``interval``."""
+    """Collect garbage and trim the C heap (in a worker thread) after sessions end, at most once per ``interval``."""
 
     def __init__(self, *, interval: float = RELEASE_INTERVAL_S, trim: Callable[[], int] | None = None, use_glibc: bool = True) -> None:
         """``trim``: what hands freed heap memory back (default: glibc's ``malloc_trim``, when ``use_glibc`` and found)."""
@@ -90,16 +93,12 @@ class MemoryRelease:
             self._wanted = False
             self._last = time.monotonic()
             try:
-                await asyncio.to_thread(self.release_now)
+                gc.collect()
+                if self._trim is not None:
+                    await asyncio.to_thread(self._trim)
             except Exception:  # giving memory back is a courtesy: it never fails a session's end
                 log.exception("giving memory back to the system failed")
-
-    def release_now(self) -> None:
-        """Collect garbage, then trim the C heap (glibc); blocking, so called in a worker thread."""
-        gc.collect()
-        if self._trim is not None:
-            self._trim()
-        self.releases += 1
+            self.releases += 1
 
     async def stop(self) -> None:
         """Cancel a release still waiting (the server is stopping)."""
