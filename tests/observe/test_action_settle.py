@@ -73,3 +73,19 @@ async def test_the_change_mark_describes_for_the_journal_and_a_miss_is_a_note_no
         missed = await host.run("refs.change_mark", {"describe": {"text": "No such button"}})
         assert missed["marked"] is True and missed["journal"]["why_not"]["code"] == "target_not_found", missed
         await host.run("refs.change_report", {})
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_the_engines_own_rescan_is_not_taken_for_the_actions_work(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/observe-text/late.html")
+        await host.call("page_click", {"text": "Do nothing"})  # installs the tracking
+        # The click adds a paragraph at once; the engine's declarative-form scanner (webmcp_forms.js)
+        # answers that DOM change with a 50 ms rescan timer of its own. Taken for the action's, it held
+        # a settle with no quiet window for what was left of those 50 ms (about 40 by the time the
+        # report was asked); it is the engine's, so nothing is pending and the settle ends at once.
+        await host.run("refs.change_mark", {})
+        await page.click("#note")
+        report = await host.run("refs.change_report", {"settle": {"quiet_ms": 0, "timeout_ms": 1500}})
+        assert report["added"] == ["Note added"], report
+        assert report["settle"]["settled"] is True and report["settle"]["waited_ms"] < 25, report["settle"]

@@ -49,6 +49,10 @@ var defineProperty = Object.defineProperty;
 var getPrototypeOf = Object.getPrototypeOf;
 var isArray = Array.isArray;
 var parseJSON = JSON.parse;
+// The window's own timer functions: observe_settle.js wraps the page's to follow what an action starts,
+// and the engine's own timers (a rescan after DOM changes) must not count as the action's.
+var nativeSetTimeout = typeof root.setTimeout === "function" ? root.setTimeout : null;
+var nativeClearTimeout = typeof root.clearTimeout === "function" ? root.clearTimeout : null;
 var ITERATOR = typeof Symbol === "function" ? Symbol.iterator : null;
 
 /** uncurry(f)(self, a, b) === f.call(self, a, b), with the call captured at install. */
@@ -292,7 +296,15 @@ function unforged(ev, el) {
   return isTrusted(ev) || agentInput(ev, el);
 }
 
+/** setTimeout as the engine's own: never taken for a page's work (observe_settle.js). */
+function engineTimeout(fn, ms) {
+  return nativeSetTimeout ? nativeSetTimeout.call(root, fn, ms) : 0;
+}
+
 M.intrinsics = objectFreeze({
+  setTimeout: engineTimeout,
+  nativeSetTimeout: nativeSetTimeout,
+  nativeClearTimeout: nativeClearTimeout,
   uncurry: uncurry,
   apply: reflectApply,
   hasOwn: hasOwn,
@@ -3113,7 +3125,8 @@ function watch(fn) {
   var timer = null;
   var observer = new MutationObserver(function () {
     if (timer) return;
-    timer = setTimeout(function () { timer = null; scan(); }, 50);
+    // The engine's own timer: a rescan is never the reply of an action (observe_settle.js).
+    timer = M.intrinsics.setTimeout(function () { timer = null; scan(); }, 50);
   });
   var start = function () {
     observer.observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["toolname", "tooldescription", "toolparamdescription", "name", "disabled", "required", "toolautosubmit"] });
@@ -6989,8 +7002,9 @@ var HOT_MS = 20; // code this soon after an input event or tracked work continue
 // The events an action delivers (trusted input or the engine's own): each starts a hot window.
 var INPUT_EVENTS = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "keydown", "keypress", "keyup", "beforeinput", "input", "change", "submit", "focusin", "focusout", "mouseover", "pointerover", "dragstart", "drop", "dragend", "scroll", "wheel"];
 
-var nativeSetTimeout = typeof root.setTimeout === "function" ? root.setTimeout : null;
-var nativeClearTimeout = typeof root.clearTimeout === "function" ? root.clearTimeout : null;
+// Captured when the engine installed (intrinsics.js): the engine's own timers use them and are never followed.
+var nativeSetTimeout = M.intrinsics.nativeSetTimeout;
+var nativeClearTimeout = M.intrinsics.nativeClearTimeout;
 var nativeNow = Date.now;
 
 var installed = false;

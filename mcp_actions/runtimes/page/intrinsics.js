@@ -32,6 +32,10 @@ var defineProperty = Object.defineProperty;
 var getPrototypeOf = Object.getPrototypeOf;
 var isArray = Array.isArray;
 var parseJSON = JSON.parse;
+// The window's own timer functions: observe_settle.js wraps the page's to follow what an action starts,
+// and the engine's own timers (a rescan after DOM changes) must not count as the action's.
+var nativeSetTimeout = typeof root.setTimeout === "function" ? root.setTimeout : null;
+var nativeClearTimeout = typeof root.clearTimeout === "function" ? root.clearTimeout : null;
 var ITERATOR = typeof Symbol === "function" ? Symbol.iterator : null;
 
 /** uncurry(f)(self, a, b) === f.call(self, a, b), with the call captured at install. */
@@ -275,7 +279,15 @@ function unforged(ev, el) {
   return isTrusted(ev) || agentInput(ev, el);
 }
 
+/** setTimeout as the engine's own: never taken for a page's work (observe_settle.js). */
+function engineTimeout(fn, ms) {
+  return nativeSetTimeout ? nativeSetTimeout.call(root, fn, ms) : 0;
+}
+
 M.intrinsics = objectFreeze({
+  setTimeout: engineTimeout,
+  nativeSetTimeout: nativeSetTimeout,
+  nativeClearTimeout: nativeClearTimeout,
   uncurry: uncurry,
   apply: reflectApply,
   hasOwn: hasOwn,

@@ -36,8 +36,9 @@ var HOT_MS = 20; // code this soon after an input event or tracked work continue
 // The events an action delivers (trusted input or the engine's own): each starts a hot window.
 var INPUT_EVENTS = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "keydown", "keypress", "keyup", "beforeinput", "input", "change", "submit", "focusin", "focusout", "mouseover", "pointerover", "dragstart", "drop", "dragend", "scroll", "wheel"];
 
-var nativeSetTimeout = typeof root.setTimeout === "function" ? root.setTimeout : null;
-var nativeClearTimeout = typeof root.clearTimeout === "function" ? root.clearTimeout : null;
+// Captured when the engine installed (intrinsics.js): the engine's own timers use them and are never followed.
+var nativeSetTimeout = M.intrinsics.nativeSetTimeout;
+var nativeClearTimeout = M.intrinsics.nativeClearTimeout;
 var nativeNow = Date.now;
 
 var installed = false;

@@ -151,7 +151,8 @@ function watch(fn) {
   var timer = null;
   var observer = new MutationObserver(function () {
     if (timer) return;
-    timer = setTimeout(function () { timer = null; scan(); }, 50);
+    // The engine's own timer: a rescan is never the reply of an action (observe_settle.js).
+    timer = M.intrinsics.setTimeout(function () { timer = null; scan(); }, 50);
   });
   var start = function () {
     observer.observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["toolname", "tooldescription", "toolparamdescription", "name", "disabled", "required", "toolautosubmit"] });
