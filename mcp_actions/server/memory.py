@@ -3,7 +3,7 @@
 What an ended session leaves in the server process was measured (bench/README.md, "What stays after
 all sessions closed"): its objects are gone (no host, tab, context or Playwright driver object is left; a few hundred
 small objects of bounded rings such as the audit log's recent calls stay), but after 32 sessions the
-process stayed 12-16 MB above its size before them. That memory is *free* memory the allocators keep:
+process stayed 7-16 MB above its size before them. That memory is *free* memory the allocators keep:
 
 - glibc's ``malloc`` keeps freed pages of its heaps (a few MB after a batch of 32 sessions), which
   ``malloc_trim(0)`` hands back;
