@@ -153,7 +153,7 @@ async def test_mcp_b_global_wraps_our_context_and_its_tools_reach_the_client(npm
         # @mcp-b/global replaced document.modelContext with its own server (it has listTools, ours has not),
         # which passes registrations on to the context it found: ours.
         assert await s.tab().page.evaluate("() => typeof document.modelContext.listTools") == "function"
-        assert increment.title == "Increment the counter" and increment.input_schema["required"] == ["by"]
+        assert increment.title == "[page] Increment the counter" and increment.input_schema["required"] == ["by"]
         assert count.annotations is not None and count.annotations.read_only_hint is True
 
         done = await s.client.call_tool(increment.name, {"by": 3})
