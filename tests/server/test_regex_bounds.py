@@ -15,10 +15,11 @@ a second, and the hostile call must end by its deadline with a structured error
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,10 @@ def _error_code(result: types.CallToolResult) -> str | None:
     return error.get("code") if isinstance(error, dict) else None
 
 
-async def test_an_abp_output_schema_pattern_over_a_hostile_answer_stalls_nothing(pages_url: str) -> None:
+@contextlib.asynccontextmanager
+async def abp_page(pages_url: str, path: str, names: set[str]) -> AsyncIterator[tuple[ActionsApp, Client, dict[str, types.Tool]]]:
+    """A server with no browser of its own, ``pages_url/path`` in headless Chromium with the page runtime
+    connected to it, and the page's ABP tools by their capability names once ``names`` are all listed."""
     port = _free_port()
     app = ActionsApp(AppOptions(browser="none", bridge_port=port, bridge_token=TOKEN, allowed_origins=[pages_url], watch=False))
     async with async_playwright() as pw, Client(build_server(app), mode="legacy") as client:
@@ -94,31 +98,36 @@ async def test_an_abp_output_schema_pattern_over_a_hostile_answer_stalls_nothing
             page = await context.new_page()
             assert app.endpoint is not None
             await page.add_init_script(f"window.__MCP_ACTIONS_BRIDGE__ = {{url: {json.dumps(app.endpoint.url)}, token: {json.dumps(TOKEN)}}};\n" + runtime_js())
-            await page.goto(f"{pages_url}/abp/redos.html")
+            await page.goto(f"{pages_url}/{path}")
 
             async def abp_tools() -> dict[str, types.Tool] | None:
                 tools = (await client.list_tools()).tools
                 found = {t.meta["mcp-actions/tool"].split(".", 1)[1]: t for t in tools if t.meta and t.meta.get("mcp-actions/protocol") == "abp"}
-                return found if {"code.check", "time.now"} <= found.keys() else None
+                return found if names <= found.keys() else None
 
-            found = await eventually_async(abp_tools, timeout=20)
-            check, now = found["code.check"], found["time.now"]
-
-            async def other_call() -> None:
-                answered = await client.call_tool(now.name, {})
-                assert not answered.is_error and answered.structured_content == {"n": 7}, answered
-
-            call = asyncio.create_task(_timed(client.call_tool(check.name, {"timeout_ms": DEADLINE_MS})))
-            slowest = await _probe_while(call, {"healthz": _healthz(app.endpoint.http_url), "tools/list": client.list_tools, "other call": other_call})
-            elapsed, result = await call
-
-            assert all(seconds < ANSWER_WITHIN_S for seconds in slowest.values()), slowest
-            assert elapsed < END_WITHIN_S, elapsed
-            # The answer fails the capability's own outputSchema: a structured error, not a hang.
-            assert result.is_error and _error_code(result) == "invalid_result", result
+            yield app, client, await eventually_async(abp_tools, timeout=20)
         finally:
             await context.close()
             await chromium.close()
+
+
+async def test_an_abp_output_schema_pattern_over_a_hostile_answer_stalls_nothing(pages_url: str) -> None:
+    async with abp_page(pages_url, "abp/redos.html", {"code.check", "time.now"}) as (app, client, found):
+        assert app.endpoint is not None
+        check, now = found["code.check"], found["time.now"]
+
+        async def other_call() -> None:
+            answered = await client.call_tool(now.name, {})
+            assert not answered.is_error and answered.structured_content == {"n": 7}, answered
+
+        call = asyncio.create_task(_timed(client.call_tool(check.name, {"timeout_ms": DEADLINE_MS})))
+        slowest = await _probe_while(call, {"healthz": _healthz(app.endpoint.http_url), "tools/list": client.list_tools, "other call": other_call})
+        elapsed, result = await call
+
+        assert all(seconds < ANSWER_WITHIN_S for seconds in slowest.values()), slowest
+        assert elapsed < END_WITHIN_S, elapsed
+        # The answer fails the capability's own outputSchema: a structured error, not a hang.
+        assert result.is_error and _error_code(result) == "invalid_result", result
 
 
 def _write_map(root: Path) -> None:

@@ -21,90 +21,45 @@ another call each answer within a second, and the call ends by its deadline.
 from __future__ import annotations
 
 import asyncio
-import json
 
-import mcp_types as types
 import pytest
-from mcp import Client
-from playwright.async_api import async_playwright
 
-from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.runtimes.page_script import runtime_js
-from mcp_actions.server.mcp_server import build_server
-from tests.conftest import launch_chromium
-from tests.protocols.conftest import eventually as eventually_async
-
-from .test_regex_bounds import ANSWER_WITHIN_S, DEADLINE_MS, END_WITHIN_S, TOKEN, _error_code, _free_port, _healthz, _probe_while, _timed
+from .test_regex_bounds import ANSWER_WITHIN_S, DEADLINE_MS, END_WITHIN_S, _error_code, _healthz, _probe_while, _timed, abp_page
 
 
 @pytest.mark.parametrize("capability", ["list.unique", "list.enum"])
 async def test_schema_work_on_a_pages_answer_stalls_nothing(pages_url: str, capability: str) -> None:
-    port = _free_port()
-    app = ActionsApp(AppOptions(browser="none", bridge_port=port, bridge_token=TOKEN, allowed_origins=[pages_url], watch=False))
-    async with async_playwright() as pw, Client(build_server(app), mode="legacy") as client:
-        chromium = await launch_chromium(pw)
-        context = await chromium.new_context()
-        try:
-            page = await context.new_page()
-            assert app.endpoint is not None
-            await page.add_init_script(f"window.__MCP_ACTIONS_BRIDGE__ = {{url: {json.dumps(app.endpoint.url)}, token: {json.dumps(TOKEN)}}};\n" + runtime_js())
-            await page.goto(f"{pages_url}/abp/heavy.html")
+    async with abp_page(pages_url, "abp/heavy.html", {capability, "time.now"}) as (app, client, found):
+        assert app.endpoint is not None
+        heavy, now = found[capability], found["time.now"]
 
-            async def abp_tools() -> dict[str, types.Tool] | None:
-                tools = (await client.list_tools()).tools
-                found = {t.meta["mcp-actions/tool"].split(".", 1)[1]: t for t in tools if t.meta and t.meta.get("mcp-actions/protocol") == "abp"}
-                return found if {capability, "time.now"} <= found.keys() else None
+        async def other_call() -> None:
+            answered = await client.call_tool(now.name, {})
+            assert not answered.is_error and answered.structured_content == {"n": 7}, answered
 
-            found = await eventually_async(abp_tools, timeout=20)
-            heavy, now = found[capability], found["time.now"]
+        call = asyncio.create_task(_timed(client.call_tool(heavy.name, {"timeout_ms": DEADLINE_MS})))
+        slowest = await _probe_while(call, {"healthz": _healthz(app.endpoint.http_url), "tools/list": client.list_tools, "other call": other_call})
+        elapsed, result = await call
 
-            async def other_call() -> None:
-                answered = await client.call_tool(now.name, {})
-                assert not answered.is_error and answered.structured_content == {"n": 7}, answered
-
-            call = asyncio.create_task(_timed(client.call_tool(heavy.name, {"timeout_ms": DEADLINE_MS})))
-            slowest = await _probe_while(call, {"healthz": _healthz(app.endpoint.http_url), "tools/list": client.list_tools, "other call": other_call})
-            elapsed, result = await call
-
-            assert all(seconds < ANSWER_WITHIN_S for seconds in slowest.values()), slowest
-            assert elapsed < END_WITHIN_S, elapsed
-            if capability == "list.unique":
-                # Linear now: refused well within the deadline.
-                assert result.is_error and _error_code(result) == "invalid_result", result
-                assert result.structured_content is not None and "items 0 and 3000 are equal" in result.structured_content["error"]["message"]
-            else:
-                assert result.is_error and _error_code(result) == "handler_timeout", result
-                assert result.structured_content is not None and result.structured_content["error"]["evidence"]["phase"] == "schema_check"
-        finally:
-            await context.close()
-            await chromium.close()
+        assert all(seconds < ANSWER_WITHIN_S for seconds in slowest.values()), slowest
+        assert elapsed < END_WITHIN_S, elapsed
+        if capability == "list.unique":
+            # Linear now: refused well within the deadline.
+            assert result.is_error and _error_code(result) == "invalid_result", result
+            assert result.structured_content is not None and "items 0 and 3000 are equal" in result.structured_content["error"]["message"]
+        else:
+            assert result.is_error and _error_code(result) == "handler_timeout", result
+            assert result.structured_content is not None and result.structured_content["error"]["evidence"]["phase"] == "schema_check"
 
 
 async def test_a_page_tools_schema_is_not_handed_to_the_host_to_run(pages_url: str) -> None:
     """A page tool is listed without its page's outputSchema, so the host's client (here the MCP SDK's, which
     checks results with jsonschema: about 20 s for 3,000 distinct objects under uniqueItems) runs nothing a
     page wrote; the server held the valid answer to the page's schema itself, and it reaches the host at once."""
-    port = _free_port()
-    app = ActionsApp(AppOptions(browser="none", bridge_port=port, bridge_token=TOKEN, allowed_origins=[pages_url], watch=False))
-    async with async_playwright() as pw, Client(build_server(app), mode="legacy") as client:
-        chromium = await launch_chromium(pw)
-        context = await chromium.new_context()
-        try:
-            page = await context.new_page()
-            assert app.endpoint is not None
-            await page.add_init_script(f"window.__MCP_ACTIONS_BRIDGE__ = {{url: {json.dumps(app.endpoint.url)}, token: {json.dumps(TOKEN)}}};\n" + runtime_js())
-            await page.goto(f"{pages_url}/abp/heavy.html")
-
-            async def distinct() -> types.Tool | None:
-                tools = (await client.list_tools()).tools
-                return next((t for t in tools if t.meta and t.meta.get("mcp-actions/tool", "").endswith(".list.distinct")), None)
-
-            tool = await eventually_async(distinct, timeout=20)
-            assert tool.output_schema is None and tool.meta is not None and tool.meta["mcp-actions/untrusted"] is True
-            elapsed, result = await _timed(client.call_tool(tool.name, {"timeout_ms": DEADLINE_MS}))
-            assert not result.is_error, result
-            assert result.structured_content is not None and len(result.structured_content["items"]) == 3000
-            assert elapsed < ANSWER_WITHIN_S * 3, elapsed
-        finally:
-            await context.close()
-            await chromium.close()
+    async with abp_page(pages_url, "abp/heavy.html", {"list.distinct"}) as (_app, client, found):
+        tool = found["list.distinct"]
+        assert tool.output_schema is None and tool.meta is not None and tool.meta["mcp-actions/untrusted"] is True
+        elapsed, result = await _timed(client.call_tool(tool.name, {"timeout_ms": DEADLINE_MS}))
+        assert not result.is_error, result
+        assert result.structured_content is not None and len(result.structured_content["items"]) == 3000
+        assert elapsed < ANSWER_WITHIN_S * 3, elapsed
