@@ -30,14 +30,19 @@ def free_port() -> int:
         return port
 
 
-def form_map(tmp_path: Path, origin: str) -> Path:
-    """The simple-form fixture's map (a handler on the page's own window), for our static server's origin."""
-    document = json.loads((PAGES / "simple-form" / "actions.json").read_text())
+def fixture_map(tmp_path: Path, fixture: str, origin: str) -> Path:
+    """A folder holding the map of ``tests/fixtures/pages/<fixture>``, its surface set to our static server's origin."""
+    document = json.loads((PAGES / fixture / "actions.json").read_text())
     document["surface"]["origin"] = origin
     folder = tmp_path / "maps"
     folder.mkdir(exist_ok=True)
-    (folder / "form.actions.json").write_text(json.dumps(document))
+    (folder / f"{fixture}.actions.json").write_text(json.dumps(document))
     return folder
+
+
+def form_map(tmp_path: Path, origin: str) -> Path:
+    """The simple-form fixture's map (a handler on the page's own window), for our static server's origin."""
+    return fixture_map(tmp_path, "simple-form", origin)
 
 
 @contextlib.asynccontextmanager

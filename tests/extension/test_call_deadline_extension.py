@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from pathlib import Path
 
 import pytest
 
-from .harness import PAGES, chromium_with_extension, eventually, free_port, pair, runtimes, server
+from .harness import chromium_with_extension, eventually, fixture_map, free_port, pair, runtimes, server
 
 pytestmark = pytest.mark.browser
 
@@ -26,11 +25,7 @@ TITLE = "Deadline"
 
 async def test_a_timed_out_or_cancelled_handler_does_not_act_later_in_a_shared_tab(tmp_path: Path, pages_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCP_ACTIONS_STATE_DIR", str(tmp_path / "state"))
-    document = json.loads((PAGES / "deadline" / "actions.json").read_text())
-    document["surface"]["origin"] = pages_url
-    maps = tmp_path / "maps"
-    maps.mkdir()
-    (maps / "deadline.actions.json").write_text(json.dumps(document))
+    maps = fixture_map(tmp_path, "deadline", pages_url)
     async with chromium_with_extension(tmp_path / "profile") as context:
         page = context.pages[0] if context.pages else await context.new_page()
         await page.goto(f"{pages_url}/deadline/index.html")

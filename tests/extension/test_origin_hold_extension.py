@@ -14,7 +14,6 @@ wherever the tab was (the count moved).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,7 +21,7 @@ import pytest
 
 from mcp_actions.errors import ActionError, ErrorCode
 
-from .harness import PAGES, chromium_with_extension, eventually, free_port, pair, runtimes, server
+from .harness import chromium_with_extension, eventually, fixture_map, free_port, pair, runtimes, server
 
 pytestmark = pytest.mark.browser
 
@@ -31,11 +30,7 @@ TITLE = "Deadline"
 
 async def test_a_shared_tab_that_moved_before_its_report_is_not_acted_on(tmp_path: Path, pages_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCP_ACTIONS_STATE_DIR", str(tmp_path / "state"))
-    document = json.loads((PAGES / "deadline" / "actions.json").read_text())
-    document["surface"]["origin"] = pages_url
-    maps = tmp_path / "maps"
-    maps.mkdir()
-    (maps / "deadline.actions.json").write_text(json.dumps(document))
+    maps = fixture_map(tmp_path, "deadline", pages_url)
     parts = urlsplit(pages_url)
     judged = f"{parts.scheme}://{parts.netloc}"
     elsewhere = f"{parts.scheme}://localhost:{parts.port}"  # the same server under another name: another origin
