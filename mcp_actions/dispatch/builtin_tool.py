@@ -21,6 +21,7 @@ from ..deadline import Deadline
 from ..manifest.compose import ToolOrigin
 from ..manifest.execution import BUILTIN_PLAN
 from .act_probe import ActProbe
+from .execution import OriginGuard
 from .targets import NO_TARGET, CallTarget, TargetRule
 
 if TYPE_CHECKING:
@@ -39,6 +40,9 @@ class BuiltinCall:
     target: CallTarget = field(default_factory=CallTarget)
     #: What the journal of acting calls asks of this call's page round trips (dispatch/act_probe.py), if anything.
     probe: ActProbe | None = None
+    #: The origin the policy judged the call for, when its decision depends on the page: the acting
+    #: tools' steps carry it, so a page that moved between two of them is judged again (execution.held_step).
+    hold: OriginGuard | None = None
 
     @property
     def runtime(self) -> RuntimeInfo:

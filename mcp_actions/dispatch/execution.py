@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Collection
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
@@ -48,9 +48,11 @@ from .server_context import ServerCall, ServerServices
 from .server_primitives import SERVER_PRIMITIVES, run_server_primitive
 from .storage_primitives import OVERLAY_PRIMITIVES, resolve_overlay_arguments
 
-__all__ = ["OriginGuard", "ToolRun", "missing"]
+__all__ = ["OriginGuard", "ToolRun", "held_step", "missing"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Handler errors after which ``handler_first`` falls back to the legacy steps (a primitive handler
 #: the runtime does not provide is as missing as a page function that is not there).
@@ -66,6 +68,28 @@ class OriginGuard(Protocol):
 
     async def moved_to(self, origin: str | None) -> None:
         """The page is now of ``origin``: judge the call again (raises ``permission_denied`` when denied)."""
+
+
+async def held_step(hold: OriginGuard | None, send: Callable[[str | None], Awaitable[T]], *, step: str, runtime_id: str) -> T:
+    """One page step held to the origin its call was judged for (``send(origin)``: the step, carrying it).
+
+    A runtime (or the bridge) that finds its page on another origin refuses with ``origin_changed``;
+    the call is then judged again for where the page is (denied: ``permission_denied``, nothing done
+    there) and the step sent again. Without a hold (the decision does not depend on the page) the
+    step is sent with no origin.
+    """
+    for _ in range(2):
+        try:
+            return await send(hold.origin if hold is not None else None)
+        except ActionError as exc:
+            if hold is None or exc.code != ErrorCode.PERMISSION_DENIED or exc.evidence.get("reason") != "origin_changed":
+                raise
+            await hold.moved_to(exc.evidence.get("origin"))
+    raise ActionError(
+        f"{step}: the page kept moving while the call was judged for it",
+        code=ErrorCode.PERMISSION_DENIED,
+        evidence={"reason": "origin_changed", "runtime_id": runtime_id},
+    )
 
 
 class ToolRun:
@@ -125,22 +149,12 @@ class ToolRun:
 
     async def _on_page(self, name: str, arguments: dict[str, Any], *, timeout_ms: int | None = None, handler: str | None = None) -> Any:
         """One call on the page, held to the origin the policy judged: a page that moved is judged again first."""
-        for _ in range(2):
+
+        async def send(origin: str | None) -> Any:
             bound = self.deadline.child(timeout_ms or None).remaining_ms()
-            origin = self.hold.origin if self.hold is not None else None
-            try:
-                return await self.bridge.call(name, arguments, runtime_id=self.runtime.runtime_id, timeout_ms=bound, handler=handler, origin=origin)
-            except ActionError as exc:
-                if self.hold is None or exc.code != ErrorCode.PERMISSION_DENIED or exc.evidence.get("reason") != "origin_changed":
-                    raise
-                # The tab moved since the call was judged (a link, a redirect): judged again for where it is
-                # now, before this step touches it (denied: permission_denied, nothing done there).
-                await self.hold.moved_to(exc.evidence.get("origin"))
-        raise ActionError(
-            f"{name}: the page kept moving while the call was judged for it",
-            code=ErrorCode.PERMISSION_DENIED,
-            evidence={"reason": "origin_changed", "runtime_id": self.runtime.runtime_id},
-        )
+            return await self.bridge.call(name, arguments, runtime_id=self.runtime.runtime_id, timeout_ms=bound, handler=handler, origin=origin)
+
+        return await held_step(self.hold, send, step=name, runtime_id=self.runtime.runtime_id)
 
     # -- running ---------------------------------------------------------
 

@@ -21,6 +21,7 @@ from typing import Any
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
+from .execution import held_step
 from .page_answers import META_RUNTIME, TextAnswer, change_text, observe_text
 from .page_files import MAX_UPLOAD_FILES, read_uploads
 from .service import ActionService
@@ -127,8 +128,15 @@ def _target(own: dict[str, Any]) -> dict[str, Any]:
     return {key: own[key] for key in ("ref", "text") if key in own}
 
 
-async def _call(service: ActionService, call: BuiltinCall, name: str, arguments: dict[str, Any]) -> Any:
-    return await service.bridge.call(name, arguments, runtime_id=call.runtime.runtime_id, timeout_ms=call.deadline.remaining_ms())
+async def _call(service: ActionService, call: BuiltinCall, name: str, arguments: dict[str, Any], *, held: bool = True) -> Any:
+    """One round trip to the page. Held to the origin the call was judged for (``held``), as a map's workflow
+    steps are: a page that moved since is judged again before the step reaches it. The report of what an
+    action did is not held: the action may have been a navigation, and reading its result acts on nothing."""
+
+    async def send(origin: str | None) -> Any:
+        return await service.bridge.call(name, arguments, runtime_id=call.runtime.runtime_id, timeout_ms=call.deadline.remaining_ms(), origin=origin)
+
+    return await held_step(call.hold if held else None, send, step=name, runtime_id=call.runtime.runtime_id)
 
 
 def _answer(call: BuiltinCall, text: str) -> TextAnswer:
@@ -187,7 +195,7 @@ async def _changes(service: ActionService, call: BuiltinCall) -> str:
     settle = {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_MS}
     try:
         # A page that keeps changing (a clock, an animation) costs at most SETTLE_MS.
-        report = await _call(service, call, "refs.change_report", {"settle": settle, **(probe.report_arguments() if probe is not None else {})})
+        report = await _call(service, call, "refs.change_report", {"settle": settle, **(probe.report_arguments() if probe is not None else {})}, held=False)
     except ActionError as exc:
         if exc.code in _GONE:
             # The action replaced the page (a link, a form post, a reload): its engine went with it.

@@ -288,7 +288,8 @@ class ActionService:
                 current = _CURRENT_CALL.set(call)
                 try:
                     assert call.target is not None
-                    output = await tool.run(self, BuiltinCall(call.own, dict(call.routing), call.deadline, call.target))
+                    hold = OriginHold(call) if judged_origin(call) is not None else None
+                    output = await tool.run(self, BuiltinCall(call.own, dict(call.routing), call.deadline, call.target, hold=hold))
                 finally:
                     _CURRENT_CALL.reset(current)
             await _check_result(binding, output, call.deadline)
