@@ -50,13 +50,12 @@ class ActProbe:
     def resolve_mark_arguments(self) -> dict[str, Any]:
         """What ``refs.resolve {mark}`` is asked when the tool takes its mark while resolving its element.
 
-        The element it resolves is the one the journal describes (the tool resolves it as the journal would).
+        The element it resolves is the one the journal describes (the tool resolves it as the journal would),
+        so ``describe`` only says to describe it; the rest is what ``refs.change_mark`` is asked.
         """
-        out: dict[str, Any] = {}
-        if self.describe is not None:
+        out = self.mark_arguments()
+        if "describe" in out:
             out["describe"] = True
-        if self.watch or self.describe is not None:
-            out["watch"] = self.watch[-(WATCH_CAP - 1) :]
         return out
 
     def marked(self, output: Any) -> None:
