@@ -155,8 +155,9 @@ def _what(target: dict[str, Any], by_ref: bool = False) -> str:
     return " ".join(part for part in (target.get("ref"), target.get("role"), json.dumps(name, ensure_ascii=False) if name else None) if part)
 
 
-def _by_ref(call: BuiltinCall) -> bool:
-    return "ref" in call.own
+def _named(call: BuiltinCall, target: dict[str, Any]) -> str:
+    """``_what`` for the element the call named (by its ref, or by text)."""
+    return _what(target, "ref" in call.own)
 
 
 async def _observe(service: ActionService, call: BuiltinCall) -> Any:
@@ -234,9 +235,9 @@ async def _click(service: ActionService, call: BuiltinCall) -> Any:
     target = await _resolve_marked(service, call, _target(call.own), point=True)
     if target.get("frame"):
         await _in_frame(service, call, target, "click")
-        return await _acted(service, call, f"clicked {_what(target, _by_ref(call))} (in a frame)")
+        return await _acted(service, call, f"clicked {_named(call, target)} (in a frame)")
     await _call(service, call, "pointer.click", target["point"])
-    line = f"clicked {_what(target, _by_ref(call))}"
+    line = f"clicked {_named(call, target)}"
     if target.get("occluded"):
         # A trusted click lands on whatever is on top (a cover, an overlay): say so rather than pretend.
         line += " (something covered its centre: the click went to what was on top)"
@@ -271,18 +272,18 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     if target.get("fill") == "select":
         # A <select> filled by a model: the option with that value or label.
         out = await _call(service, call, "refs.select", {"ref": target["ref"], "values": [value]})
-        line = f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {_what(target, _by_ref(call))}"
+        line = f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {_named(call, target)}"
     elif target.get("fill") == "value":
         # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
         out = await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
-        line = f"filled {_what(target, _by_ref(call))}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")
+        line = f"filled {_named(call, target)}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")
     elif target.get("frame"):
         # A text field inside a same-origin frame: its value set there (observe_frames.js), on both hosts.
         await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "fill", "value": value})
-        line = f"filled {_what(target, _by_ref(call))} (in a frame)"
+        line = f"filled {_named(call, target)} (in a frame)"
     else:
         await _call(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
-        line = f"filled {_what(target, _by_ref(call))}"
+        line = f"filled {_named(call, target)}"
     return await _acted(service, call, line)
 
 
@@ -290,9 +291,9 @@ async def _hover(service: ActionService, call: BuiltinCall) -> Any:
     target = await _resolve_marked(service, call, _target(call.own), point=True)
     if target.get("frame"):
         await _in_frame(service, call, target, "hover")
-        return await _acted(service, call, f"hovered {_what(target, _by_ref(call))} (in a frame)")
+        return await _acted(service, call, f"hovered {_named(call, target)} (in a frame)")
     await _call(service, call, "pointer.move", target["point"])
-    return await _acted(service, call, f"hovered {_what(target, _by_ref(call))}")
+    return await _acted(service, call, f"hovered {_named(call, target)}")
 
 
 async def _scroll(service: ActionService, call: BuiltinCall) -> Any:
@@ -325,7 +326,7 @@ async def _press(service: ActionService, call: BuiltinCall) -> Any:
     target = await _resolve_marked(service, call, {**_target(own), "focus": True})
     out = await _call(service, call, "keyboard.press", {"key": own["key"]})
     key = out.get("key") if isinstance(out, dict) else own["key"]
-    return await _acted(service, call, f"pressed {key} on {_what(target, _by_ref(call))}")
+    return await _acted(service, call, f"pressed {key} on {_named(call, target)}")
 
 
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
