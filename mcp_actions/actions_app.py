@@ -231,9 +231,7 @@ class ActionsApp:
             from .backplane.node import Backplane
             from .backplane.session_link import SessionLink
 
-            self.backplane = Backplane(
-                self.options.backplane, self.bridge, self.events, bridge_token=self.token, http_token=self.options.http_token, turns=self.service.turns
-            )
+            self.backplane = Backplane(self.options.backplane, self.bridge, self.events, turns=self.service.turns)
             self.audit.replica = self.backplane.replica_id
             SessionLink(lambda: self.sessions, self.end_session).attach(self.backplane)
             await self.backplane.start()

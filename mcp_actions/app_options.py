@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .bridge.registry import EVENT_LOG_SIZE
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_TIMEOUT_MS
 from .manifest.limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:  # only named: without --backplane nothing of the backplane is imported
+    from .backplane.connection import BackplaneConnection
 
 __all__ = ["AppOptions", "parse_cdp_headers"]
 
@@ -58,6 +61,6 @@ class AppOptions:
     limits: Limits = DEFAULT_LIMITS  # workflow and projection limits (validation and run time)
     audit_log: str | None = None  # --audit-log: the JSON-lines file every call is appended to (None: no file)
     policy: str | None = None  # --policy: the rules file deciding calls before they reach a page (None: allow all)
-    backplane: str | None = None  # --backplane: the NATS URL replicas share (None: one process alone); docs/deploying.md
-    http_token: str | None = None  # --http-token, which with the bridge token names the replicas' cluster on the backplane
+    backplane: BackplaneConnection | None = None  # --backplane and its credentials and secret (None: one process alone); docs/deploying.md
+    http_token: str | None = None  # --http-token, which replicas share (any of them serves any MCP request)
     learned_maps: str | None = None  # --learned-maps: where actions.save_tool writes maps, always loaded (None: no folder)

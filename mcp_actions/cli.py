@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported where used: validate and check never pay for the s
     from .actions_app import AppOptions
     from .manifest.limits import Limits
 from .manifest.report import human_lines, json_text, validate_paths
+    from .backplane.connection import BackplaneConnection
 from .ports import PortInUse
 
 __all__ = ["build_parser", "main", "run_validate"]
@@ -184,11 +185,23 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "--backplane",
         default=_env("MCP_ACTIONS_BACKPLANE"),
         metavar="URL",
-        help="NATS URL (nats://HOST:PORT) shared by replicas started with the same --bridge-token and --http-token behind one load balancer: "
-        "they act as one server (needs pip install 'mcp-actions[nats]'; docs/deploying.md) [MCP_ACTIONS_BACKPLANE]",
+        help="NATS URL (nats://HOST:PORT or tls://HOST:PORT) shared by replicas started with the same --bridge-token, --http-token and "
+        "--backplane-secret-file behind one load balancer: they act as one server (needs pip install 'mcp-actions[nats]'; docs/deploying.md) [MCP_ACTIONS_BACKPLANE]",
     )
     parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
     parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS) besides loopback; repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
+    parser.add_argument(
+        "--backplane-secret-file",
+        metavar="FILE",
+        default=_env("MCP_ACTIONS_BACKPLANE_SECRET_FILE"),
+        help="the secret the replicas share (at least 32 bytes: openssl rand -hex 32 > FILE): every message between them is sealed "
+        "and authenticated with it; required with --backplane [MCP_ACTIONS_BACKPLANE_SECRET_FILE]",
+    )
+    parser.add_argument("--backplane-creds", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_CREDS"), help="NATS user credentials file (JWT and nkey seed) [MCP_ACTIONS_BACKPLANE_CREDS]")
+    parser.add_argument("--backplane-nkey", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_NKEY"), help="file holding a NATS user nkey seed [MCP_ACTIONS_BACKPLANE_NKEY]")
+    parser.add_argument("--backplane-tls-ca", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_CA"), help="CA certificate(s) the NATS server's certificate is checked against [MCP_ACTIONS_BACKPLANE_TLS_CA]")
+    parser.add_argument("--backplane-tls-cert", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_CERT"), help="client certificate for mutual TLS with NATS [MCP_ACTIONS_BACKPLANE_TLS_CERT]")
+    parser.add_argument("--backplane-tls-key", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_KEY"), help="private key of --backplane-tls-cert [MCP_ACTIONS_BACKPLANE_TLS_KEY]")
     parser.add_argument("--no-watch", dest="watch", action="store_false", default=_env("MCP_ACTIONS_WATCH", "1") not in ("0", "false", "no"), help="do not reload the catalogue when a manifest file changes [MCP_ACTIONS_WATCH=0]")
     for flag, env, help_text in _LIMIT_OPTIONS:
         parser.add_argument(flag, type=int, default=None, metavar="N", help=f"{help_text} [{env}]")
@@ -337,17 +350,35 @@ def _policy(given: str | None) -> str | None:
     return given
 
 
-def _backplane(url: str | None, bridge_token: str | None) -> str | None:
-    """The ``--backplane`` URL, checked: a NATS URL, the client installed, and a bridge token every replica shares."""
-    if not url:
+def _backplane(args: argparse.Namespace) -> BackplaneConnection | None:
+    """``--backplane`` and its options, checked: a NATS URL, the client installed, the tokens and the secret every replica
+    shares, NATS's credentials and TLS files (user and password only from the environment: a command line is seen by all)."""
+    if not args.backplane:
         return None
     from .backplane import check_backplane_url, require_client
 
-    check_backplane_url(url)
+    check_backplane_url(args.backplane)
     require_client()
-    if not bridge_token:
+    if not args.bridge_token:
         raise UsageError("--backplane needs --bridge-token (the same on every replica): a token generated per start differs on each")
-    return url
+    missing = [name for name, given in (("--http-token", args.http_token), ("--backplane-secret-file", args.backplane_secret_file)) if not given]
+    if missing:
+        raise UsageError(
+            f"--backplane needs {' and '.join(missing)} (the same on every replica): without them anyone who reaches NATS or the HTTP port could act as a replica or a client (docs/deploying.md)"
+        )
+    connection = BackplaneConnection(
+        url=args.backplane,
+        secret=read_secret(args.backplane_secret_file),
+        creds=args.backplane_creds,
+        nkey=args.backplane_nkey,
+        user=_env("MCP_ACTIONS_BACKPLANE_USER"),
+        password=_env("MCP_ACTIONS_BACKPLANE_PASSWORD"),
+        tls_ca=args.backplane_tls_ca,
+        tls_cert=args.backplane_tls_cert,
+        tls_key=args.backplane_tls_key,
+    )
+    connection.check()
+    return connection
 
 
 def _session_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -378,6 +409,7 @@ def _session_options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"MCP_ACTIONS_SESSION_IDLE_TIMEOUT must be a number of seconds, not {text!r}") from exc
     if not (0 < idle < float("inf")):
         raise UsageError(f"--session-idle-timeout must be a positive number of seconds, not {idle:g}")
+    from .backplane.connection import BackplaneConnection, read_secret
     return {
         "cdp_headers": tuple(headers),
         "browser_endpoint": endpoint,
@@ -427,7 +459,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         audit_log=_audit_log(args.audit_log),
         policy=_policy(args.policy),
         learned_maps=_learned_maps(args.learned_maps),
-        backplane=_backplane(args.backplane, args.bridge_token),
+        backplane=_backplane(args),
         http_token=args.http_token,
     )
     sources = {"bridge": ("--bridge-port", "MCP_ACTIONS_BRIDGE_PORT", bridge_source), "HTTP": ("--port", "MCP_ACTIONS_PORT", http_source)}

@@ -13,6 +13,10 @@ them (``sessions.py``), and fans change notifications out to every replica.
 Losing NATS is survived: each replica keeps serving the runtimes it holds and
 says so, and rejoins when NATS returns. See docs/deploying.md.
 
+Only replicas speak on the backplane: every message is sealed with the
+deployment's secret (``seal.py``, ``sealed.py``), and NATS's own credentials
+and TLS come from their own options, never shown (``connection.py``).
+
 Exported for the command line, which checks ``--backplane`` before anything
 starts: ``check_backplane_url`` (a NATS URL, one of ``BACKPLANE_SCHEMES``) and
 ``require_client`` (the ``nats`` extra installed, else one clear line).
@@ -33,15 +37,17 @@ BACKPLANE_SCHEMES = ("nats://", "tls://")
 def check_backplane_url(url: str) -> str:
     """The ``--backplane`` URL, or ``UsageError`` naming what is wrong with it."""
     if not url.startswith(BACKPLANE_SCHEMES) or len(url.split("://", 1)[1]) == 0:
-        raise UsageError(f"--backplane must be a NATS URL (nats://HOST:PORT or tls://HOST:PORT), not {url!r}")
+        # Only the scheme is said: the rest may hold a password.
+        given = f"a {url.split('://', 1)[0]}:// URL" if "://" in url else "a URL without a scheme"
+        raise UsageError(f"--backplane must be a NATS URL (nats://HOST:PORT or tls://HOST:PORT), not {given}")
     return url
 
 
 def require_client() -> None:
-    """Raise ``UsageError`` (one line, exit 2) when the NATS client is not installed."""
+    """Raise ``UsageError`` (one line, exit 2) when the NATS client, or ``cryptography`` that seals, is not installed."""
     try:
-        missing = importlib.util.find_spec("nats") is None
+        missing = any(importlib.util.find_spec(name) is None for name in ("nats", "cryptography"))
     except (ImportError, ValueError):  # a broken or blocked installation reads as a missing one
         missing = True
     if missing:
-        raise UsageError("--backplane needs the NATS client, which is not installed: pip install 'mcp-actions[nats]'")
+        raise UsageError("--backplane needs the NATS client and cryptography, which are not installed: pip install 'mcp-actions[nats]'")

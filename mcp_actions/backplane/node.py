@@ -1,7 +1,10 @@
 """``Backplane``: this replica's membership of the cluster, over one NATS connection that comes and goes.
 
-Started by the composition root when ``--backplane`` is given. It connects
-in the background (a replica whose NATS is not there yet serves alone and
+Started by the composition root when ``--backplane`` is given. Everything it
+says and hears on NATS is sealed with the deployment's secret and refused
+when it is not (``sealed.py``): only replicas of this deployment speak on
+its subjects. It connects, with NATS's own credentials and TLS
+(``connection.py``), in the background (a replica whose NATS is not there yet serves alone and
 says so), subscribes to the cluster's subjects (``wire.py``), and then, every
 quarter second: announces its runtimes once a second (``directory.py``),
 pings the replicas it knows and drops those that do not answer (their
@@ -31,11 +34,14 @@ from ..bridge.events import PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone
 from ..bridge.scope import SessionKey
 from ..dispatch.tab_turns import TabTurns
 from ..events import EventHub
+from .connection import BackplaneConnection
 from .directory import RuntimeDirectory
 from .remote import CallServer, RemoteCalls, ReplicaLink
+from .seal import Seal
+from .sealed import SealedNats
 from .sessions import SessionStore
 from .turns import RemoteTurns, TurnServer
-from .wire import Subjects, cluster_name, decode, encode
+from .wire import Subjects
 
 __all__ = ["ANNOUNCE_EVERY_S", "PING_TIMEOUT_S", "Backplane", "new_replica_id"]
 
@@ -64,22 +70,23 @@ class Backplane:
 
     def __init__(
         self,
-        url: str,
+        connection: BackplaneConnection,
         bridge: Bridge,
         events: EventHub,
         *,
-        bridge_token: str,
-        http_token: str | None,
         replica_id: str | None = None,
         turns: TabTurns | None = None,
     ) -> None:
-        """``turns``: this process's tab turns (dispatch), which then also hold other replicas' tabs' turns there."""
-        self.url = url
+        """``connection``: the NATS URL, credentials and the deployment's secret; ``turns``: this process's tab
+        turns (dispatch), which then also hold other replicas' tabs' turns there."""
+        self.connection = connection
+        #: The URL as it may be shown (no credentials): the status page, the launch report, log lines.
+        self.url = connection.shown_url
         self.bridge = bridge
         self.events = events
         self.replica_id = replica_id or new_replica_id()
-        self.cluster = cluster_name(bridge_token, http_token)
-        self.subjects = Subjects(self.cluster)
+        self.nats = SealedNats(Seal(connection.secret))
+        self.subjects = Subjects(self.nats.seal)
         link = ReplicaLink(bridge, self.subjects, self.replica_id, self._request, self._publish)
         self.remote = RemoteCalls(link)
         self.server = CallServer(link)
@@ -92,7 +99,9 @@ class Backplane:
         bridge.replica_id = self.replica_id
         self._nc: Any = None
         #: The streamable-HTTP sessions any replica may serve (server/adopted_sessions.py).
-        self.sessions = SessionStore(lambda: self._nc if self.connected else None, self.subjects.bucket("sessions"), max_age_s=SESSION_RECORD_MAX_AGE_S)
+        self.sessions = SessionStore(
+            lambda: self._nc if self.connected else None, self.subjects.bucket("sessions"), self.nats.seal, max_age_s=SESSION_RECORD_MAX_AGE_S
+        )
         self._connected = asyncio.Event()
         self._since = time.time()
         self._last_error: str | None = None
@@ -132,6 +141,8 @@ class Backplane:
             "replicas": self.directory.describe(),
             "forwarded_calls_in_flight": self.remote.in_flight,
             "calls_run_for_other_replicas": self.server.running,
+            # Messages on this deployment's subjects that were not sealed with its secret, by what they came as.
+            "refused_messages": dict(self.nats.refusals.counts),
         }
 
     # -- lifecycle ---------------------------------------------------------
@@ -143,14 +154,14 @@ class Backplane:
             async with asyncio.timeout(FIRST_CONNECT_S):
                 await self._connected.wait()
         if not self.connected:
-            log.warning("backplane %s is not reachable yet; this replica serves its own runtimes and keeps trying", self.url)
+            log.warning("backplane %s is not reachable yet; this replica serves its own runtimes and keeps trying (%s)", self.url, self._last_error)
 
     async def stop(self) -> None:
         """Say goodbye (the others drop this replica's runtimes at once) and close the connection."""
         self._unsubscribe()
         if self.connected:
             with contextlib.suppress(Exception):
-                await self._publish(self.subjects.directory, encode(self.directory.snapshot(bye=True)))
+                await self._publish(self.subjects.directory, self.directory.snapshot(bye=True))
                 await self._nc.flush(timeout=1)
         if self._task is not None:
             self._task.cancel()
@@ -169,7 +180,8 @@ class Backplane:
         while self._nc is None:
             try:
                 self._nc = await nats.connect(
-                    self.url,
+                    self.connection.url,
+                    **self.connection.connect_options(),
                     name=f"mcp-actions {self.replica_id}",
                     allow_reconnect=True,
                     max_reconnect_attempts=-1,
@@ -182,8 +194,9 @@ class Backplane:
                     error_cb=self._error,
                 )
             except Exception as exc:  # not there yet: serve alone, try again
-                self._last_error = f"{type(exc).__name__}: {exc}"
+                self._last_error = self.connection.hide(f"{type(exc).__name__}: {exc}")
                 await asyncio.sleep(0.5)
+        await self.nats.attach(self._nc)
         await self._subscribe()
         self._joined()
         last_announce = 0.0
@@ -201,7 +214,7 @@ class Backplane:
                 self._announce_soon.clear()
                 last_announce = now
                 with contextlib.suppress(Exception):
-                    await self._publish(self.subjects.directory, encode(self._announcement()))
+                    await self._publish(self.subjects.directory, self._announcement())
             await self._check_replicas()
             self.remote.sweep()
 
@@ -213,49 +226,48 @@ class Backplane:
         return message
 
     async def _subscribe(self) -> None:
-        nc, s, me = self._nc, self.subjects, self.replica_id
+        nats, s, me = self.nats, self.subjects, self.replica_id
 
-        async def on_directory(msg: Any) -> None:
-            message = decode(msg.data)
+        async def on_directory(message: dict[str, Any]) -> None:
             self.directory.heard(message)
             sessions = message.get("sessions")
             if message.get("replica") != me and isinstance(sessions, list) and sessions and self.on_session_activity is not None:
                 self.on_session_activity([s for s in sessions if isinstance(s, dict)])
+            return None
 
-        async def on_call(msg: Any) -> None:
-            await msg.respond(self.server.take(msg.data))
+        async def on_call(message: dict[str, Any]) -> dict[str, Any]:
+            return self.server.take(message)
 
-        async def on_control(msg: Any) -> None:
-            message = decode(msg.data)
+        async def on_control(message: dict[str, Any]) -> None:
             if message.get("kind") == "release":
                 self.turn_server.release(message)
             else:
-                self.server.control(msg.data)
+                self.server.control(message)
 
-        async def on_event(msg: Any) -> None:
-            message = decode(msg.data)
+        async def on_event(message: dict[str, Any]) -> None:
             if message.get("kind") == "turn":
                 self.remote_turns.heard(message)
             else:
-                await self.remote.on_event(msg.data)
+                await self.remote.on_event(message)
 
-        async def on_turn(msg: Any) -> None:
-            await msg.respond(self.turn_server.take(msg.data))
+        async def on_turn(message: dict[str, Any]) -> dict[str, Any]:
+            return self.turn_server.take(message)
 
-        async def on_ping(msg: Any) -> None:
-            await msg.respond(b"{}")
+        async def on_ping(message: dict[str, Any]) -> dict[str, Any]:
+            return {}
 
-        async def on_note(msg: Any) -> None:
-            self._heard_note(decode(msg.data))
+        async def on_note(message: dict[str, Any]) -> None:
+            self._heard_note(message)
 
-        await nc.subscribe(s.directory, cb=on_directory)
-        await nc.subscribe(s.notes, cb=on_note)
-        await nc.subscribe(s.replica(me, "call"), cb=on_call)
-        await nc.subscribe(s.replica(me, "ctl"), cb=on_control)
-        await nc.subscribe(s.replica(me, "ev"), cb=on_event)
-        await nc.subscribe(s.replica(me, "ping"), cb=on_ping)
-        await nc.subscribe(s.replica(me, "turn"), cb=on_turn)
-        await nc.flush(timeout=2)
+        # What each subject's messages are, as a refusal names them.
+        await nats.listen(s.directory, "a runtime announcement", on_directory)
+        await nats.listen(s.notes, "a notification", on_note)
+        await nats.listen(s.replica(me, "call"), "a call", on_call)
+        await nats.listen(s.replica(me, "ctl"), "a cancel, input answer or turn release", on_control)
+        await nats.listen(s.replica(me, "ev"), "a call's answer, progress or turn", on_event)
+        await nats.listen(s.replica(me, "ping"), "a ping", on_ping)
+        await nats.listen(s.replica(me, "turn"), "a turn request", on_turn)
+        await self._nc.flush(timeout=2)
 
     # -- connection state --------------------------------------------------
 
@@ -284,7 +296,7 @@ class Backplane:
         self._joined()
 
     async def _error(self, exc: Exception) -> None:
-        self._last_error = f"{type(exc).__name__}: {exc}"
+        self._last_error = self.connection.hide(f"{type(exc).__name__}: {exc}")
         log.debug("backplane error: %s", self._last_error)
 
     # -- liveness ----------------------------------------------------------
@@ -306,7 +318,7 @@ class Backplane:
 
     async def _alive(self, replica: str) -> bool:
         try:
-            await self._request(self.subjects.replica(replica, "ping"), b"{}", PING_TIMEOUT_S)
+            await self._request(self.subjects.replica(replica, "ping"), {}, PING_TIMEOUT_S)
             return True
         except Exception:
             return False
@@ -327,7 +339,7 @@ class Backplane:
         if isinstance(event, PageEvent):
             if self.connected:
                 note = {"kind": "page_event", "replica": self.replica_id, "runtime_id": runtime.runtime_id, "record": event.record}
-                self._spawn(self._publish(self.subjects.notes, encode(note)))
+                self._spawn(self._publish(self.subjects.notes, note))
             return
         if isinstance(event, (RuntimeArrived, RuntimeUpdated, RuntimeGone)):
             self._announce_soon.set()
@@ -338,7 +350,7 @@ class Backplane:
             return
         note = {"kind": "session_ended", "replica": self.replica_id, "session": SessionKey.of_http(mcp_session_id).id}
         try:
-            await self._publish(self.subjects.notes, encode(note))
+            await self._publish(self.subjects.notes, note)
         except Exception as exc:
             log.warning("could not tell the other replicas that a session ended: %s", exc)
 
@@ -350,7 +362,7 @@ class Backplane:
         if not self.connected:
             return
         try:
-            await self._publish(self.subjects.notes, encode({**note, "replica": self.replica_id}))
+            await self._publish(self.subjects.notes, {**note, "replica": self.replica_id})
         except Exception as exc:
             log.warning("could not tell the other replicas (%s): %s", note.get("kind"), exc)
 
@@ -360,7 +372,7 @@ class Backplane:
             return
         note = {"kind": "subscription", "replica": self.replica_id, "session": session, "uri": uri, "subscribed": subscribed}
         try:
-            await self._publish(self.subjects.notes, encode(note))
+            await self._publish(self.subjects.notes, note)
         except Exception as exc:
             log.warning("could not share a resource subscription with the other replicas: %s", exc)
 
@@ -390,16 +402,15 @@ class Backplane:
 
     # -- NATS --------------------------------------------------------------
 
-    async def _request(self, subject: str, data: bytes, timeout: float) -> bytes:
+    async def _request(self, subject: str, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         if self._nc is None or not self.connected:
             raise ConnectionError("the backplane is unreachable")
-        reply = await self._nc.request(subject, data, timeout=timeout)
-        return bytes(reply.data)
+        return await self.nats.request(subject, message, timeout)
 
-    async def _publish(self, subject: str, data: bytes) -> None:
+    async def _publish(self, subject: str, message: dict[str, Any]) -> None:
         if self._nc is None or not self.connected:
             raise ConnectionError("the backplane is unreachable")
-        await self._nc.publish(subject, data)
+        await self.nats.publish(subject, message)
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)

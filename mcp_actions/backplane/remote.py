@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from ..bridge.bridge import Bridge
 from ..bridge.items import ActionCall, ActionCancel, InputResponse, OutgoingItem
 from ..errors import ActionError, ErrorCode
-from .wire import Subjects, decode, encode
+from .wire import Subjects, encode
 
 __all__ = ["CallServer", "RemoteCalls", "RemoteChannel", "ReplicaLink"]
 
@@ -42,10 +42,10 @@ log = logging.getLogger(__name__)
 #: How long the holder has to say it took a call.
 TAKE_TIMEOUT_S = 2.0
 
-#: Sends one request and returns the reply's data (raises when nobody answers).
-Request = Callable[[str, bytes, float], Awaitable[bytes]]
-#: Publishes one message.
-Publish = Callable[[str, bytes], Awaitable[None]]
+#: Sends one request and returns the reply (raises when nobody answers); the backplane seals and opens both.
+Request = Callable[[str, dict[str, Any], float], Awaitable[dict[str, Any]]]
+#: Publishes one message (sealed by the backplane).
+Publish = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class RemoteCalls:
         if isinstance(item, ActionCall):
             self._by_call[item.call_id] = channel
             try:
-                reply = decode(await self.link.request(self.link.subjects.replica(channel.replica, "call"), encode({"caller": self.link.replica_id, "call": item.dump()}), TAKE_TIMEOUT_S))
+                reply = await self.link.request(self.link.subjects.replica(channel.replica, "call"), {"caller": self.link.replica_id, "call": item.dump()}, TAKE_TIMEOUT_S)
             except BaseException:
                 self._by_call.pop(item.call_id, None)
                 raise
@@ -121,13 +121,12 @@ class RemoteCalls:
             return
         if isinstance(item, ActionCancel):
             self._by_call.pop(item.call_id, None)
-            await self.link.publish(self.link.subjects.replica(channel.replica, "ctl"), encode({"kind": "cancel", "call_id": item.call_id, "reason": item.reason}))
+            await self.link.publish(self.link.subjects.replica(channel.replica, "ctl"), {"kind": "cancel", "call_id": item.call_id, "reason": item.reason})
         elif isinstance(item, InputResponse):
-            await self.link.publish(self.link.subjects.replica(channel.replica, "ctl"), encode({"kind": "input", **item.dump()}))
+            await self.link.publish(self.link.subjects.replica(channel.replica, "ctl"), {"kind": "input", **item.dump()})
 
-    async def on_event(self, data: bytes) -> None:
+    async def on_event(self, message: dict[str, Any]) -> None:
         """A running call's progress, input request or outcome, from the replica running it."""
-        message = decode(data)
         call_id = message.get("call_id")
         channel = self._by_call.get(call_id) if isinstance(call_id, str) else None
         if channel is None or not isinstance(call_id, str):
@@ -191,40 +190,39 @@ class CallServer:
         """Replicas whose calls run here (if one dies, its calls are cancelled)."""
         return {caller for caller, _ in self._running.values()}
 
-    def take(self, data: bytes) -> bytes:
+    def take(self, message: dict[str, Any]) -> dict[str, Any]:
         """Take a forwarded call and start it; the reply says it was taken, or why not."""
-        message = decode(data)
         caller = message.get("caller")
         try:
             item = ActionCall.model_validate(message.get("call"))
         except ValidationError as exc:
-            return encode({"taken": False, "error": {"code": ErrorCode.INVALID_ITEM, "message": f"not an action_call: {exc.errors()[0]['msg']}"}})
+            return {"taken": False, "error": {"code": ErrorCode.INVALID_ITEM, "message": f"not an action_call: {exc.errors()[0]['msg']}"}}
         runtime_id = item.runtime_id or ""
         if not isinstance(caller, str) or not self.link.bridge.holds(runtime_id):
             # It left this replica after the caller's directory was written: the caller's call fails as a dropped connection does.
             error = ActionError(f"runtime {runtime_id!r} is no longer connected to this replica", code=ErrorCode.TRANSPORT_FAILED, evidence={"runtime_id": runtime_id, "call_id": item.call_id})
-            return encode({"taken": False, "error": error.to_error()})
+            return {"taken": False, "error": error.to_error()}
         if item.call_id in self._running:
             error = ActionError(f"call id {item.call_id!r} is already running", code=ErrorCode.DUPLICATE_CALL_ID, evidence={"call_id": item.call_id})
-            return encode({"taken": False, "error": error.to_error()})
+            return {"taken": False, "error": error.to_error()}
         task = asyncio.get_running_loop().create_task(self._run(caller, item), name=f"backplane-call-{item.call_id}")
         self._running[item.call_id] = (caller, task)
         task.add_done_callback(lambda _: self._running.pop(item.call_id, None))
-        return encode({"taken": True})
+        return {"taken": True}
 
     async def _run(self, caller: str, item: ActionCall) -> None:
         events = self.link.subjects.replica(caller, "ev")
         call_id = item.call_id
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
-            await self.link.publish(events, encode({"kind": "progress", "call_id": call_id, "progress": done, "total": total, "message": message}))
+            await self.link.publish(events, {"kind": "progress", "call_id": call_id, "progress": done, "total": total, "message": message})
 
         async def ask(request: dict[str, Any]) -> Any:
             request_id = f"{call_id}-ask-{next(self._ask_ids)}"
             answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._asks[(call_id, request_id)] = answer
             try:
-                await self.link.publish(events, encode({"kind": "input", "call_id": call_id, "request_id": request_id, "request": request}))
+                await self.link.publish(events, {"kind": "input", "call_id": call_id, "request_id": request_id, "request": request})
                 return await answer
             finally:
                 self._asks.pop((call_id, request_id), None)
@@ -247,25 +245,24 @@ class CallServer:
         except Exception as exc:  # a bug here must still end the caller's call, once
             log.exception("running forwarded call %s failed", call_id)
             outcome = {"kind": "error", "call_id": call_id, "error": ActionError(f"{type(exc).__name__} on the replica running the call", code=ErrorCode.INTERNAL_ERROR).to_error()}
-        data = encode(outcome)
         try:
-            await self.link.publish(events, data)
+            await self.link.publish(events, outcome)
         except Exception as exc:
+            size = len(encode(outcome))
             # Too big for a NATS message (its max_payload), say: the caller still gets one outcome, now.
             log.warning("could not send the outcome of call %s back to replica %s: %s", call_id, caller, exc)
             failure = ActionError(
-                f"the answer of call {call_id} ({len(data)} bytes) could not cross the backplane: {type(exc).__name__}",
+                f"the answer of call {call_id} ({size} bytes) could not cross the backplane: {type(exc).__name__}",
                 code=ErrorCode.TRANSPORT_FAILED,
-                evidence={"call_id": call_id, "bytes": len(data), "reason": "backplane_message"},
+                evidence={"call_id": call_id, "bytes": size, "reason": "backplane_message"},
             )
             try:
-                await self.link.publish(events, encode({"kind": "error", "call_id": call_id, "error": failure.to_error()}))
+                await self.link.publish(events, {"kind": "error", "call_id": call_id, "error": failure.to_error()})
             except Exception as again:
                 log.warning("could not tell replica %s that call %s failed: %s", caller, call_id, again)
 
-    def control(self, data: bytes) -> None:
+    def control(self, message: dict[str, Any]) -> None:
         """A caller's cancel or input answer for a call running here."""
-        message = decode(data)
         call_id = message.get("call_id")
         if not isinstance(call_id, str):
             return

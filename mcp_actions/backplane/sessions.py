@@ -8,13 +8,20 @@ the cluster's JetStream key-value bucket, so that replica can adopt the
 session (``server/adopted_sessions.py``). A 2026-07-28 client needs none of
 this: each of its requests carries what it is, and this server mints no
 handles, so any replica serves it as it is.
+
+Whoever reads the bucket without the deployment's secret learns nothing
+usable: a record is stored under a keyed digest of its session id
+(``Seal.record_name``), never the ``Mcp-Session-Id`` itself, and its value
+is sealed for that name (``Seal.seal_record``), so it cannot be read, nor
+moved to another session's name, nor forged.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
+
+from .seal import Refused, Seal
 
 __all__ = ["SessionStore"]
 
@@ -24,10 +31,12 @@ log = logging.getLogger(__name__)
 class SessionStore:
     """The cluster's streamable-HTTP sessions in a JetStream key-value bucket (``get`` and ``put`` never raise)."""
 
-    def __init__(self, connection: Any, bucket: str, *, max_age_s: float) -> None:
-        """``connection()``: the NATS client, or None while there is none; ``max_age_s``: how long an untouched record lives."""
+    def __init__(self, connection: Any, bucket: str, seal: Seal, *, max_age_s: float) -> None:
+        """``connection()``: the NATS client, or None while there is none; ``seal``: the deployment's (names and seals
+        the records); ``max_age_s``: how long an untouched record lives."""
         self._connection = connection
         self.bucket = bucket
+        self._seal = seal
         self.max_age_s = max_age_s
         self._kv: Any = None
         self._kv_of: Any = None
@@ -51,31 +60,34 @@ class SessionStore:
 
     async def get(self, session_id: str) -> dict[str, Any] | None:
         """The stored record of a session, or None (unknown, expired, or the backplane unreachable)."""
+        name = self._seal.record_name(session_id)
         try:
-            entry = await (await self._bucket()).get(session_id)
+            entry = await (await self._bucket()).get(name)
         except Exception as exc:
             self._forget_bucket(exc)
-            log.debug("session %s not found in the backplane: %s", session_id[:64], exc)
+            log.debug("session record %s not found in the backplane: %s", name[:12], exc)
             return None
         try:
-            record = json.loads(entry.value or b"null")
-        except ValueError:
+            return self._seal.open_record(name, bytes(entry.value or b""))
+        except Refused as refusal:
+            log.warning("backplane: refused a session record: %s; not adopted", refusal.reason)
             return None
-        return record if isinstance(record, dict) else None
 
     async def put(self, session_id: str, record: dict[str, Any]) -> bool:
         """Store (or refresh) a session's record; False when the backplane did not take it."""
         try:
-            await (await self._bucket()).put(session_id, json.dumps(record).encode())
+            name = self._seal.record_name(session_id)
+            await (await self._bucket()).put(name, self._seal.seal_record(name, record))
             return True
         except Exception as exc:
             self._forget_bucket(exc)
-            log.warning("could not store session %s in the backplane (another replica cannot serve it): %s", session_id[:64], exc)
+            # The record's name, never the session id: warnings reach every MCP client (server/logs.py).
+            log.warning("could not store session record %s in the backplane (another replica cannot serve it): %s", self._seal.record_name(session_id)[:12], exc)
             return False
 
     async def delete(self, session_id: str) -> None:
         """Forget a session the client ended."""
         try:
-            await (await self._bucket()).delete(session_id)
+            await (await self._bucket()).delete(self._seal.record_name(session_id))
         except Exception as exc:
-            log.debug("could not delete session %s from the backplane: %s", session_id[:64], exc)
+            log.debug("could not delete session record %s from the backplane: %s", self._seal.record_name(session_id)[:12], exc)

@@ -27,7 +27,6 @@ from ..deadline import Deadline
 from ..dispatch.tab_turns import TabTurns
 from ..errors import ActionError, ErrorCode
 from .remote import TAKE_TIMEOUT_S, ReplicaLink
-from .wire import decode, encode
 
 __all__ = ["LEASE_GRACE_S", "RemoteTurns", "TurnServer"]
 
@@ -66,7 +65,7 @@ class RemoteTurns:
         try:
             ask = {"caller": self.link.replica_id, "lease": lease, "runtime_id": runtime_id, "acts": acts, "tool": tool, "timeout_ms": max(deadline.remaining_ms(), 1)}
             try:
-                reply = decode(await self.link.request(self.link.subjects.replica(replica, "turn"), encode(ask), TAKE_TIMEOUT_S))
+                reply = await self.link.request(self.link.subjects.replica(replica, "turn"), ask, TAKE_TIMEOUT_S)
             except Exception as exc:
                 raise ActionError(
                     f"the turn of tab {runtime_id!r} could not be asked of replica {replica}: {exc}",
@@ -90,7 +89,7 @@ class RemoteTurns:
         finally:
             self._leases.pop(lease, None)
             with contextlib.suppress(Exception):
-                await self.link.publish(self.link.subjects.replica(replica, "ctl"), encode({"kind": "release", "lease": lease}))
+                await self.link.publish(self.link.subjects.replica(replica, "ctl"), {"kind": "release", "lease": lease})
 
     def heard(self, message: dict[str, Any]) -> None:
         """A holder granted a turn, or refused it (``error``)."""
@@ -122,35 +121,34 @@ class TurnServer:
         """Replicas holding or queueing turns here."""
         return {caller for caller, _, _ in self._leases.values()}
 
-    def take(self, data: bytes) -> bytes:
+    def take(self, message: dict[str, Any]) -> dict[str, Any]:
         """Queue a caller of another replica for a tab's turn; the grant follows on its ``ev`` subject."""
-        message = decode(data)
         caller, lease, runtime_id = message.get("caller"), message.get("lease"), message.get("runtime_id")
         timeout_ms = message.get("timeout_ms")
         if not (isinstance(caller, str) and isinstance(lease, str) and isinstance(runtime_id, str) and isinstance(timeout_ms, int)):
-            return encode({"taken": False, "error": {"code": ErrorCode.INVALID_ITEM, "message": "not a turn request"}})
+            return {"taken": False, "error": {"code": ErrorCode.INVALID_ITEM, "message": "not a turn request"}}
         if not self.link.bridge.holds(runtime_id):
             error = ActionError(f"runtime {runtime_id!r} is no longer connected to this replica", code=ErrorCode.TRANSPORT_FAILED, evidence={"runtime_id": runtime_id})
-            return encode({"taken": False, "error": error.to_error()})
+            return {"taken": False, "error": error.to_error()}
         release = asyncio.Event()
         acts, tool = bool(message.get("acts")), str(message.get("tool") or "a call")
         task = asyncio.get_running_loop().create_task(self._hold(caller, lease, runtime_id, acts, tool, timeout_ms, release), name=f"backplane-turn-{lease}")
         self._leases[lease] = (caller, task, release)
         task.add_done_callback(lambda _: self._leases.pop(lease, None))
-        return encode({"taken": True})
+        return {"taken": True}
 
     async def _hold(self, caller: str, lease: str, runtime_id: str, acts: bool, tool: str, timeout_ms: int, release: asyncio.Event) -> None:
         events = self.link.subjects.replica(caller, "ev")
         deadline = Deadline.after_ms(timeout_ms)
         try:
             async with self.turns.turn(runtime_id, acts=acts, tool=f"{tool} (via replica {caller})", deadline=deadline):
-                await self.link.publish(events, encode({"kind": "turn", "lease": lease}))
+                await self.link.publish(events, {"kind": "turn", "lease": lease})
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(timeout_ms / 1000 + LEASE_GRACE_S):
                         await release.wait()
         except ActionError as exc:
             with contextlib.suppress(Exception):
-                await self.link.publish(events, encode({"kind": "turn", "lease": lease, "error": exc.to_error()}))
+                await self.link.publish(events, {"kind": "turn", "lease": lease, "error": exc.to_error()})
         except Exception:
             log.exception("holding turn %s for replica %s failed", lease, caller)
 

@@ -1,9 +1,12 @@
 """The backplane's subjects and messages: who a cluster is, where each replica listens, how messages are encoded.
 
-Replicas started with the same ``--bridge-token`` and ``--http-token`` form one
-cluster: its subjects are prefixed with a digest of both tokens, so two
-deployments sharing one NATS never see each other, and the tokens themselves
-never travel. Every message is one JSON object.
+Replicas started with the same backplane secret (``--backplane-secret-file``)
+form one cluster: its subjects are prefixed with a keyed digest of the
+secret, and the part of a subject that names a replica is one too
+(``seal.py``), so two deployments sharing one NATS do not even share
+subjects, and a NATS client without the secret learns no replica's host from
+them. Every message is one JSON object, sealed (``seal.py``) before it
+reaches NATS.
 
 Subjects, under ``mcpa.<cluster>``:
 
@@ -18,30 +21,30 @@ Subjects, under ``mcpa.<cluster>``:
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
-__all__ = ["Subjects", "cluster_name", "decode", "encode"]
+from .seal import Seal
 
-
-def cluster_name(bridge_token: str, http_token: str | None) -> str:
-    """The cluster of replicas sharing these tokens (a digest: the tokens never reach NATS)."""
-    digest = hashlib.sha256(f"mcp-actions\0{bridge_token}\0{http_token or ''}".encode()).hexdigest()
-    return digest[:16]
+__all__ = ["Subjects", "decode", "encode"]
 
 
 class Subjects:
-    """The NATS subjects of one cluster."""
+    """The NATS subjects of one cluster (named by its ``Seal``)."""
 
-    def __init__(self, cluster: str) -> None:
-        self.prefix = f"mcpa.{cluster}"
+    def __init__(self, seal: Seal) -> None:
+        self._seal = seal
+        self.prefix = f"mcpa.{seal.cluster}"
         self.directory = f"{self.prefix}.dir"
         self.notes = f"{self.prefix}.note"
+        self._tags: dict[str, str] = {}
 
     def replica(self, replica_id: str, what: str) -> str:
-        """``call``, ``ctl``, ``ev`` or ``ping`` of one replica."""
-        return f"{self.prefix}.r.{replica_id}.{what}"
+        """``call``, ``ctl``, ``ev``, ``turn`` or ``ping`` of one replica (its id stands there as an opaque tag)."""
+        tag = self._tags.get(replica_id)
+        if tag is None:
+            tag = self._tags[replica_id] = self._seal.tag(replica_id)
+        return f"{self.prefix}.r.{tag}.{what}"
 
     def bucket(self, what: str) -> str:
         """A JetStream key-value bucket of this cluster (``sessions``)."""

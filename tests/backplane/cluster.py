@@ -31,6 +31,15 @@ from mcp.client.streamable_http import streamable_http_client
 
 BRIDGE_TOKEN = "replica-bridge-token-31"
 HTTP_TOKEN = "replica-http-token-77"
+#: The deployment's backplane secret (``--backplane-secret-file``): every replica of a test's cluster shares it.
+SECRET = b"replica-backplane-secret-0123456789abcdef"
+
+
+def secret_file(workdir: Path, secret: bytes = SECRET, name: str = "backplane.secret") -> Path:
+    """A file holding ``secret``, as an operator writes it (``openssl rand -hex 32 > FILE``: a newline at the end)."""
+    path = workdir / name
+    path.write_bytes(secret + b"\n")
+    return path
 
 
 def free_port() -> int:
@@ -88,8 +97,9 @@ class NatsServer:
 class Replica:
     """One ``serve --transport streamable-http --backplane …`` process."""
 
-    def __init__(self, name: str, nats_url: str | None, manifests: Path, workdir: Path, *extra: str) -> None:
-        """``nats_url`` None: one process alone, no backplane (the benchmark's baseline)."""
+    def __init__(self, name: str, nats_url: str | None, manifests: Path, workdir: Path, *extra: str, secret: bytes = SECRET, env: dict[str, str] | None = None) -> None:
+        """``nats_url`` None: one process alone, no backplane (the benchmark's baseline); ``secret``: the deployment's
+        backplane secret; ``env``: more environment (NATS user and password, say)."""
         self.name = name
         self.port = free_port()
         self.bridge_port = free_port()
@@ -98,12 +108,13 @@ class Replica:
         self.args = [
             sys.executable, "-m", "mcp_actions", "serve", "--transport", "streamable-http", "--port", str(self.port),
             "--bridge-port", str(self.bridge_port), "--browser", "none", "--bridge-token", BRIDGE_TOKEN, "--http-token", HTTP_TOKEN,
-            *(("--backplane", nats_url) if nats_url else ()), "--manifests", str(manifests), "--audit-log", str(self.audit), "--no-watch", *extra,
+            *(("--backplane", nats_url, "--backplane-secret-file", str(secret_file(workdir, secret, f"secret-{name}"))) if nats_url else ()), "--manifests", str(manifests), "--audit-log", str(self.audit), "--no-watch", *extra,
         ]  # fmt: skip
+        self.env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Replica:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         with open(self.stderr_path, "wb") as stderr:
             self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
         return self

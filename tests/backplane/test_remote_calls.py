@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from mcp_actions.backplane.connection import BackplaneConnection
 from mcp_actions.backplane.node import Backplane
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.events import PageEvent
@@ -31,7 +32,7 @@ from mcp_actions.dispatch.tab_turns import TabTurns
 from mcp_actions.errors import ActionError
 from mcp_actions.events import EventHub
 from mcp_actions.runtimes.page_script import runtime_js
-from tests.backplane.cluster import NatsServer
+from tests.backplane.cluster import SECRET, NatsServer
 from tests.bridge.wsclient import TOKEN, WsRuntime, eventually
 
 
@@ -55,7 +56,7 @@ async def side(nats_url: str) -> AsyncIterator[Side]:
     await bridge.start()
     await server.start()
     turns = TabTurns()
-    backplane = Backplane(nats_url, bridge, events, bridge_token=TOKEN, http_token=None, turns=turns)
+    backplane = Backplane(BackplaneConnection(nats_url, secret=SECRET), bridge, events, turns=turns)
     await backplane.start()
     try:
         yield Side(bridge, server, backplane, turns)
