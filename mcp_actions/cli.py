@@ -28,9 +28,9 @@ from .errors import ActionError, UsageError
 
 if TYPE_CHECKING:  # imported where used: validate and check never pay for the server
     from .actions_app import AppOptions
+    from .backplane.connection import BackplaneConnection
     from .manifest.limits import Limits
 from .manifest.report import human_lines, json_text, validate_paths
-    from .backplane.connection import BackplaneConnection
 from .ports import PortInUse
 
 __all__ = ["build_parser", "main", "run_validate"]
@@ -188,8 +188,6 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         help="NATS URL (nats://HOST:PORT or tls://HOST:PORT) shared by replicas started with the same --bridge-token, --http-token and "
         "--backplane-secret-file behind one load balancer: they act as one server (needs pip install 'mcp-actions[nats]'; docs/deploying.md) [MCP_ACTIONS_BACKPLANE]",
     )
-    parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
-    parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS) besides loopback; repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
     parser.add_argument(
         "--backplane-secret-file",
         metavar="FILE",
@@ -202,6 +200,8 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backplane-tls-ca", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_CA"), help="CA certificate(s) the NATS server's certificate is checked against [MCP_ACTIONS_BACKPLANE_TLS_CA]")
     parser.add_argument("--backplane-tls-cert", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_CERT"), help="client certificate for mutual TLS with NATS [MCP_ACTIONS_BACKPLANE_TLS_CERT]")
     parser.add_argument("--backplane-tls-key", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_KEY"), help="private key of --backplane-tls-cert [MCP_ACTIONS_BACKPLANE_TLS_KEY]")
+    parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
+    parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS) besides loopback; repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
     parser.add_argument("--no-watch", dest="watch", action="store_false", default=_env("MCP_ACTIONS_WATCH", "1") not in ("0", "false", "no"), help="do not reload the catalogue when a manifest file changes [MCP_ACTIONS_WATCH=0]")
     for flag, env, help_text in _LIMIT_OPTIONS:
         parser.add_argument(flag, type=int, default=None, metavar="N", help=f"{help_text} [{env}]")
@@ -356,6 +356,7 @@ def _backplane(args: argparse.Namespace) -> BackplaneConnection | None:
     if not args.backplane:
         return None
     from .backplane import check_backplane_url, require_client
+    from .backplane.connection import BackplaneConnection, read_secret
 
     check_backplane_url(args.backplane)
     require_client()
@@ -409,7 +410,6 @@ def _session_options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"MCP_ACTIONS_SESSION_IDLE_TIMEOUT must be a number of seconds, not {text!r}") from exc
     if not (0 < idle < float("inf")):
         raise UsageError(f"--session-idle-timeout must be a positive number of seconds, not {idle:g}")
-    from .backplane.connection import BackplaneConnection, read_secret
     return {
         "cdp_headers": tuple(headers),
         "browser_endpoint": endpoint,
