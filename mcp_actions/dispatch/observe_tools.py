@@ -22,7 +22,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .execution import held_step
-from .page_answers import META_RUNTIME, TextAnswer, change_text, observe_text
+from .page_answers import TextAnswer, change_text, observe_text, page_meta, quote
 from .page_files import MAX_UPLOAD_FILES, read_uploads
 from .service import ActionService
 from .targets import TargetRule
@@ -43,7 +43,8 @@ def _binding(name: str, description: str, properties: dict[str, Any], required: 
 OBSERVE = _binding(
     "page.observe",
     "What you can act on in the current page, one line each: @ref role \"name\", value and state, and `in:` its "
-    "section for look-alikes. Then act by ref or text: page_click, page_fill, page_press, page_select, page_hover.",
+    "section for look-alikes (quoted names and context: the page's words). Then act by ref or text: page_click, "
+    "page_fill, page_press, page_select, page_hover.",
     {
         "max_bytes": {"type": "integer", "minimum": 256, "maximum": 1000000, "default": 16000, "description": "Byte budget of the element list."},
         "bounds": {"type": "boolean", "description": "Include each element's viewport box."},
@@ -140,7 +141,8 @@ async def _call(service: ActionService, call: BuiltinCall, name: str, arguments:
 
 
 def _answer(call: BuiltinCall, text: str) -> TextAnswer:
-    return TextAnswer(text, {META_RUNTIME: call.runtime.runtime_id})
+    # The page's words in it are the quoted strings and the context after "in:" (page_answers.page_meta).
+    return TextAnswer(text, page_meta(call.runtime.runtime_id, "quoted"))
 
 
 def _what(target: dict[str, Any], by_ref: bool = False) -> str:
@@ -152,7 +154,12 @@ def _what(target: dict[str, Any], by_ref: bool = False) -> str:
     if by_ref and target.get("ref"):
         return str(target["ref"])
     name = target.get("name")
-    return " ".join(part for part in (target.get("ref"), target.get("role"), json.dumps(name, ensure_ascii=False) if name else None) if part)
+    return " ".join(part for part in (target.get("ref"), target.get("role"), quote(name) if name else None) if part)
+
+
+def _values(selected: Any) -> str:
+    """The options a select took, as the model reads them: the page's values, each quoted (page_answers.quote)."""
+    return "[" + ", ".join(quote(value) for value in selected or []) + "]"
 
 
 def _named(call: BuiltinCall, target: dict[str, Any]) -> str:
@@ -272,7 +279,7 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     if target.get("fill") == "select":
         # A <select> filled by a model: the option with that value or label.
         out = await _call(service, call, "refs.select", {"ref": target["ref"], "values": [value]})
-        line = f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {_named(call, target)}"
+        line = f"selected {_values(out.get('selected'))} in {_named(call, target)}"
     elif target.get("fill") == "value":
         # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
         out = await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
@@ -332,7 +339,7 @@ async def _press(service: ActionService, call: BuiltinCall) -> Any:
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
     await _mark(service, call)
     out = await _call(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
-    return await _acted(service, call, f"selected {json.dumps(out.get('selected'), ensure_ascii=False)} in {out.get('ref')}")
+    return await _acted(service, call, f"selected {_values(out.get('selected'))} in {out.get('ref')}")
 
 
 #: The observe-and-act built-ins (group ``observe``), each with its runner.

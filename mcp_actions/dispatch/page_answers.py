@@ -14,12 +14,53 @@ hand the model both).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-__all__ = ["META_RUNTIME", "BriefAnswer", "TextAnswer", "change_text", "navigate_text", "observe_text"]
+__all__ = [
+    "META_PAGE_TEXT",
+    "META_RUNTIME",
+    "META_UNTRUSTED",
+    "BriefAnswer",
+    "TextAnswer",
+    "change_text",
+    "navigate_text",
+    "observe_text",
+    "page_meta",
+    "page_text",
+    "quote",
+]
 
 #: ``_meta`` key of the runtime a page tool ran on (for a host that routes the next call itself).
 META_RUNTIME = "mcp-actions/runtime_id"
+#: Marks words a page wrote: a page's own tools and their results, and every answer that hands on page text.
+META_UNTRUSTED = "mcp-actions/untrusted"
+#: Which part of a page tool's answer is the page's (docs/mcp-surface.md, "Page text"): ``"text"``, all of it
+#: but the product's ``[…]`` tokens and notes (page_read); ``"quoted"``, the quoted strings and what follows
+#: ``in:`` (page_observe, page_find and the acting tools' change reports).
+META_PAGE_TEXT = "mcp-actions/page_text"
+
+
+#: Where page text would begin one of the product's refs (@e12) or tokens ([button …], [/dialog]): see page_text.
+_REF_START = re.compile(r"@(?=e[0-9]|e?\Z)")
+_TOKEN_START = re.compile(r"\[(?=[a-z/]|\Z)")
+#: Line breaks JSON leaves as they are.
+_BREAKS = str.maketrans({"\x85": " ", "\u2028": " ", "\u2029": " "})
+
+
+def page_text(text: object) -> str:
+    """Page text as the model reads it: never one of the product's refs or tokens (docs/mcp-surface.md, "Page text").
+
+    The page engine's rule (runtimes/page/core.js ``pageText``), for the answers the server writes itself
+    (change reports, page_find's lines, titles): an ``@`` that would begin a ref is ``＠``, a ``[`` that would
+    begin a token ``［`` (also at the text's end), and NEL, U+2028 and U+2029 are spaces.
+    """
+    return _TOKEN_START.sub("\uff3b", _REF_START.sub("\uff20", str(text))).translate(_BREAKS)
+
+
+def quote(text: object) -> str:
+    """A page string as the model reads it: a JSON string (quotes and newlines escaped) of its ``page_text``."""
+    return json.dumps(page_text(text), ensure_ascii=False)
 
 
 class TextAnswer(str):
@@ -31,6 +72,11 @@ class TextAnswer(str):
         answer = super().__new__(cls, text)
         answer.meta = dict(meta or {})
         return answer
+
+
+def page_meta(runtime_id: str, part: str) -> dict[str, Any]:
+    """The ``_meta`` of a page tool's answer: the runtime it ran on, and that (``part``) of it is the page's, untrusted."""
+    return {META_RUNTIME: runtime_id, META_UNTRUSTED: True, META_PAGE_TEXT: part}
 
 
 class BriefAnswer(dict[str, Any]):
@@ -52,7 +98,7 @@ def navigate_text(output: dict[str, Any]) -> str:
     found = output.get("tab")
     tab: dict[str, Any] = found if isinstance(found, dict) else {}
     title = str(tab.get("title") or "")
-    where = " ".join(part for part in (json.dumps(title, ensure_ascii=False) if title else "", str(tab.get("url") or output.get("url") or "")) if part)
+    where = " ".join(part for part in (quote(title) if title else "", str(tab.get("url") or output.get("url") or "")) if part)
     line = f"tab {tab['tab_id']}: {where}" if tab.get("tab_id") is not None else f"page: {where}"
     status = output.get("status")
     if isinstance(status, int) and status >= 400:
@@ -63,7 +109,7 @@ def navigate_text(output: dict[str, Any]) -> str:
 def observe_text(output: dict[str, Any]) -> str:
     """``refs.observe {as_text: true}``'s output as the model reads it: a page line, one line per element, and a cut line."""
     title = str(output.get("title") or "")
-    head = f"page: {json.dumps(title, ensure_ascii=False)} {output.get('url', '')}" if title else f"page: {output.get('url', '')}"
+    head = f"page: {quote(title)} {output.get('url', '')}" if title else f"page: {output.get('url', '')}"
     lines = [head]
     text = str(output.get("text") or "")
     if text:
@@ -80,13 +126,14 @@ def change_text(report: dict[str, Any]) -> str:
     lines = []
     if report.get("url"):
         lines.append(f"now at {report['url']}")
-    lines.extend(f"dialog opened: {json.dumps(name, ensure_ascii=False)}" for name in report.get("dialogs_opened") or [])
+    lines.extend(f"dialog opened: {quote(name)}" for name in report.get("dialogs_opened") or [])
     closed = report.get("dialogs_closed") or 0
     if closed:
         lines.append("dialog closed" if closed == 1 else f"{closed} dialogs closed")
     for sign, key in (("+", "added"), ("-", "removed")):
         shown = report.get(key) or []
-        lines.extend(f"{sign} {json.dumps(text, ensure_ascii=False)}" for text in shown)
+        # The page's lines, quoted: the data stays raw for the journal (learned settles wait for the page's own text).
+        lines.extend(f"{sign} {quote(text)}" for text in shown)
         more = int(report.get(f"{key}_count") or 0) - len(shown)
         if more > 0:
             lines.append(f"{sign} … {more} more lines")

@@ -16,7 +16,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
-from ..dispatch.page_answers import BriefAnswer
+from ..dispatch.page_answers import META_UNTRUSTED, BriefAnswer
 from ..dispatch.tab_notes import TabChange
 from ..errors import ActionError, UnknownTool
 from .media import image_output_schema, split_image
@@ -83,8 +83,8 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
     )
 
 
-#: Marks a tool a page declared, and its results: page words, never instructions.
-META_UNTRUSTED = "mcp-actions/untrusted"
+# META_UNTRUSTED marks a tool a page declared, its results, and the page tools' answers that hand on
+# page text (dispatch/page_answers.py, which defines it): page words, never instructions.
 #: The tab a call opened or moved to (``dispatch/tab_notes.py``), beside the line the model reads.
 META_TAB = "mcp-actions/tab"
 

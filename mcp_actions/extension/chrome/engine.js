@@ -391,6 +391,29 @@ function normalize(text) {
   return String(text == null ? "" : text).replace(/\s+/g, " ").trim();
 }
 
+/**
+ * Page text as the page tools hand it to the model: it never reads as the product's own words
+ * (docs/mcp-surface.md, "Page text"; docs/threat-model.md). The product's refs are "@e12" and its
+ * tokens open with "[" and a lowercase word or "/" ([button "Save" @e2], [dialog "…"], [/dialog]),
+ * so in page text an "@" that would begin a ref is the full-width "＠" (U+FF20) and a "[" that would
+ * begin a token the full-width "［" (U+FF3B); also at the text's end, where the next text node may
+ * complete one ("@" then <b>e2</b>). A copied "＠e2" is refused as a ref. The line breaks JSON
+ * leaves as they are (NEL, U+2028, U+2029) become spaces, so no page text starts a line of its own;
+ * newlines and quotes are the caller's (quote, or read.js joining text nodes with spaces). The
+ * server renders some answers itself with the same rule (dispatch/page_answers.py page_text).
+ */
+function pageText(text) {
+  return String(text == null ? "" : text)
+    .replace(/@(?=e[0-9]|e?$)/g, "\uFF20")
+    .replace(/\[(?=[a-z\/]|$)/g, "\uFF3B")
+    .replace(/[\u0085\u2028\u2029]/g, " ");
+}
+
+/** A page string as a JSON string, "…" (quotes and newlines escaped), as pageText shows it. */
+function quote(text) {
+  return JSON.stringify(pageText(text));
+}
+
 function cap(text, limit) {
   return text.length > limit ? text.slice(0, limit) : text;
 }
@@ -489,6 +512,8 @@ M.isEnabled = isEnabled;
 M.isObject = isObject;
 M.jsonClone = jsonClone;
 M.normalize = normalize;
+M.pageText = pageText;
+M.quote = quote;
 M.round = round;
 M.requireNumber = requireNumber;
 M.requireString = requireString;
@@ -925,9 +950,13 @@ var NAME_FROM_CONTENT = {
   row: true, status: true,
 };
 
+// What a role (or a tag said as one) may look like: the page tools write it unquoted ([button "Save" @e2]),
+// so a role attribute such as 'x"@e2]' is no role at all (ARIA's roles are words; the first one that is counts).
+var ROLE_WORD = /^[a-z][a-z0-9-]*$/;
+
 function roleOf(el) {
-  var explicit = normalize(el.getAttribute && el.getAttribute("role")).split(" ")[0];
-  if (explicit) return explicit.toLowerCase();
+  var explicit = normalize(el.getAttribute && el.getAttribute("role")).toLowerCase().split(" ").filter(function (w) { return ROLE_WORD.test(w); })[0];
+  if (explicit) return explicit;
   var tag = tagOf(el);
   if (tag === "a" || tag === "area") return el.hasAttribute("href") ? "link" : null;
   if (tag === "input") {
@@ -1067,6 +1096,7 @@ M.textBeside = textBeside;
 M.describe = describe;
 M.elementText = elementText;
 M.roleOf = roleOf;
+M.ROLE_WORD = ROLE_WORD;
   })(M, root);
 
   // ---- locator_filters.js ----
@@ -4732,7 +4762,9 @@ function candidateRole(el) {
     var aria = el.getAttribute("role");
     if (!aria && isClickable(el)) return "clickable";
   }
-  return roleOf(el) || tagOf(el);
+  // A tag said as a role is a word too (a custom element's name may hold quotes or "@" in Chromium now).
+  var tag = tagOf(el);
+  return roleOf(el) || (M.ROLE_WORD.test(tag) ? tag : "element");
 }
 
 /** el's name for a model: its accessible name, else (for a clickable or a popup item) its text, capped. */
@@ -4817,7 +4849,9 @@ var definePrimitive = M.definePrimitive,
   isActionable = M.isActionable,
   candidateRole = M.candidateRole,
   candidateName = M.candidateName,
-  actionableInTree = M.actionableInTree;
+  actionableInTree = M.actionableInTree,
+  quote = M.quote, // page strings as the model reads them (core.js pageText): never one of our refs or tokens
+  pageText = M.pageText;
 
 var NAME_CAP = 80;
 var VALUE_CAP = 120;
@@ -4938,15 +4972,15 @@ var observedBefore = false;
  */
 function lineOf(entry, el, duplicated, cache) {
   var parts = [entry.ref, entry.role];
-  if (entry.name) parts.push(JSON.stringify(entry.name));
-  if (entry.value !== undefined) parts.push("= " + JSON.stringify(entry.value));
+  if (entry.name) parts.push(quote(entry.name));
+  if (entry.value !== undefined) parts.push("= " + quote(entry.value));
   if (entry.checked !== undefined) parts.push(entry.checked ? "checked" : "unchecked");
   if (entry.expanded !== undefined) parts.push(entry.expanded ? "expanded" : "collapsed");
   if (entry.selected) parts.push("selected");
   if (entry.pressed) parts.push("pressed");
   if (entry.suggestions) {
     var more = entry.suggestions.total - entry.suggestions.values.length;
-    parts.push("suggests " + entry.suggestions.values.map(function (v) { return JSON.stringify(v); }).join(", ") + (more > 0 ? " (+" + more + ")" : ""));
+    parts.push("suggests " + entry.suggestions.values.map(quote).join(", ") + (more > 0 ? " (+" + more + ")" : ""));
   }
   if (!entry.actions.length) parts.push("disabled");
   if (entry.change === "new" && observedBefore) parts.push("new");
@@ -4954,7 +4988,7 @@ function lineOf(entry, el, duplicated, cache) {
   var line = parts.join(" ");
   if (duplicated) {
     var context = contextOf(el, entry.name || "", cache);
-    if (context) line += " in: " + context;
+    if (context) line += " in: " + pageText(context);
   }
   return line;
 }
@@ -5096,7 +5130,7 @@ function resolveRefOrText(args, opts) {
       return c;
     });
     // The model reads the message (the MCP error text), so the candidates are in it, one per line.
-    var lines = listed.map(function (c) { return c.ref + " " + c.role + (c.name ? " " + JSON.stringify(c.name) : "") + (c.context ? " in: " + c.context : ""); });
+    var lines = listed.map(function (c) { return c.ref + " " + c.role + (c.name ? " " + quote(c.name) : "") + (c.context ? " in: " + pageText(c.context) : ""); });
     if (hits.length > listed.length) lines.push("(" + listed.length + " of " + hits.length + ")");
     fail("multiple_targets", hits.length + " elements match the text " + JSON.stringify(cap(args.text, NAME_CAP)) + "; act on one by its ref:\n" + lines.join("\n"), { text: args.text, match_count: hits.length, candidates: listed });
   }
@@ -6311,14 +6345,11 @@ var cap = M.cap,
   candidateRole = M.candidateRole,
   candidateName = M.candidateName,
   isEnabled = M.isEnabled,
-  refFor = M.refFor;
+  refFor = M.refFor,
+  quote = M.quote; // page text quoted, never read as the product's own tokens (core.js pageText)
 
 var NAME_CAP = 80;
 var VALUE_CAP = 120;
-
-function quote(text) {
-  return JSON.stringify(text);
-}
 
 function stateOf(el, role) {
   var tag = tagOf(el), type = String(el.type || "").toLowerCase(), out = "";
@@ -6354,7 +6385,6 @@ function token(el, named) {
   return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
 }
 
-M.quote = quote;
 M.token = token;
   })(M, root);
 
@@ -6396,6 +6426,7 @@ var definePrimitive = M.definePrimitive,
   isItem = M.isItem,
   isReadable = M.isReadable,
   quote = M.quote,
+  pageText = M.pageText,
   token = M.token,
   withStructure = M.withStructure,
   utf8Length = M.utf8Length,
@@ -6487,7 +6518,8 @@ function walkChildren(w, el, hidden) {
   for (var i = 0; i < nodes.length; i++) {
     var n = nodes[i];
     if (n.nodeType === 3) {
-      if (!hidden && !w.mute) w.put(n.nodeValue.replace(/\s+/g, " "));
+      // The page's words: never read as a token of ours (core.js pageText), never a line of their own.
+      if (!hidden && !w.mute) w.put(pageText(n.nodeValue).replace(/\s+/g, " "));
     } else if (n.nodeType === 1) {
       if (shown >= 0 && isItem(n) && !skipReason(n)) {
         items += 1;

@@ -55,6 +55,29 @@ function normalize(text) {
   return String(text == null ? "" : text).replace(/\s+/g, " ").trim();
 }
 
+/**
+ * Page text as the page tools hand it to the model: it never reads as the product's own words
+ * (docs/mcp-surface.md, "Page text"; docs/threat-model.md). The product's refs are "@e12" and its
+ * tokens open with "[" and a lowercase word or "/" ([button "Save" @e2], [dialog "…"], [/dialog]),
+ * so in page text an "@" that would begin a ref is the full-width "＠" (U+FF20) and a "[" that would
+ * begin a token the full-width "［" (U+FF3B); also at the text's end, where the next text node may
+ * complete one ("@" then <b>e2</b>). A copied "＠e2" is refused as a ref. The line breaks JSON
+ * leaves as they are (NEL, U+2028, U+2029) become spaces, so no page text starts a line of its own;
+ * newlines and quotes are the caller's (quote, or read.js joining text nodes with spaces). The
+ * server renders some answers itself with the same rule (dispatch/page_answers.py page_text).
+ */
+function pageText(text) {
+  return String(text == null ? "" : text)
+    .replace(/@(?=e[0-9]|e?$)/g, "\uFF20")
+    .replace(/\[(?=[a-z\/]|$)/g, "\uFF3B")
+    .replace(/[\u0085\u2028\u2029]/g, " ");
+}
+
+/** A page string as a JSON string, "…" (quotes and newlines escaped), as pageText shows it. */
+function quote(text) {
+  return JSON.stringify(pageText(text));
+}
+
 function cap(text, limit) {
   return text.length > limit ? text.slice(0, limit) : text;
 }
@@ -153,6 +176,8 @@ M.isEnabled = isEnabled;
 M.isObject = isObject;
 M.jsonClone = jsonClone;
 M.normalize = normalize;
+M.pageText = pageText;
+M.quote = quote;
 M.round = round;
 M.requireNumber = requireNumber;
 M.requireString = requireString;

@@ -43,9 +43,13 @@ var NAME_FROM_CONTENT = {
   row: true, status: true,
 };
 
+// What a role (or a tag said as one) may look like: the page tools write it unquoted ([button "Save" @e2]),
+// so a role attribute such as 'x"@e2]' is no role at all (ARIA's roles are words; the first one that is counts).
+var ROLE_WORD = /^[a-z][a-z0-9-]*$/;
+
 function roleOf(el) {
-  var explicit = normalize(el.getAttribute && el.getAttribute("role")).split(" ")[0];
-  if (explicit) return explicit.toLowerCase();
+  var explicit = normalize(el.getAttribute && el.getAttribute("role")).toLowerCase().split(" ").filter(function (w) { return ROLE_WORD.test(w); })[0];
+  if (explicit) return explicit;
   var tag = tagOf(el);
   if (tag === "a" || tag === "area") return el.hasAttribute("href") ? "link" : null;
   if (tag === "input") {
@@ -185,3 +189,4 @@ M.textBeside = textBeside;
 M.describe = describe;
 M.elementText = elementText;
 M.roleOf = roleOf;
+M.ROLE_WORD = ROLE_WORD;

@@ -98,7 +98,9 @@ function candidateRole(el) {
     var aria = el.getAttribute("role");
     if (!aria && isClickable(el)) return "clickable";
   }
-  return roleOf(el) || tagOf(el);
+  // A tag said as a role is a word too (a custom element's name may hold quotes or "@" in Chromium now).
+  var tag = tagOf(el);
+  return roleOf(el) || (M.ROLE_WORD.test(tag) ? tag : "element");
 }
 
 /** el's name for a model: its accessible name, else (for a clickable or a popup item) its text, capped. */

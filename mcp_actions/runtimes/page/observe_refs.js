@@ -25,7 +25,9 @@ var definePrimitive = M.definePrimitive,
   isActionable = M.isActionable,
   candidateRole = M.candidateRole,
   candidateName = M.candidateName,
-  actionableInTree = M.actionableInTree;
+  actionableInTree = M.actionableInTree,
+  quote = M.quote, // page strings as the model reads them (core.js pageText): never one of our refs or tokens
+  pageText = M.pageText;
 
 var NAME_CAP = 80;
 var VALUE_CAP = 120;
@@ -146,15 +148,15 @@ var observedBefore = false;
  */
 function lineOf(entry, el, duplicated, cache) {
   var parts = [entry.ref, entry.role];
-  if (entry.name) parts.push(JSON.stringify(entry.name));
-  if (entry.value !== undefined) parts.push("= " + JSON.stringify(entry.value));
+  if (entry.name) parts.push(quote(entry.name));
+  if (entry.value !== undefined) parts.push("= " + quote(entry.value));
   if (entry.checked !== undefined) parts.push(entry.checked ? "checked" : "unchecked");
   if (entry.expanded !== undefined) parts.push(entry.expanded ? "expanded" : "collapsed");
   if (entry.selected) parts.push("selected");
   if (entry.pressed) parts.push("pressed");
   if (entry.suggestions) {
     var more = entry.suggestions.total - entry.suggestions.values.length;
-    parts.push("suggests " + entry.suggestions.values.map(function (v) { return JSON.stringify(v); }).join(", ") + (more > 0 ? " (+" + more + ")" : ""));
+    parts.push("suggests " + entry.suggestions.values.map(quote).join(", ") + (more > 0 ? " (+" + more + ")" : ""));
   }
   if (!entry.actions.length) parts.push("disabled");
   if (entry.change === "new" && observedBefore) parts.push("new");
@@ -162,7 +164,7 @@ function lineOf(entry, el, duplicated, cache) {
   var line = parts.join(" ");
   if (duplicated) {
     var context = contextOf(el, entry.name || "", cache);
-    if (context) line += " in: " + context;
+    if (context) line += " in: " + pageText(context);
   }
   return line;
 }
@@ -304,7 +306,7 @@ function resolveRefOrText(args, opts) {
       return c;
     });
     // The model reads the message (the MCP error text), so the candidates are in it, one per line.
-    var lines = listed.map(function (c) { return c.ref + " " + c.role + (c.name ? " " + JSON.stringify(c.name) : "") + (c.context ? " in: " + c.context : ""); });
+    var lines = listed.map(function (c) { return c.ref + " " + c.role + (c.name ? " " + quote(c.name) : "") + (c.context ? " in: " + pageText(c.context) : ""); });
     if (hits.length > listed.length) lines.push("(" + listed.length + " of " + hits.length + ")");
     fail("multiple_targets", hits.length + " elements match the text " + JSON.stringify(cap(args.text, NAME_CAP)) + "; act on one by its ref:\n" + lines.join("\n"), { text: args.text, match_count: hits.length, candidates: listed });
   }

@@ -34,6 +34,7 @@ var definePrimitive = M.definePrimitive,
   isItem = M.isItem,
   isReadable = M.isReadable,
   quote = M.quote,
+  pageText = M.pageText,
   token = M.token,
   withStructure = M.withStructure,
   utf8Length = M.utf8Length,
@@ -125,7 +126,8 @@ function walkChildren(w, el, hidden) {
   for (var i = 0; i < nodes.length; i++) {
     var n = nodes[i];
     if (n.nodeType === 3) {
-      if (!hidden && !w.mute) w.put(n.nodeValue.replace(/\s+/g, " "));
+      // The page's words: never read as a token of ours (core.js pageText), never a line of their own.
+      if (!hidden && !w.mute) w.put(pageText(n.nodeValue).replace(/\s+/g, " "));
     } else if (n.nodeType === 1) {
       if (shown >= 0 && isItem(n) && !skipReason(n)) {
         items += 1;

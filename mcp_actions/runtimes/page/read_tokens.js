@@ -11,14 +11,11 @@ var cap = M.cap,
   candidateRole = M.candidateRole,
   candidateName = M.candidateName,
   isEnabled = M.isEnabled,
-  refFor = M.refFor;
+  refFor = M.refFor,
+  quote = M.quote; // page text quoted, never read as the product's own tokens (core.js pageText)
 
 var NAME_CAP = 80;
 var VALUE_CAP = 120;
-
-function quote(text) {
-  return JSON.stringify(text);
-}
 
 function stateOf(el, role) {
   var tag = tagOf(el), type = String(el.type || "").toLowerCase(), out = "";
@@ -54,5 +51,4 @@ function token(el, named) {
   return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
 }
 
-M.quote = quote;
 M.token = token;
