@@ -18,10 +18,14 @@ one that cannot be compiled (docs/manifest-language.md, "Regular expressions").
 Other keywords cost time too: ``uniqueItems`` in jsonschema compares every pair
 of elements (2,000 distinct objects took 9 s, a page's 1 MiB answer hours), so it
 is replaced by a linear one that compares canonical forms; and checking a large
-answer against an ordinary schema still takes seconds. A call's result is
-therefore checked off the event loop (``check_off_the_loop``) and gives up at the
-call's deadline: every keyword looks at the clock before it runs
-(``handler_timeout``, ``evidence.phase`` ``schema_check``).
+answer against an ordinary schema still takes seconds. So a check is bounded by the
+instance's size as well as by time (``check_bounded``): a small instance (``json_weight``
+at most ``SMALL_WEIGHT``, a few hundred values: about a millisecond) is checked at once,
+on the event loop, where it queues behind nothing; a large one in a worker thread of its
+own pool, where it cannot hold the loop (or the default executor) from other calls. Either
+way every keyword looks at the clock before it runs and the check gives up at its instant
+(``handler_timeout``, ``evidence.phase`` ``schema_check``); a small instance under a schema
+that makes it costly gives up on the loop after ``INLINE_BUDGET_S`` and goes on in the pool.
 
 This module sits below every package (it imports only ``errors``, ``jsonutil``
 and ``bounded_regex``), so the bridge, the catalogue and the dictionary share it.
@@ -30,9 +34,11 @@ and ``bounded_regex``), so the bridge, the catalogue and the dictionary share it
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
@@ -45,7 +51,18 @@ from .bounded_regex import compile_pattern, pattern_problem
 from .errors import ActionError, ErrorCode
 from .jsonutil import json_pointer
 
-__all__ = ["CompiledSchema", "SchemaFailure", "bounded_validator", "check_off_the_loop", "schema_patterns", "unsupported_patterns"]
+__all__ = [
+    "INLINE_BUDGET_S",
+    "SMALL_WEIGHT",
+    "CompiledSchema",
+    "SchemaFailure",
+    "bounded_validator",
+    "check_bounded",
+    "json_weight",
+    "out_of_time",
+    "schema_patterns",
+    "unsupported_patterns",
+]
 
 #: How many failures an error's evidence lists.
 LISTED_FAILURES = 10
@@ -54,6 +71,9 @@ log = logging.getLogger(__name__)
 
 #: The ``time.monotonic()`` instant at which a check in this context gives up (None: never).
 _GIVE_UP: ContextVar[float | None] = ContextVar("schema_check_give_up", default=None)
+#: The ``time.thread_time()`` (this thread's CPU time) at which a check on the event loop gives up: what
+#: bounds how long it holds the loop, whatever else takes the interpreter meanwhile (None: no bound).
+_CPU_GIVE_UP: ContextVar[float | None] = ContextVar("schema_check_cpu_give_up", default=None)
 
 
 class _OutOfTime(Exception):
@@ -376,8 +396,8 @@ def _with_clock(check: Any) -> Any:
     """``check`` (a keyword's validator function) that first gives up if the context's instant has passed."""
 
     def timed(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
-        give_up = _GIVE_UP.get()
-        if give_up is not None and time.monotonic() > give_up:
+        give_up, cpu_give_up = _GIVE_UP.get(), _CPU_GIVE_UP.get()
+        if (give_up is not None and time.monotonic() > give_up) or (cpu_give_up is not None and time.thread_time() > cpu_give_up):
             raise _OutOfTime
         return check(validator, value, instance, schema)
 
@@ -389,7 +409,7 @@ def bounded_validator(cls: Any) -> Any:
     """``cls`` (a jsonschema validator class) with every regular expression run on RE2 and bounded keywords.
 
     ``uniqueItems`` is linear, and every keyword looks at the clock first, so a check run by
-    ``check_off_the_loop`` gives up at its deadline.
+    ``check_bounded`` gives up at its instant.
     Raises ``bounded_regex.UnsupportedPattern`` from validation when a pattern cannot run on RE2;
     ``CompiledSchema`` finds such patterns before (``unsupported_patterns``).
     """
@@ -408,17 +428,80 @@ def bounded_validator(cls: Any) -> Any:
     return validators.extend(cls, timed)  # type: ignore[no-untyped-call]  # jsonschema ships extend without annotations
 
 
-async def check_off_the_loop(check: Callable[[Any], None], value: Any, *, give_up_at: float | None) -> None:
-    """Run ``check(value)`` (a schema check that raises) in a worker thread, giving up at ``give_up_at``.
+#: The weight (``json_weight``) up to which an instance is checked on the event loop: about 1 ms of
+#: checking against an ordinary schema with patterns (3 µs a unit, bench/bench_after_action.py).
+SMALL_WEIGHT = 256
+#: How long (CPU time of the loop's thread: a busy process stretches the wall time) a small instance's
+#: check may hold the event loop before it goes on in the pool (a schema whose ``$ref``s branch makes
+#: even a small instance costly).
+INLINE_BUDGET_S = 0.005
+#: Worker threads checking large instances: few, so that checks of large answers wait for each other
+#: (each bounded by its own instant) rather than take the interpreter from everything else.
+CHECK_WORKERS = 2
 
-    Checking a page's answer can take seconds (its size, a page's own schema): in a thread the
-    event loop keeps answering other calls, ``tools/list`` and ``/healthz`` meanwhile, and at
-    ``give_up_at`` (the call's deadline, on ``time.monotonic()``) the check raises
-    ``handler_timeout`` instead of running on.
+_pool: ThreadPoolExecutor | None = None
+
+
+def json_weight(value: Any, limit: int) -> int:
+    """What checking ``value`` costs, in units of one value, counted no further than past ``limit``.
+
+    One unit per value and per object key, and one per 64 characters of a string (a pattern runs on
+    RE2, linear in the text). Stops as soon as the count passes ``limit``, so weighing a 1 MiB answer
+    costs no more than weighing a small one.
     """
+    weight, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        weight += 1
+        if isinstance(item, dict):
+            weight += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, str):
+            weight += len(item) >> 6
+        if weight > limit:
+            break
+    return weight
 
-    def run() -> None:
-        _GIVE_UP.set(give_up_at)  # in the thread's own copy of the context
+
+def out_of_time(error: ActionError) -> bool:
+    """True when ``error`` is a check that gave up at its instant (not a failure of the instance or the schema)."""
+    return error.code == ErrorCode.HANDLER_TIMEOUT and error.evidence.get("phase") == "schema_check"
+
+
+def _run_until(check: Callable[[Any], None], value: Any, give_up_at: float | None, cpu_budget: float | None = None) -> None:
+    token = _GIVE_UP.set(give_up_at)
+    cpu_token = _CPU_GIVE_UP.set(None if cpu_budget is None else time.thread_time() + cpu_budget)
+    try:
         check(value)
+    finally:
+        _CPU_GIVE_UP.reset(cpu_token)
+        _GIVE_UP.reset(token)
 
-    await asyncio.to_thread(run)
+
+def _checks_pool() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=CHECK_WORKERS, thread_name_prefix="mcp-actions-check")
+    return _pool
+
+
+async def check_bounded(check: Callable[[Any], None], value: Any, *, give_up_at: float | None) -> None:
+    """Run ``check(value)`` (a schema check that raises), where its size says, giving up at ``give_up_at``.
+
+    A small ``value`` is checked at once on the event loop (bounded by ``INLINE_BUDGET_S`` of CPU); a large one
+    (or a small one the budget did not cover) in a worker thread of the checks' own pool, so that the
+    event loop keeps answering other calls, ``tools/list`` and ``/healthz`` meanwhile. At ``give_up_at``
+    (on ``time.monotonic()``) the check raises ``handler_timeout`` (``out_of_time``) instead of running on;
+    a check that waited in the pool past it gives up at its first keyword.
+    """
+    if json_weight(value, SMALL_WEIGHT) <= SMALL_WEIGHT:
+        try:
+            _run_until(check, value, give_up_at, INLINE_BUDGET_S)
+            return
+        except ActionError as exc:
+            if not out_of_time(exc) or (give_up_at is not None and time.monotonic() >= give_up_at):
+                raise
+    # A fresh context per check: a worker thread's own would carry one check's instant to the next.
+    await asyncio.get_running_loop().run_in_executor(_checks_pool(), contextvars.Context().run, _run_until, check, value, give_up_at)

@@ -165,6 +165,10 @@ class CallTracker:
                         ) from exc
                     return await pending.future
             except TimeoutError:
+                if pending.future.done() and not pending.future.cancelled():
+                    # The answer came in the very turn of the loop the time ran out in (a busy loop runs
+                    # the timer before the waiting task): the runtime answered in time, so that is the outcome.
+                    return pending.future.result()
                 elapsed = int((time.monotonic() - started) * 1000)
                 self._remember_expired(call_id, runtime_id, "timed out")
                 # A timed-out call must not go on acting in the page (a click landing during the

@@ -197,7 +197,8 @@ async def _changes(service: ActionService, call: BuiltinCall) -> str:
     """What the action changed, a few lines (page_answers.change_text): the engine's report once the page settled.
 
     One round trip: refs.change_report waits (settle) until the page has done what the action started,
-    then reports, with the journal's counts after the action when it asks for them.
+    then reports, with the journal's counts after the action when it asks for them. A report that cannot
+    be had says so in its line: the action ran whatever the report does.
     """
     probe = call.probe
     settle = {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_MS}
@@ -208,7 +209,9 @@ async def _changes(service: ActionService, call: BuiltinCall) -> str:
         if exc.code in _GONE:
             # The action replaced the page (a link, a form post, a reload): its engine went with it.
             return "the page navigated or reloaded: page_observe or page_read to see the new one"
-        raise
+        # The action is done; only the report of it is missing (its time ran out, the page would not say):
+        # that is no failure of the action (dispatch/after_action.py), so it is said, not raised.
+        return f"what it changed is unknown ({exc.code}): the action ran, do not repeat it; page_observe to see the page"
     if probe is not None:
         probe.reported(report)
     return change_text(report)

@@ -19,6 +19,12 @@ or state says what to do next (``page_guidance.page_hint``), and a call that
 opened or moved to another tab says so (``tab_notes.py``). It knows
 nothing of MCP; the server adapter gives it a ``CallContext`` and turns its
 outcomes into MCP results and errors.
+
+Once the action reached the page, nothing after it turns the call into a failure
+(``after_action.py``): an output that breaks the result schema is ``invalid_result``
+saying the action ran, and a check, postcondition, summary, audit line or turn's end
+that could not finish is reported beside the output (``CallOutcome.unchecked``) or
+logged, never raised.
 """
 
 from __future__ import annotations
@@ -49,9 +55,9 @@ from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.model import Manifest
 from ..projection.service import ProjectionService
 from ..protocols.abp import Elicit
-from ..schema_check import check_off_the_loop
 from ..workflow.progress import ProgressCallback
 from .act_journal import ActJournal
+from .after_action import Unchecked, check_result, postcondition_unknown
 from .builtin_tool import BuiltinCall, BuiltinTool
 from .execution import ToolRun
 from .guards import CallContext, GuardChain, InputRequired, PendingCall, Stage, default_guards
@@ -109,6 +115,8 @@ class CallOutcome(NamedTuple):
     binding: ToolBinding | None = None
     #: The tab the call opened or moved to, when not the one the model was looking at (``tab_notes.py``).
     tab: TabChange | None = None
+    #: Checks after the action that could not finish (``after_action.py``): the action ran, these are unknown.
+    unchecked: tuple[Unchecked, ...] = ()
 
 
 #: The least time a result summary gets to read, even when the call used up nearly all of its own.
@@ -224,10 +232,16 @@ class ActionService:
         return outcome
 
     def _record(self, call: PendingCall, code: str | None) -> None:
-        """Record a call that ended, unless ``record_pending`` already recorded it (the server shut down meanwhile)."""
+        """Record a call that ended, unless ``record_pending`` already recorded it (the server shut down meanwhile).
+
+        Never raises: the call has ended, and its line failing must not change how (``after_action.py``).
+        """
         pending = self._in_flight.pop(id(call), None)
         if pending is not None and self.audit is not None:
-            self.audit.record(self._audit_entry(call, pending[1], code))
+            try:
+                self.audit.record(self._audit_entry(call, pending[1], code))
+            except Exception:
+                log.exception("the audit line of a call of %s could not be made", call.mcp_name)
 
     def record_pending(self, code: str = ErrorCode.CANCELLED) -> int:
         """Record every call still running as ended with ``code`` (the server is shutting down); how many there were.
@@ -292,11 +306,12 @@ class ActionService:
                     output = await tool.run(self, BuiltinCall(call.own, dict(call.routing), call.deadline, call.target, hold=hold))
                 finally:
                     _CURRENT_CALL.reset(current)
-            await _check_result(binding, output, call.deadline)
-            return CallOutcome(output, binding=binding)
-        output, runtime, tab = await self._run_on_page(call)
-        await _check_result(binding, output, call.deadline)
-        return CallOutcome(output, await self._result_summary(binding, runtime, call.deadline), binding, tab)
+            checked = await check_result(binding, output, call.deadline)
+            return CallOutcome(output, binding=binding, unchecked=(checked,) if checked is not None else ())
+        output, runtime, tab, unknown = await self._run_on_page(call)
+        checked = await check_result(binding, output, call.deadline)
+        unchecked = tuple(each for each in (unknown, checked) if each is not None)
+        return CallOutcome(output, await self._result_summary(binding, runtime, call.deadline), binding, tab, unchecked)
 
     async def call(self, mcp_name: str, arguments: Mapping[str, Any] | None, *, progress: ProgressCallback | None = None) -> Any:
         """Run one tool to its end from Python; return its output or raise ``ActionError``.
@@ -353,13 +368,16 @@ class ActionService:
         )
 
     def _turn(self, call: PendingCall) -> contextlib.AbstractAsyncContextManager[None]:
-        """The turn of the tab the call acts on (``tab_turns.py``): alone when it acts, beside reads when it reads."""
+        """The turn of the tab the call acts on (``tab_turns.py``): alone when it acts, beside reads when it reads.
+
+        Its end cannot fail a call that ran (``_QuietEnd``).
+        """
         target, deadline = call.target, call.deadline
         assert target is not None and deadline is not None
         acted_on = target.acted_on
         if target.turn == "none" or acted_on is None:
             return contextlib.nullcontext()
-        return self.turns.turn(acted_on.runtime_id, acts=target.turn == "acts", tool=call.tool.name, deadline=deadline)
+        return _QuietEnd(self.turns.turn(acted_on.runtime_id, acts=target.turn == "acts", tool=call.tool.name, deadline=deadline), "the tab's turn")
 
     async def judge_landing(self, runtime_id: str, url: str | None) -> None:
         """After a navigation of the running built-in: judge the page it landed on (a redirect) by the policy.
@@ -407,7 +425,10 @@ class ActionService:
                 )
             timeout_ms = max(RESULT_SUMMARY_MIN_MS, int(deadline.seconds_left * 1000))
             return await self.projections.summary(runtime.runtime_id, projection, summary, timeout_ms=timeout_ms, remember=False)
-        except ActionError as exc:
+        except Exception as exc:
+            if not isinstance(exc, ActionError):  # a bug of ours: the call still ran
+                log.exception("%s ran, but reading its result summary %s/%s failed", binding.name, projection, summary)
+                exc = ActionError(f"reading the summary failed ({type(exc).__name__})", code=ErrorCode.INTERNAL_ERROR)
             log.warning("%s ran, but its result summary %s/%s could not be read: %s: %s", binding.name, projection, summary, exc.code, exc.message)
             return {"runtime_id": runtime.runtime_id, "projection": projection, "summary": summary, "error": exc.to_error()}
 
@@ -517,9 +538,9 @@ class ActionService:
                 evidence={"url": url, "timeout_ms": limit_ms},
             ) from exc
 
-    async def _run_on_page(self, call: PendingCall) -> tuple[Any, RuntimeInfo, TabChange | None]:
-        """Route a tool of a map or a page, pass the runtime guards, run it; its output, the runtime it ran on, and
-        the tab it opened or moved to (None: the one the model was looking at)."""
+    async def _run_on_page(self, call: PendingCall) -> tuple[Any, RuntimeInfo, TabChange | None, Unchecked | None]:
+        """Route a tool of a map or a page, pass the runtime guards, run it; its output, the runtime it ran on,
+        the tab it opened or moved to (None: the one the model was looking at), and a postcondition left unknown."""
         binding, deadline = call.tool, call.deadline
         assert deadline is not None
         watch = TabWatch(self.bridge.registry)
@@ -531,7 +552,7 @@ class ActionService:
             async with self._turn(call):
                 try:
                     await self.guards.run(Stage.RUNTIME, call)
-                    output = await self._execute(call, runtime, deadline)
+                    output, unknown = await self._execute(call, runtime, deadline)
                 finally:
                     call.finish()  # a transition's lock released, the tool's end noted
                 if call.rules is not None and call.manifest is not None:
@@ -545,10 +566,14 @@ class ActionService:
             if hinted is exc:
                 raise
             raise hinted from exc
-        return output, runtime, tab
+        return output, runtime, tab, unknown
 
-    async def _execute(self, call: PendingCall, runtime: RuntimeInfo, deadline: Deadline) -> Any:
-        """Run an admitted tool on its runtime as its plan says: a page's own tool, or a map's with its postcondition."""
+    async def _execute(self, call: PendingCall, runtime: RuntimeInfo, deadline: Deadline) -> tuple[Any, Unchecked | None]:
+        """Run an admitted tool on its runtime as its plan says: a page's own tool, or a map's with its postcondition.
+
+        Its output, and the postcondition when it could not be judged (``after_action.postcondition_unknown``):
+        a postcondition that does not hold fails the call (``state_mismatch``); one cut short does not.
+        """
         binding, own, context = call.tool, call.own, call.context
         try:
             if binding.kind is ToolKind.PAGE_TOOL:
@@ -560,26 +585,38 @@ class ActionService:
                         evidence={"tool": binding.name, "capability": binding.protocol},
                     )
                 # Held to the origin the policy judged, as a map's steps are: a page that moved is not sent it.
-                return await self.page_tool_runner.run(
+                output = await self.page_tool_runner.run(
                     binding, own, runtime, deadline, progress=context.progress, elicit=context.elicit, request_id=context.request_id, origin=judged_origin(call)
                 )
+                return output, None
             hold = OriginHold(call) if judged_origin(call) is not None else None
             execution = ToolRun(self.bridge, binding, runtime, deadline, context.progress, limits=self.limits, hold=hold)
             postcondition = binding.workflow.postcondition if binding.workflow is not None else None
             if postcondition is None:
-                return await execution.run(own)
+                return await execution.run(own), None
             request = PostconditionRequest(binding.name, postcondition, own, runtime.runtime_id, execution.caller(), deadline)
             if self.postconditions is None:
                 log.info("%s declares a postcondition, but no checker is installed; not enforced", binding.name)
-                return await execution.run(own)
+                return await execution.run(own), None
             before = await self.postconditions.before(request)  # what the check compares with
             output = await execution.run(own)
         finally:
-            # Even a failed call may have changed the page: projection subscribers hear of it.
+            # Even a failed call may have changed the page: projection subscribers hear of it. A refresh
+            # that fails is theirs to miss, never the call's failure.
             if self.projections is not None:
-                await self.projections.after_call(runtime.runtime_id)
-        await self.postconditions.check(request, before, output)
-        return output
+                try:
+                    await self.projections.after_call(runtime.runtime_id)
+                except Exception:
+                    log.exception("the projections of %s could not be refreshed after a call of %s", runtime.runtime_id, binding.name)
+        try:
+            await self.postconditions.check(request, before, output)
+        except ActionError as exc:
+            unknown = postcondition_unknown(exc)
+            if unknown is None:
+                raise
+            log.warning("%s ran, but its postcondition could not be judged: %s: %s", binding.name, exc.code, exc.message)
+            return output, unknown
+        return output, None
 
     def _diagnoser(self, manifest: Manifest) -> StateDiagnoser:
         """The (cached) diagnoser of ``manifest``'s states."""
@@ -596,14 +633,29 @@ class ActionService:
             await self.diagnose_states(runtime, manifest, deadline)
         except ActionError as exc:
             log.info("could not re-diagnose states of %s: %s", runtime.runtime_id, exc.code)
+        except Exception:
+            log.exception("re-diagnosing the states of %s failed", runtime.runtime_id)
 
 
-async def _check_result(binding: ToolBinding, output: Any, deadline: Deadline | None) -> None:
-    """``binding.check_result(output)`` off the event loop, giving up at the call's deadline.
+class _QuietEnd:
+    """A context whose end, after a block that succeeded, is logged if it fails rather than raised.
 
-    The output is a page's (or a page tool's, checked against the page's own schema): checking
-    it may take seconds, which the loop must not wait through (docs/threat-model.md).
+    The tab's turn ends after the action: releasing it failing (a replica's turn, say) must not turn
+    a call that ran into a failure. A block that failed keeps its own error.
     """
-    if not isinstance(binding.result_schema, dict):
-        return
-    await check_off_the_loop(binding.check_result, output, give_up_at=deadline.at if deadline is not None else None)
+
+    def __init__(self, inner: contextlib.AbstractAsyncContextManager[None], what: str) -> None:
+        self.inner = inner
+        self.what = what
+
+    async def __aenter__(self) -> None:
+        await self.inner.__aenter__()
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> bool | None:
+        if error is not None:
+            return await self.inner.__aexit__(kind, error, trace)
+        try:
+            return await self.inner.__aexit__(None, None, None)
+        except Exception:
+            log.exception("%s could not end cleanly after a call that ran", self.what)
+            return None

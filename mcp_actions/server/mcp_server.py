@@ -223,7 +223,16 @@ def build_server(
         binding = outcome.binding
         assert binding is not None
         await tell(ctx, peer, "info", {"event": "call_finished", "tool": binding.name, "elapsed_ms": int((loop.time() - started[0]) * 1000)})
-        return mark_page_content(success_result(outcome.output, binding, state_summary=outcome.state_summary, tab=outcome.tab), binding)
+        try:
+            result = success_result(outcome.output, binding, state_summary=outcome.state_summary, tab=outcome.tab, unchecked=outcome.unchecked)
+        except Exception as exc:
+            # The action ran: an answer we fail to render is our failure to show it, never the call's (dispatch/after_action.py).
+            log.error("call of %s ran, but its answer could not be rendered: %s", params.name, type(exc).__name__, exc_info=True)
+            result = types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"The action ran, but its output could not be shown ({type(exc).__name__}); it is done, do not repeat it.")],
+                is_error=False,
+            )
+        return mark_page_content(result, binding)
 
     async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         peers.seen(ctx)

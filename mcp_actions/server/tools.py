@@ -16,12 +16,13 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
+from ..dispatch.after_action import Unchecked
 from ..dispatch.page_answers import META_UNTRUSTED, BriefAnswer
 from ..dispatch.tab_notes import TabChange
 from ..errors import ActionError, UnknownTool
 from .media import image_output_schema, split_image
 
-__all__ = ["META_STATE_SUMMARY", "META_TAB", "META_UNTRUSTED", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
+__all__ = ["META_STATE_SUMMARY", "META_TAB", "META_UNCHECKED", "META_UNTRUSTED", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
 _ANNOTATION_KEYS = {
     "readOnlyHint": "read_only_hint",
@@ -87,6 +88,8 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
 # page text (dispatch/page_answers.py, which defines it): page words, never instructions.
 #: The tab a call opened or moved to (``dispatch/tab_notes.py``), beside the line the model reads.
 META_TAB = "mcp-actions/tab"
+#: Checks after the action that could not finish (``dispatch/after_action.py``): the action ran, they are unknown.
+META_UNCHECKED = "mcp-actions/unchecked"
 
 #: Where a result carries the state summary its map asks for (``x_actions.result_summary``).
 #: ``_meta`` rather than ``structuredContent``, so the tool's ``outputSchema`` (its map's
@@ -103,7 +106,12 @@ def _image_tool(binding: ToolBinding) -> bool:
 
 
 def success_result(
-    output: Any, binding: ToolBinding | None = None, *, state_summary: dict[str, Any] | None = None, tab: TabChange | None = None
+    output: Any,
+    binding: ToolBinding | None = None,
+    *,
+    state_summary: dict[str, Any] | None = None,
+    tab: TabChange | None = None,
+    unchecked: tuple[Unchecked, ...] = (),
 ) -> types.CallToolResult:
     """A successful call: the output as ``structuredContent`` (objects as they are, others wrapped) and a short text.
 
@@ -112,13 +120,17 @@ def success_result(
     ``state_summary`` (the map's ``x_actions.result_summary``, read after the
     call) goes to ``_meta["mcp-actions/state_summary"]`` and, for the model,
     into a second text block. ``tab``: the tab the call opened or moved to, said in one
-    more short text line the model reads (and in ``_meta["mcp-actions/tab"]``).
+    more short text line the model reads (and in ``_meta["mcp-actions/tab"]``). ``unchecked``: checks
+    after the action that could not finish, in ``_meta["mcp-actions/unchecked"]`` and a note line each.
     """
     if binding is not None and binding.text_output and isinstance(output, str):
         # The answer is text for the model (page_read): sent once, as it is, never cut to TEXT_LIMIT.
         # A text answer may carry _meta for the host (a page tool's runtime_id), never shown to the model.
-        text_meta = getattr(output, "meta", None)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=str(output))], is_error=False, _meta=dict(text_meta) if text_meta else None)
+        text_meta = dict(getattr(output, "meta", None) or {})
+        text = str(output) + "".join(f"\nNote: {each.note}." for each in unchecked)
+        if unchecked:
+            text_meta[META_UNCHECKED] = [each.to_meta() for each in unchecked]
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=False, _meta=text_meta or None)
     image = None
     if binding is not None and _image_tool(binding):
         output, image = split_image(output)
@@ -138,6 +150,9 @@ def success_result(
     if tab is not None:
         meta = {**(meta or {}), META_TAB: tab.to_meta()}
         content.append(types.TextContent(type="text", text=f"Note: {tab.line()}."))
+    if unchecked:
+        meta = {**(meta or {}), META_UNCHECKED: [each.to_meta() for each in unchecked]}
+        content.extend(types.TextContent(type="text", text=f"Note: {each.note}.") for each in unchecked)
     return types.CallToolResult(content=content, structured_content=structured, is_error=False, _meta=meta)
 
 
