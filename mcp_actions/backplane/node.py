@@ -182,7 +182,8 @@ class Backplane:
                 self._nc = await nats.connect(
                     self.connection.url,
                     **self.connection.connect_options(),
-                    name=f"mcp-actions {self.replica_id}",
+                    # Not the replica id (its host): NATS tells every client of its JetStream API which client asked.
+                    name=f"mcp-actions {self.nats.seal.tag(self.replica_id)}",
                     allow_reconnect=True,
                     max_reconnect_attempts=-1,
                     reconnect_time_wait=0.5,

@@ -72,19 +72,25 @@ def nats_server_binary() -> str:
 
 
 class NatsServer:
-    """A real NATS server with JetStream, stopped and started again on the same port by the tests."""
+    """A real NATS server with JetStream, stopped and started again on the same port by the tests.
 
-    def __init__(self, store: Path) -> None:
+    ``options``: more of ``nats-server``'s flags (``--user``/``--pass``, ``--tls…``, ``-c FILE``), as an operator gives them.
+    """
+
+    def __init__(self, store: Path, *options: str, scheme: str = "nats") -> None:
         self.port = free_port()
         self.store = store
+        self.options = options
+        self.scheme = scheme
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        self.process = subprocess.Popen([nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", str(self.store)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        command = [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", str(self.store), *self.options]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         wait_for_port(self.port, self.process)
 
     def stop(self) -> None:

@@ -335,10 +335,23 @@ def _cli(*args: str, preamble: str = "") -> subprocess.CompletedProcess[str]:
         (("serve", "--backplane", "redis://127.0.0.1:6379", "--bridge-token", "t"), "", "--backplane must be a NATS URL"),
         # Replicas must share a bridge token: one generated per start differs on each.
         (("serve", "--backplane", "nats://127.0.0.1:4222"), "", "--backplane needs --bridge-token"),
+        # Nor without an HTTP token (anyone could use a session on /mcp), nor without the secret that seals the backplane (issue 40).
+        (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t", "--backplane-secret-file", "{secret}"), "", "--backplane needs --http-token ("),
+        (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t", "--http-token", "h"), "", "--backplane needs --backplane-secret-file ("),
+        (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t"), "", "--backplane needs --http-token and --backplane-secret-file"),
+        # A secret too short to be one, or no file at all.
+        (("serve", "--backplane", "nats://h:4222", "--bridge-token", "t", "--http-token", "h", "--backplane-secret-file", "{short}"), "", "at least 32 are needed"),
+        (("serve", "--backplane", "nats://h:4222", "--bridge-token", "t", "--http-token", "h", "--backplane-secret-file", "/nonexistent/s"), "", "cannot read it"),
+        # A password in a URL that is refused is not repeated in the refusal.
+        (("serve", "--backplane", "redis://u:Pw-in-url@h:6379", "--bridge-token", "t"), "", "not a redis:// URL"),
     ],
 )
-def test_backplane_usage_errors_are_one_line_exit_2(args: tuple[str, ...], preamble: str, says: str) -> None:
+def test_backplane_usage_errors_are_one_line_exit_2(args: tuple[str, ...], preamble: str, says: str, tmp_path: Path) -> None:
+    (tmp_path / "secret").write_text("s" * 40 + "\n")
+    (tmp_path / "short").write_text("not-long-enough\n")
+    args = tuple(arg.format(secret=tmp_path / "secret", short=tmp_path / "short") for arg in args)
     done = _cli(*args, preamble=preamble)
+    assert "Pw-in-url" not in done.stderr
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0], done.stderr
