@@ -846,6 +846,134 @@ function isVisible(el) {
   return hiddenReason(el) === null;
 }
 
+// -- text drawn where no one sees it (issue 41; docs/threat-model.md, "Hidden text") -------------
+//
+// A page can lay text out and still keep it from a person: see-through, flattened or blanked by a
+// filter (the box and all it holds: drawnInvisible), or its glyphs too small, in the background's
+// colour or pushed away by text-indent (an element's own text; its children may set their own:
+// inkHidden). The page tools leave such text out of what they read (read_structure.js). Each test
+// reads only the computed style in hand, cheapest first; the background an element's text sits on is
+// found once per element for one read (inkCache, set by read_structure.js withStructure).
+
+var FILTER_STEP = /(opacity|brightness|contrast)\(\s*([0-9.]+)(%?)\s*\)/g;
+var RGB = /^rgba?\(\s*([0-9.]+)[ ,]+([0-9.]+)[ ,]+([0-9.]+)(?:\s*[,/]\s*([0-9.]+)(%?))?\s*\)$/;
+var inkCache = null; // element -> the colour its text sits on, for one read (null: not known)
+
+function withInkCache(fn) {
+  var saved = inkCache;
+  inkCache = typeof WeakMap === "function" ? new WeakMap() : null;
+  try {
+    return fn();
+  } finally {
+    inkCache = saved;
+  }
+}
+
+/** [r, g, b, a] of a computed colour, or null for one this cannot read (color(), a keyword). */
+function rgba(value) {
+  var m = RGB.exec(String(value || ""));
+  if (!m) return null;
+  var a = m[4] === undefined ? 1 : Number(m[4]) / (m[5] ? 100 : 1);
+  return [Number(m[1]), Number(m[2]), Number(m[3]), a];
+}
+
+/** Whether the transform (or scale) flattens el to no area: scale(0), scaleX(0), a degenerate matrix. */
+function flattened(style) {
+  if (style.scale && style.scale !== "none" && /(^|\s)0(\s|$)/.test(style.scale)) return true;
+  var t = style.transform;
+  if (!t || t === "none") return false;
+  var nums = (t.match(/-?[0-9.e-]+/g) || []).map(Number);
+  // The area the x and y axes span on screen: a, b, c, d of matrix(); m11, m12, m21, m22 of matrix3d().
+  var m = /^matrix3d/.test(t) ? [nums[1], nums[2], nums[5], nums[6]] : nums.slice(0, 4); // matrix3d: its "3" first
+  return m.length === 4 && Math.abs(m[0] * m[3] - m[1] * m[2]) < 1e-3;
+}
+
+/** Whether a filter blanks el: opacity(0); brightness(0) or contrast(0) over its own opaque background. */
+function blanked(style) {
+  var f = style.filter;
+  if (!f || f === "none") return false;
+  var ownBackground = rgba(style.backgroundColor);
+  FILTER_STEP.lastIndex = 0;
+  for (var m = FILTER_STEP.exec(f); m; m = FILTER_STEP.exec(f)) {
+    var amount = Number(m[2]) / (m[3] ? 100 : 1);
+    if (amount > 0.05) continue;
+    if (m[1] === "opacity") return true;
+    if (ownBackground && ownBackground[3] >= 0.9) return true; // text and box become one colour
+  }
+  return false;
+}
+
+// A native field a page draws itself: its own opacity is 0 and its label shows it (custom checkboxes,
+// radios, file pickers). Not hidden by that opacity: its name is its label's, read on its own.
+function drawnByItsLabel(el) {
+  var tag = tagName(el);
+  return (tag === "input" && /^(checkbox|radio|file)$/.test(String(el.type))) || tag === "select";
+}
+
+function tagName(el) {
+  return String(el.localName || el.tagName || "").toLowerCase();
+}
+
+/** Why el and everything in it are drawn invisible though laid out, or "" (see the section comment). */
+function drawnInvisible(el, style) {
+  if (!style) return "";
+  if (Number(style.opacity) <= 0.05 && !drawnByItsLabel(el)) return "transparent";
+  if (flattened(style)) return "flattened";
+  if (blanked(style)) return "filtered";
+  // Clipped to nothing (an sr-only clip): its box is there, nothing of it is drawn.
+  if (style.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(style.clipPath || "")) return "clipped";
+  return "";
+}
+
+/** The colour el's text sits on: the first ancestor background colour, white at the root; null behind an image. */
+function groundOf(el) {
+  var known = inkCache ? inkCache.get(el) : undefined;
+  if (known !== undefined) return known;
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  var style = view.getComputedStyle(el);
+  var ground;
+  if (style.backgroundImage && style.backgroundImage !== "none") ground = null;
+  else {
+    var own = rgba(style.backgroundColor);
+    if (own && own[3] >= 0.9) ground = own;
+    else {
+      var parent = composedParent(el);
+      ground = parent && parent.nodeType === 1 ? groundOf(parent) : [255, 255, 255, 1];
+      if (ground && own && own[3] > 0.05) ground = null; // a see-through tint: mixed, not judged
+    }
+  }
+  if (inkCache) inkCache.set(el, ground);
+  return ground;
+}
+
+/** Whether el has an accessible name of its own (aria-label, aria-labelledby): an icon button whose glyph text is hidden. */
+function namedApart(el) {
+  return !!(el.getAttribute && (el.getAttribute("aria-label") || el.getAttribute("aria-labelledby")));
+}
+
+/**
+ * Why el's own text (its text nodes; its children may set their own) is drawn where no one sees it,
+ * or "": glyphs of 1px or less, no ink (transparent, or the colour of what it sits on), or pushed
+ * off by a negative text-indent. Text drawn by a background (background-clip: text) or a shadow is seen.
+ */
+function inkHidden(el, style) {
+  if (!style || namedApart(el)) return "";
+  if (parseFloat(style.fontSize) <= 1) return "tiny_text";
+  var ink = rgba(style.webkitTextFillColor && style.webkitTextFillColor !== style.color ? style.webkitTextFillColor : style.color);
+  if (ink && style.textShadow === "none" && style.backgroundClip !== "text" && style.webkitBackgroundClip !== "text") {
+    if (ink[3] <= 0.05) return "no_ink";
+    var ground = groundOf(el);
+    if (ground && Math.abs(ink[0] - ground[0]) <= 8 && Math.abs(ink[1] - ground[1]) <= 8 && Math.abs(ink[2] - ground[2]) <= 8) return "no_ink";
+  }
+  var indent = parseFloat(style.textIndent);
+  if (indent < 0) {
+    var r = el.getBoundingClientRect();
+    var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+    if (r.left + view.scrollX + indent + r.width <= 0) return "indented_away";
+  }
+  return "";
+}
+
 /** A CSS selector argument of a primitive, checked: the elements it matches (deep). */
 function selectAll(selector, code, scope) {
   if (typeof selector !== "string" || !selector.trim()) fail(code, "selector must be a non-empty CSS selector string", { selector: selector === undefined ? null : selector });
@@ -889,6 +1017,16 @@ function isWithin(node, el) {
 }
 
 M.elementFromPointDeep = elementFromPointDeep;
+M.drawnInvisible = drawnInvisible;
+M.inkHidden = inkHidden;
+M.withInkCache = withInkCache;
+M.opaqueAt = function (el) {
+  // Whether el paints over what is under it (the covered-text test, read_structure.js).
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  var style = view.getComputedStyle(el);
+  var bg = rgba(style.backgroundColor);
+  return Number(style.opacity) >= 0.9 && (!!(bg && bg[3] >= 0.9) || (!!style.backgroundImage && style.backgroundImage !== "none"));
+};
 M.hideFromEngine = hideFromEngine;
 M.LAUNCHER_HOST_TAG = LAUNCHER_HOST_TAG;
 M.isHiddenFromEngine = isHiddenFromEngine;
@@ -4998,8 +5136,15 @@ function observe(args) {
   if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
   if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.observe" });
   prune();
+  return M.withStructure(function () {
+    return listed(args, maxBytes);
+  });
+}
+
+function listed(args, maxBytes) {
+  // What a person can see: a click reaches it, and it is not drawn where no one sees it (read_structure.js unseen).
   var all = actionableInTree().filter(function (el) {
-    return isVisible(el) && (!args.viewport_only || inViewport(el));
+    return isVisible(el) && (!args.viewport_only || inViewport(el)) && !M.unseen(el);
   });
   // Role and name of every listed element, so look-alikes (same role and name) get their context.
   var seen = {};
@@ -5068,7 +5213,8 @@ function contextOf(el, name, cache) {
   var section = M.sectionName ? M.sectionName(el, cache) : "";
   if (section && section !== name) parts.push(section);
   var item = M.itemOf ? M.itemOf(el) : null;
-  var itemText = item && item !== el ? M.normalize(item.innerText || item.textContent) : "";
+  // The item's words a person reads (read_structure.js visibleText), not text hidden in it.
+  var itemText = item && item !== el ? M.visibleText(item) : "";
   if (itemText && itemText !== name && itemText !== section) parts.push(itemText);
   return cap(parts.join(" › "), CONTEXT_CAP);
 }
@@ -6012,7 +6158,13 @@ definePrimitive("locator.select", selectByLocator, ["locator", "values"]);
  *   attribute, aria-hidden, content-visibility), visually hidden on purpose
  *   (sr-only clips, a positioned box of at most 1px that clips, a box placed
  *   where no scroll reaches, such as skip links at left:-9999px), zero-size
- *   boxes that clip their content, and the engine's own UI;
+ *   boxes that clip their content, boxes drawn invisible (opacity 0, a
+ *   transform that flattens them, a filter that blanks them: dom.js
+ *   drawnInvisible), images of 2px or less, and the engine's own UI; and whose
+ *   own text it leaves out while reading its children (textHidden):
+ *   visibility:hidden, glyphs of 1px or less, text with no ink or the
+ *   colour it sits on, text pushed off by text-indent (dom.js inkHidden), and
+ *   text another opaque element covers at its centre (coveredText);
  * - the composed tree a reader walks (childrenOf): a shadow host's open shadow
  *   root instead of its light children, a slot's assigned nodes, and a
  *   same-origin iframe's document (frameDocument);
@@ -6029,6 +6181,8 @@ var tagOf = M.tagOf,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
   isHiddenFromEngine = M.isHiddenFromEngine,
+  drawnInvisible = M.drawnInvisible,
+  inkHidden = M.inkHidden,
   isInteractiveElement = M.isInteractiveElement,
   composedParent = M.composedParent,
   LAUNCHER_HOST_TAG = M.LAUNCHER_HOST_TAG;
@@ -6047,14 +6201,34 @@ function styleOf(el) {
   return view.getComputedStyle(el);
 }
 
+// element -> skipReason's answer, for one read or find (withStructure): isReadable asks it of every ancestor.
+var skipAnswers = null;
+
 /** Why a reader leaves el (and everything under it) out, or "" when it reads it. */
 function skipReason(el, style) {
+  var known = skipAnswers ? skipAnswers.get(el) : undefined;
+  if (known !== undefined) return known;
+  var why = judgeSkip(el, style);
+  if (skipAnswers) skipAnswers.set(el, why);
+  return why;
+}
+
+function judgeSkip(el, style) {
   var tag = tagOf(el);
   if (NOT_CONTENT[tag] || tag === LAUNCHER_HOST_TAG || isHiddenFromEngine(el)) return "not_content";
-  if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return "hidden";
+  if (el.hasAttribute("hidden")) return "hidden";
+  if (el.getAttribute("aria-hidden") === "true") return "aria_hidden"; // still seen: page_observe lists its controls
   style = style || styleOf(el);
   if (!style || style.display === "none") return "hidden";
   if (style.contentVisibility === "hidden") return "hidden";
+  // Laid out but drawn where no one sees it (issue 41): cheap, the style in hand.
+  var drawn = drawnInvisible(el, style);
+  if (drawn) return drawn;
+  if (tag === "img") {
+    // A tracking pixel's alt is no text a person reads.
+    var box = el.getBoundingClientRect();
+    if (box.width <= 2 || box.height <= 2) return "tiny_image";
+  }
   if (style.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(style.clipPath || "")) return "visually_hidden";
   var clips = /^(hidden|clip)$/.test(style.overflowX + "") || /^(hidden|clip)$/.test(style.overflowY + "");
   var placed = style.position === "absolute" || style.position === "fixed" || (style.transform && style.transform !== "none");
@@ -6081,8 +6255,93 @@ function isReadable(el) {
     }
     node = parent;
   }
-  var own = styleOf(el);
-  return !(own && (own.visibility === "hidden" || own.visibility === "collapse"));
+  return !textHidden(el, styleOf(el));
+}
+
+/** Whether el has text of its own (a text node child with more than spaces): the only text textHidden hides. */
+function hasOwnText(el) {
+  for (var n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3 && /\S/.test(n.nodeValue)) return true;
+  return false;
+}
+
+/**
+ * Why el's own text is not read though its children may be (see the module comment), or "".
+ * visibility:hidden, then the ink tests on the style in hand, then the costly covered test last.
+ */
+function textHidden(el, style) {
+  if (!style) return "";
+  if (style.visibility === "hidden" || style.visibility === "collapse") return "visibility_hidden";
+  var own = hasOwnText(el);
+  // A control is judged by its own style when its name is its text, in a child or not (a link whose
+  // span inherits its font-size 0); one with no text at all (an icon) has no ink to judge.
+  if (!own && !(isInteractiveElement(el) && /\S/.test(el.textContent || ""))) return "";
+  return inkHidden(el, style) || (own ? coveredText(el, style) : "");
+}
+
+/**
+ * Whether another element covers el's text: the element hit at the centre of el's first box is
+ * neither el, inside el, nor a see-through box, but something opaque on top of it (or an opaque
+ * ancestor el is drawn behind, by a negative z-index). A cheap test: one point, and only where the
+ * hit test can see it (in the top document's viewport); text partly covered, or covered below the
+ * fold, is read (docs/threat-model.md, "Hidden text").
+ */
+function coveredText(el, style) {
+  if (el.ownerDocument !== document || style.pointerEvents === "none") return "";
+  var rects = el.getClientRects();
+  if (!rects.length) return "";
+  var r = rects[0];
+  var x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (!(x >= 0 && y >= 0 && x < root.innerWidth && y < root.innerHeight)) return "";
+  var hit = M.elementFromPointDeep(x, y);
+  if (!hit || hit === el || M.isWithin(hit, el)) return "";
+  for (var n = hit; n && n.nodeType === 1; n = composedParent(n)) {
+    var holds = M.isWithin(el, n); // n is an ancestor of el
+    if (holds && n !== hit) return ""; // the hit was a see-through box over el's own ancestor
+    if (M.opaqueAt(n)) return "covered";
+    if (holds) return "";
+  }
+  return "";
+}
+
+/**
+ * Why page_observe leaves out an element a click would reach (dom.js isVisible holds): what a reader
+ * leaves out, it or an ancestor (skipReason), but aria-hidden, which a sighted person still sees; or its
+ * name is its text and that text has no ink (inkHidden). Not the covered test: a covered control is
+ * listed, and a click on it says it went to what was on top.
+ */
+function unseen(el) {
+  for (var node = el; node && node.nodeType === 1; node = composedParent(node)) {
+    var why = skipReason(node);
+    if (why && why !== "aria_hidden" && why !== "not_content") return why;
+  }
+  return /\S/.test(el.textContent || "") ? inkHidden(el, styleOf(el)) : "";
+}
+
+/**
+ * The text of el a reader reads (the document order of its text nodes, spaced), without what
+ * skipReason leaves out or textHidden hides: what page_find matches and quotes, and the context
+ * page_observe and page_find give.
+ */
+function visibleText(el) {
+  var parts = [];
+  (function walk(node) {
+    var nodes = childrenOf(node);
+    var hidden = null;
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.nodeType === 3) {
+        if (hidden === null) hidden = node.nodeType === 1 && !!textHidden(node, styleOf(node));
+        if (!hidden) parts.push(n.nodeValue);
+      } else if (n.nodeType === 1 && !skipReason(n)) {
+        // Blocks apart, inline boxes run on ("$<b>5</b>" is "$5"), as innerText says them.
+        var inline = /^inline/.test(styleOf(n).display);
+        if (!inline) parts.push(" ");
+        walk(n);
+        if (!inline) parts.push(" ");
+      }
+    }
+  })(el);
+  return normalize(parts.join(""));
 }
 
 function isSummaryOf(el, details) {
@@ -6135,11 +6394,13 @@ var itemAnswers = null;
 function withStructure(fn) {
   runCounts = typeof WeakMap === "function" ? new WeakMap() : null;
   itemAnswers = typeof WeakMap === "function" ? new WeakMap() : null;
+  skipAnswers = typeof WeakMap === "function" ? new WeakMap() : null;
   try {
-    return fn();
+    return M.withInkCache(fn);
   } finally {
     runCounts = null;
     itemAnswers = null;
+    skipAnswers = null;
   }
 }
 
@@ -6263,7 +6524,9 @@ function sectionName(el, cache) {
     if (known.name) return known.name;
     if (known.headings.length) {
       var heading = headingBefore(node, known.headings, el);
-      if (heading) return normalize(heading.textContent);
+      // The heading's words a person reads (a hidden span in it names nothing).
+      var said = heading ? visibleText(heading) : "";
+      if (said) return said;
     }
   }
   return "";
@@ -6272,6 +6535,9 @@ function sectionName(el, cache) {
 M.withStructure = withStructure;
 M.styleOf = styleOf;
 M.skipReason = skipReason;
+M.textHidden = textHidden;
+M.visibleText = visibleText;
+M.unseen = unseen;
 M.isReadable = isReadable;
 M.frameDocument = frameDocument;
 M.childrenOf = childrenOf;
@@ -6421,6 +6687,7 @@ var definePrimitive = M.definePrimitive,
   elementOfRef = M.elementOfRef,
   styleOf = M.styleOf,
   skipReason = M.skipReason,
+  textHidden = M.textHidden,
   frameDocument = M.frameDocument,
   childrenOf = M.childrenOf,
   isItem = M.isItem,
@@ -6546,8 +6813,9 @@ function walk(w, el) {
   var style = styleOf(el);
   if (skipReason(el, style)) return;
   var tag = tagOf(el), role = roleOf(el);
-  // visibility:hidden hides el's own text and token; a child may still be visibility:visible.
-  var hidden = style.visibility === "hidden" || style.visibility === "collapse";
+  // visibility:hidden, no ink, glyphs too small, text pushed or covered away (read_structure.js textHidden)
+  // hide el's own text and token; a child may still be drawn where it shows.
+  var hidden = !!textHidden(el, style);
   var block = !ON_THE_LINE.test(style.display);
   var spaced = !block && style.display !== "inline" && style.display !== "contents";
   if (block) w.soft();
@@ -6824,7 +7092,11 @@ var definePrimitive = M.definePrimitive,
   sectionName = M.sectionName,
   candidateRole = M.candidateRole,
   candidateName = M.candidateName,
-  withStructure = M.withStructure;
+  withStructure = M.withStructure,
+  visibleText = M.visibleText,
+  skipReason = M.skipReason,
+  textHidden = M.textHidden,
+  styleOf = M.styleOf;
 
 var NAME_CAP = 80;
 var CONTEXT_CAP = 100;
@@ -6884,7 +7156,9 @@ function snippet(text, needle) {
 /** How well el matches (0 best), or -1 when it does not. */
 function rank(el, role, actionable, query, cache) {
   var name = actionable ? candidateName(el, role) : accessibleName(el, role);
-  var own = name || normalize(el.textContent);
+  // A heading named by its content is named by the words a person reads in it (not a hidden span's).
+  if (!actionable && role === "heading" && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) name = visibleText(el);
+  var own = name || visibleText(el);
   // A paragraph has no accessible name: it is named by its words around the match.
   if (!name && role === "paragraph") name = snippet(own, query.text || query.name);
   if (query.name && !has(own, query.name)) return { rank: -1 };
@@ -6910,7 +7184,8 @@ function itemText(item) {
   for (var n = walker.nextNode(); n; n = walker.nextNode()) {
     var skip = false;
     for (var p = n.parentElement; p && p !== item.parentElement; p = p.parentElement) {
-      if (p.hasAttribute("aria-label") && p !== item || p.getAttribute("aria-hidden") === "true" || /^(script|style)$/.test(tagOf(p))) {
+      // Also text a reader leaves out or does not see (read_structure.js skipReason, textHidden).
+      if (p.hasAttribute("aria-label") && p !== item || /^(script|style)$/.test(tagOf(p)) || skipReason(p) || (p === n.parentElement && textHidden(p, styleOf(p)))) {
         skip = true;
         break;
       }
@@ -6978,8 +7253,10 @@ function textBlocks(all, text) {
   for (var i = 0; i < all.length; i++) {
     var el = all[i];
     if (!TEXT_BLOCKS[tagOf(el)]) continue;
-    var own = normalize(el.textContent);
-    if (!has(own, text) || innerBlockHolds(el, text) || !isReadable(el)) continue;
+    // textContent first (cheap, holds all the rest), then the words a person reads, which are matched and quoted.
+    if (!has(normalize(el.textContent), text) || innerBlockHolds(el, text) || !isReadable(el)) continue;
+    var own = visibleText(el);
+    if (!has(own, text)) continue;
     hits.push({ el: el, role: ownRole(el, false) || tagOf(el), found: { name: snippet(own, text), snippet: true, rank: own.toLowerCase() === text ? 0 : 1 }, order: hits.length });
   }
   return hits;

@@ -120,6 +120,134 @@ function isVisible(el) {
   return hiddenReason(el) === null;
 }
 
+// -- text drawn where no one sees it (issue 41; docs/threat-model.md, "Hidden text") -------------
+//
+// A page can lay text out and still keep it from a person: see-through, flattened or blanked by a
+// filter (the box and all it holds: drawnInvisible), or its glyphs too small, in the background's
+// colour or pushed away by text-indent (an element's own text; its children may set their own:
+// inkHidden). The page tools leave such text out of what they read (read_structure.js). Each test
+// reads only the computed style in hand, cheapest first; the background an element's text sits on is
+// found once per element for one read (inkCache, set by read_structure.js withStructure).
+
+var FILTER_STEP = /(opacity|brightness|contrast)\(\s*([0-9.]+)(%?)\s*\)/g;
+var RGB = /^rgba?\(\s*([0-9.]+)[ ,]+([0-9.]+)[ ,]+([0-9.]+)(?:\s*[,/]\s*([0-9.]+)(%?))?\s*\)$/;
+var inkCache = null; // element -> the colour its text sits on, for one read (null: not known)
+
+function withInkCache(fn) {
+  var saved = inkCache;
+  inkCache = typeof WeakMap === "function" ? new WeakMap() : null;
+  try {
+    return fn();
+  } finally {
+    inkCache = saved;
+  }
+}
+
+/** [r, g, b, a] of a computed colour, or null for one this cannot read (color(), a keyword). */
+function rgba(value) {
+  var m = RGB.exec(String(value || ""));
+  if (!m) return null;
+  var a = m[4] === undefined ? 1 : Number(m[4]) / (m[5] ? 100 : 1);
+  return [Number(m[1]), Number(m[2]), Number(m[3]), a];
+}
+
+/** Whether the transform (or scale) flattens el to no area: scale(0), scaleX(0), a degenerate matrix. */
+function flattened(style) {
+  if (style.scale && style.scale !== "none" && /(^|\s)0(\s|$)/.test(style.scale)) return true;
+  var t = style.transform;
+  if (!t || t === "none") return false;
+  var nums = (t.match(/-?[0-9.e-]+/g) || []).map(Number);
+  // The area the x and y axes span on screen: a, b, c, d of matrix(); m11, m12, m21, m22 of matrix3d().
+  var m = /^matrix3d/.test(t) ? [nums[1], nums[2], nums[5], nums[6]] : nums.slice(0, 4); // matrix3d: its "3" first
+  return m.length === 4 && Math.abs(m[0] * m[3] - m[1] * m[2]) < 1e-3;
+}
+
+/** Whether a filter blanks el: opacity(0); brightness(0) or contrast(0) over its own opaque background. */
+function blanked(style) {
+  var f = style.filter;
+  if (!f || f === "none") return false;
+  var ownBackground = rgba(style.backgroundColor);
+  FILTER_STEP.lastIndex = 0;
+  for (var m = FILTER_STEP.exec(f); m; m = FILTER_STEP.exec(f)) {
+    var amount = Number(m[2]) / (m[3] ? 100 : 1);
+    if (amount > 0.05) continue;
+    if (m[1] === "opacity") return true;
+    if (ownBackground && ownBackground[3] >= 0.9) return true; // text and box become one colour
+  }
+  return false;
+}
+
+// A native field a page draws itself: its own opacity is 0 and its label shows it (custom checkboxes,
+// radios, file pickers). Not hidden by that opacity: its name is its label's, read on its own.
+function drawnByItsLabel(el) {
+  var tag = tagName(el);
+  return (tag === "input" && /^(checkbox|radio|file)$/.test(String(el.type))) || tag === "select";
+}
+
+function tagName(el) {
+  return String(el.localName || el.tagName || "").toLowerCase();
+}
+
+/** Why el and everything in it are drawn invisible though laid out, or "" (see the section comment). */
+function drawnInvisible(el, style) {
+  if (!style) return "";
+  if (Number(style.opacity) <= 0.05 && !drawnByItsLabel(el)) return "transparent";
+  if (flattened(style)) return "flattened";
+  if (blanked(style)) return "filtered";
+  // Clipped to nothing (an sr-only clip): its box is there, nothing of it is drawn.
+  if (style.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(style.clipPath || "")) return "clipped";
+  return "";
+}
+
+/** The colour el's text sits on: the first ancestor background colour, white at the root; null behind an image. */
+function groundOf(el) {
+  var known = inkCache ? inkCache.get(el) : undefined;
+  if (known !== undefined) return known;
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  var style = view.getComputedStyle(el);
+  var ground;
+  if (style.backgroundImage && style.backgroundImage !== "none") ground = null;
+  else {
+    var own = rgba(style.backgroundColor);
+    if (own && own[3] >= 0.9) ground = own;
+    else {
+      var parent = composedParent(el);
+      ground = parent && parent.nodeType === 1 ? groundOf(parent) : [255, 255, 255, 1];
+      if (ground && own && own[3] > 0.05) ground = null; // a see-through tint: mixed, not judged
+    }
+  }
+  if (inkCache) inkCache.set(el, ground);
+  return ground;
+}
+
+/** Whether el has an accessible name of its own (aria-label, aria-labelledby): an icon button whose glyph text is hidden. */
+function namedApart(el) {
+  return !!(el.getAttribute && (el.getAttribute("aria-label") || el.getAttribute("aria-labelledby")));
+}
+
+/**
+ * Why el's own text (its text nodes; its children may set their own) is drawn where no one sees it,
+ * or "": glyphs of 1px or less, no ink (transparent, or the colour of what it sits on), or pushed
+ * off by a negative text-indent. Text drawn by a background (background-clip: text) or a shadow is seen.
+ */
+function inkHidden(el, style) {
+  if (!style || namedApart(el)) return "";
+  if (parseFloat(style.fontSize) <= 1) return "tiny_text";
+  var ink = rgba(style.webkitTextFillColor && style.webkitTextFillColor !== style.color ? style.webkitTextFillColor : style.color);
+  if (ink && style.textShadow === "none" && style.backgroundClip !== "text" && style.webkitBackgroundClip !== "text") {
+    if (ink[3] <= 0.05) return "no_ink";
+    var ground = groundOf(el);
+    if (ground && Math.abs(ink[0] - ground[0]) <= 8 && Math.abs(ink[1] - ground[1]) <= 8 && Math.abs(ink[2] - ground[2]) <= 8) return "no_ink";
+  }
+  var indent = parseFloat(style.textIndent);
+  if (indent < 0) {
+    var r = el.getBoundingClientRect();
+    var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+    if (r.left + view.scrollX + indent + r.width <= 0) return "indented_away";
+  }
+  return "";
+}
+
 /** A CSS selector argument of a primitive, checked: the elements it matches (deep). */
 function selectAll(selector, code, scope) {
   if (typeof selector !== "string" || !selector.trim()) fail(code, "selector must be a non-empty CSS selector string", { selector: selector === undefined ? null : selector });
@@ -163,6 +291,16 @@ function isWithin(node, el) {
 }
 
 M.elementFromPointDeep = elementFromPointDeep;
+M.drawnInvisible = drawnInvisible;
+M.inkHidden = inkHidden;
+M.withInkCache = withInkCache;
+M.opaqueAt = function (el) {
+  // Whether el paints over what is under it (the covered-text test, read_structure.js).
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  var style = view.getComputedStyle(el);
+  var bg = rgba(style.backgroundColor);
+  return Number(style.opacity) >= 0.9 && (!!(bg && bg[3] >= 0.9) || (!!style.backgroundImage && style.backgroundImage !== "none"));
+};
 M.hideFromEngine = hideFromEngine;
 M.LAUNCHER_HOST_TAG = LAUNCHER_HOST_TAG;
 M.isHiddenFromEngine = isHiddenFromEngine;

@@ -37,7 +37,11 @@ var definePrimitive = M.definePrimitive,
   sectionName = M.sectionName,
   candidateRole = M.candidateRole,
   candidateName = M.candidateName,
-  withStructure = M.withStructure;
+  withStructure = M.withStructure,
+  visibleText = M.visibleText,
+  skipReason = M.skipReason,
+  textHidden = M.textHidden,
+  styleOf = M.styleOf;
 
 var NAME_CAP = 80;
 var CONTEXT_CAP = 100;
@@ -97,7 +101,9 @@ function snippet(text, needle) {
 /** How well el matches (0 best), or -1 when it does not. */
 function rank(el, role, actionable, query, cache) {
   var name = actionable ? candidateName(el, role) : accessibleName(el, role);
-  var own = name || normalize(el.textContent);
+  // A heading named by its content is named by the words a person reads in it (not a hidden span's).
+  if (!actionable && role === "heading" && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) name = visibleText(el);
+  var own = name || visibleText(el);
   // A paragraph has no accessible name: it is named by its words around the match.
   if (!name && role === "paragraph") name = snippet(own, query.text || query.name);
   if (query.name && !has(own, query.name)) return { rank: -1 };
@@ -123,7 +129,8 @@ function itemText(item) {
   for (var n = walker.nextNode(); n; n = walker.nextNode()) {
     var skip = false;
     for (var p = n.parentElement; p && p !== item.parentElement; p = p.parentElement) {
-      if (p.hasAttribute("aria-label") && p !== item || p.getAttribute("aria-hidden") === "true" || /^(script|style)$/.test(tagOf(p))) {
+      // Also text a reader leaves out or does not see (read_structure.js skipReason, textHidden).
+      if (p.hasAttribute("aria-label") && p !== item || /^(script|style)$/.test(tagOf(p)) || skipReason(p) || (p === n.parentElement && textHidden(p, styleOf(p)))) {
         skip = true;
         break;
       }
@@ -191,8 +198,10 @@ function textBlocks(all, text) {
   for (var i = 0; i < all.length; i++) {
     var el = all[i];
     if (!TEXT_BLOCKS[tagOf(el)]) continue;
-    var own = normalize(el.textContent);
-    if (!has(own, text) || innerBlockHolds(el, text) || !isReadable(el)) continue;
+    // textContent first (cheap, holds all the rest), then the words a person reads, which are matched and quoted.
+    if (!has(normalize(el.textContent), text) || innerBlockHolds(el, text) || !isReadable(el)) continue;
+    var own = visibleText(el);
+    if (!has(own, text)) continue;
     hits.push({ el: el, role: ownRole(el, false) || tagOf(el), found: { name: snippet(own, text), snippet: true, rank: own.toLowerCase() === text ? 0 : 1 }, order: hits.length });
   }
   return hits;

@@ -174,8 +174,15 @@ function observe(args) {
   if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
   if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.observe" });
   prune();
+  return M.withStructure(function () {
+    return listed(args, maxBytes);
+  });
+}
+
+function listed(args, maxBytes) {
+  // What a person can see: a click reaches it, and it is not drawn where no one sees it (read_structure.js unseen).
   var all = actionableInTree().filter(function (el) {
-    return isVisible(el) && (!args.viewport_only || inViewport(el));
+    return isVisible(el) && (!args.viewport_only || inViewport(el)) && !M.unseen(el);
   });
   // Role and name of every listed element, so look-alikes (same role and name) get their context.
   var seen = {};
@@ -244,7 +251,8 @@ function contextOf(el, name, cache) {
   var section = M.sectionName ? M.sectionName(el, cache) : "";
   if (section && section !== name) parts.push(section);
   var item = M.itemOf ? M.itemOf(el) : null;
-  var itemText = item && item !== el ? M.normalize(item.innerText || item.textContent) : "";
+  // The item's words a person reads (read_structure.js visibleText), not text hidden in it.
+  var itemText = item && item !== el ? M.visibleText(item) : "";
   if (itemText && itemText !== name && itemText !== section) parts.push(itemText);
   return cap(parts.join(" › "), CONTEXT_CAP);
 }

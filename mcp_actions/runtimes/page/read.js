@@ -29,6 +29,7 @@ var definePrimitive = M.definePrimitive,
   elementOfRef = M.elementOfRef,
   styleOf = M.styleOf,
   skipReason = M.skipReason,
+  textHidden = M.textHidden,
   frameDocument = M.frameDocument,
   childrenOf = M.childrenOf,
   isItem = M.isItem,
@@ -154,8 +155,9 @@ function walk(w, el) {
   var style = styleOf(el);
   if (skipReason(el, style)) return;
   var tag = tagOf(el), role = roleOf(el);
-  // visibility:hidden hides el's own text and token; a child may still be visibility:visible.
-  var hidden = style.visibility === "hidden" || style.visibility === "collapse";
+  // visibility:hidden, no ink, glyphs too small, text pushed or covered away (read_structure.js textHidden)
+  // hide el's own text and token; a child may still be drawn where it shows.
+  var hidden = !!textHidden(el, style);
   var block = !ON_THE_LINE.test(style.display);
   var spaced = !block && style.display !== "inline" && style.display !== "contents";
   if (block) w.soft();

@@ -6,7 +6,13 @@
  *   attribute, aria-hidden, content-visibility), visually hidden on purpose
  *   (sr-only clips, a positioned box of at most 1px that clips, a box placed
  *   where no scroll reaches, such as skip links at left:-9999px), zero-size
- *   boxes that clip their content, and the engine's own UI;
+ *   boxes that clip their content, boxes drawn invisible (opacity 0, a
+ *   transform that flattens them, a filter that blanks them: dom.js
+ *   drawnInvisible), images of 2px or less, and the engine's own UI; and whose
+ *   own text it leaves out while reading its children (textHidden):
+ *   visibility:hidden, glyphs of 1px or less, text with no ink or the
+ *   colour it sits on, text pushed off by text-indent (dom.js inkHidden), and
+ *   text another opaque element covers at its centre (coveredText);
  * - the composed tree a reader walks (childrenOf): a shadow host's open shadow
  *   root instead of its light children, a slot's assigned nodes, and a
  *   same-origin iframe's document (frameDocument);
@@ -23,6 +29,8 @@ var tagOf = M.tagOf,
   roleOf = M.roleOf,
   accessibleName = M.accessibleName,
   isHiddenFromEngine = M.isHiddenFromEngine,
+  drawnInvisible = M.drawnInvisible,
+  inkHidden = M.inkHidden,
   isInteractiveElement = M.isInteractiveElement,
   composedParent = M.composedParent,
   LAUNCHER_HOST_TAG = M.LAUNCHER_HOST_TAG;
@@ -41,14 +49,34 @@ function styleOf(el) {
   return view.getComputedStyle(el);
 }
 
+// element -> skipReason's answer, for one read or find (withStructure): isReadable asks it of every ancestor.
+var skipAnswers = null;
+
 /** Why a reader leaves el (and everything under it) out, or "" when it reads it. */
 function skipReason(el, style) {
+  var known = skipAnswers ? skipAnswers.get(el) : undefined;
+  if (known !== undefined) return known;
+  var why = judgeSkip(el, style);
+  if (skipAnswers) skipAnswers.set(el, why);
+  return why;
+}
+
+function judgeSkip(el, style) {
   var tag = tagOf(el);
   if (NOT_CONTENT[tag] || tag === LAUNCHER_HOST_TAG || isHiddenFromEngine(el)) return "not_content";
-  if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return "hidden";
+  if (el.hasAttribute("hidden")) return "hidden";
+  if (el.getAttribute("aria-hidden") === "true") return "aria_hidden"; // still seen: page_observe lists its controls
   style = style || styleOf(el);
   if (!style || style.display === "none") return "hidden";
   if (style.contentVisibility === "hidden") return "hidden";
+  // Laid out but drawn where no one sees it (issue 41): cheap, the style in hand.
+  var drawn = drawnInvisible(el, style);
+  if (drawn) return drawn;
+  if (tag === "img") {
+    // A tracking pixel's alt is no text a person reads.
+    var box = el.getBoundingClientRect();
+    if (box.width <= 2 || box.height <= 2) return "tiny_image";
+  }
   if (style.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(style.clipPath || "")) return "visually_hidden";
   var clips = /^(hidden|clip)$/.test(style.overflowX + "") || /^(hidden|clip)$/.test(style.overflowY + "");
   var placed = style.position === "absolute" || style.position === "fixed" || (style.transform && style.transform !== "none");
@@ -75,8 +103,93 @@ function isReadable(el) {
     }
     node = parent;
   }
-  var own = styleOf(el);
-  return !(own && (own.visibility === "hidden" || own.visibility === "collapse"));
+  return !textHidden(el, styleOf(el));
+}
+
+/** Whether el has text of its own (a text node child with more than spaces): the only text textHidden hides. */
+function hasOwnText(el) {
+  for (var n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3 && /\S/.test(n.nodeValue)) return true;
+  return false;
+}
+
+/**
+ * Why el's own text is not read though its children may be (see the module comment), or "".
+ * visibility:hidden, then the ink tests on the style in hand, then the costly covered test last.
+ */
+function textHidden(el, style) {
+  if (!style) return "";
+  if (style.visibility === "hidden" || style.visibility === "collapse") return "visibility_hidden";
+  var own = hasOwnText(el);
+  // A control is judged by its own style when its name is its text, in a child or not (a link whose
+  // span inherits its font-size 0); one with no text at all (an icon) has no ink to judge.
+  if (!own && !(isInteractiveElement(el) && /\S/.test(el.textContent || ""))) return "";
+  return inkHidden(el, style) || (own ? coveredText(el, style) : "");
+}
+
+/**
+ * Whether another element covers el's text: the element hit at the centre of el's first box is
+ * neither el, inside el, nor a see-through box, but something opaque on top of it (or an opaque
+ * ancestor el is drawn behind, by a negative z-index). A cheap test: one point, and only where the
+ * hit test can see it (in the top document's viewport); text partly covered, or covered below the
+ * fold, is read (docs/threat-model.md, "Hidden text").
+ */
+function coveredText(el, style) {
+  if (el.ownerDocument !== document || style.pointerEvents === "none") return "";
+  var rects = el.getClientRects();
+  if (!rects.length) return "";
+  var r = rects[0];
+  var x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (!(x >= 0 && y >= 0 && x < root.innerWidth && y < root.innerHeight)) return "";
+  var hit = M.elementFromPointDeep(x, y);
+  if (!hit || hit === el || M.isWithin(hit, el)) return "";
+  for (var n = hit; n && n.nodeType === 1; n = composedParent(n)) {
+    var holds = M.isWithin(el, n); // n is an ancestor of el
+    if (holds && n !== hit) return ""; // the hit was a see-through box over el's own ancestor
+    if (M.opaqueAt(n)) return "covered";
+    if (holds) return "";
+  }
+  return "";
+}
+
+/**
+ * Why page_observe leaves out an element a click would reach (dom.js isVisible holds): what a reader
+ * leaves out, it or an ancestor (skipReason), but aria-hidden, which a sighted person still sees; or its
+ * name is its text and that text has no ink (inkHidden). Not the covered test: a covered control is
+ * listed, and a click on it says it went to what was on top.
+ */
+function unseen(el) {
+  for (var node = el; node && node.nodeType === 1; node = composedParent(node)) {
+    var why = skipReason(node);
+    if (why && why !== "aria_hidden" && why !== "not_content") return why;
+  }
+  return /\S/.test(el.textContent || "") ? inkHidden(el, styleOf(el)) : "";
+}
+
+/**
+ * The text of el a reader reads (the document order of its text nodes, spaced), without what
+ * skipReason leaves out or textHidden hides: what page_find matches and quotes, and the context
+ * page_observe and page_find give.
+ */
+function visibleText(el) {
+  var parts = [];
+  (function walk(node) {
+    var nodes = childrenOf(node);
+    var hidden = null;
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.nodeType === 3) {
+        if (hidden === null) hidden = node.nodeType === 1 && !!textHidden(node, styleOf(node));
+        if (!hidden) parts.push(n.nodeValue);
+      } else if (n.nodeType === 1 && !skipReason(n)) {
+        // Blocks apart, inline boxes run on ("$<b>5</b>" is "$5"), as innerText says them.
+        var inline = /^inline/.test(styleOf(n).display);
+        if (!inline) parts.push(" ");
+        walk(n);
+        if (!inline) parts.push(" ");
+      }
+    }
+  })(el);
+  return normalize(parts.join(""));
 }
 
 function isSummaryOf(el, details) {
@@ -129,11 +242,13 @@ var itemAnswers = null;
 function withStructure(fn) {
   runCounts = typeof WeakMap === "function" ? new WeakMap() : null;
   itemAnswers = typeof WeakMap === "function" ? new WeakMap() : null;
+  skipAnswers = typeof WeakMap === "function" ? new WeakMap() : null;
   try {
-    return fn();
+    return M.withInkCache(fn);
   } finally {
     runCounts = null;
     itemAnswers = null;
+    skipAnswers = null;
   }
 }
 
@@ -257,7 +372,9 @@ function sectionName(el, cache) {
     if (known.name) return known.name;
     if (known.headings.length) {
       var heading = headingBefore(node, known.headings, el);
-      if (heading) return normalize(heading.textContent);
+      // The heading's words a person reads (a hidden span in it names nothing).
+      var said = heading ? visibleText(heading) : "";
+      if (said) return said;
     }
   }
   return "";
@@ -266,6 +383,9 @@ function sectionName(el, cache) {
 M.withStructure = withStructure;
 M.styleOf = styleOf;
 M.skipReason = skipReason;
+M.textHidden = textHidden;
+M.visibleText = visibleText;
+M.unseen = unseen;
 M.isReadable = isReadable;
 M.frameDocument = frameDocument;
 M.childrenOf = childrenOf;
