@@ -539,7 +539,8 @@ def write(report: dict[str, Any], name: str, no_save: bool) -> None:
 
 
 async def run_parts(args: argparse.Namespace) -> int:
-    versions: dict[str, str] = install_peers(args.peers_dir)
+    # The peers are installed only when a part runs one (--servers mcp-actions: our side alone, for bytes).
+    versions: dict[str, str] = install_peers(args.peers_dir) if set(args.servers) - {"mcp-actions"} else {}
     head = commit()
     failures = 0
     with tempfile.TemporaryDirectory(prefix="bench-open-web-") as tmp:
@@ -576,7 +577,7 @@ async def run_parts(args: argparse.Namespace) -> int:
             with StaticSite(site_dir) as site:
                 for repeat in range(args.runs):
                     for task in chosen:
-                        for server in ("playwright-mcp", "mcp-actions"):
+                        for server in [s for s in ("playwright-mcp", "mcp-actions") if s in args.servers]:
                             one = await task_run(task, server, site.url, args, work)
                             task_runs.append(one)
                             print(f"{task.name:14} {server:15} run={repeat + 1} calls={one.calls} bytes={one.bytes_to_model:>8,} task={one.task_ms:6.0f} ms {'ok' if one.ok else 'FAILED: ' + str(one.error)[:200]}", file=sys.stderr)
@@ -602,7 +603,7 @@ def main() -> int:
     parser.add_argument("--part", action="append", choices=["board", "tasks"], help="board, tasks (repeatable; default both)")
     parser.add_argument("--cards", type=int, nargs="+", default=[4, 300, 3000])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--servers", nargs="+", default=["playwright-mcp", "chrome-devtools-mcp", "mcp-actions"], help="board part only")
+    parser.add_argument("--servers", nargs="+", default=["playwright-mcp", "chrome-devtools-mcp", "mcp-actions"], help="which servers run (the tasks part runs playwright-mcp and mcp-actions of them)")
     parser.add_argument("--only", nargs="+", help="tasks part: only these task names")
     parser.add_argument("--peers-dir", type=Path, default=Path(tempfile.gettempdir()) / "bench-open-web-peers", help="where the npm peers are installed and kept")
     parser.add_argument("--browser-path", default="/usr/bin/chromium")
