@@ -133,6 +133,9 @@ class Backplane:
         """What the status page and ``actions://bridge/launch`` show of the backplane."""
         return {
             "url": self.url,
+            # This deployment's names on NATS (keyed digests of its secret), for the operator's NATS permissions.
+            "subjects": f"{self.subjects.prefix}.>",
+            "bucket": self.sessions.bucket,
             "replica": self.replica_id,
             "connected": self.connected,
             "since": self._since,

@@ -17,6 +17,7 @@ import os
 import ssl
 from pathlib import Path
 
+import httpx2
 import nats
 import nkeys
 import pytest
@@ -25,7 +26,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from tests.backplane.cluster import NatsServer, Replica, mcp_client, shop_map
+from mcp_actions.backplane.seal import Seal
+from tests.backplane.attacker import Sniffer
+from tests.backplane.cluster import HTTP_TOKEN, SECRET, NatsServer, Replica, mcp_client, shop_map
 from tests.backplane.test_replicas import _listed_is, open_runtime, resource, until
 
 pytestmark = pytest.mark.slow
@@ -123,12 +126,23 @@ def _client_context(pki: dict[str, Path]) -> ssl.SSLContext:
     return context
 
 
-async def test_replicas_join_a_nats_that_knows_them_by_nkey(tmp_path: Path) -> None:
+async def test_replicas_join_their_own_nats_account_by_nkey_with_only_the_permissions_the_docs_give(tmp_path: Path) -> None:
+    """The accounts and permissions of docs/deploying.md ("Several deployments on one NATS"), narrowed to the deployment's own
+    names as the launch report gives them: the replicas work within them, and a user of another account sees nothing of them."""
     seed = nkeys.encode_seed(os.urandom(32), nkeys.PREFIX_BYTE_USER)
     public = nkeys.from_seed(bytearray(seed)).public_key.decode()
     (tmp_path / "user.nk").write_bytes(seed + b"\n")
+    seal = Seal(SECRET)
+    subjects, bucket = f"mcpa.{seal.cluster}.>", f"mcpa_{seal.cluster}_sessions"
     config = tmp_path / "nats.conf"
-    config.write_text(f'authorization {{ users = [ {{ nkey: "{public}" }} ] }}\n')
+    config.write_text(
+        "accounts {\n"
+        f'  SHOP: {{ jetstream: enabled, users: [ {{ nkey: "{public}", permissions: {{\n'
+        f'    publish: {{ allow: ["{subjects}", "_INBOX.>", "$JS.API.>", "$KV.{bucket}.>"] }}\n'
+        f'    subscribe: {{ allow: ["{subjects}", "_INBOX.>"] }} }} }} ] }}\n'
+        '  BILLING: { jetstream: enabled, users: [ { user: billing, password: "billing-pw" } ] }\n'
+        "}\n"
+    )
     server = NatsServer(tmp_path / "jetstream", "-c", str(config))
     server.start()
     maps = shop_map(tmp_path / "maps")
@@ -136,7 +150,23 @@ async def test_replicas_join_a_nats_that_knows_them_by_nkey(tmp_path: Path) -> N
     try:
         for replica in (a, b):
             await asyncio.to_thread(replica.wait_ready)
-        await _routed_call_works(a, b)
+        async with Sniffer(f"nats://billing:billing-pw@127.0.0.1:{server.port}") as neighbour:
+            await _routed_call_works(a, b)
+            async with mcp_client(a.mcp_url, keepalive=True) as on_a:
+                report = (await resource(on_a, "actions://bridge/launch"))["backplane"]
+                assert (report["subjects"], report["bucket"]) == (subjects, bucket)
+                # The session store works within those permissions: a session a opened is served by b.
+                headers = {"Authorization": f"Bearer {HTTP_TOKEN}", "Accept": "application/json, text/event-stream"}
+                async with httpx2.AsyncClient(timeout=20) as http:
+                    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+                    opened = await http.post(a.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}, headers=headers)
+                    session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+                    served = await http.post(b.mcp_url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}, headers=session)
+                    assert served.status_code == 200, served.text
+            assert neighbour.seen == []  # another account shares no subject with this one
+            for replica in (a, b):  # nothing the replicas did was refused by NATS (a permissions violation would be their last error)
+                async with mcp_client(replica.mcp_url, keepalive=True) as client:
+                    assert (await resource(client, "actions://bridge/launch"))["backplane"]["last_error"] is None
         with pytest.raises(Exception):  # noqa: B017 - authorization violation
             await nats.connect(server.url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0)
     finally:
