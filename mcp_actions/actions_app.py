@@ -114,7 +114,7 @@ class ActionsApp:
         self.page_tools = PageToolExposure(self.catalog, fetcher=self.fetcher, changed=self._tools_changed, reports=self.maps.inline_reports)
         #: Which built-ins tools/list shows (the others still answer by name); only maps given with --manifests make a map server.
         self.listing = BuiltinListing(
-            self.visibility, self.catalog, choice=options.builtin_tools, map_server=bool(options.manifests), active=lambda: self.bridge.registry.active, changed=self._tools_changed
+            self.visibility, self.catalog, choice=options.builtin_tools, map_server=bool(options.manifests), actives=self.bridge.registry.actives, changed=self._tools_changed
         )
         self.listing.relist(announce=False)
         #: Where MCP is served over HTTP (``transport``, ``url``, ``port_note``), set by the transport; None over stdio.
@@ -197,7 +197,7 @@ class ActionsApp:
     def _maps_changed(self, change: MapsChange) -> None:
         """Announce what a load of maps changed: tools, the launch report, manifest resources, runtimes' config."""
         if change.tools:
-            self._tools_changed()
+            self._tools_changed(change.tools_of)
         maps_changed(self.resources, change)
         if change.config:
             self._spawn(self.bridge.refresh_config(), "refresh-config")
@@ -284,10 +284,13 @@ class ActionsApp:
 
     # -- change ------------------------------------------------------------
 
-    def _tools_changed(self) -> None:
-        """What a host sees of the tools changed: publish ``ToolsChanged`` (the MCP layer sends list_changed)."""
+    def _tools_changed(self, sessions: frozenset[str] | None = None) -> None:
+        """What a host sees of the tools changed: publish ``ToolsChanged`` (the MCP layer sends list_changed).
+
+        ``sessions``: only these agent sessions' tools changed (their runtimes', their active page's); None: everyone's.
+        """
         self.checks.again()  # new bindings: their checks too, before their first call
-        self.events.publish(ToolsChanged())
+        self.events.publish(ToolsChanged(sessions))
 
     def _spawn(self, work: Any, name: str) -> None:
         task = asyncio.get_running_loop().create_task(work, name=name)

@@ -5,8 +5,9 @@ Every call that reaches ``ActionService.handle`` (a host's ``tools/call``,
 succeeded, failed, refused for its arguments, denied by the policy, or
 declined by the user. A line holds who called (``client``), what
 (``tool``, ``protocol``, ``namespace``, ``trust``), where (``runtime_id``,
-``origin``, ``authorization_id``), the names of the arguments and the
-SHA-256 of their canonical JSON (sorted keys, compact separators,
+``origin``, ``authorization_id``), the names of the arguments and a keyed
+digest of their canonical JSON (HMAC-SHA256 under the log's own key, in the
+field ``arguments_sha256``; sorted keys, compact separators,
 ``ensure_ascii=False``), the decision (``allowed``, ``denied``,
 ``confirmed``, ``declined``), the status (``ok``/``error``, with ``code``)
 and ``elapsed_ms``. Argument values are never written.
@@ -28,17 +29,26 @@ the status page and the resources.
 The default file lives in the user's state directory
 (``platformdirs.user_state_path``); ``off`` writes no file, and the last
 ``RECENT_SIZE`` entries are still kept for ``actions://audit/recent``.
+
+Why a key: a bare SHA-256 of a 4-digit PIN is reversed by trying all 10,000
+values in well under a second. The key (32 random bytes, ``<log file>.key``
+beside the log, readable by its user alone; kept in memory only with ``off``)
+makes the digest useless to whoever reads a line without it, while the
+operator, who holds the file, still matches a line to a call they know
+(``mcp-actions audit-digest``, docs/cli.md).
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import hmac
 import json
 import logging
 import os
+import secrets
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,10 +68,13 @@ __all__ = [
     "AUDIT_MAX_BYTES",
     "AUDIT_MIN_FREE_BYTES",
     "Decision",
+    "RECENT_SESSIONS",
     "RECENT_SIZE",
     "AuditLog",
-    "arguments_sha256",
+    "arguments_digest",
+    "audit_key_path",
     "default_audit_path",
+    "load_audit_key",
     "utc_timestamp",
 ]
 
@@ -69,6 +82,8 @@ log = logging.getLogger(__name__)
 
 #: The entries ``actions://audit/recent`` and the status page show.
 RECENT_SIZE = 100
+#: Agent sessions whose own latest entries are kept (the most recently active).
+RECENT_SESSIONS = 256
 #: A file grows to this size before it is rotated (``audit.jsonl.1`` … ``.5`` are kept).
 AUDIT_MAX_BYTES = 10 * 1024 * 1024
 AUDIT_BACKUP_COUNT = 5
@@ -91,10 +106,45 @@ def default_audit_path() -> Path:
     return platformdirs.user_state_path("mcp-actions", appauthor=False) / "audit.jsonl"
 
 
-def arguments_sha256(arguments: Mapping[str, Any]) -> str:
-    """The SHA-256 (hex) of the arguments' canonical JSON: sorted keys, compact separators, ``ensure_ascii=False``."""
+def arguments_digest(key: bytes, arguments: Mapping[str, Any]) -> str:
+    """The HMAC-SHA256 (hex) under ``key`` of the arguments' canonical JSON: sorted keys, compact separators, ``ensure_ascii=False``."""
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate ("\ud800") is hashed, not a crash
+    # A lone surrogate ("\ud800") is digested, not a crash.
+    return hmac.new(key, canonical.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+def audit_key_path(log_file: Path) -> Path:
+    """Where the key of the log ``log_file`` lives: ``<log file>.key`` beside it."""
+    return log_file.with_name(log_file.name + ".key")
+
+
+#: Bytes of a log's key.
+_KEY_BYTES = 32
+
+
+def load_audit_key(log_file: Path, *, create: bool = True) -> bytes:
+    """The key of the log ``log_file``, made (readable by its user alone) when it has none and ``create``.
+
+    A key file that holds anything but the hex of a key is an error (``OSError``), never replaced:
+    the lines already written were digested under the key it held.
+    """
+    path = audit_key_path(log_file)
+    if create and not path.exists():
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except FileExistsError:
+            pass  # another process made it just now: read theirs
+        else:
+            with os.fdopen(fd, "w", encoding="ascii") as handle:
+                handle.write(secrets.token_hex(_KEY_BYTES) + "\n")
+    text = path.read_text(encoding="ascii").strip()
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise OSError(f"{path} is not an audit log key (64 hex digits); move it away to start a new one")
+    return key
 
 
 def utc_timestamp() -> str:
@@ -132,6 +182,10 @@ class AuditLog:
         self.backup_count = backup_count
         self.min_free_bytes = min_free_bytes
         self._recent: deque[dict[str, Any]] = deque(maxlen=recent_size)
+        #: Each agent session's own latest entries (what it reads of the log), the most recently active
+        #: ``RECENT_SESSIONS`` sessions' at most: a busy session never pushes another's calls out.
+        self._recent_of: OrderedDict[str, deque[dict[str, Any]]] = OrderedDict()
+        self._recent_size = recent_size
         self._fd: int | None = None
         # One lock for the file, the backlog and the failure: calls may end on several threads.
         self._lock = threading.Lock()
@@ -147,6 +201,9 @@ class AuditLog:
         self.lost = 0
         #: Told after each entry (the composition root announces ``actions://audit/recent`` changed).
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        #: What argument digests are keyed with: the file's own key once opened (``load_audit_key``);
+        #: a key of this process alone without a file.
+        self.key = secrets.token_bytes(_KEY_BYTES)
 
     # -- the file --------------------------------------------------------------
 
@@ -155,7 +212,12 @@ class AuditLog:
         if self.path is None or self._fd is not None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.key = load_audit_key(self.path)
         self._fd = self._open_file()
+
+    def digest(self, arguments: Mapping[str, Any]) -> str:
+        """The digest an entry carries of these arguments (``arguments_sha256``): keyed with this log's key."""
+        return arguments_digest(self.key, arguments)
 
     def _open_file(self) -> int:
         """The log file opened for appending; only the user reads what their agent did: a new file is private (an existing one keeps its mode)."""
@@ -256,6 +318,14 @@ class AuditLog:
                     self._keep(line, entry.get("code") == ErrorCode.AUDIT_UNAVAILABLE)
                     self._try_drain()
         self._recent.append(entry)
+        session = entry.get("session")
+        if isinstance(session, str):
+            with self._lock:  # calls end on several threads
+                own = self._recent_of.pop(session, None) or deque(maxlen=self._recent_size)
+                own.append(entry)
+                self._recent_of[session] = own  # moved to the end: the most recently active
+                while len(self._recent_of) > RECENT_SESSIONS:
+                    self._recent_of.popitem(last=False)
         for listener in self.listeners:
             try:
                 listener(entry)
@@ -352,6 +422,9 @@ class AuditLog:
             waiting = len(self._backlog)
         return {"log_file": str(self.path), "ok": problem is None, "problem": problem, "waiting_lines": waiting, "lost_lines": self.lost}
 
-    def recent(self) -> list[dict[str, Any]]:
-        """The latest entries, oldest first (at most ``RECENT_SIZE``)."""
-        return list(self._recent)
+    def recent(self, session: str | None = None) -> list[dict[str, Any]]:
+        """The latest entries, oldest first (at most ``RECENT_SIZE``); with ``session``, only that agent session's calls."""
+        if session is None:
+            return list(self._recent)
+        with self._lock:
+            return list(self._recent_of.get(session, ()))

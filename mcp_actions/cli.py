@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from . import __version__
 from .defaults import DEFAULT_BRIDGE_PORT, DEFAULT_EVENT_LOG_SIZE, DEFAULT_MCP_PORT, DEFAULT_TIMEOUT_MS
 from .errors import ActionError, UsageError
+from .url_secrets import shown_url
 
 if TYPE_CHECKING:  # imported where used: validate and check never pay for the server
     from .actions_app import AppOptions
@@ -201,7 +203,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backplane-tls-cert", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_CERT"), help="client certificate for mutual TLS with NATS [MCP_ACTIONS_BACKPLANE_TLS_CERT]")
     parser.add_argument("--backplane-tls-key", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_KEY"), help="private key of --backplane-tls-cert [MCP_ACTIONS_BACKPLANE_TLS_KEY]")
     parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
-    parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS) besides loopback; repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
+    parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS), loopback pages included (none by default); repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
     parser.add_argument("--no-watch", dest="watch", action="store_false", default=_env("MCP_ACTIONS_WATCH", "1") not in ("0", "false", "no"), help="do not reload the catalogue when a manifest file changes [MCP_ACTIONS_WATCH=0]")
     for flag, env, help_text in _LIMIT_OPTIONS:
         parser.add_argument(flag, type=int, default=None, metavar="N", help=f"{help_text} [{env}]")
@@ -271,7 +273,41 @@ def build_parser() -> argparse.ArgumentParser:
     extension.add_argument("--json", action="store_true", help='print {"path", "id", "version"} as JSON')
     extension.add_argument("--pairings", action="store_true", help="list the browsers paired with this user's servers")
     extension.add_argument("--forget", metavar="ID", help="revoke the pairing ID (or all): its shared tabs are disconnected")
+    digest = sub.add_parser("audit-digest", help="the arguments_sha256 an audit line carries for these arguments (keyed with the log's own key)")
+    digest.add_argument("arguments", metavar="JSON", help='the call\'s arguments as a JSON object, e.g. \'{"pin": "1234"}\'')
+    digest.add_argument("--audit-log", default=_env("MCP_ACTIONS_AUDIT_LOG"), help="the audit log whose key to use (default: audit.jsonl in the user's state directory)")
     return parser
+
+
+def run_audit_digest(arguments: str, log_file: str | None, *, out: TextIO, err: TextIO) -> int:
+    """``mcp-actions audit-digest JSON [--audit-log PATH]``: print the digest a line of that log carries for these arguments.
+
+    The digest is keyed with the log's key file (``audit_log.py``), which only the operator reads:
+    this is how they match a line to a call they know. Exit 2 when the JSON or the key cannot be read.
+    """
+    from pathlib import Path
+
+    from .audit_log import arguments_digest, load_audit_key
+
+    path = _audit_log(log_file)
+    if path is None:
+        err.write("mcp-actions: --audit-log off keeps no key: its digests cannot be matched after the server stops\n")
+        return 2
+    try:
+        given = json.loads(arguments)
+    except ValueError as exc:
+        err.write(f"mcp-actions: the arguments are not JSON: {exc}\n")
+        return 2
+    if not isinstance(given, dict):
+        err.write("mcp-actions: the arguments must be a JSON object, as a tool call's are\n")
+        return 2
+    try:
+        key = load_audit_key(Path(path), create=False)
+    except OSError as exc:
+        err.write(f"mcp-actions: cannot read the key of {path}: {exc.strerror or exc}\n")
+        return 2
+    out.write(arguments_digest(key, given) + "\n")
+    return 0
 
 
 def run_validate(paths: Sequence[str], *, as_json: bool, out: TextIO, err: TextIO, reference_only: bool = False) -> int:
@@ -395,7 +431,7 @@ def _session_options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--cdp-header goes with --cdp-endpoint")
     endpoint = args.browser_endpoint or None
     if endpoint and not endpoint.startswith(("ws://", "wss://")):
-        raise UsageError(f"--browser-endpoint must be a ws:// or wss:// URL (a Playwright browser server's wsEndpoint), not {endpoint!r}")
+        raise UsageError(f"--browser-endpoint must be a ws:// or wss:// URL (a Playwright browser server's wsEndpoint), not {shown_url(endpoint)!r}")
     if endpoint and args.cdp_endpoint:
         raise UsageError("give --browser-endpoint or --cdp-endpoint, not both")
     max_sessions = args.max_sessions if args.max_sessions is not None else _env_int("MCP_ACTIONS_MAX_SESSIONS", 0) or None
@@ -516,6 +552,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.pairings or args.forget is not None:
                 return run_pairings_command(as_json=args.json, forget=args.forget, out=sys.stdout, err=sys.stderr)
             return run_extension_command(as_json=args.json, out=sys.stdout)
+        if args.command == "audit-digest":
+            return run_audit_digest(args.arguments, args.audit_log, out=sys.stdout, err=sys.stderr)
         if args.command == "demo":
             from .demo.run import run_demo
 

@@ -40,7 +40,13 @@ class Event:
 
 @dataclass(frozen=True)
 class ToolsChanged(Event):
-    """What a host sees of the tools changed (a ``tools/list_changed``)."""
+    """What a host sees of the tools changed (a ``tools/list_changed``).
+
+    ``sessions``: the agent sessions whose tools changed (their own runtimes' tools, their active
+    page's built-ins; docs/sessions.md), told alone; None: everyone's.
+    """
+
+    sessions: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -52,9 +58,14 @@ class MapsFailed(Event):
 
 @dataclass(frozen=True)
 class ResourceUpdated(Event):
-    """The resource at ``uri`` changed (its subscribers are told)."""
+    """The resource at ``uri`` changed (its subscribers are told).
+
+    ``sessions``: the agent sessions the change is theirs alone to hear (an audit entry of their
+    call; docs/sessions.md); None: every subscriber that may read the resource.
+    """
 
     uri: str
+    sessions: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -238,6 +238,10 @@ class RuntimeRegistry:
         if previous is not None and runtime_id != previous and info is not None and self.on_active is not None:
             self.on_active(info)
 
+    def actives(self) -> dict[str | None, RuntimeInfo]:
+        """Every scope's active runtime: the shared one (key None) and each agent session's own."""
+        return {scope: self._runtimes[rid] for scope, rid in self._active.items() if rid in self._runtimes}
+
     def forget_session(self, session: str) -> None:
         """A session ended: its active runtime is forgotten (its runtimes leave on their own)."""
         self._active.pop(session, None)

@@ -35,10 +35,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "ANONYMOUS",
+    "ANONYMOUS_ID",
     "SESSION_CREDENTIAL_PREFIX",
     "SessionKey",
     "current_session",
     "mint_handle",
+    "owner_scope",
     "scope_key",
     "session_credential",
     "session_of_credential",
@@ -84,14 +87,34 @@ class SessionKey:
         return cls(f"m-{_digest(handle)}", "handle", isolated)
 
     @classmethod
+    def of_owner(cls, session_id: str) -> SessionKey:
+        """The session that owns a runtime (``RuntimeInfo.session``, an id): what that runtime sends is handled in its scope.
+
+        Only sessions with a context of their own own runtimes; the kind is read off the id's prefix.
+        """
+        kind: SessionKind = {"h": "http", "m": "handle", "c": "sse"}.get(session_id[:1], "http")  # type: ignore[assignment]  # the three values above
+        return cls(session_id, kind, True)
+
+    @classmethod
     def of_connection(cls, *, isolated: bool = True) -> SessionKey:
         """A session that is one connection (SSE): a fresh key for each."""
         return cls(f"c-{secrets.token_hex(8)}", "sse", isolated)
+
+    @property
+    def anonymous(self) -> bool:
+        """Whether this is the scope of requests that name no session (``ANONYMOUS``): it owns nothing, ever."""
+        return self.id == ANONYMOUS_ID
 
     def describe(self) -> dict[str, str | bool]:
         """``{id, kind, isolated}`` for the status page and ``actions://bridge/launch``."""
         return {"id": self.id, "kind": self.kind, "isolated": self.isolated}
 
+
+#: The id of ``ANONYMOUS``: not a digest, so no ``Mcp-Session-Id`` or handle ever gives it.
+ANONYMOUS_ID = "anonymous"
+#: The scope of a 2026-07-28 request without a handle that needs no context (``tools/list``, a resource read):
+#: it sees no session's runtimes, and has no bridge credential, so two such clients share nothing.
+ANONYMOUS = SessionKey(ANONYMOUS_ID, "handle", True)
 
 _CURRENT: contextvars.ContextVar[SessionKey | None] = contextvars.ContextVar("mcp_actions_session", default=None)
 
@@ -99,6 +122,16 @@ _CURRENT: contextvars.ContextVar[SessionKey | None] = contextvars.ContextVar("mc
 def current_session() -> SessionKey | None:
     """The session the running work is for (None: stdio, the operator, background work)."""
     return _CURRENT.get()
+
+
+def owner_scope(owner: str | None) -> contextlib.AbstractContextManager[SessionKey | None]:
+    """Run the block for the session that owns a runtime (``owner``; None: the operator's, no session at all).
+
+    What a runtime sends is handled in its owner's scope, whichever task delivers it (a browser
+    driver's reader started during another session's call carries that session in its context):
+    what it logs and announces is then that session's alone (docs/sessions.md).
+    """
+    return session_scope(SessionKey.of_owner(owner) if owner is not None else None)
 
 
 @contextlib.contextmanager
@@ -143,10 +176,10 @@ def session_credential(start_token: str, session_id: str) -> str:
 
 
 def session_of_credential(start_token: str, presented: str) -> str | None:
-    """The session id a presented session credential proves (None when it is not a valid one)."""
+    """The session id a presented session credential proves (None when it is not a valid one, or the anonymous scope's)."""
     if not presented.startswith(SESSION_CREDENTIAL_PREFIX):
         return None
     session_id, _, _mac = presented[len(SESSION_CREDENTIAL_PREFIX) :].rpartition(".")
-    if not session_id:
-        return None
+    if not session_id or session_id == ANONYMOUS_ID:
+        return None  # no runtime belongs to the requests that name no session: they would all see it
     return session_id if hmac.compare_digest(session_credential(start_token, session_id), presented) else None

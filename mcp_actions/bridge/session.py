@@ -34,6 +34,7 @@ from .items import (
     parse_item,
 )
 from .registry import Trust
+from .scope import owner_scope
 
 __all__ = ["RuntimeLink", "RuntimeSession", "SessionOwner"]
 
@@ -158,6 +159,10 @@ class RuntimeSession:
             log.info("could not send the refusal to %s: %s", self.runtime_id or "unannounced runtime", send_exc)
 
     async def _dispatch(self, item: Any) -> None:
+        with owner_scope(self.agent_session):  # handled as its owning agent session's, whatever task reads it
+            await self._dispatch_item(item)
+
+    async def _dispatch_item(self, item: Any) -> None:
         if isinstance(item, RuntimeReady):
             await self._owner.on_runtime_ready(self, item)
             return

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import surface_matches
+from ..bridge.scope import scope_key, visible_to
 from ..bridge.signals import SignalSpec
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ActionsError, ErrorCode
@@ -188,6 +189,9 @@ class ToolBinding:
     legacy_refusal: dict[str, Any] | None = None
     result_schema: dict[str, Any] | None = None
     runtime_id: str | None = None  # tools of an inline manifest run on the runtime that sent it
+    #: The agent session whose tool this is (its map's ``LoadedManifest.owner``): listed and callable in that
+    #: session alone (docs/sessions.md). None: everyone's.
+    owner: str | None = None
     annotations: dict[str, Any] | None = None  # MCP hints, camelCase (see annotations.py)
     title: str | None = None
     confirm: str | None = None  # the question to ask the user before a call, when the map asks for one
@@ -335,12 +339,31 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         legacy_refusal=legacy_refusal,
         result_schema=tool.effective_result_schema,
         runtime_id=runtime_id,
+        owner=manifest.owner,
         annotations=derive_annotations(tool, manifest.model),
         title=tool_title(tool),
         confirm=confirmation(tool, manifest.model),
         result_summary=_result_summary(tool),
         tool=tool,
     )
+
+
+def _named_apart(bindings: Iterable[ToolBinding], taken: Mapping[str, ToolBinding]) -> dict[str, ToolBinding]:
+    """``bindings`` by MCP name, each named apart from the others and from ``taken`` (a clash: the later gets a suffix)."""
+    tools: dict[str, ToolBinding] = {}
+    for binding in bindings:
+        name = binding.mcp_name
+        if name in tools or name in taken:
+            holder = tools.get(name) or taken[name]
+            key = f"{binding.name}@{binding.runtime_id}" if binding.runtime_id else binding.name
+            name, n = disambiguated_name(key), 2
+            while name in tools or name in taken:  # a third tool of the same name (or one named like a second name): the next one
+                name, n = disambiguated_name(f"{key}#{n}"), n + 1
+            log.warning("tool %s would be named %s, which %s already has; exposing it as %s", binding.name, binding.mcp_name, holder.name, name)
+            binding = replace(binding, mcp_name=name)
+        binding.build_checks()
+        tools[name] = binding
+    return tools
 
 
 def _legacy_steps(tool: Tool) -> tuple[CompiledWorkflow | None, dict[str, Any] | None]:
@@ -374,11 +397,15 @@ class Catalog:
         self.page_tools: dict[tuple[str, str], LoadedManifest] = {}  # by (runtime id, protocol)
         #: Maps that failed to load and expose nothing, as ``{file, errors}`` (set by whoever loads them):
         #: an agent asking what exists (``actions.site`` ``list``) hears of them too.
-        self.failed_maps: list[dict[str, Any]] = []
+        self._failed_maps: list[tuple[str | None, dict[str, Any]]] = []
         #: Tools of maps that failed on their first load, by MCP name: ``{file, error}`` (the map's first problem),
         #: so a call of one answers why it is missing rather than "unknown tool" (catalog/maps.py).
         self.failed_tools: dict[str, dict[str, Any]] = {}
-        self.tools: dict[str, ToolBinding] = {}
+        #: Everyone's tools by MCP name, and each agent session's own (``ToolBinding.owner``) by session id,
+        #: named apart from everyone's but not from another session's: what one session's page declares
+        #: never renames, shadows or shows in another's list (docs/sessions.md).
+        self._shared: dict[str, ToolBinding] = {}
+        self._owned: dict[str, dict[str, ToolBinding]] = {}
         # Each map's attachments as runtimes get them (files read once per loaded map), by map identity.
         self._attachments: dict[int, tuple[LoadedManifest, list[dict[str, Any]]]] = {}
         self._rebuild()
@@ -396,14 +423,14 @@ class Catalog:
 
     def set_inline(self, runtime_id: str, manifest: LoadedManifest | None) -> bool:
         """Expose (or withdraw, with None) a runtime's inline manifest; True when tools changed."""
-        before = set(self.tools)
+        before = self._names()
         if manifest is None:
             if self.inline.pop(runtime_id, None) is None:
                 return False
         else:
             self.inline[runtime_id] = manifest
         self._rebuild()
-        return set(self.tools) != before or manifest is not None
+        return self._names() != before or manifest is not None
 
     def set_page_tools(self, runtime_id: str, protocol: str, manifest: LoadedManifest | None) -> bool:
         """Expose (or withdraw, with None) the tools a runtime's page declares through ``protocol``.
@@ -411,15 +438,21 @@ class Catalog:
         True when the exposed tools changed (names, schemas or descriptions).
         """
         key = (runtime_id, protocol)
-        before = {n: (b.input_schema, b.description, b.annotations) for n, b in self.tools.items() if b.runtime_id == runtime_id and b.protocol == protocol}
+        before = {b.mcp_name: (b.input_schema, b.description, b.annotations) for b in self.every_binding() if b.runtime_id == runtime_id and b.protocol == protocol}
         if manifest is None:
             if self.page_tools.pop(key, None) is None:
                 return False
         else:
             self.page_tools[key] = manifest
         self._rebuild()
-        after = {n: (b.input_schema, b.description, b.annotations) for n, b in self.tools.items() if b.runtime_id == runtime_id and b.protocol == protocol}
+        after = {b.mcp_name: (b.input_schema, b.description, b.annotations) for b in self.every_binding() if b.runtime_id == runtime_id and b.protocol == protocol}
         return before != after
+
+    def owner_of_runtime(self, runtime_id: str) -> str | None:
+        """The agent session whose tools a runtime's inline map and page tools are (None: everyone's, or none)."""
+        found = [self.inline[runtime_id]] if runtime_id in self.inline else []
+        found += [m for (rid, _), m in self.page_tools.items() if rid == runtime_id]
+        return next((m.owner for m in found if m.owner is not None), None)
 
     def drop_runtime(self, runtime_id: str) -> bool:
         """Withdraw every tool a gone runtime exposed (inline map and page tools); True when any was."""
@@ -453,24 +486,53 @@ class Catalog:
                 log.error("manifest %s exposes nothing: %s (%s)", manifest.source, exc.message, exc.code)
         if self._allow is not None:
             bindings = [b for b in bindings if self._allow(b.name)]
-        tools: dict[str, ToolBinding] = {}
         # Sorting by dotted name makes the winner of a name clash independent of load order.
-        for binding in sorted(bindings, key=lambda b: (b.kind is not ToolKind.BUILTIN, b.name, b.runtime_id or "")):
-            name = binding.mcp_name
-            if name in tools:
-                key = f"{binding.name}@{binding.runtime_id}" if binding.runtime_id else binding.name
-                name, n = disambiguated_name(key), 2
-                while name in tools:  # a third tool of the same name (or one named like a second name): the next one
-                    name, n = disambiguated_name(f"{key}#{n}"), n + 1
-                log.warning("tool %s would be named %s, which %s already has; exposing it as %s", binding.name, binding.mcp_name, tools[binding.mcp_name].name, name)
-                binding = replace(binding, mcp_name=name)
-            binding.build_checks()
-            tools[name] = binding
-        self.tools = tools
+        ordered = sorted(bindings, key=lambda b: (b.kind is not ToolKind.BUILTIN, b.name, b.runtime_id or ""))
+        self._shared = _named_apart([b for b in ordered if b.owner is None], {})
+        owners = sorted({b.owner for b in ordered if b.owner is not None})
+        self._owned = {owner: _named_apart([b for b in ordered if b.owner == owner], self._shared) for owner in owners}
+
+    @property
+    def tools(self) -> dict[str, ToolBinding]:
+        """The tools the current agent session has, by MCP name: everyone's and its own (docs/sessions.md).
+
+        Outside a session with a context of its own (stdio, the operator, a shared context) every tool,
+        each agent session's included (a name two sessions both use: the first session's).
+        """
+        scope = scope_key()
+        if scope is not None:
+            return {**self._shared, **self._owned.get(scope, {})}
+        every = dict(self._shared)
+        for owned in self._owned.values():
+            for name, binding in owned.items():
+                every.setdefault(name, binding)
+        return every
+
+    def _names(self) -> set[tuple[str | None, str]]:
+        return {(b.owner, b.mcp_name) for b in self.every_binding()}
+
+    def every_binding(self) -> list[ToolBinding]:
+        """Every tool of every session (background work: compiling checks, say)."""
+        return [*self._shared.values(), *(b for owned in self._owned.values() for b in owned.values())]
+
+    @property
+    def failed_maps(self) -> list[dict[str, Any]]:
+        """The maps that failed to load that the current agent session may hear of (another session's runtimes' are its own)."""
+        return [entry for owner, entry in self._failed_maps if visible_to(owner)]
+
+    def set_failed_maps(self, failed: Iterable[tuple[str | None, dict[str, Any]]]) -> None:
+        """Set the maps that failed, each with the agent session whose map it was (None: everyone's)."""
+        self._failed_maps = list(failed)
 
     def get(self, mcp_name: str) -> ToolBinding | None:
-        """The tool with this MCP name."""
-        return self.tools.get(mcp_name)
+        """The tool with this MCP name that the current agent session has (see ``tools``)."""
+        found = self._shared.get(mcp_name)
+        if found is not None:
+            return found
+        scope = scope_key()
+        if scope is not None:
+            return self._owned.get(scope, {}).get(mcp_name)
+        return next((owned[mcp_name] for owned in self._owned.values() if mcp_name in owned), None)
 
     def find(self, dotted: str) -> ToolBinding | None:
         """The tool with this dotted actions.json name (``actions.site`` call mode uses it)."""
@@ -516,8 +578,8 @@ class Catalog:
         return tools
 
     def all_manifests(self) -> dict[str, LoadedManifest]:
-        """Every exposed manifest by namespace, file-loaded and inline."""
-        return {**self.manifests, **{m.namespace: m for m in self.inline.values()}}
+        """Every exposed manifest by namespace, file-loaded and inline, that the current agent session has (see ``tools``)."""
+        return {ns: m for ns, m in {**self.manifests, **{m.namespace: m for m in self.inline.values()}}.items() if visible_to(m.owner)}
 
     def signals_for(self, runtime: RuntimeInfo) -> dict[str, SignalSpec]:
         """The signals declared for a runtime: its inline manifest's and those of manifests whose surface it is on."""

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bridge.registry import RuntimeInfo
+from ..bridge.scope import session_scope, visible_to
 from ..events import EventHub, MapsFailed
 from ..manifest.fetch import RemoteFetcher
 from ..manifest.limits import DEFAULT_LIMITS, Limits
@@ -99,6 +100,8 @@ class MapsChange:
 
     tools: bool
     documents: frozenset[str] = field(default_factory=frozenset)
+    #: Whose tools changed: the agent sessions owning the runtimes whose maps came or went; None: everyone's.
+    tools_of: frozenset[str] | None = None
     maps_came_or_went: bool = False
     config: bool = False
 
@@ -205,7 +208,7 @@ class MapLoader:
         # What a host sees of each tool: a change in any of it is a tools/list_changed.
         return sorted(
             (b.mcp_name, b.name, b.description, json.dumps([self.listed(b), b.input_schema, b.result_schema, b.annotations, b.meta()], sort_keys=True, default=str))
-            for b in self.catalog.tools.values()
+            for b in self.catalog.every_binding()
         )
 
     def _documents(self) -> dict[str, str]:
@@ -246,30 +249,36 @@ class MapLoader:
             self._tell_problems(f"runtime:{runtime.runtime_id}", loaded)
             changed = self.catalog.set_inline(runtime.runtime_id, None)
             self.note_failures()
-            self.announce(MapsChange(tools=changed, config=config))
+            self.announce(MapsChange(tools=changed, config=config, tools_of=_owners(runtime.session)))
             return
         self.inline_reports[runtime.runtime_id] = loaded.report
         self.note_failures()
         if loaded.namespace == "inline":
             loaded.namespace = f"runtime-{runtime.runtime_id}"
+        loaded.owner = runtime.session  # a session's own runtime's map is that session's tools alone (docs/sessions.md)
         self.catalog.set_inline(runtime.runtime_id, loaded)
-        self.announce(MapsChange(tools=True, maps_came_or_went=True, config=config))
+        self.announce(MapsChange(tools=True, maps_came_or_went=True, config=config, tools_of=_owners(runtime.session)))
 
     def forget_runtime(self, runtime_id: str) -> None:
         """A runtime left: withdraw its inline map and page tools, and announce it when it had any."""
+        owner = self.catalog.owner_of_runtime(runtime_id)
         if self.catalog.drop_runtime(runtime_id):
             self.inline_reports.pop(runtime_id, None)
-            self.announce(MapsChange(tools=True))
+            self.announce(MapsChange(tools=True, tools_of=_owners(owner)))
 
     # -- reports -------------------------------------------------------------
 
     def reports(self) -> list[ManifestReport]:
-        """The report of every map tried: files, runtimes' inline maps and their page tools' maps."""
-        return [*self.load_result.reports, *self.inline_reports.values()]
+        """The report of every map tried that the current agent session may see: files, runtimes' inline maps and their page tools' maps."""
+        return [*self.load_result.reports, *(r for r in self.inline_reports.values() if visible_to(self.owner_of_map(r.file)))]
 
     def failed_maps(self) -> list[dict[str, Any]]:
-        """Every map that failed to load (files, and runtimes' maps): ``{file, errors}``, errors as problems."""
-        reports = [*self.load_result.failures, *(r for r in self.inline_reports.values() if not r.valid)]
+        """Every map that failed to load (files, and runtimes' maps): ``{file, errors}``, errors as problems.
+
+        The maps of another agent session's runtimes are left out (docs/sessions.md): what they said is theirs.
+        """
+        inline = [r for r in self.inline_reports.values() if not r.valid and visible_to(self.owner_of_map(r.file))]
+        reports = [*self.load_result.failures, *inline]
         failed: list[dict[str, Any]] = []
         for r in reports:
             entry: dict[str, Any] = {"file": r.file, "errors": [p.to_dict() for p in r.errors]}
@@ -283,15 +292,38 @@ class MapLoader:
 
         Once per distinct failure: an edit elsewhere does not repeat it, a new problem does.
         """
-        failed = self.failed_maps()
-        self.catalog.failed_maps = failed
+        with session_scope(None):  # every failure, whoever's: each reader is shown only what it may see
+            failed = self.failed_maps()
+        self.catalog.set_failed_maps((self.owner_of_map(entry["file"]), entry) for entry in failed)
         new = [entry for entry in failed if json.dumps(entry, sort_keys=True) not in self._told_failures]
         self._told_failures = {json.dumps(entry, sort_keys=True) for entry in failed}
         if new:
             self.events.publish(MapsFailed(tuple(new)))
+
+    def owner_of_map(self, file: str) -> str | None:
+        """The agent session whose map a report is (``runtime:<id>`` and ``runtime:<id>#<protocol>``: its runtime's).
+
+        None for everyone's (the map files, the operator's runtimes); a runtime no longer connected is
+        no session's business any more (``GONE``: the operator's alone).
+        """
+        if not file.startswith(_RUNTIME_SOURCE):
+            return None
+        runtime = self.current(file[len(_RUNTIME_SOURCE) :].partition("#")[0])
+        return runtime.session if runtime is not None else GONE
 
     def _tell_problems(self, where: str, report: ManifestReport) -> None:
         if report.file in self._kept:
             USER_LOG.error("%s is invalid; its last good version still serves until it is fixed", where)
         for problem in report.errors:
             USER_LOG.error("%s:%s %s %s", where, problem.path, problem.code, problem.message)
+
+
+#: How a runtime's map (inline, or its page's tools) is named in reports: ``runtime:<id>``, then ``#<protocol>`` or nothing.
+_RUNTIME_SOURCE = "runtime:"
+#: The owner of a report whose runtime left: no agent session's (only the operator, outside any, sees it).
+GONE = "\x00gone"
+
+
+def _owners(session: str | None) -> frozenset[str] | None:
+    """Whose tools a runtime's map changes: its agent session's alone, or (the operator's runtime) everyone's."""
+    return frozenset({session}) if session is not None else None

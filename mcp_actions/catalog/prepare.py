@@ -61,7 +61,7 @@ class CheckPreparation:
         await asyncio.sleep(PREPARE_AFTER_S)
         self.warm()  # e.g. WAB discovery's client: its TLS context costs ~40 ms of CPU, which a navigation would share
         await asyncio.sleep(0)
-        for binding in list(self.catalog.tools.values()):
+        for binding in self.catalog.every_binding():
             binding.prepare_checks()
             await asyncio.sleep(0)
         for name in self.dictionary:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..bridge.scope import scope_key
 from ..manifest.execution import ToolKind
 from .catalog import ToolBinding
 
@@ -31,8 +32,21 @@ class ToolVisibility:
     #: ``--tools``/``--exclude-tools`` over dotted names (None: every tool exists).
     selection: Callable[[str], bool] | None = None
     tool_mode: Literal["tools", "site"] = "tools"
-    #: Dotted names of the built-ins ``tools/list`` shows now.
+    #: Dotted names of the built-ins ``tools/list`` shows now (outside an agent session with a context of its own).
     listed_builtins: frozenset[str] = field(default_factory=frozenset)
+    #: What an agent session with a context of its own is shown while its active page is one no map
+    #: covers (or one only maps without projections cover), by session id: which page is active in one
+    #: session never changes another's list (docs/sessions.md). A session not here has no active page.
+    session_builtins: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: What a session with a context of its own and no active page is shown.
+    idle_builtins: frozenset[str] = field(default_factory=frozenset)
+
+    def builtins_listed(self) -> frozenset[str]:
+        """The built-ins ``tools/list`` shows the current agent session."""
+        scope = scope_key()
+        if scope is None:
+            return self.listed_builtins
+        return self.session_builtins.get(scope, self.idle_builtins)
 
     def exists(self, dotted: str) -> bool:
         """Whether a tool of this dotted name may be in the catalogue at all (``--tools``/``--exclude-tools``)."""
@@ -44,4 +58,4 @@ class ToolVisibility:
 
     def listed(self, binding: ToolBinding) -> bool:
         """Whether ``tools/list`` shows this tool: it takes calls, and a built-in is one of the listed ones."""
-        return self.takes_calls(binding) and (binding.kind is not ToolKind.BUILTIN or binding.name in self.listed_builtins)
+        return self.takes_calls(binding) and (binding.kind is not ToolKind.BUILTIN or binding.name in self.builtins_listed())

@@ -12,7 +12,7 @@ announced through ``changed`` (a ``tools/list_changed``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import Catalog
@@ -32,36 +32,49 @@ class BuiltinListing:
         *,
         choice: Sequence[str],
         map_server: bool,
-        active: Callable[[], RuntimeInfo | None],
-        changed: Callable[[], None],
+        actives: Callable[[], Mapping[str | None, RuntimeInfo]],
+        changed: Callable[[frozenset[str] | None], None],
     ) -> None:
         """``choice``: ``--builtin-tools``; ``map_server``: maps were given with ``--manifests`` (only those make the
-        server a map server: the learned-maps folder alone does not); ``active()``: the active runtime now;
-        ``changed()``: announces a change of what is listed."""
+        server a map server: the learned-maps folder alone does not); ``actives()``: each scope's active runtime
+        now (``RuntimeRegistry.actives``: None is the shared scope, else an agent session's id);
+        ``changed(sessions)``: announces a change of what is listed to those sessions (None: to everyone)."""
         self.visibility = visibility
         self.catalog = catalog
         self.choice = tuple(choice)
         self.map_server = map_server
-        self.active = active
+        self.actives = actives
         self.changed = changed
 
     def relist(self, *, announce: bool = True) -> bool:
-        """Recompute the listed built-ins; True (and announced, unless ``announce`` is false) when they changed.
+        """Recompute the listed built-ins of every scope; True (and announced, unless ``announce`` is false) when any changed.
 
-        With ``auto`` they depend on the maps and on whether the active page is one no map covers.
+        With ``auto`` they depend on the maps and on whether the active page is one no map covers; each
+        agent session with a context of its own has its own active page, and so its own list.
         """
         maps = [loaded.model for loaded in self.catalog.manifests.values()] if self.map_server else []
-        active = self.active()
-        listed = listed_builtins(
-            self.choice,
-            maps=maps,
-            uncovered_page=self.catalog.uncovered(active),
-            unprojected_page=self.catalog.unprojected(active),
-            tool_mode=self.visibility.tool_mode,
+
+        def listed_for(active: RuntimeInfo | None) -> frozenset[str]:
+            return listed_builtins(
+                self.choice,
+                maps=maps,
+                uncovered_page=self.catalog.uncovered(active),
+                unprojected_page=self.catalog.unprojected(active),
+                tool_mode=self.visibility.tool_mode,
+            )
+
+        actives = self.actives()
+        shared, idle = listed_for(actives.get(None)), listed_for(None)
+        sessions = {scope: listed_for(active) for scope, active in actives.items() if scope is not None}
+        sessions = {scope: listed for scope, listed in sessions.items() if listed != idle}
+        visibility = self.visibility
+        everyone = shared != visibility.listed_builtins or idle != visibility.idle_builtins
+        moved = frozenset(
+            scope for scope in {*sessions, *visibility.session_builtins} if sessions.get(scope, idle) != visibility.session_builtins.get(scope, idle)
         )
-        if listed == self.visibility.listed_builtins:
+        if not everyone and not moved:
             return False
-        self.visibility.listed_builtins = listed
+        visibility.listed_builtins, visibility.idle_builtins, visibility.session_builtins = shared, idle, sessions
         if announce:
-            self.changed()
+            self.changed(None if everyone else moved)
         return True

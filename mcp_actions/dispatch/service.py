@@ -39,7 +39,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol
 
-from ..audit_log import AuditLog, arguments_sha256, utc_timestamp
+from ..audit_log import AuditLog, utc_timestamp
 from ..bridge.bridge import Bridge
 from ..bridge.registry import RuntimeInfo
 from ..bridge.routing import Route, front_page, opens_itself
@@ -271,7 +271,8 @@ class ActionService:
             "namespace": binding.namespace if binding is not None else None,
             "trust": binding.origin.trust if binding is not None else None,
             "argument_names": sorted(arguments),
-            "arguments_sha256": arguments_sha256(arguments),
+            # Keyed (audit_log.py): a digest anyone could recompute gives a short value (a PIN) back.
+            "arguments_sha256": self.audit.digest(arguments) if self.audit is not None else None,
             "decision": call.decision,
             "status": "ok" if code is None else "error",
         }

@@ -88,6 +88,9 @@ class LoadedManifest:
     report: ManifestReport
     # How each tool runs (tool name -> ExecutionPlan); every agent-callable tool has one.
     executions: dict[str, ExecutionPlan] = field(default_factory=dict)
+    #: The agent session whose tools these are (its id, docs/sessions.md): a map a session's own runtime sent,
+    #: or a page of its tab declared. None: everyone's (files the operator gave, and everything over stdio).
+    owner: str | None = None
 
     def __post_init__(self) -> None:
         # Decided here when the maker did not: the kind travels with every loaded map, however made.

@@ -63,11 +63,11 @@ class PageToolExposure:
         catalog: Catalog,
         *,
         fetcher: RemoteFetcher | None,
-        changed: Callable[[], None],
+        changed: Callable[[frozenset[str] | None], None],
         reports: dict[str, ManifestReport] | None = None,
         protocols: Mapping[str, PageProtocol] = PAGE_PROTOCOLS,
     ) -> None:
-        """``changed()`` is called when the tools a host sees changed; ``reports`` receives each map that failed to load."""
+        """``changed(sessions)`` is called when the tools a host sees changed (only those agent sessions' tools; None: everyone's); ``reports`` receives each map that failed to load."""
         self.catalog = catalog
         self.fetcher = fetcher
         self.changed = changed
@@ -86,12 +86,12 @@ class PageToolExposure:
                 continue
             changed = self._set(runtime, protocol, runtime.page_tools.get(protocol.name) or None, None) or changed
         if changed:
-            self.changed()
+            self.changed(_owners(runtime))
 
     def site_found(self, runtime: RuntimeInfo, found: SiteDocument | None, page: list[dict[str, Any]] | None, *, protocol: str = "wab") -> None:
         """Expose the runtime's tools of ``protocol`` from its site's document (``{"url", "document"}``, or None) and its page's own."""
         if self._set(runtime, self.protocols[protocol], page, found):
-            self.changed()
+            self.changed(_owners(runtime))
 
     def _set(self, runtime: RuntimeInfo, protocol: PageProtocol, page: list[dict[str, Any]] | None, found: SiteDocument | None) -> bool:
         loaded: LoadedManifest | None = None
@@ -111,4 +111,10 @@ class PageToolExposure:
             return None
         self.reports.pop(source, None)
         loaded.namespace = protocol.namespace(runtime.runtime_id)
+        loaded.owner = runtime.session  # what a session's tab declares is that session's tools alone (docs/sessions.md)
         return loaded
+
+
+def _owners(runtime: RuntimeInfo) -> frozenset[str] | None:
+    """Whose tools a runtime's page declares: its agent session's alone, or (the operator's tab) everyone's."""
+    return frozenset({runtime.session}) if runtime.session is not None else None

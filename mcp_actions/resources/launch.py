@@ -45,7 +45,7 @@ def session_report(endpoint: BridgeServer | None, token: str) -> dict[str, Any] 
     if key is None:
         return None
     report: dict[str, Any] = key.describe()
-    if key.isolated:
+    if key.isolated and not key.anonymous:  # requests that name no session share that scope: it has no credential
         credential = session_credential(token, key.id)
         report["bridge_credential"] = credential
         # A program (or the spec runtime) connecting here with it is this session's runtime, seen by no other session.

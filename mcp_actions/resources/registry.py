@@ -161,9 +161,9 @@ class ResourceRegistry:
 
     # -- change --------------------------------------------------------------
 
-    def updated(self, uri: str) -> None:
-        """Say that the resource at ``uri`` changed (subscribers are told)."""
-        self.events.publish(ResourceUpdated(uri))
+    def updated(self, uri: str, *, sessions: frozenset[str] | None = None) -> None:
+        """Say that the resource at ``uri`` changed (subscribers are told; with ``sessions``, only those agent sessions' subscribers)."""
+        self.events.publish(ResourceUpdated(uri, sessions))
 
     def list_changed(self) -> None:
         """Say that the set of resources changed."""

@@ -24,6 +24,7 @@ from ..bridge.websocket import BridgeServer
 from ..catalog.catalog import Catalog
 from ..catalog.maps import MapLoader
 from ..runtimes.deferred import DeferredBrowser
+from ..url_secrets import shown_url
 from .launch import extension_connect_url, launch_report
 
 __all__ = ["Served", "ServerViews"]
@@ -79,7 +80,7 @@ class ServerViews:
         self.policy = policy
         self.browser = browser
         self.browser_mode = browser_mode
-        self.cdp_endpoint = cdp_endpoint
+        self.cdp_endpoint = shown_url(cdp_endpoint)  # a remote pool's token in it is the operator's, never a session's
         self.served = served
 
     def extension_connect_url(self) -> str | None:

@@ -31,6 +31,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Playwright, async_playwright
 
 from ..bridge.bridge import Bridge
+from ..bridge.scope import session_scope
 from ..errors import ActionError, ErrorCode
 from .authority import BrowserAuthority
 from .browser_pool import BrowserPool
@@ -243,7 +244,8 @@ class BrowserHost:
         if self._pool is not None:
             self._session = session = await self._pool.open_context()  # the pool owns the driver and the browser
         else:
-            self._playwright = await async_playwright().start()
+            with session_scope(None):  # the driver's tasks serve every session: see browser_pool.py
+                self._playwright = await async_playwright().start()
             self._session = session = await open_browser(self._playwright, self.options)
         context = session.context
         await context.expose_binding("__mcpActionsListen", self._listen_for)

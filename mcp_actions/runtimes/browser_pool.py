@@ -28,6 +28,7 @@ from typing import Any
 from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
+from ..bridge.scope import session_scope
 from ..errors import ActionError, ErrorCode
 from .chromium import CHROMIUM_ARGS, find_browser
 from .launch import BrowserOptions, BrowserSession, attach_cdp, connect_endpoint
@@ -59,7 +60,12 @@ class BrowserPool:
 
     async def _driver(self) -> Playwright:
         if self._playwright is None:
-            self._playwright = await async_playwright().start()
+            # Started outside the agent session whose call needed it first: the driver's own tasks (its
+            # connection's reader, which runs every page event's handler) would otherwise carry that
+            # session in their context, and what any other session's pages did would be logged and
+            # told as that session's (docs/sessions.md).
+            with session_scope(None):
+                self._playwright = await async_playwright().start()
         return self._playwright
 
     async def _shared_browser(self) -> Browser:

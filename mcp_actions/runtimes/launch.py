@@ -28,6 +28,7 @@ from playwright.async_api import Browser, BrowserContext, Playwright
 from playwright.async_api import Error as PlaywrightError
 
 from ..errors import ActionError, ErrorCode
+from ..url_secrets import shown_url
 from .chromium import CHROMIUM_ARGS, find_browser
 
 __all__ = ["BrowserOptions", "BrowserSession", "default_profile_dir", "free_default_profile", "open_browser", "profile_in_use"]
@@ -159,15 +160,20 @@ class BrowserSession:
         return failures
 
 
+def _first_line(exc: Exception, endpoint: str) -> str:
+    """Playwright's reason, without the endpoint it quotes (whose credential the product never shows)."""
+    return str(exc).splitlines()[0].replace(endpoint, shown_url(endpoint) or "")
+
+
 async def connect_endpoint(pw: Playwright, endpoint: str) -> Browser:
     """Connect to a Playwright browser server (``launchServer`` / ``run-server``); ``capability_unavailable`` when it cannot be reached."""
     try:
         return await pw.chromium.connect(endpoint)
     except PlaywrightError as exc:
         raise ActionError(
-            f"could not connect to the Playwright browser server at {endpoint}: {str(exc).splitlines()[0]}",
+            f"could not connect to the Playwright browser server at {shown_url(endpoint)}: {_first_line(exc, endpoint)}",
             code=ErrorCode.CAPABILITY_UNAVAILABLE,
-            evidence={"capability": "browser", "host": "playwright", "browser_endpoint": endpoint},
+            evidence={"capability": "browser", "host": "playwright", "browser_endpoint": shown_url(endpoint)},
         ) from exc
 
 
@@ -178,9 +184,9 @@ async def attach_cdp(pw: Playwright, options: BrowserOptions) -> Browser:
         return await pw.chromium.connect_over_cdp(options.cdp_endpoint, headers=dict(options.cdp_headers) or None)
     except PlaywrightError as exc:
         raise ActionError(
-            f"could not attach to the browser at {options.cdp_endpoint}: {str(exc).splitlines()[0]}",
+            f"could not attach to the browser at {shown_url(options.cdp_endpoint)}: {_first_line(exc, options.cdp_endpoint)}",
             code=ErrorCode.CAPABILITY_UNAVAILABLE,
-            evidence={"capability": "browser", "host": "playwright", "cdp_endpoint": options.cdp_endpoint},
+            evidence={"capability": "browser", "host": "playwright", "cdp_endpoint": shown_url(options.cdp_endpoint)},
         ) from exc
 
 

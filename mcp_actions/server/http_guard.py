@@ -3,7 +3,12 @@
 DNS rebinding lets a web page reach a server on the user's loopback
 interface under a hostile name; refusing a ``Host`` that is not ours stops
 it (421). A browser's ``Origin`` that is not allowed is refused (403): by
-default only loopback pages may call. With a token, every request must carry
+default none is. A page on another loopback port is a web page too (any
+local dev server, or a page the agent's own browser opened, could otherwise
+open a session and read what the server holds), so a browser-based client
+such as the MCP Inspector is allowed by naming its origin
+(``--http-allowed-origins http://localhost:6274``) or by the token.
+Programs send no ``Origin`` and are unaffected. With a token, every request must carry
 ``Authorization: Bearer <token>`` (401 otherwise). An allowed ``Origin``
 gets CORS answers, so a browser-based client (the MCP Inspector, a web IDE)
 can call, read the session header and send preflights.
@@ -29,6 +34,7 @@ __all__ = ["HttpGuard", "HttpPolicy", "LOOPBACK_HOSTS", "LOOPBACK_ORIGINS"]
 
 log = logging.getLogger(__name__)
 
+#: Loopback pages' origins, as patterns: allowed only when ``--http-allowed-origins`` names them.
 LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 _EXPOSED = "mcp-session-id, mcp-protocol-version"
 
@@ -38,13 +44,13 @@ class HttpPolicy:
     """Who may call the HTTP transports."""
 
     allowed_hosts: Sequence[str] = LOOPBACK_HOSTS
-    allowed_origins: Sequence[str] = LOOPBACK_ORIGINS
+    allowed_origins: Sequence[str] = ()
     token: str | None = None
 
     @classmethod
     def for_bind(cls, host: str, *, allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (), token: str | None = None) -> HttpPolicy:
-        """Loopback plus the bound address (unless it is a wildcard), plus what was allowed explicitly."""
-        return cls(allowed_hosts=hosts_for_bind(host, allowed_hosts), allowed_origins=(*LOOPBACK_ORIGINS, *allowed_origins), token=token)
+        """Hosts: loopback plus the bound address (unless it is a wildcard), plus those allowed; origins: only those allowed."""
+        return cls(allowed_hosts=hosts_for_bind(host, allowed_hosts), allowed_origins=tuple(allowed_origins), token=token)
 
     def host_ok(self, host: str | None) -> bool:
         """Whether the ``Host`` header names us."""

@@ -26,8 +26,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import LoggingLevel
 
+from ..bridge.scope import current_session
 from ..errors import ActionError
-from .peers import LOG_LEVELS, Peer, Peers
+from ..url_secrets import without_urls
+from .peers import EVERYONE, LOG_LEVELS, Hears, Peer, Peers
 
 __all__ = ["LOGGER_NAME", "ClientLogHandler", "allows", "call_event", "failed_map_message", "redacted", "tell", "tell_peer"]
 
@@ -131,11 +133,18 @@ def failed_map_message(failed: dict[str, Any]) -> dict[str, Any]:
 
 
 class ClientLogHandler(logging.Handler):
-    """Forwards the product's own log records to handshake-era clients that want their level."""
+    """Forwards the product's own log records to handshake-era clients that want their level.
 
-    def __init__(self, peers: Peers, level: int = logging.WARNING) -> None:
+    A record logged while serving an agent session's request (or a task it started) goes to that
+    session's client alone (docs/sessions.md). A record logged outside any session is a notice for
+    every client; with ``notices_without_urls`` (a server of many sessions) every URL in it is
+    replaced first, so a page one session opened never reaches another through one.
+    """
+
+    def __init__(self, peers: Peers, level: int = logging.WARNING, *, notices_without_urls: bool = False) -> None:
         super().__init__(level)
         self.peers = peers
+        self.notices_without_urls = notices_without_urls
         self._tasks: set[asyncio.Task[None]] = set()  # held so a pending send is not collected
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -146,8 +155,16 @@ class ClientLogHandler(logging.Handler):
         except RuntimeError:
             return  # logged from a worker thread: stderr has it
         level = _FROM_PYTHON.get(record.levelno, "warning")
-        data = {"logger": record.name, "message": record.getMessage()}
-        for peer in self.peers.peers():
+        message = record.getMessage()
+        session = current_session()
+        if session is None:
+            hears: Hears = EVERYONE
+            if self.notices_without_urls:
+                message = without_urls(message)
+        else:
+            hears = lambda key: key is not None and key.id == session.id  # noqa: E731  # one use, here
+        data = {"logger": record.name, "message": message}
+        for peer in self.peers.peers(hears):
             if allows(peer, level):
                 task = loop.create_task(self._send(peer, level, data))
                 self._tasks.add(task)

@@ -27,7 +27,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from .. import __version__
 from ..actions_app import ActionsApp
-from ..bridge.scope import SessionKey
+from ..bridge.scope import SessionKey, visible_to
 from ..catalog.catalog import ROUTING_HELP
 from ..dispatch.guards import CallContext, InputRequired
 from ..errors import ActionError, ErrorCode, UnknownTool
@@ -35,7 +35,7 @@ from ..events import MapsFailed, ResourcesListChanged, ResourceUpdated, ToolsCha
 from . import resources as res
 from .confirm import confirmer, page_elicitor
 from .logs import ClientLogHandler, call_event, failed_map_message, redacted, tell, tell_peer
-from .peers import SCOPE_KEY, Peer, Peers
+from .peers import SCOPE_KEY, Hears, Peer, Peers, sessions_hear
 from .sessions import SESSION_KEY, AgentSessions
 from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
 from .watches import ResourceWatches, watching_listen
@@ -133,13 +133,32 @@ def build_server(
 
     def on_maps_failed(event: MapsFailed) -> None:
         for peer in peers.peers():
-            spawn(tell_failed_maps(peer, event.maps))
+            # A runtime's own map is its agent session's business alone (docs/sessions.md).
+            told = [entry for entry in event.maps if peer.sees(app.maps.owner_of_map(entry["file"]))]
+            if told:
+                spawn(tell_failed_maps(peer, told))
 
-    app.events.subscribe(ToolsChanged, lambda _: spawn(peers.publish_tools_changed()))
+    def resource_audience(event: ResourceUpdated) -> Hears:
+        # A runtime's resource is news to the sessions that may see the runtime (docs/sessions.md): a
+        # subscription made before the runtime existed, or to another session's, hears nothing of it.
+        told = sessions_hear(event.sessions)
+        try:
+            _, found = app.resources.resolve(event.uri)
+        except ActionError:
+            return told
+        runtime_id = found.get("runtime_id")
+        if not runtime_id:
+            return told
+        runtime = app.bridge.registry.get(runtime_id)
+        return lambda key: told(key) and (key is None or (runtime is not None and visible_to(runtime.session, key)))
+
+    app.events.subscribe(ToolsChanged, lambda event: spawn(peers.publish_tools_changed(sessions_hear(event.sessions))))
     app.events.subscribe(MapsFailed, on_maps_failed)
-    app.events.subscribe(ResourceUpdated, lambda event: spawn(peers.publish_resource_updated(event.uri)))
+    app.events.subscribe(ResourceUpdated, lambda event: spawn(peers.publish_resource_updated(event.uri, resource_audience(event))))
     app.events.subscribe(ResourcesListChanged, lambda _: spawn(peers.publish_resources_changed()))
-    forward_logs = ClientLogHandler(peers)
+    # Over HTTP several agent sessions share the product's log: each hears what happened in its own
+    # requests, and a notice from outside any (a background task) reaches all without a URL in it.
+    forward_logs = ClientLogHandler(peers, notices_without_urls=sessions is not None)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -333,9 +352,12 @@ def build_server(
                 spawn(tell_failed_maps(peer, app.failed_maps()))
         return result
 
+    if sessions is not None:
+        # Each request in its agent session's scope (docs/sessions.md); outside note_client, so that a
+        # client is noted with its session and greeted only with what that session may see.
+        server.middleware.append(sessions.middleware)
     server.middleware.append(note_client)
     if sessions is not None:
-        server.middleware.append(sessions.middleware)  # each request in its agent session's scope (docs/sessions.md)
 
         def forget_deleted(session_id: str) -> None:
             # Its client deleted it: no more notifications to it, and its subscriptions end now,

@@ -20,25 +20,33 @@ outlives the request. A session is kept per client, keyed by
 
 Each client also has its own ``logging/setLevel`` threshold and its own
 ``resources/subscribe`` set.
+
+Over HTTP several agent sessions share the server, and what one did never
+reaches another (docs/sessions.md): every notification has an *audience*, a
+``Hears`` predicate over the agent session a client is in (its ``SessionKey``,
+None for the operator's own connections, stdio among them). A handshake client's
+session is noted with its requests; a listen stream's is the session its
+``subscriptions/listen`` request ran in (``SessionBus``).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio.lowlevel
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus
-from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated, ToolsListChanged
+from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated, ServerEvent, ToolsListChanged
 from mcp_types import LoggingLevel
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from ..bridge.scope import SessionKey
+from ..bridge.scope import SessionKey, current_session, visible_to
 
-__all__ = ["LOG_LEVELS", "Peer", "Peers", "SCOPE_KEY"]
+__all__ = ["EVERYONE", "LOG_LEVELS", "Hears", "Peer", "Peers", "SCOPE_KEY", "SessionBus", "sessions_hear"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +55,58 @@ SCOPE_KEY = "mcp-actions/connection"
 #: MCP's levels, least severe first.
 LOG_LEVELS: tuple[LoggingLevel, ...] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 _SESSION_HEADER = "mcp-session-id"
+
+#: Who a notification is for: given the agent session a client is in (None: the operator's connection), whether it hears.
+Hears = Callable[[SessionKey | None], bool]
+
+
+def EVERYONE(_: SessionKey | None) -> bool:  # a constant, spelt as one
+    """The audience of a notification about nothing any session owns (the map files, the set of resources)."""
+    return True
+
+
+def sessions_hear(sessions: frozenset[str] | None) -> Hears:
+    """The audience of a change to these agent sessions' own things (None: everyone's); the operator hears all."""
+    if sessions is None:
+        return EVERYONE
+    return lambda key: key is None or key.id in sessions
+
+
+class SessionBus:
+    """The listen streams' bus (the SDK's ``SubscriptionBus``), each stream told only what its agent session may hear.
+
+    The SDK's ``ListenHandler`` subscribes a stream from inside its ``subscriptions/listen``
+    request, which runs in the request's agent session (server/sessions.py): the session is
+    noted then, and ``publish_to`` delivers an event only to the streams whose session hears it.
+    """
+
+    def __init__(self) -> None:
+        self._listeners: dict[object, tuple[SessionKey | None, Callable[[ServerEvent], None]]] = {}
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        """Register a stream's ``listener`` for the current agent session; returns its idempotent unsubscribe."""
+        token = object()
+        self._listeners[token] = (current_session(), listener)
+        return lambda: self._listeners.pop(token, None) and None
+
+    async def publish(self, event: ServerEvent) -> None:
+        """Deliver ``event`` to every stream."""
+        await self.publish_to(event, EVERYONE)
+
+    async def publish_to(self, event: ServerEvent, hears: Hears) -> None:
+        """Deliver ``event`` to the streams whose agent session ``hears`` it.
+
+        As the SDK's in-memory bus does: a listener that raises is logged and skipped, and the
+        checkpoint at the end lets streams drain between a burst of events.
+        """
+        for key, listener in list(self._listeners.values()):
+            if not hears(key):
+                continue
+            try:
+                listener(event)
+            except Exception:  # fan-out boundary: one stream must not starve the others
+                log.exception("a listen stream's listener raised; continuing")
+        await anyio.lowlevel.checkpoint()
 
 
 @dataclass
@@ -58,6 +118,17 @@ class Peer:
     subscriptions: set[str] = field(default_factory=set)
     last_seen: float = field(default_factory=time.monotonic)
     http: bool = False
+    #: The agent session the client is in (server/sessions.py; None: the operator's connection, or not known yet).
+    agent: SessionKey | None = None
+    def sees(self, owner: str | None) -> bool:
+        """Whether this client may see what agent session ``owner`` owns (None: the operator's, everyone's).
+
+        An HTTP client whose session is not known yet sees only what is everyone's.
+        """
+        if self.agent is None:
+            return owner is None or not self.http
+        return visible_to(owner, self.agent)
+
     #: Whether the maps that had failed when this client arrived were told to it (once, on arrival).
     greeted: bool = False
 
@@ -67,7 +138,7 @@ class Peers:
 
     def __init__(self, *, http_idle_seconds: float | None = None) -> None:
         """``http_idle_seconds``: serving streamable HTTP, whose idle timeout this is; None otherwise."""
-        self.bus = InMemorySubscriptionBus()
+        self.bus = SessionBus()
         self._peers: dict[object, Peer] = {}
         #: Resource subscriptions HTTP sessions made on other replicas (docs/deploying.md), by the session's
         #: ``SessionKey`` id: a replica holding a session's GET stream notifies what it subscribed to elsewhere.
@@ -112,6 +183,7 @@ class Peers:
         else:
             peer.session = ctx.session  # the newest request's session: same connection, fresher proxy
             peer.last_seen = time.monotonic()
+        peer.agent = current_session() or peer.agent  # handlers run in the request's agent session
         return peer
 
     def share(self, session: str, uri: str, subscribed: bool) -> bool:
@@ -153,17 +225,21 @@ class Peers:
         for key in [k for k, p in self._peers.items() if p.http and p.last_seen < oldest]:
             del self._peers[key]
 
-    def peers(self) -> list[Peer]:
-        """The handshake-era clients still connected (as far as we can tell)."""
+    def peers(self, hears: Hears = EVERYONE) -> list[Peer]:
+        """The handshake-era clients still connected (as far as we can tell) whose agent session ``hears``.
+
+        A client over HTTP whose session is not known yet (it has sent nothing but ``initialize``
+        and ``notifications/initialized``) hears only what everyone does.
+        """
         self._prune()
-        return list(self._peers.values())
+        return [peer for peer in self._peers.values() if (hears(peer.agent) if peer.agent is not None or not peer.http else hears is EVERYONE)]
 
     # -- change notifications --------------------------------------------------
 
-    async def publish_tools_changed(self) -> None:
-        """``tools/list_changed`` to every client."""
-        await self.bus.publish(ToolsListChanged())
-        for peer in self.peers():
+    async def publish_tools_changed(self, hears: Hears = EVERYONE) -> None:
+        """``tools/list_changed`` to every client whose agent session ``hears`` it."""
+        await self.bus.publish_to(ToolsListChanged(), hears)
+        for peer in self.peers(hears):
             await _send(peer, "tools/list_changed", peer.session.send_tool_list_changed())
 
     async def publish_resources_changed(self) -> None:
@@ -172,10 +248,10 @@ class Peers:
         for peer in self.peers():
             await _send(peer, "resources/list_changed", peer.session.send_resource_list_changed())
 
-    async def publish_resource_updated(self, uri: str) -> None:
-        """``resources/updated`` to the clients subscribed to ``uri``."""
-        await self.bus.publish(ResourceUpdated(uri=uri))
-        for peer in self.peers():
+    async def publish_resource_updated(self, uri: str, hears: Hears = EVERYONE) -> None:
+        """``resources/updated`` to the clients subscribed to ``uri`` whose agent session ``hears`` it."""
+        await self.bus.publish_to(ResourceUpdated(uri=uri), hears)
+        for peer in self.peers(hears):
             if uri in peer.subscriptions:
                 await _send(peer, f"resources/updated {uri}", peer.session.send_resource_updated(uri))
 

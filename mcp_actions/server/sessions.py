@@ -35,7 +35,7 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from ..bridge.scope import SessionKey, mint_handle, session_scope
+from ..bridge.scope import ANONYMOUS, SessionKey, mint_handle, session_scope
 from .memory import MemoryRelease
 from .peers import Peers
 
@@ -50,9 +50,14 @@ SESSION_KEY = "mcp-actions/session"
 _SESSION_HEADER = "mcp-session-id"
 #: The JSON-RPC error code of a refused session (the implementation-defined server-error range).
 SESSION_REFUSED_CODE = -32001
-#: A session whose minted handle never came back (a stateless client that does not thread it) is
-#: idle after this long, not after the full idle timeout: each of its calls made a context of its own.
+#: A session that never made a request after the one that opened it is idle after this long, not after
+#: the full idle timeout: a minted handle that never came back (a stateless client that does not thread
+#: it: each of its calls made a context of its own), or an ``initialize`` with nothing after it (which
+#: would otherwise hold a place under ``--max-sessions`` for half an hour).
 UNCLAIMED_HANDLE_S = 60.0
+#: When ``--max-sessions`` is reached, a new session takes the place of the oldest one that made no
+#: request since it opened, once that one is this old (a client is given this long to make its first).
+UNUSED_GRACE_S = 5.0
 
 
 class SessionRefused(Exception):
@@ -68,6 +73,14 @@ class _Open:
     requests: int = 0  # requests seen: a minted handle never passed back is ended sooner (UNCLAIMED_HANDLE_S)
     #: When this server last served one of its requests itself (not told by another replica; docs/deploying.md).
     local_seen: float = field(default_factory=time.monotonic)
+
+    @property
+    def unused(self) -> bool:
+        """Whether it made no request since the one that opened it (an ``initialize``, a first call with no handle).
+
+        An SSE session is its connection, which ends it: never unused.
+        """
+        return self.key.kind != "sse" and self.requests <= 1
 
 
 class AgentSessions:
@@ -103,6 +116,19 @@ class AgentSessions:
     def full(self) -> bool:
         """True when one more session would be beyond ``--max-sessions``."""
         return self.max_sessions is not None and len(self._open) >= self.max_sessions
+
+    async def make_room(self) -> bool:
+        """At ``--max-sessions``, end the oldest session that made no request since it opened (and had
+        ``UNUSED_GRACE_S`` to); True when there is room now.
+        """
+        if not self.full():
+            return True
+        moment = time.monotonic() - UNUSED_GRACE_S
+        unused = sorted((o.last_seen, sid) for sid, o in self._open.items() if o.unused and o.busy == 0 and o.last_seen < moment)
+        if not unused:
+            return False
+        await self.end(unused[0][1], "a new session needed its place, and it had made no request since it opened")
+        return not self.full()
 
     def refusal(self) -> str:
         """The message a refused session reads."""
@@ -190,7 +216,7 @@ class AgentSessions:
                 # The call needs a context of its own: a new session, whose handle the result carries.
                 minted = mint_handle()
                 return SessionKey.of_handle(minted, isolated=True), minted
-            return None if not self.isolated else _ANONYMOUS, None
+            return None if not self.isolated else ANONYMOUS, None
         lifespan = ctx.lifespan_context
         sse = lifespan.get(SESSION_KEY) if isinstance(lifespan, dict) else None
         if isinstance(sse, SessionKey):
@@ -206,9 +232,11 @@ class AgentSessions:
         key, minted = self.key_of(ctx)
         if key is None or ctx.method == "initialize":
             return await call_next(ctx)
-        if key is _ANONYMOUS:
+        if key is ANONYMOUS or ctx.method.startswith("notifications/"):
             # A 2026-07-28 request without a handle that needs no context (tools/list, resources/list…):
-            # it sees no session's runtimes, and opens no session.
+            # it sees no session's runtimes, and opens no session. A notification (notifications/initialized)
+            # runs in its session but neither opens one nor counts as a request: a client that only
+            # initialized has made none (UNCLAIMED_HANDLE_S).
             with session_scope(key):
                 return await call_next(ctx)
         try:
@@ -244,11 +272,7 @@ class AgentSessions:
             return []
         now = time.monotonic()
         oldest, unclaimed = now - self.idle_timeout, now - min(self.idle_timeout, UNCLAIMED_HANDLE_S)
-        idle = [
-            sid
-            for sid, o in self._open.items()
-            if o.busy == 0 and (o.last_seen < oldest or (o.key.kind == "handle" and o.requests <= 1 and o.last_seen < unclaimed))
-        ]
+        idle = [sid for sid, o in self._open.items() if o.busy == 0 and (o.last_seen < oldest or (o.unused and o.last_seen < unclaimed))]
         for sid in idle:
             await self.end(sid, f"idle for more than {self.idle_timeout:g} s (--session-idle-timeout)")
         return idle
@@ -274,8 +298,6 @@ class AgentSessions:
         await self.memory.stop()
 
 
-#: The scope of a 2026-07-28 request without a handle: a session id no runtime has, so it sees none.
-_ANONYMOUS = SessionKey("anonymous", "handle", True)
 
 
 class SessionGate:
@@ -310,7 +332,7 @@ class SessionGate:
         # (and only then) it is read once, to refuse an initialize beyond it, and replayed.
         if self.sessions.full():
             body, receive = await _buffered(receive)
-            if _is_initialize(body):
+            if _is_initialize(body) and not await self.sessions.make_room():
                 log.warning("refused a new MCP session: %s", self.sessions.refusal())
                 await _refuse(send, self.sessions.refusal(), self.sessions.max_sessions)
                 return

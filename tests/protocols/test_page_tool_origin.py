@@ -39,7 +39,7 @@ from .test_registry import REPORTED, URL
 def _binding(name: str) -> ToolBinding:
     """The catalogue's binding of the page tool ``REPORTED[name]`` declares on tab-1 at ``URL``."""
     catalog = Catalog()
-    exposure = PageToolExposure(catalog, fetcher=None, changed=lambda: None)
+    exposure = PageToolExposure(catalog, fetcher=None, changed=lambda _: None)
     declared = RuntimeInfo(runtime_id="tab-1", url=URL, transport="test", page_tools={name: REPORTED[name]})
     if PAGE_PROTOCOLS[name].discovery.site_document:
         exposure.site_found(declared, None, REPORTED[name], protocol=name)

@@ -84,7 +84,7 @@ def test_each_protocol_has_every_piece(name):
 def test_a_page_tools_plan_is_a_page_tool_of_its_protocol_from_the_moment_it_is_exposed(name):
     protocol = PAGE_PROTOCOLS[name]
     catalog = Catalog()
-    exposure = PageToolExposure(catalog, fetcher=None, changed=lambda: None)
+    exposure = PageToolExposure(catalog, fetcher=None, changed=lambda _: None)
     runtime = RuntimeInfo(runtime_id="tab-1", url=URL, transport="test", page_tools={name: REPORTED[name]})
     if protocol.discovery.site_document:
         exposure.site_found(runtime, None, REPORTED[name], protocol=name)
@@ -112,7 +112,7 @@ def test_a_maps_tool_naming_a_page_primitive_is_the_maps_not_a_page_tool():
 
 def test_a_page_map_that_cannot_load_is_reported_until_the_page_fixes_it():
     catalog, changes = Catalog(), []
-    exposure = PageToolExposure(catalog, fetcher=None, changed=lambda: changes.append(1))
+    exposure = PageToolExposure(catalog, fetcher=None, changed=lambda _: changes.append(1))
     broken = [{"name": "search", "inputSchema": {"type": "object", "properties": {"q": {"type": "nonsense"}}}}]
     runtime = RuntimeInfo(runtime_id="tab-1", url=URL, transport="test", page_tools={"webmcp": broken})
     exposure.page_reported(runtime)
@@ -126,7 +126,7 @@ def test_a_page_map_that_cannot_load_is_reported_until_the_page_fixes_it():
 
 async def test_a_page_tool_of_a_protocol_the_runner_lacks_is_capability_unavailable():
     catalog = Catalog()
-    exposure = PageToolExposure(catalog, fetcher=None, changed=lambda: None)
+    exposure = PageToolExposure(catalog, fetcher=None, changed=lambda _: None)
     runtime = RuntimeInfo(runtime_id="tab-1", url=URL, transport="test", page_tools={"abp": REPORTED["abp"]})
     exposure.page_reported(runtime)
     (binding,) = [b for b in catalog.tools.values() if b.runtime_id == "tab-1"]

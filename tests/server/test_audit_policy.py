@@ -17,7 +17,7 @@ import pytest
 
 from mcp_actions import cli
 from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.audit_log import AuditLog, arguments_sha256
+from mcp_actions.audit_log import AuditLog, arguments_digest, load_audit_key
 from mcp_actions.bridge.status_page import render_status_page
 from mcp_actions.dispatch.policy import Policy, PolicyError
 
@@ -76,7 +76,7 @@ async def test_every_call_is_one_line_with_names_and_digest_never_values(mode, t
     assert first["client"] == "mcp" or first["client"]  # the SDK client's name
     assert first["protocol"] == "actions.json" and first["namespace"] == "notes" and first["trust"] == "local"
     assert first["runtime_id"] == "notes-1" and first["origin"] == "memory://notes" and first["decision"] == "allowed"
-    assert first["argument_names"] == ["title"] and first["arguments_sha256"] == arguments_sha256({"title": SECRET})
+    assert first["argument_names"] == ["title"] and first["arguments_sha256"] == arguments_digest(load_audit_key(log_file), {"title": SECRET})
     assert first["ts"].endswith("Z") and isinstance(first["elapsed_ms"], float)
     assert SECRET not in log_file.read_text(encoding="utf-8")
     assert SECRET not in json.dumps(recent) and SECRET not in page
@@ -91,7 +91,7 @@ async def test_concurrent_calls_never_interleave_lines(tmp_path):
         results = await asyncio.gather(*(client.call_tool("notes_rename", {"title": "t" * 2000 + str(i)}) for i in range(40)))
         assert not any(r.is_error for r in results)
     lines = _lines(log_file)
-    assert len(lines) == 40 and {e["arguments_sha256"] for e in lines} == {arguments_sha256({"title": "t" * 2000 + str(i)}) for i in range(40)}
+    assert len(lines) == 40 and {e["arguments_sha256"] for e in lines} == {arguments_digest(load_audit_key(log_file), {"title": "t" * 2000 + str(i)}) for i in range(40)}
 
 
 def test_lines_from_many_threads_stay_whole(tmp_path):

@@ -181,7 +181,12 @@ async def test_http_transports_refuse_foreign_host_and_origin(transport, path, m
         assert foreign.status_code == 421
         origin = await http.request(method, path, headers={**headers, "Origin": "https://evil.example"}, json=initialize if method == "POST" else None)
         assert origin.status_code == 403
-        # A loopback browser page may ask (CORS preflight), and sees the session header.
+        # A page on another loopback port is a web page too: refused unless its origin is listed.
+        loopback = await http.request(method, path, headers={**headers, "Origin": "http://localhost:6274"}, json=initialize if method == "POST" else None)
+        assert loopback.status_code == 403
+    listed = http_servers(transport, "--http-allowed-origins", "http://localhost:6274")
+    async with httpx.AsyncClient(base_url=listed.base, timeout=10) as http:
+        # A listed browser page (the MCP Inspector) may ask (CORS preflight), and sees the session header.
         preflight = await http.options(path, headers={"Origin": "http://localhost:6274", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type, mcp-session-id"})
         assert preflight.status_code == 204
         assert preflight.headers["access-control-allow-origin"] == "http://localhost:6274"
