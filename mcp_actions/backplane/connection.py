@@ -59,7 +59,7 @@ def read_secret(path: str) -> bytes:
 class BackplaneConnection:
     """What ``--backplane`` and its options say (the secret and password never in a repr)."""
 
-    url: str
+    url: str = field(repr=False)  # may hold a user and password: shown only as ``shown_url``
     secret: bytes = field(repr=False)
     creds: str | None = None  # --backplane-creds: a NATS user credentials file (JWT and nkey seed)
     nkey: str | None = None  # --backplane-nkey: a file holding a user nkey seed
@@ -76,11 +76,14 @@ class BackplaneConnection:
 
     def hide(self, text: str) -> str:
         """``text`` (an error's message, say) with anything of the URL's or the environment's credentials masked."""
+        text = text.replace(self.url, self.shown_url)
         parts = urlsplit(self.url)
-        for secret in (self.password, parts.password, parts.username if parts.password else None, parts.query):
+        # A user name alone is a NATS token; with a password it is only a name, masked when long enough to be safely found.
+        user = parts.username if not parts.password or len(parts.username or "") >= 4 else None
+        for secret in (self.password, parts.password, user, parts.query):
             if secret:
                 text = text.replace(secret, "***")
-        return text.replace(self.url, self.shown_url)
+        return text
 
     def tls_context(self) -> ssl.SSLContext | None:
         """The TLS context the TLS options make (None when none is given: a ``tls://`` URL then uses the system's CAs)."""
