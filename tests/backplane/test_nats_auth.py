@@ -2,8 +2,10 @@
 
 A real ``nats-server`` started with TLS and client certificates required
 (mutual TLS; the CA and certificates are made here with ``cryptography``'s
-x509 builder), and one that knows its users by nkey. Replicas join with
-``--backplane-tls-ca/-cert/-key`` and ``--backplane-nkey``; a routed call
+x509 builder), one that knows its users by nkey, and one in operator mode
+whose users bring a creds file (the JWTs signed here with ``nkeys``, as
+``nsc`` would). Replicas join with ``--backplane-tls-ca/-cert/-key``,
+``--backplane-nkey`` and ``--backplane-creds``; a routed call
 crossing between them shows they did. A client without a certificate, or
 with a CA that did not sign the server's, does not get in.
 """
@@ -11,11 +13,15 @@ with a CA that did not sign the server's, does not get in.
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime
 import ipaddress
+import json
 import os
 import ssl
+import time
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import nats
@@ -168,6 +174,66 @@ async def test_replicas_join_their_own_nats_account_by_nkey_with_only_the_permis
                 async with mcp_client(replica.mcp_url, keepalive=True) as client:
                     assert (await resource(client, "actions://bridge/launch"))["backplane"]["last_error"] is None
         with pytest.raises(Exception):  # noqa: B017 - authorization violation
+            await nats.connect(server.url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0)
+    finally:
+        for replica in (a, b):
+            replica.stop()
+        server.stop()
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _nkey(prefix: int) -> tuple[bytes, Any, str]:
+    seed = nkeys.encode_seed(os.urandom(32), prefix)
+    pair = nkeys.from_seed(bytearray(seed))
+    return seed, pair, pair.public_key.decode()
+
+
+def _jwt(issuer: Any, issuer_public: str, subject: str, name: str, claims: dict[str, Any]) -> str:
+    """A NATS JWT (``ed25519-nkey``) as ``nsc`` writes one: header, claims, the issuer's signature of both."""
+    header = _b64(json.dumps({"typ": "JWT", "alg": "ed25519-nkey"}).encode())
+    body = {"jti": base64.b32encode(os.urandom(20)).decode().rstrip("="), "iat": int(time.time()), "iss": issuer_public, "name": name, "sub": subject, "nats": claims}
+    payload = _b64(json.dumps(body).encode())
+    return f"{header}.{payload}.{_b64(issuer.sign(f'{header}.{payload}'.encode()))}"
+
+
+def operator_with_user(root: Path) -> tuple[Path, Path]:
+    """A NATS operator, its system account, an account with JetStream and one user of it: the server's config and the user's creds file."""
+    _, operator, operator_public = _nkey(nkeys.PREFIX_BYTE_OPERATOR)
+    _, account, account_public = _nkey(nkeys.PREFIX_BYTE_ACCOUNT)
+    _, _, system_public = _nkey(nkeys.PREFIX_BYTE_ACCOUNT)
+    user_seed, _, user_public = _nkey(nkeys.PREFIX_BYTE_USER)
+    unlimited = {"subs": -1, "data": -1, "payload": -1, "imports": -1, "exports": -1, "wildcards": True, "conn": -1, "leaf": -1, "mem_storage": -1, "disk_storage": -1, "streams": -1, "consumer": -1}
+    operator_jwt = _jwt(operator, operator_public, operator_public, "operator", {"type": "operator", "version": 2, "system_account": system_public})
+    system_jwt = _jwt(operator, operator_public, system_public, "SYS", {"type": "account", "version": 2})
+    account_jwt = _jwt(operator, operator_public, account_public, "SHOP", {"limits": unlimited, "type": "account", "version": 2})
+    user_jwt = _jwt(account, account_public, user_public, "replica", {"pub": {}, "sub": {}, "subs": -1, "data": -1, "payload": -1, "type": "user", "version": 2})
+    config = root / "operator.conf"
+    config.write_text(
+        f'operator: "{operator_jwt}"\nresolver: MEMORY\nsystem_account: {system_public}\n'
+        f'resolver_preload: {{ {account_public}: "{account_jwt}", {system_public}: "{system_jwt}" }}\n'
+    )
+    creds = root / "replica.creds"
+    creds.write_text(
+        f"-----BEGIN NATS USER JWT-----\n{user_jwt}\n------END NATS USER JWT------\n\n"
+        f"-----BEGIN USER NKEY SEED-----\n{user_seed.decode()}\n------END USER NKEY SEED------\n"
+    )
+    return config, creds
+
+
+async def test_replicas_join_a_nats_in_operator_mode_with_a_creds_file(tmp_path: Path) -> None:
+    config, creds = operator_with_user(tmp_path)
+    server = NatsServer(tmp_path / "jetstream", "-c", str(config))
+    server.start()
+    maps = shop_map(tmp_path / "maps")
+    a, b = (Replica(name, server.url, maps, tmp_path, "--shared-browser-context", "--backplane-creds", str(creds)).start() for name in "ab")
+    try:
+        for replica in (a, b):
+            await asyncio.to_thread(replica.wait_ready)
+        await _routed_call_works(a, b)
+        with pytest.raises(Exception):  # noqa: B017 - authorization violation: no credentials
             await nats.connect(server.url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0)
     finally:
         for replica in (a, b):
