@@ -37,6 +37,7 @@ import json
 import os
 import struct
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -84,8 +85,9 @@ class Seal:
         self._clock = clock
         self._prefix = os.urandom(_NONCE - 6)
         self._counter = itertools.count(1)
-        #: Nonces taken, in the order they came, with when (monotonic): forgotten after twice the window.
-        self._seen: dict[bytes, float] = {}
+        #: Nonces taken, in the order they came, with when (monotonic): forgotten after twice the window. An
+        #: OrderedDict, whose oldest entry is found at once (a dict's first live entry is found by a scan).
+        self._seen: OrderedDict[bytes, float] = OrderedDict()
         #: The deployment's name on NATS: its subjects' prefix and its bucket names.
         self.cluster = self._digest("cluster", "")[:24]
 
@@ -159,10 +161,10 @@ class Seal:
     def _forget(self, now: float) -> None:
         limit = now - 2 * self.window_s
         while self._seen:
-            oldest = next(iter(self._seen))
-            if self._seen[oldest] >= limit:
+            _, taken = next(iter(self._seen.items()))
+            if taken >= limit:
                 return
-            del self._seen[oldest]
+            self._seen.popitem(last=False)
 
     # -- records ---------------------------------------------------------------
 
