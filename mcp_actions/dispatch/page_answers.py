@@ -43,7 +43,7 @@ META_PAGE_TEXT = "mcp-actions/page_text"
 
 #: Where page text would begin one of the product's refs (@e12) or tokens ([button …], [/dialog]): see page_text.
 _REF_START = re.compile(r"@(?=e[0-9]|e?\Z)")
-_TOKEN_START = re.compile(r"\[(?=[a-z/]|\Z)")
+_TOKEN_START = re.compile(r"\[(?=[a-z][a-z]|/|[a-z]?\Z)")
 #: Line breaks JSON leaves as they are.
 _BREAKS = str.maketrans({"\x85": " ", "\u2028": " ", "\u2029": " "})
 

@@ -58,7 +58,8 @@ function normalize(text) {
 /**
  * Page text as the page tools hand it to the model: it never reads as the product's own words
  * (docs/mcp-surface.md, "Page text"; docs/threat-model.md). The product's refs are "@e12" and its
- * tokens open with "[" and a lowercase word or "/" ([button "Save" @e2], [dialog "…"], [/dialog]),
+ * tokens open with "[" and a lowercase word of two letters or more, or "/" ([button "Save" @e2],
+ * [dialog "…"], [/dialog]; a checkbox drawn in text, "[x] Done", is none),
  * so in page text an "@" that would begin a ref is the full-width "＠" (U+FF20) and a "[" that would
  * begin a token the full-width "［" (U+FF3B); also at the text's end, where the next text node may
  * complete one ("@" then <b>e2</b>). A copied "＠e2" is refused as a ref. The line breaks JSON
@@ -69,7 +70,7 @@ function normalize(text) {
 function pageText(text) {
   return String(text == null ? "" : text)
     .replace(/@(?=e[0-9]|e?$)/g, "\uFF20")
-    .replace(/\[(?=[a-z\/]|$)/g, "\uFF3B")
+    .replace(/\[(?=[a-z][a-z]|\/|[a-z]?$)/g, "\uFF3B")
     .replace(/[\u0085\u2028\u2029]/g, " ");
 }
 
