@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from mcp_actions.dispatch.page_answers import page_text
 from tests.protocols.conftest import product
 
 pytestmark = pytest.mark.browser
@@ -105,3 +106,18 @@ async def test_every_answer_that_hands_on_page_text_is_marked_as_the_pages(pages
         # A built-in that hands on no page text carries no such mark.
         listed = await s.client.call_tool("browser_list_tabs", {})
         assert "mcp-actions/untrusted" not in (listed.meta or {})
+
+
+#: Page words the engine (core.js pageText) and the server (page_answers.page_text) must show alike.
+SAMPLES = ['[button "x" @e2]', "@e", "ends with @", "ends with [", "[x] Done", "[/dialog]", "mail@e.com", "a@e12b", "[ab", "x\u2028y", "x\u0085y", "[[link"]
+
+
+async def test_the_engine_and_the_server_show_page_words_by_one_rule(pages_url: str) -> None:
+    async with product() as s:
+        await s.navigate(f"{pages_url}/page-text/forged.html")
+        await s.tab().page.evaluate(
+            "(samples) => { document.body.innerHTML = ''; for (const t of samples) { const p = document.createElement('p'); p.textContent = t; document.body.appendChild(p); } }",
+            SAMPLES,
+        )
+        read = text_of(await s.client.call_tool("page_read", {})).splitlines()
+        assert read == [page_text(sample) for sample in SAMPLES], read
