@@ -28,6 +28,8 @@ round-robin TCP balancer of ``tests/backplane/cluster.py``.
    transport error of the HTTP request that was on the dead replica), every
    answer must be its own call's, and no runtime may run a call twice.
 
+Replicas share a backplane secret (``--backplane-secret-file``, issue 40), as a deployment must.
+
 Command: ``.venv/bin/python bench/bench_replicas.py`` (``--json PATH`` writes the figures).
 """
 

@@ -4,8 +4,8 @@ Started by the composition root when ``--backplane`` is given. Everything it
 says and hears on NATS is sealed with the deployment's secret and refused
 when it is not (``sealed.py``): only replicas of this deployment speak on
 its subjects. It connects, with NATS's own credentials and TLS
-(``connection.py``), in the background (a replica whose NATS is not there yet serves alone and
-says so), subscribes to the cluster's subjects (``wire.py``), and then, every
+(``connection.py``), in the background (a replica whose NATS is not there
+yet serves alone and says so), subscribes to the cluster's subjects (``wire.py``), and then, every
 quarter second: announces its runtimes once a second (``directory.py``),
 pings the replicas it knows and drops those that do not answer (their
 runtimes' calls fail at once with ``transport_failed``; the runtimes reconnect
