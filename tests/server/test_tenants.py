@@ -25,6 +25,7 @@ import httpx
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from websockets.exceptions import InvalidStatus
 
 from mcp_actions.bridge.scope import ANONYMOUS_ID, session_credential
@@ -96,10 +97,8 @@ async def test_the_audit_is_each_sessions_own_and_its_digest_needs_the_servers_k
     assert digest not in tried  # a bare SHA-256 gave the PIN back in under a second
     key_file = served.audit_log.with_name("audit.jsonl.key")
     assert key_file.stat().st_mode & 0o077 == 0  # the key is the operator's alone
-    matched = subprocess.run(
-        [sys.executable, "-m", "mcp_actions", "audit-digest", json.dumps({"value": "4821", "text": "PIN"}), "--audit-log", str(served.audit_log)],
-        capture_output=True, text=True, env=isolated_env(tmp_path), check=True,
-    )
+    command = [sys.executable, "-m", "mcp_actions", "audit-digest", json.dumps({"value": "4821", "text": "PIN"}), "--audit-log", str(served.audit_log)]
+    matched = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, env=isolated_env(tmp_path), check=True)
     assert matched.stdout.strip() == digest
 
 
@@ -119,9 +118,9 @@ async def test_page_tools_and_inline_maps_are_their_sessions_own(tmp_path):
             page_tool = next(name for name in a_tools if "add_todo" in name)
             b_tools = (await b.list_tools()).tools
             assert page_tool not in {t.name for t in b_tools} and "Add a todo item" not in json.dumps([t.model_dump() for t in b_tools])
-            # B calling it by name: no such tool, for B.
-            refused = await b.call_tool(page_tool, {"title": "x"}) if False else None  # noqa: SIM108  # (an unknown tool is a protocol error)
-            del refused
+            # B calling it by name: no such tool, for B (an unknown tool is a protocol error).
+            with pytest.raises(MCPError):
+                await b.call_tool(page_tool, {"title": "x"})
             # B's own runtime, connected with B's own credential, brings an inline map.
             b_launch = await _read(b, "actions://bridge/launch")
             runtime = await WsRuntime(b_launch["bridge"]["websocket_url"], "b-clinic", token=b_launch["session"]["bridge_credential"], url="https://clinic.test/", manifest=INLINE).open()
