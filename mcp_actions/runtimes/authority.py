@@ -25,6 +25,7 @@ from playwright.async_api import Error as PlaywrightError
 from ..errors import ActionError, ErrorCode
 from .agent_session import AgentSession
 from .clipboard import BrowserClipboard
+from .navigation import navigate
 from .tab import TabRuntime
 
 __all__ = ["BrowserAuthority", "TabDirectory"]
@@ -130,8 +131,9 @@ class BrowserAuthority:
         """``browser.navigate``: go to ``url`` (relative to the page, as a link would) or ``reload``."""
         tab = self._target(caller, arguments, "browser.navigate")
         page = tab.page
+        # navigate(): a navigation that fails or is given up is over before the call answers (navigation.py).
         if arguments.get("reload"):
-            response = await page.reload(wait_until="load")
+            response = await navigate(page, reload=True)
         else:
             url = arguments.get("url")
             if not isinstance(url, str) or not url.strip():
@@ -140,7 +142,7 @@ class BrowserAuthority:
                 if urlsplit(page.url).scheme not in ("http", "https", "file"):
                     raise ActionError(f"{url!r} is not an absolute URL", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url", "url": url})
                 url = urljoin(page.url, url)
-            response = await page.goto(url, wait_until="load")
+            response = await navigate(page, url)
         url, title = await tab.page_state()
         await tab.report(url=url, title=title)
         self.directory.set_active(tab.runtime_id)

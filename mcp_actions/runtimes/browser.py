@@ -38,6 +38,7 @@ from .browser_pool import BrowserPool
 from .document import ATTACHMENT_HOOK
 from .frame import FrameRuntime, same_origin
 from .launch import BrowserOptions, BrowserSession, default_profile_dir, open_browser
+from .navigation import navigate
 from .page_script import engine_js
 from .page_watch import PageWatch
 from .tab import TabRuntime
@@ -229,7 +230,7 @@ class BrowserHost:
         """
 
         async def load() -> None:
-            await runtime.page.goto(url, wait_until="load")
+            await navigate(runtime.page, url)  # over when it fails or is given up (navigation.py)
             await runtime.on_load()
 
         try:

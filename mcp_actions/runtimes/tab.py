@@ -26,6 +26,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from ..errors import ActionError, ErrorCode
 from .document import DocumentRuntime
 from .main_world import MainWorld
+from .navigation import settled
 from .page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js
 from .page_watch import PageWatch
 from .tab_host import TabHost
@@ -187,7 +188,11 @@ class TabRuntime(DocumentRuntime):
             await self.report_page_tools(self._page_tools)
 
     async def perform(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
-        """Run a page handler, a trusted or privileged primitive, or an engine primitive."""
+        """Run a page handler, a trusted or privileged primitive, or an engine primitive.
+
+        A navigation an earlier call gave up on is stopped first (``navigation.settled``): this call starts clean.
+        """
+        await settled(self.page)
         try:
             if handler is not None:
                 return await self.run_engine("callHandler", handler, arguments)
