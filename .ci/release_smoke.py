@@ -28,15 +28,18 @@ def check_install() -> Path:
     """The package, the extension, the page engine and the demo map are the install's; returns the map."""
     import mcp_actions
     from mcp_actions.extension import extension_version
-    from mcp_actions.extension.bundle import extension_dir
+    from mcp_actions.extension.bundle import extension_dir, package_dir
     from mcp_actions.manifest.paths import bundled_manifests_dir
-    from mcp_actions.runtimes.page_script import runtime_js
+    from mcp_actions.runtimes.page_script import engine_js, runtime_js
 
     site = Path(sysconfig.get_paths()["purelib"]).resolve()
     package = Path(mcp_actions.__file__).resolve().parent
     _check(package.is_relative_to(site), f"mcp_actions {mcp_actions.__version__} is imported from the install ({package})")
+    shipped = package_dir()
+    _check(shipped.is_relative_to(package) and (shipped / "manifest.json").is_file(), f"the browser extension {extension_version()} is inside it ({shipped})")
     extension = Path(extension_dir()).resolve()
-    _check(extension.is_relative_to(package) and (extension / "manifest.json").is_file() and (extension / "engine.js").is_file(), f"the browser extension {extension_version()} is inside it ({extension})")
+    assembled = (extension / "engine.js").read_text(encoding="utf-8") if (extension / "engine.js").is_file() else ""
+    _check(assembled == engine_js() and (extension / "manifest.json").is_file(), f"and is assembled with the page engine for Load unpacked ({extension})")
     _check(len(runtime_js()) > 10_000, f"the page engine is inside it ({len(runtime_js())} characters)")
     demo_map = bundled_manifests_dir() / "demo" / "actions.json"
     _check(demo_map.is_file() and demo_map.resolve().is_relative_to(package), f"the bundled demo map is inside it ({demo_map})")

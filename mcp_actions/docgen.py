@@ -258,12 +258,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     for path in paths:
         print(f"{'out of date' if args.check else 'regenerated'}: {path}", file=sys.stderr)
-    if not args.check:
-        # Not a doc, but generated the same way: the page engine the browser extension ships (extension/bundle.py).
-        from .extension import extension_dir, refresh_engine
-
-        if refresh_engine():
-            print(f"regenerated: {extension_dir() / 'engine.js'}", file=sys.stderr)
     return 1 if args.check and paths else 0
 
 

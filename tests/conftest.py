@@ -9,6 +9,7 @@ need a browser per test use ``launch_chromium`` on their own loop.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -25,6 +26,8 @@ PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
 os.environ.setdefault("MCP_ACTIONS_ISOLATED", "1")
 # Nor write to the user's own audit log (tests that read one name their file).
 os.environ.setdefault("MCP_ACTIONS_AUDIT_LOG", "off")
+# Nor assemble the browser extension in the user's data folder (extension/bundle.py).
+os.environ.setdefault("MCP_ACTIONS_EXTENSION_DIR", tempfile.mkdtemp(prefix="mcp-actions-extension-"))
 
 
 @pytest.fixture(scope="session")

@@ -1,16 +1,24 @@
-"""Where the shipped extension is, and its copy of the page engine.
+"""Where the extension is: assembled from the package's ``chrome/`` and the page engine, in the user's data folder.
 
 The extension injects our page engine (``engine_js()`` of
-``runtimes/page_script.py``) into shared tabs from its own file
-``chrome/engine.js``: an MV3 extension may only run code it ships. That file
-is generated from ``runtimes/page/*.js``; ``refresh_engine`` rewrites it when
-it differs (a source checkout after an engine change), and the docs generator
-calls it too, so a built wheel ships a current copy.
+``runtimes/page_script.py``) into shared tabs from its own file ``engine.js``:
+an MV3 extension may only run code it ships. The engine exists once, in
+``runtimes/page/*.js``; the package's ``chrome/`` holds the extension's own
+files and no copy of it. The folder the user loads ("Load unpacked") is
+assembled from both: ``extension_dir()`` is ``extension/`` in mcp-actions'
+data folder for this user (``$MCP_ACTIONS_EXTENSION_DIR`` when set), written
+when its files differ from what this install would write (a new version, an
+engine change) and otherwise left alone. Its path does not change between
+versions, so an upgrade asks only for the extension's reload button, never
+for loading it again.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
+import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,37 +26,80 @@ from typing import Any
 from ..runtimes.page_script import engine_js
 from .identity import extension_id, extension_version
 
-__all__ = ["ENGINE_FILE", "extension_dir", "extension_info", "refresh_engine"]
+__all__ = ["ENGINE_FILE", "EXTENSION_DIR_ENV", "extension_dir", "extension_info", "package_dir", "refresh_extension"]
 
 log = logging.getLogger(__name__)
 
 #: The engine's file name inside the extension (sw.js injects it by this name).
 ENGINE_FILE = "engine.js"
+#: Where to assemble the extension instead of the user's data folder (tests, a shared install).
+EXTENSION_DIR_ENV = "MCP_ACTIONS_EXTENSION_DIR"
 
 
-def extension_dir() -> Path:
-    """The unpacked extension's directory (what "Load unpacked" is pointed at)."""
+def package_dir() -> Path:
+    """The extension's own files as the package ships them (no engine: see the module's docstring)."""
     return Path(str(resources.files("mcp_actions.extension").joinpath("chrome"))).resolve()
 
 
-def refresh_engine() -> bool:
-    """Rewrite ``chrome/engine.js`` when it is not the current engine; True when it was rewritten.
+def _target() -> Path:
+    given = os.environ.get(EXTENSION_DIR_ENV)
+    if given:
+        return Path(given).expanduser().resolve()
+    import platformdirs
 
-    An installed package may be read-only: then the shipped copy stays (it was current when built).
+    return platformdirs.user_data_path("mcp-actions", appauthor=False) / "extension"
+
+
+def _wanted() -> dict[str, bytes]:
+    """Every file of the extension by name: the package's files and the current engine."""
+    files = {path.name: path.read_bytes() for path in package_dir().iterdir() if path.is_file()}
+    files[ENGINE_FILE] = engine_js().encode("utf-8")
+    return files
+
+
+def refresh_extension() -> bool:
+    """Write the assembled extension where its files differ from this install's; True when anything was written.
+
+    Each file is replaced whole (written beside it, then renamed), so a browser reloading the
+    extension meanwhile reads the old file or the new one; files the package no longer ships go.
     """
-    path = extension_dir() / ENGINE_FILE
-    current = engine_js()
-    try:
-        if path.is_file() and path.read_text(encoding="utf-8") == current:
-            return False
-        path.write_text(current, encoding="utf-8")
-    except OSError as exc:
-        log.warning("could not refresh the extension's page engine at %s: %s", path, exc)
-        return False
-    return True
+    folder = _target()
+    folder.mkdir(parents=True, exist_ok=True)
+    wanted = _wanted()
+    changed = False
+    for name, data in wanted.items():
+        path = folder / name
+        try:
+            if path.is_file() and path.read_bytes() == data:
+                continue
+        except OSError:
+            pass
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+        changed = True
+    for stale in folder.iterdir():
+        if stale.is_file() and stale.name not in wanted and not stale.name.startswith("."):
+            stale.unlink()
+            changed = True
+    if changed:
+        log.info("the browser extension was written to %s (reload it in chrome://extensions if it was loaded)", folder)
+    return changed
+
+
+@functools.cache
+def _assembled() -> Path:
+    refresh_extension()
+    return _target()
+
+
+def extension_dir() -> Path:
+    """The unpacked extension's directory (what "Load unpacked" is pointed at), assembled once per process."""
+    return _assembled()
 
 
 def extension_info() -> dict[str, Any]:
-    """``{"path", "id", "version"}``: what ``mcp-actions extension --json`` prints."""
-    refresh_engine()
-    return {"path": str(extension_dir()), "id": extension_id(), "version": extension_version()}
+    """``{"path", "id", "version"}``: what ``mcp-actions extension --json`` prints (the folder written first)."""
+    refresh_extension()
+    return {"path": str(_target()), "id": extension_id(), "version": extension_version()}

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from mcp_actions.extension import extension_id, extension_version, refresh_engine
+from mcp_actions.extension import extension_id, extension_version, refresh_extension
 
 from .harness import FORM_TITLE, chromium_with_extension, eventually, form_map, free_port, open_connect, runtimes, server, shared_runtime, submit
 
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.browser
 
 async def test_share_one_tab_call_navigate_restart_refuse_and_unshare(tmp_path: Path, pages_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCP_ACTIONS_STATE_DIR", str(tmp_path / "state"))
-    refresh_engine()
+    refresh_extension()
     maps = form_map(tmp_path, pages_url)
     port = free_port()
     form_url = f"{pages_url}/simple-form/index.html"
