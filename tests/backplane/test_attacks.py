@@ -176,17 +176,31 @@ async def test_a_dead_replica_is_not_kept_alive_by_whoever_answers_its_pings(tmp
                     for subject in attacker.replica_subjects("ping"):
                         await attacker.nc.subscribe(subject, cb=pose)
                     await attacker.nc.flush()
+                    # And it repeats the replicas' last announcements, so that the dead one never goes silent either.
+                    announcements = attacker.of(".dir")[-4:]
+
+                    async def repeat() -> None:
+                        while True:
+                            for seen in announcements:
+                                await attacker.publish(seen.subject, seen.data)
+                            await asyncio.sleep(0.3)
+
+                    repeating = asyncio.create_task(repeat())
                     killed = time.monotonic()
                     a.kill()
 
                     async def dropped() -> bool:
                         return await listed(on_b) == set()
 
-                    await until(dropped, timeout=10)
-                    assert time.monotonic() - killed < 2.9  # within a ping's time limit, not when it would have gone silent
+                    try:
+                        await until(dropped, timeout=12)
+                    finally:
+                        repeating.cancel()
+                    assert time.monotonic() - killed < 6  # within a ping's time limit (1.5 s), not kept alive for ever
             finally:
                 await runtime.close()
         assert "not sealed" in await refused_on(b, "an answer to a request")
+        assert "a replay" in await refused_on(b, "a runtime announcement")
 
 
 async def test_a_fake_replica_cannot_announce_a_runtime_nor_receive_its_calls(tmp_path: Path) -> None:
