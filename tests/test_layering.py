@@ -30,7 +30,9 @@ LAYERS = (
     "errors", "jsonutil", "url_secrets", "defaults", "deadline", "events", "ports", "bounded_regex", "schema_check", "primitive_dictionary", "audit_log",
     "manifest", "workflow", "bridge", "transfer", "runtimes", "extension", "learning",
     "catalog", "projection", "resources", "convert", "protocols",
-    "dispatch", "checks", "backplane", "app_options", "actions_app", "authoring",
+    "dispatch", "checks", "backplane", "agent_sessions", "app_options", "actions_app", "authoring",
+    # the agent protocols' doors that need no MCP SDK (BAP), beside the MCP adapter below
+    "bap",
     # the shell: the MCP adapter and the programs
     "server", "demo", "cli", "__main__", "docgen",
 )  # fmt: skip

@@ -49,8 +49,8 @@ __all__ = [
     "visible_to",
 ]
 
-#: How the session was told apart: its ``Mcp-Session-Id``, a minted handle, an SSE connection.
-SessionKind = Literal["http", "handle", "sse"]
+#: How the session was told apart: its ``Mcp-Session-Id``, a minted handle, an SSE connection, a BAP connection.
+SessionKind = Literal["http", "handle", "sse", "bap"]
 
 #: A session credential starts with this (``ses.<session id>.<mac>``), so the bridge tells it from the start token.
 SESSION_CREDENTIAL_PREFIX = "ses."
@@ -92,13 +92,18 @@ class SessionKey:
 
         Only sessions with a context of their own own runtimes; the kind is read off the id's prefix.
         """
-        kind: SessionKind = {"h": "http", "m": "handle", "c": "sse"}.get(session_id[:1], "http")  # type: ignore[assignment]  # the three values above
+        kind: SessionKind = {"h": "http", "m": "handle", "c": "sse", "b": "bap"}.get(session_id[:1], "http")  # type: ignore[assignment]  # the four values above
         return cls(session_id, kind, True)
 
     @classmethod
     def of_connection(cls, *, isolated: bool = True) -> SessionKey:
         """A session that is one connection (SSE): a fresh key for each."""
         return cls(f"c-{secrets.token_hex(8)}", "sse", isolated)
+
+    @classmethod
+    def of_bap(cls, *, isolated: bool = True) -> SessionKey:
+        """A BAP connection (mcp_actions/bap/): a fresh key for each, as for an SSE connection."""
+        return cls(f"b-{secrets.token_hex(8)}", "bap", isolated)
 
     @property
     def anonymous(self) -> bool:

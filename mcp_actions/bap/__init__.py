@@ -1,0 +1,11 @@
+"""BAP (Browser Agent Protocol): a second front door for agents, JSON-RPC 2.0 over WebSocket (docs/bap.md).
+
+The door only translates: each BAP connection is an agent session (``agent_sessions.SessionBook``,
+``bridge/scope.py``), and each BAP method runs through the same core as an MCP call
+(``ActionService.handle`` on the built-in and map tools), so the policy, the audit log,
+confirmations and per-session tabs apply as they do for MCP. Nothing here imports the MCP SDK.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
