@@ -56,6 +56,7 @@ FIND = _binding(
         "text": {"type": "string", "minLength": 1},
         "role": {"type": "string", "minLength": 1, "description": "An ARIA role: button, link, checkbox, textbox, heading, row, list..."},
         "name": {"type": "string", "minLength": 1},
+        "locator": {"type": "object", "description": "Or: a locator (selector, xpath, role and name…; docs/manifest-language.md): every element it matches."},
         "max_results": {"type": "integer", "minimum": 1, "maximum": 500, "default": 20},
     },
 )
@@ -97,7 +98,9 @@ async def _read(service: ActionService, call: BuiltinCall) -> Any:
 
 
 async def _find(service: ActionService, call: BuiltinCall) -> Any:
-    return TextAnswer(find_text(await _call(service, call, "refs.find")), page_meta(call.runtime.runtime_id, "quoted"))
+    # A locator (what BAP's css, xpath, testId and role selectors become) is matched by refs.locate, alone.
+    primitive = "refs.locate" if "locator" in call.own else "refs.find"
+    return TextAnswer(find_text(await _call(service, call, primitive)), page_meta(call.runtime.runtime_id, "quoted"))
 
 
 #: The reading built-ins (group ``observe``, beside page.observe and the acting tools).

@@ -147,6 +147,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "locator.select",
     "refs.read",
     "refs.find",
+    "refs.locate",
     "refs.change_mark",
     "refs.change_report",
     "overlay.open",

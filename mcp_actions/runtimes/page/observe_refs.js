@@ -392,6 +392,27 @@ function selectOptions(args) {
 M.refFor = function (el) { return "@" + refFor(el); };
 // What a person can act on (observe_candidates.js): by tag or role, a handler or pointer cursor, or an open popup list's item.
 M.isInteractiveElement = isActionable;
+/**
+ * refs.locate {locator}: every element a locator (locators.js: selector, xpath, role and name,
+ * text_equals…) designates, the visible ones when any is, each with its ref, role and name, in the
+ * shape refs.find answers (page_find {locator}). An agent protocol's selectors (BAP's css, xpath,
+ * testId, role) become a ref this way, and the caller refuses several as acting by text does.
+ */
+function locate(args) {
+  if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.locate" });
+  var found = M.resolveAll(args.locator);
+  var els = found.visible.length ? found.visible : found.matches;
+  var max = typeof args.max_results === "number" ? args.max_results : 20;
+  var matches = els.slice(0, max).map(function (el) {
+    var role = candidateRole(el);
+    var m = { ref: "@" + refFor(el), role: role };
+    var name = candidateName(el, role);
+    if (name) m.name = cap(name, NAME_CAP);
+    return m;
+  });
+  return { matches: matches, total: els.length };
+}
+
 M.elementOfRef = elementOf;
 // Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
 M.resolveRefOrText = resolveRefOrText;
@@ -403,3 +424,4 @@ M.contextOf = contextOf;
 definePrimitive("refs.observe", observe);
 definePrimitive("refs.resolve", resolve);
 definePrimitive("refs.select", selectOptions);
+definePrimitive("refs.locate", locate);
