@@ -58,27 +58,29 @@ def _down_site_map(folder: Path) -> Path:
     return path
 
 
+async def _session_a(a: Client, page: str) -> None:
+    opened = await a.call_tool("browser_navigate", {"url": page})
+    assert not opened.is_error, opened
+
+
+async def _session_b(b: Client, ping: str, page: str, round_: int, failures: list[tuple[int, str]]) -> None:
+    refused = await b.call_tool(ping, {})
+    assert refused.is_error and "could not open" in refused.content[0].text, refused
+    moved = await b.call_tool("browser_navigate", {"url": page})
+    if moved.is_error:
+        failures.append((round_, moved.content[0].text))
+
+
 async def test_a_site_that_could_not_be_opened_leaves_the_tab_clean_for_the_next_call(tmp_path: Path) -> None:
     manifest = _down_site_map(tmp_path)
     with StaticSite(PAGES) as site, http_serve(tmp_path / "server", "--manifests", str(manifest)) as served, busy_process():
         page = site.url.rstrip("/") + "/index.html"
-        failures = []
+        failures: list[tuple[int, str]] = []
         for round_ in range(ROUNDS):
             async with Client(served.url, mode="legacy") as a, Client(served.url, mode="legacy") as b:
                 ping = next(tool.name for tool in (await b.list_tools()).tools if tool.name.endswith("ping"))
 
-                async def session_a() -> None:
-                    opened = await a.call_tool("browser_navigate", {"url": page})
-                    assert not opened.is_error, opened
-
-                async def session_b() -> None:
-                    refused = await b.call_tool(ping, {})
-                    assert refused.is_error and "could not open" in refused.content[0].text, refused
-                    moved = await b.call_tool("browser_navigate", {"url": page})
-                    if moved.is_error:
-                        failures.append((round_, moved.content[0].text))
-
-                await asyncio.gather(session_a(), session_b())
+                await asyncio.gather(_session_a(a, page), _session_b(b, ping, page, round_, failures))
         assert failures == [], failures
 
 
