@@ -23,25 +23,13 @@ import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from ..errors import UsageError
+from ..url_secrets import shown_url
 from .seal import MIN_SECRET_BYTES
 
-__all__ = ["BackplaneConnection", "read_secret", "shown_url"]
-
-
-def shown_url(url: str) -> str:
-    """``url`` as it may be shown: no user, no password, no query or fragment (what a URL may carry of credentials)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:
-        return "<backplane URL>"  # unparsable: better nothing than a password
-    if ":" in host:
-        host = f"[{host}]"
-    return urlunsplit((parts.scheme, f"{host}:{port}" if port else host, parts.path, "", ""))
+__all__ = ["BackplaneConnection", "read_secret"]
 
 
 def read_secret(path: str) -> bytes:
@@ -71,8 +59,8 @@ class BackplaneConnection:
 
     @property
     def shown_url(self) -> str:
-        """The URL as the status page, the launch report and the logs show it."""
-        return shown_url(self.url)
+        """The URL as the status page, the launch report and the logs show it (``url_secrets.shown_url``)."""
+        return shown_url(self.url) or ""
 
     def hide(self, text: str) -> str:
         """``text`` (an error's message, say) with anything of the URL's or the environment's credentials masked."""
