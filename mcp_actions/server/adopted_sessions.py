@@ -43,6 +43,7 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from ..backplane.sessions import SessionStore
+from ..bridge.scope import SessionKey
 
 __all__ = ["AdoptingSessionManager", "streamable_http_app"]
 
@@ -137,7 +138,7 @@ class AdoptingSessionManager(StreamableHTTPSessionManager):
         try:
             params = InitializeRequestParams.model_validate(record.get("client_params"), by_name=False)
         except Exception as exc:
-            log.warning("session %s in the backplane cannot be adopted: %s", session_id[:64], exc)
+            log.warning("session %s in the backplane cannot be adopted: %s", SessionKey.of_http(session_id).id, exc)
             return
         version = str(record.get("protocol_version") or LATEST_HANDSHAKE_VERSION)
         transport = StreamableHTTPServerTransport(
@@ -162,7 +163,7 @@ class AdoptingSessionManager(StreamableHTTPSessionManager):
                         connection.initialized.set()  # the client said notifications/initialized to the replica that opened it
                         await serve_connection(self.app, dispatcher, connection=connection, lifespan_state=self._lifespan_state)
                 except Exception:
-                    log.exception("adopted session %s crashed", session_id[:64])
+                    log.exception("adopted session %s crashed", SessionKey.of_http(session_id).id)
                 finally:
                     self._refreshed.pop(session_id, None)
                     await self._discard_session(session_id, transport)
@@ -171,7 +172,7 @@ class AdoptingSessionManager(StreamableHTTPSessionManager):
         await self._task_group.start(run_server)
         self.adopted += 1
         self._refreshed[session_id] = time.monotonic()
-        log.info("adopted session %s opened by replica %s", session_id[:64], record.get("created_by"))
+        log.info("adopted session %s opened by replica %s", SessionKey.of_http(session_id).id, record.get("created_by"))
 
 
 def streamable_http_app(
