@@ -137,6 +137,8 @@ class ActionsApp:
         self.checks = CheckPreparation(self.catalog, self.bridge.dictionary, warm=self.wab.client)
         #: The HTTP transports' agent sessions (server/sessions.py), set by the transport; None over stdio.
         self.sessions: Any = None
+        #: The BAP door (mcp_actions/bap/, ``--bap-port``), set by the transport when it listens; None otherwise.
+        self.bap: Any = None
         #: This replica's link to the others (``--backplane``; mcp_actions/backplane/), None alone.
         self.backplane: Any = None
         #: The launch report and the status page's part (resources/views.py); the parts made later are read at each view.

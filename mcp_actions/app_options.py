@@ -64,3 +64,6 @@ class AppOptions:
     backplane: BackplaneConnection | None = None  # --backplane and its credentials and secret (None: one process alone); docs/deploying.md
     http_token: str | None = None  # --http-token, which replicas share (any of them serves any MCP request)
     learned_maps: str | None = None  # --learned-maps: where actions.save_tool writes maps, always loaded (None: no folder)
+    bap_port: int | None = None  # --bap-port: serve BAP (Browser Agent Protocol) here too, 0 = any free port (None: off); docs/bap.md
+    bap_host: str = "127.0.0.1"  # --bap-host
+    bap_token: str | None = None  # --bap-token: what a BAP client presents (None: generated per start, printed on stderr)

@@ -203,6 +203,9 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backplane-tls-cert", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_CERT"), help="client certificate for mutual TLS with NATS [MCP_ACTIONS_BACKPLANE_TLS_CERT]")
     parser.add_argument("--backplane-tls-key", metavar="FILE", default=_env("MCP_ACTIONS_BACKPLANE_TLS_KEY"), help="private key of --backplane-tls-cert [MCP_ACTIONS_BACKPLANE_TLS_KEY]")
     parser.add_argument("--http-allowed-hosts", action="append", metavar="HOST", help="Host headers the HTTP transports accept besides loopback ('name:*' for any port); repeatable [MCP_ACTIONS_HTTP_ALLOWED_HOSTS]")
+    parser.add_argument("--bap-port", type=int, default=None, metavar="PORT", help="also speak BAP (Browser Agent Protocol, JSON-RPC over WebSocket) on this port, 0 for any free port [MCP_ACTIONS_BAP_PORT] (default: off); docs/bap.md")
+    parser.add_argument("--bap-host", default=_env("MCP_ACTIONS_BAP_HOST", "127.0.0.1"), help="interface the BAP port listens on [MCP_ACTIONS_BAP_HOST] (default 127.0.0.1)")
+    parser.add_argument("--bap-token", default=_env("MCP_ACTIONS_BAP_TOKEN"), help="token BAP clients must present (?token= or X-BAP-Token) [MCP_ACTIONS_BAP_TOKEN] (default: generated per start, printed to stderr)")
     parser.add_argument("--http-allowed-origins", action="append", metavar="ORIGIN", help="browser Origins that may call the HTTP transports (CORS), loopback pages included (none by default); repeatable [MCP_ACTIONS_HTTP_ALLOWED_ORIGINS]")
     parser.add_argument("--no-watch", dest="watch", action="store_false", default=_env("MCP_ACTIONS_WATCH", "1") not in ("0", "false", "no"), help="do not reload the catalogue when a manifest file changes [MCP_ACTIONS_WATCH=0]")
     for flag, env, help_text in _LIMIT_OPTIONS:
@@ -497,6 +500,9 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         learned_maps=_learned_maps(args.learned_maps),
         backplane=_backplane(args),
         http_token=args.http_token,
+        bap_port=args.bap_port if args.bap_port is not None else (_env_int("MCP_ACTIONS_BAP_PORT", 0) if _env("MCP_ACTIONS_BAP_PORT") else None),
+        bap_host=args.bap_host,
+        bap_token=args.bap_token,
     )
     sources = {"bridge": ("--bridge-port", "MCP_ACTIONS_BRIDGE_PORT", bridge_source), "HTTP": ("--port", "MCP_ACTIONS_PORT", http_source)}
     return options, args.transport, args.host, http_port if http_source is not None else None, sources

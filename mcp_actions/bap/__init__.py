@@ -8,4 +8,7 @@ confirmations and per-session tabs apply as they do for MCP. Nothing here import
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .door import BapDoor
+from .methods import ACT_STEP_CALL, BAP_VERSION
+
+__all__ = ["ACT_STEP_CALL", "BAP_VERSION", "BapDoor"]

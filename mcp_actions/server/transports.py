@@ -240,6 +240,27 @@ def _leave(status: int) -> None:
     os._exit(status)
 
 
+async def _open_bap(app: ActionsApp, allowed_origins: Sequence[str]) -> Any:
+    """The BAP door (``--bap-port``; mcp_actions/bap/), listening, with the lines that say how to connect; None when off."""
+    options = app.options
+    if options.bap_port is None:
+        return None
+    import secrets
+
+    from ..bap import BapDoor
+
+    door = BapDoor(app, host=options.bap_host, port=options.bap_port, token=options.bap_token or secrets.token_urlsafe(18), allowed_origins=allowed_origins, sessions=app.sessions)
+    try:
+        await door.start()
+    except OSError as exc:
+        from ..ports import PortInUse
+
+        raise PortInUse("BAP", options.bap_host, options.bap_port) from exc
+    app.bap = door
+    _say(f"BAP at {door.url}" + ("" if options.bap_token else f" (token for this run: {door.token}; give it as ?token= or X-BAP-Token)"))
+    return door
+
+
 async def _start(app: ActionsApp) -> None:
     """Start ``app``; when that fails, stop what did start (the bridge's sweeper, a bound port) and re-raise."""
     try:
@@ -274,7 +295,9 @@ async def serve(
 
         on_terminal = _stdin_is_terminal()  # asked now: while serving, the SDK points fd 0 elsewhere
         await _start(app)
+        bap = None
         try:
+            bap = await _open_bap(app, allowed_origins)
             server = build_server(app, manage_app=False)
             with _interrupt_stops(app):
                 if on_terminal:
@@ -282,6 +305,8 @@ async def serve(
                 async with stdio_server() as (read_stream, write_stream):
                     await server.run(read_stream, write_stream, server.create_initialization_options(NOTIFICATIONS))
         finally:
+            if bap is not None:
+                await bap.stop()
             await app.stop()
         return
     import uvicorn
@@ -295,12 +320,17 @@ async def serve(
         app.mcp_http = {"transport": transport, "url": _http_url(host, listening.port, path), "port_note": listening.note}
         await _start(app)
         life = _AppLife(start=False)
+        bap = None
         try:
             policy = HttpPolicy.for_bind(host, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, token=http_token)
             config = uvicorn.Config(_guarded_app(app, transport, policy, life), host=host, port=listening.port, log_level="warning", lifespan="on")
             _say(f"MCP over {name} at {_http_url(host, listening.port, path)}")
+            # After the guarded app: its sessions are the BAP door's too (--max-sessions counts both doors).
+            bap = await _open_bap(app, allowed_origins)
             await uvicorn.Server(config).serve(sockets=listening.sockets)
         finally:
+            if bap is not None:
+                await bap.stop()
             if not life.stopped:  # uvicorn never ran the lifespan, which stops the app
                 await app.stop()
     finally:
