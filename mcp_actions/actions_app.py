@@ -145,7 +145,7 @@ class ActionsApp:
         self.views = ServerViews(
             token=self.token, catalog=self.catalog, maps=self.maps, runtimes=self.bridge.registry, audit=self.audit, policy=self.policy_file.describe,
             browser=self.browser, browser_mode=options.browser, cdp_endpoint=options.cdp_endpoint,
-            served=lambda: Served(self.endpoint, self.mcp_http, self.sessions, self.backplane),
+            served=lambda: Served(self.endpoint, self.mcp_http, self.sessions, self.backplane, {"url": self.bap.url} if self.bap is not None else None),
         )
 
     def _make_browser(self) -> DeferredBrowser:

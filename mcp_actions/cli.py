@@ -505,6 +505,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         bap_token=args.bap_token,
     )
     sources = {"bridge": ("--bridge-port", "MCP_ACTIONS_BRIDGE_PORT", bridge_source), "HTTP": ("--port", "MCP_ACTIONS_PORT", http_source)}
+    sources["BAP"] = ("--bap-port", "MCP_ACTIONS_BAP_PORT", "--bap-port" if args.bap_port is not None else "MCP_ACTIONS_BAP_PORT")
     return options, args.transport, args.host, http_port if http_source is not None else None, sources
 
 

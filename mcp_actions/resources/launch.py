@@ -67,6 +67,7 @@ def launch_report(
     runtimes: Iterable[RuntimeInfo],
     failed_maps: Sequence[dict[str, Any]] = (),
     backplane: dict[str, Any] | None = None,
+    bap: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The launch report (``browser``: ``{mode, started, cdp_endpoint}``; ``reports``: every map tried;
     ``failed_maps``: those that failed, ``{file, errors, last_good_served?}``, files' and runtimes';
@@ -86,6 +87,8 @@ def launch_report(
             "extension_connect_url": extension_connect_url(endpoint, token),
         },
         "mcp": mcp_http,
+        # Where BAP clients connect (--bap-port; docs/bap.md): ``{url}``, the token never shown; None when off.
+        "bap": bap,
         "browser": browser,
         "manifests": [{"file": r.file, "valid": r.valid, "errors": [p.to_dict() for p in r.errors], "warnings": [p.to_dict() for p in r.warnings]} for r in reports],
         "tools": sorted(tools),

@@ -51,6 +51,8 @@ class Served:
     mcp_http: dict[str, Any] | None = None
     sessions: _Sessions | None = None
     backplane: _Replica | None = None
+    #: Where BAP is served (``{url}``; ``--bap-port``), None when it is not.
+    bap: dict[str, Any] | None = None
 
 
 class ServerViews:
@@ -103,6 +105,7 @@ class ServerViews:
             failed_maps=self.maps.failed_maps(),
             runtimes=self.runtimes.visible(),  # a session sees its own runtimes only (bridge/scope.py)
             backplane=served.backplane.status() if served.backplane is not None else None,
+            bap=served.bap,
         )
 
     def status_extras(self) -> dict[str, Any]:
