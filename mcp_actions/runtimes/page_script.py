@@ -76,6 +76,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "wab.js",  # wab.execute through window.AICommands
     "abp.js",  # ABP sessions: abp.list, abp.call, abp.shutdown
     "observe_candidates.js",  # what a person can act on: interactive, clickable by handler or cursor, open popup items
+    "observe_state.js",  # what page_observe says of an element besides role and name: actions, value, suggestions, states
     "observe_refs.js",  # refs.observe, refs.resolve, refs.select (stable element refs)
     "observe_values.js",  # refs.set_value: date, time, range and color inputs take their value set
     "observe_scroll.js",  # refs.scroll: the page or the box an element scrolls in, by a screenful or to its end
@@ -89,6 +90,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "read_tokens.js",  # how page_read says one interactive element: [role "name" @eN state]
     "read.js",  # refs.read: the page (or a ref's part) as compact text with refs inline
     "find.js",  # refs.find: elements by text, role or name, with the context they sit in
+    "observe_locate.js",  # refs.locate: the elements a locator designates, as refs (page_find {locator}, BAP's selectors)
     "observe_settle.js",  # when an acting tool may answer: the DOM quiet and nothing the action started pending
     "observe_changes.js",  # refs.change_mark, refs.change_report: what an action changed, briefly
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds

@@ -17,7 +17,6 @@ var definePrimitive = M.definePrimitive,
   cap = M.cap,
   box = M.box,
   tagOf = M.tagOf,
-  isEnabled = M.isEnabled,
   queryAllDeep = M.queryAllDeep,
   isVisible = M.isVisible,
   roleOf = M.roleOf,
@@ -27,7 +26,11 @@ var definePrimitive = M.definePrimitive,
   candidateName = M.candidateName,
   actionableInTree = M.actionableInTree,
   quote = M.quote, // page strings as the model reads them (core.js pageText): never one of our refs or tokens
-  pageText = M.pageText;
+  pageText = M.pageText,
+  actionsOf = M.actionsOf, // what one element is, as page_observe says it (observe_state.js)
+  valueOf = M.valueOf,
+  suggestionsOf = M.suggestionsOf,
+  statesOf = M.statesOf;
 
 var NAME_CAP = 80;
 var VALUE_CAP = 120;
@@ -47,57 +50,6 @@ function refFor(el) {
     byRef[ref] = el;
   }
   return ref;
-}
-
-function actionsOf(el, role) {
-  var tag = tagOf(el);
-  var type = String(el.type || "").toLowerCase();
-  if (!isEnabled(el)) return [];
-  if (tag === "select") return ["select"];
-  if (role === "clickable" || role === "option") return ["click"];
-  if (tag === "textarea" || el.isContentEditable || role === "textbox" || role === "searchbox" || role === "combobox" || (tag === "input" && ["checkbox", "radio", "button", "submit", "reset", "image", "file"].indexOf(type) < 0)) {
-    return ["fill", "press", "click"];
-  }
-  return ["click", "press"];
-}
-
-function valueOf(el) {
-  var tag = tagOf(el);
-  if (tag === "select") {
-    var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; });
-    return chosen.join(", ");
-  }
-  if (tag === "input" || tag === "textarea") {
-    // A checkbox's or a button's value is not what a person sees ("on"): their state or name says it.
-    if (["checkbox", "radio", "button", "submit", "reset", "image", "file"].indexOf(String(el.type)) >= 0) return null;
-    if (el.type === "password") return el.value ? "••••" : "";
-    return String(el.value == null ? "" : el.value);
-  }
-  // A rich-text editor's value is its text (a comment box being written).
-  if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return M.normalize(el.innerText);
-  return null;
-}
-
-var SUGGESTIONS = 5; // a <datalist>'s options said beside its field
-
-/** The first options of the <datalist> an input suggests from (its popup is the browser's, not the page's), or null. */
-function suggestionsOf(el) {
-  var list = tagOf(el) === "input" ? el.list : null;
-  if (!list || !list.options || !list.options.length) return null;
-  var values = Array.prototype.slice.call(list.options, 0, SUGGESTIONS).map(function (o) { return cap(o.value || o.label, 40); });
-  return { values: values, total: list.options.length };
-}
-
-var CHECKABLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
-
-/** ARIA states a person sees: checked (native or aria-checked), expanded/collapsed, selected, pressed. */
-function statesOf(el, role, entry) {
-  if (el.type === "checkbox" || el.type === "radio") entry.checked = !!el.checked;
-  else if (CHECKABLE[role] && el.hasAttribute("aria-checked")) entry.checked = el.getAttribute("aria-checked") === "true";
-  var expanded = el.getAttribute("aria-expanded");
-  if (expanded === "true" || expanded === "false") entry.expanded = expanded === "true";
-  if (el.getAttribute("aria-selected") === "true") entry.selected = true;
-  if (el.getAttribute("aria-pressed") === "true") entry.pressed = true;
 }
 
 function entryFor(el, withBounds, role, name) {
@@ -392,27 +344,6 @@ function selectOptions(args) {
 M.refFor = function (el) { return "@" + refFor(el); };
 // What a person can act on (observe_candidates.js): by tag or role, a handler or pointer cursor, or an open popup list's item.
 M.isInteractiveElement = isActionable;
-/**
- * refs.locate {locator}: every element a locator (locators.js: selector, xpath, role and name,
- * text_equals…) designates, the visible ones when any is, each with its ref, role and name, in the
- * shape refs.find answers (page_find {locator}). An agent protocol's selectors (BAP's css, xpath,
- * testId, role) become a ref this way, and the caller refuses several as acting by text does.
- */
-function locate(args) {
-  if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.locate" });
-  var found = M.resolveAll(args.locator);
-  var els = found.visible.length ? found.visible : found.matches;
-  var max = typeof args.max_results === "number" ? args.max_results : 20;
-  var matches = els.slice(0, max).map(function (el) {
-    var role = candidateRole(el);
-    var m = { ref: "@" + refFor(el), role: role };
-    var name = candidateName(el, role);
-    if (name) m.name = cap(name, NAME_CAP);
-    return m;
-  });
-  return { matches: matches, total: els.length };
-}
-
 M.elementOfRef = elementOf;
 // Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
 M.resolveRefOrText = resolveRefOrText;
@@ -424,4 +355,3 @@ M.contextOf = contextOf;
 definePrimitive("refs.observe", observe);
 definePrimitive("refs.resolve", resolve);
 definePrimitive("refs.select", selectOptions);
-definePrimitive("refs.locate", locate);
