@@ -71,6 +71,7 @@ class ErrorCode(enum.StrEnum):
     STATE_MISMATCH = "state_mismatch", "bridge", "the page is not in the state the tool needs, or a postcondition failed"
     DRIFT_DETECTED = "drift_detected", "bridge", "the page no longer matches its map"
     UNSAFE_STATE = "unsafe_state", "bridge", "acting now could do harm"
+    ORIGIN_MISMATCH = "origin_mismatch", "audit", "a tool learned on one origin was routed to a page of another (it runs only on its own origin's pages)"
     TRANSPORT_FAILED = "transport_failed", "bridge", "the runtime's connection dropped or its tab crashed"
     RATE_LIMITED = "rate_limited", "bridge workflow", "called too soon: a transition's rate_limit_ms or a site's command budget; the evidence says when to retry"
     # -- how a call ended, beside the codes above (the audit log's ``code``)
