@@ -27,7 +27,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
 from .elements import ACTION_HINTS, parse_observation
 from .errors import BapError
-from .selectors import Target, target_of
+from .selectors import SelectorTarget, target_of
 
 if TYPE_CHECKING:
     from ..actions_app import ActionsApp
@@ -131,7 +131,7 @@ class BapMethods:
 
     async def element(self, selector: Any, page: str | None) -> dict[str, str]:
         """The ``ref``/``text`` an acting tool takes for a BAP selector (a locator is found as exactly one ref first)."""
-        target: Target = target_of(selector)
+        target: SelectorTarget = target_of(selector)
         if target.direct is not None:
             return target.direct
         found = str(await self.call("page_find", {"locator": target.locator}, page))

@@ -16,11 +16,11 @@ from typing import Any
 
 from .errors import BapError
 
-__all__ = ["Target", "target_of"]
+__all__ = ["SelectorTarget", "target_of"]
 
 
 @dataclass(frozen=True)
-class Target:
+class SelectorTarget:
     """What an acting tool is told: ``{"ref": …}`` or ``{"text": …}`` directly, or a locator to find the ref by first."""
 
     direct: dict[str, str] | None = None
@@ -39,32 +39,32 @@ def _value(selector: dict[str, Any], key: str = "value") -> str:
     return value
 
 
-def target_of(selector: Any) -> Target:
+def target_of(selector: Any) -> SelectorTarget:
     """The page tools' way to name what a BAP ``selector`` names; ``BapError`` for one we cannot take."""
     if not isinstance(selector, dict) or not isinstance(selector.get("type"), str):
         raise BapError("InvalidParams", "selector must be an object with a type", details={"code": "invalid_input"})
     kind = selector["type"]
     if kind == "ref":
         ref = _value(selector, "ref")
-        return Target(direct={"ref": ref if ref.startswith("@") else f"@{ref}"})
+        return SelectorTarget(direct={"ref": ref if ref.startswith("@") else f"@{ref}"})
     if kind in ("text", "label"):
         # The engine's text match covers visible text, accessible name and label alike.
-        return Target(direct={"text": _value(selector)})
+        return SelectorTarget(direct={"text": _value(selector)})
     if kind == "semantic":
         # A description is matched as acting by visible text is: one element, or a refusal listing them.
-        return Target(direct={"text": _value(selector, "description")})
+        return SelectorTarget(direct={"text": _value(selector, "description")})
     if kind == "placeholder":
-        return Target(locator={"selector": f"[placeholder={_css_string(_value(selector))}]"})
+        return SelectorTarget(locator={"selector": f"[placeholder={_css_string(_value(selector))}]"})
     if kind == "testId":
-        return Target(locator={"selector": f"[data-testid={_css_string(_value(selector))}]"})
+        return SelectorTarget(locator={"selector": f"[data-testid={_css_string(_value(selector))}]"})
     if kind == "css":
-        return Target(locator={"selector": _value(selector)})
+        return SelectorTarget(locator={"selector": _value(selector)})
     if kind == "xpath":
-        return Target(locator={"xpath": _value(selector)})
+        return SelectorTarget(locator={"xpath": _value(selector)})
     if kind == "role":
         role = _value(selector, "role")
         name = selector.get("name")
-        return Target(locator={"role": role, **({"name": name} if isinstance(name, str) and name else {})})
+        return SelectorTarget(locator={"role": role, **({"name": name} if isinstance(name, str) and name else {})})
     if kind == "coordinates":
         raise BapError.unsupported("coordinates selectors (act on an element: a ref from agent/observe, a role, a text)")
     raise BapError("InvalidParams", f"unknown selector type {kind!r}", details={"code": "invalid_input"})

@@ -1,4 +1,4 @@
-"""Replicas trust only each other (issue 40, docs/threat-model.md "Replicas", docs/deploying.md).
+"""Replicas trust only each other (issue 40, docs/threat-model.md "Replicas trust only each other", docs/deploying.md).
 
 Each test is one attack by a plain NATS client that reaches the replicas'
 NATS server but has not their secret (``tests/backplane/attacker.py``),

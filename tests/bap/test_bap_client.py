@@ -205,7 +205,7 @@ async def test_a_denied_origin_is_refused_and_the_audit_names_the_client(server:
         with pytest.raises(BAPError) as caught:
             await c.navigate(server.denied_site)
         assert caught.value.code == -32041, caught.value  # DomainNotAllowed
-        # The client rebuilds this error from details.domain alone (docs/bap.md, "What the released client needs").
+        # The client rebuilds this error from details.domain alone (docs/bap.md, "Where BAP's documents and the released client differ").
         assert caught.value.details is not None and caught.value.details["domain"].startswith("http://localhost"), caught.value.details
     lines = [json.loads(line) for line in server.audit.read_text().splitlines() if line.strip()]
     mine = [line for line in lines if line.get("client") == "bap:auditor"]
