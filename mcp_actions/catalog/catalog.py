@@ -23,7 +23,7 @@ from ..bridge.signals import SignalSpec
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..jsonutil import json_pointer
-from ..learning.store import is_learned
+from ..learning.store import is_learned, learned_home, learned_namespace
 from ..manifest.compose import ToolOrigin
 from ..manifest.execution import ExecutionPlan, ToolKind
 from ..manifest.load import LoadedManifest
@@ -37,6 +37,7 @@ from .naming import disambiguated_name, mcp_tool_name
 
 __all__ = [
     "ADVERTISED_ROUTING",
+    "META_ORIGIN",
     "META_PROTOCOL",
     "META_TOOL",
     "ROUTE_SELECTORS",
@@ -55,6 +56,8 @@ log = logging.getLogger(__name__)
 META_TOOL = "mcp-actions/tool"
 #: Where a tool came from: ``actions.json``, ``webmcp``, ``abp`` or ``wab`` (see protocols/registry.py).
 META_PROTOCOL = "mcp-actions/protocol"
+#: A learned tool's origin: it is listed and runs only on that origin's pages.
+META_ORIGIN = "mcp-actions/origin"
 
 #: Optional arguments every tool accepts to choose its runtime and bound its time (docs/mcp-surface.md, Tools),
 #: flat. They are accepted by every tool but not spelled out in each schema: see ADVERTISED_ROUTING.
@@ -192,6 +195,9 @@ class ToolBinding:
     #: The agent session whose tool this is (its map's ``LoadedManifest.owner``): listed and callable in that
     #: session alone (docs/sessions.md). None: everyone's.
     owner: str | None = None
+    #: A learned tool's origin (its map's ``surface.origin``): it is listed and runs only on that origin's pages
+    #: (``ToolVisibility.listed``, the ``home`` guard). None: a tool bound to no one origin.
+    home: str | None = None
     annotations: dict[str, Any] | None = None  # MCP hints, camelCase (see annotations.py)
     title: str | None = None
     confirm: str | None = None  # the question to ask the user before a call, when the map asks for one
@@ -272,6 +278,8 @@ class ToolBinding:
         meta: dict[str, Any] = {META_TOOL: self.name, META_PROTOCOL: self.protocol}
         if self.runtime_id:
             meta["mcp-actions/runtime_id"] = self.runtime_id
+        if self.home is not None:
+            meta[META_ORIGIN] = self.home  # the one origin whose pages it is listed and runs on
         return meta
 
     def provenance(self) -> dict[str, Any]:
@@ -324,9 +332,13 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
     if workflow_model is not None and raw is not None:
         workflow = CompiledWorkflow.compile(raw.model_dump(mode="json", by_alias=True, exclude_none=True))
     legacy_workflow, legacy_refusal = _legacy_steps(tool)
+    home = learned_home(manifest.document) if runtime_id is None else None
+    # A learned tool's dotted name starts with its origin's namespace, which no other origin can have:
+    # two sites' ``notes.send`` are two tools, and neither takes the other's name (learning/store.py).
+    name = f"{learned_namespace(home)}.{tool.name}" if home is not None else tool.name
     return ToolBinding(
-        mcp_name=mcp_tool_name(tool.name),
-        name=tool.name,
+        mcp_name=mcp_tool_name(name),
+        name=name,
         description=tool.description,
         input_schema=tool.input_schema,
         execution=execution,
@@ -340,6 +352,7 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         result_schema=tool.effective_result_schema,
         runtime_id=runtime_id,
         owner=manifest.owner,
+        home=home,
         annotations=derive_annotations(tool, manifest.model),
         title=tool_title(tool),
         confirm=confirmation(tool, manifest.model),
@@ -414,6 +427,9 @@ class Catalog:
         """Replace the file-loaded manifests."""
         self.manifests = {}
         for manifest in manifests:
+            home = learned_home(manifest.document)
+            if home is not None:  # a learned map's namespace is its origin's, whatever its file says
+                manifest.namespace = learned_namespace(home)
             namespace, n = manifest.namespace, 2
             while namespace in self.manifests:  # two files with one namespace: keep both, distinctly
                 namespace, n = f"{manifest.namespace}-{n}", n + 1

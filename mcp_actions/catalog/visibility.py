@@ -9,7 +9,9 @@ Three options decide it, and they used to be read in three places:
   not take direct calls;
 - the listed built-ins (``--builtin-tools``, and with ``auto`` the maps and the
   active page; see ``dispatch/builtin_groups.py``): an unlisted built-in still
-  answers when called by its name.
+  answers when called by its name;
+- a learned tool (``ToolBinding.home``) is listed only while the active page is
+  of its origin (``homes``); a call elsewhere is refused by the ``home`` guard.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class ToolVisibility:
     session_builtins: dict[str, frozenset[str]] = field(default_factory=dict)
     #: What a session with a context of its own and no active page is shown.
     idle_builtins: frozenset[str] = field(default_factory=frozenset)
+    #: The origin of each scope's active page where learned tools are at home (``ToolBinding.home``), by
+    #: scope (None: the shared one, else a session's id): a learned tool is listed only there.
+    homes: dict[str | None, str] = field(default_factory=dict)
 
     def builtins_listed(self) -> frozenset[str]:
         """The built-ins ``tools/list`` shows the current agent session."""
@@ -58,4 +63,8 @@ class ToolVisibility:
 
     def listed(self, binding: ToolBinding) -> bool:
         """Whether ``tools/list`` shows this tool: it takes calls, and a built-in is one of the listed ones."""
-        return self.takes_calls(binding) and (binding.kind is not ToolKind.BUILTIN or binding.name in self.builtins_listed())
+        if not self.takes_calls(binding):
+            return False
+        if binding.home is not None:  # a learned tool: while its own origin's page is the active one
+            return self.homes.get(scope_key()) == binding.home
+        return binding.kind is not ToolKind.BUILTIN or binding.name in self.builtins_listed()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import Catalog
 from ..catalog.visibility import ToolVisibility
+from ..learning.store import origin_of
 from .builtin_groups import listed_builtins
 
 __all__ = ["BuiltinListing"]
@@ -67,14 +68,19 @@ class BuiltinListing:
         shared, idle = listed_for(actives.get(None)), listed_for(None)
         sessions = {scope: listed_for(active) for scope, active in actives.items() if scope is not None}
         sessions = {scope: listed for scope, listed in sessions.items() if listed != idle}
+        # Learned tools are listed on their own origin's pages alone: each scope's active origin, where it has any.
+        learned = {b.home for b in self.catalog.every_binding() if b.home}
+        homes = {scope: origin for scope, active in actives.items() if (origin := origin_of(active.url)) in learned}
         visibility = self.visibility
-        everyone = shared != visibility.listed_builtins or idle != visibility.idle_builtins
+        everyone = shared != visibility.listed_builtins or idle != visibility.idle_builtins or homes.get(None) != visibility.homes.get(None)
         moved = frozenset(
-            scope for scope in {*sessions, *visibility.session_builtins} if sessions.get(scope, idle) != visibility.session_builtins.get(scope, idle)
+            scope
+            for scope in {*sessions, *visibility.session_builtins, *homes, *visibility.homes}
+            if scope is not None and (sessions.get(scope, idle) != visibility.session_builtins.get(scope, idle) or homes.get(scope) != visibility.homes.get(scope))
         )
         if not everyone and not moved:
             return False
-        visibility.listed_builtins, visibility.idle_builtins, visibility.session_builtins = shared, idle, sessions
+        visibility.listed_builtins, visibility.idle_builtins, visibility.session_builtins, visibility.homes = shared, idle, sessions, homes
         if announce:
             self.changed(None if everyone else moved)
         return True

@@ -25,12 +25,13 @@ when the target had none; every kind of tool passes it, in its tab's turn):
 6. ``policy_origins``: the policy again, when the page now acted on is of
    another origin than the one judged (``policy.py``);
 7. ``page``: the tab shows a page at all (``page_guidance.no_page_open``);
-8. ``capabilities``: the tool's ``requires`` (``capability_unavailable``);
-9. ``state``: its ``target.state`` is current (``state_mismatch``);
-10. ``transitions``: the rate limit and convergence of the transitions
+8. ``home``: a learned tool's page is of its own origin (``origin_mismatch``);
+9. ``capabilities``: the tool's ``requires`` (``capability_unavailable``);
+10. ``state``: its ``target.state`` is current (``state_mismatch``);
+11. ``transitions``: the rate limit and convergence of the transitions
     naming it (``rate_limited``, ``limit_exceeded``); it holds the tool's
     transition lock for the call and leaves its release to the call's end.
-(7 to 10 judge a map's own tools only.)
+(7 to 11 judge a map's own tools only.)
 
 The policy's two guards are inserted by the composition root when a policy
 is given (``GuardChain.insert``); without one the chain is as above without them.
@@ -44,10 +45,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..bridge.registry import RuntimeInfo
+from ..bridge.routing import page_origin
 from ..catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
 from ..catalog.visibility import ToolVisibility
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode, UnknownTool
+from ..learning.store import origin_of
 from ..manifest.execution import ToolKind
 from ..manifest.model import Manifest
 from ..protocols.abp import Elicit
@@ -333,6 +336,32 @@ class PageGuard:
             raise no_page_open(call.tool, call.manifest, runtime)
 
 
+class HomeGuard:
+    """A learned tool runs only on a page of its own origin (``ToolBinding.home``): routed elsewhere, it is refused.
+
+    Implicit routing already finds its own site's page; an explicit ``target_runtime_id`` or
+    ``target_runtime_key`` wins over a map's site, so without this a call could run one site's
+    learned steps (and the values they type) on another site's page.
+    """
+
+    name = "home"
+    stage = Stage.RUNTIME
+
+    def applies(self, call: PendingCall) -> bool:
+        return call.runtime is not None and call.tool.home is not None
+
+    async def admit(self, call: PendingCall) -> None:
+        runtime, home = call.runtime, call.tool.home
+        assert runtime is not None
+        if origin_of(runtime.url) != home:
+            raise ActionError(
+                f"{call.tool.name} was learned on {home} and runs only on its pages; the page it was routed to is {page_origin(runtime.url) or 'no web page'}",
+                code=ErrorCode.ORIGIN_MISMATCH,
+                recoverable=False,
+                evidence={"tool": call.tool.name, "origin": home, "runtime_id": runtime.runtime_id, "page_origin": page_origin(runtime.url)},
+            )
+
+
 class CapabilityGuard:
     """The tool's ``requires`` against what the runtime announced (a runtime announcing nothing is trusted)."""
 
@@ -441,6 +470,7 @@ def default_guards(
             TargetGuard(resolve_target),
             ConfirmationGuard(),
             PageGuard(),
+            HomeGuard(),
             CapabilityGuard(),
             StateGuard(diagnose, diagnosable),
             TransitionAdmission(transitions),

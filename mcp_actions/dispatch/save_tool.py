@@ -102,7 +102,8 @@ async def _save(service: ActionService, call: BuiltinCall) -> Any:
                 path = f"/parameters/{name}"
         raise ActionError(str(exc), code=ErrorCode.INVALID_INPUT, evidence={"path": path, "reason": str(exc)}) from None
     saved = await learned.save(origin, tool)
-    binding = next((b for b in service.catalog.tools.values() if b.namespace == saved.namespace and b.name == own["name"]), None)
+    # The tool of this origin: its dotted name is the map's name under the origin's namespace (catalog.py).
+    binding = next((b for b in service.catalog.tools.values() if b.home == origin and b.tool is not None and b.tool.name == own["name"]), None)
     if binding is None:  # written and valid, but not loaded (another map claims the namespace?)
         raise ActionError(
             f"the tool was saved to {saved.path} but is not served; see the server's failed maps",

@@ -19,6 +19,7 @@ and written atomically, so the server's reload never reads half a file.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -35,7 +36,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.load import ManifestReport, load_document
 
-__all__ = ["HISTORY_CAP", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_namespace", "open_learned_maps", "origin_of"]
+__all__ = ["HISTORY_CAP", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_home", "learned_namespace", "open_learned_maps", "origin_of"]
 
 #: Replaced tools kept per map.
 HISTORY_CAP = 20
@@ -51,22 +52,56 @@ def default_learned_dir() -> Path:
 
 
 def origin_of(url: str) -> str | None:
-    """The ``scheme://host[:port]`` of an http(s) URL; None for any other page."""
+    """The ``scheme://host[:port]`` of an http(s) URL, its port only when not the scheme's default; None for any other page."""
     parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return None
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
-    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+    if port == _DEFAULT_PORTS[parts.scheme]:
+        port = None
+    return f"{parts.scheme}://{host}" + (f":{port}" if port else "")
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+#: A host whose words give it back: letters, digits and dots, starting with a letter (``todo.example.com``).
+_PLAIN_HOST = re.compile(r"^[a-z][a-z0-9]*(?:\.[a-z0-9]+)*$")
 
 
 def learned_namespace(origin: str) -> str:
-    """A safe identifier from the origin's host and port: ``todo.example.com`` → ``todo-example-com``."""
-    parts = urlsplit(origin)
+    """The namespace of an origin's learned tools: its own alone, the same at every start.
+
+    Readable from the host and port (``https://todo.example.com`` → ``todo-example-com``). The words
+    lose the scheme and which separator stood between them (``x-y.example.com`` and ``x.y-example.com``
+    give the same words), so every origin but an https one whose host the words give back (letters,
+    digits and dots, default port) ends with six hex digits of its digest
+    (``http://127.0.0.1:8000`` → ``site-127-0-0-1-8000-<digest>``): no origin can take another's
+    namespace, and with it the names of its tools (docs/mcp-surface.md).
+    """
+    canonical = origin_of(origin) or origin
+    parts = urlsplit(canonical)
     words = [w for w in re.split(r"[^A-Za-z0-9]+", parts.hostname or "site") if w]
     if parts.port:
         words.append(str(parts.port))
-    namespace = "-".join(words).lower()[:100] or "site"
-    return namespace if namespace[0].isalpha() else f"site-{namespace}"
+    namespace = "-".join(words).lower()[:80] or "site"
+    namespace = namespace if namespace[0].isalpha() else f"site-{namespace}"
+    if parts.scheme == "https" and not parts.port and _PLAIN_HOST.match(parts.hostname or ""):
+        return namespace
+    return f"{namespace}-{hashlib.sha256(canonical.encode('utf-8')).hexdigest()[:6]}"
+
+
+def learned_home(document: Any) -> str | None:
+    """The origin a learned map's tools belong to (its ``surface.origin``, normalised); None for a map that is not learned."""
+    if not is_learned(document):
+        return None
+    surface = document.get("surface")
+    origin = surface.get("origin") if isinstance(surface, dict) else None
+    if not isinstance(origin, str):
+        return ""  # a learned map without an origin is at home nowhere
+    return origin_of(origin) or origin
 
 
 def _file_name(origin: str) -> str:

@@ -9,6 +9,7 @@ listed through the MCP SDK's in-process ``Client``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +38,28 @@ def tool(name: str, description: str = "Add a todo.") -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("url", "origin", "namespace"),
     [
-        ("http://127.0.0.1:8765/learn-todos/index.html?x=1#y", "http://127.0.0.1:8765", "site-127-0-0-1-8765"),  # loopback with a port
-        ("https://todo.example.com/app", "https://todo.example.com", "todo-example-com"),  # a host, default port
-        ("https://Bücher.example/", "https://bücher.example", "b-cher-example"),  # non-ASCII host: safe identifier
+        ("http://127.0.0.1:8765/learn-todos/index.html?x=1#y", "http://127.0.0.1:8765", "site-127-0-0-1-8765-"),  # loopback with a port: digest
+        ("https://todo.example.com/app", "https://todo.example.com", "todo-example-com"),  # a host, default port: its words give it back
+        ("https://todo.example.com:443/app", "https://todo.example.com", "todo-example-com"),  # the default port said is no other origin
+        ("https://Bücher.example/", "https://bücher.example", "b-cher-example-"),  # non-ASCII host: safe identifier, and a digest
     ],
 )
 def test_an_origin_names_one_map_and_its_namespace(url: str, origin: str, namespace: str) -> None:
     assert origin_of(url) == origin
-    assert learned_namespace(origin) == namespace
+    assert learned_namespace(origin) == namespace or (namespace.endswith("-") and re.fullmatch(re.escape(namespace) + "[0-9a-f]{6}", learned_namespace(origin)))
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("http://todo.example.com", "https://todo.example.com"),  # the scheme
+        ("https://x-y.example.com", "https://x.y-example.com"),  # the same words, another separator
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8001"),  # the port
+    ],
+)
+def test_no_origin_takes_anothers_namespace(one: str, other: str) -> None:
+    assert learned_namespace(one) != learned_namespace(other)
+    assert learned_namespace(one) == learned_namespace(one)  # a function of the origin alone: the same at every start
 
 
 def test_only_web_pages_have_an_origin_to_learn_on() -> None:
@@ -58,7 +73,7 @@ async def test_saving_twice_replaces_and_keeps_history_and_an_invalid_map_is_nev
     again = await store.save(ORIGIN, tool("todos.add", "Add a todo (again)."))
     assert again.replaced
     document = json.loads(first.path.read_text())
-    assert document["surface"] == {"origin": ORIGIN, "name": f"Learned on {ORIGIN}", "surface_id": "site-127-0-0-1-8765"}
+    assert document["surface"] == {"origin": ORIGIN, "name": f"Learned on {ORIGIN}", "surface_id": learned_namespace(ORIGIN)}
     assert document["x_actions"]["learned"] is True
     assert [t["description"] for t in document["tools"]] == ["Add a todo (again)."]
     assert [h["tool"]["description"] for h in document["x_actions"]["history"]] == ["Add a todo."]
@@ -93,7 +108,9 @@ async def test_the_folder_is_made_and_always_loaded_beside_the_given_maps(tmp_pa
     await LearnedMaps(learned).save(ORIGIN, tool("todos.add"))  # a map a session saved earlier
     async with Client(build_server(app), mode="legacy") as client:
         names = {t.name for t in (await client.list_tools()).tools}
-        assert "todos_add" in names
+        served = [b for b in app.catalog.tools.values() if b.tool is not None and b.tool.name == "todos.add"]
+        assert [b.home for b in served] == [ORIGIN]  # loaded, at home on its origin
+        assert served[0].mcp_name not in names  # and listed only while a page of it is the active one
     # Without a folder (--learned-maps off) nothing is loaded from it.
     bare = ActionsApp(AppOptions(manifests=[str(other)], learned_maps=None, serve_bridge=False, browser="none", watch=False))
     assert bare.learned is None and bare.manifest_paths == [str(other)]

@@ -47,9 +47,9 @@ async def test_a_saved_booking_waits_for_its_confirmation_and_answers_it_in_a_ne
     assert waited == "5 on 2027-02-03, under Zoë O'Neil"
 
     async with serve(tmp_path, learned, name="second") as agent:
+        await agent.ok("browser_navigate", {"url": url})  # a learned tool is listed on its own origin's pages
         listed = next(t for t in (await agent.client.list_tools()).tools if t.name == saved["tool"])
         assert listed.output_schema is not None and "added" in listed.output_schema["properties"]  # it says what it answers
-        await agent.ok("browser_navigate", {"url": url})
         booked = await agent.ok(saved["tool"], LATER)
         # One call: its answer is what the booking changed, the confirmation with its new reference.
         assert isinstance(booked, dict), booked

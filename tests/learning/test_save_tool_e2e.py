@@ -39,6 +39,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from mcp_actions.learning.store import learned_namespace
+
 pytestmark = [pytest.mark.browser]
 
 LONG = {"timeout_ms": 30000}
@@ -137,9 +139,10 @@ async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_v
         await agent.page_shows("[ ] Buy milk")
 
         saved = await agent.ok("actions_save_tool", {"name": "todos.add", "description": "Add a todo.", "parameters": {"title": "Buy milk"}})
-        assert saved["tool"] == "todos_add" and saved["namespace"] == f"site-127-0-0-1-{pages_url.rsplit(':', 1)[1]}"
+        # Named under its origin's namespace (the same at every start), which no other origin has.
+        assert saved["namespace"] == learned_namespace(pages_url) and saved["tool"] == f"{saved['namespace']}_todos_add"
         assert Path(saved["map"]).parent == learned
-        assert "todos_add" in await agent.tools()  # listed at once
+        assert saved["tool"] in await agent.tools()  # listed at once
         assert "tools/list_changed" in agent.heard
 
         # The checkbox of the row "Don't forget" (its row's text names it, or is its context).
@@ -149,7 +152,7 @@ async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_v
         await agent.ok("page_click", {"ref": box["ref"]})
         await agent.page_shows("[x] Don't forget")
         saved = await agent.ok("actions_save_tool", {"name": "todos.toggle", "description": "Toggle a todo by its title.", "steps": 1, "parameters": {"title": "Don't forget"}})
-        assert saved["tool"] == "todos_toggle" and saved["replaced"] is False
+        assert saved["tool"] == f"{saved['namespace']}_todos_toggle" and saved["replaced"] is False
 
         document = json.loads(Path(saved["map"]).read_text())
         written = json.dumps(document["tools"], ensure_ascii=False)
@@ -168,12 +171,14 @@ async def test_a_saved_session_runs_in_a_new_server_on_a_fresh_load_with_other_v
     other_map = tmp_path / "other.actions.json"
     other_map.write_text(json.dumps({"protocol": "actions.json", "version": 1, "surface": {"origin": "https://elsewhere.example"}, "tools": []}))
     async with serve(tmp_path, learned, "--manifests", str(other_map), name="second") as agent:
-        assert {"todos_add", "todos_toggle"} <= await agent.tools()
+        add, toggle = (f"{learned_namespace(pages_url)}_{name}" for name in ("todos_add", "todos_toggle"))
+        assert not {add, toggle} & await agent.tools()  # listed only on their origin's pages
         await agent.ok("browser_navigate", {"url": url})
+        assert {add, toggle} <= await agent.tools()  # the same names as in the first server
         # Right away: the rows are not there yet, and the tool waits for its row.
-        await agent.ok("todos_toggle", {"title": "Walk the dog"})
-        await agent.ok("todos_add", {"title": "Café 'crème'"})
-        await agent.ok("todos_toggle", {"title": "Café 'crème'"})
+        await agent.ok(toggle, {"title": "Walk the dog"})
+        await agent.ok(add, {"title": "Café 'crème'"})
+        await agent.ok(toggle, {"title": "Café 'crème'"})
         title = await agent.page_shows("[x] Walk the dog;", "[x] Café 'crème'")
         assert "[ ] Walk the dog twice" in title and "[ ] Don't forget" in title  # the look-alike row left alone
         # A learned map never withdraws the page tools on its pages.
@@ -213,7 +218,7 @@ async def test_a_step_with_nothing_to_find_it_by_is_refused_and_saving_twice_kee
         removed = await agent.ok("actions_save_tool", {"name": "todos.remove", "description": "Remove a todo.", "steps": 1, "parameters": {"title": "Walk the dog twice"}})
         remove = next(t for t in json.loads(Path(removed["map"]).read_text())["tools"] if t["name"] == "todos.remove")
         assert remove["workflow"]["steps"][-2]["primitive"] == "locator.probe"  # before the report (the tool's answer)
-        await agent.ok("todos_remove", {"title": "Don't forget"})
+        await agent.ok(removed["tool"], {"title": "Don't forget"})
         state = await agent.page_shows("todos: [ ] Walk the dog")  # toggled twice above
         assert "Don't forget" not in state.split("todos:", 1)[1] and "twice" not in state.split("todos:", 1)[1]
 

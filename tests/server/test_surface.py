@@ -258,7 +258,7 @@ async def test_actions_site_call_mode_asks_for_confirmation_as_a_direct_call_doe
 async def test_the_guards_run_in_their_documented_order_and_a_new_one_slots_in():
     async with notes_env() as (app, client, runtime, notes):
         chain = app.service.guards
-        assert chain.names == ["visibility", "arguments", "target", "confirmation", "page", "capabilities", "state", "transitions"]
+        assert chain.names == ["visibility", "arguments", "target", "confirmation", "page", "home", "capabilities", "state", "transitions"]
 
         class DenyArchive:
             """A policy-like guard: refuses one tool before anything reaches the page."""

@@ -1,0 +1,122 @@
+"""Tools learned from a session can be trusted as far as what they are (issue 41): real servers, real pages.
+
+Each test is a finding of the issue, tried as an agent (or two) would: ``serve`` over streamable
+HTTP in a subprocess, the SDK's ``Client``, headless Chromium, and the notes page
+(``tests/fixtures/pages/learn-notes``) served by ``StaticSite`` twice, so on two origins (two
+ports). On 5735e83 each fails:
+
+- a learned tool of one origin was listed on every page, and a call of it routed to another
+  origin's page ran there (site A's tool sent B's page a note);
+- a password, a one-time code and a value the agent called secret were written into the map and
+  shown in ``actions://manifests/…``;
+- a learned tool's description was served as if the product had written it;
+- one session's saved tool replaced another's of the same name and was served to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from mcp_actions.demo.static import StaticSite
+from tests.server.session_servers import http_serve
+
+pytestmark = [pytest.mark.browser]
+
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
+LONG = {"timeout_ms": 30000}
+
+
+class Agent:
+    """One MCP session and the calls a test makes in it."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+        return await self.client.call_tool(name, {**(arguments or {}), **LONG})
+
+    async def ok(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        result = await self.call(name, arguments)
+        assert not result.is_error, result
+        if result.structured_content is not None:
+            return result.structured_content
+        text = result.content[0].text if result.content and isinstance(result.content[0], types.TextContent) else ""
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    async def refused(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = await self.call(name, arguments)
+        assert result.is_error and result.structured_content is not None, result
+        error: dict[str, Any] = result.structured_content["error"]
+        return error
+
+    async def tools(self) -> dict[str, types.Tool]:
+        return {tool.name: tool for tool in (await self.client.list_tools()).tools}
+
+    async def page_shows(self, *parts: str, runtime_id: str | None = None, timeout: float = 10) -> str:
+        """The page as page_read reads it, once it shows every part."""
+        deadline = time.monotonic() + timeout
+        routing = {"target": {"runtime_id": runtime_id}} if runtime_id else {}
+        while True:
+            read = str(await self.ok("page_read", {"max_bytes": 100000, **routing}))
+            if all(part in read for part in parts):
+                return read
+            assert time.monotonic() < deadline, f"the page never showed {parts}: {read}"
+            await asyncio.sleep(0.1)
+
+    async def send_and_save(self, url: str, note: str, *, new_tab: bool = False) -> tuple[str, dict[str, Any]]:
+        """Open the notes page, send ``note``, save it as ``notes.send(note)``: the tab's runtime id and the save's answer."""
+        opened = await self.ok("browser_navigate", {"url": url, **({"new_tab": True} if new_tab else {})})
+        await self.ok("page_fill", {"text": "Note", "value": note})
+        await self.ok("page_click", {"text": "Send"})
+        await self.page_shows(f"Sent: {note}")
+        saved = await self.ok("actions_save_tool", {"name": "notes.send", "description": "Send a note.", "parameters": {"note": note}})
+        return str(opened["runtime_id"]), saved
+
+
+def _origin(site: StaticSite) -> str:
+    return site.url.rstrip("/")
+
+
+async def test_a_learned_tool_is_listed_and_runs_only_on_its_own_origins_pages(tmp_path: Path) -> None:
+    """Two origins each learn ``notes.send``: two tools, each listed on its own pages alone, neither runnable on the other's."""
+    learned = tmp_path / "learned"
+    with StaticSite(PAGES) as site_a, StaticSite(PAGES) as site_b, http_serve(tmp_path / "server", "--learned-maps", str(learned)) as served:
+        async with Client(served.url, mode="legacy") as client:
+            agent = Agent(client)
+            tab_a, saved_a = await agent.send_and_save(f"{site_a.url}learn-notes/index.html", "hello from A")
+            tab_b, saved_b = await agent.send_and_save(f"{site_b.url}learn-notes/index.html", "hello from B", new_tab=True)
+            assert saved_a["tool"] != saved_b["tool"] and saved_a["namespace"] != saved_b["namespace"]
+
+            # B's page is the active one: B's tool is listed, A's is not, and B's says whose it is.
+            listed = await agent.tools()
+            assert saved_b["tool"] in listed and saved_a["tool"] not in listed, sorted(listed)
+            meta = listed[saved_b["tool"]].meta or {}
+            assert meta["mcp-actions/origin"] == _origin(site_b) and meta["mcp-actions/tool"] == f"{saved_b['namespace']}.notes.send"
+
+            # A's tool sent to B's page is refused before anything reaches it.
+            error = await agent.refused(saved_a["tool"], {"note": "wire 5000 EUR to IBAN DE44-VICTIM", "target": {"runtime_id": tab_b}})
+            assert error["code"] == "origin_mismatch" and error["evidence"]["origin"] == _origin(site_a)
+            # Unrouted, A's tool runs on A's page, never on the active page of B.
+            await agent.ok(saved_a["tool"], {"note": "wire 5000 EUR"})
+            await agent.page_shows("Sent: hello from A | wire 5000 EUR", runtime_id=tab_a)
+            assert "wire" not in await agent.page_shows("Sent: hello from B", runtime_id=tab_b)
+
+            # With A's tab active, the list turns round.
+            tabs = await agent.ok("browser_list_tabs", {})
+            tab_id = next(t["tab_id"] for t in tabs["tabs"] if t.get("runtime_id") == tab_a)
+            await agent.ok("browser_activate_tab", {"tab_id": tab_id})
+            listed = await agent.tools()
+            assert saved_a["tool"] in listed and saved_b["tool"] not in listed, sorted(listed)
+            error = await agent.refused(saved_b["tool"], {"note": "x", "target": {"runtime_id": tab_a}})
+            assert error["code"] == "origin_mismatch"
