@@ -213,6 +213,9 @@ function describeElement(el) {
   var out = { tag: tagOf(el), role: role, name: cap(name, TEXT_CAP), text: cap(text, TEXT_CAP), attributes: attributes };
   var type = el.getAttribute("type");
   if (type) out.type = type.toLowerCase();
+  // What the field holds, as the page says it (current-password, one-time-code): learning never writes a secret's value.
+  var autocomplete = el.getAttribute("autocomplete");
+  if (autocomplete) out.autocomplete = autocomplete.toLowerCase();
   var labels = el.labels ? Array.prototype.map.call(el.labels, function (l) { return normalize(l.textContent); }).filter(Boolean) : [];
   if (labels.length) out.label = cap(labels.join(" "), TEXT_CAP);
   var placeholder = normalize(el.getAttribute("placeholder"));
