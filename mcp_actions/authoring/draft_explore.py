@@ -28,7 +28,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .draft import READY_TIMEOUT_MS, SETTLE_QUIET_MS, SETTLE_TIMEOUT_MS, _click, _Drafter, _quote, _slug, _Workflow, risk_word
+from .draft_steps import READY_TIMEOUT_MS, SETTLE_QUIET_MS, SETTLE_TIMEOUT_MS, DraftWorkflow, click_step
+from .draft_words import quote, risk_word, slug
+from .drafter import Drafter
 from .explore import Adder, Exploration, Opened
 
 __all__ = ["draft_explored"]
@@ -54,7 +56,7 @@ def _row_scope(row: dict[str, Any]) -> dict[str, Any]:
     return {"selector": row["selector"], "has": {**row["title"], "text_equals": _TITLE}}
 
 
-def _keep(d: _Drafter, tool: dict[str, Any], label: str, *words: str, later: str | None = None) -> None:
+def _keep(d: Drafter, tool: dict[str, Any], label: str, *words: str, later: str | None = None) -> None:
     """Add ``tool`` to the draft: asked first when ``label`` or ``words`` carry a risk word, with when it appears."""
     d.guard(tool, label, *words)
     d.tools.append(tool)
@@ -91,13 +93,13 @@ def _title_schema(description: str) -> dict[str, Any]:
     }
 
 
-def _adder(d: _Drafter, adder: Adder, revealed_by: list[str]) -> list[dict[str, Any]]:
+def _adder(d: Drafter, adder: Adder, revealed_by: list[str]) -> list[dict[str, Any]]:
     """Draft ``add`` and the row actions; the calls that redo what exploring did (a check's setup)."""
     f = adder.field
     label = _label(f)
     row = adder.row
-    name = d.name("add" if row is not None else f"submit_{_slug(label, fallback='text', limit=30)}")
-    workflow = _Workflow(d.max_steps)
+    name = d.name("add" if row is not None else f"submit_{slug(label, fallback='text', limit=30)}")
+    workflow = DraftWorkflow(d.max_steps)
     workflow.add("ready", "locator.wait_for", {"locator": f["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the field (it may render late)")
     # A page shows its field before its script listens to it (handlers bound late, hydration): let it settle first.
     workflow.add("settle_first", "dom.settle", dict(_SETTLE), on_error="continue", description="let a page that renders late finish first")
@@ -114,17 +116,17 @@ def _adder(d: _Drafter, adder: Adder, revealed_by: list[str]) -> list[dict[str, 
         workflow.add(
             "shown_again", "locator.wait_for", {"locator": scope, "state": "attached", "timeout_ms": READY_TIMEOUT_MS}, when=f"{{% {missing} %}}", description="wait for the row whose text is the title"
         )
-        description = f"Add a row to {d.title}: type the title into its {_quote(label)} field and press Enter; waits until the row shows it."
+        description = f"Add a row to {d.title}: type the title into its {quote(label)} field and press Enter; waits until the row shows it."
         output = "{% {'added': input.title} %}"
         result = {"type": "object", "required": ["added"], "properties": {"added": {"type": "string"}}}
-        d.note("explore", f"init typed into {_quote(label)} and pressed Enter, and a row ({row['selector']}) showed the text: the tool waits for the row whose text is the title", name)
-        revealed_by.append(f"a row was added (through {_quote(label)})")
+        d.note("explore", f"init typed into {quote(label)} and pressed Enter, and a row ({row['selector']}) showed the text: the tool waits for the row whose text is the title", name)
+        revealed_by.append(f"a row was added (through {quote(label)})")
     else:
         workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
-        description = f"Type the text into the {_quote(label)} field on {d.title} and press Enter."
+        description = f"Type the text into the {quote(label)} field on {d.title} and press Enter."
         output = "{% {'submitted': input.title} %}"
         result = {"type": "object", "required": ["submitted"], "properties": {"submitted": {"type": "string"}}}
-        d.note("explore", f"init typed into {_quote(label)} and pressed Enter: the text showed on the page, but in no row or list item, so no row tools were drafted", name)
+        d.note("explore", f"init typed into {quote(label)} and pressed Enter: the text showed on the page, but in no row or list item, so no row tools were drafted", name)
     tool: dict[str, Any] = {
         "name": name,
         "description": description,
@@ -143,14 +145,14 @@ def _adder(d: _Drafter, adder: Adder, revealed_by: list[str]) -> list[dict[str, 
     return setup
 
 
-def _row_tool_name(d: _Drafter, control: dict[str, Any]) -> str:
+def _row_tool_name(d: Drafter, control: dict[str, Any]) -> str:
     word = risk_word(str(control.get("words") or ""))
     if control["kind"] == "checkbox":
         return d.name("toggle")
     if word in ("delete", "remove", "destroy", "erase", "discard"):
         return d.name("delete")
     what = str(control.get("name") or control.get("class") or "")
-    return d.name(_slug(what, fallback=control["kind"], limit=30) if control["kind"] == "button" else f"open_{_slug(what, fallback='link', limit=30)}")
+    return d.name(slug(what, fallback=control["kind"], limit=30) if control["kind"] == "button" else f"open_{slug(what, fallback='link', limit=30)}")
 
 
 def _control_words(control: dict[str, Any]) -> str:
@@ -158,7 +160,7 @@ def _control_words(control: dict[str, Any]) -> str:
     return str(control.get("name") or control.get("class") or control["kind"])
 
 
-def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> str | None:
+def _row_control(d: Drafter, row: dict[str, Any], control: dict[str, Any]) -> str | None:
     """Draft the row action for ``control``; its tool's name, or None when nothing tells the control apart."""
     what = _control_words(control)
     if not control.get("locator"):
@@ -167,7 +169,7 @@ def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> s
     scope = _row_scope(row)
     locator = {**control["locator"], "within": scope}
     name = _row_tool_name(d, control)
-    workflow = _Workflow(d.max_steps)
+    workflow = DraftWorkflow(d.max_steps)
     workflow.add("ready", "locator.wait_for", {"locator": scope, "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the row whose text is the title (rows may render late)")
     if control.get("on_hover"):
         at_row = workflow.add("at_row", "locator.element_info", {"locator": scope})
@@ -177,7 +179,7 @@ def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> s
             {"x": f"{{% steps.{at_row}.output.clickable_center.x %}}", "y": f"{{% steps.{at_row}.output.clickable_center.y %}}"},
             description="the control shows only while the pointer is over its row",
         )
-    _click(workflow, "click", locator)
+    click_step(workflow, "click", locator)
     workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
     if control["kind"] == "checkbox":
         workflow.add("after", "locator.element_info", {"locator": locator}, on_error="continue", description="the checkbox now (gone when a filter hides the row)")
@@ -187,7 +189,7 @@ def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> s
     else:
         output = "{% {'clicked': input.title} %}"
         result = {"type": "object", "required": ["clicked"], "properties": {"clicked": {"type": "string"}}}
-        verb = "Delete" if name.rsplit(".", 1)[-1].startswith("delete") else f"Click {_quote(what)} in"
+        verb = "Delete" if name.rsplit(".", 1)[-1].startswith("delete") else f"Click {quote(what)} in"
         description = f"{verb} the row whose text is the title on {d.title}."
     tool: dict[str, Any] = {
         "name": name,
@@ -203,16 +205,16 @@ def _row_control(d: _Drafter, row: dict[str, Any], control: dict[str, Any]) -> s
     return name
 
 
-def _toggle(d: _Drafter, toggle: dict[str, Any], later: str | None) -> None:
-    name = d.name(f"toggle_{_slug(toggle['name'], fallback='switch', limit=30)}")
-    workflow = _Workflow(d.max_steps)
+def _toggle(d: Drafter, toggle: dict[str, Any], later: str | None) -> None:
+    name = d.name(f"toggle_{slug(toggle['name'], fallback='switch', limit=30)}")
+    workflow = DraftWorkflow(d.max_steps)
     workflow.add("ready", "locator.wait_for", {"locator": toggle["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description=f"wait for the {toggle.get('role') or 'checkbox'}")
-    _click(workflow, "click", toggle["locator"], click_when="{% $not($exists(input.checked)) or steps.at_click.output.checked != input.checked %}")
+    click_step(workflow, "click", toggle["locator"], click_when="{% $not($exists(input.checked)) or steps.at_click.output.checked != input.checked %}")
     workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
     workflow.add("after", "locator.element_info", {"locator": toggle["locator"]}, on_error="continue")
     tool = _tool(
         name,
-        f"Set {_quote(toggle['name'])} on {d.title}: checked or not (without the argument: switch it).",
+        f"Set {quote(toggle['name'])} on {d.title}: checked or not (without the argument: switch it).",
         workflow.document("{% {'checked': steps.after.output.checked} %}"),
         {"checked": {"type": "boolean"}},
         target=toggle["locator"],
@@ -222,56 +224,56 @@ def _toggle(d: _Drafter, toggle: dict[str, Any], later: str | None) -> None:
     _keep(d, tool, toggle["name"], str(toggle.get("words") or ""), later=later)
 
 
-def _filter(d: _Drafter, item: dict[str, Any], later: str | None) -> None:
-    name = d.name(f"show_{_slug(item['name'], fallback='filter', limit=30)}")
-    workflow = _Workflow(d.max_steps)
+def _filter(d: Drafter, item: dict[str, Any], later: str | None) -> None:
+    name = d.name(f"show_{slug(item['name'], fallback='filter', limit=30)}")
+    workflow = DraftWorkflow(d.max_steps)
     workflow.add("ready", "locator.wait_for", {"locator": item["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description=f"wait for the {item['kind']}")
-    _click(workflow, "click", item["locator"])
+    click_step(workflow, "click", item["locator"])
     workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page show what the filter keeps")
     workflow.add("page", "page.info", {}, on_error="continue")
     kind = "tab" if item["kind"] == "tab" else "filter"
     output = f"{{% {{'shown': {json.dumps(item['name'], ensure_ascii=False)}, 'url': steps.page.output.url}} %}}"
-    description = f"Show {_quote(item['name'])} on {d.title} (a {kind}). Returns the URL after."
+    description = f"Show {quote(item['name'])} on {d.title} (a {kind}). Returns the URL after."
     tool = _tool(name, description, workflow.document(output), {"shown": {"type": "string"}, "url": {"type": "string"}}, target=item["locator"])
     _keep(d, tool, item["name"], later=later)
 
 
-def _opened_form(d: _Drafter, opener: dict[str, Any], form: dict[str, Any]) -> None:
+def _opened_form(d: Drafter, opener: dict[str, Any], form: dict[str, Any]) -> None:
     """A form a dialog shows: the form's tool (draft.py), opening the dialog first."""
     before = len(d.tools)
     d.form(form)
     if len(d.tools) == before:
         return
     tool = d.tools[-1]
-    workflow = _Workflow(d.max_steps)
+    workflow = DraftWorkflow(d.max_steps)
     workflow.add("open_ready", "locator.wait_for", {"locator": opener["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the opener")
-    _click(workflow, "open", opener["locator"], description=f"open {_quote(opener['name'])}: the form shows only then")
+    click_step(workflow, "open", opener["locator"], description=f"open {quote(opener['name'])}: the form shows only then")
     tool["workflow"]["steps"][:0] = workflow.steps  # ids open_ready, at_open, open: none of a form's own
     tool["target"] = dict(opener["locator"])
     d.counts["forms"] -= 1
     d.counts["explored"] += 1
-    d.note("explore", f"the form shows only once {_quote(opener['name'])} is open: the tool opens it first", tool["name"])
+    d.note("explore", f"the form shows only once {quote(opener['name'])} is open: the tool opens it first", tool["name"])
 
 
-def _opened(d: _Drafter, opened: Opened) -> None:
+def _opened(d: Drafter, opened: Opened) -> None:
     opener = opened.opener
     for form in opened.forms[:2]:
         _opened_form(d, opener, form)
     for control in opened.controls[:8]:
-        name = d.name(f"{_slug(opener['name'], fallback='menu', limit=20)}_{_slug(control['name'], fallback='item', limit=20)}")
-        workflow = _Workflow(d.max_steps)
+        name = d.name(f"{slug(opener['name'], fallback='menu', limit=20)}_{slug(control['name'], fallback='item', limit=20)}")
+        workflow = DraftWorkflow(d.max_steps)
         workflow.add("ready", "locator.wait_for", {"locator": opener["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the opener")
-        _click(workflow, "open", opener["locator"], description=f"open {_quote(opener['name'])}")
+        click_step(workflow, "open", opener["locator"], description=f"open {quote(opener['name'])}")
         workflow.add("shown", "locator.wait_for", {"locator": control["locator"], "state": "visible", "timeout_ms": READY_TIMEOUT_MS}, description="wait for the item")
-        _click(workflow, "click", control["locator"])
+        click_step(workflow, "click", control["locator"])
         workflow.add("settle", "dom.settle", dict(_SETTLE), on_error="continue", description="let the page answer")
         workflow.add("page", "page.info", {}, on_error="continue")
-        description = f"Open {_quote(opener['name'])} on {d.title} and choose {_quote(control['name'])}."
+        description = f"Open {quote(opener['name'])} on {d.title} and choose {quote(control['name'])}."
         output = "{% {'clicked': true, 'url': steps.page.output.url, 'title': steps.page.output.title} %}"
         result = {"clicked": {"type": "boolean"}, "url": {"type": "string"}, "title": {"type": "string"}}
         tool = _tool(name, description, workflow.document(output), result, target=opener["locator"])
         _keep(d, tool, str(control["name"]), str(opener["name"]))
-        d.note("explore", f"{_quote(control['name'])} shows only once {_quote(opener['name'])} is open: the tool opens it first", name)
+        d.note("explore", f"{quote(control['name'])} shows only once {quote(opener['name'])} is open: the tool opens it first", name)
 
 
 def _row_words(found: Exploration) -> list[str]:
@@ -284,7 +286,7 @@ def _row_words(found: Exploration) -> list[str]:
     return [w for w in words if w]
 
 
-def draft_explored(d: _Drafter, found: Exploration | None) -> None:
+def draft_explored(d: Drafter, found: Exploration | None) -> None:
     """Draft what ``found`` revealed into ``d`` (tools and review lines); without it, name the lone fields skipped."""
     first = d.page
     if found is None:
@@ -338,7 +340,7 @@ def draft_explored(d: _Drafter, found: Exploration | None) -> None:
     _check(d, setup, [tool for tool in d.tools if tool["name"] in later_tools and tool.get("target")], found)
 
 
-def _check(d: _Drafter, setup: list[dict[str, Any]], revealed: list[dict[str, Any]], found: Exploration) -> None:
+def _check(d: Drafter, setup: list[dict[str, Any]], revealed: list[dict[str, Any]], found: Exploration) -> None:
     """A check that redoes what exploring did (add a row, click its checkbox) and sees the controls that then appear.
 
     So ``mcp-actions check`` judges the row actions and the controls that appear later on a page where they

@@ -39,7 +39,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 
 from ..errors import ActionError
-from .draft import RISKY_WORDS, risk_word
+from .draft_words import RISKY_WORDS, risk_word
 from .reader import Evaluate, read_page, read_rows
 
 __all__ = ["DEFAULT_BUDGET_S", "PROBE_TEXT", "Exploration", "Tab", "explore"]
