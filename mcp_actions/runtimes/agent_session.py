@@ -13,17 +13,26 @@ touched; the last tab is never closed.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ActionError, ErrorCode
 
 if TYPE_CHECKING:
-    from .authority import TabDirectory
     from .tab import TabRuntime
 
-__all__ = ["AgentSession", "MAX_SESSION_NAME"]
+__all__ = ["AgentSession", "HostTabs", "MAX_SESSION_NAME"]
 
 MAX_SESSION_NAME = 120
+
+
+class HostTabs(Protocol):
+    """What releasing the tabs needs of the browser host's tabs (``authority.TabDirectory`` is one)."""
+
+    @property
+    def tabs(self) -> Sequence[TabRuntime]: ...
+
+    def active_tab(self) -> TabRuntime | None: ...
 
 
 class AgentSession:
@@ -54,7 +63,7 @@ class AgentSession:
         self.finalized_at = None
         return {"named": True, "name": self.name}
 
-    async def finalize(self, directory: TabDirectory, caller: TabRuntime) -> dict[str, Any]:
+    async def finalize(self, directory: HostTabs, caller: TabRuntime) -> dict[str, Any]:
         """``runtime.session.finalize_tabs``: close the host's own tabs but the active one and the caller."""
         active = directory.active_tab()
         keep = {t.runtime_id for t in (active, caller) if t is not None}
