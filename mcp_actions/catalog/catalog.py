@@ -595,7 +595,8 @@ class Catalog:
 
     def all_manifests(self) -> dict[str, LoadedManifest]:
         """Every exposed manifest by namespace, file-loaded and inline, that the current agent session has (see ``tools``)."""
-        return {ns: m for ns, m in {**self.manifests, **{m.namespace: m for m in self.inline.values()}}.items() if visible_to(m.owner)}
+        # Everyone's (owner None) as ``tools`` shows them: ``visible_to(None)`` is about runtimes (the operator's), not maps.
+        return {ns: m for ns, m in {**self.manifests, **{m.namespace: m for m in self.inline.values()}}.items() if m.owner is None or visible_to(m.owner)}
 
     def signals_for(self, runtime: RuntimeInfo) -> dict[str, SignalSpec]:
         """The signals declared for a runtime: its inline manifest's and those of manifests whose surface it is on."""

@@ -4,8 +4,10 @@ Arguments and result as the contract's section on tools learned from a
 session: ``name`` (the dotted tool name), ``description``, ``steps`` (the
 last N acting calls on this tab; default every one since the last
 navigation) and ``parameters`` (argument name -> a value the agent typed or
-chose in those steps, or the text of the row a clicked element sits in).
-The steps come from the service's journal (``act_journal.py``), the tool is
+chose in those steps, or the text of the row a clicked element sits in) and
+``secrets`` (the parameters whose values are secret; a value typed into a
+password or one-time-code field always is, and becomes an argument, listed
+or not: ``learning/secrets.py``). The steps come from the service's journal (``act_journal.py``), the tool is
 written by ``learning/workflow.py`` with locators a person would write, and
 the map goes to the learned-maps folder for the page's origin
 (``learning/store.py``), which reloads the maps so the tool is listed at once.
@@ -20,6 +22,7 @@ from typing import Any
 
 from ..errors import ActionError, ErrorCode
 from ..learning.locators import PARAMETER_NAME, UnlearnableStep
+from ..learning.secrets import with_secret_parameters
 from ..learning.store import origin_of
 from ..learning.workflow import learn_tool
 from ..manifest.rules.base import IDENTIFIER_RE
@@ -45,6 +48,12 @@ SAVE = builtin_binding(
             "description": {"type": "string", "minLength": 1, "maxLength": 1000},
             "steps": {"type": "integer", "minimum": 1, "maximum": 40, "description": "The last N acting calls (default: all since the last navigation)."},
             "parameters": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}, "description": "Argument name -> the value it stands for."},
+            "secrets": {
+                "type": "array",
+                "items": {"type": "string"},
+                "maxItems": 20,
+                "description": "Parameters whose values are secret: never written into the map (password fields are always).",
+            },
         },
         "additionalProperties": False,
     },
@@ -52,7 +61,7 @@ SAVE = builtin_binding(
     result_schema={
         "type": "object",
         "required": ["tool", "map", "namespace"],
-        "properties": {"tool": {"type": "string"}, "map": {"type": "string"}, "namespace": {"type": "string"}, "replaced": {"type": "boolean"}},
+        "properties": {"tool": {"type": "string"}, "map": {"type": "string"}, "namespace": {"type": "string"}, "replaced": {"type": "boolean"}, "secrets": {"type": "array", "items": {"type": "string"}}},
     },
 )
 
@@ -73,6 +82,9 @@ def _check_arguments(own: dict[str, Any]) -> dict[str, str]:
                 code=ErrorCode.INVALID_INPUT,
                 evidence={"path": f"/parameters/{name}"},
             )
+    for i, name in enumerate(own.get("secrets") or []):
+        if name not in parameters:
+            raise ActionError(f"secret {name!r} is not one of the parameters", code=ErrorCode.INVALID_INPUT, evidence={"path": f"/secrets/{i}"})
     return parameters
 
 
@@ -93,8 +105,10 @@ async def _save(service: ActionService, call: BuiltinCall) -> Any:
         raise ActionError("tools are learned on http(s) pages only", code=ErrorCode.INVALID_INPUT, evidence={"path": "/steps", "url": runtime.url})
     if any(origin_of(step.url) != origin for step in steps):  # a navigation step included: it stays on the site
         raise ActionError("these steps ran on more than one site; save them from one", code=ErrorCode.INVALID_INPUT, evidence={"path": "/steps"})
+    # A value typed into a password or one-time-code field is an argument, listed or not: never in the map.
+    parameters, secrets = with_secret_parameters(steps, parameters, own.get("secrets") or ())
     try:
-        tool = learn_tool(steps, name=own["name"], description=own["description"], parameters=parameters)
+        tool = learn_tool(steps, name=own["name"], description=own["description"], parameters=parameters, secrets=secrets)
     except UnlearnableStep as exc:
         path = "/steps"
         for name in parameters:
@@ -110,7 +124,10 @@ async def _save(service: ActionService, call: BuiltinCall) -> Any:
             code=ErrorCode.MANIFEST_INVALID,
             evidence={"map": str(saved.path), "namespace": saved.namespace},
         )
-    return {"tool": binding.mcp_name, "map": str(saved.path), "namespace": saved.namespace, "replaced": saved.replaced}
+    answer = {"tool": binding.mcp_name, "map": str(saved.path), "namespace": saved.namespace, "replaced": saved.replaced}
+    if secrets:
+        answer["secrets"] = sorted(secrets)  # arguments the later calls must pass: their values were not kept
+    return answer
 
 
 #: Listed with the page tools (group ``observe``): it saves what they did.

@@ -10,13 +10,16 @@ and answering what the call changed (``answer.py``: the change report as the
 workflow's output); ``LearnedMaps`` (``store.py``) keeps one map per origin in the
 learned-maps folder (``default_learned_dir``), each marked so that
 ``is_learned`` tells it from a map a person wrote, and reports a write as a
-``SavedTool`` (docs/mcp-surface.md, ``actions_save_tool``). Nothing here talks
+``SavedTool`` (docs/mcp-surface.md, ``actions_save_tool``). ``secrets.py`` keeps
+secrets out of maps: a value typed into a password or one-time-code field, or
+one the agent calls secret, is an argument (``with_secret_parameters``). Nothing here talks
 to a page or to MCP: dispatch hands it recorded steps.
 """
 
 from .locators import NO_FIND, Parameters
+from .secrets import is_secret_field, with_secret_parameters
 from .steps import ActStep
 from .store import LearnedMaps, SavedTool, default_learned_dir, is_learned
 from .workflow import learn_tool
 
-__all__ = ["NO_FIND", "ActStep", "LearnedMaps", "Parameters", "SavedTool", "default_learned_dir", "is_learned", "learn_tool"]
+__all__ = ["NO_FIND", "ActStep", "LearnedMaps", "Parameters", "SavedTool", "default_learned_dir", "is_learned", "is_secret_field", "learn_tool", "with_secret_parameters"]

@@ -21,12 +21,13 @@ which and why, and nothing is written.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..manifest.limits import DEFAULT_LIMITS
 from .answer import RESULT_SCHEMA, with_change_report
 from .locators import Parameters, UnlearnableStep, argument_slot, learned_locator, learned_text, literal
+from .secrets import assert_no_secret
 from .settle import appeared_settle
 from .steps import ActStep
 
@@ -129,11 +130,13 @@ def _with_effects(steps: list[dict[str, Any]], step: ActStep, sid: str, paramete
     return steps
 
 
-def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, parameters: Parameters) -> dict[str, Any]:
+def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, parameters: Parameters, secrets: Collection[str] = ()) -> dict[str, Any]:
     """The actions.json tool that repeats ``steps`` with each parameter value as its argument.
 
-    Raises ``UnlearnableStep`` naming the step and the reason (a step with nothing to find its element
-    by, a key press on an element no earlier step reached, a parameter that appears in no step).
+    ``secrets``: the parameters whose values are secret (``secrets.py``): their schemas show no example,
+    and no string of the tool may hold their values. Raises ``UnlearnableStep`` naming the step and the
+    reason (a step with nothing to find its element by, a key press on an element no earlier step
+    reached, a parameter that appears in no step, a secret value the tool would still hold).
     """
     acting = sum(not step.boundary for step in steps)
     if not acting:
@@ -169,12 +172,12 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
     unused = [p for p in parameters if p not in used]
     if unused:
         raise UnlearnableStep(f"parameter {unused[0]!r} ({parameters[unused[0]]!r}) appears in none of the steps: not typed, chosen, nor the text of a row a click was in")
-    return {
+    tool = {
         "name": name,
         "description": description,
         "input_schema": {
             "type": "object",
-            "properties": {p: {"type": "string", "description": f"for example {v!r}"} for p, v in parameters.items()},
+            "properties": {p: _argument_schema(v, secret=p in secrets) for p, v in parameters.items()},
             "required": list(parameters),
             "additionalProperties": False,
         },
@@ -182,3 +185,12 @@ def learn_tool(steps: Sequence[ActStep], *, name: str, description: str, paramet
         "result_schema": RESULT_SCHEMA,
         "x_actions": {"annotations": {"title": description[:80], "readOnlyHint": False, "openWorldHint": True}},
     }
+    assert_no_secret(tool, parameters, secrets)
+    return tool
+
+
+def _argument_schema(value: str, *, secret: bool) -> dict[str, Any]:
+    """A learned argument's schema: a string, with the value it stood for as an example unless that value is a secret."""
+    if secret:
+        return {"type": "string", "writeOnly": True, "description": "a secret (a password, a code): never written into the map"}
+    return {"type": "string", "description": f"for example {value!r}"}

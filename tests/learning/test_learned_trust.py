@@ -120,3 +120,52 @@ async def test_a_learned_tool_is_listed_and_runs_only_on_its_own_origins_pages(t
             assert saved_a["tool"] in listed and saved_b["tool"] not in listed, sorted(listed)
             error = await agent.refused(saved_b["tool"], {"note": "x", "target": {"runtime_id": tab_a}})
             assert error["code"] == "origin_mismatch"
+
+
+SECRETS = {"password": "hunter2-Secret!", "code": "482913", "fresh": "N3w-pass-word", "key": "sk-live-abcdef123456"}
+
+
+async def test_no_secret_is_written_into_a_map_each_becomes_an_argument(tmp_path: Path) -> None:
+    """A password, a one-time code, a new password and a value the agent calls secret: none in the file or the resource."""
+    learned = tmp_path / "learned"
+    with StaticSite(PAGES) as site, http_serve(tmp_path / "server", "--learned-maps", str(learned)) as served:
+        async with Client(served.url, mode="legacy") as client:
+            agent = Agent(client)
+            url = f"{site.url}learn-notes/index.html"
+            await agent.ok("browser_navigate", {"url": url})
+            await agent.ok("page_fill", {"text": "User", "value": "ada"})
+            await agent.ok("page_fill", {"text": "Password", "value": SECRETS["password"]})
+            await agent.ok("page_fill", {"text": "Code", "value": SECRETS["code"]})
+            await agent.ok("page_fill", {"text": "New password", "value": SECRETS["fresh"]})
+            await agent.ok("page_fill", {"text": "API key", "value": SECRETS["key"]})
+            await agent.ok("page_click", {"text": "Sign in"})
+            await agent.page_shows("Signed in as ada (password 15 characters, code 6 digits, new 13, key 20)")
+            # The fields say they are secret: their values are not kept even when the agent lists none of them.
+            plain = await agent.ok("actions_save_tool", {"name": "notes.sign_in_as", "description": "Sign in.", "parameters": {"user": "ada"}})
+            kept = Path(plain["map"]).read_text()
+            assert not [name for name in ("password", "code", "fresh") if SECRETS[name] in kept], "a secret field's value kept in the map"
+            saved = await agent.ok(
+                "actions_save_tool",
+                {"name": "notes.sign_in", "description": "Sign in.", "parameters": {"user": "ada", "api_key": SECRETS["key"]}, "secrets": ["api_key"]},
+            )
+            assert saved["secrets"] == ["api_key", "new_password", "one_time_code", "password"]
+
+            written = Path(saved["map"]).read_text()
+            shown = (await client.read_resource(f"actions://manifests/{saved['namespace']}")).contents[0]
+            for where in (written, shown.text if isinstance(shown, types.TextResourceContents) else ""):
+                # (the API key is in notes.sign_in_as, saved before without calling it secret: a plain field's value)
+                leaked = [name for name, value in SECRETS.items() if value in where and name != "key"]
+                assert not leaked, f"{leaked} kept in the map"
+            tool = next(t for t in json.loads(written)["tools"] if t["name"] == "notes.sign_in")
+            assert SECRETS["key"] not in json.dumps(tool, ensure_ascii=False)  # called secret: not kept
+            schema = tool["input_schema"]
+            assert set(schema["required"]) == {"user", "api_key", "password", "one_time_code", "new_password"}
+            assert schema["properties"]["password"]["writeOnly"] is True and "for example" not in json.dumps(schema["properties"]["api_key"])
+
+            # The tool takes them as arguments, on a fresh load, with other values.
+            await agent.ok("browser_navigate", {"url": url})
+            await agent.ok(saved["tool"], {"user": "bob", "password": "pw", "one_time_code": "1234", "new_password": "n", "api_key": "k2"})
+            await agent.page_shows("Signed in as bob (password 2 characters, code 4 digits, new 1, key 2)")
+            # A secret that names no parameter is refused before anything is learned.
+            error = await agent.refused("actions_save_tool", {"name": "notes.x", "description": "x", "parameters": {"user": "bob"}, "secrets": ["nope"]})
+            assert error["code"] == "invalid_input" and error["evidence"]["path"] == "/secrets/0"
