@@ -80,8 +80,14 @@ def find_text(output: dict[str, Any]) -> str:
     total = output.get("total", len(matches))
     if not matches:
         return "no match"
-    # Names and contexts are the page's words (page_answers.page_text): never read as a ref or token of ours.
-    lines = [" ".join(part for part in (m.get("ref"), m.get("role"), quote(m["name"]) if m.get("name") else None) if part) + (f" in: {page_text(m['context'])}" if m.get("context") else "") for m in matches]
+    # Names, link targets and contexts are the page's words (page_answers.page_text): never read as a ref or
+    # token of ours. Matches that would read alike but for their refs are one line: the first ref, then the others.
+    said: dict[str, list[str]] = {}
+    for m in matches:
+        rest = " ".join(part for part in (m.get("role"), quote(m["name"]) if m.get("name") else None, page_text(m["to"]) if m.get("to") else None) if part)
+        rest += f" in: {page_text(m['context'])}" if m.get("context") else ""
+        said.setdefault(rest, []).append(str(m.get("ref")))
+    lines = [f"{refs[0]} {rest}" + (f" (also {' '.join(refs[1:])})" if len(refs) > 1 else "") for rest, refs in said.items()]
     if total > len(matches):
         lines.append(f"({len(matches)} of {total}; raise max_results or narrow with text, role or name)")
     return "\n".join(lines)

@@ -78,7 +78,7 @@ async def opened(host: tuple[str, Bridge, dict[str, Any]], pages_url: str) -> As
 
 
 CONTROLS = """[navigation "Site"]
-[link "Home" @e1] [link "Help" @e2]
+[link "Home" @e1 /] [link "Help" @e2 /help]
 [main]
 # Sign in
 [form "Login"]
@@ -86,7 +86,7 @@ CONTROLS = """[navigation "Site"]
 Theme
 [radio "Light" @e7] [radio "Dark" @e8 checked]
 [textbox "Bio" @e9 = "Likes ladders"] [button "Sign in" @e10] [button "Reset" @e11 disabled]
-New here? [link "Create an account" @e12] in a minute.
+New here? [link "Create an account" @e12 /signup] in a minute.
 [button "Why sign in?" @e13 collapsed]"""
 
 
@@ -113,7 +113,7 @@ async def test_hidden_off_screen_and_decorative_content_is_left_out(opened: Any)
 async def test_a_table_reads_as_rows_with_its_header_once(opened: Any) -> None:
     tab = await opened("table.html")
     assert await tab.text() == (
-        '[table "Users"]\n| Name | Role | Active |\n| Ada | [link "Admin" @e1] | [checkbox "Active Ada" @e2 checked] |\n| Bob | Editor \\| Writer | [checkbox "Active Bob" @e3] |\n| Cy | Viewer | [checkbox "Active Cy" @e4] |'
+        '[table "Users"]\n| Name | Role | Active |\n| Ada | [link "Admin" @e1 /u/ada] | [checkbox "Active Ada" @e2 checked] |\n| Bob | Editor \\| Writer | [checkbox "Active Bob" @e3] |\n| Cy | Viewer | [checkbox "Active Cy" @e4] |'
     )
     bob = await tab.find(text="Bob", role="checkbox")
     assert bob["matches"][0] == {"ref": "@e3", "role": "checkbox", "name": "Active Bob", "context": "Bob Editor | Writer"}

@@ -44,8 +44,11 @@ var definePrimitive = M.definePrimitive,
   styleOf = M.styleOf;
 
 var NAME_CAP = 80;
-var CONTEXT_CAP = 100;
-var ITEM_CAP = 60;
+var CONTEXT_CAP = 180;
+var SECTION_CAP = 60;
+var ITEM_CAP = 110;
+// Roles that say where words are (a heading, a glossary's term): among matches as good, said first.
+var TITLES = { heading: 1, term: 1 };
 var DEFAULT_RESULTS = 20;
 var SNIPPET_BEFORE = 24;
 // Blocks of running text a reader reads, searched when a text query finds no control or heading.
@@ -75,22 +78,25 @@ function has(haystack, needle) {
   return haystack.toLowerCase().indexOf(needle) >= 0;
 }
 
+// ARIA's implicit roles of tags roleOf leaves out (it names what the other tools need).
+var TEXT_ROLES = { p: "paragraph", dt: "term", dd: "definition", figure: "figure" };
+
 function ownRole(el, actionable) {
   // page_observe's role for what a person can act on ("clickable", a popup's "option"), ARIA's for the rest.
   if (actionable) return candidateRole(el);
-  return roleOf(el) || (tagOf(el) === "p" ? "paragraph" : null);
+  return roleOf(el) || TEXT_ROLES[tagOf(el)] || null;
 }
 
 /**
  * The words of text around the first place needle is found in it, at most NAME_CAP characters, cut
  * at word boundaries with an ellipsis at each cut end.
  */
-function snippet(text, needle) {
+function snippet(text, needle, limit) {
   var at = text.toLowerCase().indexOf(needle);
   if (at < 0) at = 0;
   var start = Math.max(0, at - SNIPPET_BEFORE);
   if (start > 0) start = Math.min(at, text.indexOf(" ", start) + 1 || at);
-  var end = Math.min(text.length, Math.max(start + NAME_CAP - 2, at + needle.length));
+  var end = Math.min(text.length, Math.max(start + (limit || NAME_CAP) - 2, at + needle.length));
   if (end < text.length) {
     var space = text.lastIndexOf(" ", end);
     if (space > at + needle.length) end = space;
@@ -102,7 +108,9 @@ function snippet(text, needle) {
 function rank(el, role, actionable, query, cache) {
   var name = actionable ? candidateName(el, role) : accessibleName(el, role);
   // A heading named by its content is named by the words a person reads in it (not a hidden span's).
-  if (!actionable && role === "heading" && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) name = visibleText(el);
+  if (!actionable && TITLES[role] && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) name = visibleText(el);
+  // A <select>'s option is named by its label (what page_select takes).
+  if (tagOf(el) === "option") name = normalize(el.label || el.textContent);
   var own = name || visibleText(el);
   // A paragraph has no accessible name: it is named by its words around the match.
   if (!name && role === "paragraph") name = snippet(own, query.text || query.name);
@@ -140,14 +148,27 @@ function itemText(item) {
   return normalize(parts.join(" "));
 }
 
-function contextOf(el, name, found, cache) {
+/** text cut to limit characters at a word's end, with an ellipsis where it was cut. */
+function wordCap(text, limit) {
+  if (text.length <= limit) return text;
+  var space = text.lastIndexOf(" ", limit - 1);
+  return text.slice(0, space > limit / 2 ? space : limit - 1) + "\u2026";
+}
+
+/**
+ * Where el sits: its section's name, then the item or row it is in (or the term it is defined under),
+ * whole when short, else the words around what was searched for, so the answer can be read from it.
+ */
+function contextOf(el, name, found, cache, needle) {
   var parts = [];
   var section = found.section || sectionName(el, cache);
-  if (section && section !== name) parts.push(cap(section, ITEM_CAP));
+  if (section && section !== name) parts.push(wordCap(section, SECTION_CAP));
   var item = found.item || itemOf(el);
-  var said = item && item !== el ? itemText(item) : "";
-  if (said && said !== name && said !== section) parts.push(cap(said, ITEM_CAP));
-  return cap(parts.join(" › "), CONTEXT_CAP);
+  var said = item && item !== el ? itemText(item) : M.termOf(el);
+  if (said && said !== name && said !== section) {
+    parts.push(said.length <= ITEM_CAP ? said : needle && has(said, needle) ? snippet(said, needle, ITEM_CAP) : wordCap(said, ITEM_CAP));
+  }
+  return cap(parts.join(" \u203a "), CONTEXT_CAP);
 }
 
 function find(args) {
@@ -168,21 +189,29 @@ function search(query, limit) {
     var el = all[i];
     var actionable = isInteractiveElement(el); // asked once: it reads the element's cursor style
     var role = ownRole(el, actionable);
-    if (query.role ? role !== query.role : !(actionable || role === "heading")) continue;
+    if (query.role ? role !== query.role : !(actionable || TITLES[role])) continue;
     var found = rank(el, role, actionable, query, cache);
     // Visibility last: it is the costly test, and most elements fail the cheap ones.
-    if (found.rank < 0 || !isReadable(el)) continue;
+    // A <select>'s option is read where its select is (page_read says the options on the select's token),
+    // and is in that select, which its name says.
+    var select = tagOf(el) === "option" ? el.closest("select") : null;
+    if (found.rank < 0 || !isReadable(select || el)) continue;
+    if (select) found.section = candidateName(select, candidateRole(select));
     var r = el.getBoundingClientRect();
     if (actionable && !(r.width > 0 && r.height > 0)) continue;
     hits.push({ el: el, role: role, found: found, order: hits.length });
   }
   if (!hits.length && query.text && !query.role && !query.name) hits = textBlocks(all, query.text);
-  hits.sort(function (a, b) { return a.found.rank - b.found.rank || a.order - b.order; });
+  // Exact matches first, then partial ones; among matches as good, a heading or a term (where the words
+  // are defined) before the links to it; then document order.
+  hits.sort(function (a, b) { return a.found.rank - b.found.rank || (TITLES[b.role] ? 1 : 0) - (TITLES[a.role] ? 1 : 0) || a.order - b.order; });
   var matches = hits.slice(0, limit).map(function (hit) {
     var name = hit.found.snippet ? hit.found.name : cap(hit.found.name || "", NAME_CAP);
     var match = { ref: refFor(hit.el), role: hit.role };
     if (name) match.name = name;
-    var context = contextOf(hit.el, hit.found.name || "", hit.found, cache);
+    var to = M.linkTarget(hit.el);
+    if (to) match.to = to;
+    var context = contextOf(hit.el, hit.found.name || "", hit.found, cache, query.text);
     if (context) match.context = context;
     return match;
   });

@@ -172,10 +172,13 @@ function walk(w, el) {
   else if (w.inline) walkChildren(w, el, hidden);
   else if (tag === "table" || role === "table" || role === "grid" || role === "treegrid") table(w, el);
   else if (tag === "tr" || role === "row") row(w, el);
-  else if (LISTS[role] || tag === "ul" || tag === "ol" || tag === "menu") list(w, el, hidden);
+  else if (LISTS[role] || tag === "ul" || tag === "ol" || tag === "menu" || tag === "dl") list(w, el, hidden);
   else if (isItem(el)) item(w, el, hidden);
   else if (DIALOGS[role] && (tag !== "dialog" || el.open)) dialog(w, el, role, hidden);
   else if (tag === "details" && !el.open) details(w, el);
+  else if (tag === "dt") term(w, el, hidden);
+  else if (tag === "dd") definition(w, el, hidden);
+  else if (tag === "figcaption") caption(w, el, hidden);
   else if (LANDMARKS[role] && !w.item) landmark(w, el, role, hidden);
   else walkChildren(w, el, hidden);
   if (block) w.soft();
@@ -267,6 +270,32 @@ function item(w, el, hidden) {
   w.item = saved[2];
 }
 
+/** A definition list's term: "- term" on one line (inline code and links stay in it), its definitions under it. */
+function term(w, el, hidden) {
+  var text = w.capture(function () { walkChildren(w, el, hidden); });
+  if (text) w.line("- " + text);
+}
+
+/** A definition: its lines indented under the term it defines. */
+function definition(w, el, hidden) {
+  var saved = [w.indent, w.marker, w.item];
+  w.flush();
+  w.indent += "  ";
+  w.marker = "";
+  w.item = false;
+  walkChildren(w, el, hidden);
+  w.flush();
+  w.indent = saved[0];
+  w.marker = saved[1];
+  w.item = saved[2];
+}
+
+/** A figure's caption, on a line of its own that says it is one. */
+function caption(w, el, hidden) {
+  var text = w.capture(function () { walkChildren(w, el, hidden); });
+  if (text) w.line("[caption] " + text);
+}
+
 function cells(w, rowEl) {
   var out = [];
   (function collect(parent) {
@@ -351,6 +380,8 @@ function landmark(w, el, role, hidden) {
   if (first && name && M.normalize(first.textContent).indexOf(name) === 0) name = "";
   if (name || (role !== "form" && role !== "region")) w.line("[" + role + (name ? " " + quote(cap(name, NAME_CAP)) : "") + "]");
   walkChildren(w, el, hidden);
+  // An aside ends where the text it sits beside goes on: said, or the text after it would read as part of it.
+  if (role === "complementary") w.line("[/complementary]");
 }
 
 /** The lines of el (the body for the whole page), as page_read reads them. */

@@ -38,7 +38,12 @@ var tagOf = M.tagOf,
 // Never content: scripts, styles, templates, and the parts of a <select> its token already says.
 var NOT_CONTENT = { script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1, title: 1, option: 1, optgroup: 1, datalist: 1, param: 1, source: 1, track: 1 };
 // Tags never taken as look-alike items: running text repeats its tags without being a list of things.
-var NOT_ITEMS = { p: 1, span: 1, br: 1, hr: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1, pre: 1, blockquote: 1, table: 1, ul: 1, ol: 1, dl: 1, img: 1, svg: 1, form: 1, fieldset: 1, label: 1, input: 1, select: 1, textarea: 1, button: 1, a: 1, tr: 1, td: 1, th: 1, li: 1, option: 1 };
+// Inline code, emphasis and the like are words of their sentence (three <code>s in a paragraph, a
+// signature's <em class="sig-param">s), and a definition list's terms and definitions are read as such.
+var NOT_ITEMS = { p: 1, span: 1, br: 1, hr: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1, pre: 1, blockquote: 1, table: 1, ul: 1, ol: 1, dl: 1, dt: 1, dd: 1, img: 1, svg: 1, form: 1, fieldset: 1, label: 1, input: 1, select: 1, textarea: 1, button: 1, a: 1, tr: 1, td: 1, th: 1, li: 1, option: 1, figure: 1, figcaption: 1, code: 1, em: 1, strong: 1, b: 1, i: 1, u: 1, s: 1, kbd: 1, samp: 1, var: 1, abbr: 1, cite: 1, dfn: 1, q: 1, small: 1, sub: 1, sup: 1, mark: 1, time: 1, del: 1, ins: 1, tt: 1 };
+// A permalink beside a heading or a term (Sphinx's <a class="headerlink">¶</a>): a mark, not words.
+var PERMALINK_MARKS = /^(?:[\u00B6#\u00A7\u2693]|\uD83D\uDD17)$/;
+var PERMALINK_HOSTS = { h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1, dt: 1, caption: 1, figcaption: 1 };
 var ITEM_TEXT_CAP = 400; // a look-alike sibling longer than this is prose, not an item
 var SECTION_TAGS = { section: 1, article: 1, aside: 1, nav: 1, main: 1, form: 1, fieldset: 1, dialog: 1 };
 var SECTION_ROLES = { region: 1, group: 1, dialog: 1, alertdialog: 1, tabpanel: 1, navigation: 1, main: 1, complementary: 1, form: 1, search: 1, list: 1, listbox: 1, menu: 1 };
@@ -64,6 +69,7 @@ function skipReason(el, style) {
 function judgeSkip(el, style) {
   var tag = tagOf(el);
   if (NOT_CONTENT[tag] || tag === LAUNCHER_HOST_TAG || isHiddenFromEngine(el)) return "not_content";
+  if (tag === "a" && isPermalink(el)) return "permalink";
   if (el.hasAttribute("hidden")) return "hidden";
   if (el.getAttribute("aria-hidden") === "true") return "aria_hidden"; // still seen: page_observe lists its controls
   style = style || styleOf(el);
@@ -90,6 +96,13 @@ function judgeSkip(el, style) {
     if (r.right + view.scrollX <= 0 || r.bottom + view.scrollY <= 0 || r.left + view.scrollX >= docWidth + 1000) return "off_screen";
   }
   return "";
+}
+
+/** Whether el is a heading's or a term's permalink: a link to a fragment whose text is one mark (¶, #, §). */
+function isPermalink(el) {
+  var href = el.getAttribute("href");
+  var host = el.parentElement;
+  return !!href && href.charAt(0) === "#" && !!host && (PERMALINK_HOSTS[tagOf(host)] || roleOf(host) === "heading") && PERMALINK_MARKS.test(normalize(el.textContent));
 }
 
 /** Whether a reader reads el: neither it nor an ancestor (up through frames) is left out. */
@@ -282,6 +295,7 @@ function judgeItem(el) {
   if (tag === "li" || role === "listitem" || role === "row" || role === "option") return true;
   // Cards are often <article>s; a role other than that says the element is something else.
   if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild || isInteractiveElement(el)) return false;
+  if (styleOf(el).display === "inline") return false; // words of a line, whatever their tag
   // The run's test first: it is counted once per parent, where the text length is a long string for a column.
   return runLength(el) >= 3 && !runHoldsItems(el) && (el.textContent || "").length <= ITEM_TEXT_CAP;
 }
@@ -380,7 +394,26 @@ function sectionName(el, cache) {
   return "";
 }
 
+/**
+ * The term a definition defines, for what sits in that definition (a <dd>'s <dt>s before it, joined), or
+ * "": a glossary's link says which entry it is in.
+ */
+function termOf(el) {
+  for (var node = el; node && node.nodeType === 1; node = composedParent(node)) {
+    var tag = tagOf(node);
+    if (tag === "body" || tag === "dl") return "";
+    if (tag !== "dd") continue;
+    var terms = [];
+    for (var prev = node.previousElementSibling; prev && tagOf(prev) !== "dd"; prev = prev.previousElementSibling) {
+      if (tagOf(prev) === "dt") terms.unshift(visibleText(prev));
+    }
+    return normalize(terms.join(" "));
+  }
+  return "";
+}
+
 M.withStructure = withStructure;
+M.termOf = termOf;
 M.styleOf = styleOf;
 M.skipReason = skipReason;
 M.textHidden = textHidden;

@@ -12,6 +12,7 @@ var cap = M.cap,
   candidateName = M.candidateName,
   isEnabled = M.isEnabled,
   refFor = M.refFor,
+  pageText = M.pageText,
   quote = M.quote; // page text quoted, never read as the product's own tokens (core.js pageText)
 
 var NAME_CAP = 80;
@@ -43,12 +44,37 @@ function stateOf(el, role) {
   return out;
 }
 
+var TARGET_CAP = 160;
+
+/**
+ * Where a link leads when it leaves this document, said cheaply: the path (with query and fragment)
+ * on this origin, the whole URL on another; "" for a link within the page (#…, a script) or that goes
+ * nowhere. The URL is the parser's (spaces and quotes escaped); "]" is escaped too, so it never ends a token.
+ */
+function linkTarget(el) {
+  var tag = tagOf(el);
+  if ((tag !== "a" && tag !== "area") || !el.hasAttribute("href")) return "";
+  var url;
+  try {
+    url = new URL(el.href);
+  } catch (_bad) {
+    return "";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "";
+  var here = el.ownerDocument.location;
+  var shown = url.origin === here.origin ? url.pathname + url.search + url.hash : url.href;
+  if (url.origin === here.origin && url.pathname === here.pathname && url.search === here.search) return ""; // this page
+  return pageText(cap(shown, TARGET_CAP).replace(/\]/g, "%5D"));
+}
+
 /** The token of el; named false: a container's token, named only by its aria-label (its content is read after it). */
 function token(el, named) {
   // The role and name page_observe gives it ("clickable" for a div a handler or cursor makes one).
   var role = candidateRole(el);
   var name = named ? cap(candidateName(el, role), NAME_CAP) : normalize(el.getAttribute("aria-label"));
-  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + stateOf(el, role) + "]";
+  var to = linkTarget(el);
+  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + (to ? " " + to : "") + stateOf(el, role) + "]";
 }
 
 M.token = token;
+M.linkTarget = linkTarget;
