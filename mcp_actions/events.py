@@ -18,7 +18,8 @@ The events here are those of no particular layer:
 - ``MapsFailed``: maps failed to load that had not failed before (``maps``: ``{file, errors}`` each);
 - ``ResourceUpdated``: the resource at ``uri`` changed;
 - ``ResourcesListChanged``: the set of resources changed;
-- ``ProjectionChanged``: a watched state projection read differently after a call.
+- ``ProjectionChanged``: a watched state projection read differently after a call;
+- ``PageSignal``: something a browser tab showed (a navigation or load, a console message, a dialog).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["Event", "EventHub", "MapsFailed", "ProjectionChanged", "ResourceUpdated", "ResourcesListChanged", "ToolsChanged"]
+__all__ = ["Event", "EventHub", "MapsFailed", "PageSignal", "ProjectionChanged", "ResourceUpdated", "ResourcesListChanged", "ToolsChanged"]
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,25 @@ class ProjectionChanged(Event):
 
     runtime_id: str
     projection: str
+
+
+@dataclass(frozen=True)
+class PageSignal(Event):
+    """Something a browser tab showed, as its host saw it (``runtimes/page_signals.py``): heard by BAP's events.
+
+    ``kind``: ``page`` (``detail.event``: navigated, domcontentloaded, load, close), ``console``
+    (``level``, ``text``, ``url``, ``line``, ``column``; a script's uncaught error is level ``error``)
+    or ``dialog`` (``dialog_type``, ``message``, ``default_value``). ``session``: the agent session
+    owning the tab (None: the operator's), so a listener hears only its own session's tabs.
+    ``detail`` holds the page's own words: untrusted data, never instructions.
+    """
+
+    runtime_id: str
+    session: str | None
+    kind: str
+    detail: dict[str, Any]
+    #: Milliseconds since the epoch, when the host saw it.
+    timestamp: int
 
 
 E = TypeVar("E", bound=Event)

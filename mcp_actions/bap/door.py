@@ -31,6 +31,7 @@ from ..agent_sessions import SessionBook, SessionRefused
 from ..bridge.scope import SessionKey, session_scope
 from ..ports import host_allowed
 from .errors import BAP_CODES, BapError, error_object
+from .events import EVENT_KINDS, EventRelay
 from .methods import _ACT_ACTIONS, BAP_VERSION, BapMethods
 
 if TYPE_CHECKING:
@@ -134,6 +135,7 @@ class BapDoor:
             return
         self._connections[key.id] = connection
         methods = BapMethods(self.app, key)
+        relay = methods.relay = EventRelay(self.app.bridge.events, key, lambda message: _send(connection, message))
         tasks: set[asyncio.Task[None]] = set()
         state = {"initialized": False, "ended": False}
         try:
@@ -153,6 +155,7 @@ class BapDoor:
             for task in list(tasks):
                 task.cancel()
             self._connections.pop(key.id, None)
+            await relay.close()
             await book.end(key.id, "the BAP connection closed")
 
     async def _answer(self, connection: ServerConnection, book: SessionBook, key: SessionKey, methods: BapMethods, message: dict[str, Any], state: dict[str, bool]) -> None:
@@ -167,8 +170,7 @@ class BapDoor:
             elif not state["initialized"]:
                 raise BapError("NotInitialized", "send initialize first")
             elif method == "events/subscribe":
-                events = params.get("events")
-                result = {"subscribed": events if isinstance(events, list) else []}
+                result = {"subscribed": methods.relay.subscribe(params.get("events")) if methods.relay is not None else []}
             elif method == "shutdown":
                 state["ended"] = True
                 self._connections.pop(key.id, None)  # answered first, closed after (not by the session's end)
@@ -206,7 +208,7 @@ class BapDoor:
                 "browsers": ["chromium"],
                 "actions": [a for a in _ACT_ACTIONS if a.startswith("action/")],
                 "observations": ["observe/screenshot", "observe/content", "observe/ariaSnapshot", "agent/observe"],
-                "events": [],
+                "events": list(EVENT_KINDS),
                 "streaming": False,
                 "compression": False,
             },

@@ -27,6 +27,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
 from .elements import ACTION_HINTS, parse_observation
 from .errors import BapError
+from .events import EventRelay
 from .selectors import SelectorTarget, target_of
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class BapMethods:
         self.active: str | None = None  # the page BAP's client last created or activated
         self._seen: dict[str, set[str]] = {}  # refs agent/observe handed out, by page (stability)
         self._created = False
+        #: The events this connection subscribed to (set by the door, which owns the connection).
+        self.relay: EventRelay | None = None
         self.table: dict[str, Handler] = {
             "browser/launch": self.launch,
             "browser/close": self.browser_close,

@@ -40,6 +40,7 @@ from .frame import FrameRuntime, same_origin
 from .launch import BrowserOptions, BrowserSession, default_profile_dir, open_browser
 from .navigation import navigate
 from .page_script import engine_js
+from .page_signals import watch_signals
 from .page_watch import PageWatch
 from .tab import TabRuntime
 
@@ -322,6 +323,7 @@ class BrowserHost:
         page.on("framenavigated", lambda frame: self.spawn(self._on_frame_navigated(runtime, frame), f"{runtime.runtime_id}:navigated"))
         page.on("framedetached", lambda frame: self.spawn(self._drop_frame(frame, "frame detached"), f"{runtime.runtime_id}:frame-detached"))
         page.on("load", lambda _page: self.spawn(runtime.on_load(), f"{runtime.runtime_id}:load"))
+        watch_signals(page, runtime.runtime_id, self.owner, self.bridge.events.publish)  # for BAP's events (bap/events.py)
         await self._ensure_engine(runtime, page.main_frame)
         runtime.url, runtime.title = await runtime.page_state()
         await runtime.start()

@@ -1,97 +1,22 @@
 """BAP, driven by the released Python client (PyPI ``browser-agent-protocol`` 0.9.0) against real Chromium (docs/bap.md).
 
-One ``serve --transport streamable-http --bap-port …`` runs for the module, with a small map for
-the fixture page (tests/fixtures/pages/bap/form.html) and a policy that denies every call on the
-``localhost`` origin. Each test connects the client as an agent would.
+The server is the one tests/bap/ shares (bap_server.py: a small map for the fixture page
+tests/fixtures/pages/bap/form.html and a policy that denies every call on the ``localhost``
+origin). Each test connects the client as an agent would.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-
-from mcp_actions.demo.static import StaticSite
-from tests.server.session_servers import free_port, http_serve
 
 bap = pytest.importorskip("browseragentprotocol", reason="the released BAP client (pip install browser-agent-protocol==0.9.0, the test extra) is not installed")
 from browseragentprotocol import BAPClient, css, label, placeholder, ref, role, semantic, test_id, text, xpath  # noqa: E402  # after the skip
 from browseragentprotocol.errors import BAPError  # noqa: E402
 
-PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
-TOKEN = "bap-test-token"
-
-
-@dataclass
-class Server:
-    bap_url: str
-    site: str
-    denied_site: str
-    audit: Path
-    stderr: Path
-
-
-def _map(origin: str) -> dict[str, object]:
-    """A small map of the fixture page: one tool that writes a note."""
-    return {
-        "protocol": "actions.json",
-        "version": 1,
-        "surface": {"origin": origin, "name": "BAP form"},
-        "tools": [
-            {
-                "name": "bapform.write_note",
-                "description": "Write a note into the order form's note field.",
-                "input_schema": {"type": "object", "required": ["note"], "properties": {"note": {"type": "string", "minLength": 1}}, "additionalProperties": False},
-                "workflow": {
-                    "version": 1,
-                    "expression_language": "jsonata",
-                    "steps": [
-                        {"id": "write", "primitive": "text.insert", "args": {"text": "{% input.note %}", "target": {"selector": "#note"}, "mode": "replace"}},
-                        {"id": "read", "primitive": "locator.text_content", "args": {"locator": {"selector": "#order"}}},
-                    ],
-                    "output": "{% {'written': input.note} %}",
-                },
-            }
-        ],
-    }
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("bap")
-    with StaticSite(PAGES) as site:
-        origin = site.url.rstrip("/")
-        maps = tmp / "maps"
-        maps.mkdir()
-        (maps / "bapform.actions.json").write_text(json.dumps(_map(origin)))
-        policy = tmp / "policy.json"
-        policy.write_text(json.dumps({"rules": [{"tools": "*", "origins": "http://localhost:*", "decision": "deny"}]}))
-        port = free_port()
-        args = ("--bap-port", str(port), "--bap-token", TOKEN, "--manifests", str(maps), "--policy", str(policy))
-        with http_serve(tmp / "server", *args) as served:
-            _wait_for(port)
-            yield Server(f"ws://127.0.0.1:{port}/", f"{origin}/bap/form.html", f"{origin.replace('127.0.0.1', 'localhost')}/bap/form.html", served.audit_log, served.stderr)
-
-
-def _wait_for(port: int) -> None:
-    import socket
-    import time
-
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"BAP port {port} never opened")
-
-
-def client(server: Server, name: str = "bap-test") -> BAPClient:
-    return BAPClient(server.bap_url, token=TOKEN, name=name, timeout=30)
+from tests.bap.bap_server import Server, client  # noqa: E402
 
 
 async def _status(c: BAPClient) -> str:
