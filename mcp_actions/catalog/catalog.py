@@ -23,7 +23,7 @@ from ..bridge.signals import SignalSpec
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..jsonutil import json_pointer
-from ..learning.store import is_learned, learned_home, learned_namespace
+from ..learning.store import LEARNED_DESCRIPTION, LEARNED_TITLE, is_learned, learned_home, learned_namespace
 from ..manifest.compose import ToolOrigin
 from ..manifest.execution import ExecutionPlan, ToolKind
 from ..manifest.load import LoadedManifest
@@ -37,6 +37,7 @@ from .naming import disambiguated_name, mcp_tool_name
 
 __all__ = [
     "ADVERTISED_ROUTING",
+    "META_LEARNED",
     "META_ORIGIN",
     "META_PROTOCOL",
     "META_TOOL",
@@ -58,6 +59,8 @@ META_TOOL = "mcp-actions/tool"
 META_PROTOCOL = "mcp-actions/protocol"
 #: A learned tool's origin: it is listed and runs only on that origin's pages.
 META_ORIGIN = "mcp-actions/origin"
+#: A learned tool: an agent wrote its description and steps (actions_save_tool), not the operator.
+META_LEARNED = "mcp-actions/learned"
 
 #: Optional arguments every tool accepts to choose its runtime and bound its time (docs/mcp-surface.md, Tools),
 #: flat. They are accepted by every tool but not spelled out in each schema: see ADVERTISED_ROUTING.
@@ -280,6 +283,7 @@ class ToolBinding:
             meta["mcp-actions/runtime_id"] = self.runtime_id
         if self.home is not None:
             meta[META_ORIGIN] = self.home  # the one origin whose pages it is listed and runs on
+            meta[META_LEARNED] = True  # an agent wrote it (its description says so too)
         return meta
 
     def provenance(self) -> dict[str, Any]:
@@ -336,10 +340,12 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
     # A learned tool's dotted name starts with its origin's namespace, which no other origin can have:
     # two sites' ``notes.send`` are two tools, and neither takes the other's name (learning/store.py).
     name = f"{learned_namespace(home)}.{tool.name}" if home is not None else tool.name
+    # An agent wrote a learned tool's words (a page may have steered it): marked so where they are served.
+    description, title = (LEARNED_DESCRIPTION + tool.description, _marked_title(tool_title(tool))) if home is not None else (tool.description, tool_title(tool))
     return ToolBinding(
         mcp_name=mcp_tool_name(name),
         name=name,
-        description=tool.description,
+        description=description,
         input_schema=tool.input_schema,
         execution=execution,
         origin=manifest.origins.get(tool.name, ToolOrigin(source=manifest.source, trust="local")),
@@ -354,11 +360,15 @@ def _binding_for(tool: Tool, *, manifest: LoadedManifest, runtime_id: str | None
         owner=manifest.owner,
         home=home,
         annotations=derive_annotations(tool, manifest.model),
-        title=tool_title(tool),
+        title=title,
         confirm=confirmation(tool, manifest.model),
         result_summary=_result_summary(tool),
         tool=tool,
     )
+
+
+def _marked_title(title: str | None) -> str | None:
+    return LEARNED_TITLE + title if title else None
 
 
 def _named_apart(bindings: Iterable[ToolBinding], taken: Mapping[str, ToolBinding]) -> dict[str, ToolBinding]:

@@ -36,10 +36,15 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.load import ManifestReport, load_document
 
-__all__ = ["HISTORY_CAP", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_home", "learned_namespace", "open_learned_maps", "origin_of"]
+__all__ = ["HISTORY_CAP", "LEARNED_DESCRIPTION", "LEARNED_TITLE", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_home", "learned_namespace", "open_learned_maps", "origin_of"]
 
 #: Replaced tools kept per map.
 HISTORY_CAP = 20
+#: What a learned tool's description starts with where it is served (an agent wrote the words, maybe steered by
+#: a page), as a page tool's starts with ``[page-supplied description, untrusted] `` (protocols/page_maps.py).
+LEARNED_DESCRIPTION = "[agent-written description] "
+#: And its display title.
+LEARNED_TITLE = "[learned] "
 #: The root ``x_actions`` key that marks a learned map.
 LEARNED_KEY = "learned"
 
