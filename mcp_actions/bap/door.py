@@ -30,6 +30,7 @@ from .. import __version__
 from ..agent_sessions import SessionBook, SessionRefused
 from ..bridge.scope import SessionKey, session_scope
 from ..ports import host_allowed
+from .approvals import Approvals
 from .errors import BAP_CODES, BapError, error_object
 from .events import EVENT_KINDS, EventRelay
 from .methods import _ACT_ACTIONS, BAP_VERSION, BapMethods
@@ -136,6 +137,7 @@ class BapDoor:
         self._connections[key.id] = connection
         methods = BapMethods(self.app, key)
         relay = methods.relay = EventRelay(self.app.bridge.events, key, lambda message: _send(connection, message))
+        approvals = methods.approvals = Approvals(lambda message: _send(connection, message))
         tasks: set[asyncio.Task[None]] = set()
         state = {"initialized": False, "ended": False}
         try:
@@ -155,6 +157,7 @@ class BapDoor:
             for task in list(tasks):
                 task.cancel()
             self._connections.pop(key.id, None)
+            approvals.close()
             await relay.close()
             await book.end(key.id, "the BAP connection closed")
 
@@ -178,9 +181,11 @@ class BapDoor:
                 result = {}
             elif key.id not in book:
                 raise BapError("ServerError", "this BAP session has ended; connect again", details={"code": "session_ended"})
+            elif method == "approval/respond":
+                result = methods.approvals.respond(params) if methods.approvals is not None else {"acknowledged": False}
             elif method in methods.table:
                 with session_scope(key), book.serving(key):
-                    result = await methods.table[method](params)
+                    result = await methods.run(method, params)
             else:
                 raise BapError.unsupported(f"the method {method}")
             reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}

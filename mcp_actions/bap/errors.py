@@ -34,6 +34,7 @@ BAP_CODES: dict[str, int] = {
     "ActionFailed": -32021,
     "ResourceLimitExceeded": -32024,
     "ApprovalDenied": -32030,
+    "ApprovalTimeout": -32031,
     "ApprovalRequired": -32032,
     "DomainNotAllowed": -32041,
 }
@@ -88,6 +89,15 @@ class BapError(Exception):
         evidence = getattr(exc, "evidence", None)
         if evidence:
             details["evidence"] = evidence
+        # A confirmation refused (bap/approvals.py) is BAP's approval error, not a domain the policy denies.
+        said: dict[str, Any] = evidence if isinstance(evidence, dict) else {}
+        reason = said.get("reason") if exc.code == ErrorCode.PERMISSION_DENIED else None
+        if reason == "declined":
+            name = "ApprovalDenied"
+            details.update(reason="declined", rule=str(said.get("tool") or ""))
+        elif reason == "no_elicitation":
+            name = "ApprovalTimeout"
+            details["timeout"] = int(said.get("timeout_ms") or 0)
         # The released client rebuilds some errors from these keys alone (its create_error_from_code), dropping the rest.
         if name == "DomainNotAllowed":
             details["domain"] = str(details.get("evidence", {}).get("origin") or details.get("evidence", {}).get("url") or "unknown")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import struct
 import time
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ from .. import __version__
 from ..dispatch.guards import CallContext, InputRequired
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
+from .approvals import APPROVAL_WAIT_MS, Approvals
 from .elements import ACTION_HINTS, parse_observation
 from .errors import BapError
 from .events import EventRelay
@@ -49,6 +51,8 @@ _ACT_ACTIONS = (
 )  # fmt: skip
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
+#: The BAP request being answered (its method and params): what an approval question names as ``originalRequest``.
+_REQUEST: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("bap_request", default=None)
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
@@ -83,8 +87,9 @@ class BapMethods:
         self.active: str | None = None  # the page BAP's client last created or activated
         self._seen: dict[str, set[str]] = {}  # refs agent/observe handed out, by page (stability)
         self._created = False
-        #: The events this connection subscribed to (set by the door, which owns the connection).
+        #: The events this connection subscribed to, and the questions it is asked (set by the door, which owns the connection).
         self.relay: EventRelay | None = None
+        self.approvals: Approvals | None = None
         self.table: dict[str, Handler] = {
             "browser/launch": self.launch,
             "browser/close": self.browser_close,
@@ -114,17 +119,38 @@ class BapMethods:
 
     # -- the core ----------------------------------------------------------------
 
+    async def run(self, method: str, params: dict[str, Any]) -> Any:
+        """Answer one request of the table (its method and params are what an approval question names)."""
+        _REQUEST.set({"method": method, "params": params})
+        return await self.table[method](params)
+
+    async def _page_context(self) -> dict[str, str]:
+        """``pageUrl`` and ``pageTitle`` of the page a question is about (the request's, else the active one)."""
+        params = (_REQUEST.get() or {}).get("params") or {}
+        page = self.page_of(params) or self.app.bridge.registry.active_id
+        info = self.app.bridge.registry.get_visible(page) if page else None
+        return {"pageUrl": info.url if info else "", "pageTitle": (info.title or "") if info else ""}
+
+    def _confirmer(self) -> Any:
+        if self.approvals is None:
+            return None
+        request = _REQUEST.get() or {}
+        params = request.get("params") or {}
+        given = params.get("timeout") if isinstance(params.get("timeout"), int) else _options(params).get("timeout")
+        wait_ms = given if isinstance(given, int) and given > 0 else APPROVAL_WAIT_MS
+        return self.approvals.confirmer(request, wait_ms, self._page_context)
+
     async def call(self, tool: str, arguments: dict[str, Any], page: str | None = None) -> Any:
         """One call of a tool by its MCP name, through ``ActionService.handle``; ``BapError`` when it fails."""
         routed = {**arguments, **({"target_runtime_id": page} if page else {})}
-        context = CallContext(via="tools/call", client=self.client)
+        # A tool that needs the user's yes asks this client (approval/required, bap/approvals.py).
+        context = CallContext(via="tools/call", client=self.client, confirm=self._confirmer())
         try:
             outcome = await self.app.service.handle(tool, routed, context)
         except ActionError as exc:
             raise BapError.of(exc) from exc
-        except InputRequired as exc:
-            # Nobody can be asked on this way in yet (approval/required is for the next slice): refused, never run.
-            raise BapError("ApprovalRequired", f"{tool} needs the user's yes, which this BAP connection cannot ask for yet", details={"code": "permission_denied"}) from exc
+        except InputRequired as exc:  # only a 2026-07-28 MCP client is asked that way: never on this door
+            raise BapError("ApprovalRequired", f"{tool} needs the user's yes", details={"code": ErrorCode.PERMISSION_DENIED}) from exc
         return outcome.output
 
     def page_of(self, params: dict[str, Any]) -> str | None:

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 pytest.importorskip("browseragentprotocol", reason="the released BAP client (pip install browser-agent-protocol==0.9.0, the test extra) is not installed")
-from browseragentprotocol import BAPClient, role  # noqa: E402  # after the skip
-from browseragentprotocol.types.events import ConsoleEvent, DialogEvent, PageEvent  # noqa: E402
+from browseragentprotocol import BAPClient, role  # after the skip
+from browseragentprotocol.types.events import ConsoleEvent, DialogEvent, PageEvent
 
-from tests.bap.bap_server import Server, client  # noqa: E402
+from tests.bap.bap_server import Server, client
 
 
 def _listen(c: BAPClient) -> list[dict[str, Any]]:
