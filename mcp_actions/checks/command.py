@@ -26,7 +26,8 @@ from ..projection.extract import EXTRACT_PRIMITIVE
 from ..projection.project import CompiledProjection
 from ..projection.service import ProjectionService
 from ..runtimes.headless import headless_tab
-from .drift import SEVERITY_ORDER, drift_report, failing, wait_until_expected
+from .drift import SEVERITY_ORDER, drift_report, failing
+from .tool_targets import wait_until_expected
 
 __all__ = ["CHECK_TIMEOUT_MS", "FAIL_ON_CHOICES", "READY_TIMEOUT_MS", "format_report", "run_check_command"]
 
