@@ -10,6 +10,11 @@ A port (``--bridge-port``, ``--port``) left to its default may give way to a
 free one when another program (often a second mcp-actions) holds it; a port
 given by option or environment variable may not, and a taken one ends the
 command with one line naming the way out (exit 2).
+
+Why one file of about 600 lines: it is the command line's one table of every
+command and option with its environment variable and help (what docs/cli.md and
+its test are held to), and the small translation of each into the options the
+commands take; the commands' work lives in their packages, imported only when run.
 """
 
 from __future__ import annotations

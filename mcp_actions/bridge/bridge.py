@@ -43,6 +43,12 @@ here (``attach_remote``): it is listed and routed to like a local one, and
 its calls go through the ``CallChannel`` the backplane gave for it, which
 forwards them to the replica holding the socket (``mcp_actions/backplane/``).
 A local connection always wins over a mirror of the same id.
+
+Why one file of about 700 lines: ``Bridge`` is the facade every other part talks to,
+and each concept it uses already lives in a module of its own (``calls.py``,
+``registry.py``, ``identity.py``, ``credentials.py``, ``routing.py``,
+``runtime_config.py``, ``session.py``, ``events.py``); what stays here is the
+sequencing of a runtime's life and of a call, which is read best in one place.
 """
 
 from __future__ import annotations
