@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..bridge.registry import RuntimeInfo
 from ..catalog.catalog import ToolBinding
@@ -23,9 +23,6 @@ from ..manifest.execution import BUILTIN_PLAN
 from .act_probe import ActProbe
 from .execution import OriginGuard
 from .targets import NO_TARGET, CallTarget, TargetRule
-
-if TYPE_CHECKING:
-    from .service import ActionService
 
 __all__ = ["BUILTIN_ORIGIN", "BuiltinCall", "BuiltinRunner", "BuiltinTool", "builtin_binding"]
 
@@ -52,8 +49,10 @@ class BuiltinCall:
         return runtime
 
 
-#: A built-in tool's implementation: (service, the call) -> output.
-BuiltinRunner = Callable[["ActionService", BuiltinCall], Awaitable[Any]]
+#: A built-in tool's implementation: (service, the call) -> output. The service is the ``ActionService``
+#: that runs it (``service.py``); it is not named here because the service imports this module to run
+#: built-ins, and a module the service imports must not import the service (no circle, issue 43).
+BuiltinRunner = Callable[[Any, BuiltinCall], Awaitable[Any]]
 
 BUILTIN_ORIGIN = ToolOrigin(source="mcp-actions", trust="local")
 
