@@ -111,7 +111,8 @@ function rank(el, role, actionable, query, cache) {
   if (!actionable && TITLES[role] && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) name = visibleText(el);
   // A <select>'s option is named by its label (what page_select takes).
   if (tagOf(el) === "option") name = normalize(el.label || el.textContent);
-  var own = name || visibleText(el);
+  // A list, a menu or a grid is found by its name; what it holds is found itself.
+  var own = name || (M.CONTAINER_ROLES[role] ? "" : visibleText(el));
   // A paragraph has no accessible name: it is named by its words around the match.
   if (!name && role === "paragraph") name = snippet(own, query.text || query.name);
   if (query.name && !has(own, query.name)) return { rank: -1 };

@@ -47,9 +47,14 @@ var NAME_FROM_CONTENT = {
 // so a role attribute such as 'x"@e2]' is no role at all (ARIA's roles are words; the first one that is counts).
 var ROLE_WORD = /^[a-z][a-z0-9-]*$/;
 
+// Roles that remove an element's own semantics; ARIA ignores them on an element that takes focus.
+var PRESENTATIONAL = { presentation: 1, none: 1 };
+var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+
 function roleOf(el) {
   var explicit = normalize(el.getAttribute && el.getAttribute("role")).toLowerCase().split(" ").filter(function (w) { return ROLE_WORD.test(w); })[0];
-  if (explicit) return explicit;
+  // jQuery UI's tabs put role=presentation on each tab's <a href tabindex=-1>: still a link (ARIA 1.2, 4.7 conflicts).
+  if (explicit && !(PRESENTATIONAL[explicit] && el.matches && el.matches(FOCUSABLE))) return explicit;
   var tag = tagOf(el);
   if (tag === "a" || tag === "area") return el.hasAttribute("href") ? "link" : null;
   if (tag === "input") {
@@ -133,6 +138,7 @@ function accessibleName(el, knownRole) {
   return "";
 }
 
+var PROSE = { p: 1, blockquote: 1, pre: 1, ul: 1, ol: 1, dl: 1, figure: 1 };
 var BESIDE_CAP = 60; // longer text before a field is prose, not its label
 var BESIDE_LEVELS = 3; // how far up a field's wrappers the text before it is looked for
 
@@ -167,6 +173,9 @@ function textBefore(el) {
       if (prev.nodeType !== 1) continue;
       var tag = tagOf(prev);
       if (tag === "br" || tag === "script" || tag === "style" || !prev.getClientRects().length) continue; // hidden text labels nothing
+      // A paragraph, a quote or a list before a field is text of its own, not the field's label
+      // (MiniWoB's find-word: the paragraph the task is about, then the answer's box).
+      if (PROSE[tag]) return "";
       if (prev.matches("input, select, textarea, button") || prev.querySelector("input, select, textarea, button")) return "";
       var text = normalize(prev.textContent);
       if (!text) continue;

@@ -55,6 +55,8 @@ var DIALOGS = { dialog: 1, alertdialog: 1 };
 var LISTS = { list: 1, menu: 1, listbox: 1, tablist: 1, tree: 1, menubar: 1 };
 // Interactive elements whose content is their name: never read inside.
 var LEAVES = { a: 1, button: 1, input: 1, select: 1, textarea: 1, summary: 1 };
+// Roles named by their content (ARIA's "name from content") that one token says whole.
+var NAMED_BY_CONTENT = { tab: 1, option: 1, menuitem: 1, menuitemcheckbox: 1, menuitemradio: 1, treeitem: 1, button: 1, link: 1, clickable: 1, checkbox: 1, radio: 1, switch: 1 };
 // Boxes that sit on the line (inline-block and the like stay on it, spaced apart).
 var ON_THE_LINE = /^(inline|contents|inline-block|inline-flex|inline-grid|inline-table)$/;
 
@@ -191,7 +193,7 @@ function interactive(w, el, tag, style) {
   // A control, or a small clickable whose text is its name: one token. A larger one (a clickable card,
   // a focusable panel) or one with controls inside: its token, then its content read as usual.
   var small = (el.textContent || "").length <= NAME_CAP;
-  if (LEAVES[tag] || (small && !el.querySelector("a[href], button, input, select, textarea, [role], [tabindex]"))) {
+  if (LEAVES[tag] || (small && !holdsOtherControls(el))) {
     w.put(token(el, true));
     return;
   }
@@ -199,6 +201,24 @@ function interactive(w, el, tag, style) {
   w.put(token(el, false));
   w.soft();
   walkChildren(w, el, false);
+}
+
+/**
+ * Whether el holds controls of its own besides one that only repeats it: a jQuery UI tab's <li role=tab>
+ * holds its <a> of the same name (one token, the tab's, named as page_observe names it), a popup's option
+ * a wrapper with tabindex -1 (no control), a card its title link and buttons (controls of their own).
+ */
+function holdsOtherControls(el) {
+  // Only a small element is asked (its text is a name's length): every descendant a person could act on.
+  var inner = Array.prototype.filter.call(el.querySelectorAll("*"), M.isActionable);
+  if (!inner.length) return false;
+  var role = M.candidateRole(el);
+  if (!NAMED_BY_CONTENT[role]) return true; // a list, a toolbar, a focusable panel: what it holds is said
+  var name = M.normalize(M.candidateName(el, role));
+  for (var i = 0; i < inner.length; i++) {
+    if (!name || M.normalize(M.candidateName(inner[i], M.candidateRole(inner[i]))) !== name) return true;
+  }
+  return false;
 }
 
 /** Whether the control a <label> names reads as a token, which says the label's text already. */

@@ -71,7 +71,9 @@ function linkTarget(el) {
 function token(el, named) {
   // The role and name page_observe gives it ("clickable" for a div a handler or cursor makes one).
   var role = candidateRole(el);
-  var name = named ? cap(candidateName(el, role), NAME_CAP) : normalize(el.getAttribute("aria-label"));
+  // A container is named as its author named it (aria-label, aria-labelledby), never by the content read after it.
+  var authored = el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby");
+  var name = named || authored ? cap(named ? candidateName(el, role) : M.accessibleName(el, role), NAME_CAP) : "";
   var to = linkTarget(el);
   return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + (to ? " " + to : "") + stateOf(el, role) + "]";
 }

@@ -1,0 +1,68 @@
+"""One name per element, whichever tool shows it (issue 44): page_read, page_find and page_observe give an
+element the same role and name; a name comes from its content where ARIA says so; a field is never named
+after a paragraph that is not its label.
+
+Fixtures (tests/fixtures/pages/miniwob/) follow MiniWoB++'s click-tab, use-autocomplete and find-word tasks
+with jQuery UI's widgets as they render. Driven through the MCP SDK's Client in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.protocols.conftest import Session, product
+
+pytestmark = pytest.mark.browser
+
+
+async def text_of(s: Session, tool: str, arguments: dict[str, object]) -> str:
+    result = await s.client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def observed(listing: str, ref: str) -> str:
+    return next(line for line in listing.splitlines() if line.startswith(ref + " "))
+
+
+async def test_tabs_are_named_by_their_content_in_every_tool(pages_url: str) -> None:
+    """At 5735e83 page_read said `[tab @e2 collapsed]` then `[presentation "Tab #2" @e3]`, page_observe `@e2 tab "Tab #2"`."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/miniwob/click-tab.html")
+        read = await text_of(s, "page_read", {})
+        tabs = re.findall(r'\[tab "(Tab #\d)" (@e\d+)( selected)?( expanded| collapsed)\]', read)
+        assert [name for name, *_ in tabs] == ["Tab #1", "Tab #2", "Tab #3"], read
+        assert "presentation" not in read and "[tab @" not in read, read
+        listing = await text_of(s, "page_observe", {})
+        found = await text_of(s, "page_find", {"text": "Tab #2", "role": "tab"})
+        ref = tabs[1][1]
+        assert observed(listing, ref).startswith(f'{ref} tab "Tab #2"'), listing
+        assert found.startswith(f'{ref} tab "Tab #2"'), found
+        await text_of(s, "page_click", {"ref": ref})
+        assert "Last reward: 1.00" in await text_of(s, "page_read", {})
+
+
+async def test_an_autocomplete_option_is_named_by_its_text(pages_url: str) -> None:
+    """At 5735e83 page_read said `[option @e5]` with `Italy` on the next line; page_observe `@e5 option "Italy"`."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/miniwob/use-autocomplete.html")
+        await text_of(s, "page_fill", {"text": "Tags", "value": "It"})
+        read = await text_of(s, "page_read", {})
+        option = re.search(r'\[option "Italy" (@e\d+)\]', read)
+        assert option is not None, read
+        assert "[option @" not in read, read
+        ref = option.group(1)
+        assert observed(await text_of(s, "page_observe", {}), ref) == f'{ref} option "Italy"'
+        assert (await text_of(s, "page_find", {"text": "Italy"})).startswith(f'{ref} option "Italy"')
+
+
+async def test_a_field_is_not_named_after_the_paragraph_before_it(pages_url: str) -> None:
+    """At 5735e83 the answer box read `[textbox "Donec ipsum porta diam facilisi vitae non" @e1]`."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/miniwob/find-word.html")
+        read = await text_of(s, "page_read", {})
+        assert re.search(r"Donec ipsum porta diam facilisi vitae non\n\[textbox @e\d+\] \[button \"Submit\" @e\d+\]", read), read
+        listing = await text_of(s, "page_observe", {})
+        assert "Donec" not in listing, listing
