@@ -109,6 +109,7 @@ class ActionsApp:
             self.catalog, self.events, paths=self.manifest_paths, limits=options.limits, fetcher=self.fetcher, listed=self.visibility.listed,
             after_load=lambda: self.listing.relist(announce=False),  # compared, and so announced, with the load
             current=self.bridge.registry.get, announce=self._maps_changed,
+            owner_of_file=self.learned.owner_of if self.learned is not None else (lambda _: None),  # a session's saved maps
         )
         #: The tools pages declare (WebMCP, ABP, WAB) as their runtimes' tools; their failures are reported with the maps'.
         self.page_tools = PageToolExposure(self.catalog, fetcher=self.fetcher, changed=self._tools_changed, reports=self.maps.inline_reports)

@@ -121,11 +121,14 @@ class MapLoader:
         after_load: Callable[[], object] = lambda: None,
         current: Callable[[str], RuntimeInfo | None] = lambda _: None,
         announce: Callable[[MapsChange], None] = lambda _: None,
+        owner_of_file: Callable[[str], str | None] = lambda _: None,
     ) -> None:
         """``paths``: manifest files and directories; ``listed(binding)``: whether ``tools/list`` shows it (part of what a
         host sees); ``after_load()``: runs after each load of the files, before what changed is compared (what is listed
         may depend on the maps); ``current(runtime_id)``: the connected runtime of that id now; ``announce(change)``:
-        tells the rest of the server what a runtime's map changed (a reload's change is returned instead)."""
+        tells the rest of the server what a runtime's map changed (a reload's change is returned instead);
+        ``owner_of_file(source)``: the agent session whose map a file is (an agent session's saved tools,
+        ``learning/store.py``), None for everyone's."""
         self.catalog = catalog
         self.events = events
         self.paths = list(paths)
@@ -135,6 +138,7 @@ class MapLoader:
         self.after_load = after_load
         self.current = current
         self.announce = announce
+        self.owner_of_file = owner_of_file
         self._composing: set[asyncio.Task[None]] = set()
         self.load_result = LoadResult()
         #: The last report of each runtime's map: its inline map by runtime id, its page tools' maps by source.
@@ -163,10 +167,14 @@ class MapLoader:
         result, names = await asyncio.to_thread(self._load_files)
         self._apply(result, names)
         documents_after = self._documents()
-        changed_tools = self._tools_fingerprint() != tools_before
+        tools_after = self._tools_fingerprint()
+        changed_tools = tools_after != tools_before
+        # Whose tools changed: one session's own saved map changes its list alone (None: everyone's changed).
+        owners = {owner for owner in tools_before.keys() | tools_after.keys() if tools_before.get(owner) != tools_after.get(owner)}
         log.info("manifests reloaded: %d valid, %d invalid; tools %s", len(result.manifests), len(result.failures), "changed" if changed_tools else "unchanged")
         return MapsChange(
             tools=changed_tools,
+            tools_of=None if None in owners else frozenset(o for o in owners if o is not None),
             documents=frozenset(ns for ns in documents_before.keys() & documents_after.keys() if documents_before[ns] != documents_after[ns]),
             maps_came_or_went=documents_before.keys() != documents_after.keys(),
             # Other maps may declare other signals and attachments for the pages runtimes are on.
@@ -176,6 +184,8 @@ class MapLoader:
     def _apply(self, result: LoadResult, failed_names: dict[str, list[str]] | None = None) -> None:
         self.load_result = result
         served = list(result.manifests)
+        for manifest in served:
+            manifest.owner = self.owner_of_file(manifest.source)  # an agent session's saved map is its tools alone
         # A file that loaded before and fails now keeps serving its last good version (a save with
         # a typo mid-session must not take its tools away); a file gone from disk serves nothing.
         kept = [self.last_good[r.file] for r in result.failures if r.file in self.last_good]
@@ -204,12 +214,13 @@ class MapLoader:
                     failed.setdefault(mcp_name, {"file": report.file, "error": report.errors[0].to_dict()})
         return failed
 
-    def _tools_fingerprint(self) -> list[tuple[str, ...]]:
-        # What a host sees of each tool: a change in any of it is a tools/list_changed.
-        return sorted(
-            (b.mcp_name, b.name, b.description, json.dumps([self.listed(b), b.input_schema, b.result_schema, b.annotations, b.meta()], sort_keys=True, default=str))
-            for b in self.catalog.every_binding()
-        )
+    def _tools_fingerprint(self) -> dict[str | None, list[tuple[str, ...]]]:
+        # What a host sees of each tool, by whose it is: a change in any of it is a tools/list_changed for its owner.
+        found: dict[str | None, list[tuple[str, ...]]] = {}
+        for b in self.catalog.every_binding():
+            seen = json.dumps([self.listed(b), b.input_schema, b.result_schema, b.annotations, b.meta()], sort_keys=True, default=str)
+            found.setdefault(b.owner, []).append((b.mcp_name, b.name, b.description, seen))
+        return {owner: sorted(tools) for owner, tools in found.items()}
 
     def _documents(self) -> dict[str, str]:
         return {ns: json.dumps(m.document, sort_keys=True, default=str) for ns, m in self.catalog.all_manifests().items()}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..bridge.scope import current_session
 from ..errors import ActionError, ErrorCode
 from ..learning.locators import PARAMETER_NAME, UnlearnableStep
 from ..learning.secrets import with_secret_parameters
@@ -115,9 +116,14 @@ async def _save(service: ActionService, call: BuiltinCall) -> Any:
             if str(exc).startswith(f"parameter {name!r}"):
                 path = f"/parameters/{name}"
         raise ActionError(str(exc), code=ErrorCode.INVALID_INPUT, evidence={"path": path, "reason": str(exc)}) from None
-    saved = await learned.save(origin, tool)
-    # The tool of this origin: its dotted name is the map's name under the origin's namespace (catalog.py).
-    binding = next((b for b in service.catalog.tools.values() if b.home == origin and b.tool is not None and b.tool.name == own["name"]), None)
+    # Over HTTP the tool is the saving session's own (its folder of the learned maps) until the operator
+    # makes it everyone's; over stdio, with no session, it is everyone's at once (docs/sessions.md).
+    session = current_session()
+    owner = session.id if session is not None else None
+    saved = await learned.save(origin, tool, owner=owner)
+    # The tool of this origin (its dotted name is the map's name under the origin's namespace, catalog.py), this session's first.
+    found = [b for b in service.catalog.tools.values() if b.home == origin and b.tool is not None and b.tool.name == own["name"]]
+    binding = next((b for b in found if b.owner == owner), None) or next(iter(found), None)
     if binding is None:  # written and valid, but not loaded (another map claims the namespace?)
         raise ActionError(
             f"the tool was saved to {saved.path} but is not served; see the server's failed maps",

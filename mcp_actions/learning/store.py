@@ -8,7 +8,11 @@ docs/cli.md), named after the origin (``http://127.0.0.1:8765`` →
 The map carries ``x_actions.learned: true``, which is how the catalogue knows
 it never withdraws the page tools on its pages.
 
-Saving a tool under a name the map has replaces it, and the tool it replaced
+Over HTTP each agent session saves into a folder of its own,
+``sessions/<session id>/`` (same file names): those maps are that session's
+tools alone (``owner_of``; the loader sets ``LoadedManifest.owner``) until the
+operator moves a file up into the folder, which makes its tools everyone's
+(docs/sessions.md). Saving a tool under a name the map has replaces it, and the tool it replaced
 is kept in the map's ``x_actions.history`` (newest last, at most
 ``HISTORY_CAP`` entries, each ``{"saved_at", "tool"}``): nothing learned is
 lost by learning again. The whole map is validated before it is written (a
@@ -36,7 +40,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.limits import DEFAULT_LIMITS, Limits
 from ..manifest.load import ManifestReport, load_document
 
-__all__ = ["HISTORY_CAP", "LEARNED_DESCRIPTION", "LEARNED_TITLE", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_home", "learned_namespace", "open_learned_maps", "origin_of"]
+__all__ = ["HISTORY_CAP", "LEARNED_DESCRIPTION", "LEARNED_TITLE", "SESSIONS_DIR", "LearnedMaps", "SavedTool", "default_learned_dir", "is_learned", "learned_home", "learned_namespace", "open_learned_maps", "origin_of"]
 
 #: Replaced tools kept per map.
 HISTORY_CAP = 20
@@ -47,6 +51,11 @@ LEARNED_DESCRIPTION = "[agent-written description] "
 LEARNED_TITLE = "[learned] "
 #: The root ``x_actions`` key that marks a learned map.
 LEARNED_KEY = "learned"
+
+
+#: Where an agent session's own saved maps go, one folder per session id (docs/sessions.md).
+SESSIONS_DIR = "sessions"
+_SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 
 def default_learned_dir() -> Path:
@@ -144,20 +153,32 @@ class LearnedMaps:
         """Create the folder (and its parents) so that it can be loaded and watched; ``OSError`` when it cannot be."""
         self.directory.mkdir(parents=True, exist_ok=True)
 
-    def path_for(self, origin: str) -> Path:
-        """The map file of an origin."""
-        return self.directory / _file_name(origin)
+    def path_for(self, origin: str, owner: str | None = None) -> Path:
+        """The map file of an origin: everyone's, or (``owner``) an agent session's own, in ``sessions/<id>/``."""
+        if owner is None:
+            return self.directory / _file_name(origin)
+        if not _SESSION_ID.match(owner):
+            raise ValueError(f"not a session id: {owner!r}")
+        return self.directory / SESSIONS_DIR / owner / _file_name(origin)
 
-    async def save(self, origin: str, tool: dict[str, Any]) -> SavedTool:
-        """Add (or replace) ``tool`` in the origin's map, validated and written atomically; then ``on_saved``."""
+    def owner_of(self, file: str | Path) -> str | None:
+        """The agent session whose map a file of the folder is (``sessions/<id>/…``); None: everyone's, or not in the folder."""
+        try:
+            parts = Path(file).relative_to(self.directory).parts
+        except ValueError:
+            return None
+        return parts[1] if len(parts) == 3 and parts[0] == SESSIONS_DIR and _SESSION_ID.match(parts[1]) else None
+
+    async def save(self, origin: str, tool: dict[str, Any], *, owner: str | None = None) -> SavedTool:
+        """Add (or replace) ``tool`` in the origin's map (``owner``: that agent session's own), validated and written atomically; then ``on_saved``."""
         async with self._lock:
-            saved = await asyncio.to_thread(self._write, origin, tool)
+            saved = await asyncio.to_thread(self._write, origin, tool, owner)
         if self.on_saved is not None:
             await self.on_saved()
         return saved
 
-    def _write(self, origin: str, tool: dict[str, Any]) -> SavedTool:
-        path = self.path_for(origin)
+    def _write(self, origin: str, tool: dict[str, Any], owner: str | None = None) -> SavedTool:
+        path = self.path_for(origin, owner)
         namespace = learned_namespace(origin)
         document = self._read(path, origin, namespace)
         tools: list[dict[str, Any]] = document["tools"]
@@ -179,10 +200,10 @@ class LearnedMaps:
                 code=ErrorCode.MANIFEST_INVALID,
                 evidence={"path": "/name", "map": str(path), "problems": [p.to_dict() for p in loaded.errors[:10]]},
             )
-        self.ensure()
+        path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         # Atomic: the server's watcher and reload never read half a map.
-        fd, temporary = tempfile.mkstemp(prefix=".learning-", suffix=".tmp", dir=self.directory)
+        fd, temporary = tempfile.mkstemp(prefix=".learning-", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)

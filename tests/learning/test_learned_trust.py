@@ -187,3 +187,64 @@ async def test_a_learned_description_is_marked_as_an_agents(tmp_path: Path) -> N
             assert tool.title is not None and tool.title.startswith("[learned] ")
             # The map keeps the agent's words as written: the mark is the server's, where it serves them.
             assert json.loads(Path(saved["map"]).read_text())["tools"][0]["description"] == steered
+
+
+class Heard:
+    """The tools/list_changed notifications a client is sent."""
+
+    def __init__(self) -> None:
+        self.changed = 0
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification) or getattr(message, "method", None) == "notifications/tools/list_changed":
+            self.changed += 1
+
+
+async def _learned(agent: Agent) -> dict[str, str]:
+    """The learned tools the session is listed: MCP name → description."""
+    return {name: tool.description or "" for name, tool in (await agent.tools()).items() if (tool.meta or {}).get("mcp-actions/learned")}
+
+
+async def test_a_saved_tool_is_the_saving_sessions_until_the_operator_makes_it_everyones(tmp_path: Path) -> None:
+    """Two sessions save notes.send on one site: neither overwrites, sees or hears of the other's; a file moved up is everyone's."""
+    learned = tmp_path / "learned"
+    with StaticSite(PAGES) as site, http_serve(tmp_path / "server", "--learned-maps", str(learned)) as served:
+        url = f"{site.url}learn-notes/index.html"
+        heard_a, heard_b = Heard(), Heard()
+        async with Client(served.url, mode="legacy", message_handler=heard_a) as a_client, Client(served.url, mode="legacy", message_handler=heard_b) as b_client:
+            a, b = Agent(a_client), Agent(b_client)
+            await a.ok("browser_navigate", {"url": url})
+            await a.ok("page_fill", {"text": "Note", "value": "from A"})
+            await a.ok("page_click", {"text": "Send"})
+            saved_a = await a.ok("actions_save_tool", {"name": "notes.send", "description": "A's way to send.", "parameters": {"note": "from A"}})
+            await b.ok("browser_navigate", {"url": url})
+            await b.ok("page_fill", {"text": "Note", "value": "from B"})
+            await b.ok("page_click", {"text": "Send"})
+            heard_before = heard_a.changed
+            saved_b = await b.ok("actions_save_tool", {"name": "notes.send", "description": "B's way to send.", "parameters": {"note": "from B"}})
+            assert saved_b["replaced"] is False and saved_b["map"] != saved_a["map"]  # nothing of A's overwritten
+            assert json.loads(Path(saved_a["map"]).read_text())["tools"][0]["description"] == "A's way to send."
+
+            mine_a, mine_b = await _learned(a), await _learned(b)
+            assert list(mine_a.values()) == ["[agent-written description] A's way to send."], mine_a
+            assert list(mine_b.values()) == ["[agent-written description] B's way to send."], mine_b
+            # Each runs its own: A's call of B's tool name is unknown to A (or A's own, never B's).
+            if saved_b["tool"] != saved_a["tool"]:
+                assert (await a.call(saved_b["tool"], {"note": "x"})).is_error
+            await asyncio.sleep(0.5)
+            assert heard_a.changed == heard_before, "A was told of B's tool"
+            assert heard_b.changed > 0
+
+        # The sessions ended. A new one is not served their tools; the operator moves A's file up: everyone's.
+        async with Client(served.url, mode="legacy") as c_client:
+            c = Agent(c_client)
+            await c.ok("browser_navigate", {"url": url})
+            assert await _learned(c) == {}
+            Path(saved_a["map"]).rename(learned / Path(saved_a["map"]).name)
+            deadline = time.monotonic() + 10
+            while not (listed := await _learned(c)):
+                assert time.monotonic() < deadline, "the moved map was never served"
+                await asyncio.sleep(0.2)
+            assert list(listed.values()) == ["[agent-written description] A's way to send."]
+            await c.ok(next(iter(listed)), {"note": "from C"})
+            await c.page_shows("Sent: from C")
