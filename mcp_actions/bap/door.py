@@ -212,7 +212,7 @@ class BapDoor:
             "capabilities": {
                 "browsers": ["chromium"],
                 "actions": [a for a in _ACT_ACTIONS if a.startswith("action/")],
-                "observations": ["observe/screenshot", "observe/content", "observe/ariaSnapshot", "agent/observe"],
+                "observations": ["observe/screenshot", "observe/content", "observe/ariaSnapshot", "agent/observe", "agent/extract"],
                 "events": list(EVENT_KINDS),
                 "streaming": False,
                 "compression": False,

@@ -30,6 +30,7 @@ from .approvals import APPROVAL_WAIT_MS, Approvals
 from .elements import ACTION_HINTS, parse_observation
 from .errors import BapError
 from .events import EventRelay
+from .extract import agent_extract
 from .selectors import SelectorTarget, target_of
 
 if TYPE_CHECKING:
@@ -114,6 +115,7 @@ class BapMethods:
             "observe/ariaSnapshot": self.aria_snapshot,
             "agent/observe": self.observe,
             "agent/act": self.act,
+            "agent/extract": self.extract,
             "discovery/discover": self.discover,
         }
 
@@ -420,6 +422,15 @@ class BapMethods:
             shot = await self.screenshot({"pageId": page} if page else {})
             out["screenshot"] = {**shot, "annotated": False}
         return out
+
+    async def extract(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``agent/extract``: ``page_extract`` (bap/extract.py), on the part of the page the selector names, if any."""
+        page = self.page_of(params)
+        scope = None
+        if params.get("selector") is not None:
+            where = await self.element(params["selector"], page)
+            scope = (await self._as_ref(where, page) if "text" in where else where).get("ref")
+        return await agent_extract(params, lambda arguments: self.call("page_extract", arguments, page), scope)
 
     # -- composite steps and the catalogue's tools ----------------------------------
 

@@ -33,7 +33,7 @@ given) does not make the server a map server.
 
 Groups: ``navigate`` (``browser.navigate``), ``tabs`` (list, open, activate,
 close), ``capture`` (screenshot), ``dialogs`` (answer a JavaScript dialog),
-``observe`` (``page.observe`` and the act-on-ref tools), ``site``
+``observe`` (``page.observe``, the readers, ``page.extract`` and the act-on-ref tools), ``site``
 (``actions.site``); ``all`` and ``none`` say what they mean. An unlisted
 built-in still answers when called by its name: listing is about the
 host's context, not about permission (``--exclude-tools`` is).

@@ -22,6 +22,7 @@ from ..manifest.execution import ToolKind
 from .act_journal import journaled
 from .browser_tools import BROWSER_TOOLS
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
+from .extract_tool import EXTRACT_TOOL
 from .observe_tools import OBSERVE_TOOLS
 from .read_tools import READ_TOOLS
 from .save_tool import SAVE_TOOL
@@ -116,7 +117,7 @@ def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[
 
 #: Every built-in tool, in the order docs/mcp-surface.md lists them: the one registry of built-ins.
 #: The acting page tools and navigation are journaled (act_journal.py): what actions.save_tool saves.
-BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*map(journaled, (*BROWSER_TOOLS, *OBSERVE_TOOLS)), *READ_TOOLS, SAVE_TOOL, BuiltinTool(SITE, _site, "site"))
+BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*map(journaled, (*BROWSER_TOOLS, *OBSERVE_TOOLS)), *READ_TOOLS, EXTRACT_TOOL, SAVE_TOOL, BuiltinTool(SITE, _site, "site"))
 
 
 def builtin_bindings() -> list[ToolBinding]:

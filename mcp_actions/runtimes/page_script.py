@@ -91,6 +91,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "read.js",  # refs.read: the page (or a ref's part) as compact text with refs inline
     "find.js",  # refs.find: elements by text, role or name, with the context they sit in
     "observe_locate.js",  # refs.locate: the elements a locator designates, as refs (page_find {locator}, BAP's selectors)
+    "extract_schema.js",  # refs.extract: data into a small JSON Schema's shape, each value with its ref (page_extract)
     "observe_settle.js",  # when an acting tool may answer: the DOM quiet and nothing the action started pending
     "observe_changes.js",  # refs.change_mark, refs.change_report: what an action changed, briefly
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
@@ -150,6 +151,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.read",
     "refs.find",
     "refs.locate",
+    "refs.extract",
     "refs.change_mark",
     "refs.change_report",
     "overlay.open",

@@ -60,6 +60,10 @@ function entryFor(el, withBounds, role, name) {
   statesOf(el, role, entry);
   var suggested = suggestionsOf(el);
   if (suggested) entry.suggestions = suggested;
+  var choices = M.choicesOf(el);
+  if (choices) entry.options = choices;
+  var placeholder = M.placeholderOf(el, entry.name || "");
+  if (placeholder) entry.placeholder = placeholder;
   entry.actions = actionsOf(el, role);
   var b = box(el);
   var key = [b.x, b.y, b.width, b.height].join(",");
@@ -110,6 +114,8 @@ function lineOf(entry, el, duplicated, cache) {
     var more = entry.suggestions.total - entry.suggestions.values.length;
     parts.push("suggests " + entry.suggestions.values.map(quote).join(", ") + (more > 0 ? " (+" + more + ")" : ""));
   }
+  if (entry.options) parts.push(M.choicesText(entry.options));
+  if (entry.placeholder) parts.push("placeholder " + quote(entry.placeholder));
   if (!entry.actions.length) parts.push("disabled");
   if (entry.change === "new" && observedBefore) parts.push("new");
   if (entry.bounds) parts.push("[" + [entry.bounds.x, entry.bounds.y, entry.bounds.width, entry.bounds.height].join(",") + "]");
@@ -333,7 +339,12 @@ function selectOptions(args) {
     var hit = !o.disabled && (wanted.indexOf(o.value) >= 0 || wanted.indexOf(o.label) >= 0 || wanted.indexOf(M.normalize(o.textContent)) >= 0);
     if (hit && (el.multiple || matched.length === 0)) matched.push(o);
   });
-  if (!matched.length) fail("target_not_found", "no enabled option of @" + found.key + " matches", { ref: "@" + found.key, values: wanted });
+  if (!matched.length) {
+    // What is allowed, so the next pick is right (the options' labels, the page's words).
+    var allowed = Array.prototype.filter.call(el.options, function (o) { return !o.disabled; }).map(function (o) { return o.label || o.value; });
+    var said = allowed.slice(0, 20).map(M.quote).join(", ") + (allowed.length > 20 ? ", … (" + allowed.length + ")" : "");
+    fail("target_not_found", "no enabled option of @" + found.key + " matches; its options: " + said, { ref: "@" + found.key, values: wanted, options: allowed.slice(0, 50) });
+  }
   Array.prototype.forEach.call(el.options, function (o) { o.selected = matched.indexOf(o) >= 0; });
   el.dispatchEvent(new Event("input", { bubbles: true }));
   el.dispatchEvent(new Event("change", { bubbles: true }));
