@@ -82,7 +82,7 @@ CONTROLS = """[navigation "Site"]
 [main]
 # Sign in
 [form "Login"]
-[textbox "Username" @e3 = "bob"] [textbox "Password" @e4 = "••••"] [checkbox "Remember me" @e5 checked] [combobox "Plan" @e6 = "Team"]
+[textbox "Username" @e3 = "bob"] [textbox "Password" @e4 = "••••"] [checkbox "Remember me" @e5 checked] [combobox "Plan" @e6 = "Team" options "Free", "Team"]
 Theme
 [radio "Light" @e7] [radio "Dark" @e8 checked]
 [textbox "Bio" @e9 = "Likes ladders"] [button "Sign in" @e10] [button "Reset" @e11 disabled]

@@ -47,6 +47,41 @@ function suggestionsOf(el) {
   return { values: values, total: list.options.length };
 }
 
+var CHOICES_SHOWN = 6; // a select's or a combobox's options said beside it: all of up to 6, else the first 5 and the count
+
+/**
+ * The options a <select> or an ARIA combobox (its listbox, by aria-controls or aria-owns) offers, as a
+ * person would pick them: {values (the first ones), total}, or null. A person sees them by opening it; a
+ * model reads them here instead of trying values.
+ */
+function choicesOf(el) {
+  var options = null;
+  if (tagOf(el) === "select") options = Array.prototype.map.call(el.options, function (o) { return o.label || o.value; });
+  else if (!el.list && M.roleOf(el) === "combobox") {
+    var ids = M.normalize(el.getAttribute("aria-controls") || el.getAttribute("aria-owns")).split(" ").filter(Boolean);
+    var box = ids.length ? el.ownerDocument.getElementById(ids[0]) : null;
+    if (box) options = Array.prototype.map.call(box.querySelectorAll("[role=option]"), function (o) { return M.normalize(o.textContent); });
+  }
+  options = options ? options.filter(Boolean) : [];
+  if (!options.length) return null;
+  var shown = options.length <= CHOICES_SHOWN ? options.length : CHOICES_SHOWN - 1;
+  return { values: options.slice(0, shown).map(function (v) { return cap(v, 40); }), total: options.length };
+}
+
+/** How a field's choices read after its name: options "1 Person", "2 People" (+4). */
+function choicesText(choices) {
+  var more = choices.total - choices.values.length;
+  return "options " + choices.values.map(M.quote).join(", ") + (more > 0 ? " (+" + more + ")" : "");
+}
+
+/** The placeholder an empty field shows (its format, "(555) 000-0000"), when it is not the field's name already. */
+function placeholderOf(el, name) {
+  var tag = tagOf(el);
+  if ((tag !== "input" && tag !== "textarea") || el.value) return "";
+  var shown = M.normalize(el.getAttribute("placeholder"));
+  return shown && shown !== name ? cap(shown, 60) : "";
+}
+
 var CHECKABLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
 
 /** ARIA states a person sees: checked (native or aria-checked), expanded/collapsed, selected, pressed. */
@@ -63,3 +98,6 @@ M.actionsOf = actionsOf;
 M.valueOf = valueOf;
 M.suggestionsOf = suggestionsOf;
 M.statesOf = statesOf;
+M.choicesOf = choicesOf;
+M.choicesText = choicesText;
+M.placeholderOf = placeholderOf;

@@ -75,7 +75,10 @@ function token(el, named) {
   var authored = el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby");
   var name = named || authored ? cap(named ? candidateName(el, role) : M.accessibleName(el, role), NAME_CAP) : "";
   var to = linkTarget(el);
-  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + (to ? " " + to : "") + stateOf(el, role) + "]";
+  // What can be chosen and what an empty field asks for, as page_observe says them (observe_state.js).
+  var choices = M.choicesOf(el), placeholder = M.placeholderOf(el, name);
+  var asks = (choices ? " " + M.choicesText(choices) : "") + (placeholder ? " placeholder " + quote(placeholder) : "");
+  return "[" + role + (name ? " " + quote(name) : "") + " " + refFor(el) + (to ? " " + to : "") + stateOf(el, role) + asks + "]";
 }
 
 M.token = token;
