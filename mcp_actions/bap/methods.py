@@ -18,14 +18,15 @@ import asyncio
 import base64
 import contextvars
 import struct
-import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..dispatch.guards import CallContext, InputRequired
+from ..dispatch.observe_since import Changes, ObserveMemory, element_lines
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
+from .act import agent_act
 from .approvals import APPROVAL_WAIT_MS, Approvals
 from .elements import ACTION_HINTS, parse_observation
 from .errors import BapError
@@ -73,6 +74,22 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return 0, 0
 
 
+def _element(e: dict[str, Any], changes: Changes) -> dict[str, Any]:
+    """One ``page_observe`` element as BAP's ``InteractiveElement``; its ``stability`` from this connection's last observation."""
+    item: dict[str, Any] = {"ref": e["ref"], "selector": {"type": "ref", "ref": e["ref"]}, "role": e["role"], "actionHints": ACTION_HINTS.get(e["role"], ["clickable"]), "tagName": ""}
+    if "name" in e:
+        item["name"] = e["name"]
+    if "value" in e:
+        item["value"] = e["value"]
+    if "disabled" in e["flags"]:
+        item["disabled"] = True
+    if e["ref"] in changes.replaced:
+        item.update(stability="moved", previousRef=changes.replaced[e["ref"]])
+    else:
+        item["stability"] = "new" if changes.first or e["ref"] in changes.added else "stable"
+    return item
+
+
 def _options(params: dict[str, Any]) -> dict[str, Any]:
     options = params.get("options")
     return options if isinstance(options, dict) else {}
@@ -86,7 +103,7 @@ class BapMethods:
         self.key = key
         self.client = "bap"  # "bap:<clientInfo name>" once initialized: the audit log's ``client``
         self.active: str | None = None  # the page BAP's client last created or activated
-        self._seen: dict[str, set[str]] = {}  # refs agent/observe handed out, by page (stability)
+        self._memory = ObserveMemory()  # what agent/observe last saw, by page (stability, incremental changes)
         self._created = False
         #: The events this connection subscribed to, and the questions it is asked (set by the door, which owns the connection).
         self.relay: EventRelay | None = None
@@ -255,7 +272,7 @@ class BapMethods:
             await asyncio.sleep(0.05)
         if self.active == page:
             self.active = None
-        self._seen.pop(page, None)
+        self._memory.forget(page)
         return {}
 
     async def page_activate(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -385,11 +402,17 @@ class BapMethods:
         return {"snapshot": text, "url": meta["url"], "title": meta["title"]}
 
     async def observe(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``agent/observe``: the page's interactive elements with refs (stable while the element lives) and ``stability``."""
+        """``agent/observe``: the page's interactive elements with refs, ``stability`` and, with ``incremental``, ``changes``.
+
+        What changed is since this connection's previous ``agent/observe`` of the page, by the
+        mechanism of ``page_observe {since: "last"}`` (``dispatch/observe_since.py``): an element
+        re-rendered under a new ref is ``moved``, with its ``previousRef``.
+        """
         page = self.page_of(params)
-        meta, elements = parse_observation(str(await self.call("page_observe", {"max_bytes": 1000000}, page)))
-        key = page or "active"
-        seen = self._seen.setdefault(key, set())
+        text = str(await self.call("page_observe", {"max_bytes": 1000000}, page))
+        meta, elements = parse_observation(text)
+        changes = self._memory.compare(page or "active", element_lines(text))
+        items = {e["ref"]: _element(e, changes) for e in elements}
         roles = params.get("filterRoles")
         if isinstance(roles, list) and roles:
             elements = [e for e in elements if e["role"] in roles]
@@ -399,25 +422,9 @@ class BapMethods:
             elements = elements[:limit]
         out: dict[str, Any] = {"metadata": {**meta, "viewport": dict(_VIEWPORT)}, "totalInteractiveElements": total}
         if params.get("includeInteractiveElements", True) is not False:
-            listed = []
-            for e in elements:
-                item: dict[str, Any] = {
-                    "ref": e["ref"],
-                    "selector": {"type": "ref", "ref": e["ref"]},
-                    "role": e["role"],
-                    "actionHints": ACTION_HINTS.get(e["role"], ["clickable"]),
-                    "tagName": "",
-                    "stability": "stable" if e["ref"] in seen and "new" not in e["flags"] else "new",
-                }
-                if "name" in e:
-                    item["name"] = e["name"]
-                if "value" in e:
-                    item["value"] = e["value"]
-                if "disabled" in e["flags"]:
-                    item["disabled"] = True
-                listed.append(item)
-            seen.update(e["ref"] for e in elements)
-            out["interactiveElements"] = listed
+            out["interactiveElements"] = [items[e["ref"]] for e in elements]
+        if params.get("incremental") is True:
+            out["changes"] = {"added": [items[r] for r in changes.added], "updated": [items[r] for r in changes.changed], "removed": list(changes.gone)}
         if params.get("includeScreenshot"):
             shot = await self.screenshot({"pageId": page} if page else {})
             out["screenshot"] = {**shot, "annotated": False}
@@ -483,53 +490,5 @@ class BapMethods:
         return ("disabled" in flags) == (state == "disabled")
 
     async def act(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``agent/act``: steps in order, each with its condition and ``onError`` (stop, skip, retry)."""
-        steps = params.get("steps")
-        if not isinstance(steps, list) or not steps:
-            raise BapError("InvalidParams", "agent/act needs steps", details={"code": ErrorCode.INVALID_INPUT})
-        page = self.page_of(params)
-        stop_first = params.get("stopOnFirstError", True) is not False
-        started = time.monotonic()
-        results: list[dict[str, Any]] = []
-        failed_at: int | None = None
-        for index, step in enumerate(steps):
-            step = step if isinstance(step, dict) else {}
-            began = time.monotonic()
-            entry: dict[str, Any] = {"step": index, "success": False, "duration": 0}
-            if step.get("label"):
-                entry["label"] = step["label"]
-            on_error = step.get("onError", "stop")
-            attempts = 1 + (int(step.get("maxRetries") or 1) if on_error == "retry" else 0)
-            retries = 0
-            for attempt in range(attempts):
-                try:
-                    if not await self._condition_holds(step.get("condition"), page):
-                        if params.get("continueOnConditionFail"):
-                            entry.update(success=True, result={"skipped": "condition not met"})
-                            break
-                        raise BapError("ActionFailed", f"step {index}'s condition ({step['condition'].get('state')}) does not hold", details={"code": "condition_failed"})
-                    entry["result"] = await self._step(step, page)
-                    entry["success"] = True
-                    entry.pop("error", None)
-                    break
-                except BapError as exc:
-                    entry["error"] = {"code": exc.code, "message": exc.message, "data": exc.data}
-                    if attempt + 1 < attempts:
-                        retries += 1
-                        await asyncio.sleep(max(0.1, min(5.0, int(step.get("retryDelay") or 500) / 1000)))
-            if retries:
-                entry["retries"] = retries
-            entry["duration"] = int((time.monotonic() - began) * 1000)
-            results.append(entry)
-            if not entry["success"]:
-                if failed_at is None:
-                    failed_at = index
-                if on_error == "skip":
-                    continue
-                if stop_first or on_error in ("stop", "retry"):
-                    break
-        completed = sum(1 for r in results if r["success"])
-        out: dict[str, Any] = {"completed": completed, "total": len(steps), "success": completed == len(steps), "results": results, "duration": int((time.monotonic() - started) * 1000)}
-        if failed_at is not None:
-            out["failedAt"] = failed_at
-        return out
+        """``agent/act``: steps in order, each with its condition and ``onError`` (bap/act.py)."""
+        return await agent_act(params, self.page_of(params), self._step, self._condition_holds)

@@ -22,6 +22,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .execution import held_step
+from .observe_since import observed_since
 from .page_answers import TextAnswer, change_text, observe_text, page_meta, quote
 from .page_files import MAX_UPLOAD_FILES, read_uploads
 from .service import ActionService
@@ -49,6 +50,7 @@ OBSERVE = _binding(
         "max_bytes": {"type": "integer", "minimum": 256, "maximum": 1000000, "default": 16000, "description": "Byte budget of the element list."},
         "bounds": {"type": "boolean", "description": "Include each element's viewport box."},
         "viewport_only": {"type": "boolean", "description": "Only elements inside the viewport."},
+        "since": {"type": "string", "enum": ["last"], "description": "Only what appeared (+), changed (~) or went since your last page_observe of this page."},
     },
     [],
     {"title": "Observe page", "readOnlyHint": True, "openWorldHint": True},
@@ -168,8 +170,10 @@ def _named(call: BuiltinCall, target: dict[str, Any]) -> str:
 
 
 async def _observe(service: ActionService, call: BuiltinCall) -> Any:
-    output = await _call(service, call, "refs.observe", {**call.own, "as_text": True})
-    return _answer(call, observe_text(output))
+    own = {key: value for key, value in call.own.items() if key != "since"}
+    output = await _call(service, call, "refs.observe", {**own, "as_text": True})
+    # Every observation is noted, so since: "last" is against the session's previous one (observe_since.py).
+    return _answer(call, observed_since(service, call.runtime.runtime_id, observe_text(output), call.own.get("since") == "last"))
 
 
 async def _mark(service: ActionService, call: BuiltinCall) -> None:
