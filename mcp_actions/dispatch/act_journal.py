@@ -175,7 +175,13 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
         element = found if isinstance(found, dict) else None
         texts_before = _counts((before or {}).get("texts"), probe.watch, element)
         texts_after = _counts(probe.after, probe.watch, None)
-        journal.record(runtime.runtime_id, ActStep(tool, kept, element, runtime.url, why_not, texts_before, texts_after, appeared=tuple(probe.appeared)))
+        last, last_kept = tool, kept
+        if tool == "page.fill" and call.own.get("submit") is True and "files" not in call.own:
+            # page_fill {submit}: two steps a saved tool repeats, the fill then Enter in the same field; what
+            # the call made appear is the Enter's.
+            journal.record(runtime.runtime_id, ActStep(tool, kept, element, runtime.url, why_not, texts_before, texts_before))
+            last, last_kept = "page.press", {"key": "Enter"}
+        journal.record(runtime.runtime_id, ActStep(last, last_kept, element, runtime.url, why_not, texts_before, texts_after, appeared=tuple(probe.appeared)))
         return output
 
     return journaled_run

@@ -4,7 +4,8 @@ Every tool in ``tools/list`` is paid for in the host's context on every turn.
 When maps are loaded, those maps' tools are the interface, and a dozen generic
 browser tools beside them would cost more than the maps themselves; without
 maps, the server is a general browser server and lists every built-in. So the
-default, ``auto``, lists with maps only the built-ins they leave a need for:
+default, ``auto``, lists with maps only the built-ins they leave a need for (and without
+maps every built-in but ``actions.site``, whose list and state modes read maps only):
 
 - ``navigate``, always: a map's ``surface.origin`` is the site's origin
   (scheme, host, port), not the page its tools work on (the search results,
@@ -74,7 +75,7 @@ def listed_builtins(
     """The dotted names of the built-ins ``tools/list`` shows for ``--builtin-tools choice``.
 
     ``choice`` holds group names, ``all``, ``none`` or ``auto`` (empty = ``auto``).
-    ``maps`` are the valid maps loaded (empty: ``auto`` is every group);
+    ``maps`` are the valid maps loaded (empty: ``auto`` is every group but ``site``);
     ``uncovered_page`` says whether the active tab shows an http(s) page that
     none of them covers (``auto`` then lists ``observe``); ``unprojected_page``
     whether it shows one they cover without projecting it (``auto`` then lists
@@ -94,8 +95,11 @@ def listed_builtins(
     groups: set[str] = set()
     extra: set[str] = set()
     for word in words:
-        if word == "all" or (word == AUTO and (tool_mode == "site" or not maps)):
+        if word == "all" or (word == AUTO and tool_mode == "site"):
             groups.update(BUILTIN_GROUPS)
+        elif word == AUTO and not maps:
+            # A general browser server: every group but ``site``, which has nothing to say without maps.
+            groups.update(group for group in BUILTIN_GROUPS if group != "site")
         elif word == AUTO:
             groups.update(_needed_by(maps, uncovered_page=uncovered_page))
             if unprojected_page:

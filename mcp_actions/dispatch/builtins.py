@@ -20,6 +20,7 @@ from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
 from .act_journal import journaled
+from .act_steps import ACT_TOOL
 from .browser_tools import BROWSER_TOOLS
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .extract_tool import EXTRACT_TOOL
@@ -117,7 +118,8 @@ def _context_summaries(service: ActionService, routing: dict[str, Any]) -> list[
 
 #: Every built-in tool, in the order docs/mcp-surface.md lists them: the one registry of built-ins.
 #: The acting page tools and navigation are journaled (act_journal.py): what actions.save_tool saves.
-BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*map(journaled, (*BROWSER_TOOLS, *OBSERVE_TOOLS)), *READ_TOOLS, EXTRACT_TOOL, SAVE_TOOL, BuiltinTool(SITE, _site, "site"))
+#: page.act is not journaled itself: each of its steps is a call of an acting tool, journaled as such.
+BUILTIN_TOOLS: tuple[BuiltinTool, ...] = (*map(journaled, (*BROWSER_TOOLS, *OBSERVE_TOOLS)), ACT_TOOL, *READ_TOOLS, EXTRACT_TOOL, SAVE_TOOL, BuiltinTool(SITE, _site, "site"))
 
 
 def builtin_bindings() -> list[ToolBinding]:

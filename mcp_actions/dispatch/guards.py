@@ -115,9 +115,9 @@ class CallContext:
     confirm: Confirmer | None = None
     #: The caller's id of the call (an ABP app sees it as its ``callId``).
     request_id: str | None = None
-    #: The way in: a host's direct call, ``actions.site``'s call mode, the Python API, or a
-    #: page launcher the user clicked (an attachment that opens a map tool).
-    via: Literal["tools/call", "actions.site", "python", "attachment"] = "python"
+    #: The way in: a host's direct call, ``actions.site``'s call mode, a step of ``page.act``, the
+    #: Python API, or a page launcher the user clicked (an attachment that opens a map tool).
+    via: Literal["tools/call", "actions.site", "page.act", "python", "attachment"] = "python"
     #: Told once the ``call`` stage admitted the call (the MCP layer logs ``call_started``).
     on_admitted: Callable[[ToolBinding], Awaitable[None]] | None = None
     #: The calling client's name (MCP ``clientInfo.name``), for the audit log.
@@ -235,8 +235,9 @@ class VisibilityGuard:
         binding = self.catalog.get(call.mcp_name)
         if binding is None and call.mcp_name in self.catalog.failed_tools:
             raise _map_failed(call.mcp_name, self.catalog.failed_tools[call.mcp_name])
-        # actions.site's call mode is how site mode reaches the maps' tools: only a direct call is held to it.
-        if binding is None or (call.context.via == "tools/call" and not self.visibility.takes_calls(binding)):
+        # actions.site's call mode is how site mode reaches the maps' tools: only a direct call (or a step of
+        # page.act, which runs the host's calls in a row) is held to it.
+        if binding is None or (call.context.via in ("tools/call", "page.act") and not self.visibility.takes_calls(binding)):
             raise UnknownTool(f"unknown tool {call.mcp_name!r}", evidence={"tool": call.mcp_name})
         call.binding = binding
 

@@ -20,10 +20,11 @@ from typing import Any
 
 from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
+from .act_report import change_report
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .execution import held_step
 from .observe_since import observed_since
-from .page_answers import TextAnswer, change_text, observe_text, page_meta, quote
+from .page_answers import TextAnswer, observe_text, page_meta, quote
 from .page_files import MAX_UPLOAD_FILES, read_uploads
 from .service import ActionService
 from .targets import TargetRule
@@ -67,11 +68,13 @@ CLICK = _binding(
 FILL = _binding(
     "page.fill",
     "Put `value` in the field `ref` or `text` (its label or placeholder) names: text, date/time, range, select, "
-    "rich text; or `files` (absolute paths under the upload roots) in a file input. ({ref, text} with no value types text.)",
+    "rich text; or `files` (absolute paths under the upload roots) in a file input. ({ref, text} with no value types text.) "
+    "submit: then press Enter in it (add a todo, search, send the form).",
     {
         **_TARGET,
         "value": {"type": "string"},
         "files": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": MAX_UPLOAD_FILES},
+        "submit": {"type": "boolean", "description": "Then press Enter in the field, as a person submits it."},
     },
     [],
     {"title": "Fill", "readOnlyHint": False, "openWorldHint": True},
@@ -115,16 +118,6 @@ DRAG = _binding(
     ["from", "to"],
     {"title": "Drag", "readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
 )
-
-#: How long an acting tool waits for the page to settle before it says what changed (docs/mcp-surface.md):
-#: until the DOM was quiet for SETTLE_QUIET_MS and no timer or request the action started is pending
-#: (runtimes/page/observe_settle.js), at most SETTLE_MS. The quiet window is short because late replies
-#: are waited for as pending work, not guessed by a long quiet period.
-SETTLE_QUIET_MS = 40
-SETTLE_MS = 1500
-#: Codes of a call whose page went away under it (a navigation replaced the page and its engine).
-_GONE = frozenset({ErrorCode.TRANSPORT_FAILED, ErrorCode.RUNTIME_NOT_FOUND, ErrorCode.RUNTIME_NOT_READY, ErrorCode.STATE_MISMATCH})
-
 
 def _target(own: dict[str, Any]) -> dict[str, Any]:
     """The ref or text naming what to act on; the page engine checks that exactly one is given (resolveRefOrText)."""
@@ -197,32 +190,24 @@ async def _resolve_marked(service: ActionService, call: BuiltinCall, arguments: 
     return target
 
 
-async def _changes(service: ActionService, call: BuiltinCall) -> str:
-    """What the action changed, a few lines (page_answers.change_text): the engine's report once the page settled.
+async def _act(service: ActionService, call: BuiltinCall, name: str, arguments: dict[str, Any]) -> Any:
+    """The action's own round trip: a navigation it caused while it ran is the action working (``{}``), not its failure.
 
-    One round trip: refs.change_report waits (settle) until the page has done what the action started,
-    then reports, with the journal's counts after the action when it asks for them. A report that cannot
-    be had says so in its line: the action ran whatever the report does.
+    Enter in a search box or a submit that loads the next document may take the engine away before the
+    primitive answers (``the page navigated while keyboard.press ran``); the change report then says where
+    the tab landed (act_report.py).
     """
-    probe = call.probe
-    settle = {"quiet_ms": SETTLE_QUIET_MS, "timeout_ms": SETTLE_MS}
     try:
-        # A page that keeps changing (a clock, an animation) costs at most SETTLE_MS.
-        report = await _call(service, call, "refs.change_report", {"settle": settle, **(probe.report_arguments() if probe is not None else {})}, held=False)
+        return await _call(service, call, name, arguments)
     except ActionError as exc:
-        if exc.code in _GONE:
-            # The action replaced the page (a link, a form post, a reload): its engine went with it.
-            return "the page navigated or reloaded: page_observe or page_read to see the new one"
-        # The action is done; only the report of it is missing (its time ran out, the page would not say):
-        # that is no failure of the action (dispatch/after_action.py), so it is said, not raised.
-        return f"what it changed is unknown ({exc.code}): the action ran, do not repeat it; page_observe to see the page"
-    if probe is not None:
-        probe.reported(report)
-    return change_text(report)
+        if exc.evidence.get("navigated"):
+            return {}
+        raise
 
 
 async def _acted(service: ActionService, call: BuiltinCall, line: str) -> TextAnswer:
-    return _answer(call, f"{line}\n{await _changes(service, call)}")
+    """The answer of an acting tool: its line (what it did), then what changed. page_act keeps only the first line."""
+    return _answer(call, f"{line}\n{await change_report(service, call)}")
 
 
 def _trusted(call: BuiltinCall) -> bool:
@@ -240,9 +225,9 @@ async def _in_frame(service: ActionService, call: BuiltinCall, target: dict[str,
     # The change mark was taken when the target was resolved (_resolve_marked).
     if _trusted(call):
         point = await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "point"})
-        await _call(service, call, "pointer.click" if action == "click" else "pointer.move", {"x": point["x"], "y": point["y"]})
+        await _act(service, call, "pointer.click" if action == "click" else "pointer.move", {"x": point["x"], "y": point["y"]})
     else:
-        await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": action})
+        await _act(service, call, "refs.frame_act", {"ref": target["ref"], "action": action})
 
 
 async def _click(service: ActionService, call: BuiltinCall) -> Any:
@@ -250,7 +235,7 @@ async def _click(service: ActionService, call: BuiltinCall) -> Any:
     if target.get("frame"):
         await _in_frame(service, call, target, "click")
         return await _acted(service, call, f"clicked {_named(call, target)} (in a frame)")
-    await _call(service, call, "pointer.click", target["point"])
+    await _act(service, call, "pointer.click", target["point"])
     line = f"clicked {_named(call, target)}"
     if target.get("occluded"):
         # A trusted click lands on whatever is on top (a cover, an overlay): say so rather than pretend.
@@ -274,6 +259,8 @@ async def _fill_files(service: ActionService, call: BuiltinCall) -> TextAnswer:
 async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     if "files" in own:
+        if own.get("submit"):
+            raise ActionError("submit is for a typed value, not files", code=ErrorCode.INVALID_INPUT, evidence={"path": "/submit"})
         return await _fill_files(service, call)
     if "value" in own:
         value, where = own["value"], _target(own)
@@ -296,9 +283,20 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "fill", "value": value})
         line = f"filled {_named(call, target)} (in a frame)"
     else:
-        await _call(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
+        await _act(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
         line = f"filled {_named(call, target)}"
+    if own.get("submit"):
+        line += await _submit(service, call, target)
     return await _acted(service, call, line)
+
+
+async def _submit(service: ActionService, call: BuiltinCall, target: dict[str, Any]) -> str:
+    """page_fill {submit}: Enter pressed in the field just filled, as a person submits it (a form's implicit
+    submission, a to-do list's or a search box's own Enter handler); the change report then covers both."""
+    # Focused again: a framework's input handler may have moved the focus while the value was set.
+    await _call(service, call, "refs.resolve", {"ref": target["ref"], "focus": True})
+    await _act(service, call, "keyboard.press", {"key": "Enter"})
+    return ", pressed Enter"
 
 
 async def _hover(service: ActionService, call: BuiltinCall) -> Any:
@@ -306,7 +304,7 @@ async def _hover(service: ActionService, call: BuiltinCall) -> Any:
     if target.get("frame"):
         await _in_frame(service, call, target, "hover")
         return await _acted(service, call, f"hovered {_named(call, target)} (in a frame)")
-    await _call(service, call, "pointer.move", target["point"])
+    await _act(service, call, "pointer.move", target["point"])
     return await _acted(service, call, f"hovered {_named(call, target)}")
 
 
@@ -338,14 +336,14 @@ async def _drag(service: ActionService, call: BuiltinCall) -> Any:
 async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     target = await _resolve_marked(service, call, {**_target(own), "focus": True})
-    out = await _call(service, call, "keyboard.press", {"key": own["key"]})
+    out = await _act(service, call, "keyboard.press", {"key": own["key"]})
     key = out.get("key") if isinstance(out, dict) else own["key"]
     return await _acted(service, call, f"pressed {key} on {_named(call, target)}")
 
 
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
     await _mark(service, call)
-    out = await _call(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
+    out = await _act(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
     return await _acted(service, call, f"selected {_values(out.get('selected'))} in {out.get('ref')}")
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "BriefAnswer",
     "TextAnswer",
     "change_text",
+    "errors_text",
     "navigate_text",
     "observe_text",
     "page_meta",
@@ -111,6 +112,9 @@ def observe_text(output: dict[str, Any]) -> str:
     title = str(output.get("title") or "")
     head = f"page: {quote(title)} {output.get('url', '')}" if title else f"page: {output.get('url', '')}"
     lines = [head]
+    errors = errors_text(output.get("page_errors"))
+    if errors:
+        lines.append(errors)
     text = str(output.get("text") or "")
     if text:
         lines.append(text)
@@ -121,8 +125,29 @@ def observe_text(output: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def errors_text(errors: Any, label: str = "page error") -> str | None:
+    """The page's errors in one line: the first, quoted (the page's words), and how many more; None for none.
+
+    ``page errors: "ReferenceError: Backbone is not defined" (+14)``: a page whose script failed looks
+    fine otherwise, and every action on it would answer "no visible change".
+    """
+    if not isinstance(errors, dict) or not int(errors.get("count") or 0):
+        return None
+    count = int(errors["count"])
+    first = str(errors.get("first") or errors.get("latest") or "")
+    line = f"{label}{'s' if count > 1 else ''}: {quote(first)}" if first else f"{label}s: {count}"
+    return line + (f" (+{count - 1})" if count > 1 and first else "")
+
+
+def _control(sign: str, control: dict[str, Any]) -> str:
+    """A control that was shown or hidden, as page_observe lines it: ``+ @e10 button "Remove Todo"``."""
+    name = control.get("name")
+    return " ".join(part for part in (sign, str(control.get("ref") or ""), str(control.get("role") or ""), quote(name) if name else "") if part)
+
+
 def change_text(report: dict[str, Any]) -> str:
-    """``refs.change_report`` as a few lines: a navigation, dialogs opened/closed, text that appeared (+) and went (-)."""
+    """``refs.change_report`` as a few lines: a navigation, dialogs opened/closed, text that appeared (+) and went (-),
+    controls shown (+) or hidden (-) that no such line names, and the page's new errors."""
     lines = []
     if report.get("url"):
         lines.append(f"now at {report['url']}")
@@ -137,4 +162,13 @@ def change_text(report: dict[str, Any]) -> str:
         more = int(report.get(f"{key}_count") or 0) - len(shown)
         if more > 0:
             lines.append(f"{sign} … {more} more lines")
+    for sign, key in (("+", "controls_shown"), ("-", "controls_hidden")):
+        controls = [c for c in report.get(key) or [] if isinstance(c, dict)]
+        lines.extend(_control(sign, control) for control in controls)
+        more = int(report.get(f"{key}_count") or 0) - len(controls)
+        if more > 0:
+            lines.append(f"{sign} … {more} more controls")
+    errors = errors_text(report.get("errors"))
+    if errors:
+        lines.append(errors)
     return "\n".join(lines) if lines else "no visible change"

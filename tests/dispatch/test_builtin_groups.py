@@ -35,7 +35,7 @@ STATEFUL = a_map(surface={"origin": "https://shop.example"}, state_projections=[
 DOCUMENTED = a_map(surface={"origin": "https://shop.example"}, context=[{"id": "help", "text": "How the shop works."}])
 
 
-OBSERVE = {"page.observe", "page.read", "page.find", "page.click", "page.fill", "page.press", "page.select", "page.hover", "page.scroll", "page.drag", "actions.save_tool"}
+OBSERVE = {"page.observe", "page.read", "page.find", "page.extract", "page.act", "page.click", "page.fill", "page.press", "page.select", "page.hover", "page.scroll", "page.drag", "actions.save_tool"}
 
 
 @pytest.mark.parametrize(
@@ -49,8 +49,10 @@ OBSERVE = {"page.observe", "page.read", "page.find", "page.click", "page.fill", 
         ([], [SITE_MAP], True, "tools", {"browser.navigate"} | OBSERVE),
         ([], [STATEFUL], False, "tools", {"browser.navigate", "actions.site"}),  # only actions.site reads its projections
         ([], [DOCUMENTED, NO_ORIGIN], False, "tools", {"actions.site", "browser.navigate"}),  # ... and its context blocks
-        ([], [], False, "tools", ALL),  # no valid map loaded (a --manifests folder of broken maps): as no maps
-        (["auto"], [], True, "tools", ALL),  # no maps: a general browser server
+        # No valid map loaded (a --manifests folder of broken maps): as no maps, a general browser server,
+        # without actions.site, which reads maps only (issue 44: a tool with nothing to say costs every turn).
+        ([], [], False, "tools", ALL - {"actions.site"}),
+        (["auto"], [], True, "tools", ALL - {"actions.site"}),
         ([], [SITE_MAP], False, "site", ALL),  # site mode: the built-ins are the whole interface
         (["none"], [SITE_MAP], False, "site", {"actions.site"}),  # ... and actions.site is the way to the maps
         (["capture", "dialogs"], [], False, "tools", {"browser.screenshot", "browser.dismiss_dialog"}),

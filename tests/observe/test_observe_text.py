@@ -68,7 +68,8 @@ async def test_acting_tools_say_what_changed(pages_url):
         nothing = await act({"text": "Go to settings"})
         assert nothing.endswith("no visible change"), nothing
         away = await act({"text": "Open the board"})
-        assert "the page navigated or reloaded" in away, away
+        # A full navigation says where it landed (issue 44), not only that it happened.
+        assert away.splitlines()[1].startswith('navigated to "') and away.endswith(f"{pages_url}/observe-text/board.html"), away
         await page.wait_for_url("**/board.html")
         assert "Add a card" in (await s.client.call_tool("page_observe", {})).content[0].text
 

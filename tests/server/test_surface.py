@@ -348,7 +348,7 @@ async def test_site_mode_shows_only_builtins_and_reaches_the_rest_through_action
 
 
 #: The built-in observe and act-on-ref tools (dispatch/observe_tools.py).
-OBSERVE_TOOLS = {"page_observe", "page_read", "page_find", "page_extract", "page_click", "page_fill", "page_press", "page_select", "page_hover", "page_scroll", "page_drag", "actions_save_tool"}
+OBSERVE_TOOLS = {"page_observe", "page_read", "page_find", "page_extract", "page_act", "page_click", "page_fill", "page_press", "page_select", "page_hover", "page_scroll", "page_drag", "actions_save_tool"}
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,16 @@
  * what the journal of acting calls needs (dispatch/act_journal.py): change_mark {describe, watch}
  * describes the element a ref or text names (refs.describe) and counts the watched texts before
  * the action, change_report {watch} counts them after it.
+ *
+ * Besides text, what a person would notice (issue 44): controls that became visible or hidden
+ * without text of their own changing (a hover revealing an icon-only "Remove" button, a dialog's
+ * close button gone), each with its ref; and the page's new uncaught errors, rejected promises and
+ * console errors since the mark (a script that failed makes every action look like "no visible
+ * change"). A <dialog> that lost its `open` is closed even while its exit transition still draws
+ * it (Chrome Labs' bistro fades its dialog out for 0.4 s): its text and controls count as gone.
+ *
+ * A second mark, slot "act", spans several actions (page_act): it neither arms the settle nor is
+ * replaced by the marks of the single actions inside it, so the whole call's change is said once.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -28,7 +38,76 @@ var LINE_CAP = 100; // characters of one reported line
 var MAX_LINES = 5; // lines reported per direction by default
 var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]";
 
-var mark = null; // {lines: {text: count}, dialogs: [elements], url}
+var CONTROLS = M.OBSERVE_INTERACTIVE; // what a person acts on, by tag or role (the cheap test: no cursor styles)
+var MAX_CONTROLS = 3; // controls reported shown or hidden per direction
+var ERROR_CAP = 100; // characters of one reported page error
+var ERRORS_KEPT = 20; // the page's latest errors remembered (the count goes on)
+
+var marks = {}; // slot ("" for one action, "act" for page_act) -> {lines, dialogs, controls, errors, url}
+
+// -- the page's errors: uncaught exceptions, rejected promises, console.error ----------------------
+//
+// Listened for from the engine's install: in the Playwright tab host that is the init script, before
+// the page's own scripts, so an error thrown while loading is seen; the page runtime sees those after
+// its bookmarklet ran. Only counted and kept (short), never reported to anyone but the acting tools.
+var pageErrors = { count: 0, latest: [] }; // latest: [{n, text}], the last ERRORS_KEPT
+
+function noteError(text) {
+  pageErrors.count += 1;
+  pageErrors.latest.push({ n: pageErrors.count, text: cap(normalize(String(text || "error")).replace(/^Uncaught /, ""), ERROR_CAP) });
+  if (pageErrors.latest.length > ERRORS_KEPT) pageErrors.latest.shift();
+}
+
+function describeThrown(value) {
+  if (value && typeof value === "object" && typeof value.name === "string" && typeof value.message === "string") return value.name + ": " + value.message;
+  try {
+    return String(value);
+  } catch (_unprintable) {
+    return "error";
+  }
+}
+
+(function listenForErrors() {
+  try {
+    root.addEventListener("error", function (event) {
+      // Only a script's uncaught exception (an ErrorEvent); a failed <img> or <script> load is not one.
+      if (event && typeof event.message === "string" && event.message) noteError(event.error ? describeThrown(event.error) : event.message);
+    }, true);
+    root.addEventListener("unhandledrejection", function (event) {
+      noteError("Unhandled rejection: " + describeThrown(event && event.reason));
+    });
+    var console_ = root.console;
+    var original = console_ && console_.error;
+    if (typeof original === "function") {
+      console_.error = function error() {
+        try {
+          noteError(Array.prototype.map.call(arguments, describeThrown).join(" "));
+        } catch (_ignored) { /* counting never breaks the page's logging */ }
+        return original.apply(this, arguments);
+      };
+    }
+  } catch (_noWindow) { /* a document without a window to listen on */ }
+})();
+
+/** The page's errors since count `since`: {count, first} (the first new one still remembered), or null. */
+function errorsSince(since) {
+  var count = pageErrors.count - since;
+  if (count <= 0) return null;
+  var first = null;
+  for (var i = 0; i < pageErrors.latest.length; i++) {
+    if (pageErrors.latest[i].n > since) {
+      first = pageErrors.latest[i].text;
+      break;
+    }
+  }
+  return { count: count, first: first || "" };
+}
+
+/** A dialog that was closed but is still drawn while its exit transition runs: what it holds is gone. */
+function closingDialogOf(el) {
+  var dialog = el.closest ? el.closest("dialog") : null;
+  return dialog && !dialog.open ? dialog : null;
+}
 
 function countLines(raw, counts) {
   raw.split("\n").forEach(function (line) {
@@ -65,11 +144,56 @@ function addLines(doc, counts, depth) {
 function visibleLines() {
   var counts = {};
   addLines(document, counts, 0);
+  // A closed <dialog> fading out is still in the body's innerText: its lines are gone for a person.
+  queryAllDeep("dialog:not([open])").forEach(function (dialog) {
+    if (typeof dialog.innerText !== "string" || !isVisible(dialog)) return;
+    var fading = {};
+    countLines(dialog.innerText, fading);
+    Object.keys(fading).forEach(function (text) {
+      if (Object.prototype.hasOwnProperty.call(counts, text)) counts[text] = Math.max(0, counts[text] - fading[text]);
+    });
+  });
   return counts;
 }
 
 function openDialogs() {
-  return queryAllDeep(DIALOGS).filter(isVisible);
+  return queryAllDeep(DIALOGS).filter(function (d) { return isVisible(d) && !(d.localName === "dialog" && !d.open); });
+}
+
+/** Whether a control is shown: drawn (checkVisibility: no display:none or hidden ancestor) and not in a closing dialog. */
+function controlShown(el) {
+  if (!el.isConnected || closingDialogOf(el)) return false;
+  if (typeof el.checkVisibility === "function") return el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
+  return isVisible(el);
+}
+
+/** The controls shown now (a Set when the page has one, else null: then none are compared). */
+function shownControls() {
+  if (typeof Set !== "function" || !CONTROLS) return null;
+  var shown = new Set();
+  queryAllDeep(CONTROLS).forEach(function (el) { if (controlShown(el)) shown.add(el); });
+  return shown;
+}
+
+/**
+ * The controls in `a` but not in `b`, said as page_observe says them ({ref, role, name}), leaving out those
+ * whose name is one of the `said` lines (a new row's checkbox named by the row's text is in its + line).
+ */
+function controlsMissing(a, b, said) {
+  var out = [];
+  var count = 0;
+  if (!a || !b) return { shown: out, count: 0 };
+  var saidSet = {};
+  said.forEach(function (line) { saidSet[line] = true; });
+  a.forEach(function (el) {
+    if (b.has(el)) return;
+    var role = M.candidateRole(el);
+    var name = cap(normalize(M.candidateName(el, role) || ""), LINE_CAP);
+    if (name && saidSet[name]) return;
+    count += 1;
+    if (out.length < MAX_CONTROLS) out.push({ ref: M.refFor(el), role: role, name: name });
+  });
+  return { shown: out, count: count };
 }
 
 function dialogName(el) {
@@ -117,17 +241,24 @@ function describeBefore(describe, watch) {
   return out;
 }
 
-function takeMark(journal) {
-  mark = { lines: visibleLines(), dialogs: openDialogs(), url: String(root.location.href) };
-  // From here on, what the page starts is the action's (observe_settle.js).
-  M.actionSettle.arm();
+function slotOf(args) {
+  if (args.slot === undefined || args.slot === "") return "";
+  if (args.slot !== "act") fail("invalid_input", 'slot must be "act"', { field: "slot" });
+  return args.slot;
+}
+
+function takeMark(journal, slot) {
+  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: shownControls(), errors: pageErrors.count, url: String(root.location.href) };
+  // From here on, what the page starts is the action's (observe_settle.js); a page_act mark spans
+  // actions that arm it themselves.
+  if (!slot) M.actionSettle.arm();
   var out = { marked: true };
   if (journal) out.journal = journal;
   return out;
 }
 
 function changeMark(args) {
-  return takeMark(args.describe !== undefined || args.watch !== undefined ? describeBefore(args.describe, args.watch) : null);
+  return takeMark(args.describe !== undefined || args.watch !== undefined ? describeBefore(args.describe, args.watch) : null, slotOf(args));
 }
 
 /** refs.resolve {mark}: the change mark of an element refs.resolve just found ({describe: true} describes it). */
@@ -138,28 +269,29 @@ function changeMarkOf(ref, options) {
 }
 
 function changeReport(args, call) {
-  if (!mark) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
+  var slot = slotOf(args);
+  if (!marks[slot]) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
   var limit = args.max_lines === undefined ? MAX_LINES : args.max_lines;
   if (typeof limit !== "number" || !(limit >= 0) || limit > 50) fail("invalid_input", "max_lines must be a number from 0 to 50", { field: "max_lines" });
   if (args.watch !== undefined && !Array.isArray(args.watch)) fail("invalid_input", "watch must be an array of strings", { field: "watch" });
-  if (args.settle === undefined) return report(limit, args.watch);
+  if (args.settle === undefined) return report(limit, args.watch, slot);
   if (!M.isObject(args.settle)) fail("invalid_input", "settle must be an object", { field: "settle" });
   return M.actionSettle.settle(args.settle, call).then(function (waited) {
-    M.actionSettle.disarm();
-    var out = report(limit, args.watch);
+    if (!slot) M.actionSettle.disarm();
+    var out = report(limit, args.watch, slot);
     out.settle = waited;
     return out;
   }, function (err) {
-    M.actionSettle.disarm();
+    if (!slot) M.actionSettle.disarm();
     throw err;
   });
 }
 
-function report(limit, watch) {
-  M.actionSettle.disarm();
-  if (!mark) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
-  var before = mark;
-  mark = null;
+function report(limit, watch, slot) {
+  if (!slot) M.actionSettle.disarm();
+  var before = marks[slot || ""];
+  if (!before) fail("state_mismatch", "refs.change_mark was not called on this page before the action", {});
+  delete marks[slot || ""];
   var after = visibleLines();
   var added = missing(after, before.lines);
   var removed = missing(before.lines, after);
@@ -170,13 +302,32 @@ function report(limit, watch) {
     removed: removed.slice(0, limit).map(function (t) { return cap(t, LINE_CAP); }),
     removed_count: removed.length,
     dialogs_opened: dialogs.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(dialogName),
-    dialogs_closed: before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d)); }).length,
+    dialogs_closed: before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d) && !closingDialogOf(d)); }).length,
   };
   var url = String(root.location.href);
   if (url !== before.url) out.url = url;
+  var controls = shownControls();
+  var shown = controlsMissing(controls, before.controls, added);
+  var hidden = controlsMissing(before.controls, controls, removed);
+  if (shown.count) {
+    out.controls_shown = shown.shown;
+    out.controls_shown_count = shown.count;
+  }
+  if (hidden.count) {
+    out.controls_hidden = hidden.shown;
+    out.controls_hidden_count = hidden.count;
+  }
+  var errors = errorsSince(before.errors);
+  if (errors) out.errors = errors;
   if (watch !== undefined) out.texts = M.describeCall({ watch: watch }).texts;
   return out;
 }
+
+/** The page's errors since the engine was installed ({count, first, latest}), or null: why a page may look dead. */
+M.pageErrorsSoFar = function () {
+  if (!pageErrors.count) return null;
+  return { count: pageErrors.count, first: pageErrors.latest[0].n === 1 ? pageErrors.latest[0].text : "", latest: pageErrors.latest[pageErrors.latest.length - 1].text };
+};
 
 M.changeMarkOf = changeMarkOf;
 

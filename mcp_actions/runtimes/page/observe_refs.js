@@ -132,9 +132,13 @@ function observe(args) {
   if (typeof maxBytes !== "number" || !(maxBytes >= 256) || maxBytes > 1000000) fail("invalid_input", "max_bytes must be a number from 256 to 1000000", { field: "max_bytes" });
   if (!refOf) fail("capability_unavailable", "this browser has no WeakMap", { capability: "refs.observe" });
   prune();
-  return M.withStructure(function () {
+  var out = M.withStructure(function () {
     return listed(args, maxBytes);
   });
+  // Why a page may look dead: what it threw since the engine came (observe_changes.js; issue 44).
+  var errors = M.pageErrorsSoFar ? M.pageErrorsSoFar() : null;
+  if (errors) out.page_errors = errors;
+  return out;
 }
 
 function listed(args, maxBytes) {
