@@ -59,3 +59,28 @@ async def test_definition_lists_figures_captions_and_asides_are_read(pages_url: 
         text = await text_of(s, "page_read", {"max_bytes": 100_000})
         assert '[img "Rounding half to even"]\n[caption] Halves go to the even neighbour: round(2.5) is 2.' in text, text
         assert "[complementary]\nFloating point\nMost decimal fractions cannot be represented exactly as a float.\n[/complementary]\nThe functions below are rarely needed." in text, text
+
+
+async def test_page_find_says_a_whole_context_from_the_right_section(pages_url: str) -> None:
+    """At 5735e83 the context was cut mid-word at the answer (`prog - The name of the program (default:
+    os.path.basename(sy`), a table row after a note said `in: Note`, a term was dropped for an exact link
+    ("max_connections"), and look-alike matches were said once each."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/manuals/python-argparse.html")
+        found = await text_of(s, "page_find", {"text": "default: os.path"})
+        assert found == "@e1 link \"prog\" #prog in: ArgumentParser objects › prog - The name of the program (default: os.path.basename(sys.argv[0]))" or found.endswith(
+            "in: ArgumentParser objects › prog - The name of the program (default: os.path.basename(sys.argv[0]))"
+        ), found
+        await s.navigate(f"{pages_url}/manuals/postgres-numeric.html")
+        row = await text_of(s, "page_find", {"text": "bigint", "role": "row"})
+        assert re.fullmatch(r'@e\d+ row "bigint 8 bytes -9223372036854775808 to \+9223372036854775807" in: Numeric Types', row), row
+        term = await text_of(s, "page_find", {"text": "max_connections"})
+        lines = term.splitlines()
+        # The exact match (the link) first, then the term that defines it, partial.
+        assert re.fullmatch(r'@e\d+ link "max_connections" in: 20\.3\.1\. Connection Settings › reserved_connections \(integer\)', lines[0]), term
+        assert re.fullmatch(r'@e\d+ term "max_connections \(integer\)" in: 20\.3\.1\. Connection Settings', lines[1]), term
+        await s.navigate(f"{pages_url}/manuals/python-functions.html")
+        links = (await text_of(s, "page_find", {"text": "round()", "role": "link"})).splitlines()
+        # The index table's link says its row; the three in round()'s own text say its term, once, with every ref.
+        assert re.fullmatch(r'@e\d+ link "round\(\)" in: Built-in Functions › B bytes\(\) R round\(\)', links[0]), links
+        assert re.fullmatch(r'@e\d+ link "round\(\)" in: Built-in Functions › round\(number, ndigits=None\) \(also @e\d+ @e\d+\)', links[1]), links

@@ -134,19 +134,24 @@ function rank(el, role, actionable, query, cache) {
  */
 function itemText(item) {
   var parts = [];
-  var walker = item.ownerDocument.createTreeWalker(item, NodeFilter.SHOW_TEXT);
-  for (var n = walker.nextNode(); n; n = walker.nextNode()) {
-    var skip = false;
-    for (var p = n.parentElement; p && p !== item.parentElement; p = p.parentElement) {
-      // Also text a reader leaves out or does not see (read_structure.js skipReason, textHidden).
-      if (p.hasAttribute("aria-label") && p !== item || /^(script|style)$/.test(tagOf(p)) || skipReason(p) || (p === n.parentElement && textHidden(p, styleOf(p)))) {
-        skip = true;
-        break;
+  (function walk(node) {
+    var hidden = null;
+    for (var n = node.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 1 && tagOf(n) === "br") parts.push(" ");
+      else if (n.nodeType === 3) {
+        // Text a reader leaves out or does not see (read_structure.js textHidden) is not said.
+        if (hidden === null) hidden = node !== item && !!textHidden(node, styleOf(node));
+        if (!hidden) parts.push(n.nodeValue);
+      } else if (n.nodeType === 1 && !(n.hasAttribute("aria-label") && tagOf(n) !== "input") && !/^(script|style)$/.test(tagOf(n)) && !skipReason(n)) {
+        // Blocks apart, inline boxes run on ("basename(sys.argv[0])" then ")"), as visibleText says them.
+        var inline = /^inline/.test(styleOf(n).display);
+        if (!inline) parts.push(" ");
+        walk(n);
+        if (!inline) parts.push(" ");
       }
     }
-    if (!skip) parts.push(n.nodeValue);
-  }
-  return normalize(parts.join(" "));
+  })(item);
+  return normalize(parts.join(""));
 }
 
 /** text cut to limit characters at a word's end, with an ellipsis where it was cut. */

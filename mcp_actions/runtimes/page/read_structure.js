@@ -351,9 +351,23 @@ function headingBefore(container, headings, el) {
     // eslint-disable-next-line no-bitwise
     if (!(h.compareDocumentPosition(el) & 4)) break; // this heading comes after el: the search ends
     var item = itemOf(h);
-    if (!item || item === container || !container.contains(item)) found = h;
+    if ((!item || item === container || !container.contains(item)) && !titlesAnEndedBlock(h, container, el)) found = h;
   }
   return found;
+}
+
+/**
+ * Whether heading h titles only a block that ended before el (DocBook's <div class="note"><h3>Note</h3><p>…</div>
+ * before a table): a wrapper of h below container, not holding el, holds text of its own beside h (a paragraph,
+ * a list, a table). A wrapper of h alone (DocBook's titlepage divs) or of h and a count (a board column's head)
+ * titles what follows.
+ */
+function titlesAnEndedBlock(h, container, el) {
+  for (var node = h.parentNode; node && node !== container && node.nodeType === 1; node = node.parentNode) {
+    if (node.contains(el)) return false;
+    if (node.querySelector("p, ul, ol, dl, table, pre, blockquote")) return true;
+  }
+  return false;
 }
 
 /**
@@ -376,7 +390,8 @@ function sectionName(el, cache) {
     var known = cache ? cache.get(node) : undefined;
     if (known === undefined) {
       var role = roleOf(node);
-      var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : "";
+      // A table is named by its caption or aria name, else by its summary (DocBook's "Numeric Types").
+      var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : tag === "table" ? accessibleName(node, "table") || normalize(node.getAttribute("summary")) : "";
       // The top document's body is left out: its first heading (the page's title) tells no element from another.
       var topBody = tag === "body" && node.ownerDocument === document;
       // Its headings are listed once per search: 3,000 cards in one column would each list them again.
