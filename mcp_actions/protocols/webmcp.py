@@ -33,6 +33,7 @@ and a tool that lets it end its execute fails ``permission_denied`` with that
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
@@ -151,6 +152,10 @@ class WebMcpRunner:
         if output.get("navigating"):
             page = await self._next_document(call.runtime, output.get("document"), call.deadline)
             return {"submitted": True, "navigated": True, "page": page}
+        if output.get("awaiting_user"):
+            # A declarative form without toolautosubmit: filled, and sending it is the user's (issue 44).
+            button = output.get("submit")
+            return {"filled": True, "submitted": False, "waiting_for": "the user to submit the form" + (f" ({json.dumps(button, ensure_ascii=False)})" if button else "")}
         return output.get("result")
 
     async def _next_document(self, runtime: RuntimeInfo, document: Any, deadline: Deadline) -> Any:

@@ -146,3 +146,19 @@ async def test_a_declarative_form_and_its_imperative_twin_read_back_through_get_
         done = await s.client.call_tool(twin.name, {"name": "Grace Hopper", "date": "2026-12-31", "guests": "2"})
         assert done.structured_content == {"result": "Table for 2 on 2026-12-31, under Grace Hopper."}
         assert await s.tab().page.text_content("#confirmation") == "Table for 2 on 2026-12-31, under Grace Hopper."
+
+
+async def test_a_declarative_form_without_autosubmit_answers_at_once_that_it_waits_for_the_user(pages_url):
+    # The bistro as Chrome Labs serves it (no ?toolautosubmit): the form is the user's to send. At 5735e83
+    # the call waited for that submit until its time ran out (handler_timeout after 8 s, issue 44).
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp-demos/bistro.html")
+        book = await s.page_tool("webmcp", "book_table_le_petit_bistro")
+        filled = await s.client.call_tool(book.name, {"name": "Ada Lovelace", "date": "2026-12-24", "guests": "4", "timeout_ms": 8000})
+        assert not filled.is_error, filled.content
+        assert filled.structured_content == {"filled": True, "submitted": False, "waiting_for": 'the user to submit the form ("Request Reservation")'}
+        page = s.tab().page
+        assert await page.evaluate("() => [document.getElementById('name').value, document.activeElement.id]") == ["Ada Lovelace", "submitBtn"]
+        assert await page.text_content("#confirmation") == ""  # nothing was sent: the user sends it
+        await page.click("#submitBtn")
+        assert await page.text_content("#confirmation") == "Table for 4 on 2026-12-24, under Ada Lovelace."

@@ -14,7 +14,7 @@
  * resolves to; when the submission loads a page, {navigating: true,
  * document} at once, and the host reads the next document with pageResult
  * (its JSON-LD, or a heading and a summary). A form without toolautosubmit
- * is filled and waits for the user's submit.
+ * is filled, and the call answers at once that it waits for the user's submit.
  */
 var fail = M.fail,
   jsonClone = M.jsonClone,
@@ -280,19 +280,24 @@ function submit(entry) {
   });
 }
 
-function waitForUserSubmit(entry) {
-  return new Promise(function (resolve) {
-    var submitter = entry.form.querySelector("[type=submit], button:not([type])");
-    if (submitter && submitter.focus) submitter.focus();
-    var done = function () { entry.form.removeEventListener("submit", done, true); resolve({ submitted: true, by: "user" }); };
-    entry.form.addEventListener("submit", done, true);
-  });
+/**
+ * A form without toolautosubmit is the user's to send: it is filled, its submit button focused (as
+ * Chrome's own WebMCP does), and the call answers at once that it waits for the user (issue 44: it
+ * waited for the submit instead, until the call's time ran out as handler_timeout).
+ */
+function awaitingUserSubmit(entry) {
+  var submitter = entry.form.querySelector("[type=submit], button:not([type])");
+  if (submitter && submitter.focus) submitter.focus();
+  var out = { filled: true, awaiting_user: true };
+  var label = submitter ? normalize(submitter.value || submitter.textContent || submitter.getAttribute("aria-label") || "") : "";
+  if (label) out.submit = cap(label, 60);
+  return out;
 }
 
 /** Fill the form of `entry` with `input` and submit it (or wait for the user): the call's output. */
 function run(entry, input) {
   fill(entry.form, input);
-  if (!entry.form.hasAttribute("toolautosubmit")) return waitForUserSubmit(entry);
+  if (!entry.form.hasAttribute("toolautosubmit")) return awaitingUserSubmit(entry);
   return submit(entry);
 }
 
