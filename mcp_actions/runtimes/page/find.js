@@ -248,4 +248,4 @@ function innerBlockHolds(el, text) {
   return false;
 }
 
-definePrimitive("refs.find", find);
+definePrimitive("refs.find", function (args) { return M.afterLoad(function () { return find(args); }); });

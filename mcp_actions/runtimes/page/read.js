@@ -441,4 +441,4 @@ function read(args) {
 
 M.readLines = readLines;
 
-definePrimitive("refs.read", read);
+definePrimitive("refs.read", function (args) { return M.afterLoad(function () { return read(args); }); });

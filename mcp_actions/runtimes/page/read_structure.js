@@ -427,7 +427,30 @@ function termOf(el) {
   return "";
 }
 
+// How long a read or a find waits for the document it reads to finish loading (it answers then, loaded or not).
+var LOAD_WAIT_MS = 5000;
+
+/**
+ * fn() once the document has loaded: right after a navigation the engine is in the new document before its
+ * body has arrived, and a read then would answer a page half there ("no match" for what comes next). At
+ * once when it has loaded; after LOAD_WAIT_MS at most.
+ */
+function afterLoad(fn) {
+  if (document.readyState === "complete") return fn();
+  return new Promise(function (resolve) {
+    var timer = null;
+    function done() {
+      root.removeEventListener("load", done);
+      clearTimeout(timer);
+      resolve();
+    }
+    root.addEventListener("load", done);
+    timer = setTimeout(done, LOAD_WAIT_MS);
+  }).then(fn);
+}
+
 M.withStructure = withStructure;
+M.afterLoad = afterLoad;
 M.termOf = termOf;
 M.styleOf = styleOf;
 M.skipReason = skipReason;
