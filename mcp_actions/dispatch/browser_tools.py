@@ -21,7 +21,7 @@ from ..catalog.catalog import ToolBinding
 from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
 from .builtin_tool import BuiltinCall, BuiltinRunner, BuiltinTool, builtin_binding
-from .page_answers import BriefAnswer, navigate_text
+from .page_answers import BriefAnswer, navigate_text, quote
 from .service import ActionService
 from .targets import TargetRule
 
@@ -176,11 +176,49 @@ def _passthrough(primitive: str) -> BuiltinRunner:
     return run
 
 
+#: What a tab listing leaves out of its structured answer: bookkeeping no caller acts on (the host's claim time,
+#: its internal routing key, the host's labels); tab_id and runtime_id name a tab (issue 44: said once, compactly).
+_TAB_BOOKKEEPING = ("claimed_at", "runtime_key")
+
+
+def tabs_text(output: dict[str, Any]) -> str:
+    """``browser_list_tabs`` for the model: one line per tab, ``tab 2: "Title" https://… (active)``, and what else it has."""
+    lines = []
+    for tab in output.get("tabs") or []:
+        if not isinstance(tab, dict):
+            continue
+        title = str(tab.get("title") or "")
+        line = f"tab {tab.get('tab_id')}: " + " ".join(part for part in (quote(title) if title else "", str(tab.get("url") or "")) if part)
+        notes = [note for note, shown in (("active", tab.get("active")), ("crashed", tab.get("crashed")), ("not connected", tab.get("connected") is False)) if shown]
+        frames = [f for f in tab.get("frames") or [] if isinstance(f, dict)]
+        if frames:
+            notes.append(f"{len(frames)} frame{'s' if len(frames) > 1 else ''}")
+        dialog = tab.get("dialog")
+        if isinstance(dialog, dict):
+            notes.append(f"{dialog.get('type') or 'dialog'} open: {quote(dialog.get('message') or '')}")
+        lines.append(line + (f" ({', '.join(notes)})" if notes else ""))
+    return "\n".join(lines) or "no tabs"
+
+
+async def _list_tabs(service: ActionService, call: BuiltinCall) -> Any:
+    """The host's tabs: the structured list for programs (BAP's pages), a line per tab for the model (BriefAnswer)."""
+    output = await _run(service, "browser.claimed_tabs.list", call.own, call)
+    if not isinstance(output, dict):
+        return output
+    tabs = [{k: v for k, v in tab.items() if k not in _TAB_BOOKKEEPING} if isinstance(tab, dict) else tab for tab in output.get("tabs") or []]
+    for tab in tabs:
+        if isinstance(tab, dict) and isinstance(tab.get("frames"), list):
+            tab["frames"] = [{k: v for k, v in f.items() if k not in _TAB_BOOKKEEPING} if isinstance(f, dict) else f for f in tab["frames"]]
+    answer = {key: value for key, value in output.items() if key != "inventory"}
+    answer["tabs"] = tabs
+    return BriefAnswer(answer, tabs_text(answer))
+
+
 #: The browser built-ins, each with its runner, ``--builtin-tools`` group and target: a navigation is
 #: judged by its destination, a call given a ``tab_id`` by that tab (``targets.py``).
 BROWSER_TOOLS: tuple[BuiltinTool, ...] = (
     BuiltinTool(NAVIGATE, _navigate, "navigate", TargetRule("browser.navigate", "acts", tab_argument="tab_id", destination_argument="url")),
-    BuiltinTool(LIST_TABS, _passthrough("browser.claimed_tabs.list"), "tabs", TargetRule("browser.claimed_tabs.list", "none")),
+    BuiltinTool(LIST_TABS, _list_tabs, "tabs", TargetRule("browser.claimed_tabs.list", "none")),
     BuiltinTool(OPEN_TAB, _open_tab, "tabs", TargetRule("browser.open_tab", "none", destination_argument="url")),
     BuiltinTool(ACTIVATE_TAB, _passthrough("browser.claimed_tabs.activate"), "tabs", TargetRule("browser.claimed_tabs.activate", "none", tab_argument="tab_id")),
     BuiltinTool(CLOSE_TAB, _passthrough("browser.close_tab"), "tabs", TargetRule("browser.close_tab", "acts", tab_argument="tab_id")),
