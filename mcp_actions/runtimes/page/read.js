@@ -165,7 +165,10 @@ function walk(w, el) {
   if (block) w.soft();
   else if (spaced) w.pad = true;
   if (tag === "iframe" || tag === "frame") frame(w, el);
-  else if (isInteractiveElement(el) && !hidden) interactive(w, el, tag, style);
+  else if (isInteractiveElement(el) && !hidden) {
+    if (isItem(el) && !w.item) item(w, el, hidden, function () { interactive(w, el, tag, style); });
+    else interactive(w, el, tag, style);
+  }
   else if (tag === "img" || role === "img") image(w, el, role);
   else if (tag === "svg" || tag === "canvas") return; // drawings without a name are decoration
   else if (tag === "br" || tag === "hr") w.soft();
@@ -277,13 +280,15 @@ function list(w, el, hidden) {
   w.item = saved[2];
 }
 
-function item(w, el, hidden) {
+/** An item: "- " and its text on one line; say (a clickable card's token and text) in place of its children. */
+function item(w, el, hidden, say) {
   var saved = [w.indent, w.marker, w.item];
   w.flush();
   if (saved[2]) w.indent += "  "; // an item directly inside another (look-alikes within a card)
   w.marker = "- ";
   w.item = true;
-  walkChildren(w, el, hidden);
+  if (say) say();
+  else walkChildren(w, el, hidden);
   w.flush();
   w.indent = saved[0];
   w.marker = saved[1];

@@ -294,7 +294,9 @@ function judgeItem(el) {
   var tag = tagOf(el), role = roleOf(el);
   if (tag === "li" || role === "listitem" || role === "row" || role === "option") return true;
   // Cards are often <article>s; a role other than that says the element is something else.
-  if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild || isInteractiveElement(el)) return false;
+  // A card clickable by its cursor or a handler is an item like any other of its run (a 300-card board of
+  // clickable <div>s reads as its outline); a control by tag or role is not (NOT_ITEMS, the role test).
+  if (tag === "tr" || NOT_ITEMS[tag] || (role && role !== "article") || !el.firstElementChild) return false;
   if (styleOf(el).display === "inline") return false; // words of a line, whatever their tag
   // The run's test first: it is counted once per parent, where the text length is a long string for a column.
   return runLength(el) >= 3 && !runHoldsItems(el) && (el.textContent || "").length <= ITEM_TEXT_CAP;
