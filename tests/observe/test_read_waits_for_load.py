@@ -25,7 +25,7 @@ LATE = b"<p>functools.lru_cache: a decorator that keeps the results of calls.</p
 
 
 class SlowPage(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.end_headers()
