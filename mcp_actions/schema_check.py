@@ -45,7 +45,7 @@ from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.exceptions import SchemaError, ValidationError, best_match
 
 from .bounded_regex import compile_pattern, pattern_problem
 from .errors import ActionError, ErrorCode
@@ -172,12 +172,51 @@ class CompiledSchema:
         return found[0] if found else None
 
     def failure(self, instance: Any) -> SchemaFailure | None:
-        """Every failure of ``instance`` in path order, summarised; None when it is valid (same refusals as ``errors``)."""
-        errors = sorted(self.errors(instance), key=lambda e: [(isinstance(part, str), part) for part in _where(e)])
-        if not errors:
+        """Every failure of ``instance`` in path order, summarised; None when it is valid (same refusals as ``errors``).
+
+        Each says the specific thing (``_specific``): a value no branch of an ``anyOf``/``oneOf`` takes is
+        said by the branch's own words, not as "not valid under any of the given schemas".
+        """
+        found = _specific(self.errors(instance))
+        failures = sorted(found, key=lambda f: [(isinstance(part, str), part) for part in f[0]])
+        if not failures:
             return None
-        listed = [{"path": json_pointer(_where(e)), "message": e.message} for e in errors[:LISTED_FAILURES]]
-        return SchemaFailure(listed[0]["path"], errors[0].message, listed)
+        listed = [{"path": json_pointer(where), "message": message} for where, message in failures[:LISTED_FAILURES]]
+        return SchemaFailure(listed[0]["path"], listed[0]["message"], listed)
+
+
+#: Keywords whose error only says that no (or not exactly one) branch took the value.
+_COMBINATORS = ("anyOf", "oneOf")
+
+
+def _specific(errors: list[ValidationError]) -> list[tuple[list[Any], str]]:
+    """The errors as (path, message), each as specific as the schema lets it be (issue 44).
+
+    A ``<select>``'s schema gives its options twice, as ``enum`` and as ``anyOf`` of ``{const, title}``
+    (Chromium's getTools() shape): a value neither takes failed both, and "'7' is not valid under any of
+    the given schemas" hid "'7' is not one of ['1', … '6']". So a combinator's error is left out where
+    another error names the same value; else it becomes the allowed constants when every branch is one,
+    else the best-matching error of its closest branch (jsonschema's ``best_match``: the deepest error of
+    the branch that went furthest).
+    """
+    plain = {tuple(_where(e)) for e in errors if e.validator not in _COMBINATORS}
+    out: list[tuple[list[Any], str]] = []
+    for error in errors:
+        where = _where(error)
+        if error.validator not in _COMBINATORS or not error.context:
+            out.append((where, error.message))
+            continue
+        if tuple(where) in plain:
+            continue
+        branches = error.validator_value if isinstance(error.validator_value, list) else []
+        consts = [b["const"] for b in branches if isinstance(b, Mapping) and "const" in b]
+        if consts and len(consts) == len(branches):
+            out.append((where, f"{error.instance!r} is not one of {consts!r}"))
+            continue
+        # A branch whose type the value has went further than one that refused its type.
+        best = best_match([c for c in error.context if c.validator != "type"] or error.context)
+        out.append((_where(best) if best is not None else where, best.message if best is not None else error.message))
+    return out
 
 
 def _where(error: ValidationError) -> list[Any]:

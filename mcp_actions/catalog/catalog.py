@@ -298,7 +298,8 @@ class ToolBinding:
         failure = self._input_check.failure(dict(arguments))
         if failure is not None:
             raise ActionError(
-                f"invalid arguments for {self.name} at {failure.path}: {failure.message}",
+                # Named as the host called it (its MCP name), not by the dotted name a page tool's map gives it.
+                f"invalid arguments for {self.mcp_name} at {failure.path}: {failure.message}",
                 code=ErrorCode.INVALID_INPUT,
                 evidence={"path": failure.path, "errors": failure.errors},
             )

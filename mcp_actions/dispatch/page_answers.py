@@ -155,10 +155,13 @@ def change_text(report: dict[str, Any]) -> str:
     closed = report.get("dialogs_closed") or 0
     if closed:
         lines.append("dialog closed" if closed == 1 else f"{closed} dialogs closed")
+    # Lines that run sibling labels together (inline links with nothing between them), by their labels.
+    found = report.get("labels")
+    labels: dict[str, Any] = found if isinstance(found, dict) else {}
     for sign, key in (("+", "added"), ("-", "removed")):
         shown = report.get(key) or []
         # The page's lines, quoted: the data stays raw for the journal (learned settles wait for the page's own text).
-        lines.extend(f"{sign} {quote(text)}" for text in shown)
+        lines.extend(f"{sign} {' '.join(quote(label) for label in labels[text]) if isinstance(labels.get(text), list) else quote(text)}" for text in shown)
         more = int(report.get(f"{key}_count") or 0) - len(shown)
         if more > 0:
             lines.append(f"{sign} … {more} more lines")

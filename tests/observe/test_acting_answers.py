@@ -8,7 +8,7 @@ What a model tried on real pages at 5735e83, and what the answers now say:
   closed and its lines went;
 - backbone's TodoMVC, whose script threw, answered "no visible change" to every action and read as a
   normal page: the answers and page_observe say the page's error;
-- TodoMVC's filters ran together in a change line (``+ "AllActiveCompleted"``) (see test_change_labels);
+- TodoMVC's filters ran together in a change line (``+ "AllActiveCompleted"``): they are three labels;
 - adding a todo took page_fill and page_press: ``page_fill {submit: true}`` is one call.
 
 Fixtures: tests/fixtures/pages/acting/ (todomvc.html follows TodoMVC's lit example and, with ?broken,
@@ -35,6 +35,8 @@ async def test_fill_and_submit_in_one_call_and_a_hover_says_the_control_it_revea
         first, *changes = added.splitlines()
         assert first.endswith(", pressed Enter") and first.startswith("filled @e"), added
         assert '+ "Buy milk"' in changes and '+ "1 item left"' in changes, added
+        # The filters (inline items with no whitespace between them) are three labels, not "AllActiveCompleted".
+        assert '+ "All" "Active" "Completed"' in changes, added
         assert await page.evaluate("() => document.querySelectorAll('.todo-list li').length") == 1
         if kind == "page":
             return  # the page runtime's hover is the engine's events: CSS :hover never matches them

@@ -162,3 +162,16 @@ async def test_a_declarative_form_without_autosubmit_answers_at_once_that_it_wai
         assert await page.text_content("#confirmation") == ""  # nothing was sent: the user sends it
         await page.click("#submitBtn")
         assert await page.text_content("#confirmation") == "Table for 4 on 2026-12-24, under Ada Lovelace."
+
+
+async def test_a_wrong_choice_is_said_specifically_and_names_the_tool_as_called(pages_url):
+    # At 5735e83: "invalid arguments for x127_0_0_1.book_table_le_petit_bistro at /guests: '7' is not valid
+    # under any of the given schemas" (issue 44): the dotted name no host called, and the select's anyOf
+    # of {const, title} hid the enum's own words.
+    async with product() as s:
+        await s.navigate(f"{pages_url}/webmcp-demos/bistro.html?toolautosubmit")
+        book = await s.page_tool("webmcp", "book_table_le_petit_bistro")
+        refused = await s.client.call_tool(book.name, {"name": "Ada Lovelace", "date": "2026-12-24", "guests": "7"})
+        error = refused.structured_content["error"]
+        assert error["code"] == "invalid_input" and error["evidence"]["path"] == "/guests"
+        assert error["message"] == f"invalid arguments for {book.name} at /guests: '7' is not one of ['1', '2', '4']", error

@@ -103,6 +103,43 @@ function errorsSince(since) {
   return { count: count, first: first || "" };
 }
 
+/**
+ * The labels a reported line runs together, or null. innerText joins inline siblings with nothing between
+ * them when the page put no whitespace there (TodoMVC's filters as lit renders them: "AllActiveCompleted"):
+ * the line is split into its text nodes when they make it up exactly, under one element whose text is the
+ * line. Looked for only where a lower-case letter or digit meets a capital, the mark of glued labels.
+ */
+function labelsOf(line) {
+  if (!/[a-z0-9][A-Z]/.test(line) || !document.body) return null;
+  var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+    var first = normalize(n.data);
+    if (!first || first === line || line.indexOf(first) !== 0) continue;
+    var box = n.parentElement;
+    for (var up = 0; box && up < 6 && normalize(box.textContent).length <= line.length; up++, box = box.parentElement) {
+      if (normalize(box.textContent) !== line) continue;
+      var parts = [];
+      var inner = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      for (var t = inner.nextNode(); t; t = inner.nextNode()) {
+        var text = normalize(t.data);
+        if (text) parts.push(text);
+      }
+      return parts.length > 1 && parts.length <= 12 && parts.join("") === line ? parts : null;
+    }
+  }
+  return null;
+}
+
+/** The lines among `lines` that run labels together, with their labels ({line: [labels]}), or null. */
+function gluedLabels(lines) {
+  var out = null;
+  lines.forEach(function (line) {
+    var labels = labelsOf(line);
+    if (labels) (out = out || {})[line] = labels;
+  });
+  return out;
+}
+
 /** A dialog that was closed but is still drawn while its exit transition runs: what it holds is gone. */
 function closingDialogOf(el) {
   var dialog = el.closest ? el.closest("dialog") : null;
@@ -306,6 +343,9 @@ function report(limit, watch, slot) {
   };
   var url = String(root.location.href);
   if (url !== before.url) out.url = url;
+  // Only lines that appeared: they are on the page to be looked up (removed ones are gone with their elements).
+  var labels = gluedLabels(out.added);
+  if (labels) out.labels = labels;
   var controls = shownControls();
   var shown = controlsMissing(controls, before.controls, added);
   var hidden = controlsMissing(before.controls, controls, removed);
