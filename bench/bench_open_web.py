@@ -99,8 +99,7 @@ async def board_actions(agent: Agent, url: str) -> list[str]:
     box = ref_in(await agent.call("page_find", {"text": "Doing", "role": "textbox"}), r"textbox")
     if box is None:
         raise TaskFailed("page_find gave no text box in Doing")
-    await agent.call("page_fill", {"ref": box, "text": bench_peers.TITLE})
-    await agent.call("page_press", {"ref": box, "key": "Enter"})
+    await agent.call("page_fill", {"ref": box, "value": bench_peers.TITLE, "submit": True})
     found = await agent.call("page_find", {"text": "Doing", "name": "ladders"})
     return [m.group(1) for m in re.finditer(r'link "([^"]+)"[^\n]*in: Doing', found)]
 
@@ -237,11 +236,13 @@ async def todo_playwright(a: Agent, url: str) -> str:
 async def todo_actions(a: Agent, url: str) -> str:
     await a.call("browser_navigate", {"url": url})
     box = _need(ref_in(await a.call("page_read", {}), r'textbox "What needs to be done'), "new todo box")
-    for title in TODOS:
-        await a.call("page_fill", {"ref": box, "text": title})
-        await a.call("page_press", {"ref": box, "key": "Enter"})
-    checkbox = _need(ref_in(await a.call("page_find", {"text": TODOS[0], "role": "checkbox"}), r"checkbox"), "checkbox")
-    return await _ours_until(a, await a.call("page_click", {"ref": checkbox}), LEFT)
+    # One call adds both (page_fill submit presses Enter) and ticks the first by its text (issue 44: page_act).
+    steps = [{"tool": "page_fill", "arguments": {"ref": box, "value": title, "submit": True}} for title in TODOS]
+    acted = await a.call("page_act", {"steps": [*steps, {"tool": "page_click", "arguments": {"text": TODOS[0]}}]})
+    if "failed:" in acted:  # the text named no one element: find the row's checkbox
+        checkbox = _need(ref_in(await a.call("page_find", {"text": TODOS[0], "role": "checkbox"}), r"checkbox"), "checkbox")
+        acted = await a.call("page_click", {"ref": checkbox})
+    return await _ours_until(a, acted, LEFT)
 
 
 # Chrome Labs' WebMCP demo (Le Petit Bistro): book through the form, WebMCP tools unused.
@@ -263,11 +264,11 @@ async def bistro_playwright(a: Agent, url: str) -> str:
 async def bistro_actions(a: Agent, url: str) -> str:
     await a.call("browser_navigate", {"url": url})
     await a.call("page_read", {})
-    for label, value in BOOKING.items():
-        await a.call("page_fill", {"text": label, "value": value})
-    await a.call("page_select", {"text": "Time", "values": ["19:30"]})
-    await a.call("page_select", {"text": "Guests", "values": ["4"]})
-    return await _ours_until(a, await a.call("page_click", {"text": "Request booking"}), BOOKED)
+    # The form read, it is filled and sent in one call (page_act).
+    steps = [{"tool": "page_fill", "arguments": {"text": label, "value": value}} for label, value in BOOKING.items()]
+    steps += [{"tool": "page_select", "arguments": {"text": label, "values": [value]}} for label, value in (("Time", "19:30"), ("Guests", "4"))]
+    steps.append({"tool": "page_click", "arguments": {"text": "Request booking"}})
+    return await _ours_until(a, await a.call("page_act", {"steps": steps}), BOOKED)
 
 
 # A long article (Wikipedia layout): one fact in the middle of the History section.
@@ -348,9 +349,8 @@ async def login_playwright(a: Agent, url: str) -> str:
 async def login_actions(a: Agent, url: str) -> str:
     await a.call("browser_navigate", {"url": url})
     await a.call("page_read", {})
-    await a.call("page_fill", {"text": "Username", "value": "kanye"})
-    await a.call("page_fill", {"text": "Password", "value": "Ttgh3"})
-    return await _ours_until(a, await a.call("page_click", {"text": "Login"}), REWARD)
+    steps = [{"tool": "page_fill", "arguments": {"text": "Username", "value": "kanye"}}, {"tool": "page_fill", "arguments": {"text": "Password", "value": "Ttgh3"}}]
+    return await _ours_until(a, await a.call("page_act", {"steps": [*steps, {"tool": "page_click", "arguments": {"text": "Login"}}]}), REWARD)
 
 
 async def start_playwright(a: Agent, url: str) -> str:
@@ -364,8 +364,9 @@ async def start_playwright(a: Agent, url: str) -> str:
 async def start_actions(a: Agent, url: str) -> str:
     await a.call("browser_navigate", {"url": url})
     await a.call("page_read", {})
-    await a.call("page_click", {"text": "START"})
-    return await _ours_until(a, await a.call("page_click", {"text": "Previous"}), REWARD)
+    # The task names the button: START then it, in one call.
+    steps = [{"tool": "page_click", "arguments": {"text": "START"}}, {"tool": "page_click", "arguments": {"text": "Previous"}}]
+    return await _ours_until(a, await a.call("page_act", {"steps": steps}), REWARD)
 
 
 async def autocomplete_playwright(a: Agent, url: str) -> str:
@@ -381,9 +382,9 @@ async def autocomplete_playwright(a: Agent, url: str) -> str:
 async def autocomplete_actions(a: Agent, url: str) -> str:
     await a.call("browser_navigate", {"url": url})
     await a.call("page_read", {})
-    await a.call("page_fill", {"text": "Tags", "value": "Ban"})
-    await a.call("page_click", {"text": "Banana"})
-    return await _ours_until(a, await a.call("page_click", {"text": "Submit"}), REWARD)
+    # Type, pick the suggestion the task names, submit: one call (a step's element is found when it runs).
+    steps = [{"tool": "page_fill", "arguments": {"text": "Tags", "value": "Ban"}}, {"tool": "page_click", "arguments": {"text": "Banana"}}, {"tool": "page_click", "arguments": {"text": "Submit"}}]
+    return await _ours_until(a, await a.call("page_act", {"steps": steps}), REWARD)
 
 
 # A modal dialog (WAI-ARIA APG example): add a delivery address through it.
@@ -407,9 +408,9 @@ async def modal_actions(a: Agent, url: str) -> str:
     await a.call("browser_navigate", {"url": url})
     await a.call("page_read", {})
     await a.call("page_click", {"text": "Add Delivery Address"})
-    for label, value in ADDRESS.items():
-        await a.call("page_fill", {"text": label, "value": value})
-    return await _ours_until(a, await a.call("page_click", {"text": "Add"}), ADDED)
+    # The dialog's fields are known once it opened: filled and added in one call.
+    steps = [{"tool": "page_fill", "arguments": {"text": label, "value": value}} for label, value in ADDRESS.items()]
+    return await _ours_until(a, await a.call("page_act", {"steps": [*steps, {"tool": "page_click", "arguments": {"text": "Add"}}]}), ADDED)
 
 
 TASKS = [

@@ -212,21 +212,23 @@ function shownControls() {
   return shown;
 }
 
+var SAID_LINES = 200; // the changed lines a control's name is looked for in
+
 /**
  * The controls in `a` but not in `b`, said as page_observe says them ({ref, role, name}), leaving out those
- * whose name is one of the `said` lines (a new row's checkbox named by the row's text is in its + line).
+ * whose name one of the `said` lines holds (a new row's checkbox named by the row's text, a dialog's
+ * buttons in its "Next Cancel Previous" line): what a line says is not said again.
  */
 function controlsMissing(a, b, said) {
   var out = [];
   var count = 0;
   if (!a || !b) return { shown: out, count: 0 };
-  var saidSet = {};
-  said.forEach(function (line) { saidSet[line] = true; });
+  var lines = said.slice(0, SAID_LINES);
   a.forEach(function (el) {
     if (b.has(el)) return;
     var role = M.candidateRole(el);
     var name = cap(normalize(M.candidateName(el, role) || ""), LINE_CAP);
-    if (name && saidSet[name]) return;
+    if (name && lines.some(function (line) { return line.indexOf(name) >= 0; })) return;
     count += 1;
     if (out.length < MAX_CONTROLS) out.push({ ref: M.refFor(el), role: role, name: name });
   });
