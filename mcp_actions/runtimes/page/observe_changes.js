@@ -204,28 +204,68 @@ function controlShown(el) {
   return isVisible(el);
 }
 
-/** The controls shown now (a Set when the page has one, else null: then none are compared). */
-function shownControls() {
+/** The controls on the page now: {present, shown} Sets (null when the page has no Set: then none are compared). */
+function pageControls() {
   if (typeof Set !== "function" || !CONTROLS) return null;
-  var shown = new Set();
-  queryAllDeep(CONTROLS).forEach(function (el) { if (controlShown(el)) shown.add(el); });
-  return shown;
+  var present = new Set(), shown = new Set();
+  queryAllDeep(CONTROLS).forEach(function (el) {
+    present.add(el);
+    if (controlShown(el)) shown.add(el);
+  });
+  return { present: present, shown: shown };
 }
 
 var SAID_LINES = 200; // the changed lines a control's name is looked for in
 
+/** What tells a control from another without its accessible name (which a detached one no longer has). */
+function signatureOf(el) {
+  return [el.localName, el.getAttribute("type") || "", el.getAttribute("role") || "", el.getAttribute("aria-label") || "", cap(normalize(el.textContent || ""), 40)].join("|");
+}
+
 /**
- * The controls in `a` but not in `b`, said as page_observe says them ({ref, role, name}), leaving out those
- * whose name one of the `said` lines holds (a new row's checkbox named by the row's text, a dialog's
- * buttons in its "Next Cancel Previous" line): what a line says is not said again.
+ * The controls shown and hidden by the action, said as page_observe says them ({ref, role, name}):
+ *
+ * - shown: a control that was on the page but not drawn (a hover-revealed button, a dialog's), or a new
+ *   one, unless a control of its kind left the page meanwhile (a list rendered again replaces its rows'
+ *   checkboxes with their like: nothing a person would notice);
+ * - hidden: a control still on the page that is no longer drawn (a closed menu's items); one that left
+ *   the page went with its content, which the removed lines say.
+ *
+ * Either is left out when one of the changed lines (`said`) holds its name (a new row's checkbox named by
+ * the row's text, a dialog's buttons in its "Next Cancel Previous" line): what a line says is not said again.
  */
-function controlsMissing(a, b, said) {
+function controlChanges(before, after, added, removed) {
+  var none = { shown: [], count: 0 };
+  if (!before || !after) return { shown: none, hidden: none };
+  var left = {};
+  before.present.forEach(function (el) {
+    if (!el.isConnected) {
+      var sig = signatureOf(el);
+      left[sig] = (left[sig] || 0) + 1;
+    }
+  });
+  var appeared = [];
+  after.shown.forEach(function (el) {
+    if (before.shown.has(el)) return;
+    if (!before.present.has(el)) {
+      var sig = signatureOf(el);
+      if (left[sig]) {
+        left[sig] -= 1; // rendered again
+        return;
+      }
+    }
+    appeared.push(el);
+  });
+  var went = [];
+  before.shown.forEach(function (el) { if (el.isConnected && !after.shown.has(el)) went.push(el); });
+  return { shown: described(appeared, added), hidden: described(went, removed) };
+}
+
+function described(els, said) {
   var out = [];
   var count = 0;
-  if (!a || !b) return { shown: out, count: 0 };
   var lines = said.slice(0, SAID_LINES);
-  a.forEach(function (el) {
-    if (b.has(el)) return;
+  els.forEach(function (el) {
     var role = M.candidateRole(el);
     var name = cap(normalize(M.candidateName(el, role) || ""), LINE_CAP);
     if (name && lines.some(function (line) { return line.indexOf(name) >= 0; })) return;
@@ -287,7 +327,7 @@ function slotOf(args) {
 }
 
 function takeMark(journal, slot) {
-  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: shownControls(), errors: pageErrors.count, url: String(root.location.href) };
+  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(), errors: pageErrors.count, url: String(root.location.href) };
   // From here on, what the page starts is the action's (observe_settle.js); a page_act mark spans
   // actions that arm it themselves.
   if (!slot) M.actionSettle.arm();
@@ -348,9 +388,8 @@ function report(limit, watch, slot) {
   // Only lines that appeared: they are on the page to be looked up (removed ones are gone with their elements).
   var labels = gluedLabels(out.added);
   if (labels) out.labels = labels;
-  var controls = shownControls();
-  var shown = controlsMissing(controls, before.controls, added);
-  var hidden = controlsMissing(before.controls, controls, removed);
+  var changed = controlChanges(before.controls, pageControls(), added, removed);
+  var shown = changed.shown, hidden = changed.hidden;
   if (shown.count) {
     out.controls_shown = shown.shown;
     out.controls_shown_count = shown.count;
