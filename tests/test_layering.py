@@ -145,6 +145,29 @@ def test_subpackages_import_each_other_without_cycles():
     assert _cycle(_graph()) is None
 
 
+def _module_graph() -> dict[str, set[str]]:
+    """Each module to the modules it imports (a name imported from a module counts as that module).
+
+    A package's ``__init__`` is left out: it re-exports what its modules define, so it imports
+    them and they may import it for a sibling's name without a real circle between two concepts.
+    """
+    modules = dict(_modules())
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        for target in _imports(module, path):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != module and modules[target].name != "__init__.py" and path.name != "__init__.py":
+                graph.setdefault(module, set()).add(target)
+    return graph
+
+
+def test_modules_import_each_other_without_cycles():
+    # Within a package too (issue 43): two modules that import each other, even only for types,
+    # are one concept split in two, or one of them needs a narrower protocol of the other.
+    assert _cycle(_module_graph()) is None
+
+
 def test_the_core_imports_nothing_from_the_mcp_sdk():
     offenders = [
         f"{module} imports {target}"

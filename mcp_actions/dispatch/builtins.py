@@ -19,11 +19,11 @@ from ..catalog.context import context_for
 from ..deadline import Deadline
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
-from .act_journal import journaled
 from .act_steps import ACT_TOOL
 from .browser_tools import BROWSER_TOOLS
 from .builtin_tool import BuiltinCall, BuiltinTool, builtin_binding
 from .extract_tool import EXTRACT_TOOL
+from .journaling import journaled
 from .observe_tools import OBSERVE_TOOLS
 from .read_tools import READ_TOOLS
 from .save_tool import SAVE_TOOL
