@@ -95,8 +95,9 @@ async def board_actions(agent: Agent, url: str) -> list[str]:
     opener = ref_in(await agent.call("page_find", {"text": "Doing", "name": "Add a card"}), r"Add a card.*in: Doing")
     if opener is None:
         raise TaskFailed("page_find gave no Add a card button in Doing")
-    await agent.call("page_click", {"ref": opener})
-    box = ref_in(await agent.call("page_find", {"text": "Doing", "role": "textbox"}), r"textbox")
+    clicked = await agent.call("page_click", {"ref": opener})
+    # The click's answer names a text box it revealed (issue 44); else it is found.
+    box = ref_in(clicked, r"^\+ @e\d+ textbox") or ref_in(await agent.call("page_find", {"text": "Doing", "role": "textbox"}), r"textbox")
     if box is None:
         raise TaskFailed("page_find gave no text box in Doing")
     await agent.call("page_fill", {"ref": box, "value": bench_peers.TITLE, "submit": True})
