@@ -5,9 +5,9 @@ its own work. Maps: ``MapLoader`` (``catalog/maps.py``) loads, reloads and
 reports them into the ``Catalog``; the tools pages declare (WebMCP, ABP, WAB)
 are exposed by ``PageToolExposure`` (``protocols/exposure.py``) and WAB
 documents found by ``WabDiscovery``; ``BuiltinListing``
-(``dispatch/builtin_listing.py``) keeps the listed built-ins current. Calls run
+(``dispatch/builtins/listing.py``) keeps the listed built-ins current. Calls run
 through the ``ActionService`` (``dispatch/``), past the ``--policy`` file's
-guards (``dispatch/policy_file.py``), on runtimes of the ``Bridge`` and its
+guards (``dispatch/call/policy_file.py``), on runtimes of the ``Bridge`` and its
 WebSocket endpoint, on a browser host launched now, lazily or never; each is
 recorded in the audit log. Change travels on one event hub (``events``): the
 bridge's runtime events, which the app hands to those parts (and
@@ -37,10 +37,10 @@ from .catalog.maps import MapLoader, MapsChange
 from .catalog.prepare import CheckPreparation
 from .catalog.visibility import ToolVisibility
 from .dispatch import ActionService, builtin_bindings
-from .dispatch.builtin_listing import BuiltinListing
-from .dispatch.builtins import BUILTIN_TOOLS
-from .dispatch.launchers import run_attachment_open
-from .dispatch.policy_file import PolicyFile
+from .dispatch.builtins.listing import BuiltinListing
+from .dispatch.builtins.registry import BUILTIN_TOOLS
+from .dispatch.call.launchers import run_attachment_open
+from .dispatch.call.policy_file import PolicyFile
 from .errors import ErrorCode, UsageError
 from .events import EventHub, ToolsChanged
 from .extension import extension_origin
@@ -95,7 +95,7 @@ class ActionsApp:
         #: Every call, once ended: one line in the --audit-log file, and the latest for actions://audit/recent.
         self.audit = self.service.audit = AuditLog(options.audit_log)
         self.service.upload_roots = tuple(Path(root).expanduser() for root in options.upload_roots)
-        #: The --policy file: its guards on the call path, reloaded when it changes (dispatch/policy_file.py); ``PolicyError`` when bad.
+        #: The --policy file: its guards on the call path, reloaded when it changes (dispatch/call/policy_file.py); ``PolicyError`` when bad.
         self.policy_file = PolicyFile(options.policy, changed=lambda: self.resources.updated(LAUNCH_URI))
         self.policy_file.install(self.service.guards)
         self.policy = self.policy_file.holder  # the rules in force; ``error``: why the last reload was refused
@@ -301,7 +301,7 @@ class ActionsApp:
         task.add_done_callback(self._background.discard)
 
     def _on_attachment_opened(self, event: AttachmentOpened) -> None:
-        """The user clicked a launcher that opens a map tool: run it on that runtime (dispatch/launchers.py)."""
+        """The user clicked a launcher that opens a map tool: run it on that runtime (dispatch/call/launchers.py)."""
         self._spawn(run_attachment_open(self.service, event), f"attachment:{event.opens.attachment_id}")
 
     def _on_runtime_event(self, event: RuntimeEvent) -> None:

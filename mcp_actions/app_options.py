@@ -47,7 +47,7 @@ class AppOptions:
     session_idle_timeout: float = 1800.0  # --session-idle-timeout: an idle HTTP session's context is closed after this (s)
     headless: bool | None = None
     user_data_dir: str | None = None
-    upload_roots: Sequence[str] = ()  # --upload-root: directories page_fill {files} may read (dispatch/page_files.py)
+    upload_roots: Sequence[str] = ()  # --upload-root: directories page_fill {files} may read (dispatch/builtins/acting/page_files.py)
     isolated: bool = False
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS
     event_log_size: int = EVENT_LOG_SIZE  # accepted page events kept per runtime (--event-log-size)

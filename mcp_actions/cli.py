@@ -94,7 +94,7 @@ def _port_in_use(exc: PortInUse, sources: dict[str, tuple[str, str, str | None]]
 
 def _builtin_groups(value: str) -> list[str]:
     """``--builtin-tools`` words, checked now so that a typo is a usage error, not a silent default."""
-    from .dispatch.builtin_groups import listed_builtins  # serve only: validate and check never pay for dispatch
+    from .dispatch.builtins.groups import listed_builtins  # serve only: validate and check never pay for dispatch
 
     words = [w.strip() for w in value.split(",") if w.strip()]
     try:
@@ -385,7 +385,7 @@ def _policy(given: str | None) -> str | None:
     """The policy file, read now so a bad one refuses to start (one line: the file, the rule, what is wrong)."""
     if not given:
         return None
-    from .dispatch.policy import Policy, PolicyError
+    from .dispatch.call.policy import Policy, PolicyError
 
     try:
         Policy.load(given)

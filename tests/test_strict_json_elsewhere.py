@@ -13,7 +13,7 @@ import pytest
 
 from mcp_actions.audit_log import AuditLog
 from mcp_actions.bridge.responses import action_call_from_function_call
-from mcp_actions.dispatch.policy import Policy, PolicyError
+from mcp_actions.dispatch.call.policy import Policy, PolicyError
 from mcp_actions.errors import ActionError
 
 

@@ -32,7 +32,7 @@ from typing import Any
 from ..bridge.bridge import Bridge
 from ..bridge.events import PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from ..bridge.scope import SessionKey
-from ..dispatch.tab_turns import TabTurns
+from ..dispatch.call.tab_turns import TabTurns
 from ..events import EventHub
 from .connection import BackplaneConnection
 from .directory import RuntimeDirectory

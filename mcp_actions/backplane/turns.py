@@ -1,6 +1,6 @@
 """A tab's turn across replicas: the replica holding the runtime's socket keeps the one queue of its turn.
 
-One acting call per tab at a time (``dispatch/tab_turns.py``) must hold for
+One acting call per tab at a time (``dispatch/call/tab_turns.py``) must hold for
 calls arriving at different replicas too, or two of them would interleave
 their keystrokes in one page. The turn of a mirrored runtime is therefore
 taken on the replica that holds it (``RemoteTurns``, set as
@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..deadline import Deadline
-from ..dispatch.tab_turns import TabTurns
+from ..dispatch.call.tab_turns import TabTurns
 from ..errors import ActionError, ErrorCode
 from .remote import TAKE_TIMEOUT_S, ReplicaLink
 

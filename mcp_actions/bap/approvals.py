@@ -1,7 +1,7 @@
 """Confirmations asked of a BAP client: ``approval/required``, answered by ``approval/respond`` (docs/bap.md, "Confirmations").
 
 A tool whose map asks for the user's yes (``x_actions.confirm``), or a policy rule that says
-``confirm``, reaches the connection's ``Confirmer`` (``dispatch/guards.py``): it sends the
+``confirm``, reaches the connection's ``Confirmer`` (``dispatch/call/guards.py``): it sends the
 notification ``approval/required {requestId, originalRequest, rule, context, expiresAt}`` (the
 released client's ``ApprovalRequiredParams``; ``rule`` is the question asked) and waits for
 ``approval/respond {requestId, decision}``. ``approve`` and ``approve-once`` let this call run;
@@ -26,7 +26,7 @@ from .errors import BapError
 
 if TYPE_CHECKING:
     from ..catalog.catalog import ToolBinding
-    from ..dispatch.guards import Confirmer
+    from ..dispatch.call.guards import Confirmer
 
 __all__ = ["APPROVAL_WAIT_MS", "Approvals"]
 

@@ -1,6 +1,6 @@
 """``agent/extract``: MCP's ``page_extract`` in BAP's shapes (docs/bap.md, "Extract").
 
-The data is read by the built-in ``page_extract`` (``dispatch/extract_tool.py``), called through
+The data is read by the built-in ``page_extract`` (``dispatch/builtins/reading/extract_tool.py``), called through
 ``ActionService.handle`` as every BAP method is; nothing is read twice. BAP's schema may be a bare
 string, number or boolean (read as one field named by the schema's description, else the
 instruction) or an object with ``mode`` ``list``/``table`` (read as an array of them). Each value

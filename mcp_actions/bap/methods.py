@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..dispatch.guards import CallContext, InputRequired
-from ..dispatch.observe_since import Changes, ObserveMemory, element_lines
+from ..dispatch.builtins.reading.observe_since import Changes, ObserveMemory, element_lines
+from ..dispatch.call.guards import CallContext, InputRequired
 from ..errors import ActionError, ErrorCode
 from ..manifest.execution import ToolKind
 from .act import agent_act
@@ -405,7 +405,7 @@ class BapMethods:
         """``agent/observe``: the page's interactive elements with refs, ``stability`` and, with ``incremental``, ``changes``.
 
         What changed is since this connection's previous ``agent/observe`` of the page, by the
-        mechanism of ``page_observe {since: "last"}`` (``dispatch/observe_since.py``): an element
+        mechanism of ``page_observe {since: "last"}`` (``dispatch/builtins/reading/observe_since.py``): an element
         re-rendered under a new ref is ``moved``, with its ``previousRef``.
         """
         page = self.page_of(params)

@@ -8,7 +8,7 @@ Three options decide it, and they used to be read in three places:
   reached through ``actions.site`` (its ``call`` mode), so they exist but do
   not take direct calls;
 - the listed built-ins (``--builtin-tools``, and with ``auto`` the maps and the
-  active page; see ``dispatch/builtin_groups.py``): an unlisted built-in still
+  active page; see ``dispatch/builtins/groups.py``): an unlisted built-in still
   answers when called by its name;
 - a learned tool (``ToolBinding.home``) is listed only while the active page is
   of its origin (``homes``); a call elsewhere is refused by the ``home`` guard.

@@ -42,7 +42,7 @@ listed as ``not_stored``.
 
 A state (``read_state``) is current when each of its diagnostics holds,
 exactly as the server judges it before a tool runs (``build_probes`` of
-``mcp_actions.dispatch.states``): the diagnostic's locator matches a visible
+``mcp_actions.dispatch.primitives.states``): the diagnostic's locator matches a visible
 element (an attached one with ``"visible": false``) and its URL predicates
 hold. A diagnostic that can never match on this page (an invalid locator, a
 URL predicate impossible on the page's origin) is drift; one that merely
@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..dispatch.states import build_probes
+from ..dispatch.primitives.states import build_probes
 from ..errors import ActionError, ErrorCode
 from ..manifest.model import Check, State
 from .probe import PrimitiveCall, Probe, locator_of, probe_target, resolve_one, url_drift, url_predicates_hold

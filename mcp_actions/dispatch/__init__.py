@@ -12,8 +12,8 @@ again. ``builtin_bindings`` are the built-in tools (``actions.site``, browser
 control, observe and act on refs).
 """
 
-from .builtins import builtin_bindings
-from .guards import CallContext, GuardChain, InputRequired
-from .service import ActionService
+from .builtins.registry import builtin_bindings
+from .call.guards import CallContext, GuardChain, InputRequired
+from .call.service import ActionService
 
 __all__ = ["ActionService", "CallContext", "GuardChain", "InputRequired", "builtin_bindings"]

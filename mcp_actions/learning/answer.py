@@ -30,7 +30,7 @@ __all__ = ["MARK_ID", "OUTPUT", "REPORT_ID", "RESULT_SCHEMA", "SETTLE_QUIET_MS",
 
 MARK_ID = "changes_mark"
 REPORT_ID = "changes"
-#: The report's settle: the acting page tools' (dispatch/observe_tools.py): quiet this long with
+#: The report's settle: the acting page tools' (dispatch/builtins/acting/observe_tools.py): quiet this long with
 #: nothing the actions started pending, at most the timeout.
 SETTLE_QUIET_MS = 40
 SETTLE_TIMEOUT_MS = 1500

@@ -1,6 +1,6 @@
 """A state's diagnostics as presence probes: what ``locator.probe`` is asked to decide whether the state is current.
 
-The one reading of a state's ``diagnostics`` (``dispatch/states.py`` diagnoses
+The one reading of a state's ``diagnostics`` (``dispatch/primitives/states.py`` diagnoses
 states before tools run, ``check`` reports them, and an attachment whose
 target names a state installs only while its probes hold):
 

@@ -24,7 +24,7 @@ from .inprocess import InProcessRuntime
 
 __all__ = ["PROBE_PRIMITIVE", "MemoryRuntime", "sleep_forever"]
 
-#: The batch presence primitive (see ``dispatch/states.py`` for its contract).
+#: The batch presence primitive (see ``dispatch/primitives/states.py`` for its contract).
 PROBE_PRIMITIVE = "locator.probe"
 
 Handler = Callable[[dict[str, Any]], Any | Awaitable[Any]]

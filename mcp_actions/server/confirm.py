@@ -14,7 +14,7 @@ Declining, cancelling or answering "no" is ``permission_denied`` with
 ``evidence.reason: "declined"``; a client without elicitation is
 ``permission_denied`` with ``reason: "no_elicitation"``: the call never
 reaches the page. The policy's ``confirm`` rules ask the same way
-(``dispatch/policy.py``), with the tool, its page and its arguments in the question.
+(``dispatch/call/policy.py``), with the tool, its page and its arguments in the question.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
-from ..dispatch.confirm_hint import way_on
-from ..dispatch.guards import Confirmer, InputRequired
+from ..dispatch.call.confirm_hint import way_on
+from ..dispatch.call.guards import Confirmer, InputRequired
 from ..errors import ActionError, ErrorCode
 from ..protocols.abp import Elicit, ElicitAnswer
 from .peers import Peers

@@ -29,7 +29,7 @@ from .. import __version__
 from ..actions_app import ActionsApp
 from ..bridge.scope import SessionKey, visible_to
 from ..catalog.catalog import ROUTING_HELP
-from ..dispatch.guards import CallContext, InputRequired
+from ..dispatch.call.guards import CallContext, InputRequired
 from ..errors import ActionError, ErrorCode, UnknownTool
 from ..events import MapsFailed, ResourcesListChanged, ResourceUpdated, ToolsChanged
 from . import resources as res
@@ -247,7 +247,7 @@ def build_server(
         try:
             result = success_result(outcome.output, binding, state_summary=outcome.state_summary, tab=outcome.tab, unchecked=outcome.unchecked)
         except Exception as exc:
-            # The action ran: an answer we fail to render is our failure to show it, never the call's (dispatch/after_action.py).
+            # The action ran: an answer we fail to render is our failure to show it, never the call's (dispatch/call/after_action.py).
             log.error("call of %s ran, but its answer could not be rendered: %s", params.name, type(exc).__name__, exc_info=True)
             result = types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"The action ran, but its output could not be shown ({type(exc).__name__}); it is done, do not repeat it.")],

@@ -4,7 +4,7 @@
 (the reference dictionary's output). Sent as it is, the base64 would sit in
 ``structuredContent`` and again in the text a host feeds the model. For a
 tool whose binding declares ``image_output`` (a built-in says so where it is
-defined, ``dispatch/browser_tools.py``) the MCP result instead carries the picture as
+defined, ``dispatch/builtins/tabs/browser_tools.py``) the MCP result instead carries the picture as
 one ``ImageContent`` (``data`` + ``mimeType``) and keeps the structured output
 small: ``mime_type``, ``width``, ``height`` and ``bytes`` (the decoded size),
 with ``image`` left out. The tool's ``outputSchema`` says the same.

@@ -16,9 +16,9 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..catalog.catalog import ToolBinding
-from ..dispatch.after_action import Unchecked
-from ..dispatch.page_answers import META_UNTRUSTED, BriefAnswer
-from ..dispatch.tab_notes import TabChange
+from ..dispatch.builtins.answers import META_UNTRUSTED, BriefAnswer
+from ..dispatch.call.after_action import Unchecked
+from ..dispatch.call.tab_notes import TabChange
 from ..errors import ActionError, UnknownTool
 from .media import image_output_schema, split_image
 
@@ -85,10 +85,10 @@ def mcp_tool(binding: ToolBinding) -> types.Tool:
 
 
 # META_UNTRUSTED marks a tool a page declared, its results, and the page tools' answers that hand on
-# page text (dispatch/page_answers.py, which defines it): page words, never instructions.
-#: The tab a call opened or moved to (``dispatch/tab_notes.py``), beside the line the model reads.
+# page text (dispatch/builtins/answers.py, which defines it): page words, never instructions.
+#: The tab a call opened or moved to (``dispatch/call/tab_notes.py``), beside the line the model reads.
 META_TAB = "mcp-actions/tab"
-#: Checks after the action that could not finish (``dispatch/after_action.py``): the action ran, they are unknown.
+#: Checks after the action that could not finish (``dispatch/call/after_action.py``): the action ran, they are unknown.
 META_UNCHECKED = "mcp-actions/unchecked"
 
 #: Where a result carries the state summary its map asks for (``x_actions.result_summary``).

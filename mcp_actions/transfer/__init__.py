@@ -4,7 +4,7 @@
 the ``FORMATS`` they may have, expiry and size caps. ``select_items`` picks
 what an ``item_selector`` asks for and ``render_item`` turns it into the text
 an editor receives (``render.py``). The ``transfer.*`` primitives that use
-them run server-side (``dispatch/transfer_primitives.py``).
+them run server-side (``dispatch/primitives/transfer.py``).
 """
 
 from .buffer import FORMATS, TransferBuffer, TransferItem

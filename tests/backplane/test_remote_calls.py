@@ -28,7 +28,7 @@ from mcp_actions.bridge.events import PageEvent
 from mcp_actions.bridge.signals import SignalSpec
 from mcp_actions.bridge.websocket import BridgeServer
 from mcp_actions.deadline import Deadline
-from mcp_actions.dispatch.tab_turns import TabTurns
+from mcp_actions.dispatch.call.tab_turns import TabTurns
 from mcp_actions.errors import ActionError
 from mcp_actions.events import EventHub
 from mcp_actions.runtimes.page_script import runtime_js

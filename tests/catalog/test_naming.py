@@ -6,7 +6,7 @@ import pytest
 
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.catalog.naming import MCP_NAME_PATTERN, disambiguated_name, mcp_tool_name
-from mcp_actions.dispatch.builtins import builtin_bindings
+from mcp_actions.dispatch.builtins.registry import builtin_bindings
 
 from .maps import handler_tool, loaded, manifest
 

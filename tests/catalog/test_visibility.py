@@ -7,7 +7,7 @@ import pytest
 from mcp_actions.catalog.catalog import Catalog, ToolBinding
 from mcp_actions.catalog.selection import ToolSelection
 from mcp_actions.catalog.visibility import ToolVisibility
-from mcp_actions.dispatch.builtins import builtin_bindings
+from mcp_actions.dispatch.builtins.registry import builtin_bindings
 
 from .maps import handler_tool, loaded, manifest
 

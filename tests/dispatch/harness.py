@@ -9,8 +9,8 @@ from typing import Any
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.catalog.naming import mcp_tool_name
-from mcp_actions.dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
-from mcp_actions.dispatch.service import ActionService
+from mcp_actions.dispatch.builtins.registry import BUILTIN_TOOLS, builtin_bindings
+from mcp_actions.dispatch.call.service import ActionService
 from mcp_actions.manifest.load import LoadedManifest, load_document
 from mcp_actions.runtimes.memory import MemoryRuntime
 

@@ -1,4 +1,4 @@
-"""What the journal of acting calls asks of an acting tool's change mark and report (dispatch/act_probe.py).
+"""What the journal of acting calls asks of an acting tool's change mark and report (dispatch/builtins/acting/act_probe.py).
 
 The journal's questions ride on the two page round trips an acting tool makes anyway; these are the
 arguments it adds and how it reads the answers (the page side is tests/observe/test_action_settle.py,
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcp_actions.dispatch.act_probe import WATCH_CAP, ActProbe
+from mcp_actions.dispatch.builtins.registry.acting.act_probe import WATCH_CAP, ActProbe
 
 ROW = {"text": "Buy milk ✕", "role": "listitem"}
 

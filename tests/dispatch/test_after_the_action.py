@@ -25,9 +25,9 @@ import pytest
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.catalog.naming import mcp_tool_name
-from mcp_actions.dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
-from mcp_actions.dispatch.guards import CallContext
-from mcp_actions.dispatch.service import ActionService
+from mcp_actions.dispatch.builtins.registry import BUILTIN_TOOLS, builtin_bindings
+from mcp_actions.dispatch.call.guards import CallContext
+from mcp_actions.dispatch.call.service import ActionService
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.manifest.load import LoadedManifest, load_document
 from mcp_actions.runtimes.memory import MemoryRuntime

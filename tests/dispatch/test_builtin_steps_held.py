@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcp_actions.dispatch.policy import Policy, PolicyGuard, PolicyHolder, PolicyOriginGuard
+from mcp_actions.dispatch.call.policy import Policy, PolicyGuard, PolicyHolder, PolicyOriginGuard
 from mcp_actions.errors import ActionError, ErrorCode
 
 from .harness import manifest, running

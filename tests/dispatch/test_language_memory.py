@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mcp_actions.catalog.naming import mcp_tool_name
-from mcp_actions.dispatch.postconditions import PostconditionRequest
+from mcp_actions.dispatch.call.postconditions import PostconditionRequest
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.manifest.compose import ToolOrigin
 from mcp_actions.manifest.load import LoadedManifest, ManifestReport, load_document

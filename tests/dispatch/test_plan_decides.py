@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from mcp_actions.deadline import Deadline
-from mcp_actions.dispatch.execution import ToolRun
+from mcp_actions.dispatch.call.execution import ToolRun
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.manifest.execution import ToolKind
 

@@ -1,6 +1,6 @@
 """A map's tool whose site shows in no tab is judged by the page the call would open, before anything opens (issue 29, finding 1).
 
-The one resolver (``dispatch/targets.py``) gives such a call the page dispatch
+The one resolver (``dispatch/call/targets.py``) gives such a call the page dispatch
 would open for it (its map's ``surface.origin`` front page), and the policy
 judges that page before the browser is launched or a tab opened. Real headless
 Chromium and the SDK's ``Client``; the map and pages of

@@ -1,4 +1,4 @@
-"""The ``--policy`` file's life (dispatch/policy_file.py): no file, no guard; a reload, good or refused, is announced."""
+"""The ``--policy`` file's life (dispatch/call/policy_file.py): no file, no guard; a reload, good or refused, is announced."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.dispatch.policy import PolicyError
-from mcp_actions.dispatch.policy_file import PolicyFile
+from mcp_actions.dispatch.call.policy import PolicyError
+from mcp_actions.dispatch.call.policy_file import PolicyFile
 from mcp_actions.events import ResourceUpdated
 
 

@@ -19,8 +19,8 @@ import pytest
 
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.registry import RuntimeInfo
-from mcp_actions.dispatch.execution import missing
-from mcp_actions.dispatch.targets import TargetResolver
+from mcp_actions.dispatch.call.execution import missing
+from mcp_actions.dispatch.call.targets import TargetResolver
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.runtimes.memory import MemoryRuntime
 

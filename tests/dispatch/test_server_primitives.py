@@ -224,7 +224,7 @@ async def test_a_map_outside_a_storage_root_reads_the_files_of_its_own_folder(tm
 
 
 async def test_the_reference_extensions_published_transfer_insert_runs_our_server_side_primitive() -> None:
-    from mcp_actions.dispatch.server_context import ServerServices
+    from mcp_actions.dispatch.primitives.context import ServerServices
 
     document = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "manifests" / "valid" / "extension_overlay.json").read_text())
     page = Page()

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from mcp_actions.deadline import Deadline
-from mcp_actions.dispatch.tab_turns import TabTurns
+from mcp_actions.dispatch.call.tab_turns import TabTurns
 from mcp_actions.errors import ActionError, ErrorCode
 
 

@@ -1,12 +1,12 @@
 """The journal of acting calls per tab: what "since the last navigation" and "the last N" mean.
 
 ``ActJournal`` is plain data: these tests record steps and navigations the way
-the hook in ``dispatch/act_journal.py`` does and read them back.
+the hook in ``dispatch/builtins/learning/act_journal.py`` does and read them back.
 """
 
 from __future__ import annotations
 
-from mcp_actions.dispatch.act_journal import ActJournal
+from mcp_actions.dispatch.builtins.registry.learning.act_journal import ActJournal
 from mcp_actions.learning.steps import ActStep
 
 

@@ -18,8 +18,8 @@ from playwright.async_api import Browser, Page
 
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.catalog.catalog import Catalog
-from mcp_actions.dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
-from mcp_actions.dispatch.service import ActionService
+from mcp_actions.dispatch.builtins.registry import BUILTIN_TOOLS, builtin_bindings
+from mcp_actions.dispatch.call.service import ActionService
 from tests.runtimes.both_hosts import open_runtime, serving
 
 __all__ = ["Hosted", "hosted"]

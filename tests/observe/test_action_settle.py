@@ -61,7 +61,7 @@ async def test_a_poll_loop_the_page_runs_anyway_does_not_hold_the_answer(chromiu
 async def test_the_change_mark_describes_for_the_journal_and_a_miss_is_a_note_not_an_error(chromium: Browser, pages_url: str, kind: str) -> None:
     async with hosted(kind, chromium) as host:
         page = await host.open(f"{pages_url}/observe-text/late.html")
-        # What the journal of acting calls asks, folded into the mark and the report (dispatch/act_probe.py).
+        # What the journal of acting calls asks, folded into the mark and the report (dispatch/builtins/acting/act_probe.py).
         marked = await host.run("refs.change_mark", {"describe": {"text": "Save"}, "watch": ["Saved after 300 ms"]})
         journal = marked["journal"]
         assert journal["ref"].startswith("@e") and journal["element"]["role"] == "button" and journal["element"]["name"] == "Save", journal

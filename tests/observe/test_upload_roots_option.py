@@ -20,5 +20,5 @@ def test_upload_roots_come_from_the_option_or_the_environment(monkeypatch: pytes
     monkeypatch.setenv("MCP_ACTIONS_UPLOAD_ROOTS", os.pathsep.join([str(tmp_path / "c"), str(tmp_path / "d")]))
     assert list(_serve_options(build_parser().parse_args(["serve"]))[0].upload_roots) == [str(tmp_path / "c"), str(tmp_path / "d")]
     monkeypatch.delenv("MCP_ACTIONS_UPLOAD_ROOTS")
-    # None by default: every upload is refused (dispatch/page_files.py).
+    # None by default: every upload is refused (dispatch/builtins/acting/page_files.py).
     assert ActionsApp(_serve_options(build_parser().parse_args(["serve"]))[0]).service.upload_roots == ()

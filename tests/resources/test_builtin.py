@@ -15,7 +15,7 @@ from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.catalog.context import DOCUMENTATION_NOTE
-from mcp_actions.dispatch.builtins import builtin_bindings
+from mcp_actions.dispatch.builtins.registry import builtin_bindings
 from mcp_actions.errors import ActionError
 from mcp_actions.resources.builtin import CONTEXT, EVENTS, LAUNCH_URI, MANIFEST, RUNTIMES_URI, STATES, register_builtin_resources, runtime_resource_uris
 from mcp_actions.resources.registry import ResourceRegistry

@@ -31,8 +31,8 @@ from playwright.async_api import Browser, Page
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.catalog.naming import mcp_tool_name
-from mcp_actions.dispatch.builtins import BUILTIN_TOOLS, builtin_bindings
-from mcp_actions.dispatch.service import ActionService
+from mcp_actions.dispatch.builtins.registry import BUILTIN_TOOLS, builtin_bindings
+from mcp_actions.dispatch.call.service import ActionService
 from mcp_actions.errors import ActionError
 from mcp_actions.manifest.load import load_paths
 from mcp_actions.runtimes.browser import BrowserHost

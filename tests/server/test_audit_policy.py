@@ -19,7 +19,7 @@ from mcp_actions import cli
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.audit_log import AuditLog, arguments_digest, load_audit_key
 from mcp_actions.bridge.status_page import render_status_page
-from mcp_actions.dispatch.policy import Policy, PolicyError
+from mcp_actions.dispatch.call.policy import Policy, PolicyError
 
 from .test_surface import GENERATIONS, notes_env
 

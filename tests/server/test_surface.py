@@ -19,8 +19,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.dispatch.browser_tools import BROWSER_TOOLS
-from mcp_actions.dispatch.guards import Stage
+from mcp_actions.dispatch.builtins.registry.tabs.browser_tools import BROWSER_TOOLS
+from mcp_actions.dispatch.call.guards import Stage
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.runtimes.memory import MemoryRuntime
 from mcp_actions.server.mcp_server import build_server
@@ -347,7 +347,7 @@ async def test_site_mode_shows_only_builtins_and_reaches_the_rest_through_action
         assert called.structured_content == {"ok": True, "title": "y"}
 
 
-#: The built-in observe and act-on-ref tools (dispatch/observe_tools.py).
+#: The built-in observe and act-on-ref tools (dispatch/builtins/acting/observe_tools.py).
 OBSERVE_TOOLS = {"page_observe", "page_read", "page_find", "page_extract", "page_act", "page_click", "page_fill", "page_press", "page_select", "page_hover", "page_scroll", "page_drag", "actions_save_tool"}
 
 

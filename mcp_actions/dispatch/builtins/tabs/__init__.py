@@ -1,0 +1,3 @@
+"""Built-in tools for tabs and navigation (``browser_tools.py``)."""
+
+__all__: list[str] = []
