@@ -86,12 +86,15 @@ ENGINE_MODULES: tuple[str, ...] = (
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "select.js",  # locator.select: options of the <select> a locator names (learned tools)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
+    "read_sections.js",  # where an element sits (its section, a definition's term) and waiting for the page's load
     "read_cursor.js",  # page_read's byte budget and cursor
     "read_tokens.js",  # how page_read says one interactive element: [role "name" @eN state]
+    "read_tables.js",  # how page_read says a table and its rows
     "read.js",  # refs.read: the page (or a ref's part) as compact text with refs inline
     "find.js",  # refs.find: elements by text, role or name, with the context they sit in
     "observe_locate.js",  # refs.locate: the elements a locator designates, as refs (page_find {locator}, BAP's selectors)
     "extract_schema.js",  # refs.extract: data into a small JSON Schema's shape, each value with its ref (page_extract)
+    "page_errors.js",  # the page's uncaught errors, rejected promises and console errors, counted (the acting tools' answers)
     "observe_settle.js",  # when an acting tool may answer: the DOM quiet and nothing the action started pending
     "observe_changes.js",  # refs.change_mark, refs.change_report: what an action changed, briefly
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds

@@ -65,7 +65,7 @@ function normalize(text) {
  * complete one ("@" then <b>e2</b>). A copied "＠e2" is refused as a ref. The line breaks JSON
  * leaves as they are (NEL, U+2028, U+2029) become spaces, so no page text starts a line of its own;
  * newlines and quotes are the caller's (quote, or read.js joining text nodes with spaces). The
- * server renders some answers itself with the same rule (dispatch/page_answers.py page_text).
+ * server renders some answers itself with the same rule (dispatch/builtins/answers.py page_text).
  */
 function pageText(text) {
   return String(text == null ? "" : text)

@@ -32,7 +32,9 @@ var definePrimitive = M.definePrimitive,
   normalize = M.normalize,
   isVisible = M.isVisible,
   accessibleName = M.accessibleName,
-  queryAllDeep = M.queryAllDeep;
+  queryAllDeep = M.queryAllDeep,
+  pageErrorCount = M.pageErrorCount, // the page's errors (page_errors.js)
+  pageErrorsSince = M.pageErrorsSince;
 
 var LINE_CAP = 100; // characters of one reported line
 var MAX_LINES = 5; // lines reported per direction by default
@@ -40,68 +42,8 @@ var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true
 
 var CONTROLS = M.OBSERVE_INTERACTIVE; // what a person acts on, by tag or role (the cheap test: no cursor styles)
 var MAX_CONTROLS = 3; // controls reported shown or hidden per direction
-var ERROR_CAP = 100; // characters of one reported page error
-var ERRORS_KEPT = 20; // the page's latest errors remembered (the count goes on)
 
 var marks = {}; // slot ("" for one action, "act" for page_act) -> {lines, dialogs, controls, errors, url}
-
-// -- the page's errors: uncaught exceptions, rejected promises, console.error ----------------------
-//
-// Listened for from the engine's install: in the Playwright tab host that is the init script, before
-// the page's own scripts, so an error thrown while loading is seen; the page runtime sees those after
-// its bookmarklet ran. Only counted and kept (short), never reported to anyone but the acting tools.
-var pageErrors = { count: 0, latest: [] }; // latest: [{n, text}], the last ERRORS_KEPT
-
-function noteError(text) {
-  pageErrors.count += 1;
-  pageErrors.latest.push({ n: pageErrors.count, text: cap(normalize(String(text || "error")).replace(/^Uncaught /, ""), ERROR_CAP) });
-  if (pageErrors.latest.length > ERRORS_KEPT) pageErrors.latest.shift();
-}
-
-function describeThrown(value) {
-  if (value && typeof value === "object" && typeof value.name === "string" && typeof value.message === "string") return value.name + ": " + value.message;
-  try {
-    return String(value);
-  } catch (_unprintable) {
-    return "error";
-  }
-}
-
-(function listenForErrors() {
-  try {
-    root.addEventListener("error", function (event) {
-      // Only a script's uncaught exception (an ErrorEvent); a failed <img> or <script> load is not one.
-      if (event && typeof event.message === "string" && event.message) noteError(event.error ? describeThrown(event.error) : event.message);
-    }, true);
-    root.addEventListener("unhandledrejection", function (event) {
-      noteError("Unhandled rejection: " + describeThrown(event && event.reason));
-    });
-    var console_ = root.console;
-    var original = console_ && console_.error;
-    if (typeof original === "function") {
-      console_.error = function error() {
-        try {
-          noteError(Array.prototype.map.call(arguments, describeThrown).join(" "));
-        } catch (_ignored) { /* counting never breaks the page's logging */ }
-        return original.apply(this, arguments);
-      };
-    }
-  } catch (_noWindow) { /* a document without a window to listen on */ }
-})();
-
-/** The page's errors since count `since`: {count, first} (the first new one still remembered), or null. */
-function errorsSince(since) {
-  var count = pageErrors.count - since;
-  if (count <= 0) return null;
-  var first = null;
-  for (var i = 0; i < pageErrors.latest.length; i++) {
-    if (pageErrors.latest[i].n > since) {
-      first = pageErrors.latest[i].text;
-      break;
-    }
-  }
-  return { count: count, first: first || "" };
-}
 
 /**
  * The labels a reported line runs together, or null. innerText joins inline siblings with nothing between
@@ -327,7 +269,7 @@ function slotOf(args) {
 }
 
 function takeMark(journal, slot) {
-  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(), errors: pageErrors.count, url: String(root.location.href) };
+  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(), errors: pageErrorCount(), url: String(root.location.href) };
   // From here on, what the page starts is the action's (observe_settle.js); a page_act mark spans
   // actions that arm it themselves.
   if (!slot) M.actionSettle.arm();
@@ -398,17 +340,11 @@ function report(limit, watch, slot) {
     out.controls_hidden = hidden.shown;
     out.controls_hidden_count = hidden.count;
   }
-  var errors = errorsSince(before.errors);
+  var errors = pageErrorsSince(before.errors);
   if (errors) out.errors = errors;
   if (watch !== undefined) out.texts = M.describeCall({ watch: watch }).texts;
   return out;
 }
-
-/** The page's errors since the engine was installed ({count, first, latest}), or null: why a page may look dead. */
-M.pageErrorsSoFar = function () {
-  if (!pageErrors.count) return null;
-  return { count: pageErrors.count, first: pageErrors.latest[0].n === 1 ? pageErrors.latest[0].text : "", latest: pageErrors.latest[pageErrors.latest.length - 1].text };
-};
 
 M.changeMarkOf = changeMarkOf;
 

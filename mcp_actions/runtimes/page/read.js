@@ -40,14 +40,16 @@ var definePrimitive = M.definePrimitive,
   withStructure = M.withStructure,
   utf8Length = M.utf8Length,
   parseCursor = M.parseCursor,
-  cutText = M.cutText;
+  cutText = M.cutText,
+  readTable = M.readTable, // tables and rows (read_tables.js)
+  readRow = M.readRow,
+  // A long list (more items than COLLAPSE_AT) inside what is read shows its first SHOWN items and
+  // the ref that reads it all: a page of 3,000 cards reads as its outline, not as 3,000 lines.
+  COLLAPSE_AT = M.COLLAPSE_AT,
+  SHOWN = M.SHOWN;
 
 var NAME_CAP = 80;
 var DEFAULT_BYTES = 8000;
-// A long list (more items than COLLAPSE_AT) inside what is read shows its first SHOWN items and
-// the ref that reads it all: a page of 3,000 cards reads as its outline, not as 3,000 lines.
-var COLLAPSE_AT = 30;
-var SHOWN = 20;
 // Bytes kept free for the trailer the page_read tool adds when it cuts (dispatch/read_tools.py).
 var TRAILER_BYTES = 96;
 var LANDMARKS = { navigation: 1, main: 1, complementary: 1, banner: 1, contentinfo: 1, search: 1, form: 1, region: 1 };
@@ -175,8 +177,8 @@ function walk(w, el) {
   else if (role === "heading" && !w.item && !w.inline) heading(w, el, hidden);
   else if (tag === "label" && namesItsControl(el)) muted(w, el, hidden);
   else if (w.inline) walkChildren(w, el, hidden);
-  else if (tag === "table" || role === "table" || role === "grid" || role === "treegrid") table(w, el);
-  else if (tag === "tr" || role === "row") row(w, el);
+  else if (tag === "table" || role === "table" || role === "grid" || role === "treegrid") readTable(w, el, walkChildren);
+  else if (tag === "tr" || role === "row") readRow(w, el, walkChildren);
   else if (LISTS[role] || tag === "ul" || tag === "ol" || tag === "menu" || tag === "dl") list(w, el, hidden);
   else if (isItem(el)) item(w, el, hidden);
   else if (DIALOGS[role] && (tag !== "dialog" || el.open)) dialog(w, el, role, hidden);
@@ -319,62 +321,6 @@ function definition(w, el, hidden) {
 function caption(w, el, hidden) {
   var text = w.capture(function () { walkChildren(w, el, hidden); });
   if (text) w.line("[caption] " + text);
-}
-
-function cells(w, rowEl) {
-  var out = [];
-  (function collect(parent) {
-    var nodes = childrenOf(parent);
-    for (var i = 0; i < nodes.length; i++) {
-      var c = nodes[i];
-      if (c.nodeType !== 1 || skipReason(c)) continue;
-      var tag = tagOf(c), role = roleOf(c);
-      if (tag === "td" || tag === "th" || /^(cell|gridcell|columnheader|rowheader)$/.test(role || "")) {
-        out.push({ text: w.capture(function () { walkChildren(w, c, false); }).replace(/\|/g, "\\|"), header: tag === "th" || role === "columnheader" });
-      } else {
-        collect(c); // a wrapper between a row and its cells
-      }
-    }
-  })(rowEl);
-  return out;
-}
-
-function rowLine(w, rowEl) {
-  var found = cells(w, rowEl);
-  if (!found.length) return null;
-  return { line: "| " + found.map(function (c) { return c.text; }).join(" | ") + " |", header: found.every(function (c) { return c.header; }) };
-}
-
-function row(w, el) {
-  var r = rowLine(w, el);
-  if (r) w.line(r.line);
-}
-
-function table(w, el) {
-  w.flush();
-  var name = accessibleName(el, "table");
-  if (name) w.line("[table " + quote(cap(name, NAME_CAP)) + "]");
-  var rows = [];
-  (function collect(parent) {
-    var nodes = childrenOf(parent);
-    for (var i = 0; i < nodes.length; i++) {
-      var c = nodes[i];
-      if (c.nodeType !== 1 || skipReason(c) || tagOf(c) === "caption") continue;
-      if (tagOf(c) === "tr" || roleOf(c) === "row") rows.push(c);
-      else collect(c); // thead, tbody, tfoot, rowgroups
-    }
-  })(el);
-  // A long table inside what is read shows its header and first rows, like a long list (walkChildren).
-  var shown = el === w.scope || rows.length <= COLLAPSE_AT ? rows.length : SHOWN + 1;
-  var header = null;
-  for (var i = 0; i < shown; i++) {
-    var r = rowLine(w, rows[i]);
-    if (!r) continue;
-    if (i === 0 && r.header) header = r.line;
-    else if (header !== null && r.line === header) continue; // a header repeated in the body is said once
-    w.line(r.line);
-  }
-  if (shown < rows.length) w.line("| … " + (rows.length - shown) + " more rows: page_read {\"ref\":\"" + refFor(el) + "\"} |");
 }
 
 function dialog(w, el, role, hidden) {

@@ -1,0 +1,129 @@
+/*
+ * read_sections.js — what page_read and page_find say of where an element sits: the section it is
+ * under (a labelled region or table, else the heading before it), the term a definition defines,
+ * and waiting for the page's load before reading it (refs.read, refs.find).
+ */
+var tagOf = M.tagOf,
+  normalize = M.normalize,
+  roleOf = M.roleOf,
+  accessibleName = M.accessibleName,
+  composedParent = M.composedParent,
+  visibleText = M.visibleText,
+  isItem = M.isItem,
+  itemOf = M.itemOf,
+  frameElementOf = M.frameElementOf,
+  SECTION_TAGS = M.SECTION_TAGS;
+
+var SECTION_ROLES = { region: 1, group: 1, dialog: 1, alertdialog: 1, tabpanel: 1, navigation: 1, main: 1, complementary: 1, form: 1, search: 1, list: 1, listbox: 1, menu: 1 };
+var HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading], legend";
+
+function headingBefore(container, headings, el) {
+  // The last of container's headings that comes before el (or holds it), skipping the titles of items (a card's own heading).
+  var found = null;
+  for (var i = 0; i < headings.length; i++) {
+    var h = headings[i];
+    if (h === el || h.contains(el)) return h;
+    // eslint-disable-next-line no-bitwise
+    if (!(h.compareDocumentPosition(el) & 4)) break; // this heading comes after el: the search ends
+    var item = itemOf(h);
+    if ((!item || item === container || !container.contains(item)) && !titlesAnEndedBlock(h, container, el)) found = h;
+  }
+  return found;
+}
+
+/**
+ * Whether heading h titles only a block that ended before el (DocBook's <div class="note"><h3>Note</h3><p>…</div>
+ * before a table): a wrapper of h below container, not holding el, holds text of its own beside h (a paragraph,
+ * a list, a table). A wrapper of h alone (DocBook's titlepage divs) or of h and a count (a board column's head)
+ * titles what follows.
+ */
+function titlesAnEndedBlock(h, container, el) {
+  for (var node = h.parentNode; node && node !== container && node.nodeType === 1; node = node.parentNode) {
+    if (node.contains(el)) return false;
+    if (node.querySelector("p, ul, ol, dl, table, pre, blockquote")) return true;
+  }
+  return false;
+}
+
+/**
+ * The name of the section el sits in (the nearest one that has a name), or "" when none has one.
+ * cache (a Map, for one search) keeps what does not depend on el: a section's own name, or that a
+ * container has no heading at all.
+ */
+function sectionName(el, cache) {
+  for (var node = composedParent(el); node && node.nodeType === 1; node = composedParent(node)) {
+    var tag = tagOf(node);
+    if (tag === "html") {
+      // Out of a frame's document: on through its iframe, which its title names.
+      var frame = node.ownerDocument === document ? null : frameElementOf(node.ownerDocument);
+      if (!frame) break;
+      var title = normalize(frame.getAttribute("title"));
+      if (title) return title;
+      node = frame;
+      continue;
+    }
+    var known = cache ? cache.get(node) : undefined;
+    if (known === undefined) {
+      var role = roleOf(node);
+      // A table is named by its caption or aria name, else by its summary (DocBook's "Numeric Types").
+      var labelled = SECTION_TAGS[tag] || SECTION_ROLES[role] ? accessibleName(node, role) : tag === "table" ? accessibleName(node, "table") || normalize(node.getAttribute("summary")) : "";
+      // The top document's body is left out: its first heading (the page's title) tells no element from another.
+      var topBody = tag === "body" && node.ownerDocument === document;
+      // Its headings are listed once per search: 3,000 cards in one column would each list them again.
+      known = labelled ? { name: labelled } : { name: "", headings: topBody ? [] : Array.prototype.slice.call(node.querySelectorAll(HEADINGS)) };
+      if (cache) cache.set(node, known);
+    }
+    if (known.name) return known.name;
+    if (known.headings.length) {
+      var heading = headingBefore(node, known.headings, el);
+      // The heading's words a person reads (a hidden span in it names nothing).
+      var said = heading ? visibleText(heading) : "";
+      if (said) return said;
+    }
+  }
+  return "";
+}
+
+/**
+ * The term a definition defines, for what sits in that definition (a <dd>'s <dt>s before it, joined), or
+ * "": a glossary's link says which entry it is in.
+ */
+function termOf(el) {
+  for (var node = el; node && node.nodeType === 1; node = composedParent(node)) {
+    var tag = tagOf(node);
+    if (tag === "body" || tag === "dl") return "";
+    if (tag !== "dd") continue;
+    var terms = [];
+    for (var prev = node.previousElementSibling; prev && tagOf(prev) !== "dd"; prev = prev.previousElementSibling) {
+      if (tagOf(prev) === "dt") terms.unshift(visibleText(prev));
+    }
+    return normalize(terms.join(" "));
+  }
+  return "";
+}
+
+// How long a read or a find waits for the document it reads to finish loading (it answers then, loaded or not).
+var LOAD_WAIT_MS = 5000;
+
+/**
+ * fn() once the document has loaded: right after a navigation the engine is in the new document before its
+ * body has arrived, and a read then would answer a page half there ("no match" for what comes next). At
+ * once when it has loaded; after LOAD_WAIT_MS at most.
+ */
+function afterLoad(fn) {
+  if (document.readyState === "complete") return fn();
+  return new Promise(function (resolve) {
+    var timer = null;
+    function done() {
+      root.removeEventListener("load", done);
+      clearTimeout(timer);
+      resolve();
+    }
+    root.addEventListener("load", done);
+    timer = setTimeout(done, LOAD_WAIT_MS);
+  }).then(fn);
+}
+
+M.afterLoad = afterLoad;
+M.termOf = termOf;
+M.sectionName = sectionName;
