@@ -10,9 +10,10 @@ separates a call's routing fields from the tool's own arguments;
 ``context_for`` gives the context blocks that apply to a runtime.
 """
 
-from .catalog import Catalog, ToolBinding, split_routing
+from .catalog import Catalog, ToolBinding
 from .context import context_for
 from .naming import mcp_tool_name
+from .routing_fields import split_routing
 from .selection import ToolSelection
 from .watch import ManifestWatcher
 

@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from .. import __version__
 from ..actions_app import ActionsApp
 from ..bridge.scope import SessionKey, visible_to
-from ..catalog.catalog import ROUTING_HELP
+from ..catalog.routing_fields import ROUTING_HELP
 from ..dispatch.call.guards import CallContext, InputRequired
 from ..errors import ActionError, ErrorCode, UnknownTool
 from ..events import MapsFailed, ResourcesListChanged, ResourceUpdated, ToolsChanged

@@ -11,7 +11,8 @@ import pytest
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.bridge.registry import RuntimeInfo
 from mcp_actions.bridge.signals import SignalSpec
-from mcp_actions.catalog.catalog import Catalog, ToolBinding, with_routing_fields
+from mcp_actions.catalog.catalog import Catalog, ToolBinding
+from mcp_actions.catalog.routing_fields import with_routing_fields
 from mcp_actions.errors import ActionError
 from mcp_actions.manifest.load import LoadedManifest, load_document
 from mcp_actions.protocols.exposure import page_manifest

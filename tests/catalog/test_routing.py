@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_actions.catalog.catalog import ADVERTISED_ROUTING, is_routing_object, split_routing, with_routing_fields
+from mcp_actions.catalog.routing_fields import ADVERTISED_ROUTING, is_routing_object, split_routing, with_routing_fields
 from mcp_actions.errors import ActionError
 
 LOCATOR = {"selector": "#first_name"}

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.catalog.catalog import ADVERTISED_ROUTING
+from mcp_actions.catalog.routing_fields import ADVERTISED_ROUTING
 from mcp_actions.server.mcp_server import build_server
 
 ROOT = Path(__file__).resolve().parents[2]

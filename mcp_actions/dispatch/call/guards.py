@@ -46,7 +46,8 @@ from typing import Any, Literal, Protocol
 
 from ...bridge.registry import RuntimeInfo
 from ...bridge.routing import page_origin
-from ...catalog.catalog import ROUTE_SELECTORS, Catalog, ToolBinding, split_routing
+from ...catalog.catalog import Catalog, ToolBinding
+from ...catalog.routing_fields import ROUTE_SELECTORS, split_routing
 from ...catalog.visibility import ToolVisibility
 from ...deadline import Deadline
 from ...errors import ActionError, ErrorCode, UnknownTool

@@ -25,6 +25,11 @@ Once the action reached the page, nothing after it turns the call into a failure
 saying the action ran, and a check, postcondition, summary, audit line or turn's end
 that could not finish is reported beside the output (``CallOutcome.unchecked``) or
 logged, never raised.
+
+Why one file of about 650 lines: ``ActionService`` is dispatch's facade, the one sequence
+every call follows (admit, settle the target, take the tab's turn, run, check, record); each
+step it sequences is a module of its own beside it (guards, targets, tab turns, execution,
+after the action), and the sequence reads best unbroken.
 """
 
 from __future__ import annotations
