@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcp_actions.dispatch.builtins.registry.acting.act_probe import WATCH_CAP, ActProbe
+from mcp_actions.dispatch.builtins.acting.act_probe import WATCH_CAP, ActProbe
 
 ROW = {"text": "Buy milk ✕", "role": "listitem"}
 

@@ -18,7 +18,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page
 
 from mcp_actions.bridge.bridge import Bridge
-from mcp_actions.dispatch.builtins.registry.reading.read_tools import read_text
+from mcp_actions.dispatch.builtins.reading.read_tools import read_text
 from mcp_actions.errors import ActionError
 from tests.runtimes.both_hosts import DICTIONARY, KINDS, open_runtime, serving
 

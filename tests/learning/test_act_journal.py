@@ -6,7 +6,7 @@ the hook in ``dispatch/builtins/learning/act_journal.py`` does and read them bac
 
 from __future__ import annotations
 
-from mcp_actions.dispatch.builtins.registry.learning.act_journal import ActJournal
+from mcp_actions.dispatch.builtins.learning.act_journal import ActJournal
 from mcp_actions.learning.steps import ActStep
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from mcp_actions.dispatch.builtins.registry.answers import page_text
+from mcp_actions.dispatch.builtins.answers import page_text
 from tests.protocols.conftest import product
 
 pytestmark = pytest.mark.browser

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
-from mcp_actions.dispatch.builtins.registry.acting.page_files import read_uploads
+from mcp_actions.dispatch.builtins.acting.page_files import read_uploads
 from mcp_actions.errors import ActionError
 
 from .page_hosts import hosted

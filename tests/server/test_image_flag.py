@@ -6,8 +6,8 @@ import base64
 
 import mcp_types as types
 
-from mcp_actions.dispatch.builtins.registry.tabs.browser_tools import SCREENSHOT
-from mcp_actions.dispatch.builtins.registry.tool import builtin_binding
+from mcp_actions.dispatch.builtins.tabs.browser_tools import SCREENSHOT
+from mcp_actions.dispatch.builtins.tool import builtin_binding
 from mcp_actions.server.tools import mcp_tool, success_result
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()

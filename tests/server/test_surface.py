@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.dispatch.builtins.registry.tabs.browser_tools import BROWSER_TOOLS
+from mcp_actions.dispatch.builtins.tabs.browser_tools import BROWSER_TOOLS
 from mcp_actions.dispatch.call.guards import Stage
 from mcp_actions.errors import ActionError, ErrorCode
 from mcp_actions.runtimes.memory import MemoryRuntime
