@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from mcp_actions.dispatch.builtins.registry import BUILTIN_TOOLS, builtin_bindings
 from mcp_actions.dispatch.builtins.groups import BUILTIN_GROUPS, listed_builtins
+from mcp_actions.dispatch.builtins.registry import BUILTIN_TOOLS, builtin_bindings
 from mcp_actions.errors import ActionError
 from mcp_actions.manifest.model import Manifest
 
