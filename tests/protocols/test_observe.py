@@ -100,7 +100,8 @@ async def test_acting_on_refs(pages_url):
         assert not pressed.is_error and await page.text_content("#last-key") == "Enter"
 
         sort = by_name(seen, "Sort by")
-        assert sort["role"] == "combobox" and sort["rest"] == '= "Name"'
+        # Its value, then its options (issue 44: choices are visible without trying them).
+        assert sort["role"] == "combobox" and sort["rest"] == '= "Name" options "Name", "Price", "Stock"'
         chosen = await s.client.call_tool("page_select", {"ref": sort["ref"], "values": ["Price"]})
         assert chosen.content[0].text.startswith(f'selected ["price"] in {sort["ref"]}')
         assert await page.input_value("#sort") == "price"

@@ -211,7 +211,8 @@ async def test_the_launch_report_says_how_to_connect_what_loaded_and_what_failed
     finally:
         await runtime.stop()
         await app.stop()
-    assert set(report) == {"bridge", "mcp", "browser", "manifests", "tools", "failed_maps", "runtimes", "policy", "audit_log", "audit_health"}
+    assert set(report) == {"bridge", "mcp", "bap", "browser", "manifests", "tools", "failed_maps", "runtimes", "policy", "audit_log", "audit_health"}
+    assert report["bap"] is None  # BAP is off unless --bap-port is given
     bridge = report["bridge"]
     assert bridge["websocket_url"].startswith("ws://127.0.0.1:") and bridge["websocket_url"].endswith("/bridge")
     assert app.endpoint is not None and bridge["status_page"].startswith("http://127.0.0.1:")

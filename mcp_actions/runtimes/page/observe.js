@@ -156,7 +156,8 @@ function waitFor(args, call) {
 
 
 function pageInfo() {
-  return { url: String(root.location.href), title: String(document.title || "") };
+  // ready: the document's readyState, so a caller that wants the title of a page still loading waits for it.
+  return { url: String(root.location.href), title: String(document.title || ""), ready: String(document.readyState || "") };
 }
 
 /**

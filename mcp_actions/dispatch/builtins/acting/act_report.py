@@ -61,6 +61,10 @@ async def landing_line(service: ActionService, runtime_id: str, remaining_ms: in
             await asyncio.sleep(0.05)
             continue
         url, title = str(info.get("url") or ""), str(info.get("title") or "")
+        if title == "" and info.get("ready") == "loading" and int((limit - asyncio.get_running_loop().time()) * 1000) > 100:
+            # The new document's engine answered before its <title> was parsed: its title comes with its load.
+            await asyncio.sleep(0.05)
+            continue
         if url and url != "about:blank":
             return "navigated to " + " ".join(part for part in (quote(title) if title else "", url) if part)
         await asyncio.sleep(0.05)
