@@ -114,7 +114,7 @@ async def test_run_refuses_bad_calls(page: Page, pages_url: str, name: str, args
 
 async def test_page_info(page: Page, pages_url: str) -> None:
     await open_fixture(page, pages_url, "locators.html")
-    assert await ok(page, "page.info") == {"url": f"{pages_url}/engine/locators.html", "title": "Locator fixture", "ready": "complete"}
+    assert await ok(page, "page.info") == {"url": f"{pages_url}/engine/locators.html", "title": "Locator fixture"}
 
 
 # -- locators -------------------------------------------------------------------

@@ -225,7 +225,7 @@ async def test_a_page_on_another_loopback_port_drives_mcp_only_when_its_origin_i
                 opened = await agent.call_tool("browser_navigate", {"url": f"{site.url}probe.html?mcp={served.url}"})
                 assert not opened.is_error, opened
                 title = ""
-                for _ in range(50):
+                for _ in range(150):  # the page's fetch, answered by a server that may be busy
                     tabs = (await agent.call_tool("browser_list_tabs", {})).structured_content
                     title = tabs["tabs"][0]["title"]
                     if title != "probe":

@@ -156,8 +156,7 @@ function waitFor(args, call) {
 
 
 function pageInfo() {
-  // ready: the document's readyState, so a caller that wants the title of a page still loading waits for it.
-  return { url: String(root.location.href), title: String(document.title || ""), ready: String(document.readyState || "") };
+  return { url: String(root.location.href), title: String(document.title || "") };
 }
 
 /**

@@ -33,6 +33,8 @@ SETTLE_MS = 1500
 #: The longest a navigation's landing place is waited for (the new document's engine answering): a page
 #: that takes longer is said as navigated, with where to look.
 LANDING_WAIT_MS = 3000
+#: How long a landing with no title yet is asked again: a page with no <title> at all costs this once.
+TITLE_WAIT_MS = 500
 #: Codes of a call whose page went away under it (a navigation replaced the page and its engine).
 _GONE = frozenset({ErrorCode.TRANSPORT_FAILED, ErrorCode.RUNTIME_NOT_FOUND, ErrorCode.RUNTIME_NOT_READY, ErrorCode.STATE_MISMATCH})
 
@@ -49,6 +51,7 @@ async def landing_line(service: ActionService, runtime_id: str, remaining_ms: in
     engine; a page runtime (a bookmarklet) leaves with its page, so it is not waited for.
     """
     limit = asyncio.get_running_loop().time() + min(LANDING_WAIT_MS, max(0, remaining_ms)) / 1000
+    untitled_until = min(limit, asyncio.get_running_loop().time() + TITLE_WAIT_MS / 1000)
     while service.bridge.registry.get(runtime_id) is not None:
         left_ms = int((limit - asyncio.get_running_loop().time()) * 1000)
         if left_ms <= 50:
@@ -61,8 +64,8 @@ async def landing_line(service: ActionService, runtime_id: str, remaining_ms: in
             await asyncio.sleep(0.05)
             continue
         url, title = str(info.get("url") or ""), str(info.get("title") or "")
-        if title == "" and info.get("ready") == "loading" and int((limit - asyncio.get_running_loop().time()) * 1000) > 100:
-            # The new document's engine answered before its <title> was parsed: its title comes with its load.
+        if title == "" and asyncio.get_running_loop().time() < untitled_until:
+            # The new document's engine may answer before its <title> was parsed: asked again, briefly.
             await asyncio.sleep(0.05)
             continue
         if url and url != "about:blank":
