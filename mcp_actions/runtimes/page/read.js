@@ -269,32 +269,32 @@ function frame(w, el) {
   w.line("[/frame]");
 }
 
-function list(w, el, hidden) {
+/**
+ * Write what body writes as its own block: flushed before and after, indented once more when deeper,
+ * its lines marked with marker, inside an item or not; the writer's indent, marker and item restored.
+ */
+function nested(w, deeper, marker, item, body) {
   var saved = [w.indent, w.marker, w.item];
   w.flush();
-  if (w.item) w.indent += "  "; // a list nested in an item
-  w.marker = "";
-  w.item = false;
-  walkChildren(w, el, hidden);
+  if (deeper) w.indent += "  ";
+  w.marker = marker;
+  w.item = item;
+  body();
   w.flush();
   w.indent = saved[0];
   w.marker = saved[1];
   w.item = saved[2];
 }
 
+function list(w, el, hidden) {
+  // A list nested in an item is indented under it.
+  nested(w, w.item, "", false, function () { walkChildren(w, el, hidden); });
+}
+
 /** An item: "- " and its text on one line; say (a clickable card's token and text) in place of its children. */
 function item(w, el, hidden, say) {
-  var saved = [w.indent, w.marker, w.item];
-  w.flush();
-  if (saved[2]) w.indent += "  "; // an item directly inside another (look-alikes within a card)
-  w.marker = "- ";
-  w.item = true;
-  if (say) say();
-  else walkChildren(w, el, hidden);
-  w.flush();
-  w.indent = saved[0];
-  w.marker = saved[1];
-  w.item = saved[2];
+  // An item directly inside another (look-alikes within a card) is indented under it.
+  nested(w, w.item, "- ", true, say || function () { walkChildren(w, el, hidden); });
 }
 
 /** A definition list's term: "- term" on one line (inline code and links stay in it), its definitions under it. */
@@ -305,16 +305,7 @@ function term(w, el, hidden) {
 
 /** A definition: its lines indented under the term it defines. */
 function definition(w, el, hidden) {
-  var saved = [w.indent, w.marker, w.item];
-  w.flush();
-  w.indent += "  ";
-  w.marker = "";
-  w.item = false;
-  walkChildren(w, el, hidden);
-  w.flush();
-  w.indent = saved[0];
-  w.marker = saved[1];
-  w.item = saved[2];
+  nested(w, true, "", false, function () { walkChildren(w, el, hidden); });
 }
 
 /** A figure's caption, on a line of its own that says it is one. */
