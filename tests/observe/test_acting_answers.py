@@ -7,7 +7,7 @@ What a model tried on real pages at 5735e83, and what the answers now say:
 - closing Chrome Labs' bistro dialog (it fades out for 0.4 s) answered "no visible change": the dialog
   closed and its lines went;
 - backbone's TodoMVC, whose script threw, answered "no visible change" to every action and read as a
-  normal page: the answers and page_observe say the page's error;
+  normal page: the answers, page_observe, page_read and a page_find that finds nothing say the page's error;
 - TodoMVC's filters ran together in a change line (``+ "AllActiveCompleted"``): they are three labels;
 - adding a todo took page_fill and page_press: ``page_fill {submit: true}`` is one call.
 
@@ -60,6 +60,16 @@ async def test_a_page_whose_script_threw_says_so(chromium: Browser, pages_url: s
             await page.wait_for_timeout(50)
         observed = await host.call("page_observe", {})
         assert observed.splitlines()[1] == 'page error: "ReferenceError: Backbone is not defined"', observed
+        # The tools that read say it too, before the page's text (a note of ours, in brackets), and a find that
+        # finds nothing says why that may be; a read of a part, or a find that found, does not repeat it.
+        read = await host.call("page_read", {})
+        assert read.splitlines()[:2] == ['[page error: "ReferenceError: Backbone is not defined"]', "# todos"], read
+        assert "page error" not in await host.call("page_read", {"ref": observed.splitlines()[2].split()[0]})
+        assert (await host.call("page_find", {"text": "Clear completed"})).splitlines() == ["no match", 'page error: "ReferenceError: Backbone is not defined"']
+        assert "page error" not in await host.call("page_find", {"text": "todos"})
+        # An action that changed nothing on that page says what it threw before, not a bare "no visible change".
+        dead = await host.call("page_fill", {"text": "What needs to be done?", "value": "Buy milk", "submit": True})
+        assert dead.splitlines()[1] == 'no visible change; earlier page error: "ReferenceError: Backbone is not defined"', dead
         # An action whose handler throws: the answer says the new error, not "no visible change".
         await page.evaluate("() => document.querySelector('.new-todo').addEventListener('keydown', () => { throw new TypeError('this.collection is undefined'); })")
         pressed = await host.call("page_fill", {"text": "What needs to be done?", "value": "Buy milk", "submit": True})

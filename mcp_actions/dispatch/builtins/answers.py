@@ -147,7 +147,8 @@ def _control(sign: str, control: dict[str, Any]) -> str:
 
 def change_text(report: dict[str, Any]) -> str:
     """``refs.change_report`` as a few lines: a navigation, dialogs opened/closed, text that appeared (+) and went (-),
-    controls shown (+) or hidden (-) that no such line names, and the page's new errors."""
+    controls shown (+) or hidden (-) that no such line names, and the page's new errors; ``no visible change``
+    otherwise, with the page's earlier errors when it had some."""
     lines = []
     if report.get("url"):
         lines.append(f"now at {report['url']}")
@@ -174,4 +175,8 @@ def change_text(report: dict[str, Any]) -> str:
     errors = errors_text(report.get("errors"))
     if errors:
         lines.append(errors)
-    return "\n".join(lines) if lines else "no visible change"
+    if lines:
+        return "\n".join(lines)
+    # Nothing changed on a page that threw before the action: likely why, said with it (a dead page never looks fine).
+    before = errors_text(report.get("errors_before"), "earlier page error")
+    return f"no visible change; {before}" if before else "no visible change"

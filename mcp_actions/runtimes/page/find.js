@@ -221,7 +221,11 @@ function search(query, limit) {
     if (context) match.context = context;
     return match;
   });
-  return { matches: matches, total: hits.length };
+  var out = { matches: matches, total: hits.length };
+  // Nothing found on a page that threw: that may be why (read_tools.py says it under "no match").
+  var errors = !matches.length && M.pageErrorsSoFar ? M.pageErrorsSoFar() : null;
+  if (errors) out.page_errors = errors;
+  return out;
 }
 
 /**

@@ -342,6 +342,8 @@ function report(limit, watch, slot) {
   }
   var errors = pageErrorsSince(before.errors);
   if (errors) out.errors = errors;
+  // An action that changed nothing on a page that threw before it: that is likely why (issue 44's backbone).
+  else if (before.errors && M.pageErrorsSoFar) out.errors_before = M.pageErrorsSoFar();
   if (watch !== undefined) out.texts = M.describeCall({ watch: watch }).texts;
   return out;
 }

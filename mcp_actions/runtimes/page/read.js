@@ -52,6 +52,8 @@ var NAME_CAP = 80;
 var DEFAULT_BYTES = 8000;
 // Bytes kept free for the trailer the page_read tool adds when it cuts (dispatch/read_tools.py).
 var TRAILER_BYTES = 96;
+// Bytes of the page's errors line (read_tools.py: '[page errors: "…" (+N)]') but its quoted error.
+var ERRORS_LINE_BYTES = 32;
 var LANDMARKS = { navigation: 1, main: 1, complementary: 1, banner: 1, contentinfo: 1, search: 1, form: 1, region: 1 };
 var DIALOGS = { dialog: 1, alertdialog: 1 };
 var LISTS = { list: 1, menu: 1, listbox: 1, tablist: 1, tree: 1, menubar: 1 };
@@ -373,8 +375,12 @@ function read(args) {
   var text = scope ? readLines(scope).join("\n") : "";
   var start = position ? Math.min(position.offset, text.length) : 0;
   var out = { text: text.slice(start), offset: start };
-  if (utf8Length(out.text) <= maxBytes) return out;
-  var part = cutText(text, start, maxBytes - TRAILER_BYTES);
+  // Why the page may look dead, once, before the whole page's first part: the line read_tools.py puts first.
+  var errors = ref === null && !position && M.pageErrorsSoFar ? M.pageErrorsSoFar() : null;
+  if (errors) out.page_errors = errors;
+  var budget = maxBytes - (errors ? utf8Length(quote(errors.first || errors.latest)) + ERRORS_LINE_BYTES : 0);
+  if (utf8Length(out.text) <= budget) return out;
+  var part = cutText(text, start, budget - TRAILER_BYTES);
   out.text = text.slice(start, part.end);
   out.cursor = (ref === null ? "p" : refFor(scope).slice(1)) + "." + part.next;
   out.rest_bytes = utf8Length(text.slice(part.next));

@@ -19,7 +19,7 @@ from typing import Any
 from ....catalog.catalog import ToolBinding
 from ...call.service import ActionService
 from ...call.targets import TargetRule
-from ..answers import TextAnswer, page_meta, page_text, quote
+from ..answers import TextAnswer, errors_text, page_meta, page_text, quote
 from ..tool import BuiltinCall, BuiltinTool, builtin_binding
 
 __all__ = ["READ_TOOLS", "find_text", "read_text"]
@@ -63,8 +63,16 @@ FIND = _binding(
 
 
 def read_text(output: dict[str, Any]) -> str:
-    """``refs.read``'s output as the model reads it: the text, and the cursor line when it was cut."""
+    """``refs.read``'s output as the model reads it: the text, and the cursor line when it was cut.
+
+    The whole page's first part begins with the page's errors, when it threw (a note, in brackets as the
+    product's own: ``[page errors: "ReferenceError: Backbone is not defined" (+14)]``): a page whose script
+    failed reads as a normal form otherwise (issue 44). refs.read keeps the line's bytes free.
+    """
     text = str(output.get("text", ""))
+    errors = errors_text(output.get("page_errors"))
+    if errors:
+        text = f"[{errors}]\n{text}" if text else f"[{errors}]"
     cursor = output.get("cursor")
     if not cursor:
         return text
@@ -79,7 +87,9 @@ def find_text(output: dict[str, Any]) -> str:
     matches = output.get("matches") or []
     total = output.get("total", len(matches))
     if not matches:
-        return "no match"
+        # Nothing found on a page whose script failed: that may be why (page_observe's line).
+        errors = errors_text(output.get("page_errors"))
+        return f"no match\n{errors}" if errors else "no match"
     # Names, link targets and contexts are the page's words (page_answers.page_text): never read as a ref or
     # token of ours. Matches that would read alike but for their refs are one line: the first ref, then the others.
     said: dict[str, list[str]] = {}
