@@ -25,7 +25,7 @@ from playwright.async_api import Error as PlaywrightError
 from ..errors import ActionError, ErrorCode
 from .agent_session import AgentSession
 from .clipboard import BrowserClipboard
-from .navigation import navigate
+from .navigation import history_has, navigate
 from .tab import TabRuntime
 
 __all__ = ["BrowserAuthority", "TabDirectory"]
@@ -128,12 +128,19 @@ class BrowserAuthority:
     # -- navigation ------------------------------------------------------------
 
     async def navigate(self, caller: TabRuntime, arguments: dict[str, Any]) -> dict[str, Any]:
-        """``browser.navigate``: go to ``url`` (relative to the page, as a link would) or ``reload``."""
+        """``browser.navigate``: go to ``url`` (relative to the page, as a link would), ``reload``, or ``history`` back or forward."""
         tab = self._target(caller, arguments, "browser.navigate")
         page = tab.page
+        history = arguments.get("history")
         # navigate(): a navigation that fails or is given up is over before the call answers (navigation.py).
         if arguments.get("reload"):
             response = await navigate(page, reload=True)
+        elif history is not None:
+            if history not in ("back", "forward"):
+                raise ActionError("history must be back or forward", code=ErrorCode.INVALID_INPUT, evidence={"path": "/history", "field": "history"})
+            if await history_has(page, history) is False:
+                raise ActionError(f"the tab has no page {history} in its history", code=ErrorCode.TARGET_NOT_FOUND, evidence={"path": "/history", "history": history, "url": page.url})
+            response = await navigate(page, history=history)
         else:
             url = arguments.get("url")
             if not isinstance(url, str) or not url.strip():

@@ -30,7 +30,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-__all__ = ["ERROR_PAGE_WAIT_S", "STOP_WAIT_S", "navigate", "settled"]
+__all__ = ["ERROR_PAGE_WAIT_S", "STOP_WAIT_S", "history_has", "navigate", "settled"]
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +50,9 @@ def _shows_error_page(exc: PlaywrightError) -> bool:
     return "net::ERR_" in message and "net::ERR_ABORTED" not in message
 
 
-async def navigate(page: Page, url: str | None = None, *, reload: bool = False) -> Response | None:
-    """``page.goto(url)`` (or ``page.reload()``) until ``load``, leaving no navigation running when it fails.
+async def navigate(page: Page, url: str | None = None, *, reload: bool = False, history: str | None = None) -> Response | None:
+    """``page.goto(url)`` (or ``page.reload()``, ``go_back()``/``go_forward()`` for ``history``) until ``load``,
+    leaving no navigation running when it fails.
 
     Raises what Playwright raised (a network failure once the error page committed, a timeout once the
     navigation was stopped), and re-raises a cancellation once the navigation was stopped.
@@ -67,6 +68,10 @@ async def navigate(page: Page, url: str | None = None, *, reload: bool = False) 
     try:
         if reload:
             return await page.reload(wait_until="load")
+        if history == "back":
+            return await page.go_back(wait_until="load")
+        if history == "forward":
+            return await page.go_forward(wait_until="load")
         assert url is not None
         return await page.goto(url, wait_until="load")
     except PlaywrightTimeoutError:
@@ -109,6 +114,22 @@ async def _stop(page: Page) -> None:
         if session is not None:
             with contextlib.suppress(PlaywrightError):
                 await session.detach()
+
+
+async def history_has(page: Page, direction: str) -> bool | None:
+    """Whether the tab's history has a page ``back`` or ``forward`` of the current one (CDP); None when it cannot tell."""
+    session: Any = None
+    try:
+        session = await page.context.new_cdp_session(page)
+        entries = await session.send("Page.getNavigationHistory")
+    except PlaywrightError:
+        return None
+    finally:
+        if session is not None:
+            with contextlib.suppress(PlaywrightError):
+                await session.detach()
+    index, count = int(entries.get("currentIndex", 0)), len(entries.get("entries") or [])
+    return index > 0 if direction == "back" else index < count - 1
 
 
 async def settled(page: Page) -> None:

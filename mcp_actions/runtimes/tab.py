@@ -31,7 +31,7 @@ from .page_script import ENGINE_EXTENSIONS, ENGINE_PRIMITIVES, engine_js
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
-__all__ = ["PRIVILEGED_PRIMITIVES", "TAB_CAPABILITIES", "TAB_CAPABILITY_CLASSES", "TabRuntime", "normalize_chord"]
+__all__ = ["PRIVILEGED_PRIMITIVES", "TAB_CAPABILITIES", "TAB_CAPABILITY_CLASSES", "TAB_EXTENSIONS", "TabRuntime", "normalize_chord"]
 
 #: What a Playwright tab adds to the page engine: browser-level authority.
 PRIVILEGED_PRIMITIVES: tuple[str, ...] = (
@@ -49,8 +49,10 @@ PRIVILEGED_PRIMITIVES: tuple[str, ...] = (
 )
 #: Capability classes of the dictionary a tab provides; ``input.trusted`` says clicks and keys are real input events.
 TAB_CAPABILITY_CLASSES: tuple[str, ...] = ("browser.tabs", "browser.claimed_tabs", "runtime.session", "input.trusted")
-#: Announced in runtime_ready: every primitive a tab runs, then its capability classes and the engine's extensions.
-TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + TAB_CAPABILITY_CLASSES + ENGINE_EXTENSIONS
+#: The tab's own additions to reference primitives (the dictionary's ``argument_capabilities``): ``browser.navigate {history}``.
+TAB_EXTENSIONS: tuple[str, ...] = ("browser.navigate.history",)
+#: Announced in runtime_ready: every primitive a tab runs, then its capability classes and the engine's and its own extensions.
+TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + TAB_CAPABILITY_CLASSES + ENGINE_EXTENSIONS + TAB_EXTENSIONS
 
 log = logging.getLogger(__name__)
 

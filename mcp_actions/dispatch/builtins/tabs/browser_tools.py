@@ -42,12 +42,13 @@ NAVIGATE = builtin_binding(
     "browser.navigate",
     # Listed beside every map (a map names its site, not its tools' page): each byte is paid on every turn,
     # so no outputSchema either; the answer is small and says what it is (see _navigate).
-    "Open url in the tab (reload: true reloads; new_tab: true opens a tab). Open a site's page before calling its tools.",
+    "Open url in the tab (reload: true reloads; history: back|forward; new_tab: true opens a tab). Open a site's page before calling its tools.",
     {
         "type": "object",
         "properties": {
             "url": {"type": "string", "minLength": 1},
             "reload": {"type": "boolean"},
+            "history": {"type": "string", "enum": ["back", "forward"]},
             "new_tab": {"type": "boolean"},
             "tab_id": {"type": "integer", "minimum": 1},
         },
@@ -133,8 +134,10 @@ async def _run(service: ActionService, primitive: str, arguments: dict[str, Any]
 
 async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
-    if not own.get("url") and not own.get("reload"):
-        raise ActionError("give a url, or reload: true", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url"})
+    if not own.get("url") and not own.get("reload") and not own.get("history"):
+        raise ActionError("give a url, reload: true or history: back|forward", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url"})
+    if own.get("history") and any(own.get(key) for key in ("url", "reload", "new_tab")):
+        raise ActionError("history goes back or forward in the tab: give it without url, reload or new_tab", code=ErrorCode.INVALID_INPUT, evidence={"path": "/history"})
     if own.get("new_tab"):
         opened = await _run(service, "browser.open_tab", {"url": own["url"]}, call)
         info = service.bridge.registry.get_visible(opened["runtime_id"])
@@ -142,7 +145,7 @@ async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
         await service.judge_landing(opened["runtime_id"], tab["url"])
         answer = {"ok": True, "runtime_id": opened["runtime_id"], "tab": tab}
         return BriefAnswer(answer, navigate_text(answer))
-    arguments: dict[str, Any] = {key: own[key] for key in ("url", "reload", "tab_id") if key in own}
+    arguments: dict[str, Any] = {key: own[key] for key in ("url", "reload", "history", "tab_id") if key in own}
     output = await _run(service, "browser.navigate", arguments, call)
     if isinstance(output, dict):
         tab = output.get("tab") or {}
