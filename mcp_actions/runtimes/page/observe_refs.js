@@ -2,7 +2,7 @@
  * observe_refs.js — Observation with stable element refs, for pages without a
  * map (the idea of BAP's observe): refs.observe lists the visible elements a
  * person can act on (observe_candidates.js) as {ref: "@e1", role, name,
- * value?, actions, bounds?, change, context?}, or with as_text one compact
+ * value?, actions, tag?, bounds?, change, context?}, or with as_text one compact
  * line each (what page_observe sends), under a byte budget, with the total
  * count when it truncates. context (the section and item an element sits
  * in) is given where another listed element has the same role and name. A
@@ -118,6 +118,7 @@ function lineOf(entry, el, duplicated, cache) {
   if (entry.placeholder) parts.push("placeholder " + quote(entry.placeholder));
   if (!entry.actions.length) parts.push("disabled");
   if (entry.change === "new" && observedBefore) parts.push("new");
+  if (entry.tag) parts.push("<" + entry.tag + ">");
   if (entry.bounds) parts.push("[" + [entry.bounds.x, entry.bounds.y, entry.bounds.width, entry.bounds.height].join(",") + "]");
   var line = parts.join(" ");
   if (duplicated) {
@@ -165,6 +166,7 @@ function listed(args, maxBytes) {
   for (var i = 0; i < described.length; i++) {
     var d = described[i];
     var entry = entryFor(d.el, args.bounds === true, d.role, d.name);
+    if (args.tags === true) entry.tag = tagOf(d.el); // the HTML tag (BAP's tagName): <input>, <a>
     var duplicated = seen[d.key] > 1;
     var line = asText ? lineOf(entry, d.el, duplicated, cache) : null;
     if (!asText && duplicated) {

@@ -50,6 +50,7 @@ OBSERVE = _binding(
     {
         "max_bytes": {"type": "integer", "minimum": 256, "maximum": 1000000, "default": 16000, "description": "Byte budget of the element list."},
         "bounds": {"type": "boolean", "description": "Include each element's viewport box."},
+        "tags": {"type": "boolean", "description": "Include each element's HTML tag (<input>, <a>)."},
         "viewport_only": {"type": "boolean", "description": "Only elements inside the viewport."},
         "since": {"type": "string", "enum": ["last"], "description": "Only what appeared (+), changed (~) or went since your last page_observe of this page."},
     },
@@ -60,8 +61,8 @@ _TEXT = {"type": "string", "minLength": 1, "description": "Or: the visible text,
 _TARGET = {"ref": _REF, "text": _TEXT}
 CLICK = _binding(
     "page.click",
-    "Click the element `ref` or `text` names (a text matching several is refused with their refs).",
-    _TARGET,
+    "Click the element `ref` or `text` names (a text matching several is refused with their refs; double: a double click).",
+    {**_TARGET, "double": {"type": "boolean", "description": "Double-click it (open, edit in place, select a word)."}},
     [],
     {"title": "Click", "readOnlyHint": False, "openWorldHint": True},
 )
@@ -231,12 +232,19 @@ async def _in_frame(service: ActionService, call: BuiltinCall, target: dict[str,
 
 
 async def _click(service: ActionService, call: BuiltinCall) -> Any:
+    double = call.own.get("double") is True
     target = await _resolve_marked(service, call, _target(call.own), point=True)
     if target.get("frame"):
-        await _in_frame(service, call, target, "click")
-        return await _acted(service, call, f"clicked {_named(call, target)} (in a frame)")
-    await _act(service, call, "pointer.click", target["point"])
-    line = f"clicked {_named(call, target)}"
+        if double:
+            if not _trusted(call):
+                raise ActionError("a double click inside a frame needs a browser tab's real input", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"path": "/double"})
+            point = await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "point"})
+            await _act(service, call, "pointer.double_click", {"x": point["x"], "y": point["y"]})
+        else:
+            await _in_frame(service, call, target, "click")
+        return await _acted(service, call, f"{'double-' if double else ''}clicked {_named(call, target)} (in a frame)")
+    await _act(service, call, "pointer.double_click" if double else "pointer.click", target["point"])
+    line = f"{'double-' if double else ''}clicked {_named(call, target)}"
     if target.get("occluded"):
         # A trusted click lands on whatever is on top (a cover, an overlay): say so rather than pretend.
         line += " (something covered its centre: the click went to what was on top)"
