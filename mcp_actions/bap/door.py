@@ -33,7 +33,7 @@ from ..ports import host_allowed
 from .approvals import Approvals
 from .errors import BAP_CODES, BapError, error_object
 from .events import EVENT_KINDS, EventRelay
-from .methods import _ACT_ACTIONS, BAP_VERSION, BapMethods
+from .methods import ACT_ACTIONS, BAP_VERSION, BapMethods
 
 if TYPE_CHECKING:
     from ..actions_app import ActionsApp
@@ -211,7 +211,7 @@ class BapDoor:
             "serverInfo": {"name": "mcp-actions", "version": __version__},
             "capabilities": {
                 "browsers": ["chromium"],
-                "actions": [a for a in _ACT_ACTIONS if a.startswith("action/")],
+                "actions": [a for a in ACT_ACTIONS if a.startswith("action/")],
                 "observations": ["observe/screenshot", "observe/content", "observe/ariaSnapshot", "agent/observe", "agent/extract"],
                 "events": list(EVENT_KINDS),
                 "streaming": False,

@@ -2,8 +2,9 @@
 
 ``page_observe`` answers one line per element a person can act on: ``@e3 button "Save"``, then
 ``= "value"``, ``checked``/``unchecked``, ``expanded``/``collapsed``, ``selected``, ``disabled``,
-``new`` and ``in: context``. Names and values are JSON strings (``page_answers.quote``), so a
-line is read back exactly. Refs are the engine's, stable for as long as the element lives.
+``new``, with ``tags`` the element's ``<tag>``, with ``bounds`` its box ``[x,y,w,h]``, and ``in:
+context``. Names and values are JSON strings (``page_answers.quote``), so a line is read back
+exactly. Refs are the engine's, stable for as long as the element lives.
 """
 
 from __future__ import annotations
@@ -12,9 +13,14 @@ import json
 import re
 from typing import Any
 
-__all__ = ["ACTION_HINTS", "parse_observation"]
+__all__ = ["ACTION_HINTS", "parse_observation", "without_boxes"]
 
 _LINE = re.compile(r"^(@e[0-9]+) ([a-z-]+)(?: |$)")
+#: The tag and box ``tags`` and ``bounds`` add at the end of a line (before ``in:``): `` <input> [10,20,200,24]``.
+_NUMBER = r"(-?[0-9]+(?:\.[0-9]+)?)"
+_TAIL = re.compile(rf"(?: <([a-z][a-z0-9-]*)>)?(?: \[{_NUMBER},{_NUMBER},{_NUMBER},{_NUMBER}\])?$")
+_BOX = r"\[-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+\]"
+_BOXES = re.compile(rf"(?: <[a-z][a-z0-9-]*>(?: {_BOX})?| {_BOX})(?= in: |$)")
 _DECODER = json.JSONDecoder()
 #: BAP's action hints by role.
 ACTION_HINTS: dict[str, list[str]] = {
@@ -68,7 +74,20 @@ def parse_observation(text: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
             value, rest = _string(rest[2:])
             if value is not None:
                 element["value"] = value
-        words = rest.split(" in: ", 1)[0].split()
+        states = rest.split(" in: ", 1)[0]
+        tail = _TAIL.search(" " + states)
+        if tail is not None and tail.group(0):
+            if tail.group(1):
+                element["tag"] = tail.group(1)
+            if tail.group(2) is not None:
+                element["bounds"] = dict(zip(("x", "y", "width", "height"), (float(tail.group(n)) for n in range(2, 6)), strict=True))
+            states = (" " + states)[: tail.start()]
+        words = states.split()
         element["flags"] = [w for w in words if w in ("checked", "unchecked", "expanded", "collapsed", "selected", "pressed", "disabled", "new")]
         elements.append(element)
     return page, elements
+
+
+def without_boxes(text: str) -> str:
+    """``text`` with each element line's ``<tag>`` and ``[x,y,w,h]`` left out: what changed is the element, not where it sits."""
+    return "\n".join(_BOXES.sub("", line, count=1) if _LINE.match(line) else line for line in text.splitlines())

@@ -1,0 +1,155 @@
+"""BAP's ``action/*`` methods, each a call of an acting built-in on the element a selector names (docs/bap.md).
+
+``action/click`` and ``action/dblclick`` are ``page_click`` (``double: true``); ``action/hover``
+``page_hover``; ``action/fill``, ``action/clear``, ``action/type`` and ``action/upload``
+``page_fill`` (``value``, ``""``, the field's value and the text, ``files``); ``action/press``
+``page_press``; ``action/scroll`` ``page_scroll``; ``action/select`` ``page_select``;
+``action/check``/``action/uncheck`` ``page_click`` when the box is not in that state yet; and
+``action/drag`` ``page_drag``. A selector becomes the ``ref`` or ``text`` the tools take
+(``BapCore.element``, bap/selectors.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..errors import ErrorCode
+from .core import BapCore, options_of
+from .elements import parse_observation
+from .errors import BapError
+
+__all__ = ["ActionMethods", "Handler"]
+
+Handler = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+def _invalid(message: str, **details: Any) -> BapError:
+    return BapError("InvalidParams", message, details={"code": ErrorCode.INVALID_INPUT, **details})
+
+
+def _upload_paths(files: Any) -> list[str]:
+    """The paths of ``action/upload``'s files: each ``{path}`` (absolute, under an upload root), as ``page_fill {files}`` reads them.
+
+    A file given as its bytes (``{name, mimeType, buffer}``, the client's own) is refused: the
+    server puts only files under the operator's ``--upload-root`` in a page (docs/bap.md).
+    """
+    if not isinstance(files, list) or not files:
+        raise _invalid("action/upload needs files: [{path}]")
+    paths = []
+    for index, item in enumerate(files):
+        path = item.get("path") if isinstance(item, dict) else item if isinstance(item, str) else None
+        if isinstance(path, str) and path:
+            paths.append(path)
+        elif isinstance(item, dict) and "buffer" in item:
+            raise BapError(
+                "InvalidParams",
+                f"files[{index}] is given as its bytes; this server uploads only files named by path under its --upload-root",
+                details={"code": ErrorCode.INVALID_INPUT, "evidence": {"path": f"/files/{index}/buffer"}},
+                hint='name the file by its absolute path under the server\'s --upload-root: {"path": "/…/file.pdf"}',
+            )
+        else:
+            raise _invalid(f"files[{index}] needs a path", evidence={"path": f"/files/{index}"})
+    return paths
+
+
+class ActionMethods(BapCore):
+    """The ``action/*`` methods of one connection."""
+
+    def acting(self, tool: str, **extra: Any) -> Handler:
+        """A method that is ``tool`` (with ``extra`` arguments) on the element the request's selector names."""
+
+        async def run(params: dict[str, Any]) -> dict[str, Any]:
+            page = self.page_of(params)
+            await self.call(tool, {**await self.element(params.get("selector"), page), **extra}, page)
+            return {}
+
+        return run
+
+    async def fill(self, params: dict[str, Any]) -> dict[str, Any]:
+        page = self.page_of(params)
+        value = params.get("value")
+        if not isinstance(value, str):
+            raise _invalid("action/fill needs a value")
+        await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": value}, page)
+        return {}
+
+    async def clear(self, params: dict[str, Any]) -> dict[str, Any]:
+        page = self.page_of(params)
+        await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": ""}, page)
+        return {}
+
+    async def _elements(self, page: str | None) -> list[dict[str, Any]]:
+        _, elements = parse_observation(str(await self.call("page_observe", {"max_bytes": 1000000}, page)))
+        return elements
+
+    async def type_text(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Type after what the field holds (``options.clear``: instead of it): the field's value is filled whole."""
+        page = self.page_of(params)
+        text = params.get("text")
+        if not isinstance(text, str):
+            raise _invalid("action/type needs a text")
+        where = await self.element(params.get("selector"), page)
+        before = ""
+        if not options_of(params).get("clear"):
+            where = await self.as_ref(where, page)
+            before = next((str(e.get("value") or "") for e in await self._elements(page) if e["ref"] == where.get("ref")), "")
+        await self.call("page_fill", {**where, "value": before + text}, page)
+        return {}
+
+    async def press(self, params: dict[str, Any]) -> dict[str, Any]:
+        page = self.page_of(params)
+        key = params.get("key")
+        if not isinstance(key, str) or not key:
+            raise _invalid("action/press needs a key")
+        if params.get("selector") is None:
+            raise BapError.unsupported("action/press without a selector (name the element the key goes to)")
+        await self.call("page_press", {**await self.element(params.get("selector"), page), "key": key}, page)
+        return {}
+
+    async def scroll(self, params: dict[str, Any]) -> dict[str, Any]:
+        page = self.page_of(params)
+        direction = options_of(params).get("direction", "down")
+        if direction not in ("up", "down"):
+            raise BapError.unsupported(f"scrolling {direction} (up and down are)")
+        where = await self.element(params["selector"], page) if params.get("selector") is not None else {}
+        await self.call("page_scroll", {**where, "to": direction}, page)
+        return {}
+
+    async def select(self, params: dict[str, Any]) -> dict[str, Any]:
+        page = self.page_of(params)
+        values = params.get("values")
+        listed = [values] if isinstance(values, str) else values
+        if not isinstance(listed, list) or not listed:
+            raise _invalid("action/select needs values")
+        await self.call("page_select", {**await self.element(params.get("selector"), page), "values": [str(v) for v in listed]}, page)
+        return {}
+
+    def checking(self, checked: bool) -> Handler:
+        async def run(params: dict[str, Any]) -> dict[str, Any]:
+            page = self.page_of(params)
+            where = await self.as_ref(await self.element(params.get("selector"), page), page)
+            state = next((e["flags"] for e in await self._elements(page) if e["ref"] == where.get("ref")), None)
+            if state is None or ("checked" in state) != checked:
+                await self.call("page_click", where, page)
+            return {}
+
+        return run
+
+    async def upload(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``action/upload``: ``page_fill {files}``, the files read by the server from its upload roots."""
+        page = self.page_of(params)
+        paths = _upload_paths(params.get("files"))
+        await self.call("page_fill", {**await self.element(params.get("selector"), page), "files": paths}, page)
+        return {}
+
+    async def drag(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``action/drag``: ``page_drag`` from the element ``source`` names onto the one ``target`` names."""
+        page = self.page_of(params)
+        target = params.get("target")
+        if isinstance(target, dict) and "type" not in target and {"x", "y"} <= set(target):
+            raise BapError.unsupported("dragging to coordinates (drag onto an element: a ref from agent/observe, a role, a text)")
+        ends = [await self.element(params.get(end), page) for end in ("source", "target")]
+        source_end, target_end = (end.get("ref") or end["text"] for end in ends)
+        await self.call("page_drag", {"from": source_end, "to": target_end}, page)
+        return {}
