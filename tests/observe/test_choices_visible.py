@@ -1,5 +1,6 @@
 """Choices are visible (issue 44): a select's and a combobox's options (the first ones, with a count), a field's
-placeholder, options found by page_find {role: "option"}, and a wrong pick that lists what is allowed.
+placeholder, options found by page_find {role: "option"}, and a wrong pick that lists what is allowed; a
+select chosen with submit submits its form (contract §6 page_fill {submit}), or says why it could not.
 
 Fixture: tests/fixtures/pages/read/bistro-choices.html, following Chrome Labs' bistro booking form. Driven
 through the MCP SDK's Client in headless Chromium.
@@ -44,3 +45,14 @@ async def test_options_and_placeholders_are_said_by_every_tool(pages_url: str) -
         read = (await s.client.call_tool("page_read", {})).content[0].text
         # Filled, the field shows its value, not its placeholder.
         assert re.search(r'\[textbox "Phone" @e\d+ = "\(555\) 123-4567"\]', read), read
+        # A choice that submits: a select has no Enter that submits, its form is submitted as its button would.
+        # At 7ed4fed page_fill {submit} pressed Enter in the select and answered "pressed Enter / no visible change".
+        stopped = (await s.client.call_tool("page_fill", {"text": "Guests", "value": "4 People", "submit": True})).content[0].text
+        assert stopped.startswith(f'selected ["4"] in {ref} combobox "Guests"; the form was not submitted, "Full Name" is not valid: "'), stopped
+        await s.client.call_tool("page_fill", {"text": "Full Name", "value": "Ada Lovelace"})
+        sent = (await s.client.call_tool("page_select", {"ref": ref, "values": ["3 People"], "submit": True})).content[0].text
+        assert sent.splitlines() == [f'selected ["3"] in {ref}, submitted its form ("Request Reservation")', '+ "Requested: a table for 3"'], sent
+        # A select in no form: refused before anything is chosen, saying so.
+        alone = await s.client.call_tool("page_fill", {"text": "Language", "value": "Français", "submit": True})
+        assert alone.is_error and ' combobox "Language" is in no form: there is nothing to submit' in alone.content[0].text, alone.content
+        assert re.search(r'\[combobox "Language" @e\d+ = "English"', (await s.client.call_tool("page_read", {})).content[0].text)

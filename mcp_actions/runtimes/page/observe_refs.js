@@ -339,6 +339,7 @@ function selectOptions(args) {
   var found = resolveRefOrText({ ref: args.ref, text: args.text }, { accept: function (el) { return tagOf(el) === "select"; } });
   var el = found.el;
   if (tagOf(el) !== "select") fail("target_not_editable", "@" + found.key + " is not a <select>", { ref: "@" + found.key, tag: tagOf(el) });
+  var form = args.submit === true ? M.formToSubmit(el, "@" + found.key) : null; // before choosing (select.js)
   var wanted = Array.isArray(args.values) ? args.values.map(String) : [String(args.value)];
   var matched = [];
   Array.prototype.forEach.call(el.options, function (o) {
@@ -354,7 +355,8 @@ function selectOptions(args) {
   Array.prototype.forEach.call(el.options, function (o) { o.selected = matched.indexOf(o) >= 0; });
   el.dispatchEvent(new Event("input", { bubbles: true }));
   el.dispatchEvent(new Event("change", { bubbles: true }));
-  return { ref: "@" + found.key, selected: matched.map(function (o) { return o.value; }) };
+  var out = { ref: "@" + found.key, selected: matched.map(function (o) { return o.value; }) };
+  return form ? Object.assign(out, M.submitForm(form)) : out;
 }
 
 // Shared with read.js and find.js (page_read, page_find): the same refs, the same elements, the same stale-ref error.

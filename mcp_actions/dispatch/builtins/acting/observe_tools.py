@@ -70,12 +70,12 @@ FILL = _binding(
     "page.fill",
     "Put `value` in the field `ref` or `text` (its label or placeholder) names: text, date/time, range, select, "
     "rich text; or `files` (absolute paths under the upload roots) in a file input. ({ref, text} with no value types text.) "
-    "submit: then press Enter in it (add a todo, search, send the form).",
+    "submit: then press Enter in it (add a todo, search, send the form), or submit a select's form.",
     {
         **_TARGET,
         "value": {"type": "string"},
         "files": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": MAX_UPLOAD_FILES},
-        "submit": {"type": "boolean", "description": "Then press Enter in the field, as a person submits it."},
+        "submit": {"type": "boolean", "description": "Then press Enter in the field, as a person submits it (a select: its form is submitted)."},
     },
     [],
     {"title": "Fill", "readOnlyHint": False, "openWorldHint": True},
@@ -89,8 +89,12 @@ PRESS = _binding(
 )
 SELECT = _binding(
     "page.select",
-    "Choose options (by value or label) of the <select> `ref` or `text` names.",
-    {**_TARGET, "values": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+    "Choose options (by value or label) of the <select> `ref` or `text` names (submit: then submit its form).",
+    {
+        **_TARGET,
+        "values": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "submit": {"type": "boolean", "description": "Then submit the select's form, as its submit button would."},
+    },
     ["values"],
     {"title": "Select", "readOnlyHint": False, "openWorldHint": True},
 )
@@ -279,10 +283,12 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         value, where = own["text"], {"ref": own["ref"]}
     target = await _resolve_marked(service, call, {**where, "field": True})
     if target.get("fill") == "select":
-        # A <select> filled by a model: the option with that value or label.
-        out = await _call(service, call, "refs.select", {"ref": target["ref"], "values": [value]})
-        line = f"selected {_values(out.get('selected'))} in {_named(call, target)}"
-    elif target.get("fill") == "value":
+        # A <select> filled by a model: the option with that value or label; with submit, its form
+        # submitted (a select has no Enter that submits: _submitted).
+        submit = own.get("submit") is True
+        out = await (_act if submit else _call)(service, call, "refs.select", {"ref": target["ref"], "values": [value], **({"submit": True} if submit else {})})
+        return await _acted(service, call, f"selected {_values(out.get('selected', [value]))} in {_named(call, target)}{_submitted(out) if submit else ''}")
+    if target.get("fill") == "value":
         # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
         out = await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
         line = f"filled {_named(call, target)}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")
@@ -349,10 +355,27 @@ async def _press(service: ActionService, call: BuiltinCall) -> Any:
     return await _acted(service, call, f"pressed {key} on {_named(call, target)}")
 
 
+def _submitted(out: dict[str, Any]) -> str:
+    """What a select's submit did (refs.select {submit}): its form submitted, or the field that stopped it.
+
+    ``{}`` is a submit whose page moved on under the primitive: the form was submitted (the report says where it landed).
+    """
+    if out.get("submitted") is False:
+        found = out.get("invalid")
+        invalid: dict[str, Any] = found if isinstance(found, dict) else {}
+        field = quote(invalid["name"]) if invalid.get("name") else "a field"
+        message = f": {quote(invalid['message'])}" if invalid.get("message") else ""
+        return f"; the form was not submitted, {field} is not valid{message}"
+    return ", submitted its form" + (f" ({quote(out['button'])})" if out.get("button") else "")
+
+
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
     await _mark(service, call)
-    out = await _act(service, call, "refs.select", {**_target(call.own), "values": call.own["values"]})
-    return await _acted(service, call, f"selected {_values(out.get('selected'))} in {out.get('ref')}")
+    submit = call.own.get("submit") is True
+    out = await _act(service, call, "refs.select", {**_target(call.own), "values": call.own["values"], **({"submit": True} if submit else {})})
+    # {} when the submit took the page away under the primitive: the call named the select.
+    where = out.get("ref") or call.own.get("ref") or quote(call.own.get("text"))
+    return await _acted(service, call, f"selected {_values(out.get('selected', call.own['values']))} in {where}{_submitted(out) if submit else ''}")
 
 
 #: The observe-and-act built-ins (group ``observe``), each with its runner.

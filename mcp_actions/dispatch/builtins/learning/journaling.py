@@ -87,13 +87,16 @@ def _acting(run: Callable[[ActionService, BuiltinCall], Awaitable[Any]], tool: s
         element = found if isinstance(found, dict) else None
         texts_before = _counts((before or {}).get("texts"), probe.watch, element)
         texts_after = _counts(probe.after, probe.watch, None)
-        last, last_kept = tool, kept
-        if tool == "page.fill" and call.own.get("submit") is True and "files" not in call.own:
+        last, last_kept, last_why_not = tool, kept, why_not
+        if tool in ("page.fill", "page.select") and call.own.get("submit") is True and "files" not in call.own:
             # page_fill {submit}: two steps a saved tool repeats, the fill then Enter in the same field; what
-            # the call made appear is the Enter's.
+            # the call made appear is the Enter's. A <select>'s form is submitted instead (observe_tools.py
+            # _submitted), which no saved step repeats yet: recorded, so saving says why rather than leave it out.
             journal.record(runtime.runtime_id, ActStep(tool, kept, element, runtime.url, why_not, texts_before, texts_before))
             last, last_kept = "page.press", {"key": "Enter"}
-        journal.record(runtime.runtime_id, ActStep(last, last_kept, element, runtime.url, why_not, texts_before, texts_after, appeared=tuple(probe.appeared)))
+            if tool == "page.select" or (element or {}).get("tag") == "select":
+                last_why_not = why_not or "a <select>'s form submitted by submit: true is not repeated by saved tools yet"
+        journal.record(runtime.runtime_id, ActStep(last, last_kept, element, runtime.url, last_why_not, texts_before, texts_after, appeared=tuple(probe.appeared)))
         return output
 
     return journaled_run
