@@ -1,0 +1,214 @@
+"""One task through our BAP door and through our MCP door of the same server: calls, bytes on the wire, time.
+
+The task, on bench/pages/todo-vanilla.html (TodoMVC's markup): open the page, add three to-dos
+(milk, eggs, bread), mark them all complete, and read what the page says is left ("0 items
+left"). Each door does it the way its clients do:
+
+- BAP (the released Python client, PyPI ``browser-agent-protocol`` 0.9.0): ``page/create``, one
+  ``agent/act`` (fill and press Enter three times, check "Mark all as complete"), ``observe/content``.
+- MCP (the ``mcp`` SDK's ``Client`` over streamable HTTP): ``browser_navigate``, one ``page_act``
+  (``page_fill {submit}`` three times, ``page_click``), ``page_read``.
+
+One ``serve --transport streamable-http --bap-port`` process serves both; each door reaches it
+through a TCP relay that counts the bytes both ways (HTTP requests and responses with their
+headers; WebSocket frames), so "bytes" is what crossed the wire. Connecting (the BAP handshake and
+``events/subscribe``; MCP's ``initialize`` and ``tools/list``) is counted apart from the task.
+Times are the task's wall time from the client (the connection open), median of the runs.
+
+Command: ``PYTHONPATH=$PWD .venv/bin/python bench/bench_bap.py [--runs 3] [--no-save]``; writes
+``bench/results/bap-<date>-<commit>.json``, summarised in bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+from browseragentprotocol import BAPClient
+from mcp import Client
+
+from mcp_actions.demo.static import StaticSite
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ROOT / "bench" / "pages"
+RESULTS_DIR = ROOT / "bench" / "results"
+TOKEN = "bench-bap"
+TODOS = ("milk", "eggs", "bread")
+NEW_TODO = "What needs to be done?"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise SystemExit(f"port {port} never opened")
+
+
+@contextlib.contextmanager
+def _server(tmp: Path) -> Iterator[tuple[int, int]]:
+    """``serve --transport streamable-http --bap-port``; yields its MCP and BAP ports."""
+    mcp_port, bap_port = _free_port(), _free_port()
+    env = {**os.environ, "HOME": str(tmp), "MCP_ACTIONS_HEADLESS": "1"}
+    command = [sys.executable, "-m", "mcp_actions", "serve", "--transport", "streamable-http", "--port", str(mcp_port), "--bridge-port", "0"]
+    command += ["--bap-port", str(bap_port), "--bap-token", TOKEN, "--audit-log", str(tmp / "audit.jsonl")]
+    with (tmp / "server.err").open("wb") as err:
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        _wait_for(mcp_port)
+        _wait_for(bap_port)
+        yield mcp_port, bap_port
+    finally:
+        process.terminate()
+        process.wait(15)
+
+
+class Relay:
+    """A TCP relay to a port on loopback that counts the bytes each way."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.up = 0
+        self.down = 0
+        self.port = 0
+        self._server: asyncio.Server | None = None
+
+    def reset(self) -> tuple[int, int]:
+        counted = (self.up, self.down)
+        self.up = self.down = 0
+        return counted
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, upward: bool) -> None:
+        with contextlib.suppress(OSError, ConnectionError):
+            while data := await reader.read(65536):
+                if upward:
+                    self.up += len(data)
+                else:
+                    self.down += len(data)
+                writer.write(data)
+                await writer.drain()
+        with contextlib.suppress(OSError, ConnectionError):
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        target_reader, target_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        with contextlib.suppress(asyncio.CancelledError):  # the run is over: the loop ends the connections still open
+            await asyncio.gather(self._pipe(reader, target_writer, True), self._pipe(target_reader, writer, False))
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Relay]:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        try:
+            yield self
+        finally:
+            self._server.close()
+
+
+def _field() -> dict[str, Any]:
+    return {"type": "placeholder", "value": NEW_TODO}
+
+
+async def bap_task(relay: Relay, url: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    async with BAPClient(f"ws://127.0.0.1:{relay.port}/", token=TOKEN, name="bench", timeout=60) as client:
+        connect = relay.reset()
+        began = time.perf_counter()
+        await client.create_page(url=url)
+        steps = []
+        for todo in TODOS:
+            steps.append(BAPClient.step("action/fill", {"selector": _field(), "value": todo}))
+            steps.append(BAPClient.step("action/press", {"selector": _field(), "key": "Enter"}))
+        steps.append(BAPClient.step("action/check", {"selector": {"type": "label", "value": "Mark all as complete"}}))
+        done = await client.act(steps)
+        assert done.success, done
+        text = (await client.content()).content
+        elapsed = time.perf_counter() - began
+        task = relay.reset()
+    assert "0 items left" in text, text[-400:]
+    return {"calls": 3, "connect_bytes": sum(connect), "task_bytes_up": task[0], "task_bytes_down": task[1], "task_bytes": sum(task), "task_s": elapsed, "total_s": time.perf_counter() - started}
+
+
+async def mcp_task(relay: Relay, url: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    async with Client(f"http://127.0.0.1:{relay.port}/mcp", mode="legacy") as client:
+        await client.list_tools()
+        connect = relay.reset()
+        began = time.perf_counter()
+        opened = await client.call_tool("browser_navigate", {"url": url})
+        assert not opened.is_error, opened.content
+        steps: list[dict[str, Any]] = [{"tool": "page_fill", "arguments": {"text": NEW_TODO, "value": todo, "submit": True}} for todo in TODOS]
+        steps.append({"tool": "page_click", "arguments": {"text": "Mark all as complete"}})
+        acted = await client.call_tool("page_act", {"steps": steps})
+        assert not acted.is_error, acted.content
+        read = await client.call_tool("page_read", {})
+        elapsed = time.perf_counter() - began
+        task = relay.reset()
+    text = "".join(getattr(c, "text", "") for c in read.content)
+    assert "0 items left" in text, text[-400:]
+    return {"calls": 3, "connect_bytes": sum(connect), "task_bytes_up": task[0], "task_bytes_down": task[1], "task_bytes": sum(task), "task_s": elapsed, "total_s": time.perf_counter() - started}
+
+
+def _commit() -> str:
+    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "mcp_actions"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return out + ("-dirty" if dirty else "")
+
+
+async def main_async(runs: int) -> dict[str, Any]:
+    results: dict[str, Any] = {"date": datetime.date.today().isoformat(), "commit": _commit(), "runs": runs, "task": "todo-vanilla: add milk, eggs, bread; mark all complete; read what is left", "doors": {}}
+    with tempfile.TemporaryDirectory() as tmp, StaticSite(PAGES) as site, _server(Path(tmp)) as (mcp_port, bap_port):
+        url = f"{site.url}todo-vanilla.html"
+        for door, port, task in (("bap", bap_port, bap_task), ("mcp", mcp_port, mcp_task)):
+            async with Relay(port).running() as relay:
+                await task(relay, url)  # a first run warms the browser for this door's session; not counted
+                rows = [await task(relay, url) for _ in range(runs)]
+            results["doors"][door] = {
+                "runs": rows,
+                "calls": rows[0]["calls"],
+                "connect_bytes": statistics.median(r["connect_bytes"] for r in rows),
+                "task_bytes": statistics.median(r["task_bytes"] for r in rows),
+                "task_bytes_up": statistics.median(r["task_bytes_up"] for r in rows),
+                "task_bytes_down": statistics.median(r["task_bytes_down"] for r in rows),
+                "task_s_median": statistics.median(r["task_s"] for r in rows),
+            }
+            print(json.dumps({"door": door, **{k: v for k, v in results["doors"][door].items() if k != "runs"}}), flush=True)
+    results["load_average_after"] = os.getloadavg()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-save", action="store_true", help="print only; do not write bench/results/")
+    args = parser.parse_args()
+    results = asyncio.run(main_async(args.runs))
+    if not args.no_save:
+        path = RESULTS_DIR / f"bap-{results['date']}-{results['commit']}.json"
+        path.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"saved {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
