@@ -6,9 +6,11 @@ sends it, and waits for exactly one of:
 
 - ``settle(channel, call_id, output=…)`` or ``settle(…, error=…)``: the
   runtime's answer, accepted only from the channel the call went to;
-- the time limit: ``handler_timeout`` with the elapsed time; the runtime is
-  sent ``action_cancel`` (reason ``"timed out"``) so its work stops too, and a
-  late answer is logged and dropped, not an error of the runtime;
+- the time limit: the runtime is sent ``action_cancel`` (reason ``"timed
+  out"``) so its work stops too; an answer it sent in time but a loaded loop
+  reads late is still the outcome (``_last_word``), else ``handler_timeout``
+  with the elapsed time, and a later answer is logged and dropped, not an
+  error of the runtime;
 - ``fail_channel(channel, reason)``: the connection is gone, every call sent
   on it fails at once with ``transport_failed``;
 - a delivery failure: ``transport_failed``;
@@ -46,6 +48,10 @@ log = logging.getLogger(__name__)
 
 #: How many timed-out or cancelled call ids are remembered, to log (not refuse) late answers.
 EXPIRED_MEMORY = 4096
+#: How long a timed-out call still waits for its runtime's answer already on the way (``_last_word``):
+#: this, plus as long as the loop ran the timer late, up to the most.
+LAST_WORD_MIN_MS = 50
+LAST_WORD_MAX_MS = 1000
 #: ``action_cancel`` reasons: the call's time limit passed, or its caller gave up. Runtimes tell
 #: them apart by this text (a page engine answers ``handler_timeout`` for the first, ``cancelled``).
 TIMED_OUT = "timed out"
@@ -163,18 +169,23 @@ class CallTracker:
                             code=ErrorCode.TRANSPORT_FAILED,
                             evidence={"call_id": call_id, "runtime_id": runtime_id},
                         ) from exc
-                    return await pending.future
+                    # Shielded: the time running out must not cancel the answer's future, which
+                    # still takes the runtime's last word (_last_word).
+                    return await asyncio.shield(pending.future)
             except TimeoutError:
                 if pending.future.done() and not pending.future.cancelled():
                     # The answer came in the very turn of the loop the time ran out in (a busy loop runs
                     # the timer before the waiting task): the runtime answered in time, so that is the outcome.
                     return pending.future.result()
-                elapsed = int((time.monotonic() - started) * 1000)
-                self._remember_expired(call_id, runtime_id, "timed out")
                 # A timed-out call must not go on acting in the page (a click landing during the
                 # next call): tell the runtime, as for a cancelled caller (docs/bridge-protocol.md).
                 if not channel.closed:
                     self._spawn(self._send_cancel(channel, call_id, runtime_id, TIMED_OUT), f"cancel-{call_id}")
+                last_word = await self._last_word(pending, late_ms=(time.monotonic() - started) * 1000 - timeout_ms)
+                if last_word is not None:
+                    return last_word.result()
+                elapsed = int((time.monotonic() - started) * 1000)
+                self._remember_expired(call_id, runtime_id, "timed out")
                 raise ActionError(
                     f"{name} did not finish within {timeout_ms} ms",
                     code=ErrorCode.HANDLER_TIMEOUT,
@@ -188,6 +199,29 @@ class CallTracker:
             raise
         finally:
             self._forget(pending)
+
+    async def _last_word(self, pending: _PendingCall, *, late_ms: float) -> asyncio.Future[Any] | None:
+        """The runtime's answer to a call whose time ran out, if it is already on its way; else None.
+
+        An answer the runtime sent before the deadline can still sit unread when the timer fires:
+        a loaded event loop reads sockets late, by about as long as it ran the timer late
+        (``late_ms``). Reporting such a call as timed out would tell the agent an action that
+        happened did not, and it would do it again. So the call waits that long again, plus
+        ``LAST_WORD_MIN_MS`` and at most ``LAST_WORD_MAX_MS`` in all, for the answer, already sent
+        ``action_cancel``: a runtime that finished says so, one that stopped answers the cancel
+        (``handler_timeout`` or ``cancelled``, which end the wait and count as the time-out).
+        """
+        wait_ms = min(LAST_WORD_MIN_MS + max(late_ms, 0), LAST_WORD_MAX_MS)
+        try:
+            async with asyncio.timeout(wait_ms / 1000):
+                await asyncio.shield(pending.future)
+        except TimeoutError:
+            return None
+        except ActionError as answer:
+            if answer.code in (ErrorCode.HANDLER_TIMEOUT, ErrorCode.CANCELLED):
+                return None  # the runtime stopped at our cancel: the call timed out
+            # Any other error (the runtime's own, the transport failing meanwhile) is the outcome.
+        return pending.future
 
     async def _send_cancel(self, channel: CallChannel, call_id: str, runtime_id: str, reason: str) -> None:
         item = ActionCancel(type="action_cancel", call_id=call_id, runtime_id=runtime_id, reason=reason)
