@@ -11,7 +11,11 @@
  * - timers (setTimeout with a delay up to MAX_DELAY_MS) scheduled by code that runs within HOT_MS
  *   of the action's input events (its handlers, their promise continuations, a framework's render
  *   right after), by the callbacks of such timers, or right after other tracked work finished (the
- *   continuation of `await sleep(40)` or of a fetch);
+ *   continuation of `await sleep(40)` or of a fetch); a timer longer than SHORT_DELAY_MS holds the
+ *   answer only while the page has shown no change since the action: once it has (the to-do row
+ *   added), a longer timer is the page's own follow-up, not its reply (knockoutjs's TodoMVC saves to
+ *   localStorage through a 500 ms rateLimit on every change: each Enter waited for it, ~555 ms), while
+ *   a search debounced 500 ms, which shows nothing before, is still waited for;
  * - requests (fetch, XMLHttpRequest) started the same way.
  *
  * "Within HOT_MS of an input event" rather than "while armed": the engine itself, and a page's
@@ -31,6 +35,7 @@
 var fail = M.fail;
 
 var MAX_DELAY_MS = 600; // a longer timer is a toast's hide or a poll, not the action's reply
+var SHORT_DELAY_MS = 300; // a longer one holds the answer only while the page shows no change yet
 var MAX_GENERATIONS = 4; // timer -> callback -> timer ... hops followed from the action
 var HOT_MS = 20; // code this soon after an input event or tracked work continues it (handlers, promise chains)
 // The events an action delivers (trusted input or the engine's own): each starts a hot window.
@@ -47,6 +52,9 @@ var context = 0; // 0: no wrapped callback runs; -1: an untracked one; n > 0: a 
 var hotUntil = 0, hotGeneration = 0; // tracked work just finished: what runs now continues it
 var timers = {}; // tracked timer id -> true, until it fires or is cleared
 var pendingTimers = 0, pendingRequests = 0;
+var pendingLong = 0; // of pendingTimers, those longer than SHORT_DELAY_MS
+var changeSeen = null; // a MutationObserver noting that the page changed since arm()
+var changed = false; // the page's DOM changed since arm()
 var lastActivity = 0; // when tracked work last finished
 var listener = null; // the running settle's wake-up
 
@@ -83,10 +91,7 @@ function wrapTimers() {
     var ms = Number(delay) || 0;
     var generation = ms <= MAX_DELAY_MS ? generationNow() : 0;
     var id = native.call(root, function () {
-      if (generation && timers[id]) {
-        delete timers[id];
-        pendingTimers--;
-      }
+      if (generation && timers[id]) untrack(id);
       var saved = context;
       context = generation || -1;
       try {
@@ -97,15 +102,15 @@ function wrapTimers() {
       }
     }, delay);
     if (generation) {
-      timers[id] = true;
+      timers[id] = ms > SHORT_DELAY_MS ? "long" : "short";
       pendingTimers++;
+      if (ms > SHORT_DELAY_MS) pendingLong++;
     }
     return id;
   };
   root.clearTimeout = function clearTimeout(id) {
     if (timers[id]) {
-      delete timers[id];
-      pendingTimers--;
+      untrack(id);
       wake();
     }
     return nativeClearTimeout.call(root, id);
@@ -127,6 +132,12 @@ function wrapTimers() {
       }, delay);
     };
   }
+}
+
+function untrack(id) {
+  if (timers[id] === "long") pendingLong--;
+  delete timers[id];
+  pendingTimers--;
 }
 
 function wrapRequests() {
@@ -190,9 +201,17 @@ function arm() {
     wrapTimers();
     wrapRequests();
     listenToInput();
+    if (typeof MutationObserver === "function") {
+      changeSeen = new MutationObserver(function () { changed = true; });
+      changeSeen.observe(document.documentElement || document, { childList: true, subtree: true, attributes: true, characterData: true });
+    }
   }
+  // What changed before this action (the engine marking its target) is not the action's.
+  if (changeSeen) changeSeen.takeRecords();
+  changed = false;
   timers = {};
   pendingTimers = 0;
+  pendingLong = 0;
   pendingRequests = 0;
   hotUntil = 0;
   lastActivity = 0;
@@ -232,7 +251,9 @@ function settle(options, call) {
       nativeClearTimeout.call(root, timer);
       var t = now();
       if (t - started >= timeout) return finish(false);
-      var pending = armed && (pendingTimers > 0 || pendingRequests > 0);
+      // A long timer once the page has changed is its own follow-up (a rate-limited save), not the reply.
+      if (changeSeen) changed = changed || changeSeen.takeRecords().length > 0;
+      var pending = armed && (pendingTimers - (changed ? pendingLong : 0) > 0 || pendingRequests > 0);
       var quietSince = Math.max(lastMutation, armed ? lastActivity : 0, started);
       if (!pending && t - quietSince >= quiet) return finish(true);
       // Pending work wakes check() when it ends (listener); the timer covers the quiet window and the cap.
