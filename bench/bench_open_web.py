@@ -45,13 +45,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import bench_peers
-from open_web_kit import ROOT, Agent, TaskFailed, build_site, install_peers, open_session, parse_snapshot, ref_in, scope_of
+from open_web_kit import ROOT, Agent, Task, TaskFailed, build_site, install_peers, open_session, parse_snapshot, ref_in, scope_of
+from open_web_miniwob import miniwob_markdown, run_miniwob, summarise_miniwob
+from open_web_tasks_docs import DOC_TASKS, FORM_TASKS
 
 from mcp_actions.demo.static import StaticSite
 
@@ -143,20 +144,6 @@ async def board_run(server: str, cards: int, base_url: str, args: argparse.Names
 
 
 # -- eleven tasks on pages written by others -----------------------------------------
-
-Script = Callable[[Agent, str], Awaitable[str]]
-
-
-@dataclass
-class Task:
-    """A task on one page: what it asks, what a right answer contains, and a scripted agent per server."""
-
-    name: str
-    page: str
-    goal: str
-    expect: list[str]
-    playwright: Script
-    actions: Script
 
 
 async def _pw_open(a: Agent, url: str) -> str:
@@ -417,7 +404,7 @@ async def modal_actions(a: Agent, url: str) -> str:
 TASKS = [
     *(
         Task(f"todo-{kind}", f"todo-{kind}.html", f"TodoMVC in {label}: add 'Buy milk' and 'Walk the dog', complete 'Buy milk', say how many are left", ["1 item left"], todo_playwright, todo_actions)
-        for kind, label in (("react", "React 18"), ("vue", "Vue 3"), ("angularjs", "AngularJS 1.8"), ("vanilla", "plain JS"))
+        for kind, label in (("react", "React 18"), ("vue", "Vue 3"), ("angularjs", "AngularJS 1.8"), ("vanilla", "plain JS"), ("knockout", "Knockout 3.5"), ("backbone", "Backbone 1.6"), ("preact", "Preact with htm"))
     ),
     Task("webmcp-bistro", "bistro.html", "Le Petit Bistro (WebMCP demo, tools unused): book a table for 4 on 2026-12-24 at 19:30, say the reference", ["LPB-2226"], bistro_playwright, bistro_actions),
     Task("article", "article.html", "long article: when did the bridge open to traffic?", ["14 May 1889"], article_playwright, article_actions),
@@ -426,6 +413,8 @@ TASKS = [
     Task("modal", "modal.html", "APG modal dialog: add a delivery address through the dialog", ["221B Baker Street, London NW1 6XE"], modal_playwright, modal_actions),
     Task("autocomplete", "autocomplete.html", "MiniWoB++ use-autocomplete (jQuery UI): pick 'Banana' after typing 'Ban', submit", ["Last reward: 1.00 (Banana)"], autocomplete_playwright, autocomplete_actions),
     Task("start-cover", "click-start.html", "MiniWoB++ click-button behind a START cover: click 'Previous'", ["Last reward: 1.00"], start_playwright, start_actions),
+    *FORM_TASKS,
+    *DOC_TASKS,
 ]
 
 
@@ -597,21 +586,39 @@ async def run_parts(args: argparse.Namespace) -> int:
             }
             write(report, "open-web-tasks" + ("-only" if args.only else ""), args.no_save)
             print(tasks_markdown(rows))
+        if "miniwob" in args.part:
+            site_dir, page_versions = build_site(work)
+            load_before = os.getloadavg()
+            with StaticSite(site_dir) as site:
+                episodes = await run_miniwob(site.url, args, work)
+            mini_rows = summarise_miniwob(episodes)
+            failures += sum(not e.ok for e in episodes)
+            report = {
+                "date": datetime.date.today().isoformat(),
+                "commit": head,
+                "machine": machine(),
+                "load_before": load_before,
+                "versions": {**versions, **page_versions},
+                "summary": mini_rows,
+                "runs": [e.__dict__ for e in episodes],
+            }
+            write(report, "open-web-miniwob" + ("-only" if args.only else ""), args.no_save)
+            print(miniwob_markdown(mini_rows))
     return 1 if failures else 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", action="append", choices=["board", "tasks"], help="board, tasks (repeatable; default both)")
+    parser.add_argument("--part", action="append", choices=["board", "tasks", "miniwob"], help="board, tasks, miniwob (repeatable; default all three)")
     parser.add_argument("--cards", type=int, nargs="+", default=[4, 300, 3000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--servers", nargs="+", default=["playwright-mcp", "chrome-devtools-mcp", "mcp-actions"], help="which servers run (the tasks part runs playwright-mcp and mcp-actions of them)")
-    parser.add_argument("--only", nargs="+", help="tasks part: only these task names")
+    parser.add_argument("--only", nargs="+", help="tasks and miniwob parts: only these task names")
     parser.add_argument("--peers-dir", type=Path, default=Path(tempfile.gettempdir()) / "bench-open-web-peers", help="where the npm peers are installed and kept")
     parser.add_argument("--browser-path", default="/usr/bin/chromium")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args()
-    args.part = args.part or ["board", "tasks"]
+    args.part = args.part or ["board", "tasks", "miniwob"]
     return asyncio.run(run_parts(args))
 
 

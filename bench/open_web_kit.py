@@ -11,19 +11,25 @@ run's browser to exit. Added here:
 - ``open_session``: one cold server process with its browser up (untimed), yielding an
   ``Agent`` that counts each call's bytes and time;
 - ``build_site``: ``bench/pages/`` plus the frameworks' files from npm (installed at run time
-  into the tests' npm cache, ``tests/npm_cache.py``; never copied into the repository);
-- ``refs_in``/``scope_of``: finding a ref in a peer's snapshot or in our page tools' text.
+  into the tests' npm cache, ``tests/npm_cache.py``; never copied into the repository), and
+  Debian's HTML manuals of Python 3.11 and PostgreSQL 15 linked in as ``python/`` and
+  ``postgresql/`` (``python3.11-doc``, ``postgresql-doc-15``, installed with apt-get when missing);
+- ``refs_in``/``scope_of``: finding a ref in a peer's snapshot or in our page tools' text;
+  ``flat_text``: a peer's snapshot as the words a person reads (names and texts, in order);
+- ``Task``: a task on one page, with a scripted agent per server.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,12 +58,16 @@ from bench_peers import (
 )
 
 __all__ = [
+    "DOCS",
     "PAGES",
     "Agent",
+    "Script",
+    "Task",
     "Node",
     "TaskFailed",
     "actions_params",
     "build_site",
+    "flat_text",
     "install_peers",
     "open_session",
     "parse_snapshot",
@@ -76,8 +86,36 @@ VENDOR = {
     "vue@3.5.13": ["dist/vue.global.prod.js"],
     "angular@1.8.3": ["angular.min.js"],
     "jquery@3.7.1": ["dist/jquery.min.js"],
-    "jquery-ui@1.14.1": ["dist/jquery-ui.min.js"],
+    "jquery-ui@1.14.1": ["dist/jquery-ui.min.js", "dist/themes/base/jquery-ui.min.css", "dist/themes/base/images"],
+    "knockout@3.5.1": ["build/output/knockout-latest.js"],
+    "underscore@1.13.8": ["underscore-umd-min.js"],
+    "backbone@1.6.1": ["backbone-min.js"],
+    "htm@3.1.1": ["preact/standalone.umd.js"],
+    "bootstrap@5.3.3": ["dist/css/bootstrap.min.css"],
 }
+#: Debian's HTML manuals, served as written by others: site folder -> (package, its html folder).
+DOCS = {
+    "python": ("python3.11-doc", Path("/usr/share/doc/python3.11-doc/html")),
+    "postgresql": ("postgresql-doc-15", Path("/usr/share/doc/postgresql-doc-15/html")),
+}
+
+
+def _docs(site: Path) -> dict[str, str]:
+    """Link Debian's manuals into the site (apt-get installs them when missing); their package versions."""
+    missing = [package for package, folder in DOCS.values() if not (folder / "index.html").exists()]
+    if missing:
+        if os.geteuid() != 0:
+            raise SystemExit(f"the manuals' packages are missing: sudo apt-get install {' '.join(missing)}")
+        print(f"installing {', '.join(missing)} with apt-get ...", file=sys.stderr)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=True, stdout=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    versions = {}
+    for name, (package, folder) in DOCS.items():
+        link = site / name
+        if not link.exists():
+            link.symlink_to(folder, target_is_directory=True)
+        query = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, check=False)
+        versions[package] = query.stdout.strip()
+    return versions
 
 
 def build_site(workdir: Path) -> tuple[Path, dict[str, str]]:
@@ -92,7 +130,11 @@ def build_site(workdir: Path) -> tuple[Path, dict[str, str]]:
         package = npm_package(spec)
         versions[spec.rsplit("@", 1)[0]] = json.loads((package / "package.json").read_text())["version"]
         for name in files:
-            shutil.copyfile(package / name, site / "vendor" / Path(name).name)
+            if (package / name).is_dir():  # a theme's images, beside its CSS
+                shutil.copytree(package / name, site / "vendor" / Path(name).name, dirs_exist_ok=True)
+            else:
+                shutil.copyfile(package / name, site / "vendor" / Path(name).name)
+    versions.update(_docs(site))
     return site, versions
 
 
@@ -148,7 +190,41 @@ async def open_session(server: str, peers_dir: Path, browser: str, workdir: Path
         yield Agent(client, server), listing
 
 
+Script = Callable[[Agent, str], Awaitable[str]]
+
+
+@dataclass
+class Task:
+    """A task on one page: what it asks, what a right answer contains, and a scripted agent per server."""
+
+    name: str
+    page: str
+    goal: str
+    expect: list[str]
+    playwright: Script
+    actions: Script
+
+
 # -- reading answers like an agent ---------------------------------------------------
+
+_NODE = re.compile(r'^\s*- (?:/url: .*|/placeholder: .*|([\w-]+)(?: "((?:[^"\\]|\\.)*)")?(?: \[[^\]]*\])*:?\s*(.*))$')
+
+
+def flat_text(snapshot: str) -> str:
+    """A peer's snapshot as the words on the page: each node's name and text, in order, one space apart."""
+    words = []
+    for line in snapshot.splitlines():
+        node = _NODE.match(line)
+        if node is None:
+            continue
+        role, name, rest = node.groups()
+        if role == "text" or (role and rest and not name):
+            words.append(rest.strip('"'))
+        elif name:
+            words.append(name.replace('\\"', '"'))
+            if rest:
+                words.append(rest.strip('"'))
+    return " ".join(w for w in words if w)
 
 
 def scope_of(text: str, pattern: str) -> Node | None:
