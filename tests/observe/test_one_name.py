@@ -3,7 +3,7 @@ element the same role and name; a name comes from its content where ARIA says so
 after a paragraph that is not its label.
 
 Fixtures (tests/fixtures/pages/miniwob/) follow MiniWoB++'s click-tab, use-autocomplete and find-word tasks
-with jQuery UI's widgets as they render. Driven through the MCP SDK's Client in headless Chromium.
+with jQuery UI's widgets as they render, and enter-text. Driven through the MCP SDK's Client in headless Chromium.
 """
 
 from __future__ import annotations
@@ -66,3 +66,10 @@ async def test_a_field_is_not_named_after_the_paragraph_before_it(pages_url: str
         assert re.search(r"Donec ipsum porta diam facilisi vitae non\n\[textbox @e\d+\] \[button \"Submit\" @e\d+\]", read), read
         listing = await text_of(s, "page_observe", {})
         assert "Donec" not in listing, listing
+        # Nor after the sentence in a <div> before its wrapper (MiniWoB's enter-text): at 811f52c the field read
+        # as [textbox "Enter \"Kasey\" into the text field and press Submit." @e1].
+        await s.navigate(f"{pages_url}/miniwob/enter-text.html")
+        read = await text_of(s, "page_read", {})
+        assert re.search(r'Enter "Kasey" into the text field and press Submit\.\n\[textbox @e\d+\] \[button "Submit" @e\d+\]', read), read
+        assert re.search(r"^@e\d+ textbox$", await text_of(s, "page_observe", {}), re.M)
+        assert re.fullmatch(r"@e\d+ textbox", await text_of(s, "page_find", {"role": "textbox"}))

@@ -141,6 +141,14 @@ function accessibleName(el, knownRole) {
 var PROSE = { p: 1, blockquote: 1, pre: 1, ul: 1, ol: 1, dl: 1, figure: 1 };
 var BESIDE_CAP = 60; // longer text before a field is prose, not its label
 var BESIDE_LEVELS = 3; // how far up a field's wrappers the text before it is looked for
+// A sentence (three words or more ended by "." or "!") is prose too: MiniWoB's enter-text says its task
+// ('Enter "Kasey" into the text field and press Submit.') in a <div> before the field.
+var SENTENCE = /\S+\s+\S+\s+\S+.*[^.][.!]["'\u201d\u2019)]?$/;
+
+/** Text before a field as its label: "" for prose (too long, or a sentence), else without a trailing ":" or "*". */
+function asLabel(text) {
+  return text.length <= BESIDE_CAP && !SENTENCE.test(text) ? text.replace(/[:*]\s*$/, "").trim() : "";
+}
 
 /**
  * The text a person reads as a field's label when no <label>, aria or placeholder names it: the
@@ -168,7 +176,7 @@ function textBefore(el) {
       if (prev.nodeType === 3) {
         var t = normalize(prev.nodeValue);
         if (!t) continue;
-        return t.length <= BESIDE_CAP ? t.replace(/[:*]\s*$/, "").trim() : "";
+        return asLabel(t);
       }
       if (prev.nodeType !== 1) continue;
       var tag = tagOf(prev);
@@ -179,7 +187,7 @@ function textBefore(el) {
       if (prev.matches("input, select, textarea, button") || prev.querySelector("input, select, textarea, button")) return "";
       var text = normalize(prev.textContent);
       if (!text) continue;
-      return text.length <= BESIDE_CAP ? text.replace(/[:*]\s*$/, "").trim() : "";
+      return asLabel(text);
     }
     node = node.parentNode;
     if (!node || node.nodeType !== 1 || /^(form|body|fieldset|table|tbody)$/.test(tagOf(node))) return "";
