@@ -220,4 +220,4 @@ function extract(args) {
   return out;
 }
 
-definePrimitive("refs.extract", extract);
+definePrimitive("refs.extract", function (args) { return M.afterLoad(function () { return extract(args); }); });

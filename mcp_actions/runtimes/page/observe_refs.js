@@ -371,6 +371,6 @@ M.markOnly = markOnly;
 M.isField = isField;
 M.contextOf = contextOf;
 
-definePrimitive("refs.observe", observe);
+definePrimitive("refs.observe", function (args) { return M.afterLoad(function () { return observe(args); }); }); // read_sections.js
 definePrimitive("refs.resolve", resolve);
 definePrimitive("refs.select", selectOptions);

@@ -102,25 +102,41 @@ function termOf(el) {
   return "";
 }
 
-// How long a read or a find waits for the document it reads to finish loading (it answers then, loaded or not).
+// How long a read waits for the document's HTML to arrive (readyState leaves "loading"), then for its load
+// (images, late scripts): it answers then, loaded or not. A load that did not come in time is not waited
+// for again in the same document (an image that never loads must not cost every read).
 var LOAD_WAIT_MS = 5000;
+var RESOURCES_WAIT_MS = 1000;
+var resourcesWaited = false;
+var timerSet = M.intrinsics.nativeSetTimeout || root.setTimeout, timerClear = M.intrinsics.nativeClearTimeout || root.clearTimeout;
 
 /**
  * fn() once the document has loaded: right after a navigation the engine is in the new document before its
  * body has arrived, and a read then would answer a page half there ("no match" for what comes next). At
- * once when it has loaded; after LOAD_WAIT_MS at most.
+ * once when it has loaded; at most LOAD_WAIT_MS for its HTML, and RESOURCES_WAIT_MS more for its load.
+ * The reading tools wait alike: page_read, page_find, page_observe and page_extract.
  */
 function afterLoad(fn) {
-  if (document.readyState === "complete") return fn();
+  if (document.readyState === "complete" || (resourcesWaited && document.readyState !== "loading")) return fn();
   return new Promise(function (resolve) {
-    var timer = null;
-    function done() {
-      root.removeEventListener("load", done);
-      clearTimeout(timer);
+    var started = Date.now(), parsedAt = 0, timer = null;
+    function check() {
+      var now = Date.now();
+      if (!parsedAt && document.readyState !== "loading") parsedAt = now;
+      var left = parsedAt ? RESOURCES_WAIT_MS - (now - parsedAt) : LOAD_WAIT_MS - (now - started);
+      if (timer !== null) timerClear.call(root, timer);
+      if (document.readyState !== "complete" && left > 0) {
+        timer = timerSet.call(root, check, left);
+        return;
+      }
+      if (parsedAt && document.readyState !== "complete") resourcesWaited = true;
+      document.removeEventListener("readystatechange", check);
+      root.removeEventListener("load", check);
       resolve();
     }
-    root.addEventListener("load", done);
-    timer = setTimeout(done, LOAD_WAIT_MS);
+    document.addEventListener("readystatechange", check);
+    root.addEventListener("load", check);
+    check();
   }).then(fn);
 }
 
