@@ -83,6 +83,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe_frames.js",  # refs.frame_act: act on an element inside a same-origin iframe (point, click, hover, fill)
     "observe_files.js",  # refs.set_files: a file input takes the files the server read (page_fill {files})
     "observe_drag.js",  # refs.drag_resolve: the two ends of page_drag, by ref or text, marked for pointer.drag
+    "observe_marks.js",  # refs.marks: numbered badges on the listed elements in the viewport, for one screenshot
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "select.js",  # locator.select: options of the <select> a locator names (learned tools)
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
@@ -149,6 +150,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.frame_act",
     "refs.set_files",
     "refs.drag_resolve",
+    "refs.marks",
     "refs.describe",
     "locator.select",
     "refs.read",

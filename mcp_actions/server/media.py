@@ -19,6 +19,8 @@ from typing import Any
 
 import mcp_types as types
 
+from ..dispatch.builtins.answers import BriefAnswer
+
 __all__ = ["IMAGE_FIELD", "image_output_schema", "split_image"]
 
 #: The output field holding the base64 image.
@@ -55,4 +57,6 @@ def split_image(output: Any) -> tuple[Any, types.ImageContent | None]:
         return output, None
     small = {key: value for key, value in output.items() if key != IMAGE_FIELD}
     small["bytes"] = size
+    if isinstance(output, BriefAnswer):  # its text for the model (browser_screenshot {marks}: the badges) stays
+        small = BriefAnswer(small, output.text, output.meta)
     return small, types.ImageContent(type="image", data=data, mime_type=mime)

@@ -143,9 +143,9 @@ def success_result(
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     if image is not None:
         content.append(image)
-    meta: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = dict(output.meta) if isinstance(output, BriefAnswer) and output.meta else None
     if state_summary is not None:
-        meta = {META_STATE_SUMMARY: state_summary}
+        meta = {**(meta or {}), META_STATE_SUMMARY: state_summary}
         content.append(types.TextContent(type="text", text=_summary_text(state_summary)))
     if tab is not None:
         meta = {**(meta or {}), META_TAB: tab.to_meta()}

@@ -81,13 +81,18 @@ def page_meta(runtime_id: str, part: str) -> dict[str, Any]:
 
 
 class BriefAnswer(dict[str, Any]):
-    """A structured answer (the result's ``structuredContent``) with ``text``, the line the model reads in its place."""
+    """A structured answer (the result's ``structuredContent``) with ``text``, the line the model reads in its place.
+
+    ``meta``: for the result's ``_meta`` (a page's words in the text: ``page_meta``).
+    """
 
     text: str
+    meta: dict[str, Any]
 
-    def __init__(self, output: dict[str, Any], text: str) -> None:
+    def __init__(self, output: dict[str, Any], text: str, meta: dict[str, Any] | None = None) -> None:
         super().__init__(output)
         self.text = text
+        self.meta = dict(meta or {})
 
 
 def navigate_text(output: dict[str, Any]) -> str:

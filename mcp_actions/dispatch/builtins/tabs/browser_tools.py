@@ -10,10 +10,14 @@ once it ran, by where it landed (``ActionService.judge_landing``). Their
 output schemas are the dictionary's.
 ``browser.screenshot`` returns ``image`` (base64), ``mime_type``, ``width``
 and ``height``; its binding says so (``image_output``), and the MCP layer sends the image as image content (server/media.py).
+``browser_screenshot {marks: true}`` draws numbered badges on the elements ``page_observe`` lists in the
+viewport first (the page engine's ``refs.marks``, observe_marks.js), takes the picture, and removes them:
+the answer adds the list of badge → ref (``marks_text``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -22,7 +26,7 @@ from ....errors import ActionError, ErrorCode
 from ....manifest.dictionary import host_dictionary
 from ...call.service import ActionService
 from ...call.targets import TargetRule
-from ..answers import BriefAnswer, navigate_text, quote
+from ..answers import BriefAnswer, navigate_text, page_meta, quote
 from ..tool import BuiltinCall, BuiltinRunner, BuiltinTool, builtin_binding
 
 __all__ = ["BROWSER_TOOLS"]
@@ -31,10 +35,19 @@ _TAB_ID = {"type": "integer", "minimum": 1, "description": "tab_id from browser.
 
 
 def _binding(
-    name: str, primitive: str, description: str, schema: dict[str, Any], annotations: dict[str, Any], *, image_output: bool = False
+    name: str,
+    primitive: str,
+    description: str,
+    schema: dict[str, Any],
+    annotations: dict[str, Any],
+    *,
+    image_output: bool = False,
+    more_output: dict[str, Any] | None = None,
 ) -> ToolBinding:
-    """A browser tool whose result has the shape of ``primitive``'s dictionary output (``image_output``: a picture)."""
+    """A browser tool whose result has the shape of ``primitive``'s dictionary output (``image_output``: a picture), plus ``more_output``'s properties."""
     output_schema = copy.deepcopy(host_dictionary()[primitive]["output_schema"])
+    if more_output:
+        output_schema["properties"] = {**output_schema.get("properties", {}), **more_output}
     return builtin_binding(name, description, schema, annotations, result_schema=output_schema, image_output=image_output)
 
 
@@ -103,11 +116,13 @@ SCREENSHOT = _binding(
             "max_width": {"type": "integer", "minimum": 1},
             "max_height": {"type": "integer", "minimum": 1},
             "max_kilobytes": {"type": "integer", "minimum": 1},
+            "marks": {"type": "boolean", "description": "Numbered badges on what page_observe lists in view, and the list badge → ref."},
         },
         "additionalProperties": False,
     },
     {"title": "Screenshot", "readOnlyHint": True, "openWorldHint": False},
     image_output=True,  # the MCP adapter sends the picture as image content (server/media.py)
+    more_output={"marks": {"type": "array", "items": {"type": "object"}}},  # with marks: [{n, ref, role, name?, bounds}]
 )
 DISMISS_DIALOG = _binding(
     "browser.dismiss_dialog",
@@ -172,6 +187,41 @@ async def _open_tab(service: ActionService, call: BuiltinCall) -> Any:
     return opened
 
 
+#: How long removing the marks may take once the picture is taken (or failed), whatever the call had left.
+_UNMARK_MS = 5000
+
+
+def marks_text(marks: list[Any]) -> str:
+    """The badges for the model, one line each in page_observe's order: ``1 @e3 button "Save"`` (names are the page's, quoted)."""
+    lines = []
+    for mark in marks:
+        if isinstance(mark, dict):
+            name = mark.get("name")
+            lines.append(" ".join(str(part) for part in (mark.get("n"), mark.get("ref"), mark.get("role"), quote(name) if name else None) if part))
+    return "\n".join(lines) or "(no element to act on is in view: no badges)"
+
+
+async def _screenshot(service: ActionService, call: BuiltinCall) -> Any:
+    """The viewport's picture; with ``marks``, badges drawn on it for the picture only, and the list of them."""
+    arguments = {key: value for key, value in call.own.items() if key != "marks"}
+    if call.own.get("marks") is not True:
+        return await _run(service, "browser.screenshot", arguments, call)
+    if not call.runtime.provides("refs.marks"):
+        raise ActionError("this tab cannot draw marks (it has no page engine)", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"path": "/marks"})
+    drawn = await _run(service, "refs.marks", {"show": True}, call)
+    try:
+        shot = await _run(service, "browser.screenshot", arguments, call)
+    finally:
+        # Taken away whatever became of the picture; a page that went meanwhile has nothing left to remove
+        # (and the engine removes marks nobody came back for by itself, observe_marks.js).
+        with contextlib.suppress(ActionError):
+            await service.bridge.call("refs.marks", {"show": False}, runtime_id=call.runtime.runtime_id, timeout_ms=_UNMARK_MS)
+    if not isinstance(shot, dict):
+        return shot
+    marks = [m for m in (drawn.get("marks") or []) if isinstance(m, dict)] if isinstance(drawn, dict) else []
+    return BriefAnswer({**shot, "marks": marks}, marks_text(marks), page_meta(call.runtime.runtime_id, "quoted"))
+
+
 def _passthrough(primitive: str) -> BuiltinRunner:
     async def run(service: ActionService, call: BuiltinCall) -> Any:
         return await _run(service, primitive, call.own, call)
@@ -225,6 +275,6 @@ BROWSER_TOOLS: tuple[BuiltinTool, ...] = (
     BuiltinTool(OPEN_TAB, _open_tab, "tabs", TargetRule("browser.open_tab", "none", destination_argument="url")),
     BuiltinTool(ACTIVATE_TAB, _passthrough("browser.claimed_tabs.activate"), "tabs", TargetRule("browser.claimed_tabs.activate", "none", tab_argument="tab_id")),
     BuiltinTool(CLOSE_TAB, _passthrough("browser.close_tab"), "tabs", TargetRule("browser.close_tab", "acts", tab_argument="tab_id")),
-    BuiltinTool(SCREENSHOT, _passthrough("browser.screenshot"), "capture", TargetRule("browser.screenshot", "reads")),
+    BuiltinTool(SCREENSHOT, _screenshot, "capture", TargetRule("browser.screenshot", "reads")),
     BuiltinTool(DISMISS_DIALOG, _passthrough("browser.dismiss_dialog"), "dialogs", TargetRule("browser.dismiss_dialog", "acts", tab_argument="tab_id")),
 )
