@@ -111,6 +111,17 @@ def tools_list_bytes(listing: Any) -> int:
     return len(_compact([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listing.tools]))
 
 
+#: What a host hands its model of each tool (Anthropic's tool format takes these three; title,
+#: outputSchema, annotations and _meta stay with the host).
+MODEL_FACING = ("name", "description", "inputSchema")
+
+
+def model_facing_bytes(listing: Any) -> int:
+    """The part of the tools array a host hands its model (``MODEL_FACING``), as compact JSON."""
+    tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listing.tools]
+    return len(_compact([{key: tool[key] for key in MODEL_FACING if key in tool} for tool in tools]))
+
+
 # -- reading snapshots like an agent ------------------------------------------------
 
 
@@ -192,6 +203,13 @@ class Run:
     task_ms: float = 0.0
     tools_list_bytes: int = 0
     tools: int = 0
+    #: The model-facing part of tools/list (``model_facing_bytes``) at start, and after the task (on the
+    #: board page, where a server may list more: mcp-actions lists page_read on a mapped page).
+    model_facing_bytes: int = 0
+    model_facing_bytes_on_page: int = 0
+    tools_on_page: int = 0
+    #: The machine's 1-minute load average as the run started (2 shared cores: other engineers' runs).
+    load_1m: float = 0.0
     start_to_tools_list_ms: float = 0.0
     ok: bool = False
     error: str | None = None
@@ -359,7 +377,7 @@ async def one_run(
     settle_s: float = 0.0,
     map_names_site: bool = True,
 ) -> Run:
-    run = Run(server=name, cards=cards)
+    run = Run(server=name, cards=cards, load_1m=round(os.getloadavg()[0], 2))
     url = board_url(base_url, cards)
     origin = site_origin(base_url) if map_names_site else None
     params = server_params(name, peers_dir, browser, workdir, board_map(source, origin, workdir), source=source)
@@ -368,6 +386,7 @@ async def one_run(
         listing = await client.list_tools()
         run.start_to_tools_list_ms = (time.perf_counter() - spawned) * 1000
         run.tools, run.tools_list_bytes = len(listing.tools), tools_list_bytes(listing)
+        run.model_facing_bytes = model_facing_bytes(listing)
         # Untimed: make the peer launch its browser (mcp-actions launched its own at start).
         page_id = 1
         if name == "playwright-mcp":
@@ -394,6 +413,9 @@ async def one_run(
         except TaskFailed as exc:
             run.error = str(exc)
         run.task_ms = (time.perf_counter() - started) * 1000
+        # Untimed: the list as it is on the board page, where the model works next.
+        on_page = await client.list_tools()
+        run.tools_on_page, run.model_facing_bytes_on_page = len(on_page.tools), model_facing_bytes(on_page)
     return run
 
 
@@ -504,7 +526,11 @@ def summarise(runs: list[Run]) -> list[dict[str, Any]]:
                 "task_ms_max": round(max(times), 1),
                 "tools": group[0].tools,
                 "tools_list_bytes": group[0].tools_list_bytes,
+                "model_facing_bytes": group[0].model_facing_bytes,
+                "tools_on_page": group[0].tools_on_page,
+                "model_facing_bytes_on_page": max(r.model_facing_bytes_on_page for r in group),
                 "start_to_tools_list_ms_median": round(statistics.median(r.start_to_tools_list_ms for r in group), 1),
+                "load_1m": [r.load_1m for r in group],
             }
         )
     # Ratios against the best peer at the same card count (lower is better for each figure).
@@ -523,13 +549,13 @@ def summarise(runs: list[Run]) -> list[dict[str, Any]]:
 def markdown(rows: list[dict[str, Any]], versions: dict[str, str]) -> str:
     label = {name: f"{name} {version}" for name, version in versions.items()}
     lines = [
-        "| cards | server | calls | bytes to the model | task time median (min–max) | `tools/list` |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| cards | server | calls | bytes to the model | task time median (min–max) | `tools/list` | name, description, inputSchema on the page |",
+        "|---:|---|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         name = label.get(row["server"], row["server"])
         if not row.get("ok"):
-            lines.append(f"| {row['cards']:,} | {name} | failed: {row['errors'][0]} | | | |")
+            lines.append(f"| {row['cards']:,} | {name} | failed: {row['errors'][0]} | | | | |")
             continue
         ratio = row.get("vs_best_peer")
         time_cell = f"{row['task_ms_median'] / 1000:.2f} s ({row['task_ms_min'] / 1000:.2f}–{row['task_ms_max'] / 1000:.2f})"
@@ -539,7 +565,8 @@ def markdown(rows: list[dict[str, Any]], versions: dict[str, str]) -> str:
             time_cell += f" = {ratio['task_time']:.2f}×"
             bytes_cell += f" = 1/{1 / ratio['bytes_to_model']:.0f}"
             list_cell += f" = {ratio['tools_list_bytes']:.2f}×"
-        lines.append(f"| {row['cards']:,} | {name} | {row['calls']:g} | {bytes_cell} | {time_cell} | {list_cell} |")
+        model_cell = f"{row['model_facing_bytes_on_page']:,} B ({row['tools_on_page']} tools)"
+        lines.append(f"| {row['cards']:,} | {name} | {row['calls']:g} | {bytes_cell} | {time_cell} | {list_cell} | {model_cell} |")
     return "\n".join(lines)
 
 
@@ -567,7 +594,8 @@ async def run_all(args: argparse.Namespace, peers_dir: Path, startup: dict[str, 
                     status = "ok" if run.ok else f"FAILED: {run.error}"
                     print(
                         f"{name:20} cards={cards:<5} run={repeat + 1} calls={run.calls} bytes={run.bytes_to_model:>8,} "
-                        f"task={run.task_ms:7.0f} ms tools/list={run.tools_list_bytes:,} B start→list={run.start_to_tools_list_ms:.0f} ms {status}",
+                        f"task={run.task_ms:7.0f} ms tools/list={run.tools_list_bytes:,} B model-facing on the page={run.model_facing_bytes_on_page:,} B "
+                        f"start→list={run.start_to_tools_list_ms:.0f} ms {status}",
                         file=sys.stderr,
                     )
     return runs, versions

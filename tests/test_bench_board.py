@@ -47,3 +47,26 @@ def test_the_map_the_bench_serves_names_only_the_sites_origin(tmp_path: Path, mo
     assert [(r.valid, [(p.path, p.code) for p in r.warnings]) for r in served.reports] == [(True, KNOWN_WARNINGS)]
     with pytest.raises(ValueError, match="must be an origin"):
         bench_peers.board_map(ROOT, page, tmp_path)
+
+
+async def test_the_board_lists_at_most_3_kb_to_a_model_on_its_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 42: name, description and inputSchema of every tool listed on the board page (its four tools,
+    browser_navigate and page_read) fit in 3,000 bytes of compact JSON, what a host hands its model each turn."""
+    from mcp import Client
+
+    from mcp_actions.actions_app import ActionsApp, AppOptions
+    from mcp_actions.dispatch.builtins.groups import listed_builtins
+    from mcp_actions.server.mcp_server import build_server
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    monkeypatch.delitem(sys.modules, "bench_peers", raising=False)
+    import bench_peers
+
+    served = bench_peers.board_map(ROOT, "http://127.0.0.1:8765", tmp_path)
+    app = ActionsApp(AppOptions(manifests=[str(served)], serve_bridge=False, watch=False, audit_log=None, browser="none"))
+    async with Client(build_server(app), mode="legacy") as client:
+        # The active tab on the board page: a page the map covers and does not project (groups.py).
+        app.visibility.listed_builtins = listed_builtins([], maps=[loaded.model for loaded in app.catalog.manifests.values()], unprojected_page=True)
+        listing = await client.list_tools()
+    assert sorted(tool.name for tool in listing.tools) == ["board_add_card", "board_find_cards", "board_list_lists", "board_move_card", "browser_navigate", "page_read"]
+    assert bench_peers.model_facing_bytes(listing) <= 3000

@@ -37,17 +37,19 @@ ROUTE_SELECTORS: tuple[str, ...] = tuple(key for key, spec in ROUTING_PROPERTIES
 #: The keys of the nested ``target`` object and the flat field each one stands for.
 TARGET_KEYS: dict[str, str] = {key.removeprefix("target_"): key for key in ROUTE_SELECTORS}
 
-#: What every tool's inputSchema shows of routing. Spelling the five flat fields out,
-#: each with its description, cost ~650 bytes per tool, repeated in every tool of
-#: tools/list; one ``target`` object and the time limit, described in a few words, cost
-#: ~140, and ROUTING_HELP (in the server's instructions) describes them in full, once.
-#: Left out they would save those ~140 bytes per tool (bench/README.md, "Routing fields in
-#: tools/list"), but every listed schema is closed (``additionalProperties: false``), and
-#: a closed schema that leaves them out tells a host that checks arguments, or a model
-#: held to the schema, that routing is refused. Ranges are checked on the server.
+#: What every tool's inputSchema shows of routing: the two names and their types, nothing more.
+#: Spelling the five flat fields out, each with its description, cost ~650 bytes per tool,
+#: repeated in every tool of tools/list. ROUTING_HELP, in the server's instructions, says once
+#: what ``target`` and ``timeout_ms`` are; a description on each field as well ("Page to run on
+#: (see instructions)", "Time limit, ms": issue 34) cost 81 more bytes a tool, 486 of the board's
+#: 3,361 B (six tools), where the budget for the whole list is 3 KB (issue 42; bench/README.md,
+#: "Routing fields in tools/list"). Left out, they would save 59 bytes more a tool, but every
+#: listed schema is closed (``additionalProperties: false``), and a closed schema that leaves
+#: them out tells a host that checks arguments, or a model held to the schema, that routing is
+#: refused. Ranges are checked on the server.
 ADVERTISED_ROUTING: dict[str, dict[str, Any]] = {
-    "target": {"type": "object", "description": "Page to run on (see instructions)"},
-    "timeout_ms": {"type": "integer", "description": "Time limit, ms"},
+    "target": {"type": "object"},
+    "timeout_ms": {"type": "integer"},
 }
 
 #: Routing, described once for the whole tool list (the MCP server puts it in its instructions).
@@ -55,7 +57,8 @@ ROUTING_HELP = (
     "Every tool runs on one page. By default that is the page of the tool's site, else the active tab; to choose, "
     "pass target: {url_contains, title_contains, runtime_id or runtime_key} (ids and keys are in actions://runtimes; "
     "the flat forms target_url_contains, target_title_contains, target_runtime_id and target_runtime_key work too). "
-    "timeout_ms bounds a call (default 30000)."
+    "timeout_ms is a call's time limit in milliseconds (default 30000). In every tool's schema, target (an object, "
+    "undescribed) and timeout_ms (an integer, undescribed) are these."
 )
 
 

@@ -106,4 +106,4 @@ def test_advertising_routing_copies_instead_of_sharing():
     merged["required"].append("target")
     # Neither the map's schema nor the advertised fields (shared by every tool) changed.
     assert schema == {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
-    assert ADVERTISED_ROUTING["target"] == {"type": "object", "description": "Page to run on (see instructions)"}
+    assert ADVERTISED_ROUTING["target"] == {"type": "object"}
