@@ -30,13 +30,16 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-__all__ = ["ERROR_PAGE_WAIT_S", "STOP_WAIT_S", "history_has", "navigate", "settled"]
+__all__ = ["ERROR_PAGE_WAIT_S", "LOAD_WAIT_S", "STOP_WAIT_S", "history_has", "navigate", "settled"]
 
 log = logging.getLogger(__name__)
 
 #: How long a navigation that failed on the network waits for Chromium's error page to commit (it comes in
 #: tens of milliseconds; a failure that shows none, rare, costs this once).
 ERROR_PAGE_WAIT_S = 2.0
+#: How long a parsed page's ``load`` is waited for (its images, frames, fonts): a resource that never
+#: arrives must not fail the navigation.
+LOAD_WAIT_S = 5.0
 #: The longest a given-up navigation's stop is waited for, by its call or the next one on the tab.
 STOP_WAIT_S = 5.0
 
@@ -51,8 +54,8 @@ def _shows_error_page(exc: PlaywrightError) -> bool:
 
 
 async def navigate(page: Page, url: str | None = None, *, reload: bool = False, history: str | None = None) -> Response | None:
-    """``page.goto(url)`` (or ``page.reload()``, ``go_back()``/``go_forward()`` for ``history``) until ``load``,
-    leaving no navigation running when it fails.
+    """``page.goto(url)`` (or ``page.reload()``, ``go_back()``/``go_forward()`` for ``history``) until the
+    document is parsed and then its ``load`` (``LOAD_WAIT_S`` at most), leaving no navigation running when it fails.
 
     Raises what Playwright raised (a network failure once the error page committed, a timeout once the
     navigation was stopped), and re-raises a cancellation once the navigation was stopped.
@@ -66,14 +69,21 @@ async def navigate(page: Page, url: str | None = None, *, reload: bool = False, 
 
     page.on("framenavigated", on_navigated)
     try:
+        # Until the document is parsed, then its load for LOAD_WAIT_S at most: a page whose image,
+        # font or tracker never arrives is there to read and act on, and waiting for its load
+        # would time the call out although the page came.
         if reload:
-            return await page.reload(wait_until="load")
-        if history == "back":
-            return await page.go_back(wait_until="load")
-        if history == "forward":
-            return await page.go_forward(wait_until="load")
-        assert url is not None
-        return await page.goto(url, wait_until="load")
+            response = await page.reload(wait_until="domcontentloaded")
+        elif history == "back":
+            response = await page.go_back(wait_until="domcontentloaded")
+        elif history == "forward":
+            response = await page.go_forward(wait_until="domcontentloaded")
+        else:
+            assert url is not None
+            response = await page.goto(url, wait_until="domcontentloaded")
+        with contextlib.suppress(PlaywrightTimeoutError):
+            await page.wait_for_load_state("load", timeout=LOAD_WAIT_S * 1000)
+        return response
     except PlaywrightTimeoutError:
         await _stop_now(page)
         raise

@@ -83,3 +83,9 @@ async def test_a_read_right_after_a_navigation_sees_the_loaded_page(slow_site: s
             began = time.monotonic()
             read = await s.client.call_tool("page_read", {})
             assert "# Hung image" in read.content[0].text and time.monotonic() - began < most, (time.monotonic() - began, read.content)
+        # Going straight to it: the navigation answers once the page is parsed and its load was waited
+        # for a while (runtimes/navigation.py LOAD_WAIT_S), not after the call's time ran out (at 2f08d41:
+        # handler_timeout after 30 s).
+        began = time.monotonic()
+        landed = await s.navigate(slow_site + "/hung")
+        assert landed["tab"]["title"] == "Hung" and time.monotonic() - began < 9, (time.monotonic() - began, landed)
