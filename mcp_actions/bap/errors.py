@@ -104,6 +104,8 @@ class BapError(Exception):
         if name == "SelectorAmbiguous":
             details["count"] = int(details.get("evidence", {}).get("match_count") or 0)
         hint = "name one element: a ref from agent/observe, or a narrower selector" if name == "SelectorAmbiguous" else None
+        if exc.code == ErrorCode.DIALOG_OPEN:
+            hint = "answer the dialog with dialog/handle (accept or dismiss)"
         return cls(name, str(exc), retryable=retryable, details=details, hint=hint)
 
     @classmethod

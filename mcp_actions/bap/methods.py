@@ -94,6 +94,7 @@ class BapMethods(PageMethods, ActionMethods):
             "page/goBack": self._history("back"),
             "page/goForward": self._history("forward"),
             "page/activate": self.page_activate,
+            "dialog/handle": self.dialog_handle,
             "action/click": self.acting("page_click"),
             "action/dblclick": self.acting("page_click", double=True),
             "action/hover": self.acting("page_hover"),
@@ -123,18 +124,24 @@ class BapMethods(PageMethods, ActionMethods):
 
     # -- observations ------------------------------------------------------------
 
-    async def screenshot(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def screenshot(self, params: dict[str, Any], *, marks: bool = False) -> dict[str, Any]:
+        """``observe/screenshot``; ``marks``: with numbered badges, and their list under ``marks`` (agent/observe's annotation)."""
         options = options_of(params)
         arguments: dict[str, Any] = {}
         if options.get("format") in ("png", "jpeg"):
             arguments["format"] = options["format"]
         if isinstance(options.get("quality"), int) and options["quality"] > 0:
             arguments["quality"] = options["quality"]
+        if marks:
+            arguments["marks"] = True
         out = await self.call("browser_screenshot", arguments, self.page_of(params))
         data = str(out.get("image") or "")
         width, height = _png_size(base64.b64decode(data[:4096] + "=" * (-len(data[:4096]) % 4)) if data else b"")
         fmt = "jpeg" if "jpeg" in str(out.get("mime_type") or "") else "png"
-        return {"data": data, "format": fmt, "width": width, "height": height}
+        shot: dict[str, Any] = {"data": data, "format": fmt, "width": width, "height": height}
+        if marks:
+            shot["marks"] = [m for m in out.get("marks") or [] if isinstance(m, dict)]
+        return shot
 
     async def content(self, params: dict[str, Any]) -> dict[str, Any]:
         fmt = params.get("format", "text")
@@ -175,9 +182,15 @@ class BapMethods(PageMethods, ActionMethods):
             out["interactiveElements"] = [items[e["ref"]] for e in elements]
         if params.get("incremental") is True:
             out["changes"] = {"added": [items[r] for r in changes.added], "updated": [items[r] for r in changes.changed], "removed": list(changes.gone)}
-        if params.get("includeScreenshot"):
-            shot = await self.screenshot({"pageId": page} if page else {})
-            out["screenshot"] = {**shot, "annotated": False}
+        annotate = params.get("annotateScreenshot")
+        # Set-of-marks: browser_screenshot {marks: true}, numbered badges on the elements listed in view (docs/bap.md).
+        marked = annotate is True or (isinstance(annotate, dict) and annotate.get("enabled") is not False)
+        if params.get("includeScreenshot") or marked:
+            shot = await self.screenshot({"pageId": page} if page else {}, marks=marked)
+            marks = shot.pop("marks", None)
+            out["screenshot"] = {**shot, "annotated": marked}
+            if marked:
+                out["annotationMap"] = [{"label": str(m.get("n")), "ref": m.get("ref"), "position": m.get("bounds") or {}} for m in marks or []]
         return out
 
     async def extract(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 ``page/create`` is ``browser_open_tab`` (a new context's blank tab is used for the first page);
 ``page/navigate``, ``page/reload``, ``page/goBack`` and ``page/goForward`` are ``browser_navigate``
 (``url``, ``reload``, ``history: back|forward``); ``page/list``, ``page/close`` and ``page/activate``
-are ``browser_list_tabs``, ``browser_close_tab`` and ``browser_activate_tab``. The answers are in
+are ``browser_list_tabs``, ``browser_close_tab`` and ``browser_activate_tab``; ``dialog/handle`` is
+``browser_dismiss_dialog`` on the page's tab. The answers are in
 the shapes the released Python client validates: a ``Page`` needs ``id, url, title, viewport,
 status``; ``browser/launch`` needs ``browserId, browser, version``.
 """
@@ -131,3 +132,20 @@ class PageMethods(BapCore):
         await self.call("browser_activate_tab", {"tab_id": tab["tab_id"]})
         self.active = page
         return {}
+
+    async def dialog_handle(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``dialog/handle {action: accept|dismiss, promptText?}``: ``browser_dismiss_dialog`` on the page's tab.
+
+        No dialog open there is ``ActionFailed`` (retryable: one may open): the released client's
+        ``handle_dialog`` returns nothing, so an answer that handled nothing would pass unseen.
+        """
+        action = params.get("action")
+        if action not in ("accept", "dismiss"):
+            raise BapError("InvalidParams", "dialog/handle needs action accept or dismiss", details={"code": ErrorCode.INVALID_INPUT})
+        arguments: dict[str, Any] = {"accept": action == "accept"}
+        if isinstance(params.get("promptText"), str):
+            arguments["prompt_text"] = params["promptText"]
+        out = await self.call("browser_dismiss_dialog", arguments, self.page_of(params))
+        if not (isinstance(out, dict) and out.get("dismissed")):
+            raise BapError("ActionFailed", "no dialog is open on the page", retryable=True, details={"code": ErrorCode.TARGET_NOT_FOUND})
+        return {"handled": True, "dialog": out.get("dialog") or {}}
