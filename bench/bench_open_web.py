@@ -17,17 +17,23 @@ runs with **no map** (no ``--manifests``) and an empty learned-maps folder of it
   for the answer. Each ref is taken from the previous answer's text.
 
 ``--part tasks``: eleven tasks on pages of ``bench/pages/`` that follow pages written by
-others (each page's comment names what it follows), side by side with @playwright/mcp.
+others (each page's comment names what it follows), and issue 44's fifteen more
+(``open_web_tasks_docs.py``: ten questions on Debian's Python 3.11 and PostgreSQL 15 HTML
+manuals, the Python docs' own search page, TodoMVC in Knockout, Backbone and Preact,
+Bootstrap's checkout form with selects), side by side with @playwright/mcp.
 Every scripted agent reads the page once first (a snapshot; ``page_read``), finds each ref
 in the text its server returned, acts, and answers from what the tools said; success is
 that answer being right (``TASKS`` says what each expects).
+
+``--part miniwob`` (``open_web_miniwob.py``): our pages following 14 public MiniWoB++ tasks
+(``bench/pages/miniwob/``), 3 seeds each, both servers; success per episode, bytes per success.
 
 Figures per run: calls, bytes to the model (``bench_peers.result_bytes``: every text item
 plus the compact JSON of ``structuredContent``), task time (first task call sent to the
 last answer read; the browser is up before, untimed), ``tools/list`` bytes. Results go to
 ``bench/results/open-web-<part>-<date>-<commit>.json`` and Markdown tables are printed.
 
-Command: ``.venv/bin/python bench/bench_open_web.py --part board --part tasks``
+Command: ``.venv/bin/python bench/bench_open_web.py --part board --part tasks --part miniwob``
 (``--runs 3``; ``--cards 4 300 3000``; ``--only todo-react`` for one task).
 """
 

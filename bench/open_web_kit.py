@@ -165,7 +165,8 @@ class Agent:
         self.calls += 1
         self.bytes_to_model += size
         text = result_text(result)
-        self.log.append({"tool": name, "args": arguments, "bytes": size, "ms": round((time.perf_counter() - started) * 1000, 1), "error": bool(result.is_error)})
+        # The answer's start is kept too: the write-up quotes the words that misled an agent.
+        self.log.append({"tool": name, "args": arguments, "bytes": size, "ms": round((time.perf_counter() - started) * 1000, 1), "error": bool(result.is_error), "answer": text[:400]})
         if result.is_error and not may_fail:
             raise TaskFailed(f"{name} {json.dumps(arguments)[:120]} failed: {text[:300]}")
         return ("ERROR " + text) if result.is_error else text

@@ -64,8 +64,10 @@ async def _ours_open(a: Agent, url: str) -> str:
 
 
 async def _ours_reward(a: Agent, answer: str) -> str:
-    """The reward line from the acting call's answer, else found on the page."""
+    """The reward line from the acting call's answer, else found on the page, else read."""
     found = re.search(REWARD, answer) or re.search(REWARD, await a.call("page_find", {"text": "Last reward"}))
+    if found is None:  # page_find said no match: the page is read
+        found = re.search(REWARD, await a.call("page_read", {}))
     return _need(found.group(0) if found else None, "reward line")
 
 
@@ -92,8 +94,15 @@ async def _ours_act(a: Agent, steps: list[tuple[str, dict[str, Any]]]) -> str:
 
 def _click(name: str, read: str = "") -> tuple[str, dict[str, Any]]:
     """A click on what the read showed by that name (its ref), else by the text the task gives."""
-    ref = ref_in(read, rf'"{re.escape(name)}" @e\d+')
+    ref = _token_ref(read, rf'"{re.escape(name)}"')
     return ("page_click", {"ref": ref} if ref else {"text": name})
+
+
+def _token_ref(text: str, pattern: str) -> str | None:
+    """The ref of the first ``[role "name" @eN …]`` token (or ``@eN role "name"`` line) whose start matches ``pattern``:
+    a line of our answers may hold several tokens, so the ref is the one inside the matching token."""
+    found = re.search(rf"(?:{pattern})[^\]\[\n@]*(@e\d+)", text)
+    return found.group(1) if found else None
 
 
 async def _pw_open(a: Agent, url: str) -> str:
@@ -180,7 +189,7 @@ async def word_ours(a: Agent, url: str) -> str:
     nth = int(_query(text, _POSITION).group(1))
     lines = text.splitlines()
     paragraph = lines[lines.index(next(line for line in lines if re.search(_POSITION, line))) + 1]
-    box = _need(ref_in(text, r"\[textbox"), "text box")
+    box = _need(_token_ref(text, r"\[textbox"), "text box")
     return await _ours_act(a, [("page_fill", {"ref": box, "value": _nth_word(paragraph, nth)}), _click("Submit", text)])
 
 
@@ -188,7 +197,7 @@ async def word_pw(a: Agent, url: str) -> str:
     text = await _pw_open(a, url)
     nth = int(_query(text, _POSITION).group(1))
     paragraph = _query(text, r"- paragraph \[ref=[^\]]+\]: (.+)").group(1)
-    await a.call("browser_type", {"element": "answer box", "target": _need(ref_in(text, r"textbox"), "text box"), "text": _nth_word(paragraph, nth)})
+    await a.call("browser_type", {"element": "answer box", "target": _need(ref_in(text, r"- textbox"), "text box"), "text": _nth_word(paragraph, nth)})
     return await _pw_reward(a, await _pw_click(a, text, r'button "Submit"', "Submit"))
 
 
@@ -220,13 +229,13 @@ _ENTER = r'Enter "([^"]+)" into the text field'
 async def enter_ours(a: Agent, url: str) -> str:
     text = await _ours_open(a, url)
     value = _query(text, _ENTER).group(1)
-    return await _ours_act(a, [("page_fill", {"ref": _need(ref_in(text, r"\[textbox"), "text box"), "value": value}), _click("Submit", text)])
+    return await _ours_act(a, [("page_fill", {"ref": _need(_token_ref(text, r"\[textbox"), "text box"), "value": value}), _click("Submit", text)])
 
 
 async def enter_pw(a: Agent, url: str) -> str:
     text = await _pw_open(a, url)
     value = _query(text, _ENTER).group(1)
-    await a.call("browser_type", {"element": "text field", "target": _need(ref_in(text, r"textbox"), "text box"), "text": value})
+    await a.call("browser_type", {"element": "text field", "target": _need(ref_in(text, r"- textbox"), "text box"), "text": value})
     return await _pw_reward(a, await _pw_click(a, text, r'button "Submit"', "Submit"))
 
 
@@ -248,7 +257,7 @@ _LIST = r"Select (.+) from the list and click Submit\."
 async def list_ours(a: Agent, url: str) -> str:
     text = await _ours_open(a, url)
     item = _query(text, _LIST).group(1)
-    return await _ours_act(a, [("page_select", {"ref": _need(ref_in(text, r"\[combobox"), "list"), "values": [item]}), _click("Submit", text)])
+    return await _ours_act(a, [("page_select", {"ref": _need(_token_ref(text, r"\[combobox"), "list"), "values": [item]}), _click("Submit", text)])
 
 
 async def list_pw(a: Agent, url: str) -> str:
@@ -324,19 +333,22 @@ async def link_ours(a: Agent, url: str) -> str:
     text = await _ours_open(a, url)
     word = _query(text, _LINK).group(1)
     # The word may also be plain text: the clickable that says it is taken by ref.
-    return await _ours_act(a, [("page_click", {"ref": _need(ref_in(text, rf'\[clickable "{re.escape(word)}" @'), f"link {word!r}")})])
+    return await _ours_act(a, [("page_click", {"ref": _need(_token_ref(text, rf'\[clickable "{re.escape(word)}"'), f"link {word!r}")})])
 
 
 async def link_pw(a: Agent, url: str) -> str:
     text = await _pw_open(a, url)
     word = _query(text, _LINK).group(1)
-    return await _pw_reward(a, await _pw_click(a, text, rf"\[cursor=pointer\]: {re.escape(word)}$", word))
+    ref = ref_in(text, rf"\[cursor=pointer\]: {re.escape(word)}$")
+    # The snapshot runs the links' words into the paragraph's text (no node, no ref): the tool also takes
+    # "a unique element selector", so the agent names the element whose whole text is the word.
+    return await _pw_reward(a, await a.call("browser_click", {"element": word, "target": ref or f'text="{word}"'}))
 
 
 async def dialog_ours(a: Agent, url: str) -> str:
     text = await _ours_open(a, url)
     # The task says to close the dialog by its x: the button is taken from the read, else found.
-    button = ref_in(text, r'\[button "(?:Close|×|x)"') or ref_in(await a.call("page_find", {"role": "button"}), r'button "(?:Close|×|x)"')
+    button = _token_ref(text, r'\[button "(?:Close|×|x)"') or _token_ref(await a.call("page_find", {"role": "button"}), r'button "(?:Close|×|x)"')
     return await _ours_act(a, [("page_click", {"ref": _need(button, "close button (the read showed none; page_find role button found none)")})])
 
 
@@ -363,8 +375,10 @@ async def email_ours(a: Agent, url: str) -> str:
     if reply:
         steps.append(("page_fill", {"ref": _need(boxes[-1] if boxes else None, "reply text box"), "value": reply}))
     else:
-        steps.append(("page_fill", {"ref": _need(ref_in(shown, r'textbox "to'), "to box"), "value": forward_to}))
+        steps.append(("page_fill", {"ref": _need(_token_ref(shown, r'textbox "to'), "to box"), "value": forward_to}))
     send = [m.group(1) for m in re.finditer(r"\[?clickable (?:\"[^\"]*\" )?(@e\d+)", shown)]
+    if not send:  # the pane's icons: what page_observe lists to act on
+        send = [m.group(1) for m in re.finditer(r"^(@e\d+) clickable", await a.call("page_observe", {}), re.MULTILINE)]
     steps.append(("page_click", {"ref": _need(send[-1] if send else None, "send icon (no unnamed clickable in the answer)")}))
     return await _ours_act(a, steps)
 
