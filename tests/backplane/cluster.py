@@ -118,6 +118,7 @@ class Replica:
         ]  # fmt: skip
         self.env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
+        self._stderr_from = 0  # bytes of stderr written before mark_stderr()
 
     def start(self) -> Replica:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
@@ -153,8 +154,17 @@ class Replica:
                 self.process.kill()
                 self.process.wait(timeout=10)
 
+    def mark_stderr(self) -> None:
+        """From now on ``stderr()`` is what the replica wrote after this (a replica shared by several tests)."""
+        self._stderr_from = self.stderr_path.stat().st_size if self.stderr_path.exists() else 0
+
     def stderr(self) -> str:
-        return self.stderr_path.read_text(errors="replace") if self.stderr_path.exists() else ""
+        """What the replica wrote on stderr (since ``mark_stderr()``, when it was called)."""
+        if not self.stderr_path.exists():
+            return ""
+        with open(self.stderr_path, "rb") as file:
+            file.seek(self._stderr_from)
+            return file.read().decode(errors="replace")
 
 
 class Balancer:

@@ -15,16 +15,18 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+import pytest_asyncio
 
 from mcp_actions.backplane.seal import Seal
 from tests.backplane.attacker import Sniffer, as_json, kv_contents, soon
 from tests.backplane.cluster import BRIDGE_TOKEN, HTTP_TOKEN, SECRET, NatsServer, Replica, mcp_client, shop_map
-from tests.backplane.test_replicas import _listed_is, cluster, error_of, listed, open_runtime, resource, until
+from tests.backplane.test_replicas import Cluster, _listed_is, cluster, error_of, fresh, listed, open_runtime, resource, until
 
 pytestmark = pytest.mark.slow
 
@@ -52,6 +54,18 @@ def logins(runtime: Any) -> list[str]:
     return [call["arguments"].get("password") for call in runtime.calls if call.get("handler") == "shop.login"]
 
 
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def pair(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Cluster]:
+    """Two replicas serving the login map, started once for the attacks that leave them as they were (each
+    enters it with ``fresh``). Each of those attacks makes its replicas refuse kinds of message no other one
+    does: a refusal is warned once and then at most every 10 s per kind and reason (``REFUSAL_LOG_EVERY_S``),
+    so the warning a test waits for is its own."""
+    root = tmp_path_factory.mktemp("pair")
+    login_map(root / "maps")
+    async with cluster(root, 2) as c:
+        yield c
+
+
 async def refused_on(replica: Replica, what: str, timeout: float = 5.0) -> str:
     """Wait until ``replica`` warned that it refused ``what``; the warning lines."""
 
@@ -62,9 +76,9 @@ async def refused_on(replica: Replica, what: str, timeout: float = 5.0) -> str:
     return "\n".join(line for line in replica.stderr().splitlines() if "refused" in line)
 
 
-async def test_a_client_on_every_subject_reads_no_argument_answer_tool_runtime_or_replica(tmp_path: Path) -> None:
-    login_map(tmp_path / "maps")
-    async with cluster(tmp_path, 2) as c:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_client_on_every_subject_reads_no_argument_answer_tool_runtime_or_replica(pair: Cluster) -> None:
+    async with fresh(pair) as c:
         a, b = c.replicas
         async with Sniffer(c.nats.url) as sniffer:
             runtime = await open_runtime(a.bridge_url, VICTIM)
@@ -88,9 +102,9 @@ async def test_a_client_on_every_subject_reads_no_argument_answer_tool_runtime_o
         assert all(as_json(s.data) is None for s in sniffer.seen if s.subject.startswith("mcpa."))
 
 
-async def test_a_call_injected_or_replayed_by_a_client_without_the_secret_never_runs(tmp_path: Path) -> None:
-    login_map(tmp_path / "maps")
-    async with cluster(tmp_path, 2) as c:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_call_injected_or_replayed_by_a_client_without_the_secret_never_runs(pair: Cluster) -> None:
+    async with fresh(pair) as c:
         a, b = c.replicas
         async with Sniffer(c.nats.url) as attacker:
             runtime = await open_runtime(a.bridge_url, VICTIM)
@@ -102,11 +116,12 @@ async def test_a_call_injected_or_replayed_by_a_client_without_the_secret_never_
                     # A call as a replica sends one, to every replica's call subject the traffic shows.
                     call = {"type": "action_call", "call_id": "injected-1", "runtime_id": VICTIM, "name": "shop.ping", "handler": "shop.login", "arguments": {"password": "Injected"}, "timeout_ms": 5000}
                     forged = json.dumps({"caller": "attacker", "call": call}).encode()
-                    replies = [await attacker.request(subject, forged) for subject in attacker.replica_subjects("call")]
+                    # (Requests sent together: each waits its whole second for the reply that never comes.)
+                    replies = list(await asyncio.gather(*(attacker.request(subject, forged) for subject in attacker.replica_subjects("call"))))
                     # And the call it saw, sent again as it was.
                     captured = attacker.of(".call")
                     assert captured
-                    replies += [await attacker.request(seen.subject, seen.data) for seen in captured]
+                    replies += await asyncio.gather(*(attacker.request(seen.subject, seen.data) for seen in captured))
                     await soon(1.0)
                     assert replies and all(reply is None for reply in replies), replies  # no replica even said it took one
                     assert logins(runtime) == ["Victim-Pw-1"]  # the runtime ran the victim's call once, and nothing else
@@ -120,9 +135,9 @@ async def test_a_call_injected_or_replayed_by_a_client_without_the_secret_never_
         assert "Injected" not in a.stderr() and "Victim-Pw" not in a.stderr()  # the warning names what was refused, never what it held
 
 
-async def test_a_forged_or_replayed_answer_does_not_answer_a_call(tmp_path: Path) -> None:
-    login_map(tmp_path / "maps")
-    async with cluster(tmp_path, 2) as c:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_forged_or_replayed_answer_does_not_answer_a_call(pair: Cluster) -> None:
+    async with fresh(pair) as c:
         a, b = c.replicas
         async with Sniffer(c.nats.url) as attacker:
             runtime = await open_runtime(a.bridge_url, VICTIM)
@@ -203,9 +218,9 @@ async def test_a_dead_replica_is_not_kept_alive_by_whoever_answers_its_pings(tmp
         assert "a replay" in await refused_on(b, "a runtime announcement")
 
 
-async def test_a_fake_replica_cannot_announce_a_runtime_nor_receive_its_calls(tmp_path: Path) -> None:
-    login_map(tmp_path / "maps")
-    async with cluster(tmp_path, 2) as c:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_fake_replica_cannot_announce_a_runtime_nor_receive_its_calls(pair: Cluster) -> None:
+    async with fresh(pair) as c:
         a, b = c.replicas
         async with Sniffer(c.nats.url) as attacker:
             runtime = await open_runtime(a.bridge_url, VICTIM)
@@ -253,8 +268,9 @@ async def _replica_of(replica: Replica) -> str:
         return str((await resource(client, "actions://bridge/launch"))["backplane"]["replica"])
 
 
-async def test_what_the_key_value_store_holds_opens_no_session_on_mcp(tmp_path: Path) -> None:
-    async with cluster(tmp_path, 2) as c:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_what_the_key_value_store_holds_opens_no_session_on_mcp(pair: Cluster) -> None:
+    async with fresh(pair) as c:
         a, b = c.replicas
         headers = {"Authorization": f"Bearer {HTTP_TOKEN}", "Accept": "application/json, text/event-stream"}
         async with httpx2.AsyncClient(timeout=20) as http:

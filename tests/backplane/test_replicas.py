@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import httpx2
 import mcp_types as types
 import pytest
+import pytest_asyncio
 from mcp import Client
 
 from tests.backplane.cluster import BRIDGE_TOKEN, HTTP_TOKEN, Balancer, NatsServer, Replica, mcp_client, shop_map
@@ -79,6 +81,38 @@ async def cluster(tmp_path: Path, count: int, *extra: str) -> AsyncIterator[Clus
         for replica in replicas:
             replica.stop()
         nats.stop()
+
+
+@contextlib.asynccontextmanager
+async def fresh(c: Cluster) -> AsyncIterator[Cluster]:
+    """``c``, shared by the tests of a module, once more for the next test as if it were new: every process
+    alive, no runtime listed on any replica (the last test's runtimes and their mirrors gone), the balancers'
+    connection logs emptied and each replica's stderr read from here on (``Replica.mark_stderr``), so nothing
+    a test asserts was left there by another."""
+    assert c.nats.process is not None and c.nats.process.poll() is None, "the shared NATS server died"
+    for replica in c.replicas:
+        assert replica.process is not None and replica.process.poll() is None, f"shared replica {replica.name} died:\n{replica.stderr()[-4000:]}"
+    for replica in c.replicas:
+        async with mcp_client(replica.mcp_url, keepalive=True) as client:
+            await until(lambda client=client: _listed_is(client, set()))
+    c.http.connections.clear()
+    c.ws.connections.clear()
+    for replica in c.replicas:
+        replica.mark_stderr()
+    try:
+        yield c
+    except BaseException:
+        for replica in c.replicas:
+            sys.stderr.write(f"--- replica {replica.name} stderr (this test) ---\n{replica.stderr()[-4000:]}\n")
+        raise
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def pair(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Cluster]:
+    """``cluster(tmp_path, 2)`` started once for the tests of this module that neither kill a replica, nor stop
+    NATS, nor need options of their own (each enters it with ``fresh``): starting replicas is most of such a test's time."""
+    async with cluster(tmp_path_factory.mktemp("pair"), 2) as c:
+        yield c
 
 
 def runtime_answer(runtime_id: str) -> Any:
@@ -276,7 +310,8 @@ async def test_losing_nats_each_replica_serves_its_own_and_says_so_then_rejoins(
             await on_b_rt.close()
 
 
-async def test_a_page_asks_the_user_of_the_caller_on_another_replica(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_page_asks_the_user_of_the_caller_on_another_replica(pair: Cluster) -> None:
     """Elicitation crosses replicas: the runtime's input_request reaches the MCP client on the caller's replica, and the answer comes back."""
     asked: list[str] = []
 
@@ -284,7 +319,7 @@ async def test_a_page_asks_the_user_of_the_caller_on_another_replica(tmp_path: P
         asked.append(params.message)
         return types.ElicitResult(action="accept", content={"allow": True})
 
-    async with cluster(tmp_path, 2) as c:
+    async with fresh(pair) as c:
         a, b = c.replicas
         tool = {"name": "confirm_order", "description": "Confirms the order after asking.", "inputSchema": {"type": "object", "properties": {}}}
         page = await WsRuntime(a.bridge_url, "rt-web", url="https://shop.test/", token=BRIDGE_TOKEN, page_tools={"webmcp": [tool]}).open()
@@ -326,31 +361,43 @@ def _cli(*args: str, preamble: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize(
-    ("args", "preamble", "says"),
-    [
-        # The NATS client missing (the nats extra not installed): one clear line, exit 2.
-        (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t"), "sys.modules['nats'] = None", "pip install 'mcp-actions[nats]'"),
-        # Not a NATS URL.
-        (("serve", "--backplane", "redis://127.0.0.1:6379", "--bridge-token", "t"), "", "--backplane must be a NATS URL"),
-        # Replicas must share a bridge token: one generated per start differs on each.
-        (("serve", "--backplane", "nats://127.0.0.1:4222"), "", "--backplane needs --bridge-token"),
-        # Nor without an HTTP token (anyone could use a session on /mcp), nor without the secret that seals the backplane (issue 40).
-        (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t", "--backplane-secret-file", "{secret}"), "", "--backplane needs --http-token ("),
-        (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t", "--http-token", "h"), "", "--backplane needs --backplane-secret-file ("),
-        (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t"), "", "--backplane needs --http-token and --backplane-secret-file"),
-        # A secret too short to be one, or no file at all.
-        (("serve", "--backplane", "nats://h:4222", "--bridge-token", "t", "--http-token", "h", "--backplane-secret-file", "{short}"), "", "at least 32 are needed"),
-        (("serve", "--backplane", "nats://h:4222", "--bridge-token", "t", "--http-token", "h", "--backplane-secret-file", "/nonexistent/s"), "", "cannot read it"),
-        # A password in a URL that is refused is not repeated in the refusal.
-        (("serve", "--backplane", "redis://u:Pw-in-url@h:6379", "--bridge-token", "t"), "", "not a redis:// URL"),
-    ],
-)
-def test_backplane_usage_errors_are_one_line_exit_2(args: tuple[str, ...], preamble: str, says: str, tmp_path: Path) -> None:
-    (tmp_path / "secret").write_text("s" * 40 + "\n")
-    (tmp_path / "short").write_text("not-long-enough\n")
-    args = tuple(arg.format(secret=tmp_path / "secret", short=tmp_path / "short") for arg in args)
-    done = _cli(*args, preamble=preamble)
+USAGE_ERRORS = [
+    # The NATS client missing (the nats extra not installed): one clear line, exit 2.
+    (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t"), "sys.modules['nats'] = None", "pip install 'mcp-actions[nats]'"),
+    # Not a NATS URL.
+    (("serve", "--backplane", "redis://127.0.0.1:6379", "--bridge-token", "t"), "", "--backplane must be a NATS URL"),
+    # Replicas must share a bridge token: one generated per start differs on each.
+    (("serve", "--backplane", "nats://127.0.0.1:4222"), "", "--backplane needs --bridge-token"),
+    # Nor without an HTTP token (anyone could use a session on /mcp), nor without the secret that seals the backplane (issue 40).
+    (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t", "--backplane-secret-file", "{secret}"), "", "--backplane needs --http-token ("),
+    (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t", "--http-token", "h"), "", "--backplane needs --backplane-secret-file ("),
+    (("serve", "--backplane", "nats://127.0.0.1:4222", "--bridge-token", "t"), "", "--backplane needs --http-token and --backplane-secret-file"),
+    # A secret too short to be one, or no file at all.
+    (("serve", "--backplane", "nats://h:4222", "--bridge-token", "t", "--http-token", "h", "--backplane-secret-file", "{short}"), "", "at least 32 are needed"),
+    (("serve", "--backplane", "nats://h:4222", "--bridge-token", "t", "--http-token", "h", "--backplane-secret-file", "/nonexistent/s"), "", "cannot read it"),
+    # A password in a URL that is refused is not repeated in the refusal.
+    (("serve", "--backplane", "redis://u:Pw-in-url@h:6379", "--bridge-token", "t"), "", "not a redis:// URL"),
+]
+
+
+@pytest.fixture(scope="module")
+def usage_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[tuple[str, ...], str, str], subprocess.CompletedProcess[str]]:
+    """Each of ``USAGE_ERRORS``'s commands run once, all at once (each is an interpreter's start and nothing more)."""
+    root = tmp_path_factory.mktemp("usage")
+    (root / "secret").write_text("s" * 40 + "\n")
+    (root / "short").write_text("not-long-enough\n")
+
+    def one(case: tuple[tuple[str, ...], str, str]) -> subprocess.CompletedProcess[str]:
+        args, preamble, _ = case
+        return _cli(*(arg.format(secret=root / "secret", short=root / "short") for arg in args), preamble=preamble)
+
+    with ThreadPoolExecutor(len(USAGE_ERRORS)) as pool:
+        return dict(zip(USAGE_ERRORS, pool.map(one, USAGE_ERRORS), strict=True))
+
+
+@pytest.mark.parametrize(("args", "preamble", "says"), USAGE_ERRORS)
+def test_backplane_usage_errors_are_one_line_exit_2(args: tuple[str, ...], preamble: str, says: str, usage_runs: dict[tuple[tuple[str, ...], str, str], subprocess.CompletedProcess[str]]) -> None:
+    done = usage_runs[(args, preamble, says)]
     assert "Pw-in-url" not in done.stderr
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -430,9 +477,10 @@ async def test_a_session_busy_on_one_replica_is_not_idle_on_another_and_ends_eve
                 await own.close()
 
 
-async def test_a_2026_client_listening_on_one_replica_hears_a_runtime_arrive_on_another(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_2026_client_listening_on_one_replica_hears_a_runtime_arrive_on_another(pair: Cluster) -> None:
     """Notifications of change reach a 2026-07-28 client's subscriptions/listen stream on every replica."""
-    async with cluster(tmp_path, 2) as c:
+    async with fresh(pair) as c:
         a, b = c.replicas
         async with mcp_client(b.mcp_url, keepalive=True, mode="2026-07-28") as on_b:
             async with on_b.listen(tools_list_changed=True, resources_list_changed=True, resource_subscriptions=["actions://runtimes"]) as events:
@@ -451,9 +499,10 @@ async def test_a_2026_client_listening_on_one_replica_hears_a_runtime_arrive_on_
                     await runtime.close()
 
 
-async def test_a_subscription_made_on_one_replica_is_notified_on_the_get_stream_another_holds(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_subscription_made_on_one_replica_is_notified_on_the_get_stream_another_holds(pair: Cluster) -> None:
     """A 2025-11-25 session subscribes on replica a while its GET stream is open on replica b: b sends resources/updated."""
-    async with cluster(tmp_path, 2) as c:
+    async with fresh(pair) as c:
         a, b = c.replicas
         headers = {"Authorization": f"Bearer {HTTP_TOKEN}", "Accept": "application/json, text/event-stream"}
         async with httpx2.AsyncClient(timeout=20) as http:
@@ -481,7 +530,8 @@ async def test_a_subscription_made_on_one_replica_is_notified_on_the_get_stream_
                     await runtime.close()
 
 
-async def test_a_sessions_log_level_holds_on_every_replica(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_sessions_log_level_holds_on_every_replica(pair: Cluster) -> None:
     """logging/setLevel lands on one replica; the session's calls on every replica log at that level."""
     logged: list[Any] = []
 
@@ -489,7 +539,7 @@ async def test_a_sessions_log_level_holds_on_every_replica(tmp_path: Path) -> No
         if isinstance(params.data, dict) and params.data.get("event") == "call_started":
             logged.append(params.data)
 
-    async with cluster(tmp_path, 2) as c:
+    async with fresh(pair) as c:
         runtime = await open_runtime(c.replicas[0].bridge_url, "rt-log")
         try:
             async with mcp_client(c.http_url, logging_callback=on_log) as client:  # each request through the balancer
@@ -505,7 +555,8 @@ async def test_a_sessions_log_level_holds_on_every_replica(tmp_path: Path) -> No
             await runtime.close()
 
 
-async def test_acting_calls_from_two_replicas_take_turns_on_one_tab(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_acting_calls_from_two_replicas_take_turns_on_one_tab(pair: Cluster) -> None:
     """One acting call per tab at a time holds across replicas: calls from a and from b on a's runtime never overlap in the page."""
     spans: list[tuple[float, float]] = []
 
@@ -516,7 +567,7 @@ async def test_acting_calls_from_two_replicas_take_turns_on_one_tab(tmp_path: Pa
             spans.append((started, time.monotonic()))
         return {"runtime": "rt-turn", "n": call["arguments"].get("n"), "handler": call.get("handler")}
 
-    async with cluster(tmp_path, 2) as c:
+    async with fresh(pair) as c:
         a, b = c.replicas
         runtime = await WsRuntime(a.bridge_url, "rt-turn", url="https://shop.test/", token=BRIDGE_TOKEN).open()
         runtime.serve(slow, concurrent=True)  # the runtime itself would run them side by side
