@@ -16,9 +16,11 @@ the look-alike row left alone.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,13 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcp_actions", *args], capture_output=True, text=True, timeout=180)
 
 
+def run_together(*commands: tuple[str, ...]) -> list[subprocess.CompletedProcess[str]]:
+    """``run`` each command, all at once (commands that do not depend on each other: most of each one's time is
+    its start and its browser's), their results in the order given."""
+    with ThreadPoolExecutor(len(commands)) as pool:
+        return list(pool.map(lambda args: run(*args), commands))
+
+
 def init(tmp_path: Path, url: str, *flags: str) -> tuple[dict[str, Any], list[str], Path]:
     """Run init on ``url`` into a file; the map, the review lines on stderr, the file."""
     out = tmp_path / f"draft-{len(list(tmp_path.iterdir()))}.actions.json"
@@ -44,8 +53,9 @@ def init(tmp_path: Path, url: str, *flags: str) -> tuple[dict[str, Any], list[st
     return draft, done.stderr.splitlines(), out
 
 
-def validate_clean(path: Path) -> None:
-    done = run("validate", str(path), "--json")
+def validate_clean(path: Path, done: subprocess.CompletedProcess[str] | None = None) -> None:
+    """``validate`` (the run of it given as ``done``, or one now) found nothing wrong with ``path``."""
+    done = done or run("validate", str(path), "--json")
     [report] = json.loads(done.stdout)
     assert done.returncode == 0 and report["errors"] == [] and report["warnings"] == [], done.stdout
 
@@ -62,7 +72,9 @@ def test_init_explores_todomvc_and_drafts_what_appears_later(tmp_path: Path, pag
     draft, stderr, out = init(tmp_path, f"{pages_url}/init-todomvc/index.html")
     tools = tools_of(draft)
     assert list(tools) == TODOMVC_TOOLS
-    validate_clean(out)
+    # validate, and check on the page (asserted below), run side by side.
+    validated, checked = run_together(("validate", str(out), "--json"), ("check", str(out), "--url", f"{pages_url}/init-todomvc/index.html"))
+    validate_clean(out, validated)
     assert stderr[0].startswith(f"mcp-actions init: drafted {len(TODOMVC_TOOLS)} tools from") and "found by exploring" in stderr[0]
     # add(title): the lone field by its placeholder, Enter, then the row whose title is the argument.
     add = tools["add"]
@@ -83,7 +95,6 @@ def test_init_explores_todomvc_and_drafts_what_appears_later(tmp_path: Path, pag
     # Its check redoes what exploring did (add a row, toggle it): `check` judges every tool on a page where it shows.
     [check] = draft["checks"]
     assert [entry["tool"] for entry in check["setup"]] == ["x127_0_0_1.add", "x127_0_0_1.toggle"]
-    checked = run("check", str(out), "--url", f"{pages_url}/init-todomvc/index.html")
     assert checked.returncode == 0 and " 0 warnings, 0 failed, 0 errors: OK" in checked.stdout, checked.stdout
     # The review names what init did and what it did not press, and why; stderr has it too.
     review = [item["message"] for item in draft["x_init_review"]]
@@ -104,18 +115,26 @@ def test_without_exploring_the_review_names_the_field_it_skipped(tmp_path: Path,
 
 
 def test_a_zero_budget_is_no_exploring_and_a_bad_one_is_a_usage_error(tmp_path: Path, pages_url: str) -> None:
-    draft, _, _ = init(tmp_path, f"{pages_url}/init-todomvc/index.html", "--explore-budget", "0")
-    assert draft["tools"] == []
+    page = f"{pages_url}/init-todomvc/index.html"
+    zero, spent = tmp_path / "zero.actions.json", tmp_path / "spent.actions.json"
+    bad_budgets = ("-1", "soon", "nan")
+    # Every run at once: none depends on another.
+    done_zero, done_spent, *refused = run_together(
+        ("init", page, "-o", str(zero), "--explore-budget", "0"),
+        ("init", page, "-o", str(spent), "--explore-budget", "0.000001"),
+        *(("init", page, "--explore-budget", bad) for bad in bad_budgets),
+        ("init", page, "--no-explore", "--explore-budget", "5"),
+    )
+    assert done_zero.returncode == 0, done_zero.stderr
+    assert json.loads(zero.read_text(encoding="utf-8"))["tools"] == []
     # A budget spent before the first action: the field is named as skipped for want of time, and how to give more.
-    draft, _, _ = init(tmp_path, f"{pages_url}/init-todomvc/index.html", "--explore-budget", "0.000001")
-    review = [item["message"] for item in draft["x_init_review"]]
+    assert done_spent.returncode == 0, done_spent.stderr
+    review = [item["message"] for item in json.loads(spent.read_text(encoding="utf-8"))["x_init_review"]]
     assert "skipped the field 'What needs to be done?': the exploring time was up" in review
     assert "the exploring time was up before init tried everything: give it more with --explore-budget SECONDS" in review
-    for bad in ("-1", "soon", "nan"):
-        done = run("init", f"{pages_url}/init-todomvc/index.html", "--explore-budget", bad)
+    for done in refused[: len(bad_budgets)]:
         assert done.returncode == 2 and "--explore-budget" in done.stderr and done.stdout == ""
-    done = run("init", f"{pages_url}/init-todomvc/index.html", "--no-explore", "--explore-budget", "5")
-    assert done.returncode == 2
+    assert refused[-1].returncode == 2
 
 
 def test_exploring_never_submits_what_risk_words_mark(tmp_path: Path, pages_url: str) -> None:
@@ -162,8 +181,10 @@ async def test_drafted_tools_run_on_a_fresh_load(tmp_path: Path, pages_url: str)
     list_map = tmp_path / "shopping"
     todo_map.mkdir()
     list_map.mkdir()
-    _, _, todo = init(todo_map, f"{pages_url}/init-todomvc/index.html")
-    _, _, shopping = init(list_map, f"{pages_url}/init-explore/index.html")
+    # Both drafted at once (two init processes, each with its own browser).
+    (_, _, todo), (_, _, shopping) = await asyncio.gather(
+        asyncio.to_thread(init, todo_map, f"{pages_url}/init-todomvc/index.html"), asyncio.to_thread(init, list_map, f"{pages_url}/init-explore/index.html")
+    )
     # One server per map: both pages are on one origin, and init names both maps' tools alike (add, toggle).
     learned = tmp_path / "learned"
     async with serve(tmp_path, learned, "--manifests", str(todo), name="todomvc") as agent:

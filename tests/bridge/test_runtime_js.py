@@ -16,19 +16,20 @@ from urllib.parse import unquote
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
+from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.events import RuntimeEvent
 from mcp_actions.bridge.registry import RuntimeInfo
 from mcp_actions.bridge.routing import Route
 from mcp_actions.bridge.signals import SignalSpec
 from mcp_actions.bridge.websocket import BridgeServer
+from mcp_actions.runtimes.page_script import runtime_js
 
-from ..conftest import launch_chromium
-from .conftest import MakeServer
-from .wsclient import eventually, outcome
+from .wsclient import TOKEN, eventually, outcome
 
-pytestmark = pytest.mark.browser
+# One Chromium for the module (tests/conftest.py ``chromium``), on the module's loop, as every fixture here.
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
 
 ITEM_ADDED = SignalSpec(
@@ -43,21 +44,24 @@ def _signals(info: RuntimeInfo) -> dict[str, SignalSpec]:
     return {ITEM_ADDED.name: ITEM_ADDED}
 
 
-@pytest_asyncio.fixture
-async def browser() -> AsyncIterator[Browser]:
-    """A headless Chromium (per test: Playwright objects live on the test's event loop)."""
-    async with async_playwright() as pw:
-        chromium = await launch_chromium(pw)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(chromium: Browser) -> AsyncIterator[Browser]:
+    """The module's headless Chromium, with none of a test's pages left open after it (their runtimes would
+    keep reconnecting to a bridge port another test's server may be given)."""
+    yield chromium
+    for context in chromium.contexts:
+        await context.close()
 
 
-@pytest_asyncio.fixture
-async def bridge_server(make_server: MakeServer) -> BridgeServer:
-    """A bridge that declares the shop's item-added signal."""
-    return await make_server(signal_source=_signals)
+@pytest_asyncio.fixture(loop_scope="module")
+async def bridge_server() -> AsyncIterator[BridgeServer]:
+    """A bridge that declares the shop's item-added signal, behind a started server (as ``make_server`` makes one)."""
+    bridge = Bridge(signal_source=_signals)
+    server = BridgeServer(bridge, port=0, token=TOKEN, runtime_script=runtime_js)
+    await server.start()
+    yield server
+    await server.stop()
+    await bridge.stop()
 
 
 async def open_shop(browser: Browser, server: BridgeServer, pages_url: str) -> tuple[Page, RuntimeInfo]:

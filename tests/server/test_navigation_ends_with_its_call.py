@@ -35,7 +35,9 @@ from .session_servers import free_port, http_serve
 pytestmark = pytest.mark.browser
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "sessions"
-ROUNDS = 5
+#: Rounds of the scene, each with fresh sessions. Before the fix (5735e83) 5 of 5 rounds failed beside the busy process,
+#: so 3 still catch it with a wide margin; each round holds a core busy for all its time.
+ROUNDS = 3
 
 
 @contextlib.contextmanager
