@@ -342,7 +342,12 @@ async def link_pw(a: Agent, url: str) -> str:
     ref = ref_in(text, rf"\[cursor=pointer\]: {re.escape(word)}$")
     # The snapshot runs the links' words into the paragraph's text (no node, no ref): the tool also takes
     # "a unique element selector", so the agent names the element whose whole text is the word.
-    return await _pw_reward(a, await a.call("browser_click", {"element": word, "target": ref or f'text="{word}"'}))
+    clicked = await a.call("browser_click", {"element": word, "target": ref or f'text="{word}"'}, may_fail=True)
+    if clicked.startswith("ERROR") and "strict mode violation" in clicked:  # the word is two links: the first
+        clicked = await a.call("browser_click", {"element": word, "target": f'text="{word}" >> nth=0'})
+    elif clicked.startswith("ERROR"):
+        raise TaskFailed(clicked[:300])
+    return await _pw_reward(a, clicked)
 
 
 async def dialog_ours(a: Agent, url: str) -> str:

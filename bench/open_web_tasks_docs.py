@@ -114,7 +114,9 @@ async def search_playwright(a: Agent, url: str) -> str:
     if link is None:
         raise TaskFailed("no result link functools.lru_cache")
     await a.call("browser_click", {"element": "functools.lru_cache", "target": link})
-    return _need(answer_in(flat_text(await a.call("browser_find", {"text": "lru_cache"})), SEARCHED), "the signature")
+    # Find first; the snapshot only when the find's lines do not hold the whole signature.
+    answer = answer_in(flat_text(await a.call("browser_find", {"text": "lru_cache"})), SEARCHED)
+    return answer or _need(answer_in(flat_text(await a.call("browser_snapshot", {})), SEARCHED), "the signature")
 
 
 async def search_actions(a: Agent, url: str) -> str:
@@ -128,7 +130,8 @@ async def search_actions(a: Agent, url: str) -> str:
     if link is None:
         raise TaskFailed("no result link functools.lru_cache")
     await a.call("page_click", {"ref": link})
-    return _need(answer_in(await a.call("page_find", {"text": "lru_cache"}), SEARCHED), "the signature")
+    answer = answer_in(await a.call("page_find", {"text": "lru_cache"}), SEARCHED)
+    return answer or _need(answer_in(await a.call("page_read", {}), SEARCHED), "the signature")
 
 
 def _need(value: str | None, what: str) -> str:
