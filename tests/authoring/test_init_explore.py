@@ -181,31 +181,38 @@ async def test_drafted_tools_run_on_a_fresh_load(tmp_path: Path, pages_url: str)
     list_map = tmp_path / "shopping"
     todo_map.mkdir()
     list_map.mkdir()
-    # Both drafted at once (two init processes, each with its own browser).
-    (_, _, todo), (_, _, shopping) = await asyncio.gather(
-        asyncio.to_thread(init, todo_map, f"{pages_url}/init-todomvc/index.html"), asyncio.to_thread(init, list_map, f"{pages_url}/init-explore/index.html")
-    )
     # One server per map: both pages are on one origin, and init names both maps' tools alike (add, toggle).
+    # The two maps are drafted and served side by side (each init and each server its own process and browser).
     learned = tmp_path / "learned"
-    async with serve(tmp_path, learned, "--manifests", str(todo), name="todomvc") as agent:
-        await agent.ok("browser_navigate", {"url": f"{pages_url}/init-todomvc/index.html"})
-        # Right after the load: the app binds its handlers late, and add waits for its row.
-        assert await run_tool(agent, "add", {"title": "Café 'crème'"}) == {"added": "Café 'crème'"}
-        await run_tool(agent, "add", {"title": "Café 'crème' au lait"})  # a look-alike row
-        toggled = await run_tool(agent, "toggle", {"title": "Café 'crème'"})
-        assert toggled == {"toggled": "Café 'crème'", "checked": True}
-        await agent.page_shows("todos: [x] Café 'crème'; [ ] Café 'crème' au lait (filter all)")
-        await run_tool(agent, "show_active")
-        await agent.page_shows("(filter active)")
-        await run_tool(agent, "show_all")
-        await run_tool(agent, "click_clear_completed")
-        await agent.page_shows("todos: [ ] Café 'crème' au lait (filter all)")
-    async with serve(tmp_path, learned, "--manifests", str(shopping), name="shopping") as agent:
-        # Rows that render 600 ms after load, look-alikes, a menu item behind its opener.
-        await agent.ok("browser_navigate", {"url": f"{pages_url}/init-explore/index.html"})
-        assert (await run_tool(agent, "toggle", {"title": "Buy milk"}))["checked"] is True
-        await agent.page_shows("list: [x] Buy milk; [ ] Buy milk twice | sent 0 | exported 0")
-        await run_tool(agent, "options_export_list")
-        await agent.page_shows("| exported 1")
-        await run_tool(agent, "new_list_form", {"list_name": "Épicerie d'été"})
-        await agent.page_shows("| lists: Épicerie d'été")
+
+    async def todomvc() -> None:
+        _, _, todo = await asyncio.to_thread(init, todo_map, f"{pages_url}/init-todomvc/index.html")
+        async with serve(tmp_path, learned, "--manifests", str(todo), name="todomvc") as agent:
+            await agent.ok("browser_navigate", {"url": f"{pages_url}/init-todomvc/index.html"})
+            # Right after the load: the app binds its handlers late, and add waits for its row.
+            assert await run_tool(agent, "add", {"title": "Café 'crème'"}) == {"added": "Café 'crème'"}
+            await run_tool(agent, "add", {"title": "Café 'crème' au lait"})  # a look-alike row
+            toggled = await run_tool(agent, "toggle", {"title": "Café 'crème'"})
+            assert toggled == {"toggled": "Café 'crème'", "checked": True}
+            await agent.page_shows("todos: [x] Café 'crème'; [ ] Café 'crème' au lait (filter all)")
+            await run_tool(agent, "show_active")
+            await agent.page_shows("(filter active)")
+            await run_tool(agent, "show_all")
+            await run_tool(agent, "click_clear_completed")
+            await agent.page_shows("todos: [ ] Café 'crème' au lait (filter all)")
+
+    async def shopping() -> None:
+        _, _, shopping = await asyncio.to_thread(init, list_map, f"{pages_url}/init-explore/index.html")
+        async with serve(tmp_path, learned, "--manifests", str(shopping), name="shopping") as agent:
+            # Rows that render 600 ms after load, look-alikes, a menu item behind its opener.
+            await agent.ok("browser_navigate", {"url": f"{pages_url}/init-explore/index.html"})
+            assert (await run_tool(agent, "toggle", {"title": "Buy milk"}))["checked"] is True
+            await agent.page_shows("list: [x] Buy milk; [ ] Buy milk twice | sent 0 | exported 0")
+            await run_tool(agent, "options_export_list")
+            await agent.page_shows("| exported 1")
+            await run_tool(agent, "new_list_form", {"list_name": "Épicerie d'été"})
+            await agent.page_shows("| lists: Épicerie d'été")
+
+    async with asyncio.TaskGroup() as both:
+        both.create_task(todomvc())
+        both.create_task(shopping())
