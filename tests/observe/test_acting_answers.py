@@ -142,3 +142,16 @@ async def test_an_action_that_loads_another_document_says_where_it_landed(chromi
         await host.open(f"{pages_url}/acting/search.html")
         acted = await host.call("page_act", {"steps": [{"tool": "page_fill", "arguments": {"text": "Quick search", "value": "lru_cache"}}, {"tool": "page_click", "arguments": {"text": "Go"}}]})
         assert acted.splitlines()[2:] == [landed], acted
+
+
+async def test_a_change_line_is_said_whole_or_marked_cut(chromium: Browser, pages_url: str) -> None:
+    """bench checkout-selects at b5e9e08: ``+ "Order placed for Ada Lovelace, … SW1Y 4JH, paid by PayPa"``, the
+    116-character line cut at 100 with no mark and its order reference lost. A line is said whole up to 240
+    characters; a longer one ends in an ellipsis where it was cut."""
+    async with hosted("page", chromium) as host:
+        await host.open(f"{pages_url}/acting/order-placed.html")
+        answer = await host.call("page_click", {"text": "Continue to checkout"})
+        assert "+ \"Order placed for Ada Lovelace, 12 St James's Square, England, United Kingdom SW1Y 4JH, paid by PayPal. Order BS-1056\"" in answer.splitlines(), answer
+        answer = await host.call("page_click", {"text": "Delivery note"})
+        line = next((line for line in answer.splitlines() if line.startswith('+ "Order BS-1056: your parcel')), answer)
+        assert line.endswith('…"') and 200 <= len(line) <= 245 and "Order BS-1056" in line, answer

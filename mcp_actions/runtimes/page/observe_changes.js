@@ -36,7 +36,8 @@ var definePrimitive = M.definePrimitive,
   pageErrorCount = M.pageErrorCount, // the page's errors (page_errors.js)
   pageErrorsSince = M.pageErrorsSince;
 
-var LINE_CAP = 100; // characters of one reported line
+var LINE_CAP = 100; // characters of a control's name in a line
+var TEXT_CAP = 240; // characters of one reported line of text: said whole up to here, else cut with "…"
 var MAX_LINES = 5; // lines reported per direction by default
 var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]";
 
@@ -308,6 +309,10 @@ function changeReport(args, call) {
   });
 }
 
+function lineCap(t) {
+  return t.length > TEXT_CAP ? t.slice(0, TEXT_CAP - 1) + "\u2026" : t;
+}
+
 function report(limit, watch, slot) {
   if (!slot) M.actionSettle.disarm();
   var before = marks[slot || ""];
@@ -318,9 +323,9 @@ function report(limit, watch, slot) {
   var removed = missing(before.lines, after);
   var dialogs = openDialogs();
   var out = {
-    added: added.slice(0, limit).map(function (t) { return cap(t, LINE_CAP); }),
+    added: added.slice(0, limit).map(lineCap),
     added_count: added.length,
-    removed: removed.slice(0, limit).map(function (t) { return cap(t, LINE_CAP); }),
+    removed: removed.slice(0, limit).map(lineCap),
     removed_count: removed.length,
     dialogs_opened: dialogs.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(dialogName),
     dialogs_closed: before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d) && !closingDialogOf(d)); }).length,
