@@ -41,8 +41,15 @@ from .wsclient import WsRuntime, eventually, outcome
 pytestmark = pytest.mark.slow
 
 BRIDGE_DIR = str(Path(mcp_actions.bridge.__file__).parent)
-#: Growth of the bridge's memory allowed after a run, once everything has disconnected.
-MEMORY_BOUND = 512 * 1024
+#: Calls of the measured round, to 200 runtimes. 2,500 rather than 5,000: every kind of ending still comes by the
+#: hundreds (about 1,800 outputs, 340 timeouts, 200 runtime_not_found, 160 transport_failed with this seed), and a
+#: doomed runtime's calls wait half as long for its drop: on a loaded machine 5,000 calls took long enough for
+#: calls made early to a doomed runtime to wait more than DOOMED_TIMEOUT_MS / 3 for it (a false failure).
+CALLS = 2500
+#: Growth of the bridge's memory allowed after a run, once everything has disconnected: about 105 bytes a call
+#: (512 KiB for 5,000 calls before), so a leak of that much per call still fails it. A run grows it by ~90 KB
+#: (the expired-call memory of its ~340 timeouts).
+MEMORY_BOUND = 256 * 1024
 #: Doomed runtimes' calls carry this timeout: they must end long before it, when the runtime drops.
 DOOMED_TIMEOUT_MS = 30_000
 ANSWERED_TIMEOUT_MS = 10_000
@@ -205,7 +212,7 @@ async def test_chaos_every_call_ends_once_and_nothing_leaks(make_server: MakeSer
         baseline = _bridge_snapshot()
 
         started = time.monotonic()
-        counts = await run_chaos(server, seed=2026, runtimes=200, calls=5000)
+        counts = await run_chaos(server, seed=2026, runtimes=200, calls=CALLS)
         duration = time.monotonic() - started
         await _settle()
         _assert_internals_empty(server)
@@ -215,11 +222,11 @@ async def test_chaos_every_call_ends_once_and_nothing_leaks(make_server: MakeSer
     finally:
         tracemalloc.stop()
 
-    # Every kind of ending happened, in the expected proportions.
-    assert sum(counts.values()) == 5000
+    # Every kind of ending happened, in the expected proportions (the bounds of 5,000 calls, halved).
+    assert sum(counts.values()) == CALLS
     assert set(counts) == {"output", "handler_timeout", "transport_failed", "runtime_not_found"}
-    assert counts["output"] > 3000 and counts["handler_timeout"] > 400
-    assert counts["transport_failed"] > 100 and counts["runtime_not_found"] > 100
+    assert counts["output"] > 1500 and counts["handler_timeout"] > 200
+    assert counts["transport_failed"] > 50 and counts["runtime_not_found"] > 50
     # Bounded memory: the bridge keeps only a small ring of expired call ids beyond its baseline.
     assert growth < MEMORY_BOUND, f"bridge memory grew by {growth} bytes; top growth: {top}"
     print(f"chaos: {dict(counts)} in {duration:.1f}s, bridge memory growth {growth} bytes")
