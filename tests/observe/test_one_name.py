@@ -73,3 +73,16 @@ async def test_a_field_is_not_named_after_the_paragraph_before_it(pages_url: str
         assert re.search(r'Enter "Kasey" into the text field and press Submit\.\n\[textbox @e\d+\] \[button "Submit" @e\d+\]', read), read
         assert re.search(r"^@e\d+ textbox$", await text_of(s, "page_observe", {}), re.M)
         assert re.fullmatch(r"@e\d+ textbox", await text_of(s, "page_find", {"role": "textbox"}))
+
+
+async def test_an_icon_only_button_is_named_by_its_hidden_text(pages_url: str) -> None:
+    """At b5e9e08 jQuery UI's dialog close button (its text "Close" indented away behind its x icon) was in no
+    answer, and the query text under the (non-modal) dialog was left out as covered."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/miniwob/click-dialog.html")
+        read = await text_of(s, "page_read", {})
+        assert re.search(r'Close the dialog box by clicking the "x"\.\n\[dialog\]\n\[button "Close" @e\d+\]\nmagna culpa dolore diam esse\n\[/dialog\]', read), read
+        assert re.fullmatch(r'@e\d+ button "Close"', await text_of(s, "page_find", {"role": "button"}))
+        assert re.search(r'^@e\d+ button "Close"$', await text_of(s, "page_observe", {}), re.M)
+        await text_of(s, "page_click", {"text": "Close"})
+        assert "Last reward: 1.00" in await text_of(s, "page_read", {})

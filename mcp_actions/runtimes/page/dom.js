@@ -220,9 +220,32 @@ function groundOf(el) {
   return ground;
 }
 
-/** Whether el has an accessible name of its own (aria-label, aria-labelledby): an icon button whose glyph text is hidden. */
+/**
+ * Whether el has an accessible name of its own (aria-label, aria-labelledby): an icon button whose glyph
+ * text is hidden; or el is a control drawn as an icon (iconDrawn), whose hidden text still names it as
+ * ARIA computes names (jQuery UI's close button: "Close" indented away behind its x).
+ */
 function namedApart(el) {
-  return !!(el.getAttribute && (el.getAttribute("aria-label") || el.getAttribute("aria-labelledby")));
+  if (!el.getAttribute) return false;
+  if (el.getAttribute("aria-label") || el.getAttribute("aria-labelledby")) return true;
+  return !!(M.isInteractiveElement && M.isInteractiveElement(el) && iconDrawn(el));
+}
+
+var ICON_TAGS = { img: 1, svg: 1, canvas: 1 };
+var ICON_MIN = 4; // px: an icon a person sees, not a dot
+
+/** Whether el, or one of its first few descendants, draws an image of at least ICON_MIN px a side (a background image, img, svg). */
+function iconDrawn(el) {
+  var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+  var boxes = [el].concat(Array.prototype.slice.call(el.getElementsByTagName ? el.getElementsByTagName("*") : [], 0, 8));
+  for (var i = 0; i < boxes.length; i++) {
+    var b = boxes[i], style = view.getComputedStyle(b);
+    if (!ICON_TAGS[tagName(b)] && !(style.backgroundImage && style.backgroundImage !== "none")) continue;
+    if (style.display === "none" || style.visibility === "hidden" || drawnInvisible(b, style)) continue;
+    var r = b.getBoundingClientRect();
+    if (r.width >= ICON_MIN && r.height >= ICON_MIN) return true;
+  }
+  return false;
 }
 
 /**
@@ -284,6 +307,17 @@ function elementFromPointDeep(x, y) {
   return el;
 }
 
+/** Whether el is in a dialog that is not modal (role dialog or alertdialog, or an open <dialog> shown non-modally). */
+function inFloatingDialog(el) {
+  var box = el.closest ? el.closest("dialog, [role=dialog], [role=alertdialog]") : null;
+  if (!box || box.getAttribute("aria-modal") === "true") return false;
+  try {
+    return !box.matches(":modal");
+  } catch (_err) {
+    return true; // no :modal selector: only aria-modal says modal
+  }
+}
+
 /** Whether node is el or inside it in the composed tree. */
 function isWithin(node, el) {
   for (var n = node; n; n = composedParent(n)) if (n === el) return true;
@@ -295,7 +329,10 @@ M.drawnInvisible = drawnInvisible;
 M.inkHidden = inkHidden;
 M.withInkCache = withInkCache;
 M.opaqueAt = function (el) {
-  // Whether el paints over what is under it (the covered-text test, read_structure.js).
+  // Whether el paints over what is under it (the covered-text test, read_structure.js). A non-modal
+  // dialog floats over the page, which a person moves or closes: what it covers is still the page's.
+  // Only a modal one (aria-modal, a <dialog> shown modal) hides the rest.
+  if (inFloatingDialog(el)) return false;
   var view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
   var style = view.getComputedStyle(el);
   var bg = rgba(style.backgroundColor);
