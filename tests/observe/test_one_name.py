@@ -86,3 +86,26 @@ async def test_an_icon_only_button_is_named_by_its_hidden_text(pages_url: str) -
         assert re.search(r'^@e\d+ button "Close"$', await text_of(s, "page_observe", {}), re.M)
         await text_of(s, "page_click", {"text": "Close"})
         assert "Last reward: 1.00" in await text_of(s, "page_read", {})
+
+
+async def test_a_text_less_clickable_icon_is_listed_and_said_when_revealed(pages_url: str) -> None:
+    """At b5e9e08 email-inbox's send icon (a 14 px <span>, cursor pointer, a click listener, a background image)
+    was in no answer, the revealed fields were not said, and the textarea was named "subject: aute"."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/miniwob/email-inbox.html")
+        opened = await text_of(s, "page_click", {"text": "Emmy"})
+        assert re.search(r"^\+ @e\d+ clickable$", opened, re.M), opened  # the back arrow
+        forward = await text_of(s, "page_click", {"text": "Forward"})
+        assert re.search(r'^\+ @e\d+ textbox "to"$', forward, re.M), forward
+        assert re.search(r"^\+ @e\d+ textbox$", forward, re.M), forward  # the body's textarea, no label
+        icons = re.findall(r"^\+ (@e\d+) clickable$", forward, re.M)
+        assert len(icons) == 2, forward
+        read = await text_of(s, "page_read", {})
+        assert f"[clickable {icons[0]}] [clickable {icons[1]}]" in read, read
+        assert re.search(r'subject: aute\n\[textbox @e\d+ = "occaecat ea', read), read
+        listing = await text_of(s, "page_observe", {})
+        assert all(re.search(rf"^{ref} clickable\b", listing, re.M) for ref in icons), listing
+        assert (await text_of(s, "page_find", {"role": "clickable"})).startswith(f"{icons[0]} clickable")
+        await text_of(s, "page_fill", {"text": "to", "value": "Ilka"})
+        await text_of(s, "page_click", {"ref": icons[1]})
+        assert "Last reward: 1.00" in await text_of(s, "page_read", {})

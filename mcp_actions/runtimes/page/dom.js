@@ -327,6 +327,7 @@ function isWithin(node, el) {
 M.elementFromPointDeep = elementFromPointDeep;
 M.drawnInvisible = drawnInvisible;
 M.inkHidden = inkHidden;
+M.iconDrawn = iconDrawn;
 M.withInkCache = withInkCache;
 M.opaqueAt = function (el) {
   // Whether el paints over what is under it (the covered-text test, read_structure.js). A non-modal

@@ -187,6 +187,10 @@ function textBefore(el) {
       if (prev.matches("input, select, textarea, button") || prev.querySelector("input, select, textarea, button")) return "";
       var text = normalize(prev.textContent);
       if (!text) continue;
+      // A line that holds a <label> and more ("subject: aute", MiniWoB's email-inbox) is a labelled value of
+      // its own, not this field's label.
+      var inner = tag === "label" ? null : prev.querySelector("label");
+      if (inner && normalize(inner.textContent) !== text) return "";
       return asLabel(text);
     }
     node = node.parentNode;

@@ -5,7 +5,8 @@
  * - the interactive elements by tag and role (links, buttons, fields,
  *   [role=button]..., [tabindex] other than -1);
  * - elements clickable by a handler or by their cursor: an onclick attribute or
- *   property, or cursor:pointer that is not inherited from the parent (a
+ *   property, or cursor:pointer that is not inherited from the parent, with a
+ *   name, text or an icon (dom.js iconDrawn; then nameless) (a
  *   span inside a pointer card is the card's), outside any interactive
  *   element. The page runtime cannot see listeners added with
  *   addEventListener, so a role-less div with only such a listener and no
@@ -67,8 +68,9 @@ function isClickable(el) {
   // Inside an open popup list's item (a pointer wrapper in a jQuery UI menu item): the item is listed.
   var item = up && up.closest("li");
   if (item && popupListOf(item)) return false;
-  // Something to tell the model: a name or some text.
-  return !!(accessibleName(el, roleOf(el)) || normalize(el.textContent) || el.querySelector("img[alt], svg title"));
+  // Something to tell the model: a name or some text, or an icon a person sees (a text-less 14 px <span>
+  // with a background image, MiniWoB's email-inbox send icon: listed nameless).
+  return !!(accessibleName(el, roleOf(el)) || normalize(el.textContent) || el.querySelector("img[alt], svg title") || M.iconDrawn(el));
 }
 
 /** The popup list el belongs to when it is an item of an open role-less popup list, else null. */

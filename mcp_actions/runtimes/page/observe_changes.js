@@ -42,7 +42,9 @@ var MAX_LINES = 5; // lines reported per direction by default
 var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]";
 
 var CONTROLS = M.OBSERVE_INTERACTIVE; // what a person acts on, by tag or role (the cheap test: no cursor styles)
-var MAX_CONTROLS = 3; // controls reported shown or hidden per direction
+var MAX_CONTROLS = 4; // controls reported shown or hidden per direction
+var CLICKABLE_LOOKS = 400; // new elements looked at for a clickable by its cursor (one style read each), at most
+var FIELD_ROLES = { textbox: 1, searchbox: 1, combobox: 1, spinbutton: 1, slider: 1, listbox: 1 };
 
 var marks = {}; // slot ("" for one action, "act" for page_act) -> {lines, dialogs, controls, errors, url}
 
@@ -147,15 +149,49 @@ function controlShown(el) {
   return isVisible(el);
 }
 
-/** The controls on the page now: {present, shown} Sets (null when the page has no Set: then none are compared). */
-function pageControls() {
+/**
+ * The controls on the page now: {present, shown} Sets (null when the page has no Set: then none are compared);
+ * before an action (all) also every element of the document, so the clickables it adds are found after it.
+ */
+function pageControls(all) {
   if (typeof Set !== "function" || !CONTROLS) return null;
   var present = new Set(), shown = new Set();
   queryAllDeep(CONTROLS).forEach(function (el) {
     present.add(el);
     if (controlShown(el)) shown.add(el);
   });
-  return { present: present, shown: shown };
+  var out = { present: present, shown: shown };
+  if (all) out.all = new Set(document.getElementsByTagName("*"));
+  return out;
+}
+
+function lookOf(el) { return el.localName + "|" + (el.getAttribute("class") || ""); }
+
+/**
+ * The clickables (observe_candidates.js: a pointer cursor or a handler, no tag or role; an icon with no text)
+ * the action added to the document, shown: the first CLICKABLE_LOOKS new elements are looked at. One like a
+ * clickable that left the page (same tag, class and text) was rendered again: not new to a person.
+ */
+function newClickables(before) {
+  if (!before.all || !M.isActionable) return [];
+  var found = [];
+  var els = document.getElementsByTagName("*");
+  for (var i = 0, looked = 0; i < els.length && looked < CLICKABLE_LOOKS; i++) {
+    var el = els[i];
+    if (before.all.has(el) || el.matches(CONTROLS)) continue;
+    looked += 1;
+    if (M.isActionable(el) && controlShown(el) && !M.unseen(el)) found.push(el);
+  }
+  if (!found.length) return found;
+  var looks = {}, gone = {};
+  found.forEach(function (el) { looks[lookOf(el)] = 1; });
+  before.all.forEach(function (el) {
+    if (!el.isConnected && looks[lookOf(el)]) gone[signatureOf(el)] = (gone[signatureOf(el)] || 0) + 1;
+  });
+  return found.filter(function (el) {
+    var sig = signatureOf(el);
+    return !(gone[sig] > 0 && gone[sig]--); // one gone like it: rendered again
+  });
 }
 
 var SAID_LINES = 200; // the changed lines a control's name is looked for in
@@ -174,7 +210,9 @@ function signatureOf(el) {
  * - hidden: a control still on the page that is no longer drawn (a closed menu's items); one that left
  *   the page went with its content, which the removed lines say.
  *
- * Either is left out when one of the changed lines (`said`) holds its name (a new row's checkbox named by
+ * - shown too: a clickable the action added (newClickables), as a nameless icon.
+ *
+ * Either is left out, but a field, when one of the changed lines (`said`) holds its name (a new row's checkbox named by
  * the row's text, a dialog's buttons in its "Next Cancel Previous" line): what a line says is not said again.
  */
 function controlChanges(before, after, added, removed) {
@@ -199,6 +237,7 @@ function controlChanges(before, after, added, removed) {
     }
     appeared.push(el);
   });
+  appeared = appeared.concat(newClickables(before));
   var went = [];
   before.shown.forEach(function (el) { if (el.isConnected && !after.shown.has(el)) went.push(el); });
   return { shown: described(appeared, added), hidden: described(went, removed) };
@@ -211,7 +250,8 @@ function described(els, said) {
   els.forEach(function (el) {
     var role = M.candidateRole(el);
     var name = cap(normalize(M.candidateName(el, role) || ""), LINE_CAP);
-    if (name && lines.some(function (line) { return line.indexOf(name) >= 0; })) return;
+    // A field is said even so: the line says its label, not the box to fill.
+    if (name && !FIELD_ROLES[role] && lines.some(function (line) { return line.indexOf(name) >= 0; })) return;
     count += 1;
     if (out.length < MAX_CONTROLS) out.push({ ref: M.refFor(el), role: role, name: name });
   });
@@ -270,7 +310,7 @@ function slotOf(args) {
 }
 
 function takeMark(journal, slot) {
-  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(), errors: pageErrorCount(), url: String(root.location.href) };
+  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(true), errors: pageErrorCount(), url: String(root.location.href) };
   // From here on, what the page starts is the action's (observe_settle.js); a page_act mark spans
   // actions that arm it themselves.
   if (!slot) M.actionSettle.arm();
