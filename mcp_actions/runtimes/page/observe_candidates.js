@@ -153,7 +153,31 @@ function actionableInTree(scope) {
   return out;
 }
 
+/**
+ * The elements of `among` (all of els by default) that are the one element of els inside another of
+ * els and have its name: one target with it (a jQuery UI tab's <a>; the outer one, with its states, is
+ * kept, and a click at its centre reaches the inner one). A Set, or null where there is no Map or Set.
+ */
+function innerTwins(els, nameOf, among) {
+  if (typeof Map !== "function" || typeof Set !== "function") return null;
+  var index = new Map();
+  els.forEach(function (el, i) { index.set(el, i); });
+  var outerOf = els.map(function (el) {
+    for (var p = M.composedParent(el); p; p = M.composedParent(p)) if (index.has(p)) return index.get(p);
+    return -1;
+  });
+  var inside = {};
+  outerOf.forEach(function (o) { if (o >= 0) inside[o] = (inside[o] || 0) + 1; });
+  var twins = new Set();
+  (among || els).forEach(function (el) {
+    var o = index.has(el) ? outerOf[index.get(el)] : -1;
+    if (o >= 0 && inside[o] === 1 && nameOf(el) && nameOf(el) === nameOf(els[o])) twins.add(el);
+  });
+  return twins;
+}
+
 M.OBSERVE_INTERACTIVE = INTERACTIVE;
+M.innerTwins = innerTwins;
 M.isActionable = isActionable;
 M.candidateRole = candidateRole;
 M.candidateName = candidateName;

@@ -42,10 +42,9 @@ var MAX_LINES = 5; // lines reported per direction by default
 var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]";
 
 var CONTROLS = M.OBSERVE_INTERACTIVE; // what a person acts on, by tag or role (the cheap test: no cursor styles)
-var MAX_CONTROLS = 4; // controls reported shown or hidden per direction
-var CLICKABLE_LOOKS = 400; // new elements looked at for a clickable by its cursor (one style read each), at most
-var FIELD_ROLES = { textbox: 1, searchbox: 1, combobox: 1, spinbutton: 1, slider: 1, listbox: 1 };
-
+// Controls said shown or hidden per direction; new elements looked at for a clickable (a style read each).
+var MAX_CONTROLS = 4, CLICKABLE_LOOKS = 400;
+var SAID_ANYWAY = { textbox: 1, searchbox: 1, combobox: 1, spinbutton: 1, slider: 1, listbox: 1, option: 1 }; // fields and options
 var marks = {}; // slot ("" for one action, "act" for page_act) -> {lines, dialogs, controls, errors, url}
 
 /**
@@ -249,9 +248,11 @@ function described(els, said) {
   var lines = said.slice(0, SAID_LINES);
   els.forEach(function (el) {
     var role = M.candidateRole(el);
+    // A list whose items are the controls is said by its items (+ @e4 option "Madagascar"), not as a list.
+    if (M.CONTAINER_ROLES[role] && (els.some(function (o) { return o !== el && el.contains(o); }) || M.actionableInTree(el).length)) return;
     var name = cap(normalize(M.candidateName(el, role) || ""), LINE_CAP);
-    // A field is said even so: the line says its label, not the box to fill.
-    if (name && !FIELD_ROLES[role] && lines.some(function (line) { return line.indexOf(name) >= 0; })) return;
+    // A field or option is said even so: the line says its label or text, not the control to act on.
+    if (name && !SAID_ANYWAY[role] && lines.some(function (line) { return line.indexOf(name) >= 0; })) return;
     count += 1;
     if (out.length < MAX_CONTROLS) out.push({ ref: M.refFor(el), role: role, name: name });
   });

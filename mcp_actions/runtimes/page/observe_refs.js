@@ -148,14 +148,17 @@ function listed(args, maxBytes) {
     return isVisible(el) && (!args.viewport_only || inViewport(el)) && !M.unseen(el);
   });
   // Role and name of every listed element, so look-alikes (same role and name) get their context.
-  var seen = {};
+  var seen = {}, names = typeof Map === "function" ? new Map() : null;
   var described = all.map(function (el) {
     var role = candidateRole(el);
     var name = candidateName(el, role);
-    var key = role + "\u0000" + name;
-    seen[key] = (seen[key] || 0) + 1;
-    return { el: el, role: role, name: name, key: key };
+    if (names) names.set(el, name);
+    return { el: el, role: role, name: name, key: role + "\u0000" + name };
   });
+  // An element and the one control inside it of the same name (a jQuery UI tab and its link) are listed once.
+  var twins = names && M.innerTwins(all, function (el) { return names.get(el); });
+  if (twins) described = described.filter(function (d) { return !twins.has(d.el); });
+  described.forEach(function (d) { seen[d.key] = (seen[d.key] || 0) + 1; });
   var asText = args.as_text === true;
   if (asText && M.freshStructure) M.freshStructure();
   var cache = typeof Map === "function" ? new Map() : null;
@@ -222,11 +225,11 @@ function contextOf(el, name, cache) {
 }
 
 /** The texts a person may use for el, best first: its accessible name, label, placeholder, value, own text. */
-function textsOf(el, role) {
+function textsOf(el, role, noContent) {
   var texts = [candidateName(el, role)];
   if (el.labels) Array.prototype.forEach.call(el.labels, function (l) { texts.push(M.normalize(l.textContent)); });
   texts.push(M.normalize(el.getAttribute("placeholder")), M.normalize(el.getAttribute("aria-placeholder")));
-  if (tagOf(el) !== "input" || ["button", "submit", "reset"].indexOf(String(el.type)) >= 0) texts.push(M.elementText(el));
+  if (!noContent && (tagOf(el) !== "input" || ["button", "submit", "reset"].indexOf(String(el.type)) >= 0)) texts.push(M.elementText(el));
   return texts.filter(Boolean).map(function (t) { return t.toLowerCase(); });
 }
 
@@ -234,7 +237,10 @@ function textsOf(el, role) {
 function matchText(wanted, candidates) {
   var tiers = [[], [], []];
   candidates.forEach(function (el) {
-    var texts = textsOf(el, candidateRole(el));
+    var role = candidateRole(el);
+    // A list, menu or tab list whose items are the controls is found by its name, never by its items' text.
+    var holds = M.CONTAINER_ROLES[role] && candidates.some(function (c) { return c !== el && el.contains(c); });
+    var texts = textsOf(el, role, holds);
     if (texts.some(function (t) { return t === wanted; })) tiers[0].push(el);
     else if (texts.some(function (t) { return t.indexOf(wanted) === 0; })) tiers[1].push(el);
     else if (texts.some(function (t) { return t.indexOf(wanted) > 0; })) tiers[2].push(el);
@@ -263,6 +269,10 @@ function resolveRefOrText(args, opts) {
   var accept = opts && opts.accept;
   var candidates = (opts && opts.candidates ? opts.candidates() : actionableInOrder()).filter(function (el) { return !accept || accept(el); });
   var hits = matchText(wanted, candidates);
+  if (hits.length > 1) {
+    var twins = M.innerTwins(candidates, function (el) { return candidateName(el, candidateRole(el)); }, hits);
+    if (twins) hits = hits.filter(function (el) { return !twins.has(el); });
+  }
   if (!hits.length) {
     fail("target_not_found", "no visible element to act on has the text " + JSON.stringify(cap(args.text, NAME_CAP)) + " (page_find or page_observe lists what there is)", { text: args.text });
   }
