@@ -81,6 +81,12 @@ async def test_a_field_is_not_named_after_the_paragraph_before_it(pages_url: str
         assert re.search(r'Enter "Kasey" into the text field and press Submit\.\n\[textbox @e\d+\] \[button "Submit" @e\d+\]', read), read
         assert re.search(r"^@e\d+ textbox$", await text_of(s, "page_observe", {}), re.M)
         assert re.fullmatch(r"@e\d+ textbox", await text_of(s, "page_find", {"role": "textbox"}))
+        # Nor a <select> after its options' text (MiniWoB's choose-list: at b5e9e08 it read as
+        # [combobox "Chad Panama Peru" @e1 …] in page_observe and page_find).
+        await s.navigate(f"{pages_url}/miniwob/choose-list.html")
+        assert re.search(r'^\[combobox @e\d+ = "Chad" options "Chad", "Panama", "Peru"\]', await text_of(s, "page_read", {}), re.M)
+        assert re.search(r"^@e\d+ combobox = ", await text_of(s, "page_observe", {}), re.M)
+        assert re.fullmatch(r"@e\d+ combobox", await text_of(s, "page_find", {"role": "combobox"}))
 
 
 async def test_an_icon_only_button_is_named_by_its_hidden_text(pages_url: str) -> None:

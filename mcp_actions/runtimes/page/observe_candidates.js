@@ -108,10 +108,13 @@ function candidateRole(el) {
 // Roles that hold other things (ARIA: never named from their content): a focusable list is not named "Italy".
 var CONTAINER_ROLES = { list: 1, listbox: 1, menu: 1, menubar: 1, tablist: 1, tree: 1, treegrid: 1, grid: 1, table: 1, group: 1, radiogroup: 1, toolbar: 1, tabpanel: 1, region: 1, dialog: 1, alertdialog: 1 };
 
+var FIELDS = { textbox: 1, searchbox: 1, combobox: 1, spinbutton: 1, slider: 1 };
+
 /** el's name for a model: its accessible name, else (for a clickable or a popup item) its text, capped. */
 function candidateName(el, role) {
   var name = accessibleName(el, role);
-  if (name || role === "textbox" || tagOf(el) === "input" || CONTAINER_ROLES[role]) return name;
+  // A field is never named by its content (a <select>'s options, a textarea's value).
+  if (name || FIELDS[role] || /^(input|select|textarea)$/.test(tagOf(el)) || CONTAINER_ROLES[role]) return name;
   var text = elementText(el);
   return text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) : text;
 }
