@@ -101,7 +101,7 @@ def _click(name: str, read: str = "") -> tuple[str, dict[str, Any]]:
 def _token_ref(text: str, pattern: str) -> str | None:
     """The ref of the first ``[role "name" @eN …]`` token (or ``@eN role "name"`` line) whose start matches ``pattern``:
     a line of our answers may hold several tokens, so the ref is the one inside the matching token."""
-    found = re.search(rf"(?:{pattern})[^\]\[\n@]*(@e\d+)", text)
+    found = re.search(rf"(?:{pattern})[^\]\[\n@]*(@e\d+)", text) or re.search(rf"(@e\d+) (?:{pattern})", text)
     return found.group(1) if found else None
 
 
@@ -376,12 +376,14 @@ async def email_ours(a: Agent, url: str) -> str:
     if "textbox" not in shown:
         shown = await a.call("page_read", {})
     steps: list[tuple[str, dict[str, Any]]] = []
-    boxes = re.findall(r"textbox[^@\n]*(@e\d+)", shown)
+    # A read's [textbox … @eN] tokens, or an acting answer's revealed `+ @eN textbox "to"` lines.
+    boxes = re.findall(r"textbox[^@\n]*(@e\d+)|(@e\d+) textbox", shown)
+    boxes = [a or b for a, b in boxes]
     if reply:
         steps.append(("page_fill", {"ref": _need(boxes[-1] if boxes else None, "reply text box"), "value": reply}))
     else:
         steps.append(("page_fill", {"ref": _need(_token_ref(shown, r'textbox "to'), "to box"), "value": forward_to}))
-    send = [m.group(1) for m in re.finditer(r"\[?clickable (?:\"[^\"]*\" )?(@e\d+)", shown)]
+    send = [m.group(1) or m.group(2) for m in re.finditer(r"\[?clickable (?:\"[^\"]*\" )?(@e\d+)|^\+ (@e\d+) clickable$", shown, re.MULTILINE)]
     if not send:  # the pane's icons: what page_observe lists to act on
         send = [m.group(1) for m in re.finditer(r"^(@e\d+) clickable", await a.call("page_observe", {}), re.MULTILINE)]
     steps.append(("page_click", {"ref": _need(send[-1] if send else None, "send icon (no unnamed clickable in the answer)")}))
