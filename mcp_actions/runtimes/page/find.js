@@ -19,7 +19,15 @@
  * cell) is found too: `role: "paragraph"` takes <p> elements (ARIA's implicit
  * role of <p>, which roleOf leaves out), and a `text` query that matches no
  * control or heading falls back to the innermost text blocks holding it (TEXT_BLOCKS).
- * A text block's name is the words around the match, so the answer shows it.
+ * A text block's name is the words around the match, so the answer shows it. A block is a tag of
+ * TEXT_BLOCKS or any other element with words of its own that a browser lays out as a block (a <div>); a
+ * block inside a table cell is said as the cell, whose context is its row.
+ *
+ * A term (<dt>) says its definition's first sentence as its context, and the sentence that gives a
+ * default when it has one (a setting's), so a found term answers without a read. Elements matched only
+ * by the text of their item or section (a code block's copy buttons) come after the rest, those alike
+ * (same role and name) said once with how many more (unless a role was asked for); when exact matches answered, PARTIAL_AFTER_EXACT
+ * partial ones at most follow them (unless max_results is given).
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -51,6 +59,10 @@ var ITEM_CAP = 110;
 var TITLES = { heading: 1, term: 1 };
 var DEFAULT_RESULTS = 20;
 var SNIPPET_BEFORE = 24;
+var DEFINITION_CAP = 200;
+var PARTIAL_AFTER_EXACT = 2;
+// Tags never read as a block of running text (their text is not the page's, or a control says it).
+var NOT_BLOCKS = { html: 1, head: 1, title: 1, script: 1, style: 1, noscript: 1, template: 1, select: 1, option: 1, button: 1, textarea: 1 };
 // Blocks of running text a reader reads, searched when a text query finds no control or heading.
 var TEXT_BLOCKS = { p: true, li: true, dd: true, dt: true, td: true, th: true, blockquote: true, figcaption: true, pre: true, caption: true };
 
@@ -171,10 +183,29 @@ function contextOf(el, name, found, cache, needle) {
   if (section && section !== name) parts.push(wordCap(section, SECTION_CAP));
   var item = found.item || itemOf(el);
   var said = item && item !== el ? itemText(item) : M.termOf(el);
-  if (said && said !== name && said !== section) {
+  // An item that is the element's own words again (a list item of one paragraph) says nothing more.
+  if (said && item && item !== el && squeeze(said) === squeeze(visibleText(el))) said = "";
+  var definition = !said && tagOf(el) === "dt" ? definitionOf(el) : "";
+  if (definition) parts.push(definition);
+  else if (said && said !== name && said !== section) {
     parts.push(said.length <= ITEM_CAP ? said : needle && has(said, needle) ? snippet(said, needle, ITEM_CAP) : wordCap(said, ITEM_CAP));
   }
-  return cap(parts.join(" \u203a "), CONTEXT_CAP);
+  return cap(parts.join(" \u203a "), definition ? SECTION_CAP + 3 + DEFINITION_CAP : CONTEXT_CAP);
+}
+
+function squeeze(text) {
+  return text.replace(/\s+/g, "");
+}
+
+/** A term's definition as its context: whole when short, else its first sentence and the one that gives a default. */
+function definitionOf(dt) {
+  var text = M.definitionsOf(dt).map(visibleText).join(" ");
+  if (text.length <= DEFINITION_CAP) return text;
+  var sentences = text.split(/(?<=[.!?])\s+(?=[A-Z(])/);
+  for (var i = 1; i < sentences.length; i++) {
+    if (/\bdefaults?\b/i.test(sentences[i])) return wordCap(sentences[0] + (i === 1 ? " " : " \u2026 ") + sentences[i], DEFINITION_CAP);
+  }
+  return wordCap(text, DEFINITION_CAP);
 }
 
 function find(args) {
@@ -183,11 +214,11 @@ function find(args) {
   var limit = args.max_results === undefined ? DEFAULT_RESULTS : args.max_results;
   if (typeof limit !== "number" || !(limit >= 1) || limit > 500 || Math.floor(limit) !== limit) fail("invalid_input", "max_results must be an integer from 1 to 500", { field: "max_results" });
   return withStructure(function () {
-    return search(query, limit);
+    return search(query, limit, args.max_results === undefined);
   });
 }
 
-function search(query, limit) {
+function search(query, limit, trim) {
   var cache = typeof Map === "function" ? new Map() : null;
   var hits = [];
   var all = allElements(document);
@@ -211,6 +242,10 @@ function search(query, limit) {
   // Exact matches first, then partial ones; among matches as good, a heading or a term (where the words
   // are defined) before the links to it; then document order.
   hits.sort(function (a, b) { return a.found.rank - b.found.rank || (TITLES[b.role] ? 1 : 0) - (TITLES[a.role] ? 1 : 0) || a.order - b.order; });
+  if (!query.role) hits = foldAlike(hits); // asked for a role, each of them is wanted
+  var exact = 0;
+  while (exact < hits.length && hits[exact].found.rank === 0) exact++;
+  if (exact && trim && !query.role) limit = Math.min(limit, exact + PARTIAL_AFTER_EXACT);
   var matches = hits.slice(0, limit).map(function (hit) {
     var name = hit.found.snippet ? hit.found.name : cap(hit.found.name || "", NAME_CAP);
     var match = { ref: refFor(hit.el), role: hit.role };
@@ -219,6 +254,7 @@ function search(query, limit) {
     if (to) match.to = to;
     var context = contextOf(hit.el, hit.found.name || "", hit.found, cache, query.text);
     if (context) match.context = context;
+    if (hit.more) match.more = hit.more;
     return match;
   });
   var out = { matches: matches, total: hits.length };
@@ -228,28 +264,52 @@ function search(query, limit) {
   return out;
 }
 
+/** Whether el holds words of its own (a text node of its own, not only its children's). */
+function ownText(el) {
+  for (var n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3 && /\S/.test(n.nodeValue)) return true;
+  return false;
+}
+
+/** Matches found only through their item's or section's text that read alike (role and name): the first, with how many more. */
+function foldAlike(hits) {
+  var out = [], first = {};
+  for (var i = 0; i < hits.length; i++) {
+    var hit = hits[i];
+    var key = hit.found.rank >= 2 ? hit.role + "\n" + (hit.found.name || "") : null;
+    if (key !== null && first[key]) first[key].more = (first[key].more || 0) + 1;
+    else {
+      if (key !== null) first[key] = hit;
+      out.push(hit);
+    }
+  }
+  return out;
+}
+
 /**
  * The innermost text blocks (TEXT_BLOCKS) whose text holds the query, each named by the words around
  * it: where no control or heading says it, the sentence that does (an article's paragraph, a cell).
  */
 function textBlocks(all, text) {
-  var hits = [];
+  // textContent first (cheap, holds all the rest), then whether a browser lays it out as a block.
+  var blocks = [];
   for (var i = 0; i < all.length; i++) {
-    var el = all[i];
-    if (!TEXT_BLOCKS[tagOf(el)]) continue;
-    // textContent first (cheap, holds all the rest), then the words a person reads, which are matched and quoted.
-    if (!has(normalize(el.textContent), text) || innerBlockHolds(el, text) || !isReadable(el)) continue;
-    var own = visibleText(el);
+    var el = all[i], tag = tagOf(el);
+    // A closed <details> shows its summary only (found as its own block).
+    if (NOT_BLOCKS[tag] || (tag === "details" && !el.open) || !has(normalize(el.textContent), text)) continue;
+    if (!TEXT_BLOCKS[tag] && (!ownText(el) || /^(inline|contents|none)/.test(styleOf(el).display))) continue;
+    blocks.push(el);
+  }
+  var hits = [];
+  for (var j = 0; j < blocks.length; j++) {
+    // The innermost: in document order a block's inner blocks come right after it.
+    if (j + 1 < blocks.length && blocks[j].contains(blocks[j + 1])) continue;
+    var block = blocks[j].closest("td, th") || blocks[j]; // Sphinx's <td><p>: the cell, said with its row
+    if ((hits.length && hits[hits.length - 1].el === block) || !isReadable(block)) continue;
+    var own = visibleText(block);
     if (!has(own, text)) continue;
-    hits.push({ el: el, role: ownRole(el, false) || tagOf(el), found: { name: snippet(own, text), snippet: true, rank: own.toLowerCase() === text ? 0 : 1 }, order: hits.length });
+    hits.push({ el: block, role: ownRole(block, false) || tagOf(block), found: { name: snippet(own, text), snippet: true, rank: own.toLowerCase() === text ? 0 : 1 }, order: hits.length });
   }
   return hits;
-}
-
-function innerBlockHolds(el, text) {
-  var inner = el.querySelectorAll("p, li, dd, dt, td, th, blockquote, figcaption, pre, caption");
-  for (var i = 0; i < inner.length; i++) if (has(normalize(inner[i].textContent), text)) return true;
-  return false;
 }
 
 definePrimitive("refs.find", function (args) { return M.afterLoad(function () { return find(args); }); });

@@ -372,7 +372,8 @@ function read(args) {
   }
   if (ref === null && position && position.scope !== "p") ref = "@" + position.scope;
   var scope = ref === null ? document.body : elementOfRef(ref).el;
-  var text = scope ? readLines(scope).join("\n") : "";
+  // A term (<dt>) reads with what defines it.
+  var text = scope ? readLines(scope).concat(M.definitionLines(scope)).join("\n") : "";
   var start = position ? Math.min(position.offset, text.length) : 0;
   var out = { text: text.slice(start), offset: start };
   // Why the page may look dead, once, before the whole page's first part: the line read_tools.py puts first.

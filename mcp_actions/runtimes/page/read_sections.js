@@ -102,6 +102,28 @@ function termOf(el) {
   return "";
 }
 
+/** The <dd>s that define the term dt (the ones after it, past any other <dt> of the same entry). */
+function definitionsOf(dt) {
+  var out = [];
+  if (tagOf(dt) !== "dt") return out;
+  for (var next = dt.nextElementSibling; next; next = next.nextElementSibling) {
+    if (tagOf(next) === "dd") out.push(next);
+    else if (out.length || tagOf(next) !== "dt") break;
+  }
+  return out;
+}
+
+/** page_read {ref} of a term: its definitions' lines under it, as the whole list reads them. */
+function definitionLines(el) {
+  var lines = [];
+  definitionsOf(el).forEach(function (dd) {
+    // Under the term by two spaces, whatever depth the definition's own lines say.
+    var own = M.readLines(dd), indent = Math.min.apply(null, own.map(function (line) { return line.search(/\S|$/); }));
+    own.forEach(function (line) { lines.push("  " + line.slice(indent)); });
+  });
+  return lines;
+}
+
 // How long a read waits for the document's HTML to arrive (readyState leaves "loading"), then for its load
 // (images, late scripts): it answers then, loaded or not. A load that did not come in time is not waited
 // for again in the same document (an image that never loads must not cost every read).
@@ -142,4 +164,6 @@ function afterLoad(fn) {
 
 M.afterLoad = afterLoad;
 M.termOf = termOf;
+M.definitionsOf = definitionsOf;
+M.definitionLines = definitionLines;
 M.sectionName = sectionName;

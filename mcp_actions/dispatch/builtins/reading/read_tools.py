@@ -96,6 +96,7 @@ def find_text(output: dict[str, Any]) -> str:
     for m in matches:
         rest = " ".join(part for part in (m.get("role"), quote(m["name"]) if m.get("name") else None, page_text(m["to"]) if m.get("to") else None) if part)
         rest += f" in: {page_text(m['context'])}" if m.get("context") else ""
+        rest += f" (+{m['more']} more like it)" if m.get("more") else ""
         said.setdefault(rest, []).append(str(m.get("ref")))
     lines = [f"{refs[0]} {rest}" + (f" (also {' '.join(refs[1:])})" if len(refs) > 1 else "") for rest, refs in said.items()]
     if total > len(matches):
