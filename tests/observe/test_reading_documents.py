@@ -124,3 +124,4 @@ async def test_page_find_says_what_a_match_is_and_the_best_first(pages_url: str)
         assert any(re.match(r'@e\d+ link "prog"( #prog)? in: ArgumentParser objects › prog - The name of the program \(default: os\.path\.basename\(sys\.argv\[0\]\)\)', line) for line in prog), prog
         await s.navigate(f"{pages_url}/read/reward.html")
         assert re.fullmatch(r'@e\d+ \w+ "Last reward: -1\.00"', await text_of(s, "page_find", {"text": "Last reward"}))
+        assert re.fullmatch(r'@e\d+ \w+ "Last 10 average: -0\.20"', await text_of(s, "page_find", {"text": "10 average"}))

@@ -264,9 +264,12 @@ function search(query, limit, trim) {
   return out;
 }
 
-/** Whether el holds words of its own (a text node of its own, not only its children's). */
+/** Whether el holds words of its own: a text node of its own, or an inline child's (<label>Last reward:</label>). */
 function ownText(el) {
-  for (var n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3 && /\S/.test(n.nodeValue)) return true;
+  for (var n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 3 && /\S/.test(n.nodeValue)) return true;
+    if (n.nodeType === 1 && !NOT_BLOCKS[tagOf(n)] && /\S/.test(n.textContent) && styleOf(n).display === "inline") return true;
+  }
   return false;
 }
 
