@@ -77,6 +77,21 @@ def _tab_entry(tab: TabRuntime, active: TabRuntime | None, frames: list[Any]) ->
     return entry
 
 
+#: How long a listing waits for a tab's current title (a page busy in a long script keeps the last one read).
+TITLE_REFRESH_S = 0.5
+
+
+async def _refresh_title(tab: TabRuntime) -> None:
+    """Read the tab's title now: a page may set it after its load, when it was last reported."""
+    try:
+        async with asyncio.timeout(TITLE_REFRESH_S):
+            url, title = await tab.page_state()
+    except TimeoutError:
+        return
+    if title is not None and (title != tab.title or url != tab.url):
+        await tab.report(url=url, title=title)
+
+
 class BrowserAuthority:
     """Runs ``browser.*`` primitives for the tabs of one host."""
 
@@ -200,6 +215,7 @@ class BrowserAuthority:
     async def list_tabs(self, caller: TabRuntime, arguments: dict[str, Any]) -> dict[str, Any]:
         """``browser.claimed_tabs.list``: every tab of this host, the active one marked, with its frames."""
         active = self.directory.active_tab()
+        await asyncio.gather(*(_refresh_title(t) for t in self.directory.tabs))
         tabs = [_tab_entry(t, active, self.directory.frames_of(t)) for t in self.directory.tabs]
         out: dict[str, Any] = {"tabs": tabs, "inventory": "host-local", "host": caller.host_kind}
         session = self.session.describe()

@@ -7,6 +7,7 @@ the bridge and a real Playwright tab.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any
 
@@ -103,6 +104,11 @@ async def test_browser_tools_end_to_end(pages_url: str) -> None:
         new_tab = ok(await client.call_tool("browser_navigate", {"url": f"{pages_url}/engine/locators.html", "new_tab": True}))
         assert new_tab["runtime_id"] != first and new_tab["tab"]["title"] == "Locator fixture"
         assert app.bridge.registry.active_id == new_tab["runtime_id"]
+        # A title the page sets after its load is the one listed (it was the title read at load).
+        ok(await client.call_tool("browser_navigate", {"url": f"{pages_url}/engine/late-title.html"}))
+        await asyncio.sleep(0.8)
+        listed = ok(await client.call_tool("browser_list_tabs", {}))["tabs"]
+        assert [t["title"] for t in listed if t["active"]] == ["Later title"], listed
 
         # Errors are tool results with stable codes.
         assert error_code(await client.call_tool("browser_activate_tab", {"tab_id": 999})) == "target_not_found"

@@ -94,8 +94,10 @@ async def test_a_timed_out_handler_does_not_act_later(opened: Host, caplog: pyte
     await asyncio.sleep(WATCH_S)
     assert await opened.count() == 0  # the handler's signal aborted: it never counted
     assert await opened.engine_calls() == 0
-    # The runtime's own answer came after the call had ended: dropped, and said so.
-    assert any(call_id in r.getMessage() and "dropped late answer to call" in r.getMessage() for r in caplog.records)
+    # The runtime's own answer to the cancel (handler_timeout) is the call's last word when it comes within
+    # the bridge's short wait (bridge/calls.py _last_word), else a late answer, logged and dropped: never
+    # refused as naming no call.
+    assert not any(call_id in r.getMessage() and "no pending call" in r.getMessage() for r in caplog.records)
     # The page still works: a call within its time counts.
     done = await opened.bridge.call("deadline.slow_bump", {"ms": 10}, runtime_id=opened.runtime_id, handler="deadline.slowBump", timeout_ms=5000)
     assert done == {"count": 1}
