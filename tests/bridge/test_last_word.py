@@ -60,41 +60,39 @@ async def busy_server(make_server: MakeServer) -> AsyncIterator[tuple[BridgeServ
     yield server, hold
 
 
+async def _call_through(server: BridgeServer, runtime_id: str, answer: Callable[[dict[str, Any]], Any], arguments: dict[str, Any]) -> tuple[str, Any, float]:
+    """One call with ``TIMEOUT_MS`` to a threaded runtime answering with ``answer``: its outcome and seconds taken."""
+    runtime = ThreadedRuntime(server.url, runtime_id)
+    await runtime.start(answer)
+    try:
+        started = time.monotonic()
+        kind, result = await outcome(server.bridge.call("board.archive", arguments, runtime_id=runtime_id, timeout_ms=TIMEOUT_MS))
+        return kind, result, time.monotonic() - started
+    finally:
+        await runtime.stop()
+
+
 async def test_an_answer_sent_in_time_and_read_late_is_the_outcome(busy_server: tuple[BridgeServer, Callable[[], None]]) -> None:
     server, hold = busy_server
-    runtime = ThreadedRuntime(server.url, "far-1")
 
     async def answer(call: dict[str, Any]) -> Any:
         hold()
         await asyncio.sleep(0.05)  # the server's loop is busy by now: this answer waits in its socket
         return {"archived": call["arguments"]["card"]}
 
-    await runtime.start(answer)
-    try:
-        started = time.monotonic()
-        kind, result = await outcome(server.bridge.call("board.archive", {"card": "c-7"}, runtime_id="far-1", timeout_ms=TIMEOUT_MS))
-        elapsed = time.monotonic() - started
-    finally:
-        await runtime.stop()
+    kind, result, elapsed = await _call_through(server, "far-1", answer, {"card": "c-7"})
     assert elapsed > TIMEOUT_MS / 1000  # the answer was read after the deadline, as on a loaded server
     assert (kind, result) == ("output", {"archived": "c-7"})
 
 
 async def test_a_runtime_that_never_answers_still_times_out_soon_after(busy_server: tuple[BridgeServer, Callable[[], None]]) -> None:
     server, hold = busy_server
-    runtime = ThreadedRuntime(server.url, "far-2")
 
     async def never(call: dict[str, Any]) -> Any:
         hold()
         return None  # no answer, not even to the cancel
 
-    await runtime.start(never)
-    try:
-        started = time.monotonic()
-        kind, result = await outcome(server.bridge.call("board.archive", {"card": "c-8"}, runtime_id="far-2", timeout_ms=TIMEOUT_MS))
-        elapsed = time.monotonic() - started
-    finally:
-        await runtime.stop()
+    kind, result, elapsed = await _call_through(server, "far-2", never, {"card": "c-8"})
     assert kind == "handler_timeout" and isinstance(result, ActionError) and result.code == ErrorCode.HANDLER_TIMEOUT
     # The loop was late by about BUSY_S - TIMEOUT; the last word was waited for about that long again, no more.
     assert elapsed < BUSY_S + (BUSY_S - TIMEOUT_MS / 1000) + 0.5, elapsed
