@@ -268,8 +268,9 @@ class CallTracker:
         """
         pending = self._pending.get(call_id)
         if pending is not None and pending.future.done() and pending.channel is channel:
-            # The call is ending this very moment (its timer fired, its caller gave up) and has
-            # not reached _remember_expired yet: the answer is late, like any after it.
+            # The call already has its outcome (an answer; the future is shielded, so its time
+            # running out or its caller giving up does not set one) and has not left yet: a second
+            # answer is late, like any after it.
             log.warning("dropped late answer to call %s from %s (it was ending)", call_id, pending.runtime_id)
             return
         if pending is None or pending.future.done():
