@@ -525,6 +525,20 @@ def commit() -> str:
     return head + ("-dirty" if bench_peers._git("status", "--porcelain", "--untracked-files=no") else "")
 
 
+def _report(head: str, load_before: Any, versions: dict[str, Any], summary: Any, runs: list[Any], **about: Any) -> dict[str, Any]:
+    """A part's saved result: when, which tree, the machine, the versions, the summary and every run (plus ``about``)."""
+    return {
+        "date": datetime.date.today().isoformat(),
+        "commit": head,
+        **about,
+        "machine": machine(),
+        "load_before": load_before,
+        "versions": versions,
+        "summary": summary,
+        "runs": [r.__dict__ for r in runs],
+    }
+
+
 def write(report: dict[str, Any], name: str, no_save: bool) -> None:
     if no_save:
         return
@@ -554,16 +568,14 @@ async def run_parts(args: argparse.Namespace) -> int:
                             print(f"board {server:20} cards={cards:<5} run={repeat + 1} calls={run.calls} bytes={run.bytes_to_model:>9,} task={run.task_ms:7.0f} ms {'ok' if run.ok else 'FAILED: ' + str(run.error)}", file=sys.stderr)
             rows = bench_peers.summarise(board_runs)
             failures += sum(not r.ok for r in board_runs)
-            report: dict[str, Any] = {
-                "date": datetime.date.today().isoformat(),
-                "commit": head,
-                "task": "add a card 'Buy ladders' to Doing, then say which Doing cards mention ladders; mcp-actions with no map (page tools)",
-                "machine": machine(),
-                "load_before": load_before,
-                "versions": versions,
-                "summary": rows,
-                "runs": [r.__dict__ for r in board_runs],
-            }
+            report = _report(
+                head,
+                load_before,
+                versions,
+                rows,
+                board_runs,
+                task="add a card 'Buy ladders' to Doing, then say which Doing cards mention ladders; mcp-actions with no map (page tools)",
+            )
             write(report, "open-web-board", args.no_save)
             print(bench_peers.markdown(rows, versions))
         if "tasks" in args.part:
@@ -580,16 +592,14 @@ async def run_parts(args: argparse.Namespace) -> int:
                             print(f"{task.name:14} {server:15} run={repeat + 1} calls={one.calls} bytes={one.bytes_to_model:>8,} task={one.task_ms:6.0f} ms {'ok' if one.ok else 'FAILED: ' + str(one.error)[:200]}", file=sys.stderr)
             rows = summarise_tasks(task_runs)
             failures += sum(not r.ok for r in task_runs)
-            report = {
-                "date": datetime.date.today().isoformat(),
-                "commit": head,
-                "machine": machine(),
-                "load_before": load_before,
-                "versions": {**versions, **page_versions},
-                "tasks": [{"name": t.name, "page": t.page, "goal": t.goal, "expect": t.expect} for t in chosen],
-                "summary": rows,
-                "runs": [r.__dict__ for r in task_runs],
-            }
+            report = _report(
+                head,
+                load_before,
+                {**versions, **page_versions},
+                rows,
+                task_runs,
+                tasks=[{"name": t.name, "page": t.page, "goal": t.goal, "expect": t.expect} for t in chosen],
+            )
             write(report, "open-web-tasks" + ("-only" if args.only else ""), args.no_save)
             print(tasks_markdown(rows))
         if "miniwob" in args.part:
@@ -599,15 +609,7 @@ async def run_parts(args: argparse.Namespace) -> int:
                 episodes = await run_miniwob(site.url, args, work)
             mini_rows = summarise_miniwob(episodes)
             failures += sum(not e.ok for e in episodes)
-            report = {
-                "date": datetime.date.today().isoformat(),
-                "commit": head,
-                "machine": machine(),
-                "load_before": load_before,
-                "versions": {**versions, **page_versions},
-                "summary": mini_rows,
-                "runs": [e.__dict__ for e in episodes],
-            }
+            report = _report(head, load_before, {**versions, **page_versions}, mini_rows, episodes)
             write(report, "open-web-miniwob" + ("-only" if args.only else ""), args.no_save)
             print(miniwob_markdown(mini_rows))
     return 1 if failures else 0
