@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import secrets
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from .document import ATTACHMENT_HOOK
 from .frame import FrameRuntime, same_origin
 from .launch import BrowserOptions, BrowserSession, default_profile_dir, open_browser
 from .navigation import navigate
+from .outbox import outbox_hook
 from .page_script import engine_js
 from .page_signals import watch_signals
 from .page_watch import PageWatch
@@ -48,33 +50,6 @@ __all__ = ["BrowserHost", "BrowserOptions", "default_profile_dir"]
 
 log = logging.getLogger(__name__)
 
-# Runs after the engine in every new document: ask the host which DOM events
-# to forward, so events fired while the page loads are not missed.
-_LISTEN_HOOK = """
-;(function () {
-  var engine = window.__mcpActions, ask = window.__mcpActionsListen, emit = window.__mcpActionsEmit;
-  if (!engine || typeof ask !== "function" || typeof emit !== "function") return;
-  ask().then(function (listen) {
-    if (Array.isArray(listen) && listen.length) engine.watchEvents(listen, function (s) { emit(s); });
-  }, function () {});
-})();
-;(function () {
-  // Tools the document declares (WebMCP, ABP): reported now (an empty list clears a previous
-  // document's) and on every change. A document speaks only for itself: the host hands a
-  // report to the runtime of the frame that sent it (the tab's, or a same-origin frame's,
-  // an embedded widget with tools of its own) and drops any other frame's.
-  var engine = window.__mcpActions, report = window.__mcpActionsPageTools;
-  if (!engine || typeof engine.onPageTools !== "function" || typeof report !== "function") return;
-  engine.onPageTools(function (snapshot) { report(snapshot).catch(function () {}); });
-})();
-;(function () {
-  // Messages of running calls (progress, input requests: docs/bridge-protocol.md, "Call messages"), from any
-  // document that is a runtime (tab or frame); the host checks which one sent it.
-  var engine = window.__mcpActions, send = window.__mcpActionsCallMessage;
-  if (!engine || typeof engine.onCallMessage !== "function" || typeof send !== "function") return;
-  engine.onCallMessage(function (message) { send(message).catch(function () {}); });
-})();
-"""
 
 
 class BrowserHost:
@@ -109,6 +84,8 @@ class BrowserHost:
         self._numbers = numbers if numbers is not None else itertools.count(1)
         self._started = False
         self._authority = BrowserAuthority(self)
+        #: What this host's documents' outboxes answer to (outbox.py): one per host, in its init script only.
+        self._outbox_secret = secrets.token_urlsafe(24)
 
     # -- TabHost / TabDirectory ------------------------------------------------
 
@@ -116,6 +93,11 @@ class BrowserHost:
     def bridge(self) -> Bridge:
         """The bridge every tab and frame runtime connects to."""
         return self._bridge
+
+    @property
+    def outbox_secret(self) -> str:
+        """What this host's documents' outboxes answer to (see outbox.py)."""
+        return self._outbox_secret
 
     @property
     def started(self) -> bool:
@@ -250,12 +232,8 @@ class BrowserHost:
                 self._playwright = await async_playwright().start()
             self._session = session = await open_browser(self._playwright, self.options)
         context = session.context
-        await context.expose_binding("__mcpActionsListen", self._listen_for)
-        await context.expose_binding("__mcpActionsEmit", self._emit_from)
-        await context.expose_binding("__mcpActionsPageTools", self._page_tools_from)
-        await context.expose_binding("__mcpActionsCallMessage", self._call_message_from)
-        await context.expose_binding("__mcpActionsAttachmentReport", self._attachment_report_from)
-        await context.add_init_script(script=engine_js() + _LISTEN_HOOK + ATTACHMENT_HOOK)
+        # No Playwright binding: a document speaks through its outbox, which its runtime drains (outbox.py).
+        await context.add_init_script(script=engine_js() + outbox_hook(self._outbox_secret) + ATTACHMENT_HOOK)
         # The first tab exists before page events are watched, so it is adopted (and warmed) below, once.
         pages = list(context.pages) or [await context.new_page()]
         context.on("page", self._on_page)
@@ -325,7 +303,7 @@ class BrowserHost:
         page.on("load", lambda _page: self.spawn(runtime.on_load(), f"{runtime.runtime_id}:load"))
         watch_signals(page, runtime.runtime_id, self.owner, self.bridge.events.publish)  # for BAP's events (bap/events.py)
         await self._ensure_engine(runtime, page.main_frame)
-        runtime.url, runtime.title = await runtime.page_state()
+        runtime.url, runtime.title = await runtime.configure_document()
         await runtime.start()
         if page.is_closed():
             await self._on_close(runtime)
@@ -381,7 +359,7 @@ class BrowserHost:
                 runtime.agent_session = self.owner
                 self._frames[frame] = runtime
                 await self._ensure_engine(tab, frame)
-                runtime.url, runtime.title = await runtime.page_state()
+                runtime.url, runtime.title = await runtime.configure_document()
                 await runtime.start()
                 log.info("frame %s registered at %s", runtime.runtime_id, runtime.url)
 
@@ -389,39 +367,3 @@ class BrowserHost:
         runtime = self._frames.pop(frame, None)
         if runtime is not None:
             await runtime.stop(reason)
-
-    # -- page → host bindings ------------------------------------------------------
-
-    def _runtime_of(self, source: dict[str, Any]) -> TabRuntime | FrameRuntime | None:
-        # Only a runtime's own document speaks for it: an embedded third-party
-        # frame must not be able to emit the page's declared signals.
-        frame = source.get("frame")
-        page = source.get("page")
-        tab = next((t for t in self._tabs.values() if t.page is page), None)
-        if tab is not None and frame is tab.page.main_frame:
-            return tab
-        return self._frames.get(frame) if isinstance(frame, Frame) else None
-
-    async def _listen_for(self, source: dict[str, Any]) -> list[dict[str, str]]:
-        runtime = self._runtime_of(source)
-        return runtime.listen if runtime else []
-
-    async def _attachment_report_from(self, source: dict[str, Any], message: Any) -> None:
-        runtime = self._runtime_of(source)
-        if runtime is not None:
-            await runtime.on_attachment_report(message)
-
-    async def _page_tools_from(self, source: dict[str, Any], snapshot: Any) -> None:
-        runtime = self._runtime_of(source)
-        if runtime is not None:
-            await runtime.report_page_tools(snapshot)
-
-    async def _call_message_from(self, source: dict[str, Any], message: Any) -> None:
-        runtime = self._runtime_of(source)
-        if runtime is not None:
-            await runtime.forward_call_message(message)
-
-    async def _emit_from(self, source: dict[str, Any], signal: Any) -> None:
-        runtime = self._runtime_of(source)
-        if runtime is not None:
-            await runtime.forward_event(signal)

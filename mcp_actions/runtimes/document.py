@@ -27,6 +27,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
 from .call_scope import current_call
 from .inprocess import InProcessRuntime
+from .outbox import OutboxPump, configure_source
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
@@ -56,8 +57,8 @@ _DELIVER = """(item) => {
 #: Call messages a page may send for a running call (docs/bridge-protocol.md, "Call messages").
 CALL_MESSAGES = frozenset({"call_progress", "input_request"})
 _WATCH_EVENTS = """(listen) => {
-  const engine = window.__mcpActions, emit = window.__mcpActionsEmit;
-  return engine && typeof emit === "function" ? engine.watchEvents(listen, (s) => { emit(s); }) : -1;
+  const engine = window.__mcpActions, outbox = window.__mcpActionsOutbox;
+  return engine && outbox ? engine.watchEvents(listen, (s) => { outbox.post("event", s); }) : -1;
 }"""
 
 # A document's attachments go through one channel, window.__mcpActionsLaunchers ({apply, take}),
@@ -70,21 +71,21 @@ _WATCH_EVENTS = """(listen) => {
 #   channel's own queue and only then tells the host "open", with nothing in it; the host take()s
 #   the queue over CDP. A page can call the report binding itself, so what it says is never
 #   believed: an "open" from the page finds an empty queue.
-# The binding window.__mcpActionsAttachmentReport(message) carries message.type "ready" (a new
-# document: the host applies its attachments), "status", "open" or "overlay". In a document the
+# What the channel reports goes through the document's outbox (outbox.py) as an "attachment" message
+# whose type is "status" or "open" ("overlay" is the outbox's own, from engine.onOverlayChange). In a document the
 # engine was installed into late (install_engine) the channel is made at the first apply, after
 # the page's scripts: nothing of this holds there (docs/overlays.md).
 _CHANNEL = """function () {
-  var engine = window.__mcpActions, report = window.__mcpActionsAttachmentReport;
-  if (!engine || typeof engine.applyAttachments !== "function" || typeof report !== "function") return null;
+  var engine = window.__mcpActions, outbox = window.__mcpActionsOutbox;
+  if (!engine || typeof engine.applyAttachments !== "function" || !outbox) return null;
   var existing = Object.getOwnPropertyDescriptor(window, "__mcpActionsLaunchers");
   if (existing) return existing.value || null;
-  var opened = [];
+  var post = outbox.post, opened = [];
   var sinks = {
-    status: function (states) { report({ type: "status", attachments: states }).catch(function () {}); },
+    status: function (states) { post("attachment", { type: "status", attachments: states }); },
     open: function (a, l) {
       opened[opened.length] = { attachment_id: a, launcher_id: l };
-      report({ type: "open" }).catch(function () {});
+      post("attachment", { type: "open" });
     }
   };
   var channel = Object.freeze({
@@ -106,23 +107,10 @@ _TAKE_OPENS = """() => {
   const channel = window.__mcpActionsLaunchers;
   return channel && typeof channel.take === "function" ? channel.take() : [];
 }"""
-#: Runs after the engine in every new document (browser.py's init script): make the attachment
-#: channel before any page script, ask the host for the runtime's attachments (as the listen hook
-#: asks for its events), and tell the host whenever the overlay opens or closes (its trusted clicks
-#: pass through an open one).
-ATTACHMENT_HOOK = (
-    """
-;(function () {
-  var channel = ("""
-    + _CHANNEL
-    + """)();
-  var engine = window.__mcpActions, report = window.__mcpActionsAttachmentReport;
-  if (!channel) return;
-  engine.onOverlayChange(function (open) { report({ type: "overlay", open: open }).catch(function () {}); });
-  report({ type: "ready" }).catch(function () {});
-})();
-"""
-)
+#: Runs after the engine and the outbox (outbox.py) in every new document (browser.py's init script):
+#: make the attachment channel before any page script. The runtime installs its attachments when it
+#: configures the new document (DocumentRuntime.on_navigated).
+ATTACHMENT_HOOK = "\n;(" + _CHANNEL + ")();\n"
 _PASS_THROUGH = """(on) => {
   const engine = window.__mcpActions;
   return !!engine && typeof engine.overlayPassThrough === "function" && engine.overlayPassThrough(on);
@@ -178,6 +166,8 @@ class DocumentRuntime(InProcessRuntime):
         #: The document's declared tools (WebMCP, WAB) as last reported; kept for start(), since a page
         #: may declare tools before its runtime has registered with the bridge.
         self._page_tools: dict[str, Any] | None = None
+        #: What the current document says on its own (outbox.py), drained once it is configured.
+        self.outbox = OutboxPump(runtime_id, self.evaluate, host.outbox_secret, self.on_outbox, host.spawn)
 
     # -- bridge side ---------------------------------------------------------
 
@@ -192,8 +182,11 @@ class DocumentRuntime(InProcessRuntime):
             self.listen = [e for e in listen if isinstance(e, dict)] if isinstance(listen, list) else []
             self.host.spawn(self.apply_listen(), f"{self.runtime_id}:listen")
             attachments = item.get("attachments")
-            self.attachments = [a for a in attachments if isinstance(a, dict)] if isinstance(attachments, list) else []
-            self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
+            given = [a for a in attachments if isinstance(a, dict)] if isinstance(attachments, list) else []
+            # Unchanged, the document has them already (a new one gets them when it is configured).
+            changed, self.attachments = given != self.attachments, given
+            if changed:
+                self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
         elif kind == "input_response":
             self.host.spawn(self.deliver_to_page(item), f"{self.runtime_id}:{kind}")
             return
@@ -287,10 +280,56 @@ class DocumentRuntime(InProcessRuntime):
             title = None
         return self.frame.url, title if isinstance(title, str) else None
 
+    async def configure_document(self) -> tuple[str, str | None]:
+        """Take the current document over: its outbox drained from now on, the declared events forwarded
+        and the attachments installed if the document is new to us, its tools as they are now.
+
+        One evaluation (outbox.py's configure, which also reads the title) where a new document used to
+        ask for its listen list and attachments through bindings while it loaded. Answers the url and
+        title (None while unreadable, as ``page_state``).
+        """
+        try:
+            state = await self.watch.guard(self.evaluate(configure_source(), {"secret": self.host.outbox_secret, "listen": self.listen}), "page.configure")
+        except (PlaywrightError, ActionError) as exc:  # navigating on, or a dialog open: the next commit configures
+            log.debug("could not configure the document of %s: %s", self.runtime_id, exc)
+            return self.frame.url, None
+        if not isinstance(state, dict):  # no engine in the document (yet)
+            return self.frame.url, None
+        self.outbox.restart()
+        tools = state.get("tools")
+        if isinstance(tools, dict) and tools != (self._page_tools or {}):
+            await self.report_page_tools(tools)  # kept, and said if the runtime is connected
+        if state.get("fresh") and self.attachments:
+            self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
+        title = state.get("title")
+        return self.frame.url, title if isinstance(title, str) else None
+
     async def on_navigated(self) -> None:
-        """The document changed: report where it is now."""
-        url, title = await self.page_state()
+        """The document changed: take it over and report where it is now."""
+        url, title = await self.configure_document()
         await self.report(url=url, title=title)
+
+    async def on_outbox(self, kind: str, data: Any) -> None:
+        """One message from the document's outbox (outbox.py): a signal, its tools, a call's message, an attachment's news."""
+        if kind == "event":
+            await self.forward_event(data)
+        elif kind == "page_tools":
+            await self.report_page_tools(data)
+        elif kind == "call_message":
+            await self.forward_call_message(data)
+        elif kind == "attachment":
+            await self.on_attachment_report(data)
+
+    async def start(self) -> None:
+        """Announce the runtime, then the tools its document already declared."""
+        await super().start()
+        if self._page_tools:
+            await self.report_page_tools(self._page_tools)
+
+    async def stop(self, reason: str = "closed") -> None:
+        """Stop draining the document, then leave the bridge."""
+        self.outbox.stop()
+        await super().stop(reason)
 
     async def on_load(self) -> None:
         """A document finished loading: its title is final now."""
@@ -301,7 +340,7 @@ class DocumentRuntime(InProcessRuntime):
         """Make the current document forward the declared events."""
         try:
             await self.evaluate(_WATCH_EVENTS, self.listen)
-        except PlaywrightError as exc:  # navigating: the init script asks for the list again
+        except PlaywrightError as exc:  # navigating: the next document is configured with the list
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
 
     async def apply_attachments(self) -> None:
@@ -312,7 +351,7 @@ class DocumentRuntime(InProcessRuntime):
         """
         try:
             await self.evaluate(_APPLY_ATTACHMENTS, json.dumps(self.attachments, ensure_ascii=False, allow_nan=False))
-        except PlaywrightError as exc:  # navigating: the init script asks for the list again
+        except PlaywrightError as exc:  # navigating: the next document gets them when it is configured
             log.debug("could not apply attachments to %s: %s", self.runtime_id, exc)
 
     async def take_launcher_opens(self) -> None:
@@ -331,10 +370,9 @@ class DocumentRuntime(InProcessRuntime):
             await self.emit(item)
 
     async def on_attachment_report(self, message: Any) -> None:
-        """What the document's engine reports about attachments and the overlay (ATTACHMENT_HOOK's binding).
+        """What the document's engine reports about attachments and the overlay (an outbox ``attachment`` message).
 
-        ``ready``: a new document made its attachment channel: the runtime's attachments are applied
-        there; ``status``: the attachments' states, sent as ``runtime_status.attachments``; ``open``:
+        ``status``: the attachments' states, sent as ``runtime_status.attachments``; ``open``:
         a launcher whose ``opens`` names a map tool was clicked: the channel's queue is read
         (take_launcher_opens), never the message, which a page script can send as well;
         ``overlay``: an overlay opened or closed.
@@ -342,10 +380,7 @@ class DocumentRuntime(InProcessRuntime):
         if not isinstance(message, dict):
             return
         kind = message.get("type")
-        if kind == "ready":
-            if self.attachments:
-                self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
-        elif kind == "status" and isinstance(message.get("attachments"), list):
+        if kind == "status" and isinstance(message.get("attachments"), list):
             await self.emit({"type": "runtime_status", "runtime_id": self.runtime_id, "url": self.frame.url, "attachments": message["attachments"], "observed_at": _now()})
         elif kind == "open":
             self.host.spawn(self.take_launcher_opens(), f"{self.runtime_id}:launcher-opens")

@@ -183,12 +183,6 @@ class TabRuntime(DocumentRuntime):
         await super().stop(reason)
         await self.main_world.close()
 
-    async def start(self) -> None:
-        """Announce the tab, then the tools its page already declared."""
-        await super().start()
-        if self._page_tools:
-            await self.report_page_tools(self._page_tools)
-
     async def perform(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
         """Run a page handler, a trusted or privileged primitive, or an engine primitive.
 

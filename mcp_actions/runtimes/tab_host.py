@@ -25,6 +25,11 @@ class TabHost(Protocol):
         """The bridge every tab and frame runtime connects to."""
         ...
 
+    @property
+    def outbox_secret(self) -> str:
+        """What the host's documents' outboxes answer to (outbox.py): in the init script, never in a page's reach."""
+        ...
+
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         """Run page-event work in the background; failures are logged, never lost."""
         ...

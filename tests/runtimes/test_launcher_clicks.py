@@ -147,8 +147,8 @@ async def test_a_page_scripts_click_on_a_launcher_opens_nothing(spa: Spa, how: s
 async def test_a_page_script_cannot_fake_the_launchers_report_on_the_browser_host(spa: Spa) -> None:
     if spa.kind != "browser":
         pytest.skip("the page runtime's page owns its WebSocket: docs/overlays.md says what holds there")
-    # The report binding is the page's to call: what it says of an open is never believed.
-    await spa.p.evaluate("() => window.__mcpActionsAttachmentReport({ type: 'open', attachment_id: 'notes', launcher_id: 'notes' })")
+    # The document's outbox is the page's to post into (outbox.py): what it says of an open is never believed.
+    await spa.p.evaluate("() => window.__mcpActionsOutbox.post('attachment', { type: 'open', attachment_id: 'notes', launcher_id: 'notes' })")
     # Nor can the page put an open into the engine's queue: the channel is frozen and not replaceable.
     replaced = await spa.p.evaluate(
         """() => {
@@ -158,7 +158,7 @@ async def test_a_page_script_cannot_fake_the_launchers_report_on_the_browser_hos
         }"""
     )
     assert replaced is True
-    await spa.p.evaluate("() => window.__mcpActionsAttachmentReport({ type: 'open' })")
+    await spa.p.evaluate("() => window.__mcpActionsOutbox.post('attachment', { type: 'open' })")
     await asyncio.sleep(QUIET_S)
     assert spa.opened == []
 

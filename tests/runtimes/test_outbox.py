@@ -1,0 +1,112 @@
+"""A document's outbox (outbox.py): what a page tells its runtime travels without a Playwright binding.
+
+One headless Chromium per module, as test_browser_host; each test opens its own tab.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from mcp_actions.bridge.bridge import Bridge
+from mcp_actions.bridge.signals import SignalSpec
+from mcp_actions.runtimes.browser import BrowserHost
+from mcp_actions.runtimes.outbox import OUTBOX_LIMIT
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
+
+SUBMITTED = SignalSpec(name="contact.submitted", event="contact:submitted", enabled=True, payload_schema={"type": "object"})
+DISPATCH = "(name) => document.dispatchEvent(new CustomEvent('contact:submitted', {detail: {name: name, result: 'x'}}))"
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def bridge() -> AsyncIterator[Bridge]:
+    bridge = Bridge(default_timeout_ms=10_000, signal_source=lambda info: {SUBMITTED.name: SUBMITTED})
+    yield bridge
+    await bridge.stop()
+
+
+async def _events(bridge: Bridge, runtime_id: str, count: int) -> list[Any]:
+    info = bridge.registry.get(runtime_id)
+    assert info is not None
+    for _ in range(100):
+        if len(info.events) >= count:
+            break
+        await asyncio.sleep(0.02)
+    return [e["payload"]["name"] for e in info.events]
+
+
+async def test_no_document_of_ours_carries_playwrights_bindings(host: BrowserHost, pages_url: str) -> None:
+    # Playwright's bindings controller (an init script in every document) and its utility script
+    # (compiled in a document at the first binding call) are what the outbox replaced.
+    runtime_id = await host.new_tab(f"{pages_url}/simple-form/index.html")
+    tab = host.tab(runtime_id)
+    assert tab is not None
+    assert await tab.evaluate("() => [typeof window.__playwright__binding__controller__, typeof window.__mcpActionsOutbox]") == ["undefined", "object"]
+
+
+async def test_every_new_document_of_the_same_site_forwards_its_signals(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
+    # The bridge sends runtime_config only when it changes: a second document of the same page gets
+    # the listen list from its runtime when it is configured (before: the document asked for it).
+    url = f"{pages_url}/simple-form/index.html"
+    runtime_id = await host.new_tab(url)
+    tab = host.tab(runtime_id)
+    assert tab is not None
+    await tab.evaluate(DISPATCH, "first")
+    assert await _events(bridge, runtime_id, 1) == ["first"]
+    await tab.page.goto(url)
+    await tab.evaluate(DISPATCH, "after a navigation")
+    await tab.page.reload()
+    await tab.evaluate(DISPATCH, "after a reload")
+    assert await _events(bridge, runtime_id, 3) == ["first", "after a navigation", "after a reload"]
+
+
+async def test_a_page_can_neither_drain_nor_replace_its_outbox(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
+    runtime_id = await host.new_tab(f"{pages_url}/simple-form/index.html")
+    tab = host.tab(runtime_id)
+    assert tab is not None
+    attempts = await tab.page.evaluate(
+        """() => {
+          const outbox = window.__mcpActionsOutbox;
+          const out = { take: outbox.take('a guess'), configure: outbox.configure('a guess', []), frozen: Object.isFrozen(outbox) };
+          try { Object.defineProperty(window, '__mcpActionsOutbox', { value: { post() {}, take() { return []; } } }); out.redefined = true; } catch (_e) { out.redefined = false; }
+          try { window.__mcpActionsOutbox = null; } catch (_e) { /* strict mode */ }
+          out.same = window.__mcpActionsOutbox === outbox;
+          return out;
+        }"""
+    )
+    assert attempts == {"take": None, "configure": None, "frozen": True, "redefined": False, "same": True}
+    await tab.evaluate(DISPATCH, "still heard")
+    assert await _events(bridge, runtime_id, 1) == ["still heard"]
+
+
+async def test_an_undrained_outbox_keeps_the_latest_and_at_most_its_limit(host: BrowserHost, pages_url: str) -> None:
+    # A frame of another origin is no runtime: nothing drains its outbox, and it must not grow without end.
+    runtime_id = await host.new_tab(f"{pages_url}/simple-form/index.html")
+    tab = host.tab(runtime_id)
+    assert tab is not None
+    other = pages_url.replace("127.0.0.1", "localhost")
+    await tab.page.evaluate(
+        "(src) => new Promise((r) => { const f = document.createElement('iframe'); f.onload = r; f.src = src; document.body.append(f); })",
+        f"{other}/engine/handlers.html",
+    )
+    frame = tab.page.frames[1]
+    assert host.frames_of(tab) == []  # not a runtime
+    taken = await frame.evaluate(
+        """([secret, count]) => {
+          const outbox = window.__mcpActionsOutbox;
+          outbox.post('page_tools', { webmcp: [{ name: 'old' }] });
+          for (let i = 0; i < count; i++) outbox.post('event', { name: 'n', payload: { i } });
+          outbox.post('page_tools', { webmcp: [{ name: 'new' }] });
+          return outbox.take(secret);
+        }""",
+        [host.outbox_secret, OUTBOX_LIMIT + 50],
+    )
+    assert len(taken) == OUTBOX_LIMIT
+    assert taken[-1] == {"kind": "page_tools", "data": {"webmcp": [{"name": "new"}]}}
+    assert [m["kind"] for m in taken].count("page_tools") == 1  # the older snapshot was replaced
+    assert taken[-2]["data"]["payload"]["i"] == OUTBOX_LIMIT + 49  # the newest events were kept
