@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("browseragentprotocol", reason="the released BAP client (pip install browser-agent-protocol==0.9.0, the test extra) is not installed")
 from browseragentprotocol import BAPClient, label, role  # after the skip
+from browseragentprotocol.errors import BAPActionError
 
 from tests.extension.harness import chromium_with_extension, eventually
 from tests.server.session_servers import free_port, http_serve
@@ -55,7 +56,10 @@ async def test_a_bap_client_drives_the_tab_the_user_shared(tmp_path: Path, pages
             async with BAPClient(f"ws://127.0.0.1:{port}/", token=TOKEN, name="own-browser", timeout=30) as client:
 
                 async def shared() -> str | None:
-                    listed = await client.list_pages()
+                    try:
+                        listed = await client.list_pages()
+                    except BAPActionError:  # the extension's runtime has not registered the shared tab yet
+                        return None
                     return next((p["id"] for p in listed["pages"] if p["url"].endswith("/bap/marks.html")), None)
 
                 page = await eventually(shared, "the shared tab in page/list")
