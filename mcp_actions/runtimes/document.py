@@ -69,7 +69,7 @@ _WATCH_EVENTS = """(listen) => {
 #   holds an overlay's HTML or data; the engine parses it with its captured JSON.parse.
 # - A launcher the user (or the agent) really clicked puts {attachment_id, launcher_id} into the
 #   channel's own queue and only then tells the host "open", with nothing in it; the host take()s
-#   the queue over CDP. A page can call the report binding itself, so what it says is never
+#   the queue over CDP. A page can post to the document's outbox itself, so what it says is never
 #   believed: an "open" from the page finds an empty queue.
 # What the channel reports goes through the document's outbox (outbox.py) as an "attachment" message
 # whose type is "status" or "open" ("overlay" is the outbox's own, from engine.onOverlayChange). In a document the
@@ -286,15 +286,35 @@ class DocumentRuntime(InProcessRuntime):
 
         One evaluation (outbox.py's configure, which also reads the title) where a new document used to
         ask for its listen list and attachments through bindings while it loaded. Answers the url and
-        title (None while unreadable, as ``page_state``).
+        title (None while unreadable, as ``page_state``). A dialog open at that moment blocks the
+        evaluation: the url is answered now, and the document is taken over once the dialog is answered.
         """
         try:
-            state = await self.watch.guard(self.evaluate(configure_source(), {"secret": self.host.outbox_secret, "listen": self.listen}), "page.configure")
-        except (PlaywrightError, ActionError) as exc:  # navigating on, or a dialog open: the next commit configures
+            state = await self.watch.guard(self._configure(), "page.configure")
+        except ActionError as exc:  # a dialog (or a crash): the evaluation waits for it, off this path
+            log.debug("configuring the document of %s waits: %s", self.runtime_id, exc)
+            self.host.spawn(self._configure_when_free(), f"{self.runtime_id}:configure")
+            return self.frame.url, None
+        except PlaywrightError as exc:  # navigating on: the next commit configures
             log.debug("could not configure the document of %s: %s", self.runtime_id, exc)
             return self.frame.url, None
+        return self.frame.url, await self._take_over(state)
+
+    async def _configure(self) -> Any:
+        return await self.evaluate(configure_source(), {"secret": self.host.outbox_secret, "listen": self.listen})
+
+    async def _configure_when_free(self) -> None:
+        try:
+            title = await self._take_over(await self._configure())
+        except PlaywrightError as exc:  # the document went away meanwhile: its successor is configured
+            log.debug("could not configure the document of %s: %s", self.runtime_id, exc)
+            return
+        await self.report(url=self.frame.url, title=title)
+
+    async def _take_over(self, state: Any) -> str | None:
+        """Drain the configured document and take in what it said; its title (None without the engine)."""
         if not isinstance(state, dict):  # no engine in the document (yet)
-            return self.frame.url, None
+            return None
         self.outbox.restart()
         tools = state.get("tools")
         if isinstance(tools, dict) and tools != (self._page_tools or {}):
@@ -302,7 +322,7 @@ class DocumentRuntime(InProcessRuntime):
         if state.get("fresh") and self.attachments:
             self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
         title = state.get("title")
-        return self.frame.url, title if isinstance(title, str) else None
+        return title if isinstance(title, str) else None
 
     async def on_navigated(self) -> None:
         """The document changed: take it over and report where it is now."""
