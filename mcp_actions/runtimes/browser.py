@@ -51,7 +51,6 @@ __all__ = ["BrowserHost", "BrowserOptions", "default_profile_dir"]
 log = logging.getLogger(__name__)
 
 
-
 class BrowserHost:
     """Chromium under Playwright, each tab and same-origin frame a bridge runtime."""
 

@@ -27,7 +27,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
 from .call_scope import current_call
 from .inprocess import InProcessRuntime
-from .outbox import OutboxPump, configure_source
+from .outbox import CONFIGURE, LISTEN, OutboxPump
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
@@ -56,11 +56,6 @@ _DELIVER = """(item) => {
 }"""
 #: Call messages a page may send for a running call (docs/bridge-protocol.md, "Call messages").
 CALL_MESSAGES = frozenset({"call_progress", "input_request"})
-_WATCH_EVENTS = """(listen) => {
-  const engine = window.__mcpActions, outbox = window.__mcpActionsOutbox;
-  return engine && outbox ? engine.watchEvents(listen, (s) => { outbox.post("event", s); }) : -1;
-}"""
-
 # A document's attachments go through one channel, window.__mcpActionsLaunchers ({apply, take}),
 # made before the page's scripts run (ATTACHMENT_HOOK, in the init script) and never replaceable
 # after (docs/overlays.md, "What a page can reach" and "Launcher clicks"):
@@ -301,7 +296,7 @@ class DocumentRuntime(InProcessRuntime):
         return self.frame.url, await self._take_over(state)
 
     async def _configure(self) -> Any:
-        return await self.evaluate(configure_source(), {"secret": self.host.outbox_secret, "listen": self.listen})
+        return await self.evaluate(CONFIGURE, {"secret": self.host.outbox_secret, "listen": self.listen})
 
     async def _configure_when_free(self) -> None:
         try:
@@ -359,7 +354,7 @@ class DocumentRuntime(InProcessRuntime):
     async def apply_listen(self) -> None:
         """Make the current document forward the declared events."""
         try:
-            await self.evaluate(_WATCH_EVENTS, self.listen)
+            await self.evaluate(LISTEN, {"secret": self.host.outbox_secret, "listen": self.listen})
         except PlaywrightError as exc:  # navigating: the next document is configured with the list
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
 

@@ -42,7 +42,7 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
-__all__ = ["OUTBOX_LIMIT", "OutboxPump", "configure_source", "outbox_hook"]
+__all__ = ["CONFIGURE", "LISTEN", "OUTBOX_LIMIT", "OutboxPump", "outbox_hook"]
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +88,15 @@ _MAKE = (
       if (waiter) { var old = waiter; waiter = null; old(null); }  // a newer take replaces it
       return new P(function (resolve) { waiter = resolve; });
     },
+    // The declared events to forward from now on (replacing the ones before); -1 for another key.
+    listen: function (key, list) {
+      return key === secret ? engine.watchEvents(list, function (signal) { post("event", signal); }) : -1;
+    },
     configure: function (key, listen) {
       if (key !== secret) return null;
       var fresh = !configured;
       configured = true;
-      if (fresh && listen && listen.length) engine.watchEvents(listen, function (signal) { post("event", signal); });
+      if (fresh && listen && listen.length) outbox.listen(key, listen);
       var kept = [];
       for (var i = 0; i < queue.length; i++) if (queue[i].kind !== "page_tools") kept[kept.length] = queue[i];
       queue = kept;  // the snapshot below is newer than any queued one
@@ -124,10 +128,14 @@ def outbox_hook(secret: str) -> str:
     return "\n;(" + _MAKE + ")(window.__mcpActions, " + json.dumps(secret) + ");\n"
 
 
-def configure_source() -> str:
-    """``({secret, listen})``: make the outbox if the document has none, forward ``listen``'s events if it is new here, and
-    answer ``{fresh, title, tools}`` (null without the engine)."""
-    return "(args) => {\n  const outbox = (" + _MAKE + ")(window.__mcpActions, args.secret);\n  return outbox ? outbox.configure(args.secret, args.listen) : null;\n}"
+#: ``({secret, listen})``: make the outbox if the document has none, forward ``listen``'s events if it is new here,
+#: and answer ``{fresh, title, tools}`` (null without the engine).
+CONFIGURE = "(args) => {\n  const outbox = (" + _MAKE + ")(window.__mcpActions, args.secret);\n  return outbox ? outbox.configure(args.secret, args.listen) : null;\n}"
+#: ``({secret, listen})``: forward ``listen``'s events from the document from now on (-1 without an outbox of ours).
+LISTEN = """(args) => {
+  const outbox = window.__mcpActionsOutbox;
+  return outbox && typeof outbox.listen === "function" ? outbox.listen(args.secret, args.listen) : -1;
+}"""
 
 
 class OutboxPump:
