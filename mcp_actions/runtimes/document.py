@@ -11,6 +11,7 @@ authority) and ``FrameRuntime`` (a same-origin frame inside a tab).
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import logging
@@ -163,6 +164,8 @@ class DocumentRuntime(InProcessRuntime):
         self._page_tools: dict[str, Any] | None = None
         #: What the current document says on its own (outbox.py), drained once it is configured.
         self.outbox = OutboxPump(runtime_id, self.evaluate, host.outbox_secret, self.on_outbox, host.spawn)
+        #: The title read in flight since the document's last commit or load, which later askers share.
+        self._title_read: asyncio.Future[str | None] | None = None
 
     # -- bridge side ---------------------------------------------------------
 
@@ -174,8 +177,11 @@ class DocumentRuntime(InProcessRuntime):
             self._last_call = (item["call_id"], time.monotonic())
         elif kind == "runtime_config":
             listen = item.get("listen")
-            self.listen = [e for e in listen if isinstance(e, dict)] if isinstance(listen, list) else []
-            self.host.spawn(self.apply_listen(), f"{self.runtime_id}:listen")
+            given_listen = [e for e in listen if isinstance(e, dict)] if isinstance(listen, list) else []
+            # The bridge says it again at every navigation; unchanged, the document was configured with it.
+            changed_listen, self.listen = given_listen != self.listen, given_listen
+            if changed_listen:
+                self.host.spawn(self.apply_listen(), f"{self.runtime_id}:listen")
             attachments = item.get("attachments")
             given = [a for a in attachments if isinstance(a, dict)] if isinstance(attachments, list) else []
             # Unchanged, the document has them already (a new one gets them when it is configured).
@@ -266,14 +272,29 @@ class DocumentRuntime(InProcessRuntime):
         its utility world, whose creation in each new document (its injected script) cost
         ~40 ms on every navigation, on the navigation's answer; a tab reads it through
         ``evaluate`` without Playwright's scripts at all (``main_world.py``).
+
+        Askers at the same moment share one read: at a document's ``load`` both the load's report and
+        the navigation's answer ask, and a second evaluation would queue behind the first in a renderer
+        busy with its first frame. A read begun before the document's last commit or load is never
+        shared (``_forget_title``): it may hold the title of before.
         """
+        read = self._title_read
+        if read is None or read.done():
+            read = self._title_read = asyncio.ensure_future(self._read_title())
+        return self.frame.url, await asyncio.shield(read)
+
+    async def _read_title(self) -> str | None:
         try:
             # A dialog blocks every evaluate in its page until it is answered: the title waits for
             # it, the URL does not (the policy judges the next call on this tab by it).
             title = await self.watch.guard(self.evaluate(_TITLE), "page.title")
         except (PlaywrightError, ActionError):  # navigating, or a dialog open (dialog_open) or a crash
             title = None
-        return self.frame.url, title if isinstance(title, str) else None
+        return title if isinstance(title, str) else None
+
+    def _forget_title(self) -> None:
+        """The document changed or loaded: the next asker reads its title anew."""
+        self._title_read = None
 
     async def configure_document(self) -> tuple[str, str | None]:
         """Take the current document over: its outbox drained from now on, the declared events forwarded
@@ -321,6 +342,7 @@ class DocumentRuntime(InProcessRuntime):
 
     async def on_navigated(self) -> None:
         """The document changed: take it over and report where it is now."""
+        self._forget_title()
         url, title = await self.configure_document()
         await self.report(url=url, title=title)
 
@@ -348,6 +370,7 @@ class DocumentRuntime(InProcessRuntime):
 
     async def on_load(self) -> None:
         """A document finished loading: its title is final now."""
+        self._forget_title()
         url, title = await self.page_state()
         await self.report(url=url, title=title)
 

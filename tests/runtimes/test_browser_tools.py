@@ -104,6 +104,10 @@ async def test_browser_tools_end_to_end(pages_url: str) -> None:
         new_tab = ok(await client.call_tool("browser_navigate", {"url": f"{pages_url}/engine/locators.html", "new_tab": True}))
         assert new_tab["runtime_id"] != first and new_tab["tab"]["title"] == "Locator fixture"
         assert app.bridge.registry.active_id == new_tab["runtime_id"]
+        # The navigation answers the title as of the page's load (one read, shared with the load's report).
+        loaded = ok(await client.call_tool("browser_navigate", {"url": f"{pages_url}/engine/load-title.html"}))
+        assert loaded["tab"]["title"] == "Loaded title", loaded
+        assert [t["title"] for t in ok(await client.call_tool("browser_list_tabs", {}))["tabs"] if t["active"]] == ["Loaded title"]
         # A title the page sets after its load is the one listed (it was the title read at load).
         ok(await client.call_tool("browser_navigate", {"url": f"{pages_url}/engine/late-title.html"}))
         await asyncio.sleep(0.8)
