@@ -245,3 +245,12 @@ async def test_the_websocket_page_runtime_carries_progress_elicitation_and_cance
         finally:
             await context.close()
             await chromium.close()
+
+
+async def test_an_app_its_manifest_link_announces_is_found_when_it_boots_late(pages_url):
+    # Watched for window.abp WAIT_MS (10 s) because of the link; a page without one, a quarter of that.
+    async with product() as s:
+        await s.navigate(f"{pages_url}/abp/app.html?boot=3200")
+        convert = await s.page_tool("abp", "convert.markdownToHtml", timeout=15)
+        assert convert.meta["mcp-actions/runtime_id"] == s.tab().runtime_id
+        assert len((await _app_log(s))["initialize"]) == 1

@@ -208,14 +208,19 @@ function shutdown(reason) {
 
 function watchForApp() {
   var started = Date.now();
+  // Looked for once the short watch is over, not at every tick: on a page of thousands of
+  // elements each query walks them all, ten times a second, while the agent acts there.
+  var linked = null;
   var timer = setInterval(function () {
-    var link = document.querySelector && document.querySelector('link[rel~="abp-manifest"]');
     if (appObject()) {
       if (state.abp !== appObject()) start();
       clearInterval(timer);
-    } else if (Date.now() - started > (link ? WAIT_MS : WAIT_MS / 4)) {
-      clearInterval(timer);
+      return;
     }
+    var waited = Date.now() - started;
+    if (waited <= WAIT_MS / 4) return;
+    if (linked === null) linked = !!(document.querySelector && document.querySelector('link[rel~="abp-manifest"]'));
+    if (!linked || waited > WAIT_MS) clearInterval(timer);
   }, 100);
   var check = function () { if (appObject() && state.abp !== appObject()) start(); };
   document.addEventListener("DOMContentLoaded", check);
