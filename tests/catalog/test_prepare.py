@@ -8,7 +8,7 @@ from mcp_actions.bridge.registry import RuntimeInfo
 from mcp_actions.catalog import prepare
 from mcp_actions.catalog.catalog import Catalog
 from mcp_actions.catalog.prepare import CheckPreparation
-from mcp_actions.primitive_dictionary import PrimitiveDictionary, load_dictionary
+from mcp_actions.primitive_dictionary import PrimitiveDictionary, dictionary_document
 
 from .maps import handler_tool, loaded, manifest
 
@@ -32,6 +32,11 @@ async def test_a_maps_signal_payload_schemas_are_compiled_before_the_first_event
     assert again is check and check._validator is not None
 
 
+def _fresh_dictionary() -> PrimitiveDictionary:
+    """The bundled dictionary with nothing compiled yet (``load_dictionary()``'s is shared by the whole test run)."""
+    return PrimitiveDictionary.from_json(dictionary_document())
+
+
 async def _turns_while(task: asyncio.Task[None]) -> int:
     """Event-loop turns another coroutine got while ``task`` ran (one per ``sleep(0)`` it was let through)."""
     turns = 0
@@ -43,7 +48,7 @@ async def _turns_while(task: asyncio.Task[None]) -> int:
 
 async def test_a_call_arriving_during_the_first_pass_is_let_through_between_compiles(monkeypatch) -> None:
     monkeypatch.setattr(prepare, "PREPARE_AFTER_S", 0)
-    dictionary = load_dictionary()
+    dictionary = _fresh_dictionary()
     preparation = CheckPreparation(Catalog(), dictionary)
     preparation.start()
     assert preparation.task is not None
@@ -55,7 +60,7 @@ async def test_the_pass_after_a_catalogue_change_finds_everything_compiled_and_h
     # Issue 42: a navigation changes the catalogue (page tools come and go), and the pass after it
     # took a loop turn per item, ~90 of them spread over the agent's next call.
     monkeypatch.setattr(prepare, "PREPARE_AFTER_S", 0)
-    dictionary = load_dictionary()
+    dictionary = _fresh_dictionary()
     catalog = Catalog()
     catalog.set_manifests([loaded(manifest(handler_tool("board.find"), origin="https://board.test", signals=[SIGNAL]), namespace="board")])
     preparation = CheckPreparation(catalog, dictionary)
