@@ -11,7 +11,8 @@ The task is what ``bench_peers.py`` times for mcp-actions (``browser_navigate`` 
 Between the task's first call and its answer, each process's user and system time is read from
 ``/proc/<pid>/stat`` (Linux only; 10 ms ticks on most kernels, so read the medians of several runs) and
 summed by kind: the browser process, renderers, the GPU and utility processes, Playwright's node driver
-and our server.
+and our server. Every such process on the machine is counted, so run it with no other browser or server
+running (a test suite alongside would be summed in).
 
     .venv/bin/python bench/bench_board_cpu.py --cards 4 --runs 6
 
