@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..bridge.signals import SignalSpec
 from ..primitive_dictionary import PrimitiveDictionary
@@ -71,23 +72,28 @@ class CheckPreparation:
         await asyncio.sleep(PREPARE_AFTER_S)
         self.warm()  # e.g. WAB discovery's client: its TLS context costs ~40 ms of CPU, which a navigation would share
         await asyncio.sleep(0)
-        for binding in self.catalog.every_binding():
+        for prepare_one in self._items():
             started = time.perf_counter()
-            binding.prepare_checks()
+            prepare_one()
             await _yield_if_worked(started)
+
+    def _items(self) -> Iterator[Callable[[], object]]:
+        """Each check to compile, as a call that compiles it: the tools', the maps' signals', the primitives'."""
+        for binding in self.catalog.every_binding():
+            yield binding.prepare_checks
         for loaded in [*self.catalog.manifests.values(), *self.catalog.inline.values()]:
             for signal in loaded.model.signals:
-                started = time.perf_counter()
-                check = SignalSpec(signal.name, signal.event, signal.enabled, signal.payload).payload_check()
-                if check is not None:
-                    check.prepare()  # the same compiled check signals_for's specs find (by the schema's identity)
-                await _yield_if_worked(started)
+                yield functools.partial(_prepare_signal, SignalSpec(signal.name, signal.event, signal.enabled, signal.payload))
         for name in self.dictionary:
-            started = time.perf_counter()
             primitive = self.dictionary.get(name)
             if primitive is not None:
-                primitive.prepare()
-            await _yield_if_worked(started)
+                yield primitive.prepare
+
+
+def _prepare_signal(spec: SignalSpec) -> None:
+    check = spec.payload_check()
+    if check is not None:
+        check.prepare()  # the same compiled check signals_for's specs find (by the schema's identity)
 
 
 async def _yield_if_worked(started: float) -> None:

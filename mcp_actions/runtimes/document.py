@@ -123,6 +123,11 @@ def dictionary_entry(name: str) -> dict[str, Any]:
     return copy.deepcopy(host_dictionary()[name])
 
 
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects of a JSON list (anything else in it, or a value that is no list: nothing)."""
+    return [entry for entry in value if isinstance(entry, dict)] if isinstance(value, list) else []
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
@@ -176,17 +181,14 @@ class DocumentRuntime(InProcessRuntime):
         if kind == "action_call" and isinstance(item.get("call_id"), str):
             self._last_call = (item["call_id"], time.monotonic())
         elif kind == "runtime_config":
-            listen = item.get("listen")
-            given_listen = [e for e in listen if isinstance(e, dict)] if isinstance(listen, list) else []
-            # The bridge says it again at every navigation; unchanged, the document was configured with it.
-            changed_listen, self.listen = given_listen != self.listen, given_listen
-            if changed_listen:
+            # The bridge says both again at every navigation. Unchanged, the document has them already
+            # (a new document gets them when it is configured).
+            listen, attachments = _objects(item.get("listen")), _objects(item.get("attachments"))
+            if listen != self.listen:
+                self.listen = listen
                 self.host.spawn(self.apply_listen(), f"{self.runtime_id}:listen")
-            attachments = item.get("attachments")
-            given = [a for a in attachments if isinstance(a, dict)] if isinstance(attachments, list) else []
-            # Unchanged, the document has them already (a new one gets them when it is configured).
-            changed, self.attachments = given != self.attachments, given
-            if changed:
+            if attachments != self.attachments:
+                self.attachments = attachments
                 self.host.spawn(self.apply_attachments(), f"{self.runtime_id}:attachments")
         elif kind == "input_response":
             self.host.spawn(self.deliver_to_page(item), f"{self.runtime_id}:{kind}")
