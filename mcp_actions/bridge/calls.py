@@ -286,6 +286,10 @@ class CallTracker:
                 evidence={"call_id": call_id},
             )
         if error is not None:
+            if error.code == ErrorCode.HANDLER_TIMEOUT:
+                # A runtime that stops a call at its own deadline (the page engine knows it) answers before the
+                # bridge's timer fires: that time-out names its call as the bridge's own does, whichever comes first.
+                error.evidence.update(call_id=call_id, runtime_id=pending.runtime_id)
             pending.future.set_exception(error)
         else:
             pending.future.set_result(output)

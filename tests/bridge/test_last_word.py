@@ -96,3 +96,23 @@ async def test_a_runtime_that_never_answers_still_times_out_soon_after(busy_serv
     assert kind == "handler_timeout" and isinstance(result, ActionError) and result.code == ErrorCode.HANDLER_TIMEOUT
     # The loop was late by about BUSY_S - TIMEOUT; the last word was waited for about that long again, no more.
     assert elapsed < BUSY_S + (BUSY_S - TIMEOUT_MS / 1000) + 0.5, elapsed
+
+
+async def test_a_runtime_that_times_out_a_call_itself_names_the_call(make_server: MakeServer) -> None:
+    """A runtime ends the call ``handler_timeout`` before the bridge's timer (its own deadline came first): the
+    error names the call and its runtime, as the bridge's own time-out does (a new user's run once failed on it)."""
+    server = await make_server()
+    runtime = WsRuntime(server.url, "self-timed")
+    await runtime.open()
+
+    async def timed_out(call: dict[str, Any]) -> Any:
+        return {"ok": False, "error": {"code": "handler_timeout", "message": "the handler ran past its deadline"}}
+
+    runtime.serve(timed_out)
+    try:
+        kind, result = await outcome(server.bridge.call("board.archive", {"card": "c-9"}, runtime_id="self-timed", timeout_ms=5000))
+    finally:
+        await runtime.close()
+    assert kind == ErrorCode.HANDLER_TIMEOUT and isinstance(result, ActionError)
+    assert result.evidence["call_id"] == runtime.calls[0]["call_id"]
+    assert result.evidence["runtime_id"] == "self-timed"
