@@ -3,7 +3,11 @@
 DNS rebinding lets a web page reach a server on the user's loopback
 interface under a hostile name; refusing a ``Host`` that is not ours stops
 it (421). A browser's ``Origin`` that is not allowed is refused (403): by
-default none is. A page on another loopback port is a web page too (any
+default only the server's own origin is (the scheme, host and port it is
+reached at, once that ``Host`` passed: the MCP port serves no page, so no
+script of that origin is anyone's but a client's that the user opened there;
+the official MCP conformance suite's DNS-rebinding scenario sends it). A page
+on another loopback port is a web page too (any
 local dev server, or a page the agent's own browser opened, could otherwise
 open a session and read what the server holds), so a browser-based client
 such as the MCP Inspector is allowed by naming its origin
@@ -56,9 +60,17 @@ class HttpPolicy:
         """Whether the ``Host`` header names us."""
         return bool(host) and host_allowed(host or "", self.allowed_hosts)
 
-    def origin_ok(self, origin: str | None) -> bool:
-        """Whether a browser page of ``origin`` may call (no ``Origin``: not a browser page; allowed)."""
-        return origin is None or host_allowed(origin, self.allowed_origins)
+    def origin_ok(self, origin: str | None, *, own: str | None = None) -> bool:
+        """Whether a browser page of ``origin`` may call (no ``Origin``: not a browser page; allowed).
+
+        ``own``: the server's own origin as this request reached it (``http://127.0.0.1:8931``), from a
+        ``Host`` already found to be ours; an ``Origin`` equal to it is accepted (CONTRACT §8).
+        """
+        if origin is None:
+            return True
+        if own is not None and origin.strip().lower() == own.lower():
+            return True
+        return host_allowed(origin, self.allowed_origins)
 
     def token_ok(self, authorization: str | None) -> bool:
         """Whether the request carries the bearer token (always, without one configured)."""
@@ -66,6 +78,14 @@ class HttpPolicy:
             return True
         scheme, _, given = (authorization or "").partition(" ")
         return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self.token.encode())
+
+
+def _own_origin(scope: Scope, headers: Headers) -> str | None:
+    """The origin this request reached the server at: its scheme and its ``Host`` (checked before this is asked)."""
+    host = headers.get("host")
+    if not host:
+        return None
+    return f"{scope.get('scheme', 'http')}://{host.strip()}"
 
 
 class HttpGuard:
@@ -108,7 +128,7 @@ class HttpGuard:
         if not self.policy.host_ok(headers.get("host")):
             log.warning("refused an HTTP request for Host %r (DNS rebinding protection)", headers.get("host"))
             return PlainTextResponse("Invalid Host header", status_code=421)
-        if not self.policy.origin_ok(origin):
+        if not self.policy.origin_ok(origin, own=_own_origin(scope, headers)):
             log.warning("refused an HTTP request from Origin %r", origin)
             return PlainTextResponse("Origin not allowed", status_code=403)
         if scope["method"] != "OPTIONS" and not self.policy.token_ok(headers.get("authorization")):

@@ -184,6 +184,13 @@ async def test_http_transports_refuse_foreign_host_and_origin(transport, path, m
         # A page on another loopback port is a web page too: refused unless its origin is listed.
         loopback = await http.request(method, path, headers={**headers, "Origin": "http://localhost:6274"}, json=initialize if method == "POST" else None)
         assert loopback.status_code == 403
+        # A rebound name whose Origin matches its Host is still a foreign Host.
+        rebound = await http.request(method, path, headers={**headers, "Host": "evil.example:8931", "Origin": "http://evil.example:8931"}, json=initialize if method == "POST" else None)
+        assert rebound.status_code == 421
+        if method == "POST":
+            # The server's own origin (the scheme, host and port it is reached at) is accepted: the port serves no page.
+            own = await http.post(path, headers={**headers, "Origin": server.base}, json=initialize)
+            assert own.status_code == 200 and own.headers["access-control-allow-origin"] == server.base
     listed = http_servers(transport, "--http-allowed-origins", "http://localhost:6274")
     async with httpx.AsyncClient(base_url=listed.base, timeout=10) as http:
         # A listed browser page (the MCP Inspector) may ask (CORS preflight), and sees the session header.
