@@ -152,7 +152,7 @@ class Seal:
         self._seen[nonce] = now
         try:
             message = json.loads(body[_TIME.size :])
-        except ValueError:
+        except (ValueError, RecursionError):
             raise Refused("not a message") from None
         if not isinstance(message, dict):
             raise Refused("not a message")
@@ -176,7 +176,7 @@ class Seal:
         """The record stored under ``name``; ``Refused`` when it was not sealed for that name by this deployment."""
         try:
             record = json.loads(self._open(self._records, b"record\0" + name.encode(), data))
-        except ValueError:
+        except (ValueError, RecursionError):
             raise Refused("not a record") from None
         if not isinstance(record, dict):
             raise Refused("not a record")

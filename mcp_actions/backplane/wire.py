@@ -60,6 +60,6 @@ def decode(data: bytes) -> dict[str, Any]:
     """One message from JSON bytes (an empty object for anything that is not an object)."""
     try:
         value = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # RecursionError: nested past the stack (UnicodeDecodeError is a ValueError)
         return {}
     return value if isinstance(value, dict) else {}

@@ -223,7 +223,8 @@ class BapDoor:
 def _parse(raw: str | bytes) -> dict[str, Any] | BapError:
     try:
         message = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # RecursionError: nested deeper than the interpreter's stack ("[[[[…"); a parse error, not a closed connection.
         return BapError("ParseError", "not JSON")
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return BapError("InvalidRequest", "not a JSON-RPC 2.0 message")

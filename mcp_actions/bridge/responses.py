@@ -102,7 +102,7 @@ def action_call_from_function_call(
         else:
             try:
                 arguments = strict_loads(raw)  # a repeated key or a NaN: readers would disagree on the arguments
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested past the stack
                 raise ActionError(f"arguments of {name} are not valid JSON: {exc}", code=code, evidence=evidence) from exc
     else:
         raise ActionError(f"arguments of {name} must be JSON text", code=code, evidence=evidence)
@@ -171,7 +171,7 @@ def action_call_output_from_function_call_output(item: dict[str, Any], *, runtim
     if isinstance(raw, str):
         try:
             output: Any = strict_loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             output = raw  # a plain-text tool result is still a result
     else:
         output = raw

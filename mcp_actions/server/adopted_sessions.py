@@ -62,7 +62,7 @@ def _handshake(body: bytes) -> dict[str, Any] | None:
     """What an ``initialize`` request body settles: ``{client_params, protocol_version}`` (None for any other body)."""
     try:
         message = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the stack: not a handshake, and no failed request
         return None
     if not isinstance(message, dict) or message.get("method") != "initialize" or not isinstance(message.get("params"), dict):
         return None
