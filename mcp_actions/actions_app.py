@@ -84,6 +84,7 @@ class ActionsApp:
         self.bridge = Bridge(
             default_timeout_ms=options.default_timeout_ms, signal_source=self.catalog.signals_for, attachment_source=self.catalog.attachments_for,
             event_log_size=options.event_log_size, events=self.events, page_tool_protocols=PAGE_TOOL_KEYS,
+            allow_file_urls=options.allow_file_urls,
         )
         self.browser = self._make_browser() if options.browser != "none" else None
         self.projection_registry = ProjectionRegistry(self.catalog, self.bridge.registry.get)

@@ -47,6 +47,7 @@ class AppOptions:
     session_idle_timeout: float = 1800.0  # --session-idle-timeout: an idle HTTP session's context is closed after this (s)
     headless: bool | None = None
     user_data_dir: str | None = None
+    allow_file_urls: bool = False  # --allow-file-urls: agents may open and read local files (file_urls.py); closed by default
     upload_roots: Sequence[str] = ()  # --upload-root: directories page_fill {files} may read (dispatch/builtins/acting/page_files.py)
     isolated: bool = False
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS

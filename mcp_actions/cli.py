@@ -171,6 +171,12 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
     profile = parser.add_mutually_exclusive_group()
     profile.add_argument("--user-data-dir", default=_env("MCP_ACTIONS_USER_DATA_DIR"), help="persistent browser profile directory [MCP_ACTIONS_USER_DATA_DIR]")
     profile.add_argument("--isolated", action="store_true", default=_env("MCP_ACTIONS_ISOLATED") in ("1", "true"), help="use a fresh temporary profile [MCP_ACTIONS_ISOLATED=1]")
+    parser.add_argument(
+        "--allow-file-urls",
+        action="store_true",
+        default=_env("MCP_ACTIONS_ALLOW_FILE_URLS") in ("1", "true"),
+        help="let agents open and read local files (file: URLs); without it a navigation to one is refused [MCP_ACTIONS_ALLOW_FILE_URLS=1]",
+    )
     parser.add_argument("--upload-root", dest="upload_roots", action="append", metavar="DIR", help=f"a directory page_fill {{files}} may read; repeatable [MCP_ACTIONS_UPLOAD_ROOTS, '{os.pathsep}'-separated]; none: uploads refused")
     parser.add_argument("--timeout-ms", type=int, default=None, help=f"default call timeout [MCP_ACTIONS_TIMEOUT_MS] (default {DEFAULT_TIMEOUT_MS})")
     parser.add_argument("--event-log-size", type=int, default=None, metavar="N", help=f"page events kept per runtime, oldest dropped first [MCP_ACTIONS_EVENT_LOG_SIZE] (default {DEFAULT_EVENT_LOG_SIZE})")
@@ -490,6 +496,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         **_session_options(args),
         headless=headless,
         user_data_dir=args.user_data_dir,
+        allow_file_urls=bool(args.allow_file_urls),
         upload_roots=args.upload_roots or _env_list("MCP_ACTIONS_UPLOAD_ROOTS", os.pathsep),
         isolated=args.isolated,
         default_timeout_ms=args.timeout_ms if args.timeout_ms is not None else _env_int("MCP_ACTIONS_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),

@@ -66,6 +66,7 @@ from pydantic import ValidationError
 from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode
 from ..events import EventHub
+from ..file_urls import check_call as check_file_urls
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
 from .calls import CallChannel, CallTracker, InputHandler, ProgressHandler
 from .credentials import new_runtime_secret, secret_digest, url_within_origin
@@ -129,16 +130,21 @@ class Bridge:
         event_log_size: int = EVENT_LOG_SIZE,
         events: EventHub | None = None,
         page_tool_protocols: Collection[str] | None = None,
+        allow_file_urls: bool = False,
     ) -> None:
         """``page_tool_protocols``: the ``page_tools`` keys runtimes may report (the composition root passes
         the protocol registry's; None takes any well-formed name);
         ``dictionary`` (default: the bundled one) decides which call names are primitives to check;
         ``event_log_size`` is how many page events each runtime keeps (at least 1); ``events`` is the
         hub the runtime events are published on (default: one of the bridge's own);
-        ``attachment_source`` gives the attachments of the maps covering a runtime (``runtime_config``)."""
+        ``attachment_source`` gives the attachments of the maps covering a runtime (``runtime_config``);
+        ``allow_file_urls`` (``serve --allow-file-urls``): local files may be opened and read (else every
+        call is refused that opens one or acts on a tab showing one, ``file_urls.py``)."""
         if event_log_size < 1:
             raise ValueError("event_log_size must be at least 1")
         self.default_timeout_ms = default_timeout_ms
+        #: Whether local files are open to agents (``--allow-file-urls``); the call's target reads it too (``targets.py``).
+        self.allow_file_urls = allow_file_urls
         self.page_tool_protocols = tuple(page_tool_protocols) if page_tool_protocols is not None else None
         #: Accepted page events kept per runtime (``--event-log-size``); the oldest go first.
         self.event_log_size = event_log_size
@@ -284,6 +290,9 @@ class Bridge:
             )
         if origin is not None and page_origin(info.url) != origin:
             raise origin_changed(info.runtime_id, origin, page_origin(info.url))
+        if not self.allow_file_urls:
+            # The floor under every door, tool and workflow step: no local file opened, none read (file_urls.py).
+            check_file_urls(name, arguments, page_url=info.url, runtime_id=info.runtime_id)
         if handler is None:
             self._check_primitive(info, name, arguments)
         timeout_ms = self.default_timeout_ms if timeout_ms is None else timeout_ms

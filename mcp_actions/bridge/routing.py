@@ -25,6 +25,7 @@ from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from ..errors import ActionError, ErrorCode
+from ..file_urls import local_file
 from .registry import RuntimeInfo
 
 __all__ = ["WEB_SCHEMES", "Route", "front_page", "opens_itself", "page_origin", "select_runtime", "surface_matches"]
@@ -104,9 +105,16 @@ def opens_itself(origin: str | None) -> TypeGuard[str]:
 
 
 def page_origin(url: str | None) -> str | None:
-    """``scheme://host[:port]`` of a page's URL, or None for a blank tab or a URL without a host."""
+    """``scheme://host[:port]`` of a page's URL, or None for a blank tab or a URL without a host.
+
+    A local file has no origin: its own URL stands for one (``file:///path``, ``file_urls.local_file``),
+    so the policy's ``origins`` globs can name files and the audit line says which file a call read.
+    """
     if not url:
         return None
+    local = local_file(url)
+    if local is not None:
+        return local
     parts = urlsplit(url)
     if not parts.scheme or not parts.netloc:
         return None

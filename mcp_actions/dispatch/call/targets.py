@@ -31,6 +31,7 @@ from ...bridge.registry import RuntimeInfo
 from ...bridge.routing import Route, front_page, opens_itself
 from ...catalog.catalog import ToolBinding
 from ...errors import ActionError, ErrorCode
+from ...file_urls import file_url_refused, local_file
 from ...manifest.execution import ToolKind
 
 __all__ = ["NO_TARGET", "CallTarget", "TargetResolver", "TargetRule", "Turn", "tab_runtime", "tool_route"]
@@ -150,6 +151,9 @@ class TargetResolver:
     def _builtin(self, rule: TargetRule, own: Mapping[str, Any], routing: Mapping[str, Any]) -> CallTarget:
         destination = own.get(rule.destination_argument) if rule.destination_argument else None
         destination = destination if isinstance(destination, str) and destination else None
+        if destination is not None and not self.bridge.allow_file_urls and local_file(destination) is not None:
+            # Refused before the policy asks anyone and before a browser is launched for it (file_urls.py).
+            raise file_url_refused(destination, path=f"/{rule.destination_argument}")
         if rule.need is None:
             # It runs on no runtime of its own (actions.site): judged by the page its routing shows now, if any.
             try:
