@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .app_options import AppOptions, parse_cdp_headers
-from .audit_log import AuditLog
+from .audit_log import AuditFileRefused, AuditLog
 from .bridge import Bridge, BridgeServer, PageEvent, RuntimeArrived, RuntimeEvent, RuntimeGone, RuntimeUpdated
 from .bridge.events import AttachmentOpened
 from .bridge.pairings import PairingStore
@@ -216,6 +216,8 @@ class ActionsApp:
         """Open the audit log, load manifests, start the bridge and its endpoint, and launch the browser when asked to."""
         try:
             self.audit.open()
+        except AuditFileRefused as exc:  # another user's file, or one open to others: one line saying which and why
+            raise UsageError(f"{exc} (choose another with --audit-log PATH, or --audit-log off)") from exc
         except OSError as exc:
             raise UsageError(f"cannot write the audit log {self.audit.path}: {exc.strerror or exc} (choose another with --audit-log PATH, or --audit-log off)") from exc
         self.load_manifests()

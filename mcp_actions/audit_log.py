@@ -36,6 +36,17 @@ beside the log, readable by its user alone; kept in memory only with ``off``)
 makes the digest useless to whoever reads a line without it, while the
 operator, who holds the file, still matches a line to a call they know
 (``mcp-actions audit-digest``, docs/cli.md).
+
+Only the user's own files are used (``AuditFileRefused``, docs/cli.md): with
+the log in a shared folder, another user could plant a key they know (then
+try every PIN against its digests) or a log they can read. So the key and the
+log are opened without following a symbolic link (``O_NOFOLLOW``), and one
+that another user owns, or that group or others may read or write, is refused
+rather than used or repaired; new ones are made 0600. The folder must be the
+user's (or root's) and not writable by others unless it is sticky (``/tmp``):
+there others can neither remove nor rename the user's files, and anything
+they put there first is refused by the checks above. Elsewhere a folder
+others can write would let them swap the files between two opens.
 """
 
 from __future__ import annotations
@@ -47,6 +58,7 @@ import json
 import logging
 import os
 import secrets
+import stat
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
@@ -67,12 +79,14 @@ __all__ = [
     "AUDIT_LINE_RESERVE",
     "AUDIT_MAX_BYTES",
     "AUDIT_MIN_FREE_BYTES",
+    "AuditFileRefused",
     "Decision",
     "RECENT_SESSIONS",
     "RECENT_SIZE",
     "AuditLog",
     "arguments_digest",
     "audit_key_path",
+    "check_audit_folder",
     "default_audit_path",
     "load_audit_key",
     "utc_timestamp",
@@ -113,6 +127,64 @@ def arguments_digest(key: bytes, arguments: Mapping[str, Any]) -> str:
     return hmac.new(key, canonical.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
+class AuditFileRefused(OSError):
+    """An audit file or folder that is not the user's alone: another user's, open to others, or a symbolic link.
+
+    Its message is one line saying which file and why; ``serve`` ends with it (exit 2), and so
+    does ``mcp-actions audit-digest``.
+    """
+
+
+#: Open flags that never follow a symbolic link in the last component (0 where the OS has none).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+#: Where ownership and mode bits mean something (POSIX); elsewhere the checks are skipped.
+_POSIX = hasattr(os, "geteuid")
+
+
+def _check_own(path: Path, info: os.stat_result, what: str) -> None:
+    """Refuse ``path`` (``info``: its ``fstat``) unless it is this user's and closed to group and others."""
+    if not _POSIX or stat.S_ISCHR(info.st_mode):
+        return  # a device (/dev/full, /dev/null) is made by root alone: nobody planted it
+    if info.st_uid != os.geteuid():
+        raise AuditFileRefused(f"{what} {path} belongs to another user (uid {info.st_uid}), who could read or replace it; only this user's own files are used")
+    if info.st_mode & 0o077:
+        raise AuditFileRefused(
+            f"{what} {path} can be read or written by others (mode {info.st_mode & 0o7777:04o}); "
+            "only a file of this user's alone (0600) is used: move it away, as others may have read or changed it"
+        )
+
+
+def _open_own(path: Path, flags: int, what: str) -> int:
+    """``os.open`` without following a symbolic link, then ``_check_own``; the fd, or ``AuditFileRefused``."""
+    try:
+        fd = os.open(path, flags | _NOFOLLOW, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise AuditFileRefused(f"{what} {path} is a symbolic link; only the file itself is used") from exc
+        raise
+    try:
+        _check_own(path, os.fstat(fd), what)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_audit_folder(folder: Path) -> None:
+    """Refuse the log's folder when another user owns it (root aside) or others may write it and it is not sticky."""
+    if not _POSIX:
+        return
+    info = folder.stat()
+    if info.st_uid not in (os.geteuid(), 0):
+        raise AuditFileRefused(f"the audit log's folder {folder} belongs to another user (uid {info.st_uid}), who could replace its files")
+    sticky = info.st_mode & 0o1000
+    if info.st_mode & 0o022 and not sticky:
+        raise AuditFileRefused(
+            f"the audit log's folder {folder} can be written by others (mode {info.st_mode & 0o7777:04o}), who could replace its files; "
+            "use a folder of this user's, or a sticky one such as /tmp"
+        )
+
+
 def audit_key_path(log_file: Path) -> Path:
     """Where the key of the log ``log_file`` lives: ``<log file>.key`` beside it."""
     return log_file.with_name(log_file.name + ".key")
@@ -126,18 +198,20 @@ def load_audit_key(log_file: Path, *, create: bool = True) -> bytes:
     """The key of the log ``log_file``, made (readable by its user alone) when it has none and ``create``.
 
     A key file that holds anything but the hex of a key is an error (``OSError``), never replaced:
-    the lines already written were digested under the key it held.
+    the lines already written were digested under the key it held. A key another user owns, or
+    that others may read or write, or a symbolic link, is ``AuditFileRefused`` (the module's docstring).
     """
     path = audit_key_path(log_file)
-    if create and not path.exists():
+    if create and not path.exists() and not path.is_symlink():
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         except FileExistsError:
-            pass  # another process made it just now: read theirs
+            pass  # another process made it just now: read theirs (checked below like any other)
         else:
             with os.fdopen(fd, "w", encoding="ascii") as handle:
                 handle.write(secrets.token_hex(_KEY_BYTES) + "\n")
-    text = path.read_text(encoding="ascii").strip()
+    with os.fdopen(_open_own(path, os.O_RDONLY, "the audit key"), encoding="ascii") as handle:
+        text = handle.read().strip()
     try:
         key = bytes.fromhex(text)
     except ValueError:
@@ -211,7 +285,8 @@ class AuditLog:
         """Open the file for appending, creating its directory; an unwritable place raises ``OSError``."""
         if self.path is None or self._fd is not None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        check_audit_folder(self.path.parent)
         self.key = load_audit_key(self.path)
         self._fd = self._open_file()
 
@@ -220,9 +295,9 @@ class AuditLog:
         return arguments_digest(self.key, arguments)
 
     def _open_file(self) -> int:
-        """The log file opened for appending; only the user reads what their agent did: a new file is private (an existing one keeps its mode)."""
+        """The log file opened for appending; only the user reads what their agent did: a new file is 0600, and one not the user's alone is refused."""
         assert self.path is not None
-        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        return _open_own(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "the audit log")
 
     def close(self) -> None:
         """Write what still waits, then close the file (entries recorded later are only kept in memory)."""
@@ -278,8 +353,10 @@ class AuditLog:
         except OSError as exc:
             log.warning("the audit log %s could not be rotated (%s); it grows on", self.path, exc.strerror or exc)
             return
+        # The new file first: were it refused (planted in the moment between), the line waits and the old fd stays valid.
+        fresh = self._open_file()
         os.close(self._fd)
-        self._fd = self._open_file()
+        self._fd = fresh
 
     def _rotates_for(self, size: int) -> bool:
         if self._fd is None or self.max_bytes <= 0 or self.backup_count <= 0:
