@@ -7,7 +7,8 @@ A policy file is JSON::
 
 ``tools`` is a glob (``fnmatch``, case-sensitive) over the dotted tool name,
 ``origins`` an optional glob over the origin of the page the call runs on
-(``scheme://host[:port]``), ``decision`` one of ``allow``, ``deny``,
+(``scheme://host[:port]``; for a local file, which has none, its URL ``file:///path``:
+``bridge/routing.py`` ``page_origin``), ``decision`` one of ``allow``, ``deny``,
 ``confirm``. The first rule that matches decides; no match allows. It
 applies to every kind of tool: a map's, a page's own (WebMCP, ABP, WAB) and
 the built-ins.
