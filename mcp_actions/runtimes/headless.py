@@ -30,7 +30,8 @@ _BROWSER_CLOSED = "has been closed"
 @contextlib.asynccontextmanager
 async def headless_tab(*, browser_path: str | None, timeout_ms: int, url: str | None = None) -> AsyncIterator[tuple[Bridge, TabRuntime]]:
     """A bridge (calls bounded by ``timeout_ms``) and a new headless tab on it, at ``url`` once loaded (blank without)."""
-    bridge = Bridge(default_timeout_ms=timeout_ms)
+    # The operator's own command on the page they named (a local file too, as before): no agent chooses where it goes.
+    bridge = Bridge(default_timeout_ms=timeout_ms, allow_file_urls=True)
     await bridge.start()
     host = BrowserHost(bridge, BrowserOptions(executable_path=browser_path, headless=True, isolated=True))
     try:
