@@ -288,16 +288,21 @@ def build_parser() -> argparse.ArgumentParser:
     extension.add_argument("--pairings", action="store_true", help="list the browsers paired with this user's servers")
     extension.add_argument("--forget", metavar="ID", help="revoke the pairing ID (or all): its shared tabs are disconnected")
     digest = sub.add_parser("audit-digest", help="the arguments_sha256 an audit line carries for these arguments (keyed with the log's own key)")
-    digest.add_argument("arguments", metavar="JSON", help='the call\'s arguments as a JSON object, e.g. \'{"pin": "1234"}\'')
+    digest.add_argument(
+        "arguments", metavar="-|JSON", help="-: read the call's arguments (a JSON object) from standard input, where no other user sees them; or the JSON itself, visible in ps"
+    )
     digest.add_argument("--audit-log", default=_env("MCP_ACTIONS_AUDIT_LOG"), help="the audit log whose key to use (default: audit.jsonl in the user's state directory)")
     return parser
 
 
-def run_audit_digest(arguments: str, log_file: str | None, *, out: TextIO, err: TextIO) -> int:
-    """``mcp-actions audit-digest JSON [--audit-log PATH]``: print the digest a line of that log carries for these arguments.
+def run_audit_digest(arguments: str, log_file: str | None, *, out: TextIO, err: TextIO, stdin: TextIO | None = None) -> int:
+    """``mcp-actions audit-digest -|JSON [--audit-log PATH]``: print the digest a line of that log carries for these arguments.
 
     The digest is keyed with the log's key file (``audit_log.py``), which only the operator reads:
-    this is how they match a line to a call they know. Exit 2 when the JSON or the key cannot be read.
+    this is how they match a line to a call they know. ``-`` reads the JSON from ``stdin``: a
+    command line is readable by every local user (``/proc/<pid>/cmdline``, ``ps``), and the
+    arguments are the secret (a PIN) the keyed digest protects. Exit 2 when the JSON or the key
+    cannot be read.
     """
     from pathlib import Path
 
@@ -307,9 +312,11 @@ def run_audit_digest(arguments: str, log_file: str | None, *, out: TextIO, err: 
     if path is None:
         err.write("mcp-actions: --audit-log off keeps no key: its digests cannot be matched after the server stops\n")
         return 2
+    if arguments == "-":
+        arguments = (stdin or sys.stdin).read()
     try:
         given = json.loads(arguments)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # the message names a place, never the text
         err.write(f"mcp-actions: the arguments are not JSON: {exc}\n")
         return 2
     if not isinstance(given, dict):
@@ -572,7 +579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return run_pairings_command(as_json=args.json, forget=args.forget, out=sys.stdout, err=sys.stderr)
             return run_extension_command(as_json=args.json, out=sys.stdout)
         if args.command == "audit-digest":
-            return run_audit_digest(args.arguments, args.audit_log, out=sys.stdout, err=sys.stderr)
+            return run_audit_digest(args.arguments, args.audit_log, out=sys.stdout, err=sys.stderr, stdin=sys.stdin)
         if args.command == "demo":
             from .demo.run import run_demo
 

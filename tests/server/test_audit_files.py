@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from mcp_actions.audit_log import arguments_digest
+
 from .session_servers import isolated_env
 
 OTHER_UID = 65534  # nobody
@@ -141,3 +143,20 @@ def test_audit_digest_refuses_a_planted_key(tmp_path: Path) -> None:
     done = subprocess.run(command, env=isolated_env(tmp_path), capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and "belongs to another user" in done.stderr
+
+
+def test_audit_digest_reads_the_arguments_from_standard_input(tmp_path: Path) -> None:
+    """``audit-digest -``: the secret never reaches the command line, which every local user reads (/proc/PID/cmdline)."""
+    folder = _folder(tmp_path)
+    log = folder / "audit.jsonl"
+    assert _serve(tmp_path, log).returncode == 0  # makes the key
+    key = bytes.fromhex((folder / "audit.jsonl.key").read_text().strip())
+    base = [sys.executable, "-m", "mcp_actions", "audit-digest", "-", "--audit-log", str(log)]
+    done = subprocess.run(base, input='{"text": "PIN", "value": "4821"}\n', env=isolated_env(tmp_path), capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == arguments_digest(key, {"value": "4821", "text": "PIN"})
+    given = [*base[:4], '{"text": "PIN", "value": "4821"}', *base[5:]]
+    assert subprocess.run(given, env=isolated_env(tmp_path), capture_output=True, text=True, timeout=60, check=True).stdout == done.stdout
+    bad = subprocess.run(base, input="4821 is not JSON", env=isolated_env(tmp_path), capture_output=True, text=True, timeout=60, check=False)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert len(bad.stderr.splitlines()) == 1 and bad.stderr.startswith("mcp-actions: the arguments are not JSON") and "4821" not in bad.stderr
