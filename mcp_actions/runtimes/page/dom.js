@@ -99,7 +99,7 @@ function hiddenReason(el) {
     return { reason: "content_hidden" }; // content-visibility or another CSS rule the checks above missed
   }
   if (own && (own.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(own.clipPath || ""))) return { reason: "clipped", element: shortTag(el) };
-  var r = el.getBoundingClientRect();
+  var r = M.rectOf(el); // the browser's box (geometry.js): a page script's cannot hide or show an element
   if (!(r.width > 0 && r.height > 0)) return { reason: "zero_size", width: round(r.width), height: round(r.height) };
   if (r.right + root.scrollX <= 0 || r.bottom + root.scrollY <= 0) {
     return { reason: "off_screen", x: round(r.left + root.scrollX), y: round(r.top + root.scrollY) };
@@ -108,7 +108,7 @@ function hiddenReason(el) {
     var s = root.getComputedStyle(anc);
     // Only clipping overflow hides; auto/scroll containers are reached by scrolling.
     if (!s || !/^(hidden|clip)$/.test(s.overflowX + "") && !/^(hidden|clip)$/.test(s.overflowY + "")) continue;
-    var a = anc.getBoundingClientRect();
+    var a = M.rectOf(anc);
     if (r.right <= a.left || r.left >= a.right || r.bottom <= a.top || r.top >= a.bottom) {
       return { reason: "clipped", element: shortTag(anc) };
     }

@@ -56,11 +56,12 @@ function points(el) {
   if (typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
   var chain = frameChain(el);
   for (var i = chain.length - 1; i >= 0; i--) chain[i].scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
-  var r = el.getBoundingClientRect();
+  // Boxes as the browser lays them out, not as a page script says (geometry.js): the click lands on el.
+  var r = M.rectOf(el);
   var local = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
   var x = local.x, y = local.y;
   for (var j = chain.length - 1; j >= 0; j--) {
-    var fr = chain[j].getBoundingClientRect();
+    var fr = M.rectOf(chain[j]);
     var offset = contentOffset(chain[j]);
     x += fr.left + offset.x;
     y += fr.top + offset.y;
@@ -147,5 +148,7 @@ function frameAct(args) {
 }
 
 M.inFrame = inFrame;
+M.frameChain = frameChain;
+M.frameContentOffset = contentOffset;
 
 definePrimitive("refs.frame_act", frameAct);

@@ -84,7 +84,7 @@ function prune() {
 }
 
 function inViewport(el) {
-  var r = el.getBoundingClientRect();
+  var r = M.rectOf(el); // the browser's box, not one a page script gives (geometry.js)
   var vp = viewport();
   return r.bottom > 0 && r.right > 0 && r.top < vp.height && r.left < vp.width;
 }
