@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
+from ..defaults import SCREENSHOT_MAX_KILOBYTES
 from ..errors import ActionError, ErrorCode
 from .agent_session import AgentSession
 from .clipboard import BrowserClipboard
@@ -34,7 +35,6 @@ log = logging.getLogger(__name__)
 
 #: Screenshot defaults: small enough for a model's context, large enough to read.
 SCREENSHOT_MAX_SIDE = 1600
-SCREENSHOT_MAX_KILOBYTES = 512
 #: A tab closing itself waits this long so its own call can answer first.
 SELF_CLOSE_DELAY_S = 0.05
 
@@ -275,12 +275,12 @@ class BrowserAuthority:
         max_height = _positive(arguments, "max_height", SCREENSHOT_MAX_SIDE)
         max_bytes = _positive(arguments, "max_kilobytes", SCREENSHOT_MAX_KILOBYTES) * 1024
         page = caller.page
-        size = await page.evaluate("() => ({w: innerWidth, h: innerHeight, x: scrollX, y: scrollY, dpr: devicePixelRatio || 1})")
-        # CDP's clip.scale resizes while capturing, so no image library is needed.
-        scale = min(1.0, max_width / (size["w"] * size["dpr"]), max_height / (size["h"] * size["dpr"]))
         cdp = await page.context.new_cdp_session(page)
         data = ""
         try:
+            size = await _pictured(page, cdp)
+            # CDP's clip.scale resizes while capturing, so no image library is needed.
+            scale = min(1.0, max_width / (size["w"] * size["dpr"]), max_height / (size["h"] * size["dpr"]))
             for _attempt in range(8):
                 params: dict[str, Any] = {
                     "format": fmt,
@@ -296,6 +296,7 @@ class BrowserAuthority:
                         "mime_type": f"image/{fmt}",
                         "width": max(1, round(size["w"] * size["dpr"] * scale)),
                         "height": max(1, round(size["h"] * size["dpr"] * scale)),
+                        "viewport": {"x": size["x"], "y": size["y"], "width": size["w"], "height": size["h"]},
                     }
                 # Too large: JPEG first, then lower quality, then smaller.
                 if fmt == "png":
@@ -314,6 +315,25 @@ class BrowserAuthority:
             code=ErrorCode.CAPTURE_FAILED,
             evidence={"max_kilobytes": max_bytes // 1024, "bytes": len(base64.b64decode(data)) if data else 0},
         )
+
+
+async def _pictured(page: Any, cdp: Any) -> dict[str, Any]:
+    """The part of the document a screenshot shows, in CSS pixels (``x``, ``y``, ``w``, ``h``), and ``dpr``.
+
+    Where it starts and its size come from the browser (CDP's layout metrics; the viewport Playwright
+    emulates), not from the page's ``scrollY`` or ``innerWidth``, which a page script can redefine: a
+    picture of another part of the page would put every badge of ``browser_screenshot {marks: true}``
+    on another element. Only the pixel ratio is asked of the page (a false one changes the picture's
+    size, and the badges are drawn by the picture's real size, marks_picture.py).
+    """
+    metrics = (await cdp.send("Page.getLayoutMetrics"))["cssLayoutViewport"]
+    # The emulated viewport is innerWidth × innerHeight; a window's own (headed) is the layout viewport.
+    emulated = page.viewport_size
+    width = emulated["width"] if emulated else metrics["clientWidth"]
+    height = emulated["height"] if emulated else metrics["clientHeight"]
+    dpr = await page.evaluate("() => devicePixelRatio || 1")
+    ratio = float(dpr) if isinstance(dpr, (int, float)) and 0.25 <= dpr <= 8 else 1.0
+    return {"x": metrics["pageX"], "y": metrics["pageY"], "w": width, "h": height, "dpr": ratio}
 
 
 def _positive(arguments: dict[str, Any], key: str, default: int) -> int:

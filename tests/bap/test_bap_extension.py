@@ -67,7 +67,7 @@ async def test_a_bap_client_drives_the_tab_the_user_shared(tmp_path: Path, pages
                 observed = await client.observe(include_screenshot=True, annotate_screenshot=True)
                 names = [e.name for e in observed.interactive_elements or []]
                 assert names[:4] == ["Save", "Name", "Help", "Rename"]
-                # The badges are drawn in the user's tab too, and gone after (captureVisibleTab took the picture).
+                # The badges are drawn onto the picture captureVisibleTab took, never in the user's tab.
                 assert observed.screenshot is not None and observed.screenshot.annotated is True
                 assert [m.label for m in observed.annotation_map or []] == ["1", "2", "3", "4"]
                 assert await tab.evaluate("() => document.querySelectorAll('mcp-actions-marks').length") == 0

@@ -37,6 +37,17 @@ async def test_annotated_screenshot_numbers_the_elements_in_view_in_observe_orde
         assert after.screenshot is not None and after.screenshot.data == plain.screenshot.data
 
 
+async def test_annotation_map_puts_each_ref_where_the_browser_put_its_element(server: Server) -> None:
+    # A page script says "Delete my account" is where "Save draft" is (docs/threat-model.md, row 4).
+    async with client(server, "forged-marks") as c:
+        await c.create_page(url=f"{server.origin}/marks-hostile/forged-rect.html?forge=proto")
+        marked = await c.observe(include_screenshot=True, annotate_screenshot=True)
+        names = {e.ref: e.name for e in marked.interactive_elements or []}
+        at = {names[m.ref]: m.position for m in marked.annotation_map or []}
+        assert at["Save draft"] == {"x": 40, "y": 40, "width": 160, "height": 60}
+        assert at["Delete my account"] == {"x": 40, "y": 300, "width": 220, "height": 60}
+
+
 async def test_dialog_handle_answers_the_prompt_the_page_is_waiting_on(server: Server) -> None:
     async with client(server, "dialogs") as c:
         await c.create_page(url=server.page("marks.html"))

@@ -81,8 +81,10 @@ async def test_browser_tools_end_to_end(pages_url: str) -> None:
         image = base64.b64decode(picture(result, "image/png"))
         assert image[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(image[16:20], "big") == shot["width"] == 240
         assert shot["mime_type"] == "image/png" and shot["height"] > 0 and shot["bytes"] == len(image)
-        # Small structured output, and no base64 in the text the model reads.
-        assert set(shot) == {"mime_type", "width", "height", "bytes"}
+        # Small structured output, and no base64 in the text the model reads; the part of the page the
+        # picture shows in CSS pixels (the browser's own layout metrics, not the page's scrollY).
+        assert set(shot) == {"mime_type", "width", "height", "bytes", "viewport"}
+        assert shot["viewport"] == {"x": 0, "y": 0, "width": 1280, "height": 720}
         text = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
         assert len(text) < 200 and picture(result, "image/png")[:40] not in text
         # Routing fields choose the tab, as for every tool.

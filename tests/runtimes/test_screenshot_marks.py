@@ -3,8 +3,8 @@
 Through the MCP SDK's in-process Client on a real headless Chromium: the answer is the picture
 plus ``1 @e3 button "Save"`` lines in page_observe's order, only for elements in the viewport; the
 picture really has the badges where the elements are (pixels compared with a plain screenshot),
-and afterwards the page is as it was (no overlay left, the page's own observer saw one element
-come and go under <html>, a later screenshot is the plain one again).
+and the page never had them (they are drawn onto the picture: the page's own observer saw nothing
+added, a later screenshot is the plain one again). The hostile pages are tests/runtimes/test_marks_hostile.py.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _changed(a: list[list[tuple[int, int, int]]], b: list[list[tuple[int, int, i
     return sum(1 for y in range(y0, y1) for x in range(x0, x1) if a[y][x] != b[y][x])
 
 
-async def test_marks_are_drawn_for_the_picture_listed_in_observe_order_and_gone_after(pages_url: str) -> None:
+async def test_marks_are_drawn_onto_the_picture_listed_in_observe_order_and_never_in_the_page(pages_url: str) -> None:
     app = ActionsApp(AppOptions(browser="auto", headless=True, isolated=True, serve_bridge=False))
     async with Client(build_server(app)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -83,10 +83,10 @@ async def test_marks_are_drawn_for_the_picture_listed_in_observe_order_and_gone_
         assert _changed(plain, marked, {"x": 700, "y": 0, "width": 580, "height": 2 * ROWS}) == 0
         assert scanlines(plain_png)[-20000:] == scanlines(marked_png)[-20000:]  # the rows below them, unchanged
 
-        # And gone from the page: the page's own observer saw one element come and go under <html>.
+        # Never in the page: drawn onto the picture, so the page's own observer saw nothing come or go.
         page = app.browser.tab(runtime_id).page  # type: ignore[union-attr]
         left = await page.evaluate("() => ({hosts: document.querySelectorAll('mcp-actions-marks').length, children: document.documentElement.children.length, seen: window.seen})")
-        assert left == {"hosts": 0, "children": 2, "seen": {"added": 1, "removed": 1}}
+        assert left == {"hosts": 0, "children": 2, "seen": {"added": 0, "removed": 0}}
         assert scanlines(_png(await client.call_tool("browser_screenshot", {"max_width": WIDTH}))) == scanlines(plain_png)
 
         # A badge's ref is one to act on.

@@ -1,154 +1,89 @@
 /*
- * observe_marks.js — refs.marks: numbered badges on the elements page_observe lists inside the
- * viewport, drawn for one screenshot and taken away after it (browser_screenshot {marks: true},
- * BAP's agent/observe {annotateScreenshot}; docs/mcp-surface.md).
+ * observe_marks.js — refs.marks: the elements page_observe lists inside the viewport, each with its
+ * number and its box as the browser lays it out, for the server to draw numbered badges on a
+ * screenshot (browser_screenshot {marks: true}, BAP's agent/observe {annotateScreenshot};
+ * docs/mcp-surface.md).
  *
- * {show: true} lists what a person can act on inside the viewport, in page_observe's order and
- * under the refs page_observe gives (M.refFor; page_observe's own memory of what is new or moved
- * is not touched), draws an outline and a badge "1", "2"… on each, waits until that is painted,
- * and answers {marks: [{n, ref, role, name?, bounds}], total}. {show: false} removes it.
+ * It lists what a person can act on inside the viewport, in page_observe's order and under the
+ * refs page_observe gives (M.refFor; page_observe's own memory of what is new or moved is not
+ * touched), and answers {marks: [{n, ref, role, name?, bounds}], total, viewport}. `bounds` are in
+ * the TOP viewport's CSS pixels (an element of a same-origin frame has its frames' offsets added),
+ * the element's whole box, which may reach past the viewport's edges.
  *
- * Drawn in a CLOSED shadow root of one host appended to <html> (not <body>): fixed, on top,
- * pointer-events none, skipped by the engine's own searches (dom.js hideFromEngine). So the page's
- * MutationObservers see one element added under <html> and removed again, and nothing else of the
- * page changes. Drawn in the page rather than on the picture, the badges work on every host that
- * takes a screenshot (the Playwright tabs, the extension's captureVisibleTab). A host left by a
- * server that never came back for it is removed after HOLD_MS.
+ * Nothing is drawn in the page: the server draws the outlines and badges onto the picture itself
+ * (dispatch/builtins/tabs/marks_picture.py). An overlay in the page was placed by the page's CSS
+ * (a transformed <html> is the containing block of a fixed layer, so every badge moved with the
+ * scroll) and could be kept by the page (a MutationObserver putting the layer back). The boxes are
+ * read through built-ins captured at install (geometry.js), so a page script's getBoundingClientRect
+ * cannot put one element's badge on another (docs/threat-model.md, rows 4–6).
+ *
+ * {show: false} (what servers sent to take page-drawn badges away) answers {removed: true}: there
+ * is nothing to remove.
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
   cap = M.cap,
-  box = M.box,
+  round = M.round,
+  rectOf = M.rectOf,
   viewport = M.viewport,
   isVisible = M.isVisible,
   candidateRole = M.candidateRole,
   candidateName = M.candidateName,
-  actionableInTree = M.actionableInTree,
-  hideFromEngine = M.hideFromEngine,
-  I = M.intrinsics;
+  actionableInTree = M.actionableInTree;
 
-var HOST_TAG = "mcp-actions-marks";
-var HTML_NS = "http://www.w3.org/1999/xhtml";
 var MAX_MARKS = 500;
 var NAME_CAP = 80;
-var HOLD_MS = 15000; // longer than any screenshot takes; the server removes it at once after
-var PAINT_WAIT_MS = 120; // when no animation frame comes (a hidden tab), answer anyway
-var COLOURS = ["#d6004c", "#0047c2", "#007a29", "#a65200", "#7000c2"];
 
-function proto(name) {
-  var ctor = root[name];
-  return typeof ctor === "function" ? ctor.prototype : null;
-}
-var DOM = {
-  attachShadow: I.nativeMethod(proto("Element"), "attachShadow", "Element.prototype.attachShadow"),
-  createElementNS: I.nativeMethod(proto("Document"), "createElementNS", "Document.prototype.createElementNS"),
-  append: I.nativeMethod(proto("Element"), "append", "Element.prototype.append"),
-  appendToFragment: I.nativeMethod(proto("DocumentFragment"), "append", "DocumentFragment.prototype.append"),
-  remove: I.nativeMethod(proto("Element"), "remove", "Element.prototype.remove"),
-  setText: I.nativeSetter(proto("Node"), "textContent", "set Node.prototype.textContent"),
-  documentElement: I.nativeGetter(proto("Document"), "documentElement", "get Document.prototype.documentElement"),
-  style: I.nativeGetter(proto("HTMLElement"), "style", "get HTMLElement.prototype.style"),
-  setProperty: I.nativeMethod(proto("CSSStyleDeclaration"), "setProperty", "CSSStyleDeclaration.prototype.setProperty"),
-};
-var frame = typeof root.requestAnimationFrame === "function" ? root.requestAnimationFrame.bind(root) : null;
-var theDocument = document;
-
-var shown = null; // {host, timer}
-
-function element(tag, styles) {
-  var node = DOM.createElementNS(theDocument, HTML_NS, tag);
-  var style = DOM.style(node);
-  for (var i = 0; i < styles.length; i += 2) DOM.setProperty(style, styles[i], styles[i + 1], "important");
-  return node;
-}
-
-function inViewport(el, vp) {
-  var r = el.getBoundingClientRect();
-  return r.bottom > 0 && r.right > 0 && r.top < vp.height && r.left < vp.width;
+/**
+ * el's box in the top viewport, and the part of it a person sees there (inside every frame it sits
+ * in, and the viewport): {rect, seen}; seen is null when no part is in view.
+ */
+function placed(el, vp) {
+  var r = rectOf(el);
+  var dx = 0, dy = 0;
+  var seen = { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+  var chain = M.frameChain ? M.frameChain(el) : [];
+  // Innermost frame first: each frame's content box clips what is seen of el, then moves it into its parent.
+  for (var i = chain.length - 1; i >= 0; i--) {
+    var frame = chain[i], fr = rectOf(frame), offset = M.frameContentOffset(frame);
+    var width = frame.clientWidth, height = frame.clientHeight;
+    seen = { left: Math.max(seen.left, 0), top: Math.max(seen.top, 0), right: Math.min(seen.right, width), bottom: Math.min(seen.bottom, height) };
+    var ox = fr.left + offset.x, oy = fr.top + offset.y;
+    seen = { left: seen.left + ox, top: seen.top + oy, right: seen.right + ox, bottom: seen.bottom + oy };
+    dx += ox;
+    dy += oy;
+  }
+  seen = { left: Math.max(seen.left, 0), top: Math.max(seen.top, 0), right: Math.min(seen.right, vp.width), bottom: Math.min(seen.bottom, vp.height) };
+  return {
+    rect: { x: round(r.left + dx), y: round(r.top + dy), width: round(r.width), height: round(r.height) },
+    seen: seen.right > seen.left && seen.bottom > seen.top ? seen : null,
+  };
 }
 
 /** The elements page_observe lists, those inside the viewport, as {n, ref, role, name?, bounds}. */
 function listed(vp) {
-  var all = actionableInTree().filter(function (el) {
-    return isVisible(el) && inViewport(el, vp) && !M.unseen(el);
-  });
-  return all.slice(0, MAX_MARKS).map(function (el, i) {
+  var out = [];
+  var all = actionableInTree();
+  for (var i = 0; i < all.length && out.length < MAX_MARKS; i++) {
+    var el = all[i];
+    if (!isVisible(el) || M.unseen(el)) continue;
+    var at = placed(el, vp);
+    if (!at.seen) continue;
     var role = candidateRole(el);
     var name = candidateName(el, role);
-    var mark = { n: i + 1, ref: M.refFor(el), role: role, bounds: box(el) };
+    var mark = { n: out.length + 1, ref: M.refFor(el), role: role, bounds: at.rect };
     if (name) mark.name = cap(name, NAME_CAP);
-    return mark;
-  });
-}
-
-function badgeFor(mark, vp) {
-  var b = mark.bounds, colour = COLOURS[(mark.n - 1) % COLOURS.length];
-  var left = Math.max(0, b.x), top = Math.max(0, b.y);
-  var outline = element("div", [
-    "position", "absolute", "box-sizing", "border-box", "left", left + "px", "top", top + "px",
-    "width", Math.max(2, Math.min(b.x + b.width, vp.width) - left) + "px", "height", Math.max(2, Math.min(b.y + b.height, vp.height) - top) + "px",
-    "border", "2px solid " + colour, "margin", "0", "padding", "0",
-  ]);
-  // The badge sits in the box's top left corner, inside the viewport.
-  var badge = element("span", [
-    "position", "absolute", "left", Math.min(left, Math.max(0, vp.width - 28)) + "px", "top", Math.min(top, Math.max(0, vp.height - 16)) + "px",
-    "background", colour, "color", "#fff", "font", "bold 12px/15px Arial, Helvetica, sans-serif", "padding", "0 3px", "margin", "0",
-    "min-width", "10px", "text-align", "center", "border-radius", "2px", "white-space", "nowrap", "letter-spacing", "0",
-  ]);
-  DOM.setText(badge, String(mark.n));
-  return [outline, badge];
-}
-
-function remove() {
-  if (!shown) return false;
-  I.nativeClearTimeout.call(root, shown.timer);
-  try {
-    DOM.remove(shown.host);
-  } catch (_gone) { /* the page removed it already */ }
-  shown = null;
-  return true;
-}
-
-function painted() {
-  return new Promise(function (resolve) {
-    var done = false;
-    function finish() {
-      if (!done) {
-        done = true;
-        resolve();
-      }
-    }
-    I.setTimeout(finish, PAINT_WAIT_MS);
-    // Two frames: the first runs before the badges' paint, the second after it.
-    if (frame) frame(function () { frame(finish); });
-  });
-}
-
-function draw(marks, vp) {
-  var host = element(HOST_TAG, [
-    "all", "initial", "position", "fixed", "inset", "0", "z-index", "2147483647", "pointer-events", "none", "display", "block",
-    "contain", "strict",
-  ]);
-  hideFromEngine(host);
-  var shadow = DOM.attachShadow(host, I.bare({ mode: "closed" }));
-  marks.forEach(function (mark) {
-    badgeFor(mark, vp).forEach(function (node) { DOM.appendToFragment(shadow, node); });
-  });
-  DOM.append(DOM.documentElement(theDocument), host);
-  shown = { host: host, timer: I.setTimeout(remove, HOLD_MS) };
+    out.push(mark);
+  }
+  return out;
 }
 
 function marks(args) {
-  if (args.show !== true && args.show !== false) fail("invalid_input", "show must be true or false", { field: "show" });
-  remove();
-  if (!args.show) return { removed: true };
-  if (!DOM.attachShadow || !DOM.createElementNS || !DOM.setProperty) fail("capability_unavailable", "this page cannot draw the marks", { capability: "refs.marks" });
+  if (args.show !== undefined && args.show !== true && args.show !== false) fail("invalid_input", "show must be true or false", { field: "show" });
+  if (args.show === false) return { removed: true };
   var vp = viewport();
   var found = listed(vp);
-  draw(found, vp);
-  return painted().then(function () {
-    return { marks: found, total: found.length, viewport: vp };
-  });
+  return { marks: found, total: found.length, viewport: vp };
 }
 
 definePrimitive("refs.marks", marks);

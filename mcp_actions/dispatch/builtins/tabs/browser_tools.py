@@ -10,24 +10,26 @@ once it ran, by where it landed (``ActionService.judge_landing``). Their
 output schemas are the dictionary's.
 ``browser.screenshot`` returns ``image`` (base64), ``mime_type``, ``width``
 and ``height``; its binding says so (``image_output``), and the MCP layer sends the image as image content (server/media.py).
-``browser_screenshot {marks: true}`` draws numbered badges on the elements ``page_observe`` lists in the
-viewport first (the page engine's ``refs.marks``, observe_marks.js), takes the picture, and removes them:
-the answer adds the list of badge → ref (``marks_text``).
+``browser_screenshot {marks: true}`` asks the page engine which elements ``page_observe`` lists in the
+viewport and where the browser lays them out (``refs.marks``, observe_marks.js), takes the plain picture,
+and draws the numbered badges onto it here, outside the page (``marks_picture.py``): the answer adds the
+list of badge → ref (``marks_text``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from typing import Any
 
 from ....catalog.catalog import ToolBinding
+from ....defaults import SCREENSHOT_MAX_KILOBYTES
 from ....errors import ActionError, ErrorCode
 from ....manifest.dictionary import host_dictionary
 from ...call.service import ActionService
 from ...call.targets import TargetRule
 from ..answers import BriefAnswer, navigate_text, page_meta, quote
 from ..tool import BuiltinCall, BuiltinRunner, BuiltinTool, builtin_binding
+from .marks_picture import draw_marks
 
 __all__ = ["BROWSER_TOOLS"]
 
@@ -187,10 +189,6 @@ async def _open_tab(service: ActionService, call: BuiltinCall) -> Any:
     return opened
 
 
-#: How long removing the marks may take once the picture is taken (or failed), whatever the call had left.
-_UNMARK_MS = 5000
-
-
 def marks_text(marks: list[Any]) -> str:
     """The badges for the model, one line each in page_observe's order: ``1 @e3 button "Save"`` (names are the page's, quoted)."""
     lines = []
@@ -202,24 +200,22 @@ def marks_text(marks: list[Any]) -> str:
 
 
 async def _screenshot(service: ActionService, call: BuiltinCall) -> Any:
-    """The viewport's picture; with ``marks``, badges drawn on it for the picture only, and the list of them."""
+    """The viewport's picture; with ``marks``, numbered badges drawn onto the picture (not the page), and the list of them."""
     arguments = {key: value for key, value in call.own.items() if key != "marks"}
     if call.own.get("marks") is not True:
         return await _run(service, "browser.screenshot", arguments, call)
     if not call.runtime.provides("refs.marks"):
-        raise ActionError("this tab cannot draw marks (it has no page engine)", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"path": "/marks"})
-    drawn = await _run(service, "refs.marks", {"show": True}, call)
-    try:
-        shot = await _run(service, "browser.screenshot", arguments, call)
-    finally:
-        # Taken away whatever became of the picture; a page that went meanwhile has nothing left to remove
-        # (and the engine removes marks nobody came back for by itself, observe_marks.js).
-        with contextlib.suppress(ActionError):
-            await service.bridge.call("refs.marks", {"show": False}, runtime_id=call.runtime.runtime_id, timeout_ms=_UNMARK_MS)
+        raise ActionError("this tab cannot list marks (it has no page engine)", code=ErrorCode.CAPABILITY_UNAVAILABLE, evidence={"path": "/marks"})
+    # The page is asked only what is in view and where the browser put it; it draws nothing (observe_marks.js).
+    listed = await _run(service, "refs.marks", {}, call)
+    shot = await _run(service, "browser.screenshot", arguments, call)
     if not isinstance(shot, dict):
         return shot
-    marks = [m for m in (drawn.get("marks") or []) if isinstance(m, dict)] if isinstance(drawn, dict) else []
-    return BriefAnswer({**shot, "marks": marks}, marks_text(marks), page_meta(call.runtime.runtime_id, "quoted"))
+    marks = [m for m in (listed.get("marks") or []) if isinstance(m, dict)] if isinstance(listed, dict) else []
+    viewport = listed.get("viewport") if isinstance(listed, dict) and isinstance(listed.get("viewport"), dict) else None
+    quality, kilobytes = arguments.get("quality", 80), arguments.get("max_kilobytes", SCREENSHOT_MAX_KILOBYTES)
+    marked = draw_marks(shot, marks, viewport, quality=quality, max_bytes=kilobytes * 1024)
+    return BriefAnswer({**marked, "marks": marks}, marks_text(marks), page_meta(call.runtime.runtime_id, "quoted"))
 
 
 def _passthrough(primitive: str) -> BuiltinRunner:
