@@ -1,7 +1,7 @@
 /*
  * geometry.js — Where the browser lays an element out, read so that no page script can answer
  * instead of it: boxes, clickable centres and the viewport (docs/threat-model.md, "What a page
- * could forge", rows 4 and 5).
+ * could forge, and what holds now", rows 4 and 5).
  *
  * A page can give an element its own getBoundingClientRect, replace Element.prototype's, or put
  * getters on DOMRect.prototype and window.innerWidth. A box read through those would place one
