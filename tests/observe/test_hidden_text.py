@@ -5,7 +5,11 @@ eleven the readers already left out (display:none, visibility:hidden, the hidden
 placed off the page left or above, clip, clip-path, a 1px clipping box, a box of no height, a closed
 details) and the eleven they handed on (opacity 0, also an ancestor's; the background's colour;
 transparent; font-size 0 and 1px; scale(0); a negative text-indent; covered by another element;
-behind its box by z-index; filter: opacity(0); the alt of a 1px image). Each case has HIDDEN-<n> text
+behind its box by z-index; filter: opacity(0); the alt of a 1px image), and four more (issue 51): a
+clip-path of no area (circle(0), ellipse(0 0), a flat polygon, inset() past the middle), text pushed out
+of an overflow: hidden (or clip) box, the alt of an image that draws nothing (a transparent picture, a
+1px spacer stretched), a table row with visibility: collapse; beside them a clip-path that leaves some
+area, text scrolled inside an overflow: auto box and a drawn picture's alt, which are read. Each case has HIDDEN-<n> text
 (and a HIDDEN-<n> link where a click could reach one) beside SHOWN-<n> words and a SHOWN-<n> link that
 must still be read. Through the MCP SDK's Client against the whole product with headless Chromium.
 """
@@ -21,7 +25,7 @@ from tests.protocols.conftest import product
 
 pytestmark = pytest.mark.browser
 
-CASES = 23
+CASES = 27
 
 
 def text_of(result: Any) -> str:
@@ -53,3 +57,6 @@ async def test_hidden_text_reaches_no_reader_and_every_visible_control_does(page
         assert re.search(r'\[checkbox "SHOWN-box remember me" @e\d+\]', read), read
         # The closed details' summary is a visible control too.
         assert 'button "SHOWN-23 summary"' in observed
+        # Issue 51: a clip-path that leaves some area, a box scrolled by its user and a picture drawn are still read.
+        for words in ("SHOWN-24 circle words", "SHOWN-25 box words", "SHOWN-25 scrolled words", '[img "SHOWN-26 alt"]', "SHOWN-27 cell"):
+            assert words in read, (words, read)

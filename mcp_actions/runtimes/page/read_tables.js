@@ -27,7 +27,9 @@ function cells(w, rowEl, walkChildren) {
       if (c.nodeType !== 1 || skipReason(c)) continue;
       var tag = tagOf(c), role = roleOf(c);
       if (tag === "td" || tag === "th" || /^(cell|gridcell|columnheader|rowheader)$/.test(role || "")) {
-        out.push({ text: w.capture(function () { walkChildren(w, c, false); }).replace(/\|/g, "\\|"), header: tag === "th" || role === "columnheader" });
+        // A cell's own text is judged as any element's (read_structure.js textHidden): a hidden cell says nothing.
+        var hidden = !!M.textHidden(c, M.styleOf(c));
+        out.push({ text: w.capture(function () { walkChildren(w, c, hidden); }).replace(/\|/g, "\\|"), header: tag === "th" || role === "columnheader" });
       } else {
         collect(c); // a wrapper between a row and its cells
       }
