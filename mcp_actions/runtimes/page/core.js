@@ -1,6 +1,6 @@
 /*
- * core.js — Engine basics: the error type and envelopes, small helpers, geometry and
- * visibility, and the primitive registry every other module registers into.
+ * core.js — Engine basics: the error type and envelopes, small helpers, and the primitive
+ * registry every other module registers into (boxes and the viewport are geometry.js's).
  */
 var VERSION = "0.1.0";
 var TEXT_CAP = 500;
@@ -95,14 +95,6 @@ function tagOf(el) {
   return String(el.tagName || "").toLowerCase();
 }
 
-function viewport() {
-  var de = document.documentElement;
-  return {
-    width: root.innerWidth || (de && de.clientWidth) || 0,
-    height: root.innerHeight || (de && de.clientHeight) || 0,
-  };
-}
-
 function requireString(args, key, optional) {
   var value = args[key];
   if (value === undefined && optional) return undefined;
@@ -114,29 +106,6 @@ function requireNumber(args, key) {
   var value = args[key];
   if (typeof value !== "number" || !isFinite(value)) fail("invalid_input", key + " must be a finite number", { field: key });
   return value;
-}
-
-// -- geometry ---------------------------------------------
-
-function box(el) {
-  var r = el.getBoundingClientRect();
-  return { x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height) };
-}
-
-function clickableCenter(el) {
-  // The centre of the part of the element inside the viewport, so a
-  // partially scrolled element is still clicked where a user would.
-  var r = el.getBoundingClientRect();
-  var vp = viewport();
-  var left = Math.max(r.left, 0), right = Math.min(r.right, vp.width);
-  var top = Math.max(r.top, 0), bottom = Math.min(r.bottom, vp.height);
-  if (right > left && bottom > top) return { x: round((left + right) / 2), y: round((top + bottom) / 2) };
-  return { x: round(r.left + r.width / 2), y: round(r.top + r.height / 2) };
-}
-
-function inViewport(point) {
-  var vp = viewport();
-  return point.x >= 0 && point.y >= 0 && point.x < vp.width && point.y < vp.height;
 }
 
 function isEnabled(el) {
@@ -167,12 +136,9 @@ M.CANDIDATE_CAP = CANDIDATE_CAP;
 M.DESCRIBE_TEXT_CAP = DESCRIBE_TEXT_CAP;
 M.EngineError = EngineError;
 M.TEXT_CAP = TEXT_CAP;
-M.box = box;
 M.cap = cap;
-M.clickableCenter = clickableCenter;
 M.fail = fail;
 M.guard = guard;
-M.inViewport = inViewport;
 M.isEnabled = isEnabled;
 M.isObject = isObject;
 M.jsonClone = jsonClone;
@@ -183,4 +149,3 @@ M.round = round;
 M.requireNumber = requireNumber;
 M.requireString = requireString;
 M.tagOf = tagOf;
-M.viewport = viewport;

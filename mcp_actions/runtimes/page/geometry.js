@@ -10,8 +10,8 @@
  * in the browser host's tabs and the extension's document_start injection) and called uncurried:
  * an own property on the element, a replaced prototype method or a DOMRect getter never runs.
  *
- * These replace core.js's box, clickableCenter, inViewport and viewport on M, for every module
- * loaded after this one.
+ * M.rectOf, M.box, M.clickableCenter, M.inViewport and M.viewport are defined here once, for every
+ * module loaded after this one.
  */
 var I = M.intrinsics,
   round = M.round;
