@@ -67,6 +67,7 @@ def test_arguments_decode(arguments: Any, decoded: dict[str, Any]) -> None:
         ({**FUNCTION_CALL, "arguments": "[1, 2]"}, "/arguments"),  # JSON, but not an object
         ({**FUNCTION_CALL, "arguments": "null"}, "/arguments"),  # JSON null
         ({**FUNCTION_CALL, "arguments": 42}, "/arguments"),  # neither text nor object
+        ({**FUNCTION_CALL, "arguments": "[" * 200_000 + "]" * 200_000}, "/arguments"),  # nested past the parser's stack
         ({**FUNCTION_CALL, "call_id": ""}, "/call_id"),  # no correlation id to preserve
         ({k: v for k, v in FUNCTION_CALL.items() if k != "call_id"}, "/call_id"),  # missing call_id
         ({**FUNCTION_CALL, "name": None}, "/name"),  # no function name
@@ -141,6 +142,8 @@ def test_error_round_trip() -> None:
 def test_non_json_function_output_stays_text() -> None:
     back = action_call_output_from_function_call_output({"type": "function_call_output", "call_id": "c", "output": "done."}, runtime_id="rt")
     assert back["output"] == "done."
+    deep = "[" * 200_000 + "]" * 200_000  # nested past the parser's stack: text too, not a RecursionError
+    assert action_call_output_from_function_call_output({"type": "function_call_output", "call_id": "c", "output": deep}, runtime_id="rt")["output"] == deep
 
 
 def test_action_call_round_trip() -> None:
