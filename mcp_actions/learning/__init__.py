@@ -11,7 +11,7 @@ workflow's output); ``LearnedMaps`` (``store.py``) keeps one map per origin in t
 learned-maps folder (``default_learned_dir``), each marked so that
 ``is_learned`` tells it from a map a person wrote, and reports a write as a
 ``SavedTool`` (docs/mcp-surface.md, ``actions_save_tool``). ``secrets.py`` keeps
-secrets out of maps: a value typed into a password or one-time-code field (``is_secret_field``), or
+secrets out of maps: a value typed into a password, one-time-code or payment field, or a PIN, OTP or CVV (``is_secret_field``), or
 one the agent calls secret, is an argument (``with_secret_parameters``). Nothing here talks
 to a page or to MCP: dispatch hands it recorded steps.
 """

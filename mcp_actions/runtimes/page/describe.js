@@ -216,6 +216,10 @@ function describeElement(el) {
   // What the field holds, as the page says it (current-password, one-time-code): learning never writes a secret's value.
   var autocomplete = el.getAttribute("autocomplete");
   if (autocomplete) out.autocomplete = autocomplete.toLowerCase();
+  // Its id as written, even one that looks generated (attributes leaves those out of locators): learning reads
+  // the name, id, label and placeholder for what calls a field a secret (a PIN, a CVV: learning/secrets.py).
+  var rawId = el.getAttribute("id");
+  if (rawId) out.id = cap(rawId, TEXT_CAP);
   var labels = el.labels ? Array.prototype.map.call(el.labels, function (l) { return normalize(l.textContent); }).filter(Boolean) : [];
   if (labels.length) out.label = cap(labels.join(" "), TEXT_CAP);
   var placeholder = normalize(el.getAttribute("placeholder"));
