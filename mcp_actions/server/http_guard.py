@@ -4,9 +4,9 @@ DNS rebinding lets a web page reach a server on the user's loopback
 interface under a hostile name; refusing a ``Host`` that is not ours stops
 it (421). A browser's ``Origin`` that is not allowed is refused (403): by
 default only the server's own origin is (the scheme, host and port it is
-reached at, once that ``Host`` passed: the MCP port serves no page, so no
-script of that origin is anyone's but a client's that the user opened there;
-the official MCP conformance suite's DNS-rebinding scenario sends it). A page
+reached at, once that ``Host`` passed). The MCP port serves no page (every
+other path is a plain-text 404), so no script runs in that origin to abuse it;
+the official MCP conformance suite's DNS-rebinding scenario sends it. A page
 on another loopback port is a web page too (any
 local dev server, or a page the agent's own browser opened, could otherwise
 open a session and read what the server holds), so a browser-based client
