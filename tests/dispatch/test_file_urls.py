@@ -8,7 +8,8 @@ folder) and the fixture pages on a free port of 127.0.0.1:
   ``evidence.reason: "file_url"`` before anything reaches the browser, however the URL is
   spelled (upper case, ``view-source:``, blanks around it, a tab inside the scheme);
 - a tab that shows a local file anyway (a browser the user attached, whose tab was there
-  before) is not read by the page tools or the screenshot;
+  before) is not read by the page tools or the screenshot, and going back into its history to
+  the file is refused and leaves the tab blank;
 - with ``allow_file_urls`` (``serve --allow-file-urls``) the file opens and reads as before; a
   policy rule's ``origins`` names file URLs (``file:///…/*``), and the audit line names the file.
 """
@@ -113,6 +114,12 @@ async def test_a_tab_already_showing_a_file_is_not_read(tmp_path: Path, site: in
             assert SECRET not in json.dumps(result.model_dump(mode="json"))
         # Leaving it for a web page is allowed.
         _ok(await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{site}/call-path/login.html"}))
+        # Going back into the tab's past lands on the file: refused, and the tab is not left there.
+        back = await client.call_tool("browser_navigate", {"history": "back"})
+        error = _error(back)
+        assert error["code"] == "permission_denied" and error["evidence"]["reason"] == "file_url", error
+        assert SECRET not in json.dumps(back.model_dump(mode="json"))
+        assert tab.page.url == "about:blank"
 
 
 async def test_opened_by_the_operator_file_pages_work_and_the_policy_and_audit_name_the_file(tmp_path: Path, site: int) -> None:  # noqa: F811

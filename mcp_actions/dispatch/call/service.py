@@ -54,6 +54,7 @@ from ...catalog.visibility import ToolVisibility
 from ...deadline import Deadline
 from ...defaults import DEFAULT_TIMEOUT_MS
 from ...errors import ActionError, ErrorCode, UnknownTool
+from ...file_urls import file_page_refused, local_file
 from ...learning.store import LearnedMaps
 from ...manifest.execution import ToolKind
 from ...manifest.limits import DEFAULT_LIMITS, Limits
@@ -389,8 +390,14 @@ class ActionService:
         """After a navigation of the running built-in: judge the page it landed on (a redirect) by the policy.
 
         Denied (or declined): the tab is sent to ``about:blank`` so that nothing acts on the page it
-        landed on, and the call ends ``permission_denied`` saying where it landed.
+        landed on, and the call ends ``permission_denied`` saying where it landed. A local file while
+        none may be opened is left and refused the same way, policy or not.
         """
+        if url is not None and not self.bridge.allow_file_urls and local_file(url) is not None:
+            # Landed on a local file although none may be opened (history back into a tab that showed one
+            # before, as an attached browser's may): left at once, refused as a navigation to it is (file_urls.py).
+            await self._leave(runtime_id)
+            raise file_page_refused(runtime_id, url, "browser.navigate")
         call = _CURRENT_CALL.get()
         if call is None or judged_origin(call) is None or url is None:
             return
@@ -400,11 +407,15 @@ class ActionService:
         try:
             await rejudge(call, origin)
         except ActionError:
-            try:
-                await self.bridge.call("browser.navigate", {"url": "about:blank"}, runtime_id=runtime_id, timeout_ms=5000)
-            except ActionError as left:
-                log.warning("could not leave the denied page in %s: %s", runtime_id, left.code)
+            await self._leave(runtime_id)
             raise
+
+    async def _leave(self, runtime_id: str) -> None:
+        """Send the tab to ``about:blank`` so that nothing acts on the page it landed on (a failure is logged)."""
+        try:
+            await self.bridge.call("browser.navigate", {"url": "about:blank"}, runtime_id=runtime_id, timeout_ms=5000)
+        except ActionError as left:
+            log.warning("could not leave the denied page in %s: %s", runtime_id, left.code)
 
     @staticmethod
     def current_context() -> CallContext:
