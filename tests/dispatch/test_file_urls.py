@@ -174,3 +174,16 @@ def test_what_shows_a_local_file(url: str, shown: str | None) -> None:
     from mcp_actions.file_urls import local_file
 
     assert local_file(url) == shown
+
+
+def test_the_option_and_its_environment_variable_open_local_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_actions.cli import _serve_options, build_parser
+
+    def bridge_allows(*argv: str) -> bool:
+        return ActionsApp(_serve_options(build_parser().parse_args(["serve", "--browser", "none", *argv]))[0]).bridge.allow_file_urls
+
+    monkeypatch.delenv("MCP_ACTIONS_ALLOW_FILE_URLS", raising=False)
+    assert bridge_allows() is False  # closed by default
+    assert bridge_allows("--allow-file-urls") is True
+    monkeypatch.setenv("MCP_ACTIONS_ALLOW_FILE_URLS", "1")
+    assert bridge_allows() is True
