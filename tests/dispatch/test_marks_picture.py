@@ -1,7 +1,8 @@
 """Badges drawn onto a picture by the server (``marks_picture.draw_marks``), read back pixel by pixel.
 
 The picture's scale is its own size over the CSS size it shows: a device pixel ratio of 2, a picture
-scaled down, a box cut by the viewport's edge, a JPEG, and a size cap the drawing must still meet.
+scaled down, a box cut by the viewport's edge, a JPEG, and a size cap the drawing must still meet; and
+the marks whose element moved after the listing are left out (``unmoved``).
 Pixels are read with tests/png_pixels.py (not the library that drew them).
 """
 
@@ -13,7 +14,7 @@ import io
 import pytest
 from PIL import Image
 
-from mcp_actions.dispatch.builtins.tabs.marks_picture import COLOURS, draw_marks
+from mcp_actions.dispatch.builtins.tabs.marks_picture import COLOURS, draw_marks, unmoved
 from mcp_actions.errors import ActionError
 from tests.png_pixels import pixels
 
@@ -66,3 +67,16 @@ def test_a_picture_without_a_known_viewport_is_capture_failed() -> None:
     with pytest.raises(ActionError) as failed:
         draw_marks(_shot(10, 10), [], None, quality=80, max_bytes=1024)
     assert failed.value.code == "capture_failed"
+
+
+def test_a_mark_whose_box_changed_after_the_picture_is_left_out() -> None:
+    marks = [
+        {"n": 1, "ref": "@e1", "bounds": {"x": 10, "y": 10, "width": 50, "height": 20}},
+        {"n": 2, "ref": "@e2", "bounds": {"x": 10, "y": 60, "width": 50, "height": 20}},
+        {"n": 3, "ref": "@e3", "bounds": {"x": 90, "y": 10, "width": 50, "height": 20}},
+    ]
+    now = [{"x": 10.4, "y": 10, "width": 50, "height": 20}, {"x": 40, "y": 60, "width": 50, "height": 20}, None]
+    kept, moved = unmoved(marks, now)
+    assert [m["n"] for m in kept] == [1] and [m["n"] for m in moved] == [2, 3]
+    # An answer that does not say where each one is now keeps none.
+    assert unmoved(marks, now[:2]) == ([], marks)

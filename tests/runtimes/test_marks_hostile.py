@@ -9,7 +9,8 @@ root, and no badge may stay behind its picture:
   page_click by its ref are all Delete's own;
 - ``html {transform: translateZ(0)}`` on a scrolled page: each badge is on its element (pixels; bounds
   against Playwright's boxes, a same-origin frame's button and one cut by the viewport's edge included);
-- a page that puts back whatever is removed from ``<html>``: a later screenshot has no badge.
+- a page that puts back whatever is removed from ``<html>``: a later screenshot has no badge;
+- an element that moves while the picture is taken gets no badge (it would sit where the element was).
 
 Positions are checked in the picture (scaled by 0.5) with tests/png_pixels.py, and against the real
 boxes Playwright reads through CDP (``bounding_box``), not the page's own scripts.
@@ -146,3 +147,15 @@ async def test_no_badge_stays_when_the_page_puts_back_what_was_removed(pages_url
         assert scanlines(_png(await client.call_tool("browser_screenshot", {"max_width": WIDTH}))) == scanlines(plain)
         # The page never had a marks layer to keep.
         assert await page.evaluate("() => ({added: window.added, kept: window.kept, hosts: document.querySelectorAll('mcp-actions-marks').length})") == {"added": 0, "kept": 0, "hosts": 0}
+
+
+async def test_an_element_that_moves_while_the_picture_is_taken_gets_no_badge(pages_url: str) -> None:
+    async with _session(pages_url, "moving.html") as (client, page):
+        result = await client.call_tool("browser_screenshot", {"max_width": WIDTH, "marks": True})
+        _png(result)
+        marks = result.structured_content["marks"]  # type: ignore[index]
+        # The still button keeps its badge, where it is; the one crossing the page has none, and the text says why.
+        assert [m["name"] for m in marks] == ["Still"]
+        assert _same_box(marks[0], await page.locator("#still").bounding_box())
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert text.splitlines()[0].startswith('1 @e') and "moved while the picture was taken" in text.splitlines()[-1]

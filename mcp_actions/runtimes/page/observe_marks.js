@@ -17,6 +17,11 @@
  * read through built-ins captured at install (geometry.js), so a page script's getBoundingClientRect
  * cannot put one element's badge on another (docs/threat-model.md, rows 4–6).
  *
+ * {refs: ["@e1", …]} reads those elements' boxes again, in the same coordinates ({bounds: [box or
+ * null]}, null when an element is gone, hidden or out of view): the server asks once the picture is
+ * taken and draws no badge for an element that moved meanwhile (an animation, a carousel, a page that
+ * moves its elements on purpose), since its badge would sit where it no longer is.
+ *
  * {show: false} (what servers sent to take page-drawn badges away) answers {removed: true}: there
  * is nothing to remove.
  */
@@ -29,7 +34,8 @@ var definePrimitive = M.definePrimitive,
   isVisible = M.isVisible,
   candidateRole = M.candidateRole,
   candidateName = M.candidateName,
-  actionableInTree = M.actionableInTree;
+  actionableInTree = M.actionableInTree,
+  I = M.intrinsics;
 
 var MAX_MARKS = 500;
 var NAME_CAP = 80;
@@ -78,9 +84,25 @@ function listed(vp) {
   return out;
 }
 
+/** The boxes of the elements `refs` name now, as listed() gives them, or null for each one not in view. */
+function again(refs, vp) {
+  if (!I.isArray(refs) || refs.length > MAX_MARKS) fail("invalid_input", "refs must be a list of at most " + MAX_MARKS + " refs", { field: "refs" });
+  return refs.map(function (ref) {
+    var el;
+    try {
+      el = M.elementOfRef(ref).el;
+    } catch (_goneOrHidden) {
+      return null;
+    }
+    var at = placed(el, vp);
+    return at.seen ? at.rect : null;
+  });
+}
+
 function marks(args) {
   if (args.show !== undefined && args.show !== true && args.show !== false) fail("invalid_input", "show must be true or false", { field: "show" });
   if (args.show === false) return { removed: true };
+  if (args.refs !== undefined) return { bounds: again(args.refs, viewport()) };
   var vp = viewport();
   var found = listed(vp);
   return { marks: found, total: found.length, viewport: vp };

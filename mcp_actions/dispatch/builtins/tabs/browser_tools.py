@@ -13,7 +13,8 @@ and ``height``; its binding says so (``image_output``), and the MCP layer sends 
 ``browser_screenshot {marks: true}`` asks the page engine which elements ``page_observe`` lists in the
 viewport and where the browser lays them out (``refs.marks``, observe_marks.js), takes the plain picture,
 and draws the numbered badges onto it here, outside the page (``marks_picture.py``): the answer adds the
-list of badge → ref (``marks_text``).
+list of badge → ref (``marks_text``). The boxes are read again once the picture is taken, and an element
+that moved meanwhile gets no badge (it would sit where the element no longer is).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ...call.service import ActionService
 from ...call.targets import TargetRule
 from ..answers import BriefAnswer, navigate_text, page_meta, quote
 from ..tool import BuiltinCall, BuiltinRunner, BuiltinTool, builtin_binding
-from .marks_picture import draw_marks
+from .marks_picture import draw_marks, unmoved
 
 __all__ = ["BROWSER_TOOLS"]
 
@@ -189,13 +190,19 @@ async def _open_tab(service: ActionService, call: BuiltinCall) -> Any:
     return opened
 
 
-def marks_text(marks: list[Any]) -> str:
-    """The badges for the model, one line each in page_observe's order: ``1 @e3 button "Save"`` (names are the page's, quoted)."""
+def marks_text(marks: list[Any], moved: list[Any] | None = None) -> str:
+    """The badges for the model, one line each in page_observe's order: ``1 @e3 button "Save"`` (names are the page's, quoted).
+
+    ``moved``: the marks left out because their element moved while the picture was taken, said in one last line.
+    """
     lines = []
     for mark in marks:
         if isinstance(mark, dict):
             name = mark.get("name")
             lines.append(" ".join(str(part) for part in (mark.get("n"), mark.get("ref"), mark.get("role"), quote(name) if name else None) if part))
+    if moved:
+        refs = ", ".join(str(m.get("ref")) for m in moved if isinstance(m, dict))
+        lines.append(f"(no badge for {refs}: moved while the picture was taken)")
     return "\n".join(lines) or "(no element to act on is in view: no badges)"
 
 
@@ -212,10 +219,15 @@ async def _screenshot(service: ActionService, call: BuiltinCall) -> Any:
     if not isinstance(shot, dict):
         return shot
     marks = [m for m in (listed.get("marks") or []) if isinstance(m, dict)] if isinstance(listed, dict) else []
+    moved: list[dict[str, Any]] = []
+    if marks:
+        # Where the elements are now, the picture taken: one that moved meanwhile gets no badge (observe_marks.js).
+        now = await _run(service, "refs.marks", {"refs": [m.get("ref") for m in marks]}, call)
+        marks, moved = unmoved(marks, now.get("bounds") if isinstance(now, dict) else None)
     viewport = listed.get("viewport") if isinstance(listed, dict) and isinstance(listed.get("viewport"), dict) else None
     quality, kilobytes = arguments.get("quality", 80), arguments.get("max_kilobytes", SCREENSHOT_MAX_KILOBYTES)
     marked = draw_marks(shot, marks, viewport, quality=quality, max_bytes=kilobytes * 1024)
-    return BriefAnswer({**marked, "marks": marks}, marks_text(marks), page_meta(call.runtime.runtime_id, "quoted"))
+    return BriefAnswer({**marked, "marks": marks}, marks_text(marks, moved), page_meta(call.runtime.runtime_id, "quoted"))
 
 
 def _passthrough(primitive: str) -> BuiltinRunner:

@@ -12,6 +12,8 @@ host's ``viewport`` when it says, else the page's) gives the scale, which covers
 ratio and any downscaling. A box partly outside the picture is outlined where it is seen, its badge
 kept inside the picture. The picture keeps its format; when the drawing makes it larger than the
 caller's ``max_kilobytes``, it is recompressed as the host does (JPEG, lower quality, smaller).
+The boxes are read before the picture and again after it; a mark whose element moved in between is
+left out (``unmoved``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ....errors import ActionError, ErrorCode
 
-__all__ = ["draw_marks"]
+__all__ = ["draw_marks", "unmoved"]
 
 #: The badges' colours, in turn (white digits are legible on each).
 COLOURS = ((0xD6, 0x00, 0x4C), (0x00, 0x47, 0xC2), (0x00, 0x7A, 0x29), (0xA6, 0x52, 0x00), (0x70, 0x00, 0xC2))
@@ -34,6 +36,8 @@ OUTLINE = 2
 FONT = 13
 FONT_MIN = 11
 PAD = 3
+#: How far (CSS pixels) a box may differ between the listing and the reading after the picture and still be "where it was".
+STILL = 1.0
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
@@ -98,6 +102,28 @@ def _encode(image: Image.Image, fmt: str, quality: int, max_bytes: int) -> tuple
         else:
             image = image.resize((max(1, round(image.width * 0.7)), max(1, round(image.height * 0.7))), Image.Resampling.LANCZOS)
     raise ActionError(f"could not fit the marked screenshot into {max_bytes // 1024} KB", code=ErrorCode.CAPTURE_FAILED, evidence={"max_kilobytes": max_bytes // 1024})
+
+
+def unmoved(marks: list[dict[str, Any]], now: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``marks`` split into those whose element is where it was listed (``now``: ``refs.marks {refs}``'s
+    ``bounds``, read once the picture was taken) and those that moved, went or left the view meanwhile.
+
+    A badge is drawn at the box read before the picture; an element that moved (an animation, a
+    carousel, a page moving its elements on purpose) may be elsewhere in the picture, and its badge
+    would name what is under it. Without an answer of the same length, every mark is taken as moved.
+    """
+    if not isinstance(now, list) or len(now) != len(marks):
+        return [], list(marks)
+    kept: list[dict[str, Any]] = []
+    moved: list[dict[str, Any]] = []
+    for mark, box in zip(marks, now, strict=True):
+        before = mark.get("bounds") or {}
+        same = isinstance(box, dict) and all(
+            isinstance(box.get(key), (int, float)) and isinstance(before.get(key), (int, float)) and abs(box[key] - before[key]) <= STILL
+            for key in ("x", "y", "width", "height")
+        )
+        (kept if same else moved).append(mark)
+    return kept, moved
 
 
 def draw_marks(shot: dict[str, Any], marks: list[dict[str, Any]], page_viewport: dict[str, Any] | None, *, quality: int, max_bytes: int) -> dict[str, Any]:
