@@ -81,7 +81,7 @@ async def settle_in_chromium(runs: int) -> None:
 
     page = Path(tempfile.mkdtemp()) / "quiet.html"
     page.write_text("<!doctype html><title>quiet</title><p>Nothing moves here.</p>")
-    bridge = Bridge()
+    bridge = Bridge(allow_file_urls=True)  # the benchmark's own page, a local file, in its own browser
     await bridge.start()
     host = BrowserHost(bridge, BrowserOptions(headless=True, isolated=True))
     await host.ensure_started()
