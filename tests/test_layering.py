@@ -27,7 +27,7 @@ SHELL = {"server", "cli", "demo", "__main__"}
 #: Every unit, lowest layer first (the "Layout" list of docs/development.md): each may import only those before it.
 LAYERS = (
     # low-level helpers, below every package
-    "errors", "jsonutil", "url_secrets", "file_urls", "defaults", "deadline", "events", "ports", "bounded_regex", "schema_check", "primitive_dictionary", "audit_log",
+    "errors", "jsonutil", "page_chars", "url_secrets", "file_urls", "defaults", "deadline", "events", "ports", "bounded_regex", "schema_check", "primitive_dictionary", "audit_log",
     "manifest", "workflow", "bridge", "transfer", "runtimes", "extension", "learning",
     "catalog", "projection", "resources", "convert", "protocols",
     "dispatch", "checks", "backplane", "agent_sessions", "app_options", "actions_app", "authoring",

@@ -29,6 +29,7 @@ from websockets.http11 import Request, Response
 from .. import __version__
 from ..agent_sessions import SessionBook, SessionRefused
 from ..bridge.scope import SessionKey, session_scope
+from ..page_chars import well_formed
 from ..ports import host_allowed
 from .approvals import Approvals
 from .errors import BAP_CODES, BapError, error_object
@@ -232,5 +233,7 @@ def _parse(raw: str | bytes) -> dict[str, Any] | BapError:
 
 
 async def _send(connection: ServerConnection, message: dict[str, Any]) -> None:
+    # Well formed whatever a page put in it: a lone surrogate would stop the UTF-8 frame (page_chars.well_formed).
+    text = well_formed(json.dumps(message, ensure_ascii=False, default=str))
     with contextlib.suppress(ConnectionClosed):
-        await connection.send(json.dumps(message, ensure_ascii=False, default=str))
+        await connection.send(text)

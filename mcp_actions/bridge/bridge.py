@@ -67,6 +67,7 @@ from ..defaults import DEFAULT_TIMEOUT_MS
 from ..errors import ActionError, ErrorCode
 from ..events import EventHub
 from ..file_urls import check_call as check_file_urls
+from ..page_chars import shown
 from ..primitive_dictionary import PrimitiveDictionary, load_dictionary
 from .calls import CallChannel, CallTracker, InputHandler, ProgressHandler
 from .credentials import new_runtime_secret, secret_digest, url_within_origin
@@ -434,7 +435,7 @@ class Bridge:
             info.page_tools = parse_page_tools(extra["page_tools"], self.page_tool_protocols)
         info.url = item.url
         info.runtime_key = runtime_key
-        info.title = item.title
+        info.title = shown(item.title) if item.title is not None else None  # as a person sees it (page_chars)
         info.capabilities = tuple(item.capabilities or ())
         # Only an object with tools is a map to expose; the spec's {"protocol", "version"} only says what was loaded.
         info.manifest = item.inline_manifest
@@ -652,8 +653,9 @@ class Bridge:
         changed = moved = False
         if item.url is not None and item.url != info.url:
             info.url, changed, moved = item.url, True, True
-        if item.title is not None and item.title != info.title:
-            info.title, changed = item.title, True
+        title = shown(item.title) if item.title is not None else None  # as a person sees it (page_chars)
+        if title is not None and title != info.title:
+            info.title, changed = title, True
         if item.states is not None and tuple(item.states) != info.states:
             info.states, changed = tuple(item.states), True
         if page_tools is not None and page_tools != info.page_tools:

@@ -20,6 +20,7 @@ import copy
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..page_chars import shown
 from .naming import page_tool_name, site_namespace
 
 __all__ = ["UNTRUSTED_DESCRIPTION", "UNTRUSTED_TITLE", "marked", "object_schema", "renamed", "surface", "unique"]
@@ -51,12 +52,16 @@ def object_schema(schema: Any) -> dict[str, Any]:
 
 
 def marked(manifest: dict[str, Any]) -> dict[str, Any]:
-    """Every tool's description, as the page gave it, after ``UNTRUSTED_DESCRIPTION``, and its title after ``UNTRUSTED_TITLE``."""
+    """Every tool's description, as the page gave it, after ``UNTRUSTED_DESCRIPTION``, and its title after ``UNTRUSTED_TITLE``.
+
+    Both as a person would see them: no character that draws nothing (page_chars.shown: tag characters,
+    bidi controls, zero-width characters) and no half of one.
+    """
     for tool in manifest["tools"]:
-        tool["description"] = UNTRUSTED_DESCRIPTION + str(tool.get("description") or "")
+        tool["description"] = UNTRUSTED_DESCRIPTION + shown(tool.get("description") or "")
         annotations = tool.get("annotations")
         if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
-            annotations["title"] = UNTRUSTED_TITLE + annotations["title"]
+            annotations["title"] = UNTRUSTED_TITLE + shown(annotations["title"])
     return manifest
 
 

@@ -30,6 +30,7 @@ from ..catalog.catalog import ToolBinding
 from ..dispatch.call.confirm_hint import way_on
 from ..dispatch.call.guards import Confirmer, InputRequired
 from ..errors import ActionError, ErrorCode
+from ..page_chars import well_formed
 from ..protocols.abp import Elicit, ElicitAnswer
 from .peers import Peers
 
@@ -118,7 +119,7 @@ def page_elicitor(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
 
     async def elicit(message: str, schema: dict[str, Any]) -> ElicitAnswer:
         try:
-            answer = await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)
+            answer = await ctx.session.elicit_form(well_formed(message), well_formed(schema), related_request_id=ctx.request_id)
         except MCPError as exc:
             log.info("the client could not ask the user: %s", exc.error.message)
             return ElicitAnswer("cancel")

@@ -28,6 +28,7 @@ from mcp_types import LoggingLevel
 
 from ..bridge.scope import current_session
 from ..errors import ActionError
+from ..page_chars import well_formed
 from ..url_secrets import without_urls
 from .peers import EVERYONE, LOG_LEVELS, Hears, Peer, Peers
 
@@ -53,7 +54,7 @@ async def tell(ctx: ServerRequestContext[Any, Any], peer: Peer | None, level: Lo
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await ctx.session.send_log_message(level, data, logger=LOGGER_NAME, related_request_id=ctx.request_id)
+            await ctx.session.send_log_message(level, well_formed(data), logger=LOGGER_NAME, related_request_id=ctx.request_id)
     except Exception:
         log.debug("a log message to the client was lost", exc_info=True)
 
@@ -65,7 +66,7 @@ async def tell_peer(peer: Peer, level: LoggingLevel, data: Any) -> None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await peer.session.send_log_message(level, data, logger=LOGGER_NAME)
+            await peer.session.send_log_message(level, well_formed(data), logger=LOGGER_NAME)
     except Exception:
         log.debug("a log message to a client was lost", exc_info=True)
 

@@ -32,6 +32,7 @@ from ..catalog.routing_fields import ROUTING_HELP
 from ..dispatch.call.guards import CallContext, InputRequired
 from ..errors import ActionError, ErrorCode, UnknownTool
 from ..events import MapsFailed, ResourcesListChanged, ResourceUpdated, ToolsChanged
+from ..page_chars import well_formed
 from . import resources as res
 from .confirm import confirmer, page_elicitor
 from .logs import ClientLogHandler, call_event, failed_map_message, redacted, tell, tell_peer
@@ -39,6 +40,7 @@ from .peers import SCOPE_KEY, Hears, Peer, Peers, sessions_hear
 from .sessions import SESSION_KEY, AgentSessions
 from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
 from .watches import ResourceWatches, watching_listen
+from .well_formed import answering
 
 __all__ = ["INSTRUCTIONS", "NOTIFICATIONS", "build_server"]
 
@@ -81,7 +83,7 @@ def _progress_of(ctx: Ctx) -> Any:
         return None
 
     async def progress(done: float, total: float | None, message: str) -> None:
-        await ctx.session.report_progress(done, total, message)
+        await ctx.session.report_progress(done, total, well_formed(message))
 
     return progress
 
@@ -331,11 +333,12 @@ def build_server(
             version=__version__,
             instructions=INSTRUCTIONS,
             lifespan=lifespan,
-            on_list_tools=list_tools,
-            on_call_tool=call_tool,
-            on_list_resources=list_resources,
-            on_list_resource_templates=list_templates,
-            on_read_resource=read_resource,
+            # Every answer leaves well formed, whatever a page put in it (well_formed.py: no lone surrogate).
+            on_list_tools=answering(list_tools),
+            on_call_tool=answering(call_tool),
+            on_list_resources=answering(list_resources),
+            on_list_resource_templates=answering(list_templates),
+            on_read_resource=answering(read_resource),
             on_subscribe_resource=subscribe,
             on_unsubscribe_resource=unsubscribe,
             on_subscriptions_listen=watching_listen(ListenHandler(peers.bus), watches),

@@ -17,6 +17,8 @@ import json
 import re
 from typing import Any
 
+from ...page_chars import shown
+
 __all__ = [
     "META_PAGE_TEXT",
     "META_RUNTIME",
@@ -54,9 +56,10 @@ def page_text(text: object) -> str:
 
     The page engine's rule (runtimes/page/core.js ``pageText``), for the answers the server writes itself
     (change reports, page_find's lines, titles): an ``@`` that would begin a ref is ``＠``, a ``[`` that would
-    begin a token ``［`` (also at the text's end), and NEL, U+2028 and U+2029 are spaces.
+    begin a token ``［`` (also at the text's end), NEL, U+2028 and U+2029 are spaces, and no character a person
+    cannot see is left (page_chars.shown: tag characters, bidi controls, zero-width characters; lone surrogates).
     """
-    return _TOKEN_START.sub("\uff3b", _REF_START.sub("\uff20", str(text))).translate(_BREAKS)
+    return _TOKEN_START.sub("\uff3b", _REF_START.sub("\uff20", shown(text))).translate(_BREAKS)
 
 
 def quote(text: object) -> str:

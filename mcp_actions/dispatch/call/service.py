@@ -59,6 +59,7 @@ from ...learning.store import LearnedMaps
 from ...manifest.execution import ToolKind
 from ...manifest.limits import DEFAULT_LIMITS, Limits
 from ...manifest.model import Manifest
+from ...page_chars import shown_data
 from ...projection.service import ProjectionService
 from ...protocols.abp import Elicit
 from ...workflow.progress import ProgressCallback
@@ -605,7 +606,8 @@ class ActionService:
                 output = await self.page_tool_runner.run(
                     binding, own, runtime, deadline, progress=context.progress, elicit=context.elicit, request_id=context.request_id, origin=judged_origin(call)
                 )
-                return output, None
+                # The page's words as a person would see them: no character that draws nothing (page_chars.py).
+                return shown_data(output), None
             hold = OriginHold(call) if judged_origin(call) is not None else None
             execution = ToolRun(self.bridge, binding, runtime, deadline, context.progress, limits=self.limits, hold=hold)
             postcondition = binding.workflow.postcondition if binding.workflow is not None else None

@@ -40,7 +40,7 @@ function onCallMessage(fn) {
 function sendProgress(callId, progress, total, message) {
   var item = { type: "call_progress", call_id: callId, progress: progress };
   if (typeof total === "number" && isFinite(total)) item.total = total;
-  if (typeof message === "string" && message) item.message = message.slice(0, 500);
+  if (typeof message === "string" && message) item.message = M.cap(message, 500);
   return send(item);
 }
 

@@ -52,7 +52,43 @@ function isObject(value) {
 }
 
 function normalize(text) {
-  return String(text == null ? "" : text).replace(/\s+/g, " ").trim();
+  return shown(text).replace(/\s+/g, " ").trim();
+}
+
+// -- characters a person cannot see (docs/threat-model.md, "Page text is the page's") ----------
+//
+// Unicode's default-ignorable code points draw nothing, yet a model reads them: tag characters
+// (U+E0000–E0FFF) spell whole sentences after visible words, bidi controls (U+200E/200F, U+202A–202E,
+// U+2066–2069, U+061C) reorder what a person sees, zero-width characters (U+200B–200D, U+2060, U+FEFF)
+// split or join words unseen, and variation selectors (U+FE00–FE0F, U+E0100–E01EF) carry bytes after
+// an emoji. All are removed from page text before any tool hands it on. An emoji joined by U+200D reads
+// as its parts ("👨👩👧"), a subdivision flag as its black flag: still the same pictures, side by side.
+var INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFF8]|\uD82F[\uDCA0-\uDCA3]|\uD834[\uDD73-\uDD7A]|[\uDB40-\uDB43][\uDC00-\uDFFF]/g;
+// A surrogate without its other half: no character at all, and a transport that encodes UTF-8 stops at it.
+var LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A page string as a person sees its characters: default-ignorable code points removed (see above)
+ * and a lone surrogate shown as U+FFFD. Every page string the engine hands on passes here (through
+ * normalize, pageText or cap); the server repeats it for what it reads itself (mcp_actions/page_chars.py).
+ */
+function shown(text) {
+  return String(text == null ? "" : text).replace(INVISIBLE, "").replace(LONE_SURROGATE, "\uFFFD");
+}
+
+/**
+ * Where text may be cut at or before index `at` without splitting a character: one less when `at`
+ * would part a surrogate pair (a tag character, an emoji), so no cut leaves half of one.
+ */
+function cutPoint(text, at) {
+  if (at <= 0 || at >= text.length) return Math.max(0, Math.min(at, text.length));
+  var before = text.charCodeAt(at - 1), after = text.charCodeAt(at);
+  return before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff ? at - 1 : at;
+}
+
+/** text.slice(start, end), both ends moved back to the nearest whole character (cutPoint). */
+function sliceText(text, start, end) {
+  return text.slice(cutPoint(text, start), end === undefined ? undefined : cutPoint(text, end));
 }
 
 /**
@@ -68,7 +104,7 @@ function normalize(text) {
  * server renders some answers itself with the same rule (dispatch/builtins/answers.py page_text).
  */
 function pageText(text) {
-  return String(text == null ? "" : text)
+  return shown(text)
     .replace(/@(?=e[0-9]|e?$)/g, "\uFF20")
     .replace(/\[(?=[a-z][a-z]|\/|[a-z]?$)/g, "\uFF3B")
     .replace(/[\u0085\u2028\u2029]/g, " ");
@@ -79,8 +115,10 @@ function quote(text) {
   return JSON.stringify(pageText(text));
 }
 
+/** Page text as a person sees it (shown), at most `limit` UTF-16 units, cut between whole characters. */
 function cap(text, limit) {
-  return text.length > limit ? text.slice(0, limit) : text;
+  text = shown(text);
+  return text.length > limit ? text.slice(0, cutPoint(text, limit)) : text;
 }
 
 function round(n) {
@@ -137,6 +175,7 @@ M.DESCRIBE_TEXT_CAP = DESCRIBE_TEXT_CAP;
 M.EngineError = EngineError;
 M.TEXT_CAP = TEXT_CAP;
 M.cap = cap;
+M.cutPoint = cutPoint;
 M.fail = fail;
 M.guard = guard;
 M.isEnabled = isEnabled;
@@ -146,6 +185,8 @@ M.normalize = normalize;
 M.pageText = pageText;
 M.quote = quote;
 M.round = round;
+M.shown = shown;
+M.sliceText = sliceText;
 M.requireNumber = requireNumber;
 M.requireString = requireString;
 M.tagOf = tagOf;

@@ -115,7 +115,7 @@ function coerce(value, type) {
     var parsed = Number(number[0].replace(/[,\s]/g, ""));
     return isFinite(parsed) ? (type === "integer" ? Math.round(parsed) : parsed) : undefined;
   }
-  return text ? text.slice(0, VALUE_CAP) : undefined;
+  return text ? M.cap(text, VALUE_CAP) : undefined;
 }
 
 /** One record under `scope`: each field from the first pair that names it (strong pairs before weak ones). */
@@ -151,7 +151,7 @@ function record(scope, fields, path, columns, out) {
     }
     data[field.key] = value;
     found += 1;
-    out.sources.push({ path: at, ref: refFor(hit.el), text: normalize(elementText(hit.el) || String(hit.value)).slice(0, 200) });
+    out.sources.push({ path: at, ref: refFor(hit.el), text: M.cap(normalize(elementText(hit.el) || String(hit.value)), 200) });
   });
   return { data: data, found: found };
 }

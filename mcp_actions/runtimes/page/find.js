@@ -113,7 +113,7 @@ function snippet(text, needle, limit) {
     var space = text.lastIndexOf(" ", end);
     if (space > at + needle.length) end = space;
   }
-  return (start > 0 ? "\u2026" : "") + text.slice(start, end).trim() + (end < text.length ? "\u2026" : "");
+  return (start > 0 ? "\u2026" : "") + M.sliceText(text, start, end).trim() + (end < text.length ? "\u2026" : "");
 }
 
 /** How well el matches (0 best), or -1 when it does not. */
@@ -170,7 +170,7 @@ function itemText(item) {
 function wordCap(text, limit) {
   if (text.length <= limit) return text;
   var space = text.lastIndexOf(" ", limit - 1);
-  return text.slice(0, space > limit / 2 ? space : limit - 1) + "\u2026";
+  return text.slice(0, M.cutPoint(text, space > limit / 2 ? space : limit - 1)) + "\u2026";
 }
 
 /**

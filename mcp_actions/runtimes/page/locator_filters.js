@@ -53,7 +53,7 @@ function subjectOf(locator) {
 }
 
 function quoted(text) {
-  return "'" + (text.length > THERE_TEXT_CAP ? text.slice(0, THERE_TEXT_CAP - 1) + "\u2026" : text) + "'";
+  return "'" + (text.length > THERE_TEXT_CAP ? text.slice(0, M.cutPoint(text, THERE_TEXT_CAP - 1)) + "\u2026" : text) + "'";
 }
 
 /**

@@ -182,10 +182,10 @@ function snapshotText(args) {
   if (typeof maxChars !== "number" || maxChars < 1) fail("invalid_input", "max_chars must be a positive integer", { field: "max_chars" });
   var elements = args.selector === undefined ? [document.body || document.documentElement] : selectAll(args.selector, "invalid_selector");
   var text = elements.map(function (el) {
-    return String((typeof el.innerText === "string" ? el.innerText : el.textContent) || "").trim();
+    return M.shown((typeof el.innerText === "string" ? el.innerText : el.textContent) || "").trim();
   }).filter(Boolean).concat(launcherLines(elements)).join("\n\n");
   var truncated = text.length > maxChars;
-  return { text: truncated ? text.slice(0, maxChars) : text, truncated: truncated, match_count: elements.length };
+  return { text: truncated ? text.slice(0, M.cutPoint(text, maxChars)) : text, truncated: truncated, match_count: elements.length };
 }
 
 var OBSERVE_DEFAULT = "a[href], button, input:not([type=hidden]), select, textarea, [role], h1, h2, h3, h4, h5, h6, [contenteditable]";

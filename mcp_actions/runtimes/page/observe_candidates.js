@@ -116,7 +116,7 @@ function candidateName(el, role) {
   // A field is never named by its content (a <select>'s options, a textarea's value).
   if (name || FIELDS[role] || /^(input|select|textarea)$/.test(tagOf(el)) || CONTAINER_ROLES[role]) return name;
   var text = elementText(el);
-  return text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) : text;
+  return M.cap(text, TEXT_CAP);
 }
 
 /** The open modal <dialog> (showModal), or null: while one is open, the rest of the page is inert. */

@@ -351,7 +351,7 @@ function changeReport(args, call) {
 }
 
 function lineCap(t) {
-  return t.length > TEXT_CAP ? t.slice(0, TEXT_CAP - 1) + "\u2026" : t;
+  return t.length > TEXT_CAP ? t.slice(0, M.cutPoint(t, TEXT_CAP - 1)) + "\u2026" : t;
 }
 
 function report(limit, watch, slot) {

@@ -374,7 +374,7 @@ function read(args) {
   var scope = ref === null ? document.body : elementOfRef(ref).el;
   // A term (<dt>) reads with what defines it.
   var text = scope ? readLines(scope).concat(M.definitionLines(scope)).join("\n") : "";
-  var start = position ? Math.min(position.offset, text.length) : 0;
+  var start = position ? M.cutPoint(text, Math.min(position.offset, text.length)) : 0; // a forged cursor parts no character
   var out = { text: text.slice(start), offset: start };
   // Why the page may look dead, once, before the whole page's first part: the line read_tools.py puts first.
   var errors = ref === null && !position && M.pageErrorsSoFar ? M.pageErrorsSoFar() : null;

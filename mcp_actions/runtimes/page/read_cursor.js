@@ -35,9 +35,10 @@ function cutText(text, start, room) {
   if (fit > start) return { end: fit, next: fit < text.length ? fit + 1 : fit }; // the newline is between parts
   // One line longer than the budget: cut inside it, on a code point boundary.
   var piece = "";
-  var chars = Array.from(text.slice(start, start + room));
+  var chars = Array.from(M.sliceText(text, start, start + room));
   for (var i = 0; i < chars.length && utf8Length(piece + chars[i]) <= room; i++) piece += chars[i];
-  var end = start + Math.max(piece.length, 1);
+  // At least one whole character, so every part moves on (a pair's two halves go together).
+  var end = start + Math.max(piece.length, chars.length ? chars[0].length : 1);
   return { end: end, next: end };
 }
 

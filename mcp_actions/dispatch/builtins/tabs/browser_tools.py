@@ -26,6 +26,7 @@ from ....catalog.catalog import ToolBinding
 from ....defaults import SCREENSHOT_MAX_KILOBYTES
 from ....errors import ActionError, ErrorCode
 from ....manifest.dictionary import host_dictionary
+from ....page_chars import shown
 from ...call.service import ActionService
 from ...call.targets import TargetRule
 from ..answers import BriefAnswer, navigate_text, page_meta, quote
@@ -175,6 +176,8 @@ async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
         # runtime, nothing else (``navigated`` only repeats ``ok``). Programs read it as
         # structuredContent; the model reads one line in the text (page_answers.navigate_text).
         output = {**{k: v for k, v in output.items() if k != "navigated"}, "runtime_id": navigated}
+        if isinstance(tab, dict) and isinstance(tab.get("title"), str):
+            output["tab"] = {**tab, "title": shown(tab["title"])}  # the page's title as a person sees it
         return BriefAnswer(output, navigate_text(output))
     return output
 
@@ -268,6 +271,8 @@ async def _list_tabs(service: ActionService, call: BuiltinCall) -> Any:
         return output
     tabs = [{k: v for k, v in tab.items() if k not in _TAB_BOOKKEEPING} if isinstance(tab, dict) else tab for tab in output.get("tabs") or []]
     for tab in tabs:
+        if isinstance(tab, dict) and isinstance(tab.get("title"), str):
+            tab["title"] = shown(tab["title"])  # the page's title as a person sees it (no invisible characters)
         if isinstance(tab, dict) and isinstance(tab.get("frames"), list):
             tab["frames"] = [{k: v for k, v in f.items() if k not in _TAB_BOOKKEEPING} if isinstance(f, dict) else f for f in tab["frames"]]
     answer = {key: value for key, value in output.items() if key != "inventory"}
