@@ -119,7 +119,7 @@ async def _with_playwright(site_url: str, cards: int, *, engine: bool) -> Counte
         try:
             context = await browser.new_context()
             if engine:
-                await context.add_init_script(script=engine_js() + outbox_hook("bench") + ATTACHMENT_HOOK)
+                await context.add_init_script(script=engine_js() + outbox_hook("bench", "bench-frames") + ATTACHMENT_HOOK)
             page = await context.new_page()
             await page.set_content("<textarea></textarea>")
             await asyncio.sleep(1.0)

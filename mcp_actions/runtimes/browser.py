@@ -83,8 +83,11 @@ class BrowserHost:
         self._numbers = numbers if numbers is not None else itertools.count(1)
         self._started = False
         self._authority = BrowserAuthority(self)
-        #: What this host's documents' outboxes answer to (outbox.py): one per host, in its init script only.
+        #: What this host's documents' outboxes answer to before their first configure (outbox.py): in its init
+        #: script and its configuring evaluations only. A frame's differs from a top document's: frames are
+        #: configured through Playwright's evaluation, which the page's scripts can watch.
         self._outbox_secret = secrets.token_urlsafe(24)
+        self._frame_outbox_secret = secrets.token_urlsafe(24)
 
     # -- TabHost / TabDirectory ------------------------------------------------
 
@@ -95,8 +98,13 @@ class BrowserHost:
 
     @property
     def outbox_secret(self) -> str:
-        """What this host's documents' outboxes answer to (see outbox.py)."""
+        """What this host's top documents' outboxes answer to before their first configure (see outbox.py)."""
         return self._outbox_secret
+
+    @property
+    def frame_outbox_secret(self) -> str:
+        """What this host's frames' outboxes answer to before their first configure (see outbox.py)."""
+        return self._frame_outbox_secret
 
     @property
     def started(self) -> bool:
@@ -232,7 +240,7 @@ class BrowserHost:
             self._session = session = await open_browser(self._playwright, self.options)
         context = session.context
         # No Playwright binding: a document speaks through its outbox, which its runtime drains (outbox.py).
-        await context.add_init_script(script=engine_js() + outbox_hook(self._outbox_secret) + ATTACHMENT_HOOK)
+        await context.add_init_script(script=engine_js() + outbox_hook(self._outbox_secret, self._frame_outbox_secret) + ATTACHMENT_HOOK)
         # The first tab exists before page events are watched, so it is adopted (and warmed) below, once.
         pages = list(context.pages) or [await context.new_page()]
         context.on("page", self._on_page)
@@ -316,7 +324,7 @@ class BrowserHost:
     async def _ensure_engine(self, tab: TabRuntime, frame: Frame) -> None:
         # Documents loaded before the init script existed (attached browsers) need the engine now.
         try:
-            if not await frame.evaluate("() => !!window.__mcpActions"):
+            if not await frame.evaluate('() => { "use strict"; return !!window.__mcpActions; }'):
                 await tab.install_engine(None if frame is tab.page.main_frame else frame)
         except PlaywrightError as exc:  # navigating or closing: the init script reaches the next document
             log.debug("could not check the engine in %s: %s", frame.url, exc)

@@ -28,7 +28,7 @@ from ..errors import ActionError, ErrorCode
 from ..manifest.dictionary import host_dictionary
 from .call_scope import current_call
 from .inprocess import InProcessRuntime
-from .outbox import CONFIGURE, LISTEN, OutboxPump
+from .outbox import CONFIGURE, LISTEN, OutboxPump, document_key
 from .page_watch import PageWatch
 from .tab_host import TabHost
 
@@ -38,20 +38,30 @@ log = logging.getLogger(__name__)
 
 #: A dom_event may name the call that caused it when it follows within this window.
 PREVIOUS_CALL_WINDOW_S = 5.0
+#: The most outbox keys a runtime names at once (outbox.py's ``holds`` reads at most 16).
+_KEYS_KEPT = 8
 
 # ``call`` is the running bridge call ({call_id, timeout_ms}, call_scope.py): the engine ends the
 # call's waits at its deadline or when its action_cancel arrives (callcontext.js).
 # Indexes, not `([method, a, b, call]) =>`: destructuring runs Array.prototype[Symbol.iterator],
 # which a page may have replaced to read the call's arguments (an overlay's HTML: docs/overlays.md).
 _ENGINE_CALL = """async (items) => {
+  "use strict";
   const engine = window.__mcpActions, method = items[0], a = items[1], b = items[2], call = items[3];
   if (!engine) return null;
   if (method === "run") return engine.run(a, b, call);
   if (method === "callHandler") return engine.callHandler(a, b, call);
   return engine.focusEditable(a, b, call);
 }"""
-_TITLE = "() => document.title"
+# document.title through the getter the outbox captured before the page's scripts (outbox.py), not one a
+# page put on its document.
+_TITLE = """() => {
+  "use strict";
+  const outbox = window.__mcpActionsOutbox;
+  return outbox && typeof outbox.title === "function" ? outbox.title() : document.title;
+}"""
 _DELIVER = """(item) => {
+  "use strict";
   const engine = window.__mcpActions;
   return engine && typeof engine.deliver === "function" ? engine.deliver(item) : false;
 }"""
@@ -72,9 +82,11 @@ CALL_MESSAGES = frozenset({"call_progress", "input_request"})
 # engine was installed into late (install_engine) the channel is made at the first apply, after
 # the page's scripts: nothing of this holds there (docs/overlays.md).
 _CHANNEL = """function () {
+  "use strict";
+  var describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty, freeze = Object.freeze;
   var engine = window.__mcpActions, outbox = window.__mcpActionsOutbox;
   if (!engine || typeof engine.applyAttachments !== "function" || !outbox) return null;
-  var existing = Object.getOwnPropertyDescriptor(window, "__mcpActionsLaunchers");
+  var existing = describe(window, "__mcpActionsLaunchers");
   if (existing) return existing.value || null;
   var post = outbox.post, opened = [];
   var sinks = {
@@ -84,22 +96,28 @@ _CHANNEL = """function () {
       post("attachment", { type: "open" });
     }
   };
-  var channel = Object.freeze({
+  var channel = freeze({
     apply: function (text) { return engine.applyAttachments(text, sinks).length; },
     take: function () { var out = opened; opened = []; return out; }
   });
-  Object.defineProperty(window, "__mcpActionsLaunchers", { value: channel });
+  define(window, "__mcpActionsLaunchers", { value: channel });
   return channel;
 }"""
+# The channel is read as the window's own property, made by the init script and not replaceable (a page's
+# getOwnPropertyDescriptor could hand out a lookalike that would receive the text); made here only in a
+# document that has none.
 _APPLY_ATTACHMENTS = (
     """(text) => {
-  const channel = ("""
+  "use strict";
+  let channel = window.__mcpActionsLaunchers;
+  if (channel === undefined) channel = ("""
     + _CHANNEL
     + """)();
-  return channel ? channel.apply(text) : -1;
+  return channel && typeof channel.apply === "function" ? channel.apply(text) : -1;
 }"""
 )
 _TAKE_OPENS = """() => {
+  "use strict";
   const channel = window.__mcpActionsLaunchers;
   return channel && typeof channel.take === "function" ? channel.take() : [];
 }"""
@@ -108,6 +126,7 @@ _TAKE_OPENS = """() => {
 #: configures the new document (DocumentRuntime.on_navigated).
 ATTACHMENT_HOOK = "\n;(" + _CHANNEL + ")();\n"
 _PASS_THROUGH = """(on) => {
+  "use strict";
   const engine = window.__mcpActions;
   return !!engine && typeof engine.overlayPassThrough === "function" && engine.overlayPassThrough(on);
 }"""
@@ -168,7 +187,10 @@ class DocumentRuntime(InProcessRuntime):
         #: may declare tools before its runtime has registered with the bridge.
         self._page_tools: dict[str, Any] | None = None
         #: What the current document says on its own (outbox.py), drained once it is configured.
-        self.outbox = OutboxPump(runtime_id, self.evaluate, host.outbox_secret, self.on_outbox, host.spawn)
+        self.outbox = OutboxPump(runtime_id, self.evaluate, self.on_outbox, host.spawn)
+        #: The keys this runtime handed its document's outbox (outbox.py), newest last: from the last one it
+        #: knows arrived, since a configure may be on its way or may have been cut off before it was sent.
+        self._keys: list[str] = []
         #: The title read in flight since the document's last commit or load, which later askers share.
         self._title_read: asyncio.Future[str | None] | None = None
 
@@ -308,7 +330,7 @@ class DocumentRuntime(InProcessRuntime):
         evaluation: the url is answered now, and the document is taken over once the dialog is answered.
         """
         try:
-            state = await self.watch.guard(self._configure(), "page.configure")
+            state, key = await self.watch.guard(self._configure(), "page.configure")
         except ActionError as exc:  # a dialog (or a crash): the evaluation waits for it, off this path
             log.debug("configuring the document of %s waits: %s", self.runtime_id, exc)
             self.host.spawn(self._configure_when_free(), f"{self.runtime_id}:configure")
@@ -316,24 +338,39 @@ class DocumentRuntime(InProcessRuntime):
         except PlaywrightError as exc:  # navigating on: the next commit configures
             log.debug("could not configure the document of %s: %s", self.runtime_id, exc)
             return self.frame.url, None
-        return self.frame.url, await self._take_over(state)
+        return self.frame.url, await self._take_over(state, key)
 
-    async def _configure(self) -> Any:
-        return await self.evaluate(CONFIGURE, {"secret": self.host.outbox_secret, "listen": self.listen})
+    def _host_secret(self) -> str:
+        """What this kind of document's outbox answers to before its first configure (outbox.py, ``outbox_hook``)."""
+        return self.host.frame_outbox_secret if self.is_frame else self.host.outbox_secret
+
+    async def _configure(self) -> tuple[Any, str]:
+        """Configure the document, handing its outbox a new key; the answer and that key.
+
+        The key is this runtime's from the moment it is sent: a later configure or listen, sent after this
+        one, reaches the page after it too, when the outbox holds it.
+        """
+        handed, key = list(self._keys), document_key()
+        self._keys = [*handed, key][-_KEYS_KEPT:]
+        state = await self.evaluate(CONFIGURE, {"secret": self._host_secret(), "keys": handed, "next": key, "listen": self.listen})
+        if isinstance(state, dict) and key in self._keys:  # it arrived: no older key is the document's now
+            self._keys = self._keys[self._keys.index(key) :]
+        return state, key
 
     async def _configure_when_free(self) -> None:
         try:
-            title = await self._take_over(await self._configure())
+            title = await self._take_over(*await self._configure())
         except PlaywrightError as exc:  # the document went away meanwhile: its successor is configured
             log.debug("could not configure the document of %s: %s", self.runtime_id, exc)
             return
         await self.report(url=self.frame.url, title=title)
 
-    async def _take_over(self, state: Any) -> str | None:
+    async def _take_over(self, state: Any, key: str) -> str | None:
         """Drain the configured document and take in what it said; its title (None without the engine)."""
-        if not isinstance(state, dict):  # no engine in the document (yet)
+        if not isinstance(state, dict):  # no engine in the document (yet), or its outbox refused us
             return None
-        self.outbox.restart()
+        if self._keys and key == self._keys[-1]:  # else a newer configure is on its way, and restarts the pump itself
+            self.outbox.restart(key)
         tools = state.get("tools")
         if isinstance(tools, dict) and tools != (self._page_tools or {}):
             await self.report_page_tools(tools)  # kept, and said if the runtime is connected
@@ -379,7 +416,7 @@ class DocumentRuntime(InProcessRuntime):
     async def apply_listen(self) -> None:
         """Make the current document forward the declared events."""
         try:
-            await self.evaluate(LISTEN, {"secret": self.host.outbox_secret, "listen": self.listen})
+            await self.evaluate(LISTEN, {"keys": self._keys, "listen": self.listen})
         except PlaywrightError as exc:  # navigating: the next document is configured with the list
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
 

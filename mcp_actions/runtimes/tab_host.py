@@ -27,7 +27,12 @@ class TabHost(Protocol):
 
     @property
     def outbox_secret(self) -> str:
-        """What the host's documents' outboxes answer to (outbox.py): in the init script, never in a page's reach."""
+        """What the host's top documents' outboxes answer to before their first configure (outbox.py): never in a page's reach."""
+        ...
+
+    @property
+    def frame_outbox_secret(self) -> str:
+        """What the host's frames' outboxes answer to before their first configure (outbox.py): never a top document's."""
         ...
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:

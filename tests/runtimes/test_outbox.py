@@ -6,6 +6,7 @@ One headless Chromium per module, as test_browser_host; each test opens its own 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -82,7 +83,7 @@ async def test_a_page_can_neither_drain_nor_replace_its_outbox(host: BrowserHost
     attempts = await tab.page.evaluate(
         """() => {
           const outbox = window.__mcpActionsOutbox;
-          const out = { take: outbox.take('a guess'), configure: outbox.configure('a guess', []), frozen: Object.isFrozen(outbox) };
+          const out = { take: outbox.take('a guess'), configure: outbox.configure('a guess', 'a guess', 'a key of sixteen characters', []), frozen: Object.isFrozen(outbox) };
           try { Object.defineProperty(window, '__mcpActionsOutbox', { value: { post() {}, take() { return []; } } }); out.redefined = true; } catch (_e) { out.redefined = false; }
           try { window.__mcpActionsOutbox = null; } catch (_e) { /* strict mode */ }
           out.same = window.__mcpActionsOutbox === outbox;
@@ -108,13 +109,14 @@ async def test_an_undrained_outbox_keeps_the_latest_and_at_most_its_limit(host: 
     assert host.frames_of(tab) == []  # not a runtime
     taken = await frame.evaluate(
         """([secret, count]) => {
-          const outbox = window.__mcpActionsOutbox;
+          const outbox = window.__mcpActionsOutbox, key = 'the key of this test, long enough';
+          outbox.configure(secret, null, key, []);  // as the host would, to read it below
           outbox.post('page_tools', { webmcp: [{ name: 'old' }] });
           for (let i = 0; i < count; i++) outbox.post('event', { name: 'n', payload: { i } });
           outbox.post('page_tools', { webmcp: [{ name: 'new' }] });
-          return outbox.take(secret);
+          return outbox.take(key).batch;
         }""",
-        [host.outbox_secret, OUTBOX_LIMIT + 50],
+        [host.frame_outbox_secret, OUTBOX_LIMIT + 50],
     )
     assert len(taken) == OUTBOX_LIMIT
     assert taken[-1] == {"kind": "page_tools", "data": {"webmcp": [{"name": "new"}]}}
@@ -144,3 +146,64 @@ async def test_a_document_that_opens_a_dialog_while_it_loads_is_taken_over_once_
             break
         await asyncio.sleep(0.02)
     assert info is not None and info.title == "Asks first"
+
+
+_REPORT = "() => { \"use strict\"; const el = document.getElementById('report'); return el ? el.textContent : ''; }"
+
+
+async def _thief_report(tab: Any) -> dict[str, Any]:
+    """The hostile page's report, once its rounds of attempts are over (tests/fixtures/pages/outbox-thief)."""
+    for _ in range(200):
+        text = await tab.evaluate(_REPORT)
+        if text:
+            report: dict[str, Any] = json.loads(text)
+            return report
+        await asyncio.sleep(0.05)
+    raise AssertionError("the hostile page never finished its attempts")
+
+
+async def test_a_page_that_hooks_every_built_in_learns_no_secret_and_cannot_silence_its_document(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
+    # Findings 7 and 8 of docs/threat-model.md: the page replaces what the host's configure step might
+    # call (getOwnPropertyDescriptor handing out a lookalike outbox, a title getter, Array, JSON, Function
+    # and Promise members), walks callers and stacks, reconfigures itself with pushState, then takes.
+    runtime_id = await host.new_tab(f"{pages_url}/outbox-thief/index.html")
+    tab = host.tab(runtime_id)
+    assert tab is not None
+    report = await _thief_report(tab)
+    assert report["hooked"] > 0  # its probes ran while the host configured it
+    assert not {host.outbox_secret, host.frame_outbox_secret} & set(report["found"])
+    assert report["lookalike"] == 0  # no evaluation of the host's called the page's lookalike outbox
+    assert report["stolen"] == 0 and report["configured"] == 0
+    # What the document says after the attempts still reaches the agent: a signal and a tool it declares.
+    assert await _heard(bridge, tab, "after the attempts")
+    info = bridge.registry.get(runtime_id)
+    assert info is not None
+    for _ in range(100):
+        if "after_the_attempts" in [t.get("name") for t in info.page_tools.get("webmcp", [])]:
+            break
+        await asyncio.sleep(0.05)
+    assert "after_the_attempts" in [t.get("name") for t in info.page_tools.get("webmcp", [])]
+
+
+async def test_a_leaked_host_secret_neither_takes_over_a_configured_document_nor_steals_its_reader(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
+    # Even with the host's secret (the test hands it over, as a leak would), a page cannot reconfigure a
+    # document the host configured, take from it, or end the host's pending take: the host keeps hearing it.
+    runtime_id = await host.new_tab(f"{pages_url}/simple-form/index.html")
+    tab = host.tab(runtime_id)
+    assert tab is not None
+    assert await _heard(bridge, tab, "before")
+    attempts = await tab.page.evaluate(
+        """(secret) => {
+          const outbox = window.__mcpActionsOutbox, mine = 'a key the page chose itself';
+          const answer = (value) => value === null || value === undefined ? null : 'answered';
+          return {
+            configure: answer(outbox.configure(secret, secret, mine, [])),
+            take: answer(outbox.take(secret)),
+            again: answer(outbox.take(mine)),
+            listen: outbox.listen(secret, []),
+          };
+        }""",
+        host.outbox_secret,
+    )
+    assert attempts == {"configure": None, "take": None, "again": None, "listen": -1}
+    assert await _heard(bridge, tab, "after")
