@@ -26,7 +26,9 @@ __all__ = ["BrowserClipboard"]
 
 _PERMISSIONS = ["clipboard-read", "clipboard-write"]
 # Runs in the page; never throws, says what went wrong instead.
-_IO = """async ([op, text]) => {
+_IO = """async (io) => {
+  "use strict";
+  const op = io[0], text = io[1];
   if (!window.isSecureContext || !navigator.clipboard) return {ok: false, reason: "insecure_context"};
   if (!document.hasFocus()) return {ok: false, reason: "not_focused"};
   try {

@@ -35,8 +35,8 @@ FRAME_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + ("input.trusted",) + E
 _POINTER = frozenset({"pointer.click", "pointer.double_click", "pointer.move"})
 
 # Where the frame's content box starts inside its iframe element (border + padding).
-_CONTENT_OFFSET = "(el) => { const s = getComputedStyle(el); return [el.clientLeft + parseFloat(s.paddingLeft || '0'), el.clientTop + parseFloat(s.paddingTop || '0')]; }"
-_VIEWPORT = "() => [innerWidth, innerHeight]"
+_CONTENT_OFFSET = "(el) => { \"use strict\"; const s = getComputedStyle(el); return [el.clientLeft + parseFloat(s.paddingLeft || '0'), el.clientTop + parseFloat(s.paddingTop || '0')]; }"
+_VIEWPORT = "() => { \"use strict\"; return [innerWidth, innerHeight]; }"
 
 
 def same_origin(url: str, top: str) -> bool:

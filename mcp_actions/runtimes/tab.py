@@ -56,8 +56,13 @@ TAB_CAPABILITIES: tuple[str, ...] = ENGINE_PRIMITIVES + PRIVILEGED_PRIMITIVES + 
 
 log = logging.getLogger(__name__)
 
-_PROBE_POINT = "([x, y]) => ({width: innerWidth, height: innerHeight, hit: !!document.elementFromPoint(x, y)})"
-_FOCUSED_VALUE = "() => { const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
+# Strict, as everything the host runs in a page (outbox.py): a page function called from here cannot read
+# its arguments through `caller`. An index, not `([x, y]) =>`: destructuring runs the page's array iterator.
+_PROBE_POINT = """(point) => {
+  "use strict";
+  return {width: innerWidth, height: innerHeight, hit: !!document.elementFromPoint(point[0], point[1])};
+}"""
+_FOCUSED_VALUE = "() => { \"use strict\"; const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
 #: What warm_process exercises: a field and a button, nothing that reaches the network.
 _WARM_UP_DOCUMENT = "<!doctype html><title></title><textarea></textarea><button type=button>warm</button>"
 
@@ -212,7 +217,7 @@ class TabRuntime(DocumentRuntime):
 
     async def install_engine(self, frame: Frame | None = None) -> None:
         """Put the engine into the current document of the tab (or of one of its frames)."""
-        await (frame or self.page.main_frame).evaluate("() => {\n" + engine_js() + "\n}")
+        await (frame or self.page.main_frame).evaluate("() => {\n\"use strict\";\n" + engine_js() + "\n}")
 
     async def on_navigated(self) -> None:
         """Main-frame navigation: report where the tab is now and make it the active tab."""
