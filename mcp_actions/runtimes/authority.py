@@ -331,7 +331,7 @@ async def _pictured(page: Any, cdp: Any) -> dict[str, Any]:
     emulated = page.viewport_size
     width = emulated["width"] if emulated else metrics["clientWidth"]
     height = emulated["height"] if emulated else metrics["clientHeight"]
-    dpr = await page.evaluate("() => devicePixelRatio || 1")
+    dpr = await page.evaluate('() => { "use strict"; return devicePixelRatio || 1; }')  # strict, as all the host runs in a page
     ratio = float(dpr) if isinstance(dpr, (int, float)) and 0.25 <= dpr <= 8 else 1.0
     return {"x": metrics["pageX"], "y": metrics["pageY"], "w": width, "h": height, "dpr": ratio}
 
