@@ -187,7 +187,7 @@ class DocumentRuntime(InProcessRuntime):
         #: may declare tools before its runtime has registered with the bridge.
         self._page_tools: dict[str, Any] | None = None
         #: What the current document says on its own (outbox.py), drained once it is configured.
-        self.outbox = OutboxPump(runtime_id, self.evaluate, self.on_outbox, host.spawn)
+        self.outbox = OutboxPump(runtime_id, self.evaluate_unwatched, self.on_outbox, host.spawn)
         #: The keys this runtime handed its document's outbox (outbox.py), newest last: from the last one it
         #: knows arrived, since a configure may be on its way or may have been cut off before it was sent.
         self._keys: list[str] = []
@@ -271,6 +271,14 @@ class DocumentRuntime(InProcessRuntime):
         """``(function_source)(argument)`` in this document's main world (the argument is JSON data)."""
         return await self.frame.evaluate(function_source, *argument)
 
+    async def evaluate_unwatched(self, function_source: str, argument: Any) -> Any:
+        """``evaluate``, where no page script can watch the argument: what carries the outbox's keys (outbox.py).
+
+        A tab's ``evaluate`` is already (its own CDP session, ``main_world.py``); a frame's goes through
+        Playwright's utility script, whose parsing and calling a page can watch, and overrides this.
+        """
+        return await self.evaluate(function_source, argument)
+
     async def run_engine(self, method: str, a: Any, b: Any) -> Any:
         """Call the page engine in this document: ``run`` a primitive, ``callHandler``, or ``focusEditable``."""
         running = current_call()
@@ -352,7 +360,7 @@ class DocumentRuntime(InProcessRuntime):
         """
         handed, key = list(self._keys), document_key()
         self._keys = [*handed, key][-_KEYS_KEPT:]
-        state = await self.evaluate(CONFIGURE, {"secret": self._host_secret(), "keys": handed, "next": key, "listen": self.listen})
+        state = await self.evaluate_unwatched(CONFIGURE, {"secret": self._host_secret(), "keys": handed, "next": key, "listen": self.listen})
         if isinstance(state, dict) and key in self._keys:  # it arrived: no older key is the document's now
             self._keys = self._keys[self._keys.index(key) :]
         return state, key
@@ -416,7 +424,7 @@ class DocumentRuntime(InProcessRuntime):
     async def apply_listen(self) -> None:
         """Make the current document forward the declared events."""
         try:
-            await self.evaluate(LISTEN, {"keys": self._keys, "listen": self.listen})
+            await self.evaluate_unwatched(LISTEN, {"keys": self._keys, "listen": self.listen})
         except PlaywrightError as exc:  # navigating: the next document is configured with the list
             log.debug("could not apply event listeners to %s: %s", self.runtime_id, exc)
 

@@ -72,6 +72,23 @@ class FrameRuntime(DocumentRuntime):
         )
         self.tab = tab
         self.number = number
+        #: The frame's current document as a remote object of the tab's CDP session (evaluate_unwatched).
+        self._document: str | None = None
+
+    async def evaluate_unwatched(self, function_source: str, argument: Any) -> Any:
+        """In the frame's document over the tab's CDP session (``Runtime.callFunctionOn``), never through
+        Playwright's utility script, which the frame's page can watch (it is made after the page's scripts):
+        the outbox's keys travel here (outbox.py)."""
+        if self._document is None:
+            self._document = await self.tab.main_world.frame_document(self.frame)
+            if self._document is None:
+                raise PlaywrightError(f"the document of frame {self.runtime_id} was not found in the tab's frame tree")
+        return await self.tab.main_world.call_on(self._document, function_source, argument)
+
+    async def on_navigated(self) -> None:
+        """The frame's document changed: it is found anew before it is configured."""
+        self._document = None
+        await super().on_navigated()
 
     async def perform(self, name: str, arguments: dict[str, Any], handler: str | None) -> Any:
         """Handlers and DOM primitives in the frame; pointer and keys as trusted input through the tab."""

@@ -21,10 +21,10 @@ import asyncio
 import json
 from typing import Any
 
-from playwright.async_api import CDPSession, Page
+from playwright.async_api import CDPSession, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-__all__ = ["MainWorld"]
+__all__ = ["MainWorld", "frame_id_in"]
 
 _NO_ARGUMENT = object()
 #: How long detaching may take. A tab whose navigation hangs (a server that accepts and never
@@ -62,6 +62,43 @@ class MainWorld:
             raise PlaywrightError(str(exception.get("description") or details.get("text") or "the page threw"))
         return reply.get("result", {}).get("value")
 
+    async def call_on(self, object_id: str, function_source: str, argument: Any) -> Any:
+        """``function_source`` called with ``argument`` in the main world of the document ``object_id`` belongs to.
+
+        ``Runtime.callFunctionOn``: the argument is made by the browser from JSON and the function called
+        by it, so nothing of the page's (its serializers, its ``eval``, its array iterator) sees either,
+        as for ``call``. Raises Playwright's ``Error`` when the page throws or the document went away.
+        """
+        session = await self._cdp()
+        reply = await session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": object_id, "functionDeclaration": function_source, "arguments": [{"value": argument}], "awaitPromise": True, "returnByValue": True},
+        )
+        details = reply.get("exceptionDetails")
+        if details is not None:
+            exception = details.get("exception") or {}
+            raise PlaywrightError(str(exception.get("description") or details.get("text") or "the page threw"))
+        return reply.get("result", {}).get("value")
+
+    async def frame_document(self, frame: Frame) -> str | None:
+        """The remote object id of ``frame``'s document, in its main world (None when the frame is not found).
+
+        Three protocol calls: the frame tree (to name the frame as the browser does), its owner element,
+        and the owner's content document. Valid until the frame's document changes.
+        """
+        session = await self._cdp()
+        frame_id = frame_id_in((await session.send("Page.getFrameTree"))["frameTree"], frame)
+        if frame_id is None:
+            return None
+        owner = await session.send("DOM.getFrameOwner", {"frameId": frame_id})
+        described = await session.send("DOM.describeNode", {"backendNodeId": owner["backendNodeId"], "depth": 0})
+        document = described.get("node", {}).get("contentDocument")
+        if not isinstance(document, dict) or "backendNodeId" not in document:
+            return None
+        resolved = await session.send("DOM.resolveNode", {"backendNodeId": document["backendNodeId"]})
+        object_id = resolved.get("object", {}).get("objectId")
+        return object_id if isinstance(object_id, str) else None
+
     async def close(self) -> None:
         """Detach the session (the tab is closing or the host stopping); never raises."""
         session, self._session = self._session, None
@@ -72,3 +109,30 @@ class MainWorld:
                 pass  # the tab is already gone, and its session with it
             except TimeoutError:
                 pass  # the session goes with its tab or the browser, which are closing
+
+
+def frame_id_in(tree: dict[str, Any], frame: Frame) -> str | None:
+    """The browser's id of ``frame`` in ``tree`` (``Page.getFrameTree``'s), found by its path from the top.
+
+    Each step takes the child with the frame's url and name; of several alike, the one at the frame's
+    place among its alike siblings (both lists keep the order the frames were attached in).
+    """
+    path: list[Frame] = []
+    step: Frame | None = frame
+    while step is not None and step.parent_frame is not None:
+        path.insert(0, step)
+        step = step.parent_frame
+    node = tree
+    for child in path:
+        parent = child.parent_frame
+        alike = [f for f in (parent.child_frames if parent is not None else []) if f.url == child.url and f.name == child.name]
+        candidates = [
+            c for c in node.get("childFrames", [])
+            if c["frame"].get("url", "") + c["frame"].get("urlFragment", "") == child.url and (c["frame"].get("name") or "") == child.name
+        ]
+        place = alike.index(child) if child in alike else -1
+        if not 0 <= place < len(candidates):
+            return None
+        node = candidates[place]
+    frame_id = node.get("frame", {}).get("id")
+    return frame_id if isinstance(frame_id, str) else None

@@ -29,8 +29,10 @@ Who may read it: the host alone (docs/threat-model.md, "What a page could forge"
   page's scripts in a document the init script reached: ``Object.getOwnPropertyDescriptor``,
   ``Reflect.apply``, ``Promise``, ``queueMicrotask``, the browser's ``document.title`` getter), and the
   host reads the outbox as the window's own property, which no page built-in is asked for and which
-  cannot be replaced. A tab's evaluations travel over its own CDP session with their argument written
-  as a literal (``main_world.py``): nothing of the page's parses them.
+  cannot be replaced. What carries a key travels over the tab's own CDP session (``main_world.py``): a
+  tab's argument written as a literal, a frame's called in its document by the browser
+  (``FrameRuntime.evaluate_unwatched``), never through Playwright's utility script, which a page can
+  watch: nothing of the page's parses them.
 - One reader. ``take`` answers only the document's key, and not while the host's take waits: a page's
   take, with any key, changes nothing, and only the host's next configure ends the waiting take. A
   batch is handed over in an object with no prototype, so resolving the host's promise with it reads
@@ -38,12 +40,9 @@ Who may read it: the host alone (docs/threat-model.md, "What a page could forge"
 - Post: yes, as it could call the bindings before. What a document says is its own (events it
   fires, tools it declares), and what would be a claim is checked by the host: a launcher "open"
   reads the attachment channel's own queue, never the message (document.py).
-- What is left: a frame is configured through Playwright's evaluation, whose utility script (made after
-  the page's scripts) a page can watch, so a page may learn the frames' secret and its same-origin
-  frames' keys, and then keep the host from hearing those frames, never a tab. A document the engine
-  was installed into late (an attached browser's page) may have put a lookalike outbox in place first:
-  it is handed the host's secret with the configure, which then opens only documents not configured
-  yet, as for its attachments.
+- What is left: a document the engine was installed into late (an attached browser's page) may have put
+  a lookalike outbox in place first: it is handed the host's secret with the configure, which then opens
+  only documents not configured yet, as for its attachments.
 
 Messages: ``{"kind": "event" | "page_tools" | "call_message" | "attachment", "data": ...}``. A
 ``page_tools`` snapshot and an attachment ``status`` replace a queued one of their kind (only the

@@ -207,3 +207,42 @@ async def test_a_leaked_host_secret_neither_takes_over_a_configured_document_nor
     )
     assert attempts == {"configure": None, "take": None, "again": None, "listen": -1}
     assert await _heard(bridge, tab, "after")
+
+
+async def test_a_hostile_same_origin_frame_learns_no_secret_and_is_still_heard(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
+    # The same thief in a same-origin frame: a frame is its own runtime, and Playwright's evaluation (its
+    # utility script, made after the page's scripts, parsing arguments with the page's built-ins) never
+    # carries the frame's secret or keys (frame.py, evaluate_unwatched).
+    runtime_id = await host.new_tab(f"{pages_url}/outbox-thief/frame.html")
+    tab = host.tab(runtime_id)
+    assert tab is not None
+    framed = None
+    for _ in range(100):
+        framed = next(iter(host.frames_of(tab)), None)
+        if framed is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert framed is not None
+    report: dict[str, Any] = {}
+    for _ in range(200):
+        text = await framed.frame.evaluate(_REPORT)
+        if text:
+            report = json.loads(text)
+            break
+        await asyncio.sleep(0.05)
+    assert report.get("done") and report["hooked"] > 0
+    assert not {host.outbox_secret, host.frame_outbox_secret} & set(report["found"])
+    assert report["lookalike"] == 0 and report["stolen"] == 0 and report["configured"] == 0
+    info = bridge.registry.get(framed.runtime_id)
+    assert info is not None
+    for _ in range(40):
+        await framed.frame.evaluate(DISPATCH, "framed")
+        await asyncio.sleep(0.05)
+        if any(e["payload"]["name"] == "framed" for e in info.events):
+            break
+    assert any(e["payload"]["name"] == "framed" for e in info.events)
+    for _ in range(100):
+        if "after_the_attempts" in [t.get("name") for t in info.page_tools.get("webmcp", [])]:
+            break
+        await asyncio.sleep(0.05)
+    assert "after_the_attempts" in [t.get("name") for t in info.page_tools.get("webmcp", [])]
