@@ -87,6 +87,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "observe_marks.js",  # refs.marks: numbered badges on the listed elements in the viewport, for one screenshot
     "describe.js",  # refs.describe: how a person would find an element again (learned tools)
     "select.js",  # locator.select: options of the <select> a locator names (learned tools)
+    "read_hidden.js",  # text laid out where no one sees it: a clip-path of no area, clipped away, an image that draws nothing
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
     "read_sections.js",  # where an element sits (its section, a definition's term) and waiting for the page's load
     "read_cursor.js",  # page_read's byte budget and cursor

@@ -72,8 +72,11 @@ var LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\u
  * and a lone surrogate shown as U+FFFD. Every page string the engine hands on passes here (through
  * normalize, pageText or cap); the server repeats it for what it reads itself (mcp_actions/page_chars.py).
  */
+var PLAIN = /^[\u0000-\u00AC]*$/; // no character at or past U+00AD: nothing to remove (most text; the fast path)
+
 function shown(text) {
-  return String(text == null ? "" : text).replace(INVISIBLE, "").replace(LONE_SURROGATE, "\uFFFD");
+  var s = String(text == null ? "" : text);
+  return PLAIN.test(s) ? s : s.replace(INVISIBLE, "").replace(LONE_SURROGATE, "\uFFFD");
 }
 
 /**
