@@ -41,8 +41,9 @@ Who may read it: the host alone (docs/threat-model.md, "What a page could forge"
   fires, tools it declares), and what would be a claim is checked by the host: a launcher "open"
   reads the attachment channel's own queue, never the message (document.py).
 - What is left: a document the engine was installed into late (an attached browser's page) may have put
-  a lookalike outbox in place first: it is handed the host's secret with the configure, which then opens
-  only documents not configured yet, as for its attachments.
+  a lookalike outbox on its window first: it is handed the host's secret with the configure (the host
+  cannot tell it from its own), which then opens only documents not configured yet, as for its
+  attachments. A document with no outbox at all is given one that never holds the secret.
 
 Messages: ``{"kind": "event" | "page_tools" | "call_message" | "attachment", "data": ...}``. A
 ``page_tools`` snapshot and an attachment ``status`` replace a queued one of their kind (only the
@@ -195,13 +196,14 @@ def document_key() -> str:
 #: new here; answer ``{fresh, title, tools}`` (null without the engine, or when the outbox refused).
 #: The outbox is read as the window's own property: in a document the init script reached it is ours and
 #: cannot be replaced, and no built-in of the page's is asked for it. A document with none (one the init
-#: script did not reach) gets one now, already claimed by ``next``, never holding the host's secret.
+#: script did not reach) gets one now, already claimed by ``next``, and is never handed the host's secret
+#: (what the page's built-ins hand back there may be a lookalike).
 CONFIGURE = (
-    "(args) => {\n  \"use strict\";\n  let outbox = window.__mcpActionsOutbox, keys = args.keys;\n"
+    "(args) => {\n  \"use strict\";\n  let outbox = window.__mcpActionsOutbox, secret = args.secret, keys = args.keys;\n"
     "  if (outbox === undefined) {\n    outbox = ("
     + _MAKE
-    + ")(window.__mcpActions, null, args.next);\n    keys = [args.next];\n  }\n"
-    "  return outbox && typeof outbox.configure === \"function\" ? outbox.configure(args.secret, keys, args.next, args.listen) : null;\n}"
+    + ")(window.__mcpActions, null, args.next);\n    secret = null;\n    keys = [args.next];\n  }\n"
+    "  return outbox && typeof outbox.configure === \"function\" ? outbox.configure(secret, keys, args.next, args.listen) : null;\n}"
 )
 #: ``({keys, listen})``: forward ``listen``'s events from the document from now on (-1 without an outbox of ours).
 LISTEN = """(args) => {
