@@ -17,7 +17,8 @@ the next message is posted, in one batch per task, as ``{batch}``), handles the 
 message costs one answer of an evaluation already in flight, over the runtime's own CDP session
 for a tab (``main_world.py``), and a quiet document costs nothing.
 
-Who may read it: the host alone (docs/threat-model.md, "What a page could forge", rows 7 and 8).
+Who may read it: the host alone (docs/threat-model.md, "What a page could forge, and what holds now", rows
+7 and 8).
 - The host's secret opens a document's outbox once: its first ``configure`` hands the outbox a key of
   that document's own (``document_key``), and from then on ``take``, ``listen`` and the next
   ``configure`` answer only to that key (each configure hands a new one); the host's secret opens
