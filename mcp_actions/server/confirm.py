@@ -98,7 +98,7 @@ def confirmer(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequest
             _judge(binding, answer)
             return
         try:
-            answer = await ctx.session.elicit_form(question, CONFIRM_SCHEMA, related_request_id=ctx.request_id)
+            answer = await ctx.session.elicit_form(well_formed(question), CONFIRM_SCHEMA, related_request_id=ctx.request_id)
         except MCPError as exc:
             raise _denied(binding, f"the client could not ask the user ({exc.error.message})", "no_elicitation") from exc
         _judge(binding, answer)
