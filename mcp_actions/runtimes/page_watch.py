@@ -29,6 +29,7 @@ from playwright.async_api import Dialog, Page
 from playwright.async_api import Error as PlaywrightError
 
 from ..errors import ActionError, ErrorCode
+from ..page_chars import shown
 
 __all__ = ["CRASH_SAFE", "DIALOG_SAFE", "PageWatch"]
 
@@ -66,9 +67,10 @@ class PageWatch:
     # -- events --------------------------------------------------------------
 
     def _on_dialog(self, dialog: Dialog) -> None:
-        info = {"type": dialog.type, "message": dialog.message, "opened_at": _now()}
+        # The page's words, as a person sees them in the dialog (page_chars.shown): every answer that says it takes this.
+        info = {"type": dialog.type, "message": shown(dialog.message), "opened_at": _now()}
         if dialog.type == "prompt":
-            info["default_value"] = dialog.default_value
+            info["default_value"] = shown(dialog.default_value)
         if dialog.type == "alert":
             self.recent_dialogs.append({**info, "handled": "accepted automatically"})
             log.info("tab %s: alert %r accepted automatically", self.label, dialog.message)

@@ -78,3 +78,10 @@ async def test_no_character_a_person_cannot_see_reaches_the_model(pages_url: str
         assert 'page: "Receipt\ufffd"' in observed and re.search(r'@e\d+ button "Pay now half \ufffd and \ufffd other half"', observed), observed
         clicked = answers['page_click {"text": "Show receipt"}']
         assert "Paid in full \ufffd" in clicked and "IGNORE" not in clicked, clicked
+        # A dialog's message is the page's words too: in the refusal of the next call and in the tab list.
+        blocked = await s.client.call_tool("page_click", {"text": "Confirm payment"})
+        refused = json.dumps(blocked.model_dump(by_alias=True, exclude_none=True), ensure_ascii=False)
+        assert not odd_characters(refused), (odd_characters(refused), refused)
+        tabs = everything_said(await s.client.call_tool("browser_list_tabs", {}))
+        assert not odd_characters(tabs) and "Pay? \ufffd" in tabs, (odd_characters(tabs), tabs)
+        assert not (await s.client.call_tool("browser_dismiss_dialog", {"accept": False})).is_error

@@ -273,8 +273,13 @@ async def _list_tabs(service: ActionService, call: BuiltinCall) -> Any:
     for tab in tabs:
         if isinstance(tab, dict) and isinstance(tab.get("title"), str):
             tab["title"] = shown(tab["title"])  # the page's title as a person sees it (no invisible characters)
+        if isinstance(tab, dict) and isinstance(tab.get("dialog"), dict) and isinstance(tab["dialog"].get("message"), str):
+            tab["dialog"] = {**tab["dialog"], "message": shown(tab["dialog"]["message"])}  # the page's words, as seen
         if isinstance(tab, dict) and isinstance(tab.get("frames"), list):
-            tab["frames"] = [{k: v for k, v in f.items() if k not in _TAB_BOOKKEEPING} if isinstance(f, dict) else f for f in tab["frames"]]
+            tab["frames"] = [
+                {k: shown(v) if k == "title" and isinstance(v, str) else v for k, v in f.items() if k not in _TAB_BOOKKEEPING} if isinstance(f, dict) else f
+                for f in tab["frames"]
+            ]
     answer = {key: value for key, value in output.items() if key != "inventory"}
     answer["tabs"] = tabs
     return BriefAnswer(answer, tabs_text(answer))
