@@ -1,4 +1,4 @@
-"""Characters as a person sees them, and text every transport can carry (docs/threat-model.md, "Page text is the page's").
+"""Characters as a person sees them, and text every transport can carry (docs/threat-model.md, "Page text is the page's, and says so").
 
 Two rules, below every package (this module imports nothing of ours):
 

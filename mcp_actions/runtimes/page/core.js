@@ -55,7 +55,7 @@ function normalize(text) {
   return shown(text).replace(/\s+/g, " ").trim();
 }
 
-// -- characters a person cannot see (docs/threat-model.md, "Page text is the page's") ----------
+// -- characters a person cannot see (docs/threat-model.md, "Page text is the page's, and says so") ----------
 //
 // Unicode's default-ignorable code points draw nothing, yet a model reads them: tag characters
 // (U+E0000–E0FFF) spell whole sentences after visible words, bidi controls (U+200E/200F, U+202A–202E,
