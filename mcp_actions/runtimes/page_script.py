@@ -52,7 +52,7 @@ __all__ = [
 #: The engine's modules, in load order (each may use only those before it).
 ENGINE_MODULES: tuple[str, ...] = (
     "intrinsics.js",  # built-ins captured at install, called so that no page patch intercepts them
-    "core.js",  # errors, envelopes, helpers, geometry, the primitive registry
+    "core.js",  # errors, envelopes, helpers, the primitive registry
     "geometry.js",  # boxes, clickable centres and the viewport, read through built-ins captured at install
     "callcontext.js",  # each running call's deadline and cancellation
     "dom.js",  # deep (shadow DOM) queries, visibility and why not
