@@ -21,11 +21,14 @@ from __future__ import annotations
 import base64
 import io
 from functools import cache
-from typing import Any
-
-from PIL import Image, ImageDraw, ImageFont
+from typing import TYPE_CHECKING, Any
 
 from ....errors import ActionError, ErrorCode
+
+if TYPE_CHECKING:
+    # Pillow is imported where a picture is drawn, not with the module: its import (~50 ms, most of it
+    # the C core) would otherwise be paid at every server start, before the first tools/list.
+    from PIL import Image, ImageDraw, ImageFont
 
 __all__ = ["draw_marks", "unmoved"]
 
@@ -39,12 +42,11 @@ PAD = 3
 #: How far (CSS pixels) a box may differ between the listing and the reading after the picture and still be "where it was".
 STILL = 1.0
 
-Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
-
-
 @cache
-def _font(size: int) -> Font:
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """Pillow's own font at ``size`` pixels (no font file of the system is needed)."""
+    from PIL import ImageFont
+
     try:
         return ImageFont.load_default(size)
     except (ImportError, OSError):  # a Pillow without FreeType has only its small bitmap font
@@ -86,6 +88,8 @@ def _draw_one(draw: ImageDraw.ImageDraw, mark: dict[str, Any], sx: float, sy: fl
 
 def _encode(image: Image.Image, fmt: str, quality: int, max_bytes: int) -> tuple[bytes, str, Image.Image]:
     """The picture in ``fmt``, recompressed until it fits ``max_bytes``: JPEG first, then lower quality, then smaller."""
+    from PIL import Image
+
     for _attempt in range(8):
         out = io.BytesIO()
         if fmt == "png":
@@ -133,6 +137,8 @@ def draw_marks(shot: dict[str, Any], marks: list[dict[str, Any]], page_viewport:
     host does not say what part of the page it pictured (the extension's ``captureVisibleTab`` shows
     the whole viewport).
     """
+    from PIL import Image, ImageDraw
+
     try:
         with Image.open(io.BytesIO(base64.b64decode(str(shot.get("image") or ""), validate=True))) as opened:
             image = opened.convert("RGB")
