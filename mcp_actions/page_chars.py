@@ -18,6 +18,7 @@ Two rules, below every package (this module imports nothing of ours):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["INVISIBLE", "shown", "shown_data", "well_formed"]
@@ -52,22 +53,23 @@ def shown_data(value: Any) -> Any:
     return value
 
 
-def well_formed(value: Any) -> Any:
+def well_formed(value: Any, *, other: Callable[[Any], Any] | None = None) -> Any:
     """``value`` with each string (keys too, through dicts, lists and tuples) free of lone surrogates.
 
     The same object when nothing needed it (the common case costs one search per string); new
-    containers only along the path to a string that changed.
+    containers only along the path to a string that changed. ``other``, when given, repairs any
+    other value met on the way (the MCP door's pydantic models, server/well_formed.py).
     """
     if isinstance(value, str):
         return _repaired(value) if _SURROGATE.search(value) else value
     if isinstance(value, dict):
-        items = [(well_formed(k), well_formed(v)) for k, v in value.items()]
+        items = [(well_formed(k), well_formed(v, other=other)) for k, v in value.items()]
         if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(items, value.items(), strict=True)):
             return value
         return dict(items)
     if isinstance(value, (list, tuple)):
-        fixed = [well_formed(each) for each in value]
+        fixed = [well_formed(each, other=other) for each in value]
         if all(a is b for a, b in zip(fixed, value, strict=True)):
             return value
         return fixed if isinstance(value, list) else tuple(fixed)
-    return value
+    return other(value) if other is not None else value

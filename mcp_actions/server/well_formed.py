@@ -34,6 +34,11 @@ def well_formed_model(value: Any) -> Any:
     Models are repaired in place (their fields set to the repaired values); other containers are
     new only where a string changed, as ``page_chars.well_formed`` does.
     """
+    return well_formed(value, other=_repair_model)
+
+
+def _repair_model(value: Any) -> Any:
+    """A pydantic model with its fields (declared and extra) well formed, in place; any other value as it is."""
     if isinstance(value, BaseModel):
         fields = value.__dict__
         for name, field in list(fields.items()):
@@ -44,18 +49,7 @@ def well_formed_model(value: Any) -> Any:
         if extra:
             for name, field in list(extra.items()):
                 extra[name] = well_formed_model(field)
-        return value
-    if isinstance(value, dict):
-        items = [(well_formed(k), well_formed_model(v)) for k, v in value.items()]
-        if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(items, value.items(), strict=True)):
-            return value
-        return dict(items)
-    if isinstance(value, (list, tuple)):
-        fixed = [well_formed_model(each) for each in value]
-        if all(a is b for a, b in zip(fixed, value, strict=True)):
-            return value
-        return fixed if isinstance(value, list) else tuple(fixed)
-    return well_formed(value)
+    return value
 
 
 def answering(handler: Callable[..., Awaitable[_R]]) -> Callable[..., Awaitable[_R]]:
