@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["StrictJsonError", "as_object", "escape_pointer_token", "json_pointer", "json_size", "pointer_tokens", "strict_loads"]
+__all__ = ["StrictJsonError", "as_object", "escape_pointer_token", "fit_json", "json_pointer", "json_size", "pointer_tokens", "strict_loads"]
 
 
 def as_object(value: Any) -> dict[str, Any]:
@@ -27,6 +27,80 @@ def json_size(value: Any) -> int:
     raising: sizes are measured before anything judges the value, so measuring must not fail.
     """
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+
+
+def _longest_list(value: Any) -> int:
+    if isinstance(value, dict):
+        return max((_longest_list(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return max([len(value), *(_longest_list(v) for v in value)])
+    return 0
+
+
+def _shrunk(value: Any, keep: int, longest: int, text_cap: int | None, left: dict[str, int], key: str) -> Any:
+    """``value`` with each list cut to the same share of its items (``keep`` of ``longest``), strings to ``text_cap``."""
+    if isinstance(value, dict):
+        return {k: _shrunk(v, keep, longest, text_cap, left, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        # The same share of every list, so parallel lists (data and its sources) stay in step.
+        kept = -(-len(value) * keep // longest) if longest else len(value)
+        if kept < len(value):
+            left[key] = left.get(key, 0) + len(value) - kept
+        return [_shrunk(v, keep, longest, text_cap, left, key) for v in value[:kept]]
+    if isinstance(value, str) and text_cap is not None and len(value) > text_cap:
+        left[""] = left.get("", 0) + 1
+        return value[:text_cap] + "…"
+    return value
+
+
+def _fitting(value: Any, limit: int, text_cap: int | None) -> tuple[str, dict[str, int]] | None:
+    """The most items of ``value`` whose JSON fits ``limit`` (a binary search on the share kept), or None."""
+    longest = _longest_list(value)
+    best: tuple[str, dict[str, int]] | None = None
+    low, high = 0, max(longest - 1, 0)
+    while low <= high:
+        middle = (low + high) // 2
+        left: dict[str, int] = {}
+        text = _compact(_shrunk(value, middle, longest, text_cap, left, "items"))
+        if len(text) <= limit:
+            best, low = (text, left), middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def fit_json(value: Any, limit: int) -> tuple[str, str | None]:
+    """``value`` as compact JSON of at most ``limit`` characters, still valid JSON, and the line saying what was left out.
+
+    A host that shows only a result's text must still get JSON it can parse: so a long answer is
+    not cut mid-token but keeps the first items of its lists (the same share of each), and, when
+    that is not enough, shortens its long strings. The line (None when nothing was left out) says
+    how many items each list lost, e.g. ``(+87 more items in data, +261 in sources; all in
+    structuredContent)``.
+    """
+    text = _compact(value)
+    if len(text) <= limit:
+        return text, None
+    found = None
+    for text_cap in (None, 2000, 500, 200, 60, 20):
+        found = _fitting(value, limit, text_cap)
+        if found is not None:
+            break
+    if found is None:
+        # Too many members even with no items and short strings: an empty value of its kind.
+        return ("{}" if isinstance(value, dict) else "[]" if isinstance(value, list) else '""'), f"({len(text)} characters; the whole result is in structuredContent)"
+    fitted, left = found
+    cut_texts = left.pop("", 0)
+    parts = [f"+{count} more items in {key}" if not index else f"+{count} in {key}" for index, (key, count) in enumerate(left.items())]
+    if len(left) == 1 and next(iter(left)) == "items":
+        parts = [f"+{left['items']} more items"]
+    if cut_texts:
+        parts.append(f"{cut_texts} long text{'s' if cut_texts > 1 else ''} cut")
+    return fitted, f"({', '.join(parts)}; all in structuredContent)"
 
 
 def escape_pointer_token(token: Any) -> str:

@@ -20,6 +20,7 @@ from ..dispatch.builtins.answers import META_UNTRUSTED, BriefAnswer
 from ..dispatch.call.after_action import Unchecked
 from ..dispatch.call.tab_notes import TabChange
 from ..errors import ActionError, UnknownTool
+from ..jsonutil import fit_json
 from .media import image_output_schema, split_image
 
 __all__ = ["META_STATE_SUMMARY", "META_TAB", "META_UNCHECKED", "META_UNTRUSTED", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
@@ -137,9 +138,14 @@ def success_result(
     structured = output if isinstance(output, dict) else {"result": output}
     # Compact: the text is what most hosts put in the model's context, on every call. A BriefAnswer
     # (browser_navigate) says it in one line of its own rather than the structured JSON again.
-    text = output.text if isinstance(output, BriefAnswer) else json.dumps(output, ensure_ascii=False, default=str, separators=(",", ":"))
-    if len(text) > TEXT_LIMIT:
-        text = f"{text[:TEXT_LIMIT]}… ({len(text)} characters; the whole result is in structuredContent)"
+    if isinstance(output, BriefAnswer):
+        text = output.text if len(output.text) <= TEXT_LIMIT else f"{output.text[:TEXT_LIMIT]}… ({len(output.text)} characters)"
+    else:
+        # Cut for size, the text stays JSON a host can parse: the first items that fit, and a line
+        # saying how many were left out (never a cut mid-token).
+        text, left_out = fit_json(output, TEXT_LIMIT)
+        if left_out:
+            text = f"{text}\n{left_out}"
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     if image is not None:
         content.append(image)

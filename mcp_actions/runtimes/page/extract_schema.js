@@ -209,7 +209,9 @@ function extract(args) {
   if (schema.type === "array") {
     var fields = fieldsOf(schema.items);
     var records = tableRecords(scope, fields) || repeatedRecords(scope, fields);
-    out.data = records.slice(0, MAX_RECORDS).map(function (item, index) {
+    // limit: the first records only, so one wanted row is not read (nor sent) as a hundred.
+    var most = typeof args.limit === "number" && args.limit >= 1 ? Math.min(Math.floor(args.limit), MAX_RECORDS) : MAX_RECORDS;
+    out.data = records.slice(0, most).map(function (item, index) {
       return record(item.el, fields, index + ".", item.columns, out).data;
     });
     out.records = records.length;

@@ -26,7 +26,7 @@ MAX_FIELDS = 50
 EXTRACT = builtin_binding(
     "page.extract",
     "Read data from the current page (or the part under `ref`) into `schema`: an object of string, number, integer "
-    "or boolean fields, or an array of such objects (rows, items). Fields are found by their title or name where the "
+    "or boolean fields, or an array of such objects (rows, items; `limit`: the first N only). Fields are found by their title or name where the "
     "page labels a value (labels, terms, row and column headers, 'Label: value'). Answers {data, sources: [{path, ref, "
     "text}], missing: [paths]}: a field the page does not show is null and in missing, never guessed.",
     {
@@ -35,6 +35,7 @@ EXTRACT = builtin_binding(
         "properties": {
             "schema": {"type": "object", "description": "A JSON Schema: {type: object, properties: {name: {type, title?}}} or {type: array, items: that}."},
             "ref": {"type": "string", "pattern": "^@?e[0-9]+$", "description": "Read only the part under this element ref (@e12)."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "An array schema: at most this many items, the first ones (records still counts them all)."},
         },
         "additionalProperties": False,
     },
