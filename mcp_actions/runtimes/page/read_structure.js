@@ -246,8 +246,16 @@ function childrenOf(el) {
   return el.childNodes;
 }
 
+/**
+ * What look-alike siblings share: tag and first class; a class-less element, which no class says is one of many,
+ * is alike only to those whose first child is alike too (MiniWoB++'s body holds #wrap, #reward-display and
+ * #sync-task-cover, three class-less <div>s that are no list, where a class-less list repeats its shape).
+ */
 function signature(el) {
-  return tagOf(el) + "." + String(el.getAttribute("class") || "").trim().split(/\s+/)[0];
+  var first = String(el.getAttribute("class") || "").trim().split(/\s+/)[0];
+  if (first) return tagOf(el) + "." + first;
+  var child = el.firstElementChild;
+  return tagOf(el) + ".>" + (child ? tagOf(child) + "." + String(child.getAttribute("class") || "").trim().split(/\s+/)[0] : "");
 }
 
 // parent -> {signature: count}, for one read or find (structureCache): without it, 3,000
