@@ -99,6 +99,8 @@ ENGINE_MODULES: tuple[str, ...] = (
     "extract_schema.js",  # refs.extract: data into a small JSON Schema's shape, each value with its ref (page_extract)
     "page_errors.js",  # the page's uncaught errors, rejected promises and console errors, counted (the acting tools' answers)
     "observe_settle.js",  # when an acting tool may answer: the DOM quiet and nothing the action started pending
+    "page_messages.js",  # the messages a page shows a person (alerts, status and live regions, message lists, toasts)
+    "change_states.js",  # the controls whose state an action changed, and the messages it made the page show
     "observe_changes.js",  # refs.change_mark, refs.change_report: what an action changed, briefly
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
     "launchers.js",  # launcher buttons kept beside their targets as the page changes

@@ -151,7 +151,8 @@ async def test_a_change_line_is_said_whole_or_marked_cut(chromium: Browser, page
     async with hosted("page", chromium) as host:
         await host.open(f"{pages_url}/acting/order-placed.html")
         answer = await host.call("page_click", {"text": "Continue to checkout"})
-        assert "+ \"Order placed for Ada Lovelace, 12 St James's Square, England, United Kingdom SW1Y 4JH, paid by PayPal. Order BS-1056\"" in answer.splitlines(), answer
+        # The checkout's alert (role=status) is the application's message: quoted as one, whole up to 240 characters.
+        assert "message: \"Order placed for Ada Lovelace, 12 St James's Square, England, United Kingdom SW1Y 4JH, paid by PayPal. Order BS-1056\"" in answer.splitlines(), answer
         answer = await host.call("page_click", {"text": "Delivery note"})
         line = next((line for line in answer.splitlines() if line.startswith('+ "Order BS-1056: your parcel')), answer)
         assert line.endswith('…"') and 200 <= len(line) <= 245 and "Order BS-1056" in line, answer

@@ -48,10 +48,10 @@ async def test_options_and_placeholders_are_said_by_every_tool(pages_url: str) -
         # A choice that submits: a select has no Enter that submits, its form is submitted as its button would.
         # At 7ed4fed page_fill {submit} pressed Enter in the select and answered "pressed Enter / no visible change".
         stopped = (await s.client.call_tool("page_fill", {"text": "Guests", "value": "4 People", "submit": True})).content[0].text
-        assert stopped.startswith(f'selected ["4"] in {ref} combobox "Guests"; the form was not submitted, "Full Name" is not valid: "'), stopped
+        assert stopped.startswith(f'selected ["4 People"] in {ref} combobox "Guests"; the form was not submitted, "Full Name" is not valid: "'), stopped
         await s.client.call_tool("page_fill", {"text": "Full Name", "value": "Ada Lovelace"})
         sent = (await s.client.call_tool("page_select", {"ref": ref, "values": ["3 People"], "submit": True})).content[0].text
-        assert sent.splitlines() == [f'selected ["3"] in {ref}, submitted its form ("Request Reservation")', '+ "Requested: a table for 3"'], sent
+        assert sent.splitlines() == [f'selected ["3 People"] in {ref}, submitted its form ("Request Reservation")', 'message: "Requested: a table for 3"'], sent
         # A select in no form: refused before anything is chosen, saying so.
         alone = await s.client.call_tool("page_fill", {"text": "Language", "value": "Français", "submit": True})
         assert alone.is_error and ' combobox "Language" is in no form: there is nothing to submit' in alone.content[0].text, alone.content

@@ -103,7 +103,7 @@ async def test_acting_on_refs(pages_url):
         # Its value, then its options (issue 44: choices are visible without trying them).
         assert sort["role"] == "combobox" and sort["rest"] == '= "Name" options "Name", "Price", "Stock"'
         chosen = await s.client.call_tool("page_select", {"ref": sort["ref"], "values": ["Price"]})
-        assert chosen.content[0].text.startswith(f'selected ["price"] in {sort["ref"]}')
+        assert chosen.content[0].text.startswith(f'selected ["Price"] in {sort["ref"]}')
         assert await page.input_value("#sort") == "price"
 
         shadow = by_name(seen, "Shadow action")

@@ -27,6 +27,7 @@ __all__ = [
     "TextAnswer",
     "change_text",
     "errors_text",
+    "message_lines",
     "navigate_text",
     "observe_text",
     "page_meta",
@@ -153,10 +154,28 @@ def _control(sign: str, control: dict[str, Any]) -> str:
     return " ".join(part for part in (sign, str(control.get("ref") or ""), str(control.get("role") or ""), quote(name) if name else "") if part)
 
 
+def _state(state: dict[str, Any]) -> str:
+    """A control whose state the action changed, as ``page_observe {since: "last"}`` lines it:
+    ``~ @e29 checkbox "Staff status" checked``, ``~ @e22 combobox "Author" = "Ada Castillo"``."""
+    name, value = state.get("name"), state.get("value")
+    parts = ("~", str(state.get("ref") or ""), str(state.get("role") or ""), quote(name) if name else "", f"= {quote(value)}" if isinstance(value, str) else "", str(state.get("state") or ""))
+    return " ".join(part for part in parts if part)
+
+
+def message_lines(messages: Any, count: Any = None) -> list[str]:
+    """Messages the page showed (an alert, a status region, a message list's item), quoted: ``message: "Saved."``."""
+    said = [str(text) for text in messages or [] if str(text)]
+    lines = [f"message: {quote(text)}" for text in said]
+    more = int(count or 0) - len(said)
+    if said and more > 0:
+        lines.append(f"message: … {more} more")
+    return lines
+
+
 def change_text(report: dict[str, Any]) -> str:
-    """``refs.change_report`` as a few lines: a navigation, dialogs opened/closed, text that appeared (+) and went (-),
-    controls shown (+) or hidden (-) that no such line names, and the page's new errors; ``no visible change``
-    otherwise, with the page's earlier errors when it had some."""
+    """``refs.change_report`` as a few lines: a navigation, dialogs opened/closed, the page's messages, controls whose
+    state changed (~), text that appeared (+) and went (-), controls shown (+) or hidden (-) that no such line names,
+    and the page's new errors; ``no visible change`` otherwise, with the page's earlier errors when it had some."""
     lines = []
     if report.get("url"):
         lines.append(f"now at {report['url']}")
@@ -164,14 +183,22 @@ def change_text(report: dict[str, Any]) -> str:
     closed = report.get("dialogs_closed") or 0
     if closed:
         lines.append("dialog closed" if closed == 1 else f"{closed} dialogs closed")
+    messages = [str(text) for text in report.get("messages") or []]
+    lines.extend(message_lines(messages, report.get("messages_count")))
+    states = [s for s in report.get("states") or [] if isinstance(s, dict)]
+    lines.extend(_state(state) for state in states)
+    more_states = int(report.get("states_count") or 0) - len(states)
+    if more_states > 0:
+        lines.append(f"~ … {more_states} more controls")
     # Lines that run sibling labels together (inline links with nothing between them), by their labels.
     found = report.get("labels")
     labels: dict[str, Any] = found if isinstance(found, dict) else {}
     for sign, key in (("+", "added"), ("-", "removed")):
-        shown = report.get(key) or []
+        # A line a message already quotes is not said twice (the data stays whole for the journal).
+        shown = [text for text in report.get(key) or [] if not (sign == "+" and any(str(text) in message for message in messages))]
         # The page's lines, quoted: the data stays raw for the journal (learned settles wait for the page's own text).
         lines.extend(f"{sign} {' '.join(quote(label) for label in labels[text]) if isinstance(labels.get(text), list) else quote(text)}" for text in shown)
-        more = int(report.get(f"{key}_count") or 0) - len(shown)
+        more = int(report.get(f"{key}_count") or 0) - len(report.get(key) or [])
         if more > 0:
             lines.append(f"{sign} … {more} more lines")
     for sign, key in (("+", "controls_shown"), ("-", "controls_hidden")):

@@ -250,6 +250,7 @@ function search(query, limit, trim) {
     var name = hit.found.snippet ? hit.found.name : cap(hit.found.name || "", NAME_CAP);
     var match = { ref: refFor(hit.el), role: hit.role };
     if (name) match.name = name;
+    M.statesOf(hit.el, hit.role, match); // checked, expanded, selected, pressed: as page_observe says them
     var to = M.linkTarget(hit.el);
     if (to) match.to = to;
     var context = contextOf(hit.el, hit.found.name || "", hit.found, cache, query.text);

@@ -6,9 +6,9 @@
  * URL of a same-document navigation. A full navigation replaces the page and its engine; the
  * acting tool says that itself when the report cannot be read.
  *
- * Cheap on purpose: one innerText of the body (and of each visible same-origin frame's body,
- * and of the top children of each visible open shadow root, which no outer innerText includes)
- * before and one after, no MutationObserver left running between calls.
+ * Cheap on purpose: one innerText of the body (and of each visible same-origin frame's body, and of the top
+ * children of each visible open shadow root) before and one after, no MutationObserver between calls.
+ * Controls whose state changed and the messages the page showed: change_states.js, page_messages.js.
  *
  * One round trip each side of the action: refs.change_report {settle} first waits until the page
  * has done what the action started (observe_settle.js, armed by refs.change_mark), and both take
@@ -310,8 +310,9 @@ function slotOf(args) {
   return args.slot;
 }
 
-function takeMark(journal, slot) {
+function takeMark(journal, slot, typed) {
   marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(true), errors: pageErrorCount(), url: String(root.location.href) };
+  M.statesMark(slot, typed); // typed: {ref, value} a fill puts in its field (change_states.js)
   // From here on, what the page starts is the action's (observe_settle.js); a page_act mark spans
   // actions that arm it themselves.
   if (!slot) M.actionSettle.arm();
@@ -328,7 +329,8 @@ function changeMark(args) {
 function changeMarkOf(ref, options) {
   if (!M.isObject(options)) fail("invalid_input", "mark must be an object", { field: "mark" });
   var describe = options.describe === true ? { ref: ref } : undefined;
-  return takeMark(describe !== undefined || options.watch !== undefined ? describeBefore(describe, options.watch) : null);
+  var typed = typeof options.typed === "string" ? { ref: ref, value: options.typed } : null;
+  return takeMark(describe !== undefined || options.watch !== undefined ? describeBefore(describe, options.watch) : null, "", typed);
 }
 
 function changeReport(args, call) {
@@ -350,9 +352,7 @@ function changeReport(args, call) {
   });
 }
 
-function lineCap(t) {
-  return t.length > TEXT_CAP ? t.slice(0, M.cutPoint(t, TEXT_CAP - 1)) + "\u2026" : t;
-}
+function lineCap(t) { return t.length > TEXT_CAP ? t.slice(0, M.cutPoint(t, TEXT_CAP - 1)) + "\u2026" : t; }
 
 function report(limit, watch, slot) {
   if (!slot) M.actionSettle.disarm();
@@ -371,13 +371,13 @@ function report(limit, watch, slot) {
     dialogs_opened: dialogs.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(dialogName),
     dialogs_closed: before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d) && !closingDialogOf(d)); }).length,
   };
+  Object.assign(out, M.statesReport(slot)); // states and messages (change_states.js)
   var url = String(root.location.href);
   if (url !== before.url) out.url = url;
   // Only lines that appeared: they are on the page to be looked up (removed ones are gone with their elements).
   var labels = gluedLabels(out.added);
   if (labels) out.labels = labels;
-  var changed = controlChanges(before.controls, pageControls(), added, removed);
-  var shown = changed.shown, hidden = changed.hidden;
+  var changed = controlChanges(before.controls, pageControls(), added, removed), shown = changed.shown, hidden = changed.hidden;
   if (shown.count) {
     out.controls_shown = shown.shown;
     out.controls_shown_count = shown.count;

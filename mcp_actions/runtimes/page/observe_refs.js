@@ -363,9 +363,9 @@ function selectOptions(args) {
     fail("target_not_found", "no enabled option of @" + found.key + " matches; its options: " + said, { ref: "@" + found.key, values: wanted, options: allowed.slice(0, 50) });
   }
   Array.prototype.forEach.call(el.options, function (o) { o.selected = matched.indexOf(o) >= 0; });
-  el.dispatchEvent(new Event("input", { bubbles: true }));
-  el.dispatchEvent(new Event("change", { bubbles: true }));
-  var out = { ref: "@" + found.key, selected: matched.map(function (o) { return o.value; }) };
+  ["input", "change"].forEach(function (type) { el.dispatchEvent(new Event(type, { bubbles: true })); });
+  var out = { ref: "@" + found.key, selected: matched.map(function (o) { return o.value; }), chosen: matched.map(function (o) { return o.label || M.normalize(o.textContent); }) };
+  M.expectState(out.ref, null); // the answer's line says the chosen labels, the change report not again (change_states.js)
   return form ? Object.assign(out, M.submitForm(form)) : out;
 }
 

@@ -157,9 +157,11 @@ def _what(target: dict[str, Any], by_ref: bool = False) -> str:
     return " ".join(part for part in (target.get("ref"), target.get("role"), quote(name) if name else None) if part)
 
 
-def _values(selected: Any) -> str:
-    """The options a select took, as the model reads them: the page's values, each quoted (page_answers.quote)."""
-    return "[" + ", ".join(quote(value) for value in selected or []) + "]"
+def _values(out: Any, asked: list[Any]) -> str:
+    """The options a select took, as the model reads them: their labels (what a person sees, not the values the
+    page sends), each quoted (page_answers.quote); what was asked when the page moved on under the primitive."""
+    chosen = out.get("chosen") or out.get("selected") if isinstance(out, dict) else None
+    return "[" + ", ".join(quote(value) for value in chosen or asked) + "]"
 
 
 def _named(call: BuiltinCall, target: dict[str, Any]) -> str:
@@ -182,13 +184,15 @@ async def _mark(service: ActionService, call: BuiltinCall) -> None:
         probe.marked(out)
 
 
-async def _resolve_marked(service: ActionService, call: BuiltinCall, arguments: dict[str, Any], *, point: bool = False) -> dict[str, Any]:
+async def _resolve_marked(service: ActionService, call: BuiltinCall, arguments: dict[str, Any], *, point: bool = False, typed: str | None = None) -> dict[str, Any]:
     """``refs.resolve`` that also takes the change mark (and, with ``point``, the clickable centre): one round trip.
 
     What the journal asks of the mark (act_probe.py) rides along: the element found is the one described.
+    ``typed``: what a fill puts in the field, so the report says its value only when it holds something else.
     """
     probe = call.probe
-    asked = {**arguments, "mark": probe.resolve_mark_arguments() if probe is not None else {}, **({"point": True} if point else {})}
+    mark = {**(probe.resolve_mark_arguments() if probe is not None else {}), **({"typed": typed} if typed is not None else {})}
+    asked = {**arguments, "mark": mark, **({"point": True} if point else {})}
     target: dict[str, Any] = await _call(service, call, "refs.resolve", asked)
     if probe is not None:
         probe.marked(target.get("marked"))
@@ -281,24 +285,27 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         if "ref" not in own or "text" not in own:
             raise ActionError("page_fill needs value (and ref or text), or ref and text", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
         value, where = own["text"], {"ref": own["ref"]}
-    target = await _resolve_marked(service, call, {**where, "field": True})
+    target = await _resolve_marked(service, call, {**where, "field": True}, typed=value)
+    # The field is named even when the call gave its ref: in page_act's answer its line is all that is left of it.
+    named = _what(target)
     if target.get("fill") == "select":
         # A <select> filled by a model: the option with that value or label; with submit, its form
         # submitted (a select has no Enter that submits: _submitted).
         submit = own.get("submit") is True
         out = await (_act if submit else _call)(service, call, "refs.select", {"ref": target["ref"], "values": [value], **({"submit": True} if submit else {})})
-        return await _acted(service, call, f"selected {_values(out.get('selected', [value]))} in {_named(call, target)}{_submitted(out) if submit else ''}")
+        return await _acted(service, call, f"selected {_values(out, [value])} in {named}{_submitted(out) if submit else ''}")
     if target.get("fill") == "value":
         # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
-        out = await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
-        line = f"filled {_named(call, target)}" + (f" (the input made it {json.dumps(out.get('value'))})" if out.get("adjusted") else "")
+        # A value the input adjusted (a range's step, a date's bounds) is said by the change report (= "…").
+        await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
+        line = f"filled {named}"
     elif target.get("frame"):
         # A text field inside a same-origin frame: its value set there (observe_frames.js), on both hosts.
         await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "fill", "value": value})
-        line = f"filled {_named(call, target)} (in a frame)"
+        line = f"filled {named} (in a frame)"
     else:
         await _act(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
-        line = f"filled {_named(call, target)}"
+        line = f"filled {named}"
     if own.get("submit"):
         line += await _submit(service, call, target)
     return await _acted(service, call, line)
@@ -375,7 +382,7 @@ async def _select(service: ActionService, call: BuiltinCall) -> Any:
     out = await _act(service, call, "refs.select", {**_target(call.own), "values": call.own["values"], **({"submit": True} if submit else {})})
     # {} when the submit took the page away under the primitive: the call named the select.
     where = out.get("ref") or call.own.get("ref") or quote(call.own.get("text"))
-    return await _acted(service, call, f"selected {_values(out.get('selected', call.own['values']))} in {where}{_submitted(out) if submit else ''}")
+    return await _acted(service, call, f"selected {_values(out, call.own['values'])} in {where}{_submitted(out) if submit else ''}")
 
 
 #: The observe-and-act built-ins (group ``observe``), each with its runner.

@@ -82,6 +82,17 @@ def read_text(output: dict[str, Any]) -> str:
     return f"{text}\n[cut, {more}: page_read {json.dumps({'cursor': cursor})}]"
 
 
+def _states(match: dict[str, Any]) -> str:
+    """A match's states as page_observe says them: `` checked``, `` unchecked``, `` expanded``, `` selected``…"""
+    parts = []
+    if isinstance(match.get("checked"), bool):
+        parts.append("checked" if match["checked"] else "unchecked")
+    if isinstance(match.get("expanded"), bool):
+        parts.append("expanded" if match["expanded"] else "collapsed")
+    parts.extend(key for key in ("selected", "pressed") if match.get(key) is True)
+    return "".join(f" {part}" for part in parts)
+
+
 def find_text(output: dict[str, Any]) -> str:
     """``refs.find``'s output as the model reads it: one line per match, and how many there were."""
     matches = output.get("matches") or []
@@ -95,6 +106,7 @@ def find_text(output: dict[str, Any]) -> str:
     said: dict[str, list[str]] = {}
     for m in matches:
         rest = " ".join(part for part in (m.get("role"), quote(m["name"]) if m.get("name") else None, page_text(m["to"]) if m.get("to") else None) if part)
+        rest += _states(m)
         rest += f" in: {page_text(m['context'])}" if m.get("context") else ""
         rest += f" (+{m['more']} more like it)" if m.get("more") else ""
         said.setdefault(rest, []).append(str(m.get("ref")))

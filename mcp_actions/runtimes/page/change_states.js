@@ -1,0 +1,132 @@
+/*
+ * change_states.js — The controls whose state an action changed, and the messages it made the page show
+ * (docs/mcp-surface.md, "What acting tools answer"; issue 52): a checkbox checked or unchecked (native,
+ * or a switch, radio or menu item by aria-checked), a button pressed, a disclosure expanded or collapsed,
+ * a tab or option selected, a <select>'s chosen option by its label, and a field's value when it is not
+ * what was typed into it (a maxlength cut, a mask or formatter, a number field that refused letters).
+ *
+ * observe_changes.js takes statesMark(slot, typed) with its change mark and statesReport(slot) with its
+ * report. A page_act mark ("act") spans several actions: what a step typed is expected there too, so a
+ * field that holds what was typed is not said again by the whole call's report.
+ */
+var normalize = M.normalize,
+  cap = M.cap,
+  queryAllDeep = M.queryAllDeep;
+
+var STATEFUL = "input:not([type=hidden]):not([type=password]):not([type=file]), textarea, select, summary, [aria-checked], [aria-pressed], [aria-expanded], [aria-selected]";
+var LOOKED = 1500; // controls whose state is noted at a mark (a long table's checkboxes: the first ones)
+var MAX_STATES = 6; // controls said per answer
+var VALUE_CAP = 100; // characters of a value said
+var BUTTONS = { button: 1, submit: 1, reset: 1, image: 1 };
+var ONE_OF = { radio: 1, menuitemradio: 1, tab: 1, option: 1 }; // choosing one un-chooses another: only the chosen is said
+var snapshots = {}; // slot -> {states: Map element -> state, typed: Map element -> value (null: the action's line says it), messages}
+
+/** What a person sees of el's state: {said?: "checked" | "unchecked" | "mixed" | "pressed" | …, value?}, as page_observe says it. */
+function stateOf(el) {
+  var out = {};
+  var tag = M.tagOf(el);
+  var type = String(el.type || "").toLowerCase();
+  if (tag === "input" && (type === "checkbox" || type === "radio")) out.said = el.indeterminate ? "mixed" : el.checked ? "checked" : "unchecked";
+  else if (el.hasAttribute("aria-checked")) out.said = { "true": "checked", "false": "unchecked", mixed: "mixed" }[el.getAttribute("aria-checked")];
+  var pressed = el.getAttribute("aria-pressed");
+  if (pressed === "true" || pressed === "false") out.said = [out.said, pressed === "true" ? "pressed" : "not pressed"].filter(Boolean).join(" ");
+  var expanded = tag === "summary" && el.parentElement && M.tagOf(el.parentElement) === "details" ? String(el.parentElement.open) : el.getAttribute("aria-expanded");
+  if (expanded === "true" || expanded === "false") out.said = [out.said, expanded === "true" ? "expanded" : "collapsed"].filter(Boolean).join(" ");
+  if (el.getAttribute("aria-selected") === "true") out.said = [out.said, "selected"].filter(Boolean).join(" ");
+  if (tag === "select") out.value = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.label || o.value; }).join(", ");
+  else if (tag === "textarea" || (tag === "input" && type !== "checkbox" && type !== "radio" && !BUTTONS[type])) out.value = String(el.value == null ? "" : el.value);
+  return out;
+}
+
+function same(a, b) { return a.said === b.said && a.value === b.value; }
+
+function statesNow() {
+  var states = new Map();
+  var els = queryAllDeep(STATEFUL);
+  for (var i = 0; i < els.length && i < LOOKED; i++) states.set(els[i], stateOf(els[i]));
+  return states;
+}
+
+/**
+ * Notes the page's control states (and messages, page_messages.js) before an action, for slot ("" or "act").
+ * typed: {ref, value} the action is about to put in a field (value null: the action's own line says the new
+ * state, a select's chosen labels); expected in this slot's report and in a page_act mark's.
+ */
+function statesMark(slot, typed) {
+  if (typeof Map !== "function") return;
+  var key = slot || "";
+  snapshots[key] = { states: statesNow(), typed: new Map(), messages: M.messagesMark() };
+  if (typed) expect(typed.ref, typed.value);
+}
+
+/** Expects el (by ref) to hold value after the action (null: say nothing of it), in every open mark. */
+function expect(ref, value) {
+  var el = null;
+  try {
+    el = M.elementOfRef(String(ref)).el;
+  } catch (err) {
+    if (!(err instanceof M.EngineError)) throw err;
+    return; // gone or hidden already: nothing of it will be said
+  }
+  Object.keys(snapshots).forEach(function (key) { snapshots[key].typed.set(el, value); });
+}
+
+function shown(el) {
+  if (!el.isConnected) return false;
+  return typeof el.checkVisibility === "function" ? el.checkVisibility() : M.isVisible(el);
+}
+
+/** The controls the action changed, said as page_observe says them: [{ref, role, name?, state?, value?}], and how many. */
+function changedStates(snap) {
+  var out = [];
+  var count = 0;
+  snap.states.forEach(function (before, el) {
+    if (!shown(el)) return;
+    var now = stateOf(el);
+    if (same(before, now)) return;
+    var role = M.candidateRole(el);
+    var entry = {};
+    if (now.said !== before.said && now.said) {
+      // A radio un-chosen by its neighbour's choice, a tab or option no longer selected: the chosen one says it.
+      if (!(ONE_OF[role] && (now.said === "unchecked" || before.said === "selected"))) entry.state = now.said;
+    }
+    if (now.value !== before.value && now.value !== undefined) {
+      var typed = snap.typed.has(el) ? snap.typed.get(el) : undefined;
+      // What the action put there is its own line's, unless the field holds something else.
+      if (typed === undefined || (typed !== null && typed !== now.value)) entry.value = cap(now.value, VALUE_CAP);
+    }
+    if (entry.state === undefined && entry.value === undefined) return;
+    count += 1;
+    if (out.length >= MAX_STATES) return;
+    entry.ref = M.refFor(el);
+    entry.role = role;
+    var name = cap(normalize(M.candidateName(el, role) || ""), VALUE_CAP);
+    if (name) entry.name = name;
+    out.push(entry);
+  });
+  return { states: out, count: count };
+}
+
+/** What statesMark's slot saw change: {states, states_count, messages, messages_count}, the keys only when there are some. */
+function statesReport(slot) {
+  var key = slot || "";
+  var snap = snapshots[key];
+  delete snapshots[key];
+  var out = {};
+  if (!snap) return out;
+  var changed = changedStates(snap);
+  if (changed.count) {
+    out.states = changed.states;
+    out.states_count = changed.count;
+  }
+  var said = M.messagesSince(snap.messages);
+  if (said) {
+    out.messages = said.messages;
+    out.messages_count = said.count;
+  }
+  return out;
+}
+
+M.statesMark = statesMark;
+M.statesReport = statesReport;
+M.expectState = expect;
