@@ -56,6 +56,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "geometry.js",  # boxes, clickable centres and the viewport, read through built-ins captured at install
     "callcontext.js",  # each running call's deadline and cancellation
     "dom.js",  # deep (shadow DOM) queries, visibility and why not
+    "editors.js",  # code editors (CodeMirror 5 and 6, Monaco, Ace) as one field: its box, its input, its drawn text
     "names.js",  # text, roles, accessible names
     "locator_filters.js",  # within, has, has_text: the locator extension filters
     "locators.js",  # target descriptors to elements

@@ -62,6 +62,10 @@ _PROBE_POINT = """(point) => {
   "use strict";
   return {width: innerWidth, height: innerHeight, hit: !!document.elementFromPoint(point[0], point[1])};
 }"""
+#: How often, and how far apart, a code editor is read back until its drawing shows what was typed.
+_EDITOR_READS = 20
+_EDITOR_READ_PAUSE_S = 0.05
+_FOCUSED_VALUE = "() => { \"use strict\"; const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
 _FOCUSED_VALUE = "() => { \"use strict\"; const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
 #: What warm_process exercises: a field and a button, nothing that reaches the network.
 _WARM_UP_DOCUMENT = "<!doctype html><title></title><textarea></textarea><button type=button>warm</button>"
@@ -365,6 +369,8 @@ class TabRuntime(DocumentRuntime):
         if not isinstance(text, str):
             raise ActionError("text must be a string", code=ErrorCode.INVALID_INPUT, evidence={"field": "text"})
         prepared = await self.run_engine("focusEditable", target, mode)
+        if prepared.get("editor"):
+            return await self._insert_into_editor(text, mode, target, prepared)
         to_type = text
         if not prepared["caret_placed"]:
             # Fields without a selection API (email, number) cannot put the
@@ -385,6 +391,34 @@ class TabRuntime(DocumentRuntime):
                     evidence={"tag": prepared.get("tag"), "expected_length": len(to_type)},
                 )
         return {"inserted": True, "inserted_length": len(text), "matched_by": prepared.get("matched_by"), "fidelity": "trusted"}
+
+    async def _insert_into_editor(self, text: str, mode: str, target: Any, prepared: dict[str, Any]) -> dict[str, Any]:
+        """Type into a code editor (CodeMirror, Monaco, Ace: page/editors.js) as a person does, then read it back.
+
+        The engine has focused the editor's own input; no selection it makes reaches the editor's model,
+        so the keys a person uses choose where the text goes: select all to replace, the document's end
+        to append. The value is the editor's drawn text after typing, for the answer to say.
+        """
+        await self.page.keyboard.press("ControlOrMeta+A" if mode == "replace" else "ControlOrMeta+End")
+        if text:
+            await self.page.keyboard.insert_text(text)
+        elif mode == "replace":
+            await self.page.keyboard.press("Delete")
+        # Monaco and Ace draw the typed lines at their next frame: read until the drawing changed (or a while passed).
+        value = prepared.get("value")
+        for _ in range(_EDITOR_READS):
+            after = await self.run_engine("focusEditable", target, "read")
+            value = after.get("value") if isinstance(after, dict) else None
+            if value != prepared.get("value") or not text:
+                break
+            await asyncio.sleep(_EDITOR_READ_PAUSE_S)
+        if text and value == prepared.get("value") and value != (text if mode == "replace" else None):
+            raise ActionError(
+                "the editor did not take the text (a page script or its read-only state refused it)",
+                code=ErrorCode.INSERT_FAILED,
+                evidence={"editor": prepared.get("editor"), "expected_length": len(text)},
+            )
+        return {"inserted": True, "inserted_length": len(text), "matched_by": prepared.get("matched_by"), "editor": prepared.get("editor"), "value": value, "fidelity": "trusted"}
 
     async def _press(self, arguments: dict[str, Any]) -> dict[str, Any]:
         chord, modifiers = normalize_chord(arguments.get("key"), arguments.get("modifiers"))

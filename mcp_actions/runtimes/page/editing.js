@@ -14,9 +14,12 @@ var definePrimitive = M.definePrimitive,
 
 var TEXT_INPUT_TYPES = { "": true, text: true, search: true, email: true, tel: true, url: true, password: true, number: true };
 
+/** The element that takes typed text for el (a code editor's own input for any part of it: editors.js), or null. */
 function editableOf(el) {
   if (!el) return null;
   if (el instanceof HTMLLabelElement && el.control) el = el.control;
+  var editor = M.editorOf(el);
+  if (editor) return editor.input;
   if (el instanceof HTMLTextAreaElement) return el.disabled || el.readOnly ? null : el;
   if (el instanceof HTMLInputElement) {
     var type = (el.getAttribute("type") || "").toLowerCase();
@@ -46,12 +49,33 @@ function focusedElement() {
   }
 }
 
+/**
+ * The one text field in or around el a person would type into instead (a code editor inside the box
+ * named, the field a label names), said as "@e7 textbox \"SQL\"", or "" when there is none or several.
+ */
+function realFieldOf(el) {
+  var inside = [];
+  if (el.querySelectorAll) {
+    Array.prototype.forEach.call(el.querySelectorAll(M.EDITOR_ROOTS + ", input, textarea, [contenteditable=''], [contenteditable=true]"), function (c) {
+      var field = M.editorOf(c) ? M.editorOf(c).field : editableOf(c) === c ? c : null;
+      if (field && inside.indexOf(field) < 0 && M.isVisible(field)) inside.push(field);
+    });
+  }
+  if (inside.length !== 1 || !M.refFor) return "";
+  var field = inside[0], role = M.roleOf(field) || "textbox", name = M.accessibleName(field, role);
+  return M.refFor(field) + " " + role + (name ? " " + M.quote(name) : "");
+}
+
 function editableTarget(target) {
   var el;
   if (target !== undefined && target !== null) {
     var resolved = resolveOne(target, true);
     el = editableOf(resolved.element);
-    if (!el) fail("target_not_editable", "the target is not an editable text field", { target: describe(resolved.element), matched_by: resolved.matched_by });
+    if (!el) {
+      // Name the field a person would type into, so the next call is right (a code editor's box around it).
+      var real = realFieldOf(resolved.element);
+      fail("target_not_editable", "the target is not an editable text field" + (real ? "; the field there is " + real : ""), { target: describe(resolved.element), matched_by: resolved.matched_by, field: real || undefined });
+    }
     return { element: el, matched_by: resolved.matched_by };
   }
   var focused = focusedElement();
@@ -113,6 +137,12 @@ function textInsert(args) {
   if (mode !== "append" && mode !== "replace") fail("invalid_input", "mode must be append or replace", { field: "mode" });
   var target = editableTarget(args.target);
   var el = target.element;
+  var editor = M.editorOf(el);
+  if (editor) {
+    // A code editor: its own object or its content takes the text (editors.js), then it is read back.
+    if (!M.editorInsert(editor, text, mode)) fail("insert_failed", "this " + editor.kind + " editor takes text only from real keys (a browser tab's input)", { target: describe(editor.field), editor: editor.kind });
+    return { inserted: true, inserted_length: text.length, matched_by: target.matched_by, editor: editor.kind, value: M.editorText(editor) };
+  }
   if (document.activeElement !== el && typeof el.focus === "function") el.focus();
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
     var before = el.value;
@@ -156,7 +186,9 @@ function textInsert(args) {
 /**
  * Resolve and focus an editable target (or the focused editable element)
  * and place the caret for mode "append" or "replace", so a host can type
- * trusted text next. Output: {tag, matched_by, caret_placed, value_length}.
+ * trusted text next; mode "read" only reads the field's text back.
+ * Output: {tag, matched_by, caret_placed, value?, editor?} (editor: a code
+ * editor's kind, whose text the host selects with keys: editors.js).
  */
 function focusEditable(target, mode, call) {
   // `call`: the host's {call_id, timeout_ms}; a cancelled call focuses nothing (callcontext.js).
@@ -165,9 +197,18 @@ function focusEditable(target, mode, call) {
 
 function focusNow(target, mode) {
   var m = mode === undefined ? "append" : mode;
-  if (m !== "append" && m !== "replace") fail("invalid_input", "mode must be append or replace", { field: "mode" });
+  if (m !== "append" && m !== "replace" && m !== "read") fail("invalid_input", "mode must be append, replace or read", { field: "mode" });
   var t = editableTarget(target);
   var el = t.element;
+  var editor = M.editorOf(el);
+  // A code editor: focused only; the host selects its text with the keys a person uses (select all, or
+  // the end of the document), since no engine selection reaches the editor's own model. Mode "read"
+  // reads it back after typing, without touching it.
+  if (editor) {
+    if (m !== "read" && document.activeElement !== el && typeof el.focus === "function") el.focus();
+    return { tag: tagOf(el), matched_by: t.matched_by, caret_placed: false, editor: editor.kind, value: M.editorText(editor) };
+  }
+  if (m === "read") return { tag: tagOf(el), matched_by: t.matched_by, value: el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? String(el.value) : M.normalize(el.innerText) };
   if (document.activeElement !== el && typeof el.focus === "function") el.focus();
   var placed = placeCaret(el, m);
   var out = { tag: tagOf(el), matched_by: t.matched_by, caret_placed: placed };

@@ -52,6 +52,9 @@ var PRESENTATIONAL = { presentation: 1, none: 1 };
 var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
 
 function roleOf(el) {
+  // A code editor's box is the textbox a person sees (its own input is hidden: editors.js), whatever
+  // role it gives itself (Monaco's "code").
+  if (tagOf(el) === "div" && M.isEditorField(el)) return "textbox";
   var explicit = normalize(el.getAttribute && el.getAttribute("role")).toLowerCase().split(" ").filter(function (w) { return ROLE_WORD.test(w); })[0];
   // jQuery UI's tabs put role=presentation on each tab's <a href tabindex=-1>: still a link (ARIA 1.2, 4.7 conflicts).
   if (explicit && !(PRESENTATIONAL[explicit] && el.matches && el.matches(FOCUSABLE))) return explicit;
@@ -103,6 +106,7 @@ function accessibleName(el, knownRole) {
   var aria = normalize(el.getAttribute("aria-label"));
   if (aria) return aria;
   var tag = tagOf(el);
+  if (tag === "div" && M.isEditorField(el)) return editorName(M.editorOf(el));
   if (tag === "input" || tag === "select" || tag === "textarea" || tag === "meter" || tag === "progress" || tag === "output") {
     var type = (el.getAttribute("type") || "").toLowerCase();
     if (tag === "input" && (type === "submit" || type === "reset" || type === "button" || type === "image")) {
@@ -136,6 +140,30 @@ function accessibleName(el, knownRole) {
   if (placeholder) return placeholder;
   if (tag === "input" || tag === "select" || tag === "textarea") return textBeside(el);
   return "";
+}
+
+// Monaco's own words on its input: its hint after the page's label ("Program;Press Alt+F1 for …"), and
+// its label when the page gave none ("Editor content"): not a name.
+var MONACO_HINT = /;\s*Press Alt\+F1\b.*$/;
+var MONACO_DEFAULT = /^Editor content$/;
+
+/**
+ * A code editor's name (editors.js): its box's aria-label, else what names the textarea it was made from
+ * (kept hidden beside it, whose <label for> still names it) or its own input, else the text before it.
+ */
+function editorName(editor) {
+  var own = normalize(editor.root.getAttribute("aria-label"));
+  if (own) return own;
+  var sources = [editor.root.previousElementSibling, editor.root.nextElementSibling].filter(function (s) { return s && tagOf(s) === "textarea"; });
+  if (editor.input !== editor.field) sources.push(editor.input);
+  for (var i = 0; i < sources.length; i++) {
+    var source = sources[i];
+    var byLabel = (source.labels ? Array.prototype.slice.call(source.labels) : []).map(textWithoutControls).filter(Boolean).join(" ");
+    var aria = normalize(source.getAttribute("aria-label")).replace(MONACO_HINT, "");
+    if (byLabel) return byLabel;
+    if (aria && !MONACO_DEFAULT.test(aria)) return aria;
+  }
+  return textBefore(editor.root);
 }
 
 var PROSE = { p: 1, blockquote: 1, pre: 1, ul: 1, ol: 1, dl: 1, figure: 1 };

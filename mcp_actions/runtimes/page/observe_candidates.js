@@ -35,6 +35,8 @@ var INTERACTIVE = [
   "[role=menuitemcheckbox]", "[role=menuitemradio]", "[role=treeitem]",
   "[role=option]", "[role=combobox]", "[role=textbox]", "[role=searchbox]", "[role=slider]", "[role=spinbutton]",
   "[tabindex]:not([tabindex='-1'])",
+  // A code editor's box: the field a person sees, whose own input is hidden (editors.js).
+  ".CodeMirror", ".monaco-editor", ".ace_editor",
 ].join(", ");
 // A popup list's class names (jQuery UI, Bootstrap, typeahead.js, awesomplete and most hand-made ones).
 var POPUP_CLASS = /(^|[\s_-])(ui-autocomplete|ui-menu|autocomplete|autocomplete-items|suggestions?|dropdown-menu|dropdown|typeahead|tt-menu|awesomplete|menu|listbox|popup|popover)([\s_-]|$)/i;
@@ -88,7 +90,9 @@ function popupListOf(el) {
 
 /** Whether a person can act on el: interactive by tag or role, clickable, or an item of an open popup list. */
 function isActionable(el) {
-  if (isTagInteractive(el)) return true;
+  // A code editor is its box (or CodeMirror 6's content), never also the hidden input its keys go to.
+  if (M.isEditorInput(el)) return false;
+  if (isTagInteractive(el)) return !el.matches(M.EDITOR_ROOTS) || M.isEditorField(el);
   if (popupListOf(el)) return !el.querySelector(INTERACTIVE); // its own controls are listed instead
   return isClickable(el);
 }

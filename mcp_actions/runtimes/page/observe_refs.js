@@ -323,6 +323,8 @@ function markOnly(found) {
 
 function resolve(args) {
   var found = resolveRefOrText({ ref: args.ref, text: args.text }, args.field === true ? { accept: isField } : null);
+  // A code editor's drawn line is filled as the editor, marked on its field (lines are redrawn: editors.js).
+  if (args.field === true && M.editorOf(found.el)) found = { key: refFor(M.editorOf(found.el).field), el: M.editorOf(found.el).field };
   markOnly([found]);
   if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
   var role = candidateRole(found.el);

@@ -32,7 +32,8 @@ function valueOf(el) {
     if (el.type === "password") return el.value ? "••••" : "";
     return String(el.value == null ? "" : el.value);
   }
-  // A rich-text editor's value is its text (a comment box being written).
+  // A code editor's value is the text it draws (editors.js); a rich-text editor's is its text (a comment box being written).
+  if (M.isEditorField(el)) return M.editorText(M.editorOf(el));
   if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return M.normalize(el.innerText);
   return null;
 }

@@ -28,8 +28,9 @@ function stateOf(el, role) {
   } else if (tag === "input" || tag === "textarea") {
     var value = type === "password" ? (el.value ? "••••" : "") : String(el.value == null ? "" : el.value);
     if (value && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") out += " = " + quote(cap(value.replace(/\s+/g, " "), VALUE_CAP));
-  } else if (el.isContentEditable) {
-    var text = normalize(el.innerText);
+  } else if (M.isEditorField(el) || el.isContentEditable) {
+    // A code editor says the text it draws (editors.js), a rich-text editor its text.
+    var text = normalize(M.isEditorField(el) ? M.editorText(M.editorOf(el)) : el.innerText);
     if (text) out += " = " + quote(cap(text, VALUE_CAP));
   }
   var checked = el.getAttribute("aria-checked");

@@ -304,11 +304,19 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         await _call(service, call, "refs.frame_act", {"ref": target["ref"], "action": "fill", "value": value})
         line = f"filled {named} (in a frame)"
     else:
-        await _act(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
-        line = f"filled {named}"
+        out = await _act(service, call, "text.insert", {"text": value, "target": {"selector": target["selector"]}, "mode": "replace"})
+        line = f"filled {named}" + _editor_holds(out, value)
     if own.get("submit"):
         line += await _submit(service, call, target)
     return await _acted(service, call, line)
+
+
+def _editor_holds(out: Any, typed: str) -> str:
+    """What a code editor holds after page_fill, read back from its lines (page/editors.js), when it is not
+    what was typed: an editor may close a bracket or indent a line, and the model must know the query it runs."""
+    if not isinstance(out, dict) or not out.get("editor") or not isinstance(out.get("value"), str) or out["value"] == typed:
+        return ""
+    return f" (the editor now holds {quote(out['value'])})"
 
 
 async def _submit(service: ActionService, call: BuiltinCall, target: dict[str, Any]) -> str:

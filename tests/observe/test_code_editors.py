@@ -1,0 +1,144 @@
+"""Rich text and code editors are textboxes (issue 52, item 4; contract §6): CodeMirror 5 and 6, Monaco, Ace
+and a contenteditable rich-text box are listed by page_observe and page_read, found by page_find {role:
+"textbox"} and by their label, and page_fill replaces their whole content, read back; a fill refused on what
+holds an editor names the editor.
+
+Fixtures: tests/fixtures/pages/editors/, one page per editor and a page following Datasette's SQL form (a
+CodeMirror 5 box made from a labelled textarea, prefilled). The editors are the published npm packages,
+installed once per run by tests/npm_cache.py and served next to the pages by this module's one server.
+Driven through the MCP SDK's Client in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PAGES
+from tests.npm_cache import npm_package
+from tests.protocols.conftest import Session, product
+
+pytestmark = pytest.mark.browser
+
+#: /npm/<alias>/ on the server: the package directory (CodeMirror 6: its whole node_modules tree, for the import map).
+PACKAGES = {
+    "codemirror5": ("codemirror@5.65.18", False),
+    "cm6": ("codemirror@6.0.1", True),
+    "monaco": ("monaco-editor@0.45.0", False),
+    "ace": ("ace-builds@1.36.5", False),
+}
+
+#: page, the editor's name, what it holds, what page_fill puts in, and how the page's own editor object reads it.
+EDITORS = [
+    ("codemirror5.html", "Script", "line one line two", "echo ready", "window.cm.getValue()"),
+    ("codemirror6.html", "Stylesheet", "a { color: red }", "body { margin: 0 }", "window.view.state.doc.toString()"),
+    ("monaco.html", "Program", "let x = 1;", "const y = 2;", "window.editor.getValue()"),
+    ("ace.html", "Template", "Hello {name}", "Dear {title}", "window.editor.getValue()"),
+    ("richtext.html", "Body", "Old draft", "Fresh words", "document.querySelector('.ProseMirror').innerText.trim()"),
+]
+
+
+class _Pages(http.server.SimpleHTTPRequestHandler):
+    """tests/fixtures/pages, plus /npm/<alias>/… from the npm cache."""
+
+    packages: dict[str, Path] = {}
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def translate_path(self, path: str) -> str:
+        route = path.split("?", 1)[0].split("#", 1)[0]
+        for alias, directory in self.packages.items():
+            prefix = f"/npm/{alias}/"
+            if route.startswith(prefix):
+                return str(directory / route[len(prefix) :])
+        return super().translate_path(path)
+
+
+@pytest.fixture(scope="module")
+def editors_url() -> Iterator[str]:
+    """One server for the module: the fixture pages and the editors they load."""
+    packages = {}
+    for alias, (spec, tree) in PACKAGES.items():
+        directory = npm_package(spec)
+        packages[alias] = directory.parent if tree else directory
+    handler = type("Pages", (_Pages,), {"packages": packages})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(PAGES)))
+    threading.Thread(target=server.serve_forever, name="editor-pages", daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/editors"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def _open(s: Session, url: str) -> None:
+    await s.navigate(url)
+    page = s.tab().page
+    await page.wait_for_function("() => !!document.querySelector('.CodeMirror-line, .cm-line, .view-line, .ace_line, .ProseMirror')", polling=100)
+
+
+async def _text(s: Session, tool: str, arguments: dict[str, object]) -> str:
+    result = await s.client.call_tool(tool, arguments)
+    text = result.content[0].text
+    assert not result.is_error, text
+    return text
+
+
+async def test_every_editor_is_a_textbox_listed_found_and_filled(editors_url: str) -> None:
+    """At 9e0c4a1 page_observe listed none of the code editors, page_find {role: textbox} answered No match,
+    and page_fill by the editor's name answered target_not_found (Monaco's hidden textarea was listed as
+    `textbox "Editor content;Press Alt+F1 …"`)."""
+    async with product() as s:
+        for page, name, old, new, reader in EDITORS:
+            await _open(s, f"{editors_url}/{page}")
+            listing = await _text(s, "page_observe", {})
+            field = re.search(rf'(@e\d+) textbox "{re.escape(name)}"', listing)
+            assert field is not None, (page, listing)
+            assert "Editor content" not in listing and listing.count(" textbox ") == 1, (page, listing)
+            read = await _text(s, "page_read", {})
+            assert re.search(rf'\[textbox "{re.escape(name)}" @e\d+ = "{re.escape(old)}"', read), (page, read)
+            found = await _text(s, "page_find", {"role": "textbox"})
+            assert f'{field.group(1)} textbox "{name}"' in found, (page, found)
+            by_label = await _text(s, "page_find", {"text": name})
+            assert field.group(1) in by_label, (page, by_label)
+            filled = await _text(s, "page_fill", {"text": name, "value": new})
+            assert filled.startswith(f'filled {field.group(1)} textbox "{name}"'), (page, filled)
+            assert await s.tab().page.evaluate(reader) == new, page
+
+
+async def test_the_sql_box_of_a_datasette_page_is_replaced_and_named(editors_url: str) -> None:
+    """Datasette's SQL form: a CodeMirror 5 box made from `<textarea id=sql-editor>` with `<label for>`. At
+    9e0c4a1 it was not listed, page_fill on the paragraph holding it answered target_not_editable without
+    naming it, and text typed into it went before `select * from facetable`."""
+    async with product() as s:
+        await _open(s, f"{editors_url}/datasette-sql.html")
+        listing = await _text(s, "page_observe", {})
+        box = re.search(r'(@e\d+) textbox "SQL" = "select \* from facetable"', listing)
+        assert box is not None, listing
+        # What holds the editor (a ref page_find gives for a locator) is refused, naming the editor.
+        holder = await _text(s, "page_find", {"locator": {"selector": "form.sql p"}})
+        holder_ref = re.search(r"@e\d+", holder)
+        assert holder_ref is not None, holder
+        refused = await s.client.call_tool("page_fill", {"ref": holder_ref.group(0), "value": "select 1"})
+        assert refused.is_error and f'the field there is {box.group(1)} textbox "SQL"' in refused.content[0].text, refused.content
+        # Any part of the editor is the editor: a drawn line, found by a locator.
+        line = await _text(s, "page_find", {"locator": {"selector": ".CodeMirror-line"}})
+        line_ref = re.search(r"@e\d+", line)
+        assert line_ref is not None, line
+        query = "select state from facetable where pk = 2"
+        filled = await _text(s, "page_fill", {"ref": line_ref.group(0), "value": query})
+        assert filled.startswith("filled "), filled
+        assert await s.tab().page.evaluate("window.cm.getValue()") == query
+        # The form posts what the editor holds (CodeMirror keeps its textarea in step on submit).
+        await s.tab().page.evaluate("window.cm.save()")
+        assert await s.tab().page.evaluate("document.getElementById('sql-editor').value") == query
+        filled = await _text(s, "page_fill", {"text": "SQL", "value": "select count(*) from facetable"})
+        assert filled.startswith(f'filled {box.group(1)} textbox "SQL"'), filled
+        assert await s.tab().page.evaluate("window.cm.getValue()") == "select count(*) from facetable"
