@@ -1,27 +1,33 @@
 """BAP's ``action/*`` methods, each a call of an acting built-in on the element a selector names (docs/bap.md).
 
 ``action/click`` and ``action/dblclick`` are ``page_click`` (``double: true``); ``action/hover``
-``page_hover``; ``action/fill``, ``action/clear``, ``action/type`` and ``action/upload``
-``page_fill`` (``value``, ``""``, the field's value and the text, ``files``); ``action/press``
+``page_hover``; ``action/fill``, ``action/clear`` and ``action/upload`` ``page_fill`` (``value``,
+``""``, ``files``); ``action/type`` ``page_press`` a key a character; ``action/press``
 ``page_press``; ``action/scroll`` ``page_scroll``; ``action/select`` ``page_select``;
 ``action/check``/``action/uncheck`` ``page_click`` when the box is not in that state yet; and
 ``action/drag`` ``page_drag``. A selector becomes the ``ref`` or ``text`` the tools take
-(``BapCore.element``, bap/selectors.py).
+(``BapCore.element``, bap/selectors.py); an element error names that selector (``naming``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import ErrorCode
 from .core import BapCore, options_of
 from .elements import parse_observation
-from .errors import BapError
+from .errors import BapError, naming
 
 __all__ = ["ActionMethods", "Handler"]
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
+
+#: The key that types a character whose name is not the character itself (a chord's "+" is the plus key).
+_KEY_OF = {"\n": "Enter", "\r": "Enter", "\t": "Tab", " ": "Space"}
+#: The longest pause ``action/type``'s ``delay`` makes between two keys (a call must end within its deadline).
+_MAX_KEY_DELAY_MS = 1000
 
 
 def _invalid(message: str, **details: Any) -> BapError:
@@ -61,7 +67,8 @@ class ActionMethods(BapCore):
 
         async def run(params: dict[str, Any]) -> dict[str, Any]:
             page = self.page_of(params)
-            await self.call(tool, {**await self.element(params.get("selector"), page), **extra}, page)
+            with naming(params.get("selector")):
+                await self.call(tool, {**await self.element(params.get("selector"), page), **extra}, page)
             return {}
 
         return run
@@ -71,12 +78,14 @@ class ActionMethods(BapCore):
         value = params.get("value")
         if not isinstance(value, str):
             raise _invalid("action/fill needs a value")
-        await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": value}, page)
+        with naming(params.get("selector")):
+            await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": value}, page)
         return {}
 
     async def clear(self, params: dict[str, Any]) -> dict[str, Any]:
         page = self.page_of(params)
-        await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": ""}, page)
+        with naming(params.get("selector")):
+            await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": ""}, page)
         return {}
 
     async def _elements(self, page: str | None) -> list[dict[str, Any]]:
@@ -84,17 +93,40 @@ class ActionMethods(BapCore):
         return elements
 
     async def type_text(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Type after what the field holds (``options.clear``: instead of it): the field's value is filled whole."""
+        """Type key by key after what the field holds (``options.clear``: instead of it), ``options.delay`` ms apart.
+
+        As BAP's own server does (a locator's ``pressSequentially``): one key press a character, so
+        the page sees each key and input event a person's typing makes (a search box that suggests
+        as it is typed, a counter). A character no key makes (é, an emoji) is put in with the rest
+        of the text through ``page_fill``, after the field's value.
+        """
         page = self.page_of(params)
         text = params.get("text")
         if not isinstance(text, str):
             raise _invalid("action/type needs a text")
-        where = await self.element(params.get("selector"), page)
-        before = ""
-        if not options_of(params).get("clear"):
-            where = await self.as_ref(where, page)
-            before = next((str(e.get("value") or "") for e in await self._elements(page) if e["ref"] == where.get("ref")), "")
-        await self.call("page_fill", {**where, "value": before + text}, page)
+        options = options_of(params)
+        delay = options.get("delay")
+        pause = min(max(delay, 0), _MAX_KEY_DELAY_MS) / 1000 if isinstance(delay, int | float) and not isinstance(delay, bool) else 0.0
+        selector = params.get("selector")
+        with naming(selector):
+            # One ref for every key: the text that named the field may change as it is typed.
+            where = await self.as_ref(await self.element(selector, page), page)
+            if options.get("clear"):
+                await self.call("page_fill", {**where, "value": ""}, page)
+            else:
+                # The caret after what the field holds, as typing appends (Control+End: a textarea's last line too).
+                await self.call("page_press", {**where, "key": "Control+End"}, page)
+            for index, char in enumerate(text):
+                if index and pause:
+                    await asyncio.sleep(pause)
+                try:
+                    await self.call("page_press", {**where, "key": _KEY_OF.get(char, char)}, page)
+                except BapError as exc:
+                    if (exc.data.get("details") or {}).get("code") != ErrorCode.INVALID_KEY:
+                        raise
+                    before = next((str(e.get("value") or "") for e in await self._elements(page) if e["ref"] == where.get("ref")), "")
+                    await self.call("page_fill", {**where, "value": before + text[index:]}, page)
+                    break
         return {}
 
     async def press(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +136,8 @@ class ActionMethods(BapCore):
             raise _invalid("action/press needs a key")
         if params.get("selector") is None:
             raise BapError.unsupported("action/press without a selector (name the element the key goes to)")
-        await self.call("page_press", {**await self.element(params.get("selector"), page), "key": key}, page)
+        with naming(params.get("selector")):
+            await self.call("page_press", {**await self.element(params.get("selector"), page), "key": key}, page)
         return {}
 
     async def scroll(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -112,8 +145,9 @@ class ActionMethods(BapCore):
         direction = options_of(params).get("direction", "down")
         if direction not in ("up", "down"):
             raise BapError.unsupported(f"scrolling {direction} (up and down are)")
-        where = await self.element(params["selector"], page) if params.get("selector") is not None else {}
-        await self.call("page_scroll", {**where, "to": direction}, page)
+        with naming(params.get("selector")):
+            where = await self.element(params["selector"], page) if params.get("selector") is not None else {}
+            await self.call("page_scroll", {**where, "to": direction}, page)
         return {}
 
     async def select(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -122,16 +156,18 @@ class ActionMethods(BapCore):
         listed = [values] if isinstance(values, str) else values
         if not isinstance(listed, list) or not listed:
             raise _invalid("action/select needs values")
-        await self.call("page_select", {**await self.element(params.get("selector"), page), "values": [str(v) for v in listed]}, page)
+        with naming(params.get("selector")):
+            await self.call("page_select", {**await self.element(params.get("selector"), page), "values": [str(v) for v in listed]}, page)
         return {}
 
     def checking(self, checked: bool) -> Handler:
         async def run(params: dict[str, Any]) -> dict[str, Any]:
             page = self.page_of(params)
-            where = await self.as_ref(await self.element(params.get("selector"), page), page)
-            state = next((e["flags"] for e in await self._elements(page) if e["ref"] == where.get("ref")), None)
-            if state is None or ("checked" in state) != checked:
-                await self.call("page_click", where, page)
+            with naming(params.get("selector")):
+                where = await self.as_ref(await self.element(params.get("selector"), page), page)
+                state = next((e["flags"] for e in await self._elements(page) if e["ref"] == where.get("ref")), None)
+                if state is None or ("checked" in state) != checked:
+                    await self.call("page_click", where, page)
             return {}
 
         return run
@@ -140,7 +176,8 @@ class ActionMethods(BapCore):
         """``action/upload``: ``page_fill {files}``, the files read by the server from its upload roots."""
         page = self.page_of(params)
         paths = _upload_paths(params.get("files"))
-        await self.call("page_fill", {**await self.element(params.get("selector"), page), "files": paths}, page)
+        with naming(params.get("selector")):
+            await self.call("page_fill", {**await self.element(params.get("selector"), page), "files": paths}, page)
         return {}
 
     async def drag(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -7,11 +7,13 @@ receive loop, so every later call of that client would time out.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import ActionError, ErrorCode
 
-__all__ = ["BAP_CODES", "BapError", "CODE_OF", "error_object"]
+__all__ = ["BAP_CODES", "BapError", "CODE_OF", "error_object", "naming"]
 
 #: BAP's codes (the client's ``ErrorCodes``), by name.
 BAP_CODES: dict[str, int] = {
@@ -121,3 +123,24 @@ class BapError(Exception):
 def error_object(code: int, message: str, data: dict[str, Any] | None = None) -> dict[str, Any]:
     """A JSON-RPC ``error`` whose ``data`` is always an object (``{"retryable": false}`` at least)."""
     return {"code": code, "message": message, "data": data if data is not None else {"retryable": False}}
+
+
+#: The errors about the element a selector named: the released client rebuilds them from ``details.selector``.
+_ELEMENT_ERRORS = frozenset(BAP_CODES[name] for name in ("ElementNotFound", "ElementNotVisible", "ElementNotEnabled", "SelectorAmbiguous"))
+
+
+@contextmanager
+def naming(selector: Any) -> Iterator[None]:
+    """An element error raised inside carries ``details.selector``, the selector the request gave.
+
+    The released client builds ``BAPElementNotFoundError`` and its kin from ``details`` alone, so
+    without the selector there the agent is told "Element not found" and not which one.
+    """
+    try:
+        yield
+    except BapError as exc:
+        if exc.code in _ELEMENT_ERRORS and selector is not None:
+            details = exc.data.setdefault("details", {})
+            if isinstance(details, dict):
+                details.setdefault("selector", selector)
+        raise

@@ -5,6 +5,9 @@
  * (locators.js), while the acting tools take a ref or a visible text: this turns a locator
  * into the refs observe and the readers give the same elements, and the caller refuses
  * several as acting by text does. A module of its own after find.js, whose answer it shares.
+ *
+ * It also finds the words themselves (textHolders): acting by text reaches any visible element by
+ * its own text, a plain span with a tooltip included, not only the controls observe lists.
  */
 var definePrimitive = M.definePrimitive,
   cap = M.cap,
@@ -33,4 +36,46 @@ function locate(args) {
   return { matches: matches, total: els.length };
 }
 
+// What holds text a person reads, never a target by its words: the page itself and its landmarks.
+var NOT_HOLDERS = { html: 1, body: 1, main: 1, nav: 1, header: 1, footer: 1, aside: 1, script: 1, style: 1, noscript: 1, template: 1, head: 1, title: 1 };
+var LANDMARK_ROLES = { main: 1, navigation: 1, banner: 1, contentinfo: 1, complementary: 1, search: 1, form: 1, region: 1, application: 1, document: 1 };
+
+function foldedText(text) {
+  return M.normalize(text).toLowerCase();
+}
+
+/**
+ * The smallest visible elements that hold `wanted` (lower-cased, normalized) in their own text:
+ * each holds the words while none of its child elements does, so a landmark or a large container
+ * is never one through its descendants' text. Words inside one text node are found by a walk of
+ * the text nodes; words split over inline elements ("Hover <b>for</b> help") by the elements' text.
+ */
+function textHolders(wanted) {
+  var root = document.body;
+  if (!root || !wanted) return [];
+  var found = [];
+  var seen = typeof Set === "function" ? new Set() : null;
+  var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+    var parent = node.parentElement;
+    if (parent && (!seen || !seen.has(parent)) && foldedText(node.nodeValue).indexOf(wanted) >= 0) {
+      if (seen) seen.add(parent);
+      found.push(parent);
+    }
+  }
+  if (!found.length) {
+    // Split over inline elements: every element whose text holds the words, then the innermost.
+    var all = root.querySelectorAll("*");
+    var holding = [];
+    for (var i = 0; i < all.length; i++) if (!NOT_HOLDERS[all[i].tagName.toLowerCase()] && foldedText(all[i].textContent).indexOf(wanted) >= 0) holding.push(all[i]);
+    found = holding.filter(function (el) { return !holding.some(function (other) { return other !== el && el.contains(other); }); });
+  }
+  return found.filter(function (el) {
+    if (NOT_HOLDERS[el.tagName.toLowerCase()] || LANDMARK_ROLES[M.candidateRole(el)] || !M.isVisible(el)) return false;
+    // The words as a person reads them there (hidden text does not count).
+    return foldedText(M.elementText(el)).indexOf(wanted) >= 0;
+  });
+}
+
 definePrimitive("refs.locate", locate);
+M.textHolders = textHolders;

@@ -233,13 +233,16 @@ function textsOf(el, role, noContent) {
   return texts.filter(Boolean).map(function (t) { return t.toLowerCase(); });
 }
 
-/** The elements whose text matches wanted, from the best tier that has any (exact, then starts-with, then contains). */
-function matchText(wanted, candidates) {
+/**
+ * The elements whose text matches wanted, from the best tier that has any (exact, then starts-with, then contains).
+ * nameOnly: elements matched by their name, label or placeholder only, never by their descendants' text.
+ */
+function matchText(wanted, candidates, nameOnly) {
   var tiers = [[], [], []];
   candidates.forEach(function (el) {
     var role = candidateRole(el);
     // A list, menu or tab list whose items are the controls is found by its name, never by its items' text.
-    var holds = M.CONTAINER_ROLES[role] && candidates.some(function (c) { return c !== el && el.contains(c); });
+    var holds = (nameOnly && nameOnly.indexOf(el) >= 0) || (M.CONTAINER_ROLES[role] && candidates.some(function (c) { return c !== el && el.contains(c); }));
     var texts = textsOf(el, role, holds);
     if (texts.some(function (t) { return t === wanted; })) tiers[0].push(el);
     else if (texts.some(function (t) { return t.indexOf(wanted) === 0; })) tiers[1].push(el);
@@ -268,7 +271,27 @@ function resolveRefOrText(args, opts) {
   var wanted = M.normalize(args.text).toLowerCase();
   var accept = opts && opts.accept;
   var candidates = (opts && opts.candidates ? opts.candidates() : actionableInOrder()).filter(function (el) { return !accept || accept(el); });
-  var hits = matchText(wanted, candidates);
+  var nameOnly = null;
+  var holders = !opts && M.textHolders ? M.textHolders(wanted) : [];
+  var actionable = candidates;
+  if (holders.length) {
+    // Any visible element can be acted on by its own words (a span with a tooltip), and a control or
+    // container that says more than the words' holder gives way to it: the target is the smallest
+    // element holding the words, never a card or landmark through its descendants' text.
+    nameOnly = candidates.filter(function (el) {
+      return holders.some(function (h) { return h !== el && el.contains(h) && M.normalize(M.elementText(el)) !== M.normalize(M.elementText(h)); });
+    });
+    candidates = candidates.concat(holders.filter(function (h) { return candidates.indexOf(h) < 0; }));
+  }
+  var hits = matchText(wanted, candidates, nameOnly);
+  if (holders.length && hits.length > 1) {
+    // A holder inside a control that matched too (a button's label span) is that control.
+    hits = hits.filter(function (el) { return holders.indexOf(el) < 0 || !hits.some(function (other) { return other !== el && other.contains(el); }); });
+    // Words a person can act on (a control's, or inside one: a clickable row's sender) win over the same
+    // words in plain text outside any (an instruction that quotes them), as a person would read "click Emmy".
+    var inControl = function (el) { return actionable.some(function (c) { return c === el || c.contains(el); }); };
+    if (hits.some(inControl)) hits = hits.filter(inControl);
+  }
   if (hits.length > 1) {
     var twins = M.innerTwins(candidates, function (el) { return candidateName(el, candidateRole(el)); }, hits);
     if (twins) hits = hits.filter(function (el) { return !twins.has(el); });
