@@ -110,7 +110,14 @@ async def test_every_editor_is_a_textbox_listed_found_and_filled(editors_url: st
             assert field.group(1) in by_label, (page, by_label)
             filled = await _text(s, "page_fill", {"text": name, "value": new})
             assert filled.startswith(f'filled {field.group(1)} textbox "{name}"'), (page, filled)
+            # The editor's hidden input is never said as a field of its own in the change report.
+            assert filled.count("textbox") == 1, (page, filled)
             assert await s.tab().page.evaluate(reader) == new, page
+        # What the editor made of the text is read back and said: Monaco indents the line and closes the brace.
+        await _open(s, f"{editors_url}/monaco.html")
+        typed = await _text(s, "page_fill", {"text": "Program", "value": "if (x) {\nfoo()"})
+        assert typed.splitlines()[0] == 'filled @e1 textbox "Program" (the editor now holds "if (x) {\\n    foo()\\n}")', typed
+        assert await s.tab().page.evaluate("window.editor.getValue()") == "if (x) {\n    foo()\n}"
 
 
 async def test_the_sql_box_of_a_datasette_page_is_replaced_and_named(editors_url: str) -> None:

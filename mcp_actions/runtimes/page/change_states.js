@@ -43,7 +43,8 @@ function same(a, b) { return a.said === b.said && a.value === b.value; }
 function statesNow() {
   var states = new Map();
   var els = queryAllDeep(STATEFUL);
-  for (var i = 0; i < els.length && i < LOOKED; i++) states.set(els[i], stateOf(els[i]));
+  // A code editor's hidden input is not a field a person sees: page_fill's own line says what the editor holds (editors.js).
+  for (var i = 0; i < els.length && i < LOOKED; i++) if (!M.isEditorInput(els[i])) states.set(els[i], stateOf(els[i]));
   return states;
 }
 
