@@ -160,6 +160,10 @@ class BrowserHost:
         task.add_done_callback(done)
         return task
 
+    async def tab_of(self, page: Page) -> TabRuntime:
+        """The tab runtime of ``page`` (a popup one of this host's tabs opened), once it is registered."""
+        return await self._adopt(page)
+
     async def run_privileged(self, name: str, caller: Any, arguments: dict[str, Any]) -> Any:
         """Run a privileged primitive (``browser.*``, ``clipboard.*``, ``runtime.session.*``) asked of the tab ``caller``."""
         return await self._authority.run(name, caller, arguments)

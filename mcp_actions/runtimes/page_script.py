@@ -101,6 +101,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "page_errors.js",  # the page's uncaught errors, rejected promises and console errors, counted (the acting tools' answers)
     "observe_settle.js",  # when an acting tool may answer: the DOM quiet and nothing the action started pending
     "page_messages.js",  # the messages a page shows a person (alerts, status and live regions, message lists, toasts)
+    "observe_landing.js",  # refs.messages: the application's word on the page an action landed on
     "change_states.js",  # the controls whose state an action changed, and the messages it made the page show
     "observe_changes.js",  # refs.change_mark, refs.change_report: what an action changed, briefly
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
@@ -162,6 +163,7 @@ ENGINE_PRIMITIVES: tuple[str, ...] = (
     "refs.find",
     "refs.locate",
     "refs.extract",
+    "refs.messages",
     "refs.change_mark",
     "refs.change_report",
     "overlay.open",

@@ -24,6 +24,7 @@ from playwright.async_api import Frame, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..errors import ActionError, ErrorCode
+from .consequences import Consequences
 from .document import DocumentRuntime
 from .main_world import MainWorld
 from .navigation import settled
@@ -66,7 +67,12 @@ _PROBE_POINT = """(point) => {
 _EDITOR_READS = 20
 _EDITOR_READ_PAUSE_S = 0.05
 _FOCUSED_VALUE = "() => { \"use strict\"; const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
-_FOCUSED_VALUE = "() => { \"use strict\"; const el = document.activeElement; return el && typeof el.value === 'string' ? el.value : null; }"
+#: How long a document an action loaded (or a popup it opened) is waited for to be parsed before it is
+#: reported: a popup is named by its title, and a document that closes its own tab as it loads (Django's
+#: popup answering its opener) is said closed, not landed on.
+_PARSED_WAIT_MS = 2000
+#: How long a popup's new document is given to close its own window (window.close as it loads).
+_SELF_CLOSE_WAIT_MS = 300
 #: What warm_process exercises: a field and a button, nothing that reaches the network.
 _WARM_UP_DOCUMENT = "<!doctype html><title></title><textarea></textarea><button type=button>warm</button>"
 
@@ -171,6 +177,8 @@ class TabRuntime(DocumentRuntime):
         self.main_world = MainWorld(page)
         #: True once warm_process ran the first-call path on this (blank, own) tab.
         self.process_warmed = False
+        #: What an action started that only the browser sees (a navigation on the network, a popup).
+        self.consequences = Consequences(page)
 
     async def _browser_lost(self, wait_s: float = 1.0) -> bool:
         """Whether the tab's page or browser connection is gone (within ``wait_s``, for the news to arrive)."""
@@ -198,9 +206,13 @@ class TabRuntime(DocumentRuntime):
         A navigation an earlier call gave up on is stopped first (``navigation.settled``): this call starts clean.
         """
         await settled(self.page)
+        if handler is None and (name == "refs.change_mark" or (name == "refs.resolve" and "mark" in arguments)):
+            self.consequences.mark(str(arguments.get("slot") or ""))
         try:
             if handler is not None:
                 return await self.run_engine("callHandler", handler, arguments)
+            if name == "refs.change_report":
+                return await self._change_report(arguments)
             method = self._primitives.get(name)
             if method is not None:
                 return await method(arguments)
@@ -216,6 +228,57 @@ class TabRuntime(DocumentRuntime):
                 error = ActionError(f"the browser went away during {handler or name}", code=ErrorCode.TRANSPORT_FAILED, evidence={"name": handler or name})
             raise error from exc
         raise self.unavailable(name)
+
+    async def _change_report(self, arguments: dict[str, Any]) -> Any:
+        """The engine's report of what an action changed, with what only the browser saw (consequences.py).
+
+        A document request the action started is waited for (``NAVIGATION_WAIT_S``): once it commits the
+        report is the navigation (the caller says where it landed); a tab that closed as it loaded is said
+        closed. A popup the action opened is added as ``tabs_opened``; a request still on the network after
+        the wait as ``navigating``.
+        """
+        slot = str(arguments.get("slot") or "")
+        try:
+            try:
+                out = await self.run_engine("run", "refs.change_report", arguments)
+            except (PlaywrightError, ActionError):
+                if self.consequences.since(slot).requests:
+                    await self._parsed_or_closed(self.page)
+                raise
+            seen = await self.consequences.navigation(slot)
+            if seen.committed:
+                await self._parsed_or_closed(self.page)
+                raise ActionError("the page navigated while refs.change_report ran", code=ErrorCode.HANDLER_FAILED, evidence={"name": "refs.change_report", "navigated": True})
+            if isinstance(out, dict):
+                if seen.navigating:
+                    out["navigating"] = seen.requests[0].url
+                opened = [await self._opened(popup) for popup in seen.opened]
+                if opened:
+                    out["tabs_opened"] = opened
+            return out
+        finally:
+            self.consequences.forget(slot)
+
+    async def _parsed_or_closed(self, page: Page) -> None:
+        """Until ``page``'s document is parsed (its first scripts ran) or the page closed, at most ``_PARSED_WAIT_MS``.
+
+        A tab that closed meanwhile fails the call as closed: ``the tab closed``, never a landing.
+        """
+        with contextlib.suppress(PlaywrightError):
+            await page.wait_for_load_state("domcontentloaded", timeout=_PARSED_WAIT_MS)
+            # Only a window a script opened may close itself (window.close): such a one gets a moment for it.
+            if not page.is_closed() and await page.opener() is not None:
+                await page.wait_for_event("close", timeout=_SELF_CLOSE_WAIT_MS)
+        if page.is_closed():
+            raise ActionError("the tab closed during refs.change_report", code=ErrorCode.TRANSPORT_FAILED, evidence={"name": "refs.change_report", "closed": True})
+
+    async def _opened(self, popup: Page) -> dict[str, Any]:
+        """A tab this one's action opened, as its report names it: its number, URL and title once parsed."""
+        tab = await self.host.tab_of(popup)
+        with contextlib.suppress(PlaywrightError):
+            await popup.wait_for_load_state("domcontentloaded", timeout=_PARSED_WAIT_MS)
+        url, title = (popup.url, None) if popup.is_closed() else await tab.page_state()
+        return {"tab_id": tab.number, "runtime_id": tab.runtime_id, "url": url, "title": title or "", "closed": popup.is_closed()}
 
     # -- page side -----------------------------------------------------------
 

@@ -12,9 +12,29 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
+from playwright.async_api import Page
+
 from ..bridge.bridge import Bridge
 
-__all__ = ["TabHost"]
+__all__ = ["OpenedTab", "TabHost"]
+
+
+class OpenedTab(Protocol):
+    """What a tab says of another one its action opened (a popup): its number, runtime, URL and title."""
+
+    @property
+    def number(self) -> int:
+        """The tab's number, as browser_list_tabs says it (``tab 2``)."""
+        ...
+
+    @property
+    def runtime_id(self) -> str:
+        """The tab's runtime id (``tab-2``)."""
+        ...
+
+    async def page_state(self) -> tuple[str, str | None]:
+        """The document's url and title."""
+        ...
 
 
 class TabHost(Protocol):
@@ -41,6 +61,10 @@ class TabHost(Protocol):
 
     def set_active(self, runtime_id: str) -> None:
         """Make this runtime the one implicit calls go to (a tab navigated or was opened)."""
+        ...
+
+    async def tab_of(self, page: Page) -> OpenedTab:
+        """The tab runtime of ``page`` (a popup a tab opened), registered first when the host has not yet."""
         ...
 
     async def run_privileged(self, name: str, caller: Any, arguments: dict[str, Any]) -> Any:
