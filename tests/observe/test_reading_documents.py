@@ -118,7 +118,7 @@ async def test_page_find_says_what_a_match_is_and_the_best_first(pages_url: str)
         # Exact matches, then two partial ones at most, and how many there were.
         assert len(prog) == 5 and prog[-1] == "(4 of 5; raise max_results or narrow with text, role or name)", prog
         # Matched by their own words first; the copy buttons, matched by their code's, after them and said once.
-        prog = (await text_of(s, "page_find", {"text": "prog", "max_results": 20})).splitlines()
+        prog = (await text_of(s, "page_find", {"text": "prog", "max_results": 50})).splitlines()
         buttons = [line for line in prog if "Hide the prompts and output" in line]
         assert len(buttons) == 1 and buttons[0].endswith("(+5 more like it)") and prog[-1] == buttons[0], prog
         assert any(re.match(r'@e\d+ link "prog"( #prog)? in: ArgumentParser objects › prog - The name of the program \(default: os\.path\.basename\(sys\.argv\[0\]\)\)', line) for line in prog), prog

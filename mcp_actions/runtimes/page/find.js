@@ -27,7 +27,8 @@
  * default when it has one (a setting's), so a found term answers without a read. Elements matched only
  * by the text of their item or section (a code block's copy buttons) come after the rest, those alike
  * (same role and name) said once with how many more (unless a role was asked for); when exact matches answered, PARTIAL_AFTER_EXACT
- * partial ones at most follow them (unless max_results is given).
+ * partial ones at most follow them, with a role asked for too, unless max_results asks for more than its default.
+ * A match in a table row said from the middle of its words says the row's head first (rowHead).
  */
 var definePrimitive = M.definePrimitive,
   fail = M.fail,
@@ -55,6 +56,7 @@ var NAME_CAP = 80;
 var CONTEXT_CAP = 180;
 var SECTION_CAP = 60;
 var ITEM_CAP = 110;
+var ROW_HEAD_CAP = 50; // a row's first cell, said before the words around the match
 // Roles that say where words are (a heading, a glossary's term): among matches as good, said first.
 var TITLES = { heading: 1, term: 1 };
 var DEFAULT_RESULTS = 20;
@@ -186,15 +188,45 @@ function contextOf(el, name, found, cache, needle) {
   // An item that is the element's own words again (a list item of one paragraph) says nothing more.
   if (said && item && item !== el && squeeze(said) === squeeze(visibleText(el))) said = "";
   var definition = !said && tagOf(el) === "dt" ? definitionOf(el) : "";
-  if (definition) parts.push(definition);
-  else if (said && said !== name && said !== section) {
-    parts.push(said.length <= ITEM_CAP ? said : needle && has(said, needle) ? snippet(said, needle, ITEM_CAP) : wordCap(said, ITEM_CAP));
+  var words = "";
+  if (!definition && said && said !== name && said !== section) {
+    words = said.length <= ITEM_CAP ? said : needle && has(said, needle) ? snippet(said, needle, ITEM_CAP) : wordCap(said, ITEM_CAP);
   }
+  // A row said from the middle (the words around the match), or a cell that is all its row says, would lose what
+  // the row is about (PostgreSQL's operator `jsonb @> jsonb → boolean` before its description): its head says it.
+  var cut = words ? words.charAt(0) === "\u2026" : item && item !== el && name.charAt(0) === "\u2026";
+  var head = cut && item ? rowHead(el, item) : "";
+  if (head) {
+    parts.push(wordCap(head, ROW_HEAD_CAP));
+    if (words) words = snippet(said, needle, ITEM_CAP - Math.min(head.length, ROW_HEAD_CAP));
+  }
+  if (definition) parts.push(definition);
+  else if (words) parts.push(words);
   return cap(parts.join(" \u203a "), definition ? SECTION_CAP + 3 + DEFINITION_CAP : CONTEXT_CAP);
 }
 
 function squeeze(text) {
   return text.replace(/\s+/g, "");
+}
+
+/**
+ * The words that head a table row: its first cell's when el is in another, else, in a one-column table whose
+ * cells open with a block of their own (PostgreSQL's <p class="func_signature">), that block when el is past it.
+ */
+function rowHead(el, row) {
+  if (tagOf(row) !== "tr" && roleOf(row) !== "row") return "";
+  var first = null;
+  for (var c = row.firstElementChild; c && !first; c = c.nextElementSibling) {
+    if (/^(td|th)$/.test(tagOf(c)) || /^(cell|gridcell|rowheader|columnheader)$/.test(roleOf(c) || "")) first = c;
+  }
+  if (!first || !isReadable(first)) return "";
+  var head = first;
+  if (first.contains(el)) {
+    head = first.firstElementChild;
+    while (head && !/\S/.test(head.textContent)) head = head.nextElementSibling;
+    if (!head || head.contains(el) || !head.nextElementSibling || /^inline/.test(styleOf(head).display)) return "";
+  }
+  return visibleText(head);
 }
 
 /** A term's definition as its context: whole when short, else its first sentence and the one that gives a default. */
@@ -214,7 +246,8 @@ function find(args) {
   var limit = args.max_results === undefined ? DEFAULT_RESULTS : args.max_results;
   if (typeof limit !== "number" || !(limit >= 1) || limit > 500 || Math.floor(limit) !== limit) fail("invalid_input", "max_results must be an integer from 1 to 500", { field: "max_results" });
   return withStructure(function () {
-    return search(query, limit, args.max_results === undefined);
+    // A max_results at or under the default (a host may send the schema's default) asks for no more partial matches.
+    return search(query, limit, !(limit > DEFAULT_RESULTS));
   });
 }
 
@@ -245,7 +278,8 @@ function search(query, limit, trim) {
   if (!query.role) hits = foldAlike(hits); // asked for a role, each of them is wanted
   var exact = 0;
   while (exact < hits.length && hits[exact].found.rank === 0) exact++;
-  if (exact && trim && !query.role) limit = Math.min(limit, exact + PARTIAL_AFTER_EXACT);
+  // Asked for a role too: the role narrows what is searched, not how many partial matches are worth saying.
+  if (exact && trim) limit = Math.min(limit, exact + PARTIAL_AFTER_EXACT);
   var matches = hits.slice(0, limit).map(function (hit) {
     var name = hit.found.snippet ? hit.found.name : cap(hit.found.name || "", NAME_CAP);
     var match = { ref: refFor(hit.el), role: hit.role };
