@@ -47,3 +47,11 @@ async def test_words_that_several_elements_hold_are_refused_with_their_refs(page
         assert message.startswith('multiple_targets: 2 elements match the text "Remove"'), message
         assert len(re.findall(r"^@e\d+ ", message, re.M)) == 2, message
         assert "Removed" not in text_of(await s.client.call_tool("page_read", {}))
+
+
+async def test_words_a_control_has_win_over_the_same_words_in_plain_text(pages_url: str) -> None:
+    """tests/fixtures/pages/bap/form.html: a heading "Order" and a button "Place order"."""
+    async with product() as s:
+        await s.navigate(f"{pages_url}/bap/form.html")
+        said = text_of(await s.client.call_tool("page_click", {"text": "Order"}))
+        assert re.match(r'clicked @e\d+ button "Place order"', said), said

@@ -273,6 +273,7 @@ function resolveRefOrText(args, opts) {
   var candidates = (opts && opts.candidates ? opts.candidates() : actionableInOrder()).filter(function (el) { return !accept || accept(el); });
   var nameOnly = null;
   var holders = !opts && M.textHolders ? M.textHolders(wanted) : [];
+  var plain = [];
   var actionable = candidates;
   if (holders.length) {
     // Any visible element can be acted on by its own words (a span with a tooltip), and a control or
@@ -281,19 +282,20 @@ function resolveRefOrText(args, opts) {
     nameOnly = candidates.filter(function (el) {
       return holders.some(function (h) { return h !== el && el.contains(h) && M.normalize(M.elementText(el)) !== M.normalize(M.elementText(h)); });
     });
-    candidates = candidates.concat(holders.filter(function (h) { return candidates.indexOf(h) < 0; }));
+    var inControl = function (el) { return actionable.some(function (c) { return c === el || c.contains(el); }); };
+    candidates = candidates.concat(holders.filter(function (h) { return candidates.indexOf(h) < 0 && inControl(h); }));
+    // Plain text outside any control (an instruction that quotes the words, a tooltip trigger) is
+    // looked at only when no control has the words: "click Order" is the "Place order" button.
+    plain = holders.filter(function (h) { return !inControl(h); });
   }
   var hits = matchText(wanted, candidates, nameOnly);
+  if (!hits.length && plain.length) hits = matchText(wanted, plain, null);
   if (holders.length && hits.length > 1) {
     // A holder inside a control that matched too (a button's label span) is that control.
     hits = hits.filter(function (el) { return holders.indexOf(el) < 0 || !hits.some(function (other) { return other !== el && other.contains(el); }); });
-    // Words a person can act on (a control's, or inside one: a clickable row's sender) win over the same
-    // words in plain text outside any (an instruction that quotes them), as a person would read "click Emmy".
-    var inControl = function (el) { return actionable.some(function (c) { return c === el || c.contains(el); }); };
-    if (hits.some(inControl)) hits = hits.filter(inControl);
   }
   if (hits.length > 1) {
-    var twins = M.innerTwins(candidates, function (el) { return candidateName(el, candidateRole(el)); }, hits);
+    var twins = M.innerTwins(actionable, function (el) { return candidateName(el, candidateRole(el)); }, hits);
     if (twins) hits = hits.filter(function (el) { return !twins.has(el); });
   }
   if (!hits.length) {
