@@ -84,3 +84,6 @@ async def test_a_formatted_field_a_pressed_button_and_a_toast_are_said(chromium:
         saved = await host.call("page_click", {"text": "Save"})
         # The page's answer, quoted once: as its message, not again as a line that appeared.
         assert saved.splitlines()[1:] == ['message: "Contact details saved."'], saved
+        # A live region that holds content (eight rows of history) is no message: its lines are said as lines.
+        history = await host.call("page_click", {"text": "Show history"})
+        assert "message" not in history and history.splitlines()[1].startswith('+ "Change 1: phone number'), history

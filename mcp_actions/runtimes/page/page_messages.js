@@ -30,6 +30,9 @@ var MESSAGES = [
 ].join(", ");
 var MESSAGE_CAP = 240; // characters of one message said
 var MAX_MESSAGES = 3; // messages said per answer
+// A message is short: a live region that holds a list of results or a whole panel is content, which the
+// change report's lines say; a message may hold a link or an Undo button, not a form.
+var MESSAGE_MAX = 400, MESSAGE_CONTROLS = 3;
 
 function textOf(el) {
   return normalize(typeof el.innerText === "string" ? el.innerText : el.textContent);
@@ -40,16 +43,15 @@ function textOf(el) {
  * A hidden region (an empty live region a page keeps ready) is left out: it says nothing to a person.
  */
 function pageMessages(doc) {
-  var found = (doc && doc !== document ? Array.prototype.slice.call(doc.querySelectorAll(MESSAGES)) : queryAllDeep(MESSAGES)).filter(function (el) {
-    return isVisible(el);
-  });
-  var out = [];
-  found.forEach(function (el) {
-    if (found.some(function (other) { return other !== el && other.contains(el); })) return;
+  var found = [];
+  (doc && doc !== document ? Array.prototype.slice.call(doc.querySelectorAll(MESSAGES)) : queryAllDeep(MESSAGES)).forEach(function (el) {
+    if (!isVisible(el)) return;
     var text = textOf(el);
-    if (text) out.push({ el: el, text: text });
+    if (text && text.length <= MESSAGE_MAX && el.querySelectorAll("a, button, input, select, textarea").length <= MESSAGE_CONTROLS) found.push({ el: el, text: text });
   });
-  return out;
+  return found.filter(function (m) {
+    return !found.some(function (other) { return other.el !== m.el && other.el.contains(m.el); });
+  });
 }
 
 /** The messages' texts before an action: a Map element -> text (null where the page has no Map). */
