@@ -140,8 +140,9 @@ function textInsert(args) {
   var editor = M.editorOf(el);
   if (editor) {
     // A code editor: its own object or its content takes the text (editors.js), then it is read back.
-    if (!M.editorInsert(editor, text, mode)) fail("insert_failed", "this " + editor.kind + " editor takes text only from real keys (a browser tab's input)", { target: describe(editor.field), editor: editor.kind });
-    return { inserted: true, inserted_length: text.length, matched_by: target.matched_by, editor: editor.kind, value: M.editorText(editor) };
+    var holds = M.editorInsert(editor, text, mode);
+    if (holds === null) fail("insert_failed", "this " + editor.kind + " editor takes text only from real keys (a browser tab's input)", { target: describe(editor.field), editor: editor.kind });
+    return { inserted: true, inserted_length: text.length, matched_by: target.matched_by, editor: editor.kind, value: holds };
   }
   if (document.activeElement !== el && typeof el.focus === "function") el.focus();
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {

@@ -97,7 +97,8 @@ function editorText(editor) {
  * Put `text` into the editor without trusted keys (the page runtime's synthetic path): the keys a person
  * presses (select all, then type) reach an editor only from the browser, so this asks the editor's own
  * object where it keeps one on its box (CodeMirror 5's `.CodeMirror`, Ace's `env.editor`), else inserts
- * into its contenteditable content (CodeMirror 6). Answers whether it could.
+ * into its contenteditable content (CodeMirror 6). Answers what the editor then holds (from the object it
+ * asked: Ace draws at its next frame), or null when it could not.
  */
 function editorInsert(editor, text, mode) {
   var cm = editor.kind === "codemirror5" ? editor.root.CodeMirror : null;
@@ -105,7 +106,7 @@ function editorInsert(editor, text, mode) {
     cm.focus();
     cm.execCommand(mode === "replace" ? "selectAll" : "goDocEnd");
     cm.replaceSelection(text);
-    return true;
+    return cm.getValue();
   }
   var ace = editor.kind === "ace" && editor.root.env ? editor.root.env.editor : null;
   if (ace && typeof ace.insert === "function") {
@@ -113,7 +114,7 @@ function editorInsert(editor, text, mode) {
     if (mode === "replace") ace.selectAll();
     else ace.navigateFileEnd();
     ace.insert(text);
-    return true;
+    return ace.getValue();
   }
   if (editor.kind === "codemirror6") {
     var content = editor.input;
@@ -124,13 +125,15 @@ function editorInsert(editor, text, mode) {
     var sel = root.getSelection();
     sel.removeAllRanges();
     sel.addRange(range);
+    var done = false;
     try {
-      return document.execCommand("insertText", false, text);
+      done = document.execCommand("insertText", false, text);
     } catch (_unavailable) {
-      return false;
+      done = false;
     }
+    return done ? editorText(editor) : null;
   }
-  return false;
+  return null;
 }
 
 M.EDITOR_ROOTS = ROOTS;
