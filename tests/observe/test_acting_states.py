@@ -53,6 +53,9 @@ async def test_a_choice_is_said_by_its_label_and_a_fill_names_its_field_and_what
         assert lines[0].startswith('selected ["Ada Castillo"] in @e') and len(lines) == 2 and lines[1] == "no visible change", chosen
         refilled = await host.call("page_fill", {"text": "Author:", "value": "Alan Turing"})
         assert refilled.splitlines()[0].startswith('selected ["Alan Turing"] in @e') and refilled.splitlines()[0].endswith('"Author:"'), refilled
+        # A radio chosen says so; the one it un-chose is implied, not said.
+        paperback = await host.call("page_click", {"text": "Paperback"})
+        assert paperback.splitlines()[1:] == [paperback.splitlines()[0].replace("clicked", "~", 1) + " checked"], paperback
         observed = await host.call("page_observe", {})
         title, isbn = (next(line.split()[0] for line in observed.splitlines() if f'"{label}"' in line) for label in ("Title:", "ISBN:"))
         acted = await host.call(
