@@ -63,18 +63,21 @@ function textHolders(wanted) {
       found.push(parent);
     }
   }
-  if (!found.length) {
-    // Split over inline elements: every element whose text holds the words, then the innermost.
-    var all = root.querySelectorAll("*");
-    var holding = [];
-    for (var i = 0; i < all.length; i++) if (!NOT_HOLDERS[all[i].tagName.toLowerCase()] && foldedText(all[i].textContent).indexOf(wanted) >= 0) holding.push(all[i]);
-    found = holding.filter(function (el) { return !holding.some(function (other) { return other !== el && el.contains(other); }); });
-  }
-  return found.filter(function (el) {
-    if (NOT_HOLDERS[el.tagName.toLowerCase()] || LANDMARK_ROLES[M.candidateRole(el)] || !M.isVisible(el)) return false;
-    // The words as a person reads them there (hidden text does not count).
-    return foldedText(M.elementText(el)).indexOf(wanted) >= 0;
+  var shown = found.filter(function (el) { return isHolder(el, wanted); });
+  if (shown.length) return shown;
+  // Split over inline elements: every element whose text holds the words, then the innermost.
+  var all = root.querySelectorAll("*");
+  var holding = [];
+  for (var i = 0; i < all.length; i++) if (!NOT_HOLDERS[all[i].tagName.toLowerCase()] && foldedText(all[i].textContent).indexOf(wanted) >= 0) holding.push(all[i]);
+  return holding.filter(function (el) {
+    return !holding.some(function (other) { return other !== el && el.contains(other); }) && isHolder(el, wanted);
   });
+}
+
+/** Whether el may be a text target for `wanted`: visible, no landmark, and the words as a person reads them there. */
+function isHolder(el, wanted) {
+  if (NOT_HOLDERS[el.tagName.toLowerCase()] || LANDMARK_ROLES[M.candidateRole(el)] || !M.isVisible(el)) return false;
+  return foldedText(M.elementText(el)).indexOf(wanted) >= 0;
 }
 
 definePrimitive("refs.locate", locate);
