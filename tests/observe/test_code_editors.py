@@ -152,6 +152,10 @@ async def test_the_sql_box_of_a_datasette_page_is_replaced_and_named(editors_url
         filled = await _text(s, "page_fill", {"text": "SQL", "value": "select count(*) from facetable"})
         assert filled.startswith(f'filled {box.group(1)} textbox "SQL"'), filled
         assert await s.tab().page.evaluate("window.cm.getValue()") == "select count(*) from facetable"
+        # Keys pressed on the editor go to it, where its caret is (after the text typed), wherever the focus was.
+        await _text(s, "page_click", {"text": "Format SQL"})
+        await _text(s, "page_press", {"ref": box.group(1), "key": "Backspace"})
+        assert await s.tab().page.evaluate("window.cm.getValue()") == "select count(*) from facetabl"
 
 
 @pytest.mark.asyncio(loop_scope="module")

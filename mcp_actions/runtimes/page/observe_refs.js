@@ -351,7 +351,7 @@ function resolve(args) {
   // A code editor's drawn line is filled as the editor, marked on its field (lines are redrawn: editors.js).
   if (args.field === true && M.editorOf(found.el)) found = { key: refFor(M.editorOf(found.el).field), el: M.editorOf(found.el).field };
   markOnly([found]);
-  if (args.focus === true && typeof found.el.focus === "function") found.el.focus();
+  if (args.focus === true && typeof found.el.focus === "function") (M.editorOf(found.el) ? M.editorOf(found.el).input : found.el).focus(); // keys go to an editor's own input
   var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
   // page_fill: a <select> chooses the option (refs.select), a date, time, range or color input takes its
