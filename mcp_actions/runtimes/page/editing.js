@@ -148,6 +148,9 @@ function textInsert(args) {
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
     var before = el.value;
     var expected = mode === "replace" ? text : before + text;
+    // A person's typing stops at the field's maxlength (a browser tab's inserted text does too); a value set
+    // as a script sets it would not be cut, and the field would hold what no person could type.
+    if (el.maxLength >= 0 && expected.length > el.maxLength) expected = expected.slice(0, Math.max(el.maxLength, mode === "replace" ? 0 : before.length));
     setFieldValue(el, expected, text);
     // Input masks may reformat the value, so only "nothing went in" fails
     // (a number field refusing letters, a script resetting the field).
