@@ -6,7 +6,8 @@ holds an editor names the editor.
 Fixtures: tests/fixtures/pages/editors/, one page per editor and a page following Datasette's SQL form (a
 CodeMirror 5 box made from a labelled textarea, prefilled). The editors are the published npm packages,
 installed once per run by tests/npm_cache.py and served next to the pages by this module's one server.
-Driven through the MCP SDK's Client in headless Chromium.
+Driven through the MCP SDK's Client in headless Chromium; the page runtime (no real keys) through the
+service as tests/observe/page_hosts.py runs it.
 """
 
 from __future__ import annotations

@@ -55,14 +55,21 @@ function editorOf(el) {
   return { kind: kind, root: root, field: kind === "codemirror6" ? input : root, input: input };
 }
 
+// What an editor's field or hidden input can be, tested before looking up the tree: the tools ask of every
+// element they list or read, and nearly none is part of an editor.
+var FIELD_CLASSES = /(^|\s)(CodeMirror|cm-content|monaco-editor|ace_editor)(\s|$)/;
+var INPUT_CLASSES = /(^|\s)(CodeMirror-code|native-edit-context)(\s|$)/;
+
 /** Whether el is an editor's own hidden input, which the editor's field stands for (never listed itself). */
 function isEditorInput(el) {
+  if (el.localName !== "textarea" && !INPUT_CLASSES.test(typeof el.className === "string" ? el.className : "")) return false;
   var editor = editorOf(el);
   return !!editor && el === editor.input && editor.input !== editor.field;
 }
 
 /** Whether el is the field that stands for a code editor (listed as a textbox, filled by page_fill). */
 function isEditorField(el) {
+  if (!el || !FIELD_CLASSES.test(typeof el.className === "string" ? el.className : "")) return false;
   var editor = editorOf(el);
   return !!editor && el === editor.field;
 }
