@@ -25,10 +25,12 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Request, Response
 
-__all__ = ["NAVIGATION_WAIT_S", "Consequences", "Since"]
+__all__ = ["LEAVING_WAIT_S", "NAVIGATION_WAIT_S", "Consequences", "Since"]
 
 #: The longest a document request the action started is waited for (contract §6: a form's POST, 5 s).
 NAVIGATION_WAIT_S = 5.0
+#: How long a request is waited for once the page said it is leaving (its beforeunload) and none was seen yet.
+LEAVING_WAIT_S = 1.0
 #: The most events kept while marks are open (a mark whose report never came must not grow forever).
 _MAX_EVENTS = 200
 
@@ -106,9 +108,22 @@ class Consequences:
             self._offset += len(self._events)
             self._events.clear()
 
-    async def navigation(self, slot: str = "") -> Since:
-        """``since``, once a document request the action started committed or ended (``NAVIGATION_WAIT_S`` at most)."""
+    async def navigation(self, slot: str = "", *, leaving: bool = False) -> Since:
+        """``since``, once a document request the action started committed or ended (``NAVIGATION_WAIT_S`` at most).
+
+        ``leaving``: the page said it began leaving (its ``beforeunload``, observe_settle.js) before the
+        browser's request event reached us (they come on two connections): that request is waited for
+        first, ``LEAVING_WAIT_S`` at most (a leave the page cancelled sends none).
+        """
         seen = self.since(slot)
+        if leaving and not seen.requests:
+            loop = asyncio.get_running_loop()
+            until = loop.time() + LEAVING_WAIT_S
+            while not seen.requests and not self._page.is_closed() and loop.time() < until:
+                self._changed.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), max(0.0, min(until - loop.time(), 0.05)))
+                seen = self.since(slot)
         if not seen.navigating:
             return seen
         loop = asyncio.get_running_loop()

@@ -245,11 +245,14 @@ class TabRuntime(DocumentRuntime):
                 if self.consequences.since(slot).requests:
                     await self._parsed_or_closed(self.page)
                 raise
-            seen = await self.consequences.navigation(slot)
+            waited = out.get("settle") if isinstance(out, dict) else None
+            seen = await self.consequences.navigation(slot, leaving=isinstance(waited, dict) and waited.get("navigating") is True)
             if seen.committed:
                 await self._parsed_or_closed(self.page)
                 raise ActionError("the page navigated while refs.change_report ran", code=ErrorCode.HANDLER_FAILED, evidence={"name": "refs.change_report", "navigated": True})
             if isinstance(out, dict):
+                if isinstance(waited, dict):
+                    waited.pop("navigating", None)  # answered here, from the browser's events
                 if seen.navigating:
                     out["navigating"] = seen.requests[0].url
                 opened = [await self._opened(popup) for popup in seen.opened]

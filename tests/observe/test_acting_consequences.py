@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "admin-app"
 #: How long the server takes to answer a POST: longer than the page's whole settle (1.5 s at most), as
 #: Django's delete of an author and his nine books did; a popup's save is quicker.
-POST_DELAY_S = {"/admin/library/author/3/delete/": 2.0, "/admin/auth/group/add/": 0.6}
+POST_DELAY_S = {"/admin/library/author/3/delete/": 2.0, "/admin/auth/user/2/change/": 2.0, "/admin/auth/group/add/": 0.6}
 
 
 class _Admin(BaseHTTPRequestHandler):
@@ -59,13 +59,15 @@ class _Admin(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # http.server's name
         path = urlparse(self.path).path
         site = self.server.site  # type: ignore[attr-defined]  # set by _serve
-        if path == "/admin/library/author/":
+        lists = {"/admin/library/author/": ("authors.html", "authors"), "/admin/auth/user/": ("users.html", "users")}
+        if path in lists:
+            template, key = lists[path]
             flash = site.pop("flash", None)
             messages = f'<ul class="messagelist"><li class="success">{html.escape(str(flash))}</li></ul>' if flash else ""
-            authors = site["authors"]
-            assert isinstance(authors, list)
-            rows = "".join(f'<tr><th class="field-name"><a href="/admin/library/author/{i}/change/">{html.escape(a)}</a></th></tr>' for i, a in enumerate(authors, 1))
-            page = (PAGES / "authors.html").read_text().replace("{messages}", messages).replace("{rows}", rows).replace("{count}", f"{len(authors)} authors")
+            names = site[key]
+            assert isinstance(names, list)
+            rows = "".join(f'<tr><th class="field-name"><a href="{path}{i}/change/">{html.escape(a)}</a></th></tr>' for i, a in enumerate(names, 1))
+            page = (PAGES / template).read_text().replace("{messages}", messages).replace("{rows}", rows).replace("{count}", f"{len(names)} {key}")
             return self._send(page)
         files = {"/admin/library/author/3/delete/": "delete.html", "/admin/auth/user/2/change/": "change.html", "/admin/auth/group/add/": "group-add.html"}
         if path in files:
@@ -84,6 +86,10 @@ class _Admin(BaseHTTPRequestHandler):
             authors.remove("Ada Castillo")
             site["flash"] = "The author “Ada Castillo” was deleted successfully."
             return self._send("", 302, {"Location": "/admin/library/author/"})
+        if path == "/admin/auth/user/2/change/":
+            site["saved"] = form.get("username", [""])[0]
+            site["flash"] = "The user “maria” was changed successfully."
+            return self._send("", 302, {"Location": "/admin/auth/user/"})
         if path == "/admin/auth/group/add/":
             name = form.get("name", [""])[0]
             site["group"] = name
@@ -96,7 +102,7 @@ class _Admin(BaseHTTPRequestHandler):
 def admin_url() -> Iterator[tuple[str, dict[str, object]]]:
     """The admin's base URL and its state (what a test checks in the application, not on the page)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Admin)
-    server.site = {"authors": ["Ada Castillo", "Bruno Díaz"]}  # type: ignore[attr-defined]  # the handler's state
+    server.site = {"authors": ["Ada Castillo", "Bruno Díaz"], "users": ["admin", "maria"]}  # type: ignore[attr-defined]  # the handler's state
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -111,9 +117,9 @@ async def test_a_confirmed_delete_says_where_it_landed_and_the_applications_word
     async with hosted("browser", chromium) as host:
         await host.open(f"{base}/admin/library/author/3/delete/")
         answer = await host.call("page_click", {"text": "Yes, I’m sure"})
-        assert "Ada Castillo" not in (site["authors"] or [])  # type: ignore[operator]  # the list of the server
         lines = answer.splitlines()
         assert "no visible change" not in answer, answer
+        assert "Ada Castillo" not in (site["authors"] or [])  # type: ignore[operator]  # the list of the server
         assert lines[1] == f'navigated to "Select author to change | Django site admin" {base}/admin/library/author/', answer
         assert lines[2:] == ['message: "The author “Ada Castillo” was deleted successfully."'], answer
 
@@ -138,3 +144,18 @@ async def test_a_popup_opened_and_closed_is_said_with_the_active_tab(chromium: B
         assert saved.splitlines()[1:] == [f'tab {number} closed; active: tab {opener.removeprefix("tab-")} "maria | Change user | Django site admin"'], saved
         # The opener took the new group, as Django's dismissAddRelatedObjectPopup does.
         assert await page.evaluate("() => [...document.querySelector('#id_groups').selectedOptions].map(o => o.text)") == ["Editors"]
+
+
+async def test_save_says_where_it_landed_every_time(chromium: Browser, admin_url: tuple[str, dict[str, object]]) -> None:
+    # Save answered "navigated to …" in some runs and "no visible change" in others: the POST commits
+    # after the page was quiet. Three runs, each the same answer.
+    base, site = admin_url
+    async with hosted("browser", chromium) as host:
+        for _run in range(3):
+            await host.open(f"{base}/admin/auth/user/2/change/")
+            answer = await host.call("page_click", {"text": "Save"})
+            assert site.pop("saved", None) == "maria"
+            assert answer.splitlines()[1:] == [
+                f'navigated to "Select user to change | Django site admin" {base}/admin/auth/user/',
+                'message: "The user “maria” was changed successfully."',
+            ], answer

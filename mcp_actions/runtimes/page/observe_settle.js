@@ -16,7 +16,11 @@
  *   added), a longer timer is the page's own follow-up, not its reply (knockoutjs's TodoMVC saves to
  *   localStorage through a 500 ms rateLimit on every change: each Enter waited for it, ~555 ms), while
  *   a search debounced 500 ms, which shows nothing before, is still waited for;
- * - requests (fetch, XMLHttpRequest) started the same way.
+ * - requests (fetch, XMLHttpRequest) started the same way;
+ * - a document the page is leaving for (`beforeunload` since the mark: a link, a form's POST, a script's
+ *   location change): the wait ends at once with `navigating: true`, since the page stays quiet until the
+ *   response commits, and the tab host waits for that commit on the browser's own events
+ *   (runtimes/consequences.py); the report must not read the quiet as "no visible change".
  *
  * "Within HOT_MS of an input event" rather than "while armed": the engine itself, and a page's
  * mutation observers reacting to a poll, schedule short timers at any time. Work the page was doing
@@ -57,6 +61,7 @@ var changeSeen = null; // a MutationObserver noting that the page changed since 
 var changed = false; // the page's DOM changed since arm()
 var lastActivity = 0; // when tracked work last finished
 var listener = null; // the running settle's wake-up
+var leaving = false; // the page began leaving for another document since arm()
 
 function now() {
   return nativeNow.call(Date);
@@ -188,10 +193,18 @@ function onInput() {
   hotGeneration = 0;
 }
 
+function onLeaving() {
+  if (!armed) return;
+  leaving = true;
+  wake();
+}
+
 function listenToInput() {
   if (typeof root.addEventListener !== "function") return;
   // Capturing on the window: it hears every event of the document first, whatever the page stops later.
   INPUT_EVENTS.forEach(function (type) { root.addEventListener(type, onInput, { capture: true, passive: true }); });
+  // The browser asks the page before it leaves: a navigation has begun (it may still be cancelled).
+  root.addEventListener("beforeunload", onLeaving, { capture: true });
 }
 
 /** Start tracking what an action starts (refs.change_mark); wraps the page's timers and requests once. */
@@ -215,6 +228,7 @@ function arm() {
   pendingRequests = 0;
   hotUntil = 0;
   lastActivity = 0;
+  leaving = false;
   armed = true;
 }
 
@@ -244,13 +258,16 @@ function settle(options, call) {
       if (observer) observer.disconnect();
       nativeClearTimeout.call(root, timer);
       listener = null;
-      resolve({ settled: settled, waited_ms: now() - started });
+      var out = { settled: settled, waited_ms: now() - started };
+      if (leaving) out.navigating = true;
+      resolve(out);
     }
     function check() {
       if (done) return;
       nativeClearTimeout.call(root, timer);
       var t = now();
       if (t - started >= timeout) return finish(false);
+      if (armed && leaving) return finish(true); // quiet until the next document commits: the host waits for it
       // A long timer once the page has changed is its own follow-up (a rate-limited save), not the reply.
       if (changeSeen) changed = changed || changeSeen.takeRecords().length > 0;
       var pending = armed && (pendingTimers - (changed ? pendingLong : 0) > 0 || pendingRequests > 0);

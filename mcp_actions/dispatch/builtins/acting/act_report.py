@@ -160,6 +160,11 @@ async def change_report(service: ActionService, call: BuiltinCall, *, slot: str 
         return f"what it changed is unknown ({exc.code}): the action ran, do not repeat it; page_observe to see the page"
     if probe is not None:
         probe.reported(report)
+    waited = report.get("settle") if isinstance(report, dict) else None
+    if isinstance(waited, dict) and waited.get("navigating"):
+        # The page began leaving (its beforeunload) and no host watched the browser for it (a page runtime
+        # leaves with its document): said as the navigation it is, not as "no visible change".
+        return await landing_line(service, runtime_id, call.deadline.remaining_ms())
     tabs = tabs_text(report, service.bridge.registry.active_id) if isinstance(report, dict) else []
     if not tabs:
         return change_text(report)
