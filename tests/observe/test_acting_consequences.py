@@ -159,3 +159,16 @@ async def test_save_says_where_it_landed_every_time(chromium: Browser, admin_url
                 f'navigated to "Select user to change | Django site admin" {base}/admin/auth/user/',
                 'message: "The user “maria” was changed successfully."',
             ], answer
+
+
+async def test_page_act_says_the_tab_its_steps_opened(chromium: Browser, admin_url: tuple[str, dict[str, object]]) -> None:
+    # page_act keeps each step's first line only: the tab a step opened is in the whole call's report.
+    base, _site = admin_url
+    async with hosted("browser", chromium) as host:
+        await host.open(f"{base}/admin/auth/user/2/change/")
+        observed = await host.call("page_observe", {})
+        plus = next(line.split()[0] for line in observed.splitlines() if '"Add another group"' in line)
+        answer = await host.call("page_act", {"steps": [{"tool": "page_click", "arguments": {"ref": plus}}]})
+        popup = host.bridge.registry.active_id
+        assert popup is not None and popup != host.runtime_id, answer
+        assert answer.splitlines()[1:] == [f'opened tab {popup.removeprefix("tab-")} "Add group | Django site admin" {base}/admin/auth/group/add/?_to_field=id&_popup=1 (now active)'], answer
