@@ -34,7 +34,8 @@ pytestmark = pytest.mark.browser
 PACKAGES = {
     "codemirror5": ("codemirror@5.65.18", False),
     "cm6": ("codemirror@6.0.1", True),
-    "monaco": ("monaco-editor@0.45.0", False),
+    "monaco": ("monaco-editor@0.45.0", False),  # types through a hidden textarea
+    "monaco-edit-context": ("monaco-editor@0.58.0", False),  # through an EditContext div (and an IME textarea)
     "ace": ("ace-builds@1.36.5", False),
 }
 
@@ -43,6 +44,7 @@ EDITORS = [
     ("codemirror5.html", "Script", "line one line two", "echo ready", "window.cm.getValue()"),
     ("codemirror6.html", "Stylesheet", "a { color: red }", "body { margin: 0 }", "window.view.state.doc.toString()"),
     ("monaco.html", "Program", "let x = 1;", "const y = 2;", "window.editor.getValue()"),
+    ("monaco-edit-context.html", "Program", "let x = 1;", "const y = 2;", "window.editor.getValue()"),
     ("ace.html", "Template", "Hello {name}", "Dear {title}", "window.editor.getValue()"),
     ("richtext.html", "Body", "Old draft", "Fresh words", "document.querySelector('.ProseMirror').innerText.trim()"),
 ]
@@ -168,7 +170,7 @@ async def test_the_page_runtime_fills_the_editors_it_can_and_says_which_it_canno
         async with hosted("page", chromium) as host:
             tab = await host.open(f"{editors_url}/{page}")
             await tab.wait_for_function("() => document.body.dataset.ready === '1' || !!document.querySelector('.CodeMirror-line, .ProseMirror')", polling=100)
-            if page == "monaco.html":
+            if page.startswith("monaco"):
                 with pytest.raises(Exception, match="this monaco editor takes text only from real keys"):
                     await host.call("page_fill", {"text": name, "value": new})
                 continue

@@ -24,6 +24,9 @@ var INPUTS = {
   monaco: "textarea.inputarea, .native-edit-context",
   ace: "textarea.ace_text-input",
 };
+// Inputs an editor keeps for itself besides the one keys go to: Monaco's IME textarea beside its EditContext
+// input (0.5x), read-only and hidden from assistive technology.
+var OWN_PARTS = "textarea.ime-text-area, textarea[aria-hidden=true]";
 // The drawn lines of each kind.
 var LINES = {
   codemirror5: ".CodeMirror-code .CodeMirror-line",
@@ -51,7 +54,7 @@ function editorOf(el) {
   var kind = kindOf(root);
   var input = root.querySelector(INPUTS[kind]);
   if (!input) return null;
-  if (el !== input && el.matches("input, textarea, select, button, [contenteditable=true]") && !input.contains(el)) return null;
+  if (el !== input && el.matches("input, textarea, select, button, [contenteditable=true]") && !input.contains(el) && !el.matches(OWN_PARTS)) return null;
   return { kind: kind, root: root, field: kind === "codemirror6" ? input : root, input: input };
 }
 
@@ -64,7 +67,7 @@ var INPUT_CLASSES = /(^|\s)(CodeMirror-code|native-edit-context)(\s|$)/;
 function isEditorInput(el) {
   if (el.localName !== "textarea" && !INPUT_CLASSES.test(typeof el.className === "string" ? el.className : "")) return false;
   var editor = editorOf(el);
-  return !!editor && el === editor.input && editor.input !== editor.field;
+  return !!editor && el !== editor.field && (el === editor.input || el.matches(OWN_PARTS));
 }
 
 /** Whether el is the field that stands for a code editor (listed as a textbox, filled by page_fill). */
