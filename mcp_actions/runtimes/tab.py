@@ -263,14 +263,15 @@ class TabRuntime(DocumentRuntime):
             self.consequences.forget(slot)
 
     async def _parsed_or_closed(self, page: Page) -> None:
-        """Until ``page``'s document is parsed (its first scripts ran) or the page closed, at most ``_PARSED_WAIT_MS``.
+        """For a popup, until its new document is parsed (its first scripts ran) or it closed, at most ``_PARSED_WAIT_MS``.
 
         A tab that closed meanwhile fails the call as closed: ``the tab closed``, never a landing.
         """
         with contextlib.suppress(PlaywrightError):
-            await page.wait_for_load_state("domcontentloaded", timeout=_PARSED_WAIT_MS)
-            # Only a window a script opened may close itself (window.close): such a one gets a moment for it.
+            # Only a window a script opened may close itself (window.close): such a one is watched until its
+            # document ran its first scripts, and a moment after. Any other tab's landing is not delayed.
             if not page.is_closed() and await page.opener() is not None:
+                await page.wait_for_load_state("domcontentloaded", timeout=_PARSED_WAIT_MS)
                 await page.wait_for_event("close", timeout=_SELF_CLOSE_WAIT_MS)
         if page.is_closed():
             raise ActionError("the tab closed during refs.change_report", code=ErrorCode.TRANSPORT_FAILED, evidence={"name": "refs.change_report", "closed": True})
