@@ -348,8 +348,7 @@ function markOnly(found) {
 
 function resolve(args) {
   var found = resolveRefOrText({ ref: args.ref, text: args.text }, args.field === true ? { accept: isField } : null);
-  // A code editor's drawn line is filled as the editor, marked on its field (lines are redrawn: editors.js).
-  if (args.field === true && M.editorOf(found.el)) found = { key: refFor(M.editorOf(found.el).field), el: M.editorOf(found.el).field };
+  if (args.field === true && M.editorOf(found.el)) found = { key: refFor(M.editorOf(found.el).field), el: M.editorOf(found.el).field }; // a drawn line is its editor (editors.js)
   markOnly([found]);
   if (args.focus === true && typeof found.el.focus === "function") (M.editorOf(found.el) ? M.editorOf(found.el).input : found.el).focus(); // keys go to an editor's own input
   var role = candidateRole(found.el);
