@@ -80,5 +80,32 @@ function isHolder(el, wanted) {
   return foldedText(M.elementText(el)).indexOf(wanted) >= 0;
 }
 
+/**
+ * Acting by text over every visible element (refs.resolve's text, observe_refs.js), given the
+ * controls that could be meant: {candidates, nameOnly, settle(hits, matchText)}. A control or
+ * container that says more than the words' holder inside it gives way to that holder (nameOnly:
+ * matched by its name only), so the target is the smallest element holding the words, never a card
+ * or landmark through its descendants' text. Plain text outside any control (an instruction that
+ * quotes the words, a tooltip trigger) is looked at only when no control has them (settle), and a
+ * holder inside a control that matched too (a button's label span) is that control.
+ */
+function textTargets(wanted, controls) {
+  var holders = textHolders(wanted);
+  var inControl = function (el) { return controls.some(function (c) { return c === el || c.contains(el); }); };
+  var nameOnly = controls.filter(function (el) {
+    return holders.some(function (h) { return h !== el && el.contains(h) && M.normalize(M.elementText(el)) !== M.normalize(M.elementText(h)); });
+  });
+  var inside = holders.filter(function (h) { return controls.indexOf(h) < 0 && inControl(h); });
+  var plain = holders.filter(function (h) { return !inControl(h); });
+  return {
+    candidates: controls.concat(inside),
+    nameOnly: nameOnly,
+    settle: function (hits, matchText) {
+      if (!hits.length && plain.length) hits = matchText(wanted, plain, null);
+      return hits.filter(function (el) { return holders.indexOf(el) < 0 || !hits.some(function (other) { return other !== el && other.contains(el); }); });
+    },
+  };
+}
+
 definePrimitive("refs.locate", locate);
-M.textHolders = textHolders;
+M.textTargets = textTargets;

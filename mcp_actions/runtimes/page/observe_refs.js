@@ -271,31 +271,12 @@ function resolveRefOrText(args, opts) {
   var wanted = M.normalize(args.text).toLowerCase();
   var accept = opts && opts.accept;
   var candidates = (opts && opts.candidates ? opts.candidates() : actionableInOrder()).filter(function (el) { return !accept || accept(el); });
-  var nameOnly = null;
-  var holders = !opts && M.textHolders ? M.textHolders(wanted) : [];
-  var plain = [];
-  var actionable = candidates;
-  if (holders.length) {
-    // Any visible element can be acted on by its own words (a span with a tooltip), and a control or
-    // container that says more than the words' holder gives way to it: the target is the smallest
-    // element holding the words, never a card or landmark through its descendants' text.
-    nameOnly = candidates.filter(function (el) {
-      return holders.some(function (h) { return h !== el && el.contains(h) && M.normalize(M.elementText(el)) !== M.normalize(M.elementText(h)); });
-    });
-    var inControl = function (el) { return actionable.some(function (c) { return c === el || c.contains(el); }); };
-    candidates = candidates.concat(holders.filter(function (h) { return candidates.indexOf(h) < 0 && inControl(h); }));
-    // Plain text outside any control (an instruction that quotes the words, a tooltip trigger) is
-    // looked at only when no control has the words: "click Order" is the "Place order" button.
-    plain = holders.filter(function (h) { return !inControl(h); });
-  }
-  var hits = matchText(wanted, candidates, nameOnly);
-  if (!hits.length && plain.length) hits = matchText(wanted, plain, null);
-  if (holders.length && hits.length > 1) {
-    // A holder inside a control that matched too (a button's label span) is that control.
-    hits = hits.filter(function (el) { return holders.indexOf(el) < 0 || !hits.some(function (other) { return other !== el && other.contains(el); }); });
-  }
+  // Any visible element is reached by its own words, not only the controls (observe_locate.js, textTargets).
+  var text = !opts && M.textTargets ? M.textTargets(wanted, candidates) : null;
+  var hits = matchText(wanted, text ? text.candidates : candidates, text && text.nameOnly);
+  if (text) hits = text.settle(hits, matchText);
   if (hits.length > 1) {
-    var twins = M.innerTwins(actionable, function (el) { return candidateName(el, candidateRole(el)); }, hits);
+    var twins = M.innerTwins(candidates, function (el) { return candidateName(el, candidateRole(el)); }, hits);
     if (twins) hits = hits.filter(function (el) { return !twins.has(el); });
   }
   if (!hits.length) {
