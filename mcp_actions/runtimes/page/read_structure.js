@@ -247,15 +247,13 @@ function childrenOf(el) {
 }
 
 /**
- * What look-alike siblings share: tag and first class; a class-less element, which no class says is one of many,
- * is alike only to those whose first child is alike too (MiniWoB++'s body holds #wrap, #reward-display and
- * #sync-task-cover, three class-less <div>s that are no list, where a class-less list repeats its shape).
+ * What look-alike siblings share: tag and first class. A class-less element the page names by an id is one of a
+ * kind, alike to none: a layout's #header, #content and #footer, or MiniWoB++'s body of #wrap, #reward-display and
+ * #sync-task-cover, three class-less <div>s that are no list.
  */
 function signature(el) {
   var first = String(el.getAttribute("class") || "").trim().split(/\s+/)[0];
-  if (first) return tagOf(el) + "." + first;
-  var child = el.firstElementChild;
-  return tagOf(el) + ".>" + (child ? tagOf(child) + "." + String(child.getAttribute("class") || "").trim().split(/\s+/)[0] : "");
+  return tagOf(el) + (first || !el.id ? "." + first : "#" + el.id);
 }
 
 // parent -> {signature: count}, for one read or find (structureCache): without it, 3,000
