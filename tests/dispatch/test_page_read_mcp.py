@@ -89,7 +89,7 @@ async def test_the_answers_are_plain_text_said_once_and_continue_by_cursor(pages
         assert text.startswith('## Groceries\n- [checkbox "Done" @e1] Buy bread [button "Delete" @e2]\n')
         found = await s.client.call_tool("page_find", {"text": "buy milk", "role": "checkbox"})
         assert found.structured_content is None
-        assert found.content[0].text == '@e3 checkbox "Done" in: Groceries › Buy milk\n@e7 checkbox "Done" in: Chores › Buy milk crate'
+        assert found.content[0].text == '@e3 checkbox "Done" unchecked in: Groceries › Buy milk\n@e7 checkbox "Done" unchecked in: Chores › Buy milk crate'
         # The ref works in the acting tools.
         clicked = await s.client.call_tool("page_click", {"ref": "@e3"})
         assert not clicked.is_error, clicked.content
