@@ -1,7 +1,7 @@
 """Reading a live page for ``mcp-actions init``: one JavaScript function evaluated in the tab.
 
 The function is ``reader.js`` and ``reader_explore.js`` (beside this file; the second reads what
-exploring needs) run after the page engine's own ``intrinsics.js``, ``core.js``, ``geometry.js``, ``dom.js``,
+exploring needs) run after the page engine's own ``intrinsics.js``, ``core.js``, ``geometry.js``, ``dom.js``, ``editors.js``,
 ``names.js``, ``locator_filters.js``, ``locators.js`` and ``describe.js`` (its rule for rows) (read through
 ``runtimes.page_script.module_source``, joined the way ``page_script`` joins the
 engine: each module the body of a ``function (M, root)``). So what the reader
@@ -33,7 +33,7 @@ from ..runtimes.page_script import module_source
 __all__ = ["ENGINE_MODULES_USED", "busy_count", "native_submits", "read_page", "read_rows", "reader_source"]
 
 #: The engine modules the reader runs on, in the engine's own load order.
-ENGINE_MODULES_USED: tuple[str, ...] = ("intrinsics.js", "core.js", "geometry.js", "dom.js", "names.js", "locator_filters.js", "locators.js", "describe.js")  # core.js and geometry.js read intrinsics.js
+ENGINE_MODULES_USED: tuple[str, ...] = ("intrinsics.js", "core.js", "geometry.js", "dom.js", "editors.js", "names.js", "locator_filters.js", "locators.js", "describe.js")  # core.js and geometry.js read intrinsics.js
 
 Evaluate = Callable[[str], Awaitable[Any]]
 
