@@ -116,7 +116,7 @@ async def test_a_table_reads_as_rows_with_its_header_once(opened: Any) -> None:
         '[table "Users"]\n| Name | Role | Active |\n| Ada | [link "Admin" @e1 /u/ada] | [checkbox "Active Ada" @e2 checked] |\n| Bob | Editor \\| Writer | [checkbox "Active Bob" @e3] |\n| Cy | Viewer | [checkbox "Active Cy" @e4] |'
     )
     bob = await tab.find(text="Bob", role="checkbox")
-    assert bob["matches"][0] == {"ref": "@e3", "role": "checkbox", "name": "Active Bob", "context": "Users › Bob Editor | Writer"}
+    assert bob["matches"][0] == {"ref": "@e3", "role": "checkbox", "name": "Active Bob", "checked": False, "context": "Users › Bob Editor | Writer"}
 
 
 async def test_shadow_roots_and_same_origin_frames_are_read_where_they_are(opened: Any) -> None:
@@ -209,8 +209,8 @@ async def test_find_a_rows_checkbox_by_the_rows_text(opened: Any) -> None:
     found = await tab.find(text="Buy milk", role="checkbox")
     # The row whose text is exactly "Buy milk" first, then the row that only contains it.
     assert found["matches"] == [
-        {"ref": found["matches"][0]["ref"], "role": "checkbox", "name": "Done", "context": "Groceries › Buy milk"},
-        {"ref": found["matches"][1]["ref"], "role": "checkbox", "name": "Done", "context": "Chores › Buy milk crate"},
+        {"ref": found["matches"][0]["ref"], "role": "checkbox", "name": "Done", "checked": False, "context": "Groceries › Buy milk"},
+        {"ref": found["matches"][1]["ref"], "role": "checkbox", "name": "Done", "checked": False, "context": "Chores › Buy milk crate"},
     ]
     text = await tab.text()
     assert f'- [checkbox "Done" {found["matches"][0]["ref"]}] Buy milk [button "Delete"' in text
