@@ -443,6 +443,59 @@ def facet_check(apps: Apps, answer: str) -> tuple[bool, str]:
     return answer == str(count), f"answered {answer}, database {count}"
 
 
+WORD = "town"
+WORD_ROWS = rf"(\d+) rows? where _neighborhood contains \\?\"?{WORD}"
+
+
+def _filter_refs(text: str, combobox: str, textbox: str) -> tuple[str, str, str]:
+    """The filter row's column and operator selects and its value box: the first two comboboxes, the next text box."""
+    refs: list[str] = []
+    for line in text.splitlines():
+        wanted = combobox if len(refs) < 2 else textbox
+        if re.search(wanted, line):
+            ref = ref_in(line, ".")
+            if ref:
+                refs.append(ref)
+        if len(refs) == 3:
+            return refs[0], refs[1], refs[2]
+    raise TaskFailed(f"no filter row (found {refs})")
+
+
+async def filter_form_playwright(a: Agent, apps: Apps) -> str:
+    text = await _pw_open(a, apps.datasette + "/bench/facetable")
+    column, op, value = _filter_refs(text, r"- combobox", r"- textbox")
+    fields = [
+        {"name": "column", "type": "combobox", "target": column, "value": "_neighborhood"},
+        {"name": "operator", "type": "combobox", "target": op, "value": "contains"},
+        {"name": "value", "type": "textbox", "target": value, "value": WORD},
+    ]
+    await a.call("browser_fill_form", {"fields": fields})
+    clicked = await _pw_click(a, text, r'button "Apply"', "Apply")
+    with contextlib.suppress(TaskFailed):
+        return _number(WORD_ROWS, clicked)
+    return _number(WORD_ROWS, await _pw_snap(a))
+
+
+async def filter_form_actions(a: Agent, apps: Apps) -> str:
+    await a.call("browser_navigate", {"url": apps.datasette + "/bench/facetable"})
+    column, op, value = _filter_refs(await a.call("page_observe", {}), r"@e\d+ combobox", r"@e\d+ textbox")
+    steps = [
+        {"tool": "page_select", "arguments": {"ref": column, "values": ["_neighborhood"]}},
+        {"tool": "page_select", "arguments": {"ref": op, "values": ["contains"]}},
+        {"tool": "page_fill", "arguments": {"ref": value, "value": WORD}},
+        {"tool": "page_click", "arguments": {"text": "Apply"}},
+    ]
+    applied = apps.told("choose the column and operator, fill the value, click Apply", await a.call("page_act", {"steps": steps}), r'selected \["_neighborhood"\]', r'selected \["contains"\]', r"navigated to")
+    with contextlib.suppress(TaskFailed):
+        return _number(WORD_ROWS, applied)
+    return _number(WORD_ROWS, await a.call("page_read", {}))
+
+
+def filter_form_check(apps: Apps, answer: str) -> tuple[bool, str]:
+    count = query(apps.datasette_db, "select count(*) from facetable where _neighborhood like ?", f"%{WORD}%")[0][0]
+    return answer == str(count), f"answered {answer}, database {count}"
+
+
 TASKS = [
     AppTask("django-login", "log in to Django's admin", login_playwright, login_actions, login_check),
     AppTask("django-add-author", f"add the author {NEW_AUTHOR!r}", add_author_playwright, add_author_actions, add_author_check),
@@ -452,6 +505,7 @@ TASKS = [
     AppTask("django-filter", f"filter the books by the author {FILTERED!r}: how many are there", filter_playwright, filter_actions, filter_check),
     AppTask("django-add-book", f"add the book {NEW_BOOK!r} by {BOOK_AUTHOR!r} (a select)", add_book_playwright, add_book_actions, add_book_check),
     AppTask("datasette-sql", "run a SQL query in the CodeMirror SQL box: how many CA rows have an 'o' in their neighbourhood", sql_playwright, sql_actions, sql_check),
+    AppTask("datasette-filter-form", f"filter facetable with the filter row (_neighborhood contains {WORD!r}): how many rows", filter_form_playwright, filter_form_actions, filter_form_check),
     AppTask("datasette-facet", f"filter facetable by the state facet's {FACET!r}: how many rows", facet_playwright, facet_actions, facet_check),
 ]
 
