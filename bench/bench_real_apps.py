@@ -695,12 +695,20 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def answers_markdown(said: list[dict[str, Any]]) -> str:
-    """Our answers to the consequential steps, each judged: told, or misleading (what it left out)."""
-    lines = ["Our answers to the steps that changed something:", ""]
-    for entry in said:
-        verdict = "told" if not entry["misled"] else ("FALSE (no visible change)" if entry["no_visible_change"] else "MISLEADING, left out: " + ", ".join(entry["missing"]))
-        quoted = entry["answer"].strip().replace("\n", " ⏎ ")
-        lines.append(f"- {entry['task']} / {entry['step']}: {verdict}\n  `{quoted[:600]}`")
+    """Our answers to the consequential steps, per step over the runs: how often told, and each different misleading answer quoted."""
+    lines = ["Our answers to the steps that changed something (over all runs):", ""]
+    steps = list(dict.fromkeys((e["task"], e["step"]) for e in said))
+    for task, step in steps:
+        group = [e for e in said if (e["task"], e["step"]) == (task, step)]
+        told = sum(not e["misled"] for e in group)
+        lines.append(f"- {task} / {step}: told {told} of {len(group)}")
+        shown: dict[tuple[str, str], int] = {}
+        for entry in [e for e in group if not e["misled"]][:1] + [e for e in group if e["misled"]]:
+            verdict = "told" if not entry["misled"] else ("FALSE (no visible change)" if entry["no_visible_change"] else "MISLEADING, left out: " + ", ".join(entry["missing"]))
+            quoted = re.sub(r"http://127\.0\.0\.1:\d+", "…", entry["answer"].strip()).replace("\n", " ⏎ ")
+            shown[(verdict, quoted)] = shown.get((verdict, quoted), 0) + 1
+        for (verdict, quoted), times in shown.items():
+            lines.append(f"  - {verdict}{f' (×{times})' if times > 1 else ''}: `{quoted[:400]}`")
     return "\n".join(lines)
 
 
