@@ -374,6 +374,43 @@ def add_book_check(apps: Apps, _answer: str) -> tuple[bool, str]:
     return [r[0] for r in rows] == [BOOK_AUTHOR], f"{NEW_BOOK!r} by {[r[0] for r in rows]}"
 
 
+BULK_AUTHOR = "Dora Mendes"
+BULK_TITLES = ["Open Windows", "Lisbon at Noon"]
+
+
+async def bulk_delete_playwright(a: Agent, apps: Apps) -> str:
+    text = await _pw_open(a, apps.django + "/admin/library/book/")
+    for title in BULK_TITLES:
+        await _pw_click(a, text, rf'checkbox "[^"]*{title}"', f"select {title}")
+    action = _need(ref_in(text, r'combobox "Action'), "the Action select")
+    await a.call("browser_select_option", {"element": "Action", "target": action, "values": ["Delete selected books"]})
+    await _pw_click(a, text, r'button "Go"', "Go")
+    text = await _pw_snap(a)
+    return await _pw_click(a, text, r"button \"Yes, I.m sure\"", "Yes, I'm sure")
+
+
+async def bulk_delete_actions(a: Agent, apps: Apps) -> str:
+    await a.call("browser_navigate", {"url": apps.django + "/admin/library/book/"})
+    found = await a.call("page_find", {"text": BULK_AUTHOR, "role": "checkbox"})
+    boxes = re.findall(r"^(@e\d+) checkbox", found, re.MULTILINE)
+    if len(boxes) != len(BULK_TITLES):
+        raise TaskFailed(f"page_find gave {len(boxes)} row checkboxes for {BULK_AUTHOR}: {found[:300]}")
+    steps = [
+        *({"tool": "page_click", "arguments": {"ref": ref}} for ref in boxes),
+        {"tool": "page_select", "arguments": {"text": "Action", "values": ["Delete selected books"]}},
+        {"tool": "page_click", "arguments": {"text": "Go"}},
+    ]
+    apps.told("tick the two rows, choose the action, click Go", await a.call("page_act", {"steps": steps}), r'selected \["Delete selected books"\]', r"navigated to")
+    sure = _need(ref_in(await a.call("page_find", {"text": "sure", "role": "button"}), r"sure"), "Yes, I'm sure")
+    return apps.told("click Yes, I'm sure (2 books)", await a.call("page_click", {"ref": sure}), r"navigated to", r"message: .*[Dd]eleted 2 books")
+
+
+def bulk_delete_check(apps: Apps, _answer: str) -> tuple[bool, str]:
+    left = query(apps.django_db, f"select count(*) from library_book where title in ({', '.join('?' for _ in BULK_TITLES)})", *BULK_TITLES)[0][0]
+    others = query(apps.django_db, "select count(*) from library_book b join library_author a on a.id = b.author_id where a.name = ?", FILTERED)[0][0]
+    return left == 0 and others == 4, f"{BULK_AUTHOR}'s books left: {left}, {FILTERED}'s books: {others}"
+
+
 # -- Datasette --------------------------------------------------------------------------------
 
 SQL = "select count(*) as ca_rows from facetable where state = 'CA' and _neighborhood like '%o%'"
@@ -510,6 +547,7 @@ TASKS = [
     AppTask("django-popup-group", f"add a group {GROUP!r} through the '+' popup of maria's form, save her", popup_playwright, popup_actions, popup_check),
     AppTask("django-filter", f"filter the books by the author {FILTERED!r}: how many are there", filter_playwright, filter_actions, filter_check),
     AppTask("django-add-book", f"add the book {NEW_BOOK!r} by {BOOK_AUTHOR!r} (a select)", add_book_playwright, add_book_actions, add_book_check),
+    AppTask("django-bulk-delete", f"delete {BULK_AUTHOR}'s two books with the list's action 'Delete selected books' and its confirmation", bulk_delete_playwright, bulk_delete_actions, bulk_delete_check),
     AppTask("datasette-sql", "run a SQL query in the CodeMirror SQL box: how many CA rows have an 'o' in their neighbourhood", sql_playwright, sql_actions, sql_check),
     AppTask("datasette-filter-form", f"filter facetable with the filter row (_neighborhood contains {WORD!r}): how many rows", filter_form_playwright, filter_form_actions, filter_form_check),
     AppTask("datasette-facet", f"filter facetable by the state facet's {FACET!r}: how many rows", facet_playwright, facet_actions, facet_check),
