@@ -89,3 +89,14 @@ async def test_a_read_right_after_a_navigation_sees_the_loaded_page(slow_site: s
         began = time.monotonic()
         landed = await s.navigate(slow_site + "/hung")
         assert landed["tab"]["title"] == "Hung" and time.monotonic() - began < 9, (time.monotonic() - began, landed)
+
+
+async def test_a_click_by_text_right_after_a_navigation_waits_for_the_loaded_page(slow_site: str) -> None:
+    """Acting by text waits for the page as reading does: its words may be in the part still arriving
+    (on Django's admin, a click by text right after a save that navigated answered target_not_found)."""
+    async with product() as s:
+        await s.navigate(slow_site + "/")
+        assert not (await s.client.call_tool("page_click", {"text": "Results"})).is_error
+        clicked = await s.client.call_tool("page_click", {"text": "Cache details"})
+        assert not clicked.is_error, clicked.content
+        assert "navigated to" in clicked.content[0].text, clicked.content[0].text
