@@ -21,19 +21,22 @@ later call (in this run or the next) returns the same folder at once.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import http.server
 import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-__all__ = ["npm_cache_dir", "npm_package"]
+__all__ = ["npm_cache_dir", "npm_package", "serving_with_packages"]
 
 #: Where the cache lives unless the environment says otherwise.
 DEFAULT_CACHE = Path.home() / ".cache" / "mcp-actions-tests" / "npm"
@@ -135,3 +138,35 @@ def npm_package(spec: str) -> Path:
     if package is None:
         pytest.fail(f"npm install {spec} left no package in {folder}", pytrace=False)
     return package
+
+
+class _PagesAndPackages(http.server.SimpleHTTPRequestHandler):
+    """A folder of fixture pages, plus ``<mount><name>/…`` from installed packages' folders."""
+
+    mount = "/node_modules/"
+    packages: dict[str, Path] = {}
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def translate_path(self, path: str) -> str:
+        route = path.split("?", 1)[0].split("#", 1)[0]
+        for name, directory in self.packages.items():
+            prefix = f"{self.mount}{name}/"
+            if route.startswith(prefix):
+                return str(directory / route[len(prefix) :])
+        return super().translate_path(path)
+
+
+@contextlib.contextmanager
+def serving_with_packages(pages: Path, packages: dict[str, Path], *, mount: str = "/node_modules/") -> Iterator[str]:
+    """A static server on loopback for ``pages`` and, under ``mount``, each package's folder by its name:
+    the pages load what real sites load from where a site would serve it. Yields the base URL."""
+    handler = type("Pages", (_PagesAndPackages,), {"packages": dict(packages), "mount": mount})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(pages)))
+    threading.Thread(target=server.serve_forever, name="npm-pages", daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

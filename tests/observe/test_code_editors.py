@@ -12,18 +12,14 @@ service as tests/observe/page_hosts.py runs it.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser
 
 from tests.conftest import PAGES
-from tests.npm_cache import npm_package
+from tests.npm_cache import npm_package, serving_with_packages
 from tests.protocols.conftest import Session, product
 
 from .page_hosts import hosted
@@ -50,23 +46,6 @@ EDITORS = [
 ]
 
 
-class _Pages(http.server.SimpleHTTPRequestHandler):
-    """tests/fixtures/pages, plus /npm/<alias>/… from the npm cache."""
-
-    packages: dict[str, Path] = {}
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def translate_path(self, path: str) -> str:
-        route = path.split("?", 1)[0].split("#", 1)[0]
-        for alias, directory in self.packages.items():
-            prefix = f"/npm/{alias}/"
-            if route.startswith(prefix):
-                return str(directory / route[len(prefix) :])
-        return super().translate_path(path)
-
-
 @pytest.fixture(scope="module")
 def editors_url() -> Iterator[str]:
     """One server for the module: the fixture pages and the editors they load."""
@@ -74,14 +53,8 @@ def editors_url() -> Iterator[str]:
     for alias, (spec, tree) in PACKAGES.items():
         directory = npm_package(spec)
         packages[alias] = directory.parent if tree else directory
-    handler = type("Pages", (_Pages,), {"packages": packages})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(PAGES)))
-    threading.Thread(target=server.serve_forever, name="editor-pages", daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/editors"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving_with_packages(PAGES, packages, mount="/npm/") as base:
+        yield f"{base}/editors"
 
 
 async def _open(s: Session, url: str) -> None:

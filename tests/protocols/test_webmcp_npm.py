@@ -17,14 +17,11 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import io
 import json
 import socket
 import subprocess
 import tarfile
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +40,7 @@ from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 from mcp_actions.server.mcp_server import build_server
 from tests.conftest import PAGES, launch_chromium
-from tests.npm_cache import npm_package
+from tests.npm_cache import npm_package, serving_with_packages
 
 from .conftest import Session, eventually, product
 
@@ -53,23 +50,6 @@ pytestmark = pytest.mark.browser
 PACKAGES = ("@mcp-b/global@5.1.0", "@mcp-b/webmcp-polyfill@5.1.0")
 
 
-class _Pages(http.server.SimpleHTTPRequestHandler):
-    """tests/fixtures/pages, plus /node_modules/<name>/… from the npm cache."""
-
-    packages: dict[str, Path] = {}
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def translate_path(self, path: str) -> str:
-        route = path.split("?", 1)[0].split("#", 1)[0]
-        for name, directory in self.packages.items():
-            prefix = f"/node_modules/{name}/"
-            if route.startswith(prefix):
-                return str(directory / route[len(prefix) :])
-        return super().translate_path(path)
-
-
 @pytest.fixture(scope="module")
 def npm_pages_url() -> Iterator[str]:
     """Base URL of a static server for the fixture pages and the npm packages they load."""
@@ -77,15 +57,8 @@ def npm_pages_url() -> Iterator[str]:
     for spec in PACKAGES:
         directory = npm_package(spec)
         packages[json.loads((directory / "package.json").read_text())["name"]] = directory
-    handler = type("Pages", (_Pages,), {"packages": packages})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(PAGES)))
-    thread = threading.Thread(target=server.serve_forever, name="npm-pages", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving_with_packages(PAGES, packages) as base:
+        yield base
 
 
 def _tarball(path: Path, name: str, version: str) -> Path:
