@@ -12,28 +12,6 @@ var definePrimitive = M.definePrimitive,
 
 var MESSAGE_CAP = 240; // characters of one message said
 var MAX_MESSAGES = 5; // the most a caller may ask for
-var PARSE_WAIT_MS = 3000; // the longest the landed document's HTML is waited for (the call's own time bounds it too)
-var timerSet = M.intrinsics.nativeSetTimeout || root.setTimeout;
-
-/**
- * fn() once the document's HTML is parsed: the landing is asked as soon as the new document answers, often
- * before its body has arrived, and a message further down (a server-rendered message list) would be missed.
- * Only the HTML is waited for, not images (read_sections.js afterLoad waits for those too).
- */
-function afterParse(fn) {
-  if (document.readyState !== "loading") return fn();
-  return new Promise(function (resolve, reject) {
-    var done = false;
-    function go() {
-      if (done) return;
-      done = true;
-      document.removeEventListener("DOMContentLoaded", go);
-      try { resolve(fn()); } catch (err) { reject(err); }
-    }
-    document.addEventListener("DOMContentLoaded", go);
-    timerSet.call(root, go, PARSE_WAIT_MS);
-  });
-}
 
 function messages(args) {
   var max = args.max === undefined ? 2 : args.max;
@@ -48,4 +26,6 @@ function messages(args) {
   return { messages: out, count: found.length };
 }
 
-definePrimitive("refs.messages", function (args) { return afterParse(function () { return messages(args); }); });
+// Once the landed document's HTML is parsed (read_sections.js afterLoad, HTML only): the landing is asked as
+// soon as the new document answers, often before a server-rendered message list has arrived.
+definePrimitive("refs.messages", function (args) { return M.afterLoad(function () { return messages(args); }, true); });

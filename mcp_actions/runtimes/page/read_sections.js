@@ -136,22 +136,24 @@ var timerSet = M.intrinsics.nativeSetTimeout || root.setTimeout, timerClear = M.
  * fn() once the document has loaded: right after a navigation the engine is in the new document before its
  * body has arrived, and a read then would answer a page half there ("no match" for what comes next). At
  * once when it has loaded; at most LOAD_WAIT_MS for its HTML, and RESOURCES_WAIT_MS more for its load.
- * The reading tools wait alike: page_read, page_find, page_observe and page_extract.
+ * The reading tools wait alike: page_read, page_find, page_observe and page_extract. With htmlOnly, only the
+ * HTML is waited for, not images (the messages of a page an action landed on, observe_landing.js).
  */
-function afterLoad(fn) {
-  if (document.readyState === "complete" || (resourcesWaited && document.readyState !== "loading")) return fn();
+function afterLoad(fn, htmlOnly) {
+  if (document.readyState === "complete" || ((htmlOnly || resourcesWaited) && document.readyState !== "loading")) return fn();
   return new Promise(function (resolve) {
     var started = Date.now(), parsedAt = 0, timer = null;
     function check() {
       var now = Date.now();
       if (!parsedAt && document.readyState !== "loading") parsedAt = now;
       var left = parsedAt ? RESOURCES_WAIT_MS - (now - parsedAt) : LOAD_WAIT_MS - (now - started);
+      var enough = document.readyState === "complete" || (htmlOnly && parsedAt);
       if (timer !== null) timerClear.call(root, timer);
-      if (document.readyState !== "complete" && left > 0) {
+      if (!enough && left > 0) {
         timer = timerSet.call(root, check, left);
         return;
       }
-      if (parsedAt && document.readyState !== "complete") resourcesWaited = true;
+      if (!htmlOnly && parsedAt && document.readyState !== "complete") resourcesWaited = true;
       document.removeEventListener("readystatechange", check);
       root.removeEventListener("load", check);
       resolve();
