@@ -52,7 +52,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,106 +61,13 @@ import bench_peers
 from bench_open_web import _report, commit, write
 from mcp import Client, StdioServerParameters
 from open_web_kit import ROOT, Agent, TaskFailed, ref_in
+from real_apps_agent import Apps, AppTask, Suite, _need, _number, _pw_click, _pw_open, _pw_snap
 from real_apps_kit import ADMIN, DEFAULT_CACHE, apps_python, datasette_command, django_command, free_port, make_datasette, make_django, query, serve
 
 __all__ = ["TASKS", "main"]
 
 PEER = "@playwright/mcp"
 PEER_VERSION = "0.0.83"
-
-
-# -- the applications as one run sees them ---------------------------------------------------
-
-
-@dataclass
-class Apps:
-    """Where the applications are served and their databases; what our answers said at each consequential step."""
-
-    django: str
-    django_db: Path
-    datasette: str
-    datasette_db: Path
-    said: list[dict[str, Any]] = field(default_factory=list)
-    task: str = ""
-    server: str = ""
-
-    def told(self, step: str, answer: str, *expected: str) -> str:
-        """Keep a consequential step's answer and whether it told each expected consequence (regexes)."""
-        missing = [pattern for pattern in expected if not re.search(pattern, answer)]
-        self.said.append({"task": self.task, "server": self.server, "step": step, "answer": answer, "expected": list(expected), "missing": missing, "misled": bool(missing), "no_visible_change": "no visible change" in answer})
-        return answer
-
-    async def act(self, a: Agent, tool: str, arguments: dict[str, Any]) -> str:
-        """An acting call by text, as a model makes it: on ``target_not_found`` it does what the error says.
-
-        It finds the text with ``page_find`` and acts on the ref found. When the find lists the
-        element, the refusal said something false (the element was there), and it is kept.
-        """
-        answer = await a.call(tool, arguments, may_fail=True)
-        if not answer.startswith("ERROR "):
-            return answer
-        if not answer.startswith("ERROR target_not_found"):
-            raise TaskFailed(f"{tool} {json.dumps(arguments)[:120]} failed: {answer[:300]}")
-        found = await a.call("page_find", {"text": arguments["text"]})
-        ref = ref_in(found, re.escape(json.dumps(arguments["text"])[1:-1]))
-        if ref is None:
-            raise TaskFailed(f"{tool} {json.dumps(arguments)[:120]} failed and page_find found nothing: {answer[:200]} / {found[:200]}")
-        self.said.append(
-            {
-                "task": self.task,
-                "server": self.server,
-                "step": f"{tool} {json.dumps(arguments)}",
-                "answer": answer[len("ERROR ") :],
-                "expected": [f"the element page_find found right after: {found.splitlines()[0]}"],
-                "missing": ["the element was there"],
-                "misled": True,
-                "no_visible_change": False,
-            }
-        )
-        return await a.call(tool, {**{k: v for k, v in arguments.items() if k != "text"}, "ref": ref})
-
-
-Script = Callable[[Agent, Apps], Awaitable[str]]
-Check = Callable[[Apps, str], tuple[bool, str]]
-
-
-@dataclass
-class AppTask:
-    name: str
-    goal: str
-    playwright: Script
-    actions: Script
-    check: Check
-
-
-def _need(ref: str | None, what: str) -> str:
-    if ref is None:
-        raise TaskFailed(f"no {what}")
-    return ref
-
-
-def _number(pattern: str, text: str) -> str:
-    found = re.search(pattern, text)
-    if found is None:
-        raise TaskFailed(f"{pattern!r} not in the answer")
-    return found.group(1)
-
-
-# -- the peer: refs from snapshots --------------------------------------------------------------
-
-
-async def _pw_snap(a: Agent) -> str:
-    return await a.call("browser_snapshot", {})
-
-
-async def _pw_open(a: Agent, url: str) -> str:
-    await a.call("browser_navigate", {"url": url})
-    return await _pw_snap(a)
-
-
-async def _pw_click(a: Agent, text: str, pattern: str, what: str) -> str:
-    """Click the element on the first snapshot line matching ``pattern``; its answer."""
-    return await a.call("browser_click", {"element": what, "target": _need(ref_in(text, pattern), what)})
 
 
 def _user_link(name: str) -> str:
@@ -553,6 +460,9 @@ TASKS = [
     AppTask("datasette-facet", f"filter facetable by the state facet's {FACET!r}: how many rows", facet_playwright, facet_actions, facet_check),
 ]
 
+#: The other applications, each in a module of its own (``real_apps_<app>.py``), run after the tasks above.
+SUITES: list[Suite] = []
+
 
 # -- sessions ---------------------------------------------------------------------------------
 
@@ -648,10 +558,13 @@ async def run_server(server: str, tasks: list[AppTask], apps: Apps, args: argpar
 async def run_all(args: argparse.Namespace) -> int:
     python, app_versions = apps_python(args.cache)
     versions: dict[str, str] = {**app_versions}
+    suites = [suite for suite in SUITES if any(not args.only or t.name in args.only for t in suite.tasks)]
+    for suite in suites:
+        versions.update(suite.install(args.cache))
     if "playwright-mcp" in args.servers:
         versions["playwright-mcp"] = install_peer(args.peers_dir)
     head = commit()
-    tasks = [t for t in TASKS if not args.only or t.name in args.only]
+    tasks = [t for t in [*TASKS, *(t for suite in suites for t in suite.tasks)] if not args.only or t.name in args.only]
     runs: list[TaskRun] = []
     said: list[dict[str, Any]] = []
     load_before = os.getloadavg()
@@ -665,8 +578,11 @@ async def run_all(args: argparse.Namespace) -> int:
             for repeat in range(1, args.runs + 1):
                 for server in args.servers:
                     shutil.copyfile(project / "pristine.sqlite3", project / "db.sqlite3")  # the same rows for every server
-                    with serve(django_command(python, project, django_port), project, django + "/admin/login/", work / "django.log"):
+                    with contextlib.ExitStack() as served:
+                        served.enter_context(serve(django_command(python, project, django_port), project, django + "/admin/login/", work / "django.log"))
                         apps = Apps(django, project / "db.sqlite3", datasette, db)
+                        for suite in suites:  # each suite's application fresh for each server
+                            apps.more.update(served.enter_context(suite.serving(args.cache, work / suite.name)))
                         runs += await run_server(server, tasks, apps, args, work, repeat)
                         said += apps.said
     rows = summarise(runs)
