@@ -8,7 +8,16 @@ from typing import Any
 from mcp_actions.manifest.problems import pointer_tokens
 from mcp_actions.manifest.validate import check_manifest
 
-_DELETE = object()
+
+class _Delete:
+    """The edit that removes a key; its repr is the same in every process, so test ids built from it are too
+    (parallel workers must collect the same ids)."""
+
+    def __repr__(self) -> str:
+        return "<delete>"
+
+
+_DELETE = _Delete()
 
 WORKFLOW: dict[str, Any] = {
     "version": 1,
