@@ -231,7 +231,7 @@ class ActionsApp:
                 status_extras=self.status_extras, pairings=PairingStore(),
             )
             await self.endpoint.start()
-            tell_how_to_connect(self.endpoint, self.token, token_given=bool(self.options.bridge_token))
+            tell_how_to_connect(self.endpoint, self.token, token_given=bool(self.options.bridge_token), extension=self.options.browser == "none")
         if self.options.backplane:
             # Imported only here: without --backplane nothing of NATS is loaded (docs/deploying.md).
             from .backplane.node import Backplane

@@ -240,6 +240,12 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         help="where actions_save_tool writes the tools an agent saves, one map per site, always loaded; off: none [MCP_ACTIONS_LEARNED_MAPS] (default: learned/ in the user's data directory)",
     )
     parser.add_argument("--log-level", default=_env("MCP_ACTIONS_LOG_LEVEL", "WARNING"), help="stderr log level [MCP_ACTIONS_LOG_LEVEL]")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        default=bool(_env("MCP_ACTIONS_VERBOSE")),
+        help="say more on stderr: the bridge token, the extension's connect link, and the log at INFO (--log-level info) [MCP_ACTIONS_VERBOSE]",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -253,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(mcp-actions --manifests DIR --headless); 'mcp-actions serve --help' lists them.",
     )
     parser.add_argument("--version", action="version", version=f"mcp-actions {__version__}")
-    sub = parser.add_subparsers(dest="command")
+    # prog: a command's usage line is "mcp-actions init …", not the whole usage above with the command after it.
+    sub = parser.add_subparsers(dest="command", prog="mcp-actions")
     serve = sub.add_parser("serve", help="run the MCP server (the default command)")
     _add_serve_options(serve)
     validate = sub.add_parser("validate", help="validate actions.json manifests")
@@ -584,7 +591,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .demo.run import run_demo
 
             return asyncio.run(run_demo(browser_path=args.browser_path, headless=not args.headed))
-        logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        level = args.log_level.upper()
+        numeric = logging.getLevelName(level)
+        if args.verbose and isinstance(numeric, int) and numeric > logging.INFO:  # --verbose is at least INFO; a lower level stays
+            level = "INFO"
+        logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         options, transport, host, port, sources = _serve_options(args)
         from .server.transports import serve
 

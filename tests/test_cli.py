@@ -79,3 +79,27 @@ def test_validate_messages_say_how_to_fix(tmp_path):
 def test_version():
     done = run("--version")
     assert done.returncode == 0 and done.stdout.startswith("mcp-actions ")
+
+
+def _commands() -> list[str]:
+    from mcp_actions.cli import build_parser
+
+    parser = build_parser()
+    [sub] = [action for action in parser._actions if action.dest == "command"]
+    return list(sub.choices)
+
+
+def test_each_command_names_itself_in_its_usage():
+    # Not "usage: mcp-actions [serve options] | mcp-actions COMMAND ... init": the command's own line.
+    for command in _commands():
+        done = run(command, "--help")
+        assert done.returncode == 0 and done.stdout.startswith(f"usage: mcp-actions {command} "), done.stdout[:200]
+
+
+def test_the_docs_count_and_link_every_command():
+    words = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+    commands = _commands()
+    opening = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("\n\n")[1]
+    assert opening.startswith(f"`mcp-actions` has {words[len(commands)]} commands:"), opening[:80]
+    for command in commands:
+        assert f"[`{command}`](#mcp-actions-{command})" in opening, command

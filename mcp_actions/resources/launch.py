@@ -11,6 +11,7 @@ on stderr when ``serve`` starts, for the person who started it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -29,14 +30,22 @@ def extension_connect_url(endpoint: BridgeServer | None, token: str) -> str | No
     return connect_url(endpoint.http_url, token) if endpoint else None
 
 
-def tell_how_to_connect(endpoint: BridgeServer, token: str, *, token_given: bool) -> None:
-    """Say on stderr where runtimes connect: a replaced port, the generated token (never a given one), the status and connect pages."""
+def tell_how_to_connect(endpoint: BridgeServer, token: str, *, token_given: bool, extension: bool) -> None:
+    """Say on stderr, once, what the person who started ``serve`` needs: where runtimes connect and the status page.
+
+    A replaced port is said first. The rest is for those who look for it (``--verbose``, or a log
+    level of INFO or lower): the generated token on its own line (never a given one; it is in the
+    status page's URL anyway), and the extension's connect link, which is said at once when the
+    browser is the user's own (``extension``: ``--browser none``), whose tabs the extension shares.
+    """
+    verbose = logging.getLogger().isEnabledFor(logging.INFO)
     if endpoint.port_note:  # said before the lines that show the new port, not after them
         USER_LOG.info("%s; choose the port with --bridge-port", endpoint.port_note)
-    if not token_given:
+    if verbose and not token_given:
         USER_LOG.info("bridge token for this run: %s", token)
     USER_LOG.info("runtimes connect at %s; status page %s", endpoint.url, endpoint.status_url())
-    USER_LOG.info("to share tabs of your own browser (mcp-actions extension), open %s", extension_connect_url(endpoint, token))
+    if extension or verbose:
+        USER_LOG.info("to share tabs of your own browser (mcp-actions extension), open %s", extension_connect_url(endpoint, token))
 
 
 def session_report(endpoint: BridgeServer | None, token: str) -> dict[str, Any] | None:

@@ -32,6 +32,7 @@ from ..bridge.scope import session_scope
 from ..errors import ActionError, ErrorCode
 from .chromium import CHROMIUM_ARGS, find_browser
 from .launch import BrowserOptions, BrowserSession, attach_cdp, connect_endpoint
+from .launch_failure import launch_failure
 
 __all__ = ["BrowserPool"]
 
@@ -79,8 +80,9 @@ class BrowserPool:
             try:
                 self._browser = await pw.chromium.launch(executable_path=executable, headless=self.options.headless, args=list(CHROMIUM_ARGS))
             except PlaywrightError as exc:
+                log.info("the browser did not start: %s", exc)  # Playwright's whole account, for --verbose
                 raise ActionError(
-                    f"could not start the browser ({executable}): {str(exc).splitlines()[0]}",
+                    launch_failure(exc, executable=executable, headless=self.options.headless),
                     code=ErrorCode.CAPABILITY_UNAVAILABLE,
                     evidence={"capability": "browser", "host": "playwright", "executable": executable},
                 ) from exc

@@ -140,8 +140,11 @@ def find_browser(explicit: str | None = None, *, candidates: Sequence[str] | Non
         found = shutil.which(name)
         if found:
             return found
+    # A path the user gave that is not a browser comes first: it is the likelier mistake.
+    given = [f"{value} ({source})" for source, value in (("--browser-path", explicit), (BROWSER_PATH_ENV, os.environ.get(BROWSER_PATH_ENV))) if value]
+    cause = f"There is no browser at {given[0]}, and no" if given else "No"
     raise ActionError(
-        "No Chromium or Chrome browser was found. Install Chromium (e.g. `apt install chromium`) or "
+        f"{cause} Chromium or Chrome browser was found. Install Chromium (e.g. `apt install chromium`) or "
         f"Google Chrome, or pass --browser-path PATH (or set {BROWSER_PATH_ENV}).",
         code=ErrorCode.CAPABILITY_UNAVAILABLE,
         recoverable=False,

@@ -30,6 +30,7 @@ from playwright.async_api import Error as PlaywrightError
 from ..errors import ActionError, ErrorCode
 from ..url_secrets import shown_url
 from .chromium import CHROMIUM_ARGS, find_browser
+from .launch_failure import launch_failure
 
 __all__ = ["BrowserOptions", "BrowserSession", "default_profile_dir", "free_default_profile", "open_browser", "profile_in_use"]
 
@@ -226,9 +227,9 @@ async def open_browser(pw: Playwright, options: BrowserOptions) -> BrowserSessio
             continue
         if temporary:
             shutil.rmtree(profile, ignore_errors=True)  # nothing of ours is in it yet
+        log.info("the browser did not start: %s", failure)  # Playwright's whole account, for --verbose
         raise ActionError(
-            f"could not start the browser ({executable}) with profile {profile}: {str(failure).splitlines()[0]}. "
-            "If another browser uses that profile, pass --isolated or another --user-data-dir.",
+            launch_failure(failure, executable=executable, headless=options.headless, profile=profile),
             code=ErrorCode.CAPABILITY_UNAVAILABLE,
             evidence={"capability": "browser", "host": "playwright", "executable": executable, "user_data_dir": str(profile)},
         ) from failure
