@@ -90,3 +90,10 @@ def test_runtime_script_is_packaged_and_cached() -> None:
     assert engine is engine_js() and engine.startswith("/*") and 'Object.defineProperty(root, "__mcpActions"' in engine
     # The engine alone carries no WebSocket client; the full runtime does.
     assert "M.startClient = startClient" in source and "M.startClient = startClient" not in engine
+
+
+def test_a_wrong_browser_path_is_named_first_when_no_browser_is_found(fake_browsers: dict[str, str], tmp_path: Path) -> None:
+    wrong = str(tmp_path / "not-chromium")
+    with pytest.raises(ActionError) as caught:
+        find_browser(wrong, candidates=[str(tmp_path / "nope")])
+    assert caught.value.message.startswith(f"There is no browser at {wrong} (--browser-path), and no Chromium or Chrome browser was found."), caught.value.message
