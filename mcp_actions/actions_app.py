@@ -46,6 +46,7 @@ from .events import EventHub, ToolsChanged
 from .extension import extension_origin
 from .learning.store import open_learned_maps
 from .manifest import LoadResult, ManifestReport, RemoteFetcher
+from .operators.parts import Operators
 from .projection import ProjectionService
 from .projection.extract import EXTRACT_PRIMITIVE
 from .projection.registry import ProjectionRegistry
@@ -149,6 +150,8 @@ class ActionsApp:
             browser=self.browser, browser_mode=options.browser, cdp_endpoint=options.cdp_endpoint,
             served=lambda: Served(self.endpoint, self.mcp_http, self.sessions, self.backplane, {"url": self.bap.url} if self.bap is not None else None),
         )
+        #: /metrics' call counts and the live status page's changes (operators/), below both doors.
+        self.operators = Operators(self)
 
     def _make_browser(self) -> DeferredBrowser:
         # Deferred: Playwright is imported when the browser first starts, not before tools/list.
@@ -230,6 +233,7 @@ class ActionsApp:
                 allowed_origins=[*o.allowed_origins, extension_origin()] if o.allowed_origins else None,
                 status_extras=self.status_extras, pairings=PairingStore(),
             )
+            self.operators.serve_on(self.endpoint)
             await self.endpoint.start()
             tell_how_to_connect(self.endpoint, self.token, token_given=bool(self.options.bridge_token), extension=self.options.browser == "none")
         if self.options.backplane:

@@ -273,6 +273,8 @@ class AuditLog:
         self._announced: str | None = None
         #: Lines given up (the backlog overflowed, or a line came after close).
         self.lost = 0
+        #: Writes that failed (the line waited in the backlog): ``/metrics``' audit write failures.
+        self.write_failures = 0
         #: Told after each entry (the composition root announces ``actions://audit/recent`` changed).
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         #: What argument digests are keyed with: the file's own key once opened (``load_audit_key``);
@@ -414,6 +416,7 @@ class AuditLog:
         try:
             self._drain()
         except OSError as exc:
+            self.write_failures += 1
             self._failure_reason = _reason(exc)
             self._failure = f"{self._failure_reason}: {exc.strerror or exc}"
             self._announce(self._failure)

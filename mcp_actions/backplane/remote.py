@@ -94,6 +94,9 @@ class RemoteCalls:
             channel = self._channels[key] = RemoteChannel(self, replica, runtime_id)
         return channel
 
+    #: Calls another replica took from here since the start (``/metrics``' routed calls, ``sent``).
+    sent_total = 0
+
     @property
     def in_flight(self) -> int:
         """Calls sent to other replicas and not yet answered."""
@@ -118,6 +121,8 @@ class RemoteCalls:
                 self._by_call.pop(item.call_id, None)
                 error = _error_of(reply, {"code": ErrorCode.TRANSPORT_FAILED, "message": "the replica did not take the call"})
                 self.link.bridge.calls.settle(channel, item.call_id, error=ActionError.from_error(error))
+            else:
+                self.sent_total += 1
             return
         if isinstance(item, ActionCancel):
             self._by_call.pop(item.call_id, None)
@@ -180,6 +185,8 @@ class CallServer:
         self._running: dict[str, tuple[str, asyncio.Task[None]]] = {}
         self._asks: dict[tuple[str, str], asyncio.Future[Any]] = {}
         self._ask_ids = itertools.count(1)
+        #: Calls taken from other replicas since the start (``/metrics``' routed calls, ``taken``).
+        self.taken_total = 0
 
     @property
     def running(self) -> int:
@@ -207,6 +214,7 @@ class CallServer:
             return {"taken": False, "error": error.to_error()}
         task = asyncio.get_running_loop().create_task(self._run(caller, item), name=f"backplane-call-{item.call_id}")
         self._running[item.call_id] = (caller, task)
+        self.taken_total += 1
         task.add_done_callback(lambda _: self._running.pop(item.call_id, None))
         return {"taken": True}
 

@@ -24,6 +24,10 @@ read the status page or ask ``/pair`` for a pairing (the notion of "ours" is
   and what is handed out for pages (bookmarklet, script tag) names the page
   credential, never the start token.
 - ``GET /?token=…`` — the local status page (``status_page.py``), start token only.
+- ``GET /status/events?token=…`` — the status page's live updates (server-sent events,
+  ``operators/live.py``), start token only; ``GET /status.js`` — the page's own script (no secret).
+- ``GET /metrics`` — Prometheus' text format (``operators/metrics.py``), with the start token as a
+  bearer token or ``?token=``; 404 until the composition root sets ``metrics``.
 - ``GET /healthz`` — ``ok``, for supervisors; reveals nothing.
 - ``GET /pair`` — with the start token in ``Authorization: Bearer …`` (never
   the query: a web page could put it there in a no-cors request), a new
@@ -53,10 +57,12 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from ..operators.live import LiveFeed, event_stream
 from ..ports import LOOPBACK_HOSTS, host_allowed
 from .credentials import Admission, Credential, is_web_origin, trust_of
 from .pairings import PairingStore
 from .scope import session_of_credential
+from .status_page import STATUS_SCRIPT
 
 __all__ = ["REPLACES_HEADER", "HttpRoutes", "json_response", "plain_response"]
 
@@ -100,6 +106,11 @@ class HttpRoutes:
         self.allowed_origins = None if allowed_origins is None else frozenset(o.rstrip("/") for o in allowed_origins)
         self.pairings = pairings
         self.server_name = server_name
+        #: ``/metrics``: the scrape's text and content type (operators/metrics.py); None: not served.
+        self.metrics: Callable[[], tuple[bytes, str]] | None = None
+        #: The status page's changes, for ``/status/events``; ``status_body()`` renders what an event carries.
+        self.live = LiveFeed()
+        self.status_body: Callable[[], str] | None = None
 
     def token_ok(self, request: Request, query: dict[str, list[str]]) -> bool:
         """True when the request presents the bridge token (query first, then a Bearer header)."""
@@ -151,6 +162,18 @@ class HttpRoutes:
         presented = _presented(request, parse_qs(urlsplit(request.path).query))
         return self.pairings.authorization_of(presented) if presented and self.pairings is not None else None
 
+    async def answer(self, request: Request) -> Response | None:
+        """``handle``, and the one route answered later: ``/status/events``, held until the page changed."""
+        parts = urlsplit(request.path)
+        if (parts.path.rstrip("/") or "/") != "/status/events" or not self.host_ok(request) or request.method != "GET":
+            return self.handle(request)
+        if not self.token_ok(request, parse_qs(parts.query)):
+            return plain_response(http.HTTPStatus.UNAUTHORIZED, "the status page's events need the bridge token (?token=)\n")
+        seen = request.headers.get("Last-Event-ID")
+        version = await self.live.wait_after(seen)
+        body = self.status_body() if self.status_body is not None else ""
+        return plain_response(http.HTTPStatus.OK, event_stream(version, body), content_type="text/event-stream; charset=utf-8", extra=_PAGE_HEADERS)
+
     def handle(self, request: Request) -> Response | None:
         """Route one handshake: ``None`` lets an authorised ``/bridge`` upgrade; anything else is answered."""
         parts = urlsplit(request.path)
@@ -167,6 +190,10 @@ class HttpRoutes:
             return self._runtime_js()
         if path == "/healthz":
             return plain_response(http.HTTPStatus.OK, "ok\n")
+        if path == "/status.js":
+            return plain_response(http.HTTPStatus.OK, STATUS_SCRIPT, content_type="application/javascript; charset=utf-8", extra={"Cache-Control": "no-store"})
+        if path == "/metrics" and self.metrics is not None:
+            return self._metrics(request, query)
         if path == "/pair" and self.pairings is not None:
             return self._pair(request, query)
         if path == "/":
@@ -263,17 +290,28 @@ class HttpRoutes:
         )
 
     def _status(self) -> Response:
-        return plain_response(
-            http.HTTPStatus.OK,
-            self._status_page(),
-            content_type="text/html; charset=utf-8",
-            extra={
-                "Cache-Control": "no-store",
-                "X-Frame-Options": "DENY",
-                "Referrer-Policy": "no-referrer",
-                "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-            },
-        )
+        return plain_response(http.HTTPStatus.OK, self._status_page(), content_type="text/html; charset=utf-8", extra=_PAGE_HEADERS)
+
+    def _metrics(self, request: Request, query: dict[str, list[str]]) -> Response:
+        if not self.token_ok(request, query):
+            return plain_response(
+                http.HTTPStatus.UNAUTHORIZED,
+                "/metrics needs the bridge token (Authorization: Bearer …, or ?token=)\n",
+                extra={"WWW-Authenticate": 'Bearer realm="mcp-actions bridge"'},
+            )
+        assert self.metrics is not None
+        body, content_type = self.metrics()
+        return plain_response(http.HTTPStatus.OK, body.decode("utf-8"), content_type=content_type, extra={"Cache-Control": "no-store"})
+
+
+#: The status page's and its events' headers: no cache keeps them, no page frames them, no link says where it
+#: came from (the token is in the address); its one script is its own (``/status.js``), which reads its events.
+_PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+}
 
 
 def _refusal(status: http.HTTPStatus, reason: str, message: str) -> Response:

@@ -13,7 +13,9 @@ Those two carry the page credential (bridge/credentials.py), never the start
 token that opened this page: whatever page they land in may read them.
 
 Everything that came from a runtime (urls, titles, keys) is page-controlled
-text, so every value is HTML-escaped; the page itself runs no script.
+text, so every value is HTML-escaped. The page runs one script, its own (``/status.js``):
+it follows the live updates (server-sent events, ``operators/live.py``) and puts the content
+the server rendered in place, so the page changes without a reload.
 """
 
 from __future__ import annotations
@@ -26,10 +28,7 @@ from urllib.parse import quote
 
 from .registry import RuntimeInfo
 
-__all__ = ["bookmarklet_url", "render_status_page", "runtime_script_url"]
-
-#: Seconds between automatic reloads of the status page.
-REFRESH_SECONDS = 5
+__all__ = ["STATUS_SCRIPT", "bookmarklet_url", "render_status_body", "render_status_page", "runtime_script_url"]
 
 # Characters left readable in the javascript: URL. '%' is not among them: a
 # javascript: URL is percent-decoded before it runs, so a literal '%' (say in
@@ -100,7 +99,7 @@ def _call_rows(calls: Sequence[Mapping[str, Any]]) -> str:
             + _cell(entry.get("decision"))
             + _cell(status)
             + _cell(entry.get("elapsed_ms"))
-            + _cell(" ".join(str(part) for part in (entry.get("client"), f"(session {entry['session']})" if entry.get("session") else None) if part) or None)
+            + _cell(" ".join(str(part) for part in (entry.get("user"), entry.get("client"), f"(session {entry['session']})" if entry.get("session") else None) if part) or None)
             + _cell(entry.get("trust"))
             + _cell(entry.get("authorization_id"))
             + "</tr>"
@@ -142,6 +141,8 @@ def _session_item(session: Mapping[str, Any], browsers: Mapping[str, Mapping[str
     e = html.escape
     browser = browsers.get(str(session.get("id")))
     parts = [e(str(session.get("kind"))), f"idle {session.get('idle_seconds')} s"]
+    if session.get("user"):  # the subject of its OAuth token (--oauth-issuer)
+        parts.insert(0, f'user <strong class="user">{e(str(session["user"]))}</strong>')
     if browser is not None:
         parts.append(f"{browser.get('tabs', 0)} tab(s)")
         if browser.get("name"):
@@ -149,7 +150,7 @@ def _session_item(session: Mapping[str, Any], browsers: Mapping[str, Mapping[str
     return f"<code>{e(str(session.get('id')))}</code> ({', '.join(parts)})"
 
 
-def render_status_page(
+def render_status_body(
     runtimes: Iterable[RuntimeInfo],
     *,
     pending_calls: int,
@@ -168,7 +169,7 @@ def render_status_page(
     sessions: Sequence[Mapping[str, Any]] | None = None,
     session_browsers: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> str:
-    """The complete HTML of the local status page.
+    """What the status page shows, the part its live updates replace (``<main id="live">``'s content).
 
     ``port_note``: the sentence saying that the default bridge port was taken and which one serves
     instead, shown under the address (a runtime set up for the default port will not find this bridge).
@@ -214,25 +215,7 @@ def render_status_page(
         session_line += f'\n<p id="sessions">{len(sessions)} MCP session(s){" in one shared browser context" if shared else ""}: {listed or "none"}.</p>'
     bookmarklet = bookmarklet_url(script_url)
     script_tag = f'<script src="{script_url}"></script>'
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="referrer" content="no-referrer">
-<meta http-equiv="refresh" content="{REFRESH_SECONDS}">
-<title>mcp-actions bridge</title>
-<style>
-body {{ font: 14px/1.45 system-ui, sans-serif; margin: 2rem; color: #222; }}
-table {{ border-collapse: collapse; margin: 1rem 0; }}
-th, td {{ border: 1px solid #ccc; padding: .3rem .6rem; text-align: left; vertical-align: top; max-width: 28rem; overflow-wrap: anywhere; }}
-th {{ background: #f3f3f3; }}
-.none {{ color: #999; }}
-a.bookmarklet {{ display: inline-block; padding: .3rem .8rem; border-radius: .3rem; background: #2458d6; color: #fff; text-decoration: none; }}
-code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
-</style>
-</head>
-<body>
-<h1>mcp-actions bridge</h1>
+    return f"""<h1>mcp-actions bridge</h1>
 <p>Runtimes connect at <code>{e(bridge_url)}</code>.
 <span id="summary">{len(runtimes)} runtime(s) connected, {pending_calls} call(s) in flight.</span></p>{note}{session_line}
 
@@ -255,7 +238,7 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 
 <h2>Recent calls</h2>{policy_line}
 <table id="recent-calls">
-<thead><tr><th>time (UTC)</th><th>tool</th><th>page</th><th>decision</th><th>status</th><th>ms</th><th>client</th><th>trust</th><th>authorization</th></tr></thead>
+<thead><tr><th>time (UTC)</th><th>tool</th><th>page</th><th>decision</th><th>status</th><th>ms</th><th>user, client</th><th>trust</th><th>authorization</th></tr></thead>
 <tbody>
 {_call_rows(recent_calls)}
 </tbody>
@@ -278,6 +261,47 @@ code {{ background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }}
 that loads them becomes a page runtime, which can take no other runtime's place and is believed only
 about its own origin. Share them with pages you want the agent to act on.
 Page events reach the agent as untrusted data, never as instructions.</p>
-</body>
-</html>
+"""
+
+
+#: The page around ``render_status_body``: its styles, and the one script (``/status.js``, served by the
+#: bridge itself) that follows the live updates; nothing is loaded from anywhere else.
+_SHELL_HEAD = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
+<title>mcp-actions bridge</title>
+<style>
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem; color: #222; }
+table { border-collapse: collapse; margin: 1rem 0; }
+th, td { border: 1px solid #ccc; padding: .3rem .6rem; text-align: left; vertical-align: top; max-width: 28rem; overflow-wrap: anywhere; }
+th { background: #f3f3f3; }
+.none { color: #999; }
+a.bookmarklet { display: inline-block; padding: .3rem .8rem; border-radius: .3rem; background: #2458d6; color: #fff; text-decoration: none; }
+code { background: #f3f3f3; padding: .1rem .3rem; overflow-wrap: anywhere; }
+</style>
+<script src="/status.js" defer></script>
+</head>
+<body>
+"""
+
+
+def render_status_page(*args: Any, **kwargs: Any) -> str:
+    """The complete HTML of the local status page: ``render_status_body`` (same arguments) in its page."""
+    return f'{_SHELL_HEAD}<main id="live">\n{render_status_body(*args, **kwargs)}</main>\n</body>\n</html>\n'
+
+
+#: The status page's script (``GET /status.js``): it follows ``/status/events`` (server-sent events, with the
+#: token the page was opened with) and puts each new content in place, so the page updates without a reload.
+#: What it puts there was rendered and escaped by the server (``render_status_body``); ``innerHTML`` runs no script.
+STATUS_SCRIPT = """"use strict";
+(function () {
+  var token = new URLSearchParams(location.search).get("token") || "";
+  var source = new EventSource("/status/events?token=" + encodeURIComponent(token));
+  source.addEventListener("page", function (event) {
+    var live = document.getElementById("live");
+    if (live) { live.innerHTML = event.data; live.dataset.version = event.lastEventId; }
+  });
+})();
 """

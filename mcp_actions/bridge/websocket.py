@@ -47,7 +47,7 @@ from .credentials import page_credential
 from .http_routes import HttpRoutes
 from .items import ActionErrorItem, error_body
 from .pairings import PairingStore
-from .status_page import bookmarklet_url, render_status_page, runtime_script_url
+from .status_page import bookmarklet_url, render_status_body, render_status_page, runtime_script_url
 
 __all__ = [
     "CLOSE_DROPPED",
@@ -198,6 +198,7 @@ class BridgeServer:
             allowed_hosts=hosts_for_bind(host, allowed_hosts),
             on_revoked=self._end_pairing,
         )
+        self.routes.status_body = self._status_body
         self.bridge = bridge
         self.host = host
         #: The port asked for; ``port`` is the one bound.
@@ -230,6 +231,7 @@ class BridgeServer:
             return
         self._stopping = False
         self.port_note = None
+        self.routes.live.open()
         try:
             self._server = await self._listen(self.requested_port)
         except OSError as exc:
@@ -274,6 +276,7 @@ class BridgeServer:
         if server is None:
             return
         self._stopping = True
+        self.routes.live.close()  # the status page's held requests are answered now, not after their hold
         if self._pairing_watch is not None:
             self._pairing_watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -340,12 +343,18 @@ class BridgeServer:
 
     # -- HTTP --------------------------------------------------------------
 
-    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        return self.routes.handle(request)
+    async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        return await self.routes.answer(request)
 
     def _status_page(self) -> str:
-        return render_status_page(
-            self.bridge.registry.list(),
+        return render_status_page(**self._status_arguments())
+
+    def _status_body(self) -> str:
+        return render_status_body(**self._status_arguments())
+
+    def _status_arguments(self) -> dict[str, Any]:
+        return dict(
+            runtimes=self.bridge.registry.list(),
             pending_calls=self.bridge.pending_count,
             bridge_url=self.url,
             script_url=self.script_url(),

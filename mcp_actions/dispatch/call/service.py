@@ -59,6 +59,7 @@ from ...learning.store import LearnedMaps
 from ...manifest.execution import ToolKind
 from ...manifest.limits import DEFAULT_LIMITS, Limits
 from ...manifest.model import Manifest
+from ...operators.users import current_user
 from ...page_chars import shown_data
 from ...projection.service import ProjectionService
 from ...protocols.abp import Elicit
@@ -250,6 +251,10 @@ class ActionService:
             except Exception:
                 log.exception("the audit line of a call of %s could not be made", call.mcp_name)
 
+    def running_calls(self) -> list[PendingCall]:
+        """The calls running now (``/metrics``' calls in flight)."""
+        return [call for call, _ in self._in_flight.values()]
+
     def record_pending(self, code: str = ErrorCode.CANCELLED) -> int:
         """Record every call still running as ended with ``code`` (the server is shutting down); how many there were.
 
@@ -288,6 +293,9 @@ class ActionService:
         entry["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
         if runtime is not None and runtime.authorization_id:
             entry["authorization_id"] = runtime.authorization_id
+        user = current_user()
+        if user is not None:
+            entry["user"] = user.subject  # the subject of its OAuth token (--oauth-issuer; operators/users.py)
         session = current_session()
         if session is not None:
             entry["session"] = session.id  # the agent session that called (a digest, never its Mcp-Session-Id; docs/sessions.md)
