@@ -33,7 +33,8 @@ from ..runtimes.page_script import module_source
 __all__ = ["ENGINE_MODULES_USED", "busy_count", "native_submits", "read_page", "read_rows", "reader_source"]
 
 #: The engine modules the reader runs on, in the engine's own load order.
-ENGINE_MODULES_USED: tuple[str, ...] = ("intrinsics.js", "core.js", "geometry.js", "dom.js", "editors.js", "names.js", "locator_filters.js", "locators.js", "describe.js")  # core.js and geometry.js read intrinsics.js
+#: core.js and geometry.js read intrinsics.js; dom.js reads reach.js.
+ENGINE_MODULES_USED: tuple[str, ...] = ("intrinsics.js", "core.js", "geometry.js", "reach.js", "dom.js", "click_point.js", "editors.js", "names.js", "locator_filters.js", "locators.js", "describe.js")
 
 Evaluate = Callable[[str], Awaitable[Any]]
 

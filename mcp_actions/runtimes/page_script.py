@@ -55,7 +55,9 @@ ENGINE_MODULES: tuple[str, ...] = (
     "core.js",  # errors, envelopes, helpers, the primitive registry
     "geometry.js",  # boxes, clickable centres and the viewport, read through built-ins captured at install
     "callcontext.js",  # each running call's deadline and cancellation
+    "reach.js",  # what a person reaches by scrolling: the boxes that contain, clip and scroll an element
     "dom.js",  # deep (shadow DOM) queries, visibility and why not
+    "click_point.js",  # where a click lands: the part of an element a person sees, scrolled into view, out from under a sticky header
     "editors.js",  # code editors (CodeMirror 5 and 6, Monaco, Ace) as one field: its box, its input, its drawn text
     "names.js",  # text, roles, accessible names
     "locator_filters.js",  # within, has, has_text: the locator extension filters

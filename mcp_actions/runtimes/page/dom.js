@@ -67,13 +67,8 @@ function closestDeep(el, selector) {
   return null;
 }
 
-/** The parent in the composed tree (a shadow root's host for its top children). */
-function composedParent(el) {
-  if (el.assignedSlot) return el.assignedSlot;
-  if (el.parentElement) return el.parentElement;
-  var rootNode = el.getRootNode ? el.getRootNode() : null;
-  return rootNode && rootNode.host ? rootNode.host : null;
-}
+// The parent in the composed tree (a shadow root's host for its top children): reach.js.
+var composedParent = M.composedParent;
 
 function shortTag(el) {
   return String(el.tagName || "").toLowerCase() + (el.id ? "#" + el.id : "");
@@ -83,7 +78,8 @@ function shortTag(el) {
  * Why el is not visible, or null when it is: {reason, element?, ...}.
  * Reasons: detached, display_none, visibility_hidden, zero_size, inert,
  * off_screen (entirely at negative document coordinates, where no scroll
- * reaches), clipped (outside an overflow-clipping ancestor). aria-hidden is
+ * reaches, or a fixed box outside the viewport), clipped (outside a box that
+ * contains it, and no scroll of a person's brings it in: reach.js). aria-hidden is
  * not a reason: such an element is still on screen for a sighted user.
  */
 function hiddenReason(el) {
@@ -104,15 +100,9 @@ function hiddenReason(el) {
   if (r.right + root.scrollX <= 0 || r.bottom + root.scrollY <= 0) {
     return { reason: "off_screen", x: round(r.left + root.scrollX), y: round(r.top + root.scrollY) };
   }
-  for (var anc = composedParent(el); anc && anc !== document.body && anc !== document.documentElement; anc = composedParent(anc)) {
-    var s = root.getComputedStyle(anc);
-    // Only clipping overflow hides; auto/scroll containers are reached by scrolling.
-    if (!s || !/^(hidden|clip)$/.test(s.overflowX + "") && !/^(hidden|clip)$/.test(s.overflowY + "")) continue;
-    var a = M.rectOf(anc);
-    if (r.right <= a.left || r.left >= a.right || r.bottom <= a.top || r.top >= a.bottom) {
-      return { reason: "clipped", element: shortTag(anc) };
-    }
-  }
+  // Outside a box that contains it, and no scroll of a person's (auto/scroll boxes, the document) brings it in (reach.js).
+  var clip = M.clipOf(el, r);
+  if (clip) return clip.element ? { reason: "clipped", element: shortTag(clip.element) } : { reason: "off_screen", x: round(r.left), y: round(r.top) };
   return null;
 }
 
@@ -343,7 +333,6 @@ M.hideFromEngine = hideFromEngine;
 M.LAUNCHER_HOST_TAG = LAUNCHER_HOST_TAG;
 M.isHiddenFromEngine = isHiddenFromEngine;
 M.isWithin = isWithin;
-M.composedParent = composedParent;
 M.searchRoots = searchRoots;
 M.queryAllDeep = queryAllDeep;
 M.allElementsDeep = allElementsDeep;

@@ -301,15 +301,20 @@ function resolveOne(rawLocator, requireVisible) {
 }
 
 /**
- * The one visible element a locator resolves to, scrolled into view when its
- * clickable centre is off-screen (as a user scrolls to it first), and that
- * centre: what locator.element_info reports and pointer.click's target clicks.
+ * The one visible element a locator resolves to, scrolled into view when a
+ * person would scroll to it first, and the point to click it at
+ * (click_point.js): what locator.element_info reports and pointer.click's
+ * target clicks. covered_by: the sticky or fixed box that stays over it.
  */
 function resolveClickable(locator) {
   var resolved = resolveOne(locator, true);
-  var el = resolved.element;
-  if (!M.inViewport(M.clickableCenter(el)) && typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-  resolved.center = M.clickableCenter(el);
+  // Scrolled into view in whichever box scrolls it, out from under a sticky header (click_point.js).
+  var at = M.clickPoint(resolved.element);
+  resolved.center = at.point;
+  if (at.covered) {
+    resolved.covered_by = describe(at.covered);
+    resolved.covered_by.position = root.getComputedStyle(at.covered).position; // sticky or fixed
+  }
   return resolved;
 }
 

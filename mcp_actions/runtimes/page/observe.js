@@ -59,6 +59,7 @@ function elementInfo(args) {
   if (visible && info.in_viewport) {
     info.occluded = !isWithin(elementFromPointDeep(center.x, center.y), el);
   }
+  if (resolved.covered_by) info.covered_by = resolved.covered_by; // a sticky or fixed box stays over all of it
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
     info.value = cap(String(el.value), TEXT_CAP);
     if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) info.checked = el.checked;

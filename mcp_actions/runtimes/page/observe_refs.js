@@ -347,6 +347,7 @@ function resolve(args) {
     var info = M.elementInfo({ locator: { selector: out.selector } });
     out.point = info.clickable_center;
     if (info.occluded) out.occluded = true;
+    if (info.covered_by) fail("target_not_visible", "@" + found.key + " is under a " + info.covered_by.position + " <" + info.covered_by.tag + "> " + quote(cap(info.covered_by.text, NAME_CAP)) + " that stays over it however its box scrolls: close or move what covers it", { ref: "@" + found.key, covered_by: info.covered_by });
   }
   if (args.mark !== undefined) out.marked = M.changeMarkOf(found.ref, args.mark);
   return out;

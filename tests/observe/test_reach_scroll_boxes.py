@@ -1,0 +1,83 @@
+"""What a person reaches by scrolling any box, the page tools reach (issue 53, "Reach as a person reaches").
+
+On a content management system's admin (tests/fixtures/pages/reach/admin-panel.html follows Wagtail's: a
+window-high wrapper, a sidebar that clips its overflow, a `main` that scrolls on its own, a sticky header
+over a 31-page listing), a model found the rows past the fold of `main` "not visible": page_observe
+stopped at the rows on screen, a click by ref answered target_not_visible and a click by text on a field
+one wheel-turn down target_not_found. A click on a row under the sticky header went to the header, and a
+link in the explorer's fixed slide-out panel, drawn inside the sidebar, was "not visible". Each is tried
+here on both hosts (the page runtime's engine events, the browser tab's trusted input) with headless
+Chromium, through the real ActionService and bridge.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.async_api import Browser
+
+from tests.runtimes.both_hosts import KINDS
+
+from .page_hosts import hosted
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
+
+VIEWPORT = {"width": 1000, "height": 600}
+
+
+def ref_of(listing: str, role: str, name: str) -> str:
+    found = re.search(rf'(@e\d+) {role} "{re.escape(name)}"', listing)
+    assert found, (name, listing)
+    return found[1]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_rows_past_the_fold_of_a_scrolling_main_are_listed_found_and_clicked(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/reach/admin-panel.html", VIEWPORT)
+        assert await page.evaluate("() => document.getElementById('main').getBoundingClientRect().height") == 600
+        observed = await host.call("page_observe", {"max_bytes": 100000})
+        # All 31 rows and the editor's fields below them: a person brings each into view with the wheel.
+        for n in (1, 10, 20, 31):
+            assert f'button "Publish Page {n}"' in observed, observed
+        assert 'textbox "Post date"' in observed, observed
+        found = await host.call("page_find", {"text": "Publish Page 31"})
+        assert re.search(r'@e\d+ button "Publish Page 31"', found), found
+        # Acted on after being scrolled into view, as Playwright does.
+        clicked = await host.call("page_click", {"ref": ref_of(observed, "button", "Publish Page 20")})
+        assert clicked.startswith("clicked @e"), clicked
+        assert await page.text_content("#status") == "published Page 20"
+        filled = await host.call("page_fill", {"text": "Post date", "value": "2026-12-07"})
+        assert filled.startswith("filled @e"), filled
+        assert await page.input_value("#post-date") == "2026-12-07"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_row_under_the_sticky_header_is_brought_out_before_the_click(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/reach/admin-panel.html", VIEWPORT)
+        observed = await host.call("page_observe", {"max_bytes": 100000})
+        # Row 5's button (its row starts 250 px down main's content) now sits under the 72 px header.
+        await page.evaluate("() => { document.getElementById('main').scrollTop = 225; }")
+        under = await page.evaluate(
+            "() => { const b = [...document.querySelectorAll('button')].find(b => b.textContent === 'Publish Page 5');"
+            " const r = b.getBoundingClientRect(); return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).closest('header') !== null; }"
+        )
+        assert under, "the fixture must put the row under the header"
+        clicked = await host.call("page_click", {"ref": ref_of(observed, "button", "Publish Page 5")})
+        assert "covered" not in clicked, clicked
+        assert await page.text_content("#status") == "published Page 5"
+        assert await page.text_content("#header-clicks") == "0"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_fixed_panel_inside_a_clipping_sidebar_is_seen_and_clicked(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/reach/admin-panel.html", VIEWPORT)
+        await host.call("page_click", {"text": "Pages explorer"})
+        observed = await host.call("page_observe", {"max_bytes": 100000})
+        assert 'link "Explore Home"' in observed, observed
+        clicked = await host.call("page_click", {"text": "Explore Home"})
+        assert clicked.startswith("clicked @e"), clicked
+        assert await page.text_content("#status") == "explored Home"
