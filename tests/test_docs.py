@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -181,8 +182,9 @@ def test_the_guide_host_configurations_run_the_fixture():
     assert len(configs) == 3  # Claude Desktop, VS Code, Cursor
     for config in configs:
         (server,) = (config.get("mcpServers") or config["servers"]).values()
-        assert server["args"] == ["--manifests", "/path/to/mcp-actions/docs/examples/first-map"]
-        assert build_parser().parse_args(["serve", *server["args"]]).manifests == ["/path/to/mcp-actions/docs/examples/first-map"]
+        # The reader's own folder (section 3), never the repository's tracked example.
+        assert server["args"] == ["--manifests", "/home/you/first-map"]
+        assert build_parser().parse_args(["serve", *server["args"]]).manifests == ["/home/you/first-map"]
 
 
 @contextlib.contextmanager
@@ -220,17 +222,26 @@ async def test_the_first_map_runs_in_chromium_through_an_mcp_client(tmp_path):
             assert bad.is_error and bad.structured_content == documented("mcp-surface.md", '"code": "invalid_input"')
 
 
+def test_the_guide_works_in_a_folder_of_its_own():
+    # Every command and file of the guide is in ~/first-map; the tracked example is only named as kept.
+    text = GUIDE.read_text(encoding="utf-8")
+    commands = [line for body in blocks("getting-started.md", "sh") for line in body.splitlines()]
+    assert commands and not [line for line in commands if "docs/examples" in line], commands
+    assert "--directory ~/first-map" in text and "Create `~/first-map/actions.json`" in text
+
+
 @pytest.mark.browser
-def test_check_reports_on_the_first_map_as_the_guide_shows(monkeypatch):
-    monkeypatch.chdir(ROOT)
+def test_check_reports_on_the_first_map_as_the_guide_shows(tmp_path):
     text = GUIDE.read_text(encoding="utf-8")
     shown = next(body for body in blocks("getting-started.md", "text") if body.startswith("mcp-actions check:"))
+    folder = tmp_path / "first-map"  # the reader's folder, as section 3 makes it
+    shutil.copytree(FIRST_MAP, folder)
     with served_first_map() as origin:
         out, err = io.StringIO(), io.StringIO()
-        status = run_check_command("docs/examples/first-map/actions.json", f"{origin}/", as_json=False, fail_on="major", out=out, err=err)
+        status = run_check_command(str(folder / "actions.json"), f"{origin}/", as_json=False, fail_on="major", out=out, err=err)
     assert status == 0, err.getvalue()
-    assert out.getvalue().replace(origin, "http://127.0.0.1:8000") == shown
-    assert "--url http://127.0.0.1:8000/" in text
+    assert out.getvalue().replace(origin, "http://127.0.0.1:8000").replace(str(folder), "/home/you/first-map") == shown
+    assert "check ~/first-map/actions.json --url http://127.0.0.1:8000/" in text
 
 
 # -- links ----------------------------------------------------------------------------------------
