@@ -112,7 +112,10 @@ async def test_every_kind_of_control(pages_url):
         assert refused.is_error and "it takes YYYY-MM-DD" in refused.content[0].text, refused.content
         assert await page.input_value("#when") == "2026-12-01"  # what it held before stays
         await act(s, "page_fill", {"text": "Volume", "value": "75"})
-        assert await page.text_content("#events") == "input:when change:when input:at change:at " + "input:vol change:vol " * 2 + "input:vol change:vol"
+        # A range is moved by its keys (issue 53: an app may commit at a key press's end): each press fires input and change.
+        events = await page.text_content("#events") or ""
+        assert events.startswith("input:when change:when input:at change:at input:vol change:vol"), events
+        assert set(events.split(" ")[4:]) == {"input:vol", "change:vol"} and events.count("input:vol") == events.count("change:vol"), events
         await act(s, "page_fill", {"text": "Comment", "value": "Looks good"})
         assert (await page.text_content("#editor")).strip() == "Looks good"
         # Checkbox rows and radios by the text beside them.

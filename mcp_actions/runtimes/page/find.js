@@ -268,7 +268,7 @@ function search(query, limit, trim) {
     if (found.rank < 0 || !isReadable(select || el)) continue;
     if (select) found.section = candidateName(select, candidateRole(select));
     var r = el.getBoundingClientRect();
-    if (actionable && !(r.width > 0 && r.height > 0)) continue;
+    if (actionable && !(r.width > 0 && r.height > 0) && !M.drawnControl(el)) continue; // drawn by another box (drawn_controls.js)
     hits.push({ el: el, role: role, found: found, order: hits.length });
   }
   if (!hits.length && query.text && !query.role && !query.name) hits = textBlocks(all, query.text);

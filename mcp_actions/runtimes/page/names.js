@@ -99,6 +99,9 @@ function accessibleName(el, knownRole) {
   if (ids) {
     var byIds = ids.split(" ").map(function (id) {
       var ref = document.getElementById(id);
+      // An element that names itself among others (React Aria's thumb: its aria-label, then its slider's label)
+      // gives its aria-label there, as ARIA's name computation says.
+      if (ref === el) return normalize(el.getAttribute("aria-label"));
       return ref ? normalize(ref.textContent) : "";
     }).filter(Boolean).join(" ");
     if (byIds) return byIds;

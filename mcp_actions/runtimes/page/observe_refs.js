@@ -143,9 +143,10 @@ function observe(args) {
 }
 
 function listed(args, maxBytes) {
-  // What a person can see: a click reaches it, and it is not drawn where no one sees it (read_structure.js unseen).
+  // What a person can see: a click reaches it, and it is not drawn where no one sees it (read_structure.js unseen),
+  // or a control drawn by what a person sees (drawn_controls.js reachable).
   var all = actionableInTree().filter(function (el) {
-    return isVisible(el) && (!args.viewport_only || inViewport(el)) && !M.unseen(el);
+    return M.reachable(el) && (!args.viewport_only || inViewport(M.drawnControl(el) || el));
   });
   // Role and name of every listed element, so look-alikes (same role and name) get their context.
   var seen = {}, names = typeof Map === "function" ? new Map() : null;
@@ -205,7 +206,7 @@ function elementOf(ref) {
     var why = issued ? "the element of @" + key + " is gone from the page (removed or re-rendered)" : "this page never gave out the ref @" + key + " (the page reloaded, or the ref is from another tab)";
     fail("target_not_found", why + ": call page_observe or page_read again for fresh refs", { ref: "@" + key, stale: issued });
   }
-  if (!isVisible(el)) fail("target_not_visible", "the element @" + key + " is not visible now", { ref: "@" + key });
+  if (!isVisible(el) && !M.drawnControl(el)) fail("target_not_visible", "the element @" + key + " is not visible now", { ref: "@" + key });
   return { key: key, el: el };
 }
 
@@ -304,7 +305,7 @@ function resolveRefOrText(args, opts) {
 
 /** The visible elements a person can act on, in composed-tree order (what refs.observe lists). */
 function actionableInOrder() {
-  return actionableInTree().filter(isVisible);
+  return actionableInTree().filter(function (el) { return isVisible(el) || !!M.drawnControl(el); });
 }
 
 /** Whether el takes a value from page_fill: a text-like input, a textarea, a rich-text editor or a textbox role. */
@@ -336,7 +337,9 @@ function resolve(args) {
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
   // page_fill: a <select> chooses the option (refs.select), a date, time, range or color input takes its
   // value set (refs.set_value), others take typed text.
-  if (args.field === true) out.fill = tagOf(found.el) === "select" ? "select" : M.isValueInput && M.isValueInput(found.el) ? "value" : "text";
+  var slider = args.field === true ? M.sliderState(found.el) : null; // page_fill moves a slider by its keys (observe_values.js)
+  if (args.field === true) out.fill = tagOf(found.el) === "select" ? "select" : slider ? "slider" : M.isValueInput(found.el) ? "value" : "text";
+  if (slider) out.slider = slider;
   var name = candidateName(found.el, role);
   if (name) out.name = cap(name, NAME_CAP);
   // An element of a same-origin frame: the locator primitives do not reach it, refs.frame_act does (observe_frames.js).
@@ -344,8 +347,8 @@ function resolve(args) {
   // One round trip for what an acting tool needs before its action: the point to click (brought into
   // view, and whether something covers it, as locator.element_info says) and the change mark.
   if (args.point === true && !out.frame) {
-    var info = M.elementInfo({ locator: { selector: out.selector } });
-    out.point = info.clickable_center;
+    var info = M.drawnPoint(found.el) || M.elementInfo({ locator: { selector: out.selector } }); // drawn_controls.js
+    out.point = info.clickable_center || { x: info.x, y: info.y };
     if (info.occluded) out.occluded = true;
     if (info.covered_by) fail("target_not_visible", "@" + found.key + " is under a " + info.covered_by.position + " <" + info.covered_by.tag + "> " + quote(cap(info.covered_by.text, NAME_CAP)) + " that stays over it however its box scrolls: close or move what covers it", { ref: "@" + found.key, covered_by: info.covered_by });
   }

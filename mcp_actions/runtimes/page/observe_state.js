@@ -35,6 +35,12 @@ function valueOf(el) {
   // A code editor's value is the text it draws (editors.js); a rich-text editor's is its text (a comment box being written).
   if (M.isEditorField(el)) return M.editorText(M.editorOf(el));
   if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return M.normalize(el.innerText);
+  // A drawn slider or spin button (Base Web's thumb, a div with role=slider): the value it says, not the digits drawn in it.
+  var role = M.roleOf(el);
+  if (role === "slider" || role === "spinbutton" || role === "scrollbar") {
+    var said = M.normalize(el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow"));
+    if (said) return said;
+  }
   return null;
 }
 

@@ -56,7 +56,23 @@ function setValueByLocator(args) {
   return Object.assign({ matched_by: resolved.matched_by }, applyValue(resolved.element, args.value, "the locator's <" + tagOf(resolved.element) + ">", { matched_by: resolved.matched_by }));
 }
 
+/**
+ * A slider's value and bounds, as its keys move it: {now, min, max, step, native}, or null when el is no
+ * slider. A native <input type=range> (React Aria's thumb, in its hidden box) or an element with role=slider
+ * (Base Web's thumb): page_fill presses its keys until it holds the value (acting/slider_keys.py), so an app
+ * that commits at a key press's end (keyup, change) sees each step as it would a person's.
+ */
+function sliderState(el) {
+  var native = tagOf(el) === "input" && String(el.type) === "range";
+  if (!native && M.roleOf(el) !== "slider") return null;
+  var number = function (v, fallback) { var n = parseFloat(v); return isFinite(n) ? n : fallback; };
+  if (native) return { now: number(el.value, 0), min: number(el.min, 0), max: number(el.max, 100), step: el.step === "any" ? 1 : number(el.step, 1), native: true };
+  var min = number(el.getAttribute("aria-valuemin"), 0), max = number(el.getAttribute("aria-valuemax"), 100);
+  return { now: number(el.getAttribute("aria-valuenow"), min), min: min, max: max, step: 1, native: false };
+}
+
 M.isValueInput = isValueInput;
+M.sliderState = sliderState;
 
 definePrimitive("refs.set_value", setValue);
 definePrimitive("locator.set_value", setValueByLocator, ["locator", "value"]);

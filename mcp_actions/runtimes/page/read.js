@@ -159,7 +159,7 @@ function walkChildren(w, el, hidden) {
 
 function walk(w, el) {
   var style = styleOf(el);
-  if (skipReason(el, style)) return;
+  if (skipReason(el, style)) return M.drawnInside(el).forEach(function (c) { w.put(token(c, true)); }); // drawn_controls.js
   var tag = tagOf(el), role = roleOf(el);
   // visibility:hidden, no ink, glyphs too small, text pushed or covered away (read_structure.js textHidden)
   // hide el's own text and token; a child may still be drawn where it shows.
@@ -196,7 +196,7 @@ function walk(w, el) {
 
 function interactive(w, el, tag, style) {
   var r = el.getBoundingClientRect();
-  if (!(r.width > 0 && r.height > 0) && style.display !== "contents") return; // nothing there to click
+  if (!(r.width > 0 && r.height > 0) && style.display !== "contents" && !M.drawnControl(el)) return; // nothing there to click
   // A control, or a small clickable whose text is its name: one token. A larger one (a clickable card,
   // a focusable panel) or one with controls inside: its token, then its content read as usual.
   var small = (el.textContent || "").length <= NAME_CAP;
@@ -233,7 +233,7 @@ function namesItsControl(label) {
   var control = label.control;
   if (!control || !isInteractiveElement(control) || !isReadable(control)) return false;
   var r = control.getBoundingClientRect();
-  return r.width > 0 && r.height > 0;
+  return (r.width > 0 && r.height > 0) || !!M.drawnControl(control);
 }
 
 /** el's tokens without its text (a label whose control's token carries it). */

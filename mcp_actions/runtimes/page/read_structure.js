@@ -113,8 +113,15 @@ function isPermalink(el) {
   return !!href && href.charAt(0) === "#" && !!host && (PERMALINK_HOSTS[tagOf(host)] || roleOf(host) === "heading") && PERMALINK_MARKS.test(normalize(el.textContent));
 }
 
-/** Whether a reader reads el: neither it nor an ancestor (up through frames) is left out. */
+/**
+ * Whether a reader reads el: neither it nor an ancestor (up through frames) is left out; or el is a control
+ * a page draws by what a person sees while the control itself is visually hidden (drawn_controls.js).
+ */
 function isReadable(el) {
+  return readableAsIs(el) || (M.isDrawableControl(el) && !!M.drawnControl(el));
+}
+
+function readableAsIs(el) {
   for (var node = el; node; ) {
     if (node.nodeType === 1 && skipReason(node)) return false;
     if (node.nodeType === 1 && node !== el && tagOf(node) === "details" && !node.open && !isSummaryOf(el, node)) return false;

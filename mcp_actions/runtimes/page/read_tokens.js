@@ -32,6 +32,9 @@ function stateOf(el, role) {
     // A code editor says the text it draws (editors.js), a rich-text editor its text.
     var text = normalize(M.isEditorField(el) ? M.editorText(M.editorOf(el)) : el.innerText);
     if (text) out += " = " + quote(cap(text, VALUE_CAP));
+  } else if (role === "slider" || role === "spinbutton") {
+    var said = M.valueOf(el); // a drawn slider's aria-valuetext or aria-valuenow (observe_state.js)
+    if (said) out += " = " + quote(cap(said, VALUE_CAP));
   }
   var checked = el.getAttribute("aria-checked");
   if (checked === "true") out += " checked";

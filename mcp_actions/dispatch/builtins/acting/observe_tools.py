@@ -28,6 +28,7 @@ from ..reading.observe_since import observed_since
 from ..tool import BuiltinCall, BuiltinTool, builtin_binding
 from .act_report import change_report
 from .page_files import MAX_UPLOAD_FILES, read_uploads
+from .slider_keys import move_slider, slider_number
 
 __all__ = ["OBSERVE_TOOLS"]
 
@@ -294,7 +295,11 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
         submit = own.get("submit") is True
         out = await (_act if submit else _call)(service, call, "refs.select", {"ref": target["ref"], "values": [value], **({"submit": True} if submit else {})})
         return await _acted(service, call, f"selected {_values(out, [value])} in {named}{_submitted(out) if submit else ''}")
-    if target.get("fill") == "value":
+    if target.get("fill") == "slider" and (_trusted(call) or not target["slider"].get("native")):
+        # A slider moved by its keys, so an app that commits at a key press's end sees it (slider_keys.py).
+        await _slide(service, call, target, value)
+        line = f"filled {named}"
+    elif target.get("fill") in ("value", "slider"):
         # A date, time, range or color input: its value is set, as its picker would (observe_values.js).
         # A value the input adjusted (a range's step, a date's bounds) is said by the change report (= "…").
         await _call(service, call, "refs.set_value", {"ref": target["ref"], "value": value})
@@ -309,6 +314,21 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     if own.get("submit"):
         line += await _submit(service, call, target)
     return await _acted(service, call, line)
+
+
+async def _slide(service: ActionService, call: BuiltinCall, target: dict[str, Any], value: str) -> None:
+    """Focus the slider and press its keys until it holds ``value`` (slider_keys.py); each press read back."""
+    wanted = slider_number(value)
+    ref = {"ref": target["ref"]}
+
+    async def press(key: str, times: int) -> dict[str, Any]:
+        await _call(service, call, "refs.resolve", {**ref, "focus": True})
+        for _ in range(times):
+            await _act(service, call, "keyboard.press", {"key": key})
+        state: dict[str, Any] = (await _call(service, call, "refs.resolve", {**ref, "field": True})).get("slider") or {}
+        return state
+
+    await move_slider(target["slider"], wanted, press)
 
 
 def _editor_holds(out: Any, typed: str) -> str:
