@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bridge.scope import SessionKey
+from .operators.users import current_user
 
 __all__ = ["CONNECTION_KINDS", "UNCLAIMED_HANDLE_S", "UNUSED_GRACE_S", "OpenSession", "SessionBook", "SessionRefused"]
 
@@ -61,6 +62,8 @@ class OpenSession:
     requests: int = 0  # requests seen: a minted handle never passed back is ended sooner (UNCLAIMED_HANDLE_S)
     #: When this server last served one of its requests itself (not told by another replica; docs/deploying.md).
     local_seen: float = field(default_factory=time.monotonic)
+    #: Its user: the subject of the OAuth token its requests present (operators/users.py); None without authorization.
+    user: str | None = None
 
     @property
     def unused(self) -> bool:
@@ -134,6 +137,9 @@ class SessionBook:
                 raise SessionRefused(self.refusal())
             found = self._open[key.id] = OpenSession(key)
             log.info("session %s opened (%s)", key.id, key.kind)
+        user = current_user()
+        if user is not None and found.user is None:
+            found.user = user.subject
         found.last_seen = found.local_seen = time.monotonic()
         found.requests += 1
         return found
@@ -177,9 +183,11 @@ class SessionBook:
             found.requests = max(found.requests, 2)  # its handle was passed back, there
 
     def describe(self) -> list[dict[str, Any]]:
-        """The open sessions for the status page: ``{id, kind, isolated, opened_at, idle_seconds}``."""
+        """The open sessions for the status page: ``{id, kind, isolated, opened_at, idle_seconds}``, and ``user`` once known."""
         now = time.monotonic()
-        return [{**o.key.describe(), "opened_at": o.opened_at, "idle_seconds": round(now - o.last_seen, 1)} for o in self._open.values()]
+        return [
+            {**o.key.describe(), "opened_at": o.opened_at, "idle_seconds": round(now - o.last_seen, 1), **({"user": o.user} if o.user else {})} for o in self._open.values()
+        ]
 
     async def end(self, session_id: str, reason: str) -> bool:
         """End one session: forget it, close its browser context and runtimes. True when it was open.

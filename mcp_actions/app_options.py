@@ -12,6 +12,7 @@ from .manifest.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:  # only named: without --backplane nothing of the backplane is imported
     from .backplane.connection import BackplaneConnection
+    from .operators.oauth import OAuthSettings
 
 __all__ = ["AppOptions", "parse_cdp_headers"]
 
@@ -68,3 +69,4 @@ class AppOptions:
     bap_port: int | None = None  # --bap-port: serve BAP (Browser Agent Protocol) here too, 0 = any free port (None: off); docs/bap.md
     bap_host: str = "127.0.0.1"  # --bap-host
     bap_token: str | None = None  # --bap-token: what a BAP client presents (None: generated per start, printed on stderr)
+    oauth: OAuthSettings | None = None  # --oauth-issuer, --oauth-audience, --oauth-scopes: MCP authorization (operators/oauth.py)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # imported where used: validate and check never pay for the s
     from .actions_app import AppOptions
     from .backplane.connection import BackplaneConnection
     from .manifest.limits import Limits
+    from .operators.oauth import OAuthSettings
 from .manifest.report import human_lines, json_text, validate_paths
 from .ports import PortInUse
 
@@ -194,6 +195,20 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "still answer by name [MCP_ACTIONS_BUILTIN_TOOLS]",
     )
     parser.add_argument("--http-token", default=_env("MCP_ACTIONS_HTTP_TOKEN"), help="bearer token the HTTP transports require [MCP_ACTIONS_HTTP_TOKEN] (default: none)")
+    parser.add_argument(
+        "--oauth-issuer",
+        metavar="URL",
+        default=_env("MCP_ACTIONS_OAUTH_ISSUER"),
+        help="MCP authorization over HTTP: accept bearer tokens this OAuth issuer signed (its JWKS), each token's sub is the session's user; "
+        "--http-token stays the operator's [MCP_ACTIONS_OAUTH_ISSUER] (default: off); docs/deploying.md",
+    )
+    parser.add_argument(
+        "--oauth-audience",
+        metavar="AUD",
+        default=_env("MCP_ACTIONS_OAUTH_AUDIENCE"),
+        help="the audience (resource) tokens must name [MCP_ACTIONS_OAUTH_AUDIENCE] (default: the server's own /mcp URL; behind a proxy, its public URL)",
+    )
+    parser.add_argument("--oauth-scopes", metavar="S1,S2", default=_env("MCP_ACTIONS_OAUTH_SCOPES"), help="scopes every token must carry [MCP_ACTIONS_OAUTH_SCOPES] (default: none)")
     parser.add_argument(
         "--backplane",
         default=_env("MCP_ACTIONS_BACKPLANE"),
@@ -414,6 +429,25 @@ def _policy(given: str | None) -> str | None:
     return given
 
 
+def _oauth(args: argparse.Namespace) -> OAuthSettings | None:
+    """``--oauth-issuer`` and its audience and scopes, checked: HTTP transports only, an https issuer (http on loopback, for a test)."""
+    if not args.oauth_issuer:
+        if args.oauth_audience or args.oauth_scopes:
+            raise UsageError("--oauth-audience and --oauth-scopes need --oauth-issuer")
+        return None
+    from urllib.parse import urlsplit
+
+    from .operators.oauth import OAuthSettings
+
+    if args.transport == "stdio":
+        raise UsageError("--oauth-issuer is for the HTTP transports (--transport streamable-http or sse): over stdio the host that starts the server is its user")
+    issuer = urlsplit(args.oauth_issuer)
+    if issuer.scheme != "https" and not (issuer.scheme == "http" and issuer.hostname in ("127.0.0.1", "localhost", "::1")):
+        raise UsageError(f"--oauth-issuer {args.oauth_issuer!r} is not an https URL (http only on loopback)")
+    scopes = tuple(scope.strip() for scope in (args.oauth_scopes or "").split(",") if scope.strip())
+    return OAuthSettings(issuer=args.oauth_issuer, audience=args.oauth_audience or None, scopes=scopes)
+
+
 def _backplane(args: argparse.Namespace) -> BackplaneConnection | None:
     """``--backplane`` and its options, checked: a NATS URL, the client installed, the tokens and the secret every replica
     shares, NATS's credentials and TLS files (user and password only from the environment: a command line is seen by all)."""
@@ -529,6 +563,7 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         bap_port=args.bap_port if args.bap_port is not None else (_env_int("MCP_ACTIONS_BAP_PORT", 0) if _env("MCP_ACTIONS_BAP_PORT") else None),
         bap_host=args.bap_host,
         bap_token=args.bap_token,
+        oauth=_oauth(args),
     )
     sources = {"bridge": ("--bridge-port", "MCP_ACTIONS_BRIDGE_PORT", bridge_source), "HTTP": ("--port", "MCP_ACTIONS_PORT", http_source)}
     sources["BAP"] = ("--bap-port", "MCP_ACTIONS_BAP_PORT", "--bap-port" if args.bap_port is not None else "MCP_ACTIONS_BAP_PORT")

@@ -4,7 +4,10 @@
 or the ``X-BAP-Token`` header) and, when it comes from a browser page, an ``Origin`` that
 ``--http-allowed-origins`` lists (no ``Origin``: a program, accepted); both are checked on the
 HTTP upgrade, before any message is read. Then the connection is an agent session
-(``SessionKey.of_bap``, in the server's ``SessionBook``, so ``--max-sessions`` counts it with
+(With ``--oauth-issuer`` a client may present, instead, the bearer token an MCP client of this
+server would (``Authorization: Bearer``, checked as MCP's are: ``operators/oauth.py``); its
+subject is then the session's user (the audit log, the status page, the policy).
+``SessionKey.of_bap``, in the server's ``SessionBook``, so ``--max-sessions`` counts it with
 MCP's): every request runs in its scope, and when the connection closes, sends ``shutdown``
 or sits idle past ``--session-idle-timeout``, the session ends (its browser context closed,
 its runtimes ended: ``ActionsApp.end_session``).
@@ -29,6 +32,7 @@ from websockets.http11 import Request, Response
 from .. import __version__
 from ..agent_sessions import SessionBook, SessionRefused
 from ..bridge.scope import SessionKey, session_scope
+from ..operators.users import User, user_scope
 from ..page_chars import well_formed
 from ..ports import host_allowed
 from .approvals import Approvals
@@ -62,6 +66,8 @@ class BapDoor:
         self._own_book = sessions is None
         self._server: Server | None = None
         self._connections: dict[str, ServerConnection] = {}
+        #: The user each connection's bearer token proved (``--oauth-issuer``): by connection until it is a session, then by session.
+        self._users: dict[object, User] = {}
 
     @property
     def port(self) -> int:
@@ -104,18 +110,36 @@ class BapDoor:
 
     # -- who may connect -----------------------------------------------------------
 
-    def _check(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Refuse, before the upgrade, a request without the token or from a browser origin not allowed."""
+    async def _check(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Refuse, before the upgrade, a request without the token (or a valid OAuth bearer token) or from a browser origin not allowed."""
         origin = request.headers.get("Origin")
         if origin is not None and not host_allowed(origin, self.allowed_origins):
             log.warning("refused a BAP connection from the browser origin %s (--http-allowed-origins)", origin)
             return connection.respond(HTTPStatus.FORBIDDEN, "mcp-actions: this browser origin may not connect (--http-allowed-origins)\n")
+        scheme, _, bearer = (request.headers.get("Authorization") or "").partition(" ")
+        if self.app.options.oauth is not None and scheme.lower() == "bearer" and bearer.strip():
+            return await self._check_bearer(connection, bearer.strip())
         presented = request.headers.get("X-BAP-Token")
         if presented is None:
             tokens = parse_qs(urlsplit(request.path).query).get("token")
             presented = tokens[0] if tokens else None
         if presented is None or not hmac.compare_digest(presented.encode("utf-8"), self.token.encode("utf-8")):
             return connection.respond(HTTPStatus.UNAUTHORIZED, "mcp-actions: a BAP client presents the token (?token= or X-BAP-Token)\n")
+        return None
+
+    async def _check_bearer(self, connection: ServerConnection, token: str) -> Response | None:
+        """An OAuth bearer token, checked as the MCP door checks it (signature, issuer, audience, time, scopes)."""
+        from ..operators.oauth import user_of_token
+
+        settings = self.app.options.oauth
+        assert settings is not None
+        access = await self.app.operators.verifier().verify_token(token)
+        if access is None:
+            return connection.respond(HTTPStatus.UNAUTHORIZED, "mcp-actions: the bearer token was refused (signature, issuer, audience or expiry)\n")
+        missing = [scope for scope in settings.scopes if scope not in access.scopes]
+        if missing:
+            return connection.respond(HTTPStatus.FORBIDDEN, f"mcp-actions: the bearer token lacks the scope {missing[0]}\n")
+        self._users[connection] = user_of_token(access)
         return None
 
     def _ended(self, session_id: str) -> None:
@@ -130,12 +154,16 @@ class BapDoor:
         assert self.sessions is not None
         book = self.sessions
         key = SessionKey.of_bap(isolated=book.isolated)
+        user = self._users.pop(connection, None)
         try:
-            book.open(key)
+            with user_scope(user):
+                book.open(key)
         except SessionRefused as exc:
             await connection.close(1013, str(exc)[:120])
             return
         self._connections[key.id] = connection
+        if user is not None:
+            self._users[key.id] = user
         methods = BapMethods(self.app, key)
         relay = methods.relay = EventRelay(self.app.bridge.events, key, lambda message: _send(connection, message))
         approvals = methods.approvals = Approvals(lambda message: _send(connection, message))
@@ -158,6 +186,7 @@ class BapDoor:
             for task in list(tasks):
                 task.cancel()
             self._connections.pop(key.id, None)
+            self._users.pop(key.id, None)
             approvals.close()
             await relay.close()
             await book.end(key.id, "the BAP connection closed")
@@ -185,7 +214,7 @@ class BapDoor:
             elif method == "approval/respond":
                 result = methods.approvals.respond(params) if methods.approvals is not None else {"acknowledged": False}
             elif method in methods.table:
-                with session_scope(key), book.serving(key):
+                with user_scope(self._users.get(key.id)), session_scope(key), book.serving(key):
                     result = await methods.run(method, params)
             else:
                 raise BapError.unsupported(f"the method {method}")

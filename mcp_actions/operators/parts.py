@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..bridge.events import RuntimeEvent
+from ..errors import UsageError
 from ..events import MapsFailed, ResourcesListChanged, ToolsChanged
 from .live import LiveFeed
 from .metrics import CallCounts, ScrapeSources, door_of_session, render
@@ -19,6 +20,7 @@ from .metrics import CallCounts, ScrapeSources, door_of_session, render
 if TYPE_CHECKING:
     from ..actions_app import ActionsApp
     from ..bridge.websocket import BridgeServer
+    from .oauth import JwksVerifier
 
 __all__ = ["Operators"]
 
@@ -30,10 +32,24 @@ class Operators:
         self.app = app
         self.calls = CallCounts(named=self._named)
         self.live = LiveFeed()
+        self._verifier: JwksVerifier | None = None
         app.audit.listeners.append(self.calls.heard)
         app.audit.listeners.append(self.live.changed)  # a call ended: it appears on the page now
         for kind in (ToolsChanged, MapsFailed, ResourcesListChanged, RuntimeEvent):
             app.events.subscribe(kind, self.live.changed)
+
+    def verifier(self) -> JwksVerifier:
+        """The bearer-token verifier of ``--oauth-issuer`` (one for both doors: one JWKS cache), made at first use."""
+        if self._verifier is None:
+            from .oauth import JwksVerifier
+
+            settings = self.app.options.oauth
+            assert settings is not None
+            audience = settings.audience or (self.app.mcp_http or {}).get("url")
+            if not audience:
+                raise UsageError("--oauth-issuer needs --oauth-audience here (the server's own /mcp URL is not known)")
+            self._verifier = JwksVerifier(settings, audience)
+        return self._verifier
 
     def serve_on(self, endpoint: BridgeServer) -> None:
         """Serve ``/metrics`` and the status page's events on the bridge port."""

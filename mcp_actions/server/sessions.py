@@ -35,6 +35,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..agent_sessions import SessionBook, SessionRefused
 from ..bridge.scope import ANONYMOUS, SessionKey, mint_handle, session_scope
+from ..operators.users import User, user_scope
 from .memory import MemoryRelease
 from .peers import Peers
 
@@ -97,7 +98,11 @@ class AgentSessions(SessionBook):
         return None, None
 
     async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        """Run the request in its session's scope (opening the session; refusing it beyond the limit)."""
+        """Run the request as its user (an OAuth token's subject), in its session's scope (opening the session; refusing it beyond the limit)."""
+        with user_scope(_user_of(ctx)):
+            return await self._in_session(ctx, call_next)
+
+    async def _in_session(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         key, minted = self.key_of(ctx)
         if key is None or ctx.method == "initialize":
             return await call_next(ctx)
@@ -132,6 +137,19 @@ class AgentSessions(SessionBook):
         """Stop the sweeper and end every open session, then the memory release."""
         await super().stop()
         await self.memory.stop()
+
+
+def _user_of(ctx: ServerRequestContext[Any, Any]) -> User | None:
+    """The user the SDK's bearer middleware authenticated for this HTTP request (``--oauth-issuer``), None without one."""
+    scope = getattr(ctx.request, "scope", None)
+    authenticated = scope.get("user") if isinstance(scope, dict) else None
+    access = getattr(authenticated, "access_token", None)
+    if access is None:
+        return None
+    from ..operators.oauth import user_of_token
+
+    user: User = user_of_token(access)
+    return user
 
 
 class SessionGate:

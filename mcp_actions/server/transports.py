@@ -145,6 +145,14 @@ def _guarded_app(app: ActionsApp, transport: str, policy: HttpPolicy, life: _App
     starlette_app.router.lifespan_context = lifespan
     # Sessions are opened (or refused beyond --max-sessions) where the SDK makes them, and ended by DELETE.
     gated: Any = SessionGate(starlette_app, sessions) if transport == "streamable-http" else starlette_app
+    if app.options.oauth is not None:
+        # MCP authorization (docs/deploying.md): OAuth bearer tokens, checked by the SDK's middleware with the
+        # issuer's keys; --http-token stays the operator's, checked there too (operators/oauth.py).
+        import dataclasses
+
+        from ..operators.oauth import protect
+
+        return HttpGuard(protect(gated, app.operators.verifier(), operator_token=policy.token), dataclasses.replace(policy, token=None))
     return HttpGuard(gated, policy)
 
 

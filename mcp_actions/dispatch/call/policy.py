@@ -9,7 +9,11 @@ A policy file is JSON::
 ``origins`` an optional glob over the origin of the page the call runs on
 (``scheme://host[:port]``; for a local file, which has none, its URL ``file:///path``:
 ``bridge/routing.py`` ``page_origin``), ``decision`` one of ``allow``, ``deny``,
-``confirm``. The first rule that matches decides; no match allows. It
+``confirm``. ``users`` and ``scopes`` (optional, each a list of globs) narrow a rule to the
+calls of some users: the subject of the session's OAuth token (``--oauth-issuer``,
+``operators/users.py``) matches one of ``users``, one of its scopes one of ``scopes``; a call
+without a user (stdio, no authorization) matches no rule that names users or scopes. The
+first rule that matches decides; no match allows. It
 applies to every kind of tool: a map's, a page's own (WebMCP, ABP, WAB) and
 the built-ins.
 
@@ -54,6 +58,7 @@ from typing import Any, Literal
 from ...bridge.routing import page_origin
 from ...errors import ActionError, ErrorCode
 from ...jsonutil import StrictJsonError, strict_loads
+from ...operators.users import User, current_user
 from .guards import PendingCall, Stage
 
 __all__ = ["OriginHold", "Policy", "PolicyError", "PolicyGuard", "PolicyHolder", "PolicyOriginGuard", "PolicyRule", "judged_origin", "page_origin", "rejudge"]
@@ -62,7 +67,7 @@ log = logging.getLogger(__name__)
 
 PolicyDecision = Literal["allow", "deny", "confirm"]
 _DECISIONS = ("allow", "deny", "confirm")
-_RULE_KEYS = {"tools", "origins", "decision"}
+_RULE_KEYS = {"tools", "origins", "decision", "users", "scopes"}
 
 
 class PolicyError(ValueError):
@@ -77,10 +82,24 @@ class PolicyRule:
     tools: str
     decision: PolicyDecision
     origins: str | None = None
+    #: Globs over the calling user (an OAuth token's subject); None: any caller, with a user or without.
+    users: tuple[str, ...] | None = None
+    #: Globs over the calling user's scopes: one of them must match one; None: any.
+    scopes: tuple[str, ...] | None = None
 
     def names(self, tool: str) -> bool:
-        """Whether the rule's ``tools`` glob matches the dotted tool name."""
-        return fnmatch.fnmatchcase(tool, self.tools)
+        """Whether the rule's ``tools`` glob matches the dotted tool name, for the user calling now."""
+        return fnmatch.fnmatchcase(tool, self.tools) and self.names_caller(current_user())
+
+    def names_caller(self, user: User | None) -> bool:
+        """Whether the rule's ``users`` and ``scopes`` (when it has them) name ``user``."""
+        if self.users is None and self.scopes is None:
+            return True
+        if user is None:
+            return False
+        if self.users is not None and not any(fnmatch.fnmatchcase(user.subject, pattern) for pattern in self.users):
+            return False
+        return self.scopes is None or any(fnmatch.fnmatchcase(scope, pattern) for scope in user.scopes for pattern in self.scopes)
 
     @property
     def names_one_tool(self) -> bool:
@@ -98,7 +117,20 @@ class PolicyRule:
         described: dict[str, Any] = {"index": self.index, "tools": self.tools, "decision": self.decision}
         if self.origins is not None:
             described["origins"] = self.origins
+        for name in ("users", "scopes"):
+            if getattr(self, name) is not None:
+                described[name] = list(getattr(self, name))
         return described
+
+
+def _globs(raw: dict[str, Any], name: str, where: str) -> tuple[str, ...] | None:
+    """A rule's ``users`` or ``scopes``: a non-empty list of non-empty globs, or absent."""
+    value = raw.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise PolicyError(f"{where}: '{name}' must be a non-empty array of globs")
+    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -126,7 +158,7 @@ class Policy:
                 raise PolicyError(f"{where}: a rule must be an object with 'tools' and 'decision'")
             extra = sorted(set(raw) - _RULE_KEYS)
             if extra:
-                raise PolicyError(f"{where}: unknown member {extra[0]!r} (a rule has tools, origins, decision)")
+                raise PolicyError(f"{where}: unknown member {extra[0]!r} (a rule has tools, origins, users, scopes, decision)")
             tools, origins, decision = raw.get("tools"), raw.get("origins"), raw.get("decision")
             if not isinstance(tools, str) or not tools:
                 raise PolicyError(f"{where}: 'tools' must be a non-empty glob over dotted tool names")
@@ -134,7 +166,8 @@ class Policy:
                 raise PolicyError(f"{where}: 'origins' must be a non-empty glob over page origins")
             if decision not in _DECISIONS:
                 raise PolicyError(f"{where}: 'decision' must be one of allow, deny, confirm, not {json.dumps(decision)}")
-            rules.append(PolicyRule(index, tools, decision, origins))
+            callers = [_globs(raw, name, where) for name in ("users", "scopes")]
+            rules.append(PolicyRule(index, tools, decision, origins, *callers))
         return cls(tuple(rules), source)
 
     @classmethod
