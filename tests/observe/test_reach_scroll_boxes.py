@@ -81,3 +81,49 @@ async def test_a_fixed_panel_inside_a_clipping_sidebar_is_seen_and_clicked(chrom
         clicked = await host.call("page_click", {"text": "Explore Home"})
         assert clicked.startswith("clicked @e"), clicked
         assert await page.text_content("#status") == "explored Home"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_page_scroll_scrolls_the_box_that_scrolls_and_says_what_came_into_view(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/reach/admin-panel.html", VIEWPORT)
+        # The document cannot scroll: the page's own scrolling is main's.
+        down = await host.call("page_scroll", {"to": "down"})
+        first, *rest = down.splitlines()
+        assert first.startswith("scrolled main down by ") and "by 0px" not in first, down
+        assert 'button "Publish Page 13"' in first and "more below" in first, down
+        assert "no visible change" not in rest, down
+        assert await page.evaluate("() => document.getElementById('main').scrollTop") > 0
+        # A row's ref scrolls the box it scrolls in.
+        observed = await host.call("page_observe", {"max_bytes": 100000})
+        row = ref_of(observed, "button", "Publish Page 30")
+        listed = await host.call("page_scroll", {"ref": row, "to": "bottom"})
+        assert listed.startswith(f"scrolled the list of {row} (main) bottom by ") and "(at its end)" in listed, listed
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_data_apps_column_and_its_canvas_grid_are_reached(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/reach/data-app.html", VIEWPORT)
+        main = "() => document.querySelector('.stMain').scrollTop"
+        # The order form one wheel-turn down the column, inside an app view that hides its overflow.
+        filled = await host.call("page_fill", {"text": "Customer name", "value": "Ada"})
+        assert filled.startswith("filled @e"), filled
+        await host.call("page_click", {"text": "Place order"})
+        assert await page.text_content("#said") == "ordered for Ada"
+        # The grid draws 8 of its 100 rows: a read and a find say so, and which ref scrolls it.
+        read = await host.call("page_read", {})
+        canvas = re.search(r"\[canvas (@e\d+)\]", read)
+        assert canvas and f'| rows 2-9 of 101 shown: page_scroll {{"ref":"{canvas[1]}"}}' in read, read
+        missing = await host.call("page_find", {"text": "Product 350"})
+        assert missing.splitlines() == ["no match", f'(a grid {canvas[1]} shows rows 2-9 of 101: page_scroll {{"ref": "{canvas[1]}"}} for others)'], missing
+        column_before = await page.evaluate(main)
+        scrolled = await host.call("page_scroll", {"ref": canvas[1]})
+        assert scrolled.startswith(f"scrolled the grid of {canvas[1]} down by "), scrolled
+        shown = re.search(r"rows (\d+)-(\d+) of 101 shown", scrolled)
+        assert shown and int(shown[1]) > 2, scrolled
+        # The grid itself scrolled, not the column around it.
+        assert await page.evaluate("() => document.getElementById('grid-scroller').scrollTop") > 0
+        assert await page.evaluate(main) == column_before
+        found = await host.call("page_find", {"text": f"Product {300 + int(shown[1])}"})
+        assert found.startswith(f"{canvas[1]} canvas"), found

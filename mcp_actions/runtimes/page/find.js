@@ -293,6 +293,9 @@ function search(query, limit, trim) {
     return match;
   });
   var out = { matches: matches, total: hits.length };
+  // Grids that draw only some of their rows: the words may be in a row not drawn (observe_scroll.js).
+  var grids = M.gridsPartlyShown();
+  if (grids.length) out.grids = grids;
   // Nothing found on a page that threw: that may be why (read_tools.py says it under "no match").
   var errors = !matches.length && M.pageErrorsSoFar ? M.pageErrorsSoFar() : null;
   if (errors) out.page_errors = errors;

@@ -74,6 +74,9 @@ function table(w, el, walkChildren) {
     w.line(r.line);
   }
   if (shown < rows.length) w.line("| … " + (rows.length - shown) + " more rows: page_read {\"ref\":\"" + refFor(el) + "\"} |");
+  // A grid that draws only some of its rows (a canvas grid's table, a virtualised grid) says which, of how many.
+  var drawn = M.rowsShown(el);
+  if (drawn) w.line("| rows " + drawn.first + "-" + drawn.last + " of " + drawn.total + " shown: page_scroll {\"ref\":\"" + refFor(M.laidOut(el)) + "\"} for others, or page_find by text |");
 }
 
 M.readTable = table;

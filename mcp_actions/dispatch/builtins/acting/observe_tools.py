@@ -360,9 +360,32 @@ async def _hover(service: ActionService, call: BuiltinCall) -> Any:
 async def _scroll(service: ActionService, call: BuiltinCall) -> Any:
     await _mark(service, call)
     out = await _call(service, call, "refs.scroll", {**_target(call.own), **({"to": call.own["to"]} if "to" in call.own else {})})
-    where = f"the list of {out['ref']}" if out.get("ref") else "the page"
-    line = f"scrolled {where} {call.own.get('to', 'down')} by {abs(int(out.get('moved') or 0))}px" + (" (at its end)" if out.get("at_end") else "")
-    return await _acted(service, call, line)
+    line = _scrolled(out, call.own.get("to", "down"))
+    report = await change_report(service, call)
+    # Rows that came into view are the change a person sees: not "no visible change" after them.
+    shown = out.get("came_into_view") or out.get("rows")
+    return _answer(call, line if shown and report == "no visible change" else f"{line}\n{report}")
+
+
+def _scrolled(out: dict[str, Any], to: str) -> str:
+    """page_scroll's line: which box scrolled (refs.scroll, observe_scroll.js), how far, what came into view, what is left."""
+    box = str(out.get("box") or "the page")
+    where = box
+    if out.get("ref") and box != "the page":
+        # The box the model's element scrolls in: a grid's or a list's, with its role and name when it has them.
+        named = "" if box.startswith("the ") else f" ({box})"
+        where = f"the {'grid' if isinstance(out.get('rows'), dict) else 'list'} of {out['ref']}{named}"
+    line = f"scrolled {where} {to} by {abs(int(out.get('moved') or 0))}px" + (" (at its end)" if out.get("at_end") else "")
+    came = [str(c) for c in out.get("came") or []]
+    if came:
+        more = int(out.get("came_into_view") or 0) - len(came)
+        line += "; came into view: " + ", ".join(came) + (f" (+{more})" if more > 0 else "")
+    rows = out.get("rows")
+    if isinstance(rows, dict):
+        line += f"; rows {rows.get('first')}-{rows.get('last')} of {rows.get('total')} shown"
+    if out.get("more_below"):
+        line += f"; {out['more_below']} more below"
+    return line
 
 
 def _end(value: str) -> dict[str, str]:

@@ -93,14 +93,24 @@ def _states(match: dict[str, Any]) -> str:
     return "".join(f" {part}" for part in parts)
 
 
+def _grids(output: dict[str, Any]) -> list[str]:
+    """A line per grid that draws only some of its rows (refs.find ``grids``): the words may be in a row not drawn."""
+    said = []
+    for grid in output.get("grids") or []:
+        if isinstance(grid, dict):
+            said.append(f"(a grid {grid.get('ref')} shows rows {grid.get('first')}-{grid.get('last')} of {grid.get('total')}: page_scroll {{\"ref\": \"{grid.get('ref')}\"}} for others)")
+    return said
+
+
 def find_text(output: dict[str, Any]) -> str:
     """``refs.find``'s output as the model reads it: one line per match, and how many there were."""
     matches = output.get("matches") or []
     total = output.get("total", len(matches))
+    grids = _grids(output)
     if not matches:
         # Nothing found on a page whose script failed: that may be why (page_observe's line).
         errors = errors_text(output.get("page_errors"))
-        return f"no match\n{errors}" if errors else "no match"
+        return "\n".join(["no match", *grids, *([errors] if errors else [])])
     # Names, link targets and contexts are the page's words (page_answers.page_text): never read as a ref or
     # token of ours. Matches that would read alike but for their refs are one line: the first ref, then the others.
     said: dict[str, list[str]] = {}
@@ -113,6 +123,9 @@ def find_text(output: dict[str, Any]) -> str:
     lines = [f"{refs[0]} {rest}" + (f" (also {' '.join(refs[1:])})" if len(refs) > 1 else "") for rest, refs in said.items()]
     if total > len(matches):
         lines.append(f"({len(matches)} of {total}; raise max_results or narrow with text, role or name)")
+    # A grid found that draws only some of its rows: which, so the model scrolls it or searches on.
+    matched = {str(m.get("ref")) for m in matches}
+    lines.extend(line for grid, line in zip(output.get("grids") or [], grids, strict=False) if str(grid.get("ref")) in matched)
     return "\n".join(lines)
 
 
