@@ -17,6 +17,7 @@ import re
 import pytest
 from playwright.async_api import Browser
 
+from mcp_actions.errors import ActionError
 from tests.runtimes.both_hosts import KINDS
 
 from .page_hosts import hosted
@@ -127,3 +128,20 @@ async def test_a_data_apps_column_and_its_canvas_grid_are_reached(chromium: Brow
         assert await page.evaluate(main) == column_before
         found = await host.call("page_find", {"text": f"Product {300 + int(shown[1])}"})
         assert found.startswith(f"{canvas[1]} canvas"), found
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_control_a_fixed_bar_always_covers_is_refused_not_clicked_through(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/reach/admin-panel.html", VIEWPORT)
+        # A fixed bar over the bottom of the window, taller than what main can still scroll past its last field.
+        await page.evaluate(
+            "() => { const bar = document.createElement('div'); bar.id = 'bar'; bar.textContent = 'Cookie notice';"
+            " bar.style.cssText = 'position:fixed; left:0; right:0; bottom:0; height:200px; background:#ffd; z-index:9';"
+            " bar.onclick = () => { window.barClicks = (window.barClicks || 0) + 1; }; document.body.appendChild(bar); }"
+        )
+        with pytest.raises(ActionError) as failed:
+            await host.call("page_click", {"text": "Post date"})
+        assert failed.value.code == "target_not_visible", failed.value
+        assert "fixed <div>" in str(failed.value) and "Cookie notice" in str(failed.value), failed.value
+        assert await page.evaluate("() => window.barClicks || 0") == 0
