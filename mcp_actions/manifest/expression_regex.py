@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
-
-from jsonata.regex_engine import RegexFlags
+from typing import TYPE_CHECKING, Any
 
 from ..bounded_regex import compile_pattern
+
+if TYPE_CHECKING:  # jsonata is loaded by expressions.compile_expression, the one caller (issue 55)
+    from jsonata.regex_engine import RegexFlags
 
 __all__ = ["RegexLiteral", "regex_engine"]
 

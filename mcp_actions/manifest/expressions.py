@@ -35,12 +35,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jsonata import JException, Jsonata
-
 from ..bounded_regex import UnsupportedPattern
 from ..errors import ActionError, ErrorCode, ExpressionSyntaxError
 from ..jsonutil import json_size
 from .expression_regex import regex_engine
+
+# jsonata is imported where an expression is compiled: a server with no expression to
+# compile never loads it (issue 55; tests/manifest/test_package.py names it).
 
 __all__ = [
     "EVALUATION_BUDGET_S",
@@ -132,6 +133,8 @@ class CompiledExpression:
 
 def _budget_guard(budget_s: float) -> Any:
     """An evaluate-entry hook that fails the evaluation once ``budget_s`` has passed."""
+    from jsonata import JException
+
     give_up = time.monotonic() + budget_s
 
     def check(_node: Any, _input: Any, _environment: Any) -> None:
@@ -155,6 +158,8 @@ def compile_expression(source: str) -> CompiledExpression:
             code=ErrorCode.EXPRESSION_FORBIDDEN_FUNCTION,
             evidence={"function": f"${forbidden.group(1)}", "position": forbidden.start()},
         )
+    from jsonata import JException, Jsonata
+
     try:
         compiled = Jsonata(source, regex_engine)
     except UnsupportedPattern as exc:

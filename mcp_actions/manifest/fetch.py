@@ -14,14 +14,15 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
-
-import httpx
 
 from ..errors import ErrorCode, ManifestError
 from ..jsonutil import strict_loads
 from .resolve import Location, check_remote_url, is_loopback, source_error
+
+if TYPE_CHECKING:  # httpx is imported where a remote import is fetched: most servers never fetch one (issue 55)
+    import httpx
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -102,6 +103,8 @@ class RemoteFetcher:
         if cached is not None and cached.last_modified:
             headers["If-Modified-Since"] = cached.last_modified
         deadline = time.monotonic() + self.timeout
+        import httpx
+
         try:
             status, body, response_headers = self._get(url, headers, deadline)
         except httpx.TimeoutException as exc:
@@ -118,6 +121,8 @@ class RemoteFetcher:
         return body
 
     def _get(self, url: str, headers: dict[str, str], deadline: float) -> tuple[int, bytes, httpx.Headers]:
+        import httpx
+
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             remaining = max(deadline - time.monotonic(), 0.001)
@@ -156,6 +161,8 @@ class RemoteFetcher:
                 raise source_error(ErrorCode.IMPORT_TOO_LARGE, f"{url}: more than {self.max_bytes} bytes", uri=url)
             if time.monotonic() > deadline:
                 # httpx's timeouts bound each read; a server dripping bytes needs the overall deadline.
+                import httpx
+
                 raise httpx.ReadTimeout("overall deadline exceeded")
             chunks.append(chunk)
         return b"".join(chunks)

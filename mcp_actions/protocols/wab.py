@@ -37,10 +37,8 @@ import collections
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
-
-import httpx
 
 from ..bridge.bridge import Bridge
 from ..catalog.catalog import ToolBinding
@@ -48,6 +46,9 @@ from ..convert.wab import is_wab_discovery, wab_to_actions
 from ..errors import ActionError, ErrorCode
 from ..jsonutil import strict_loads
 from .page_maps import marked, renamed
+
+if TYPE_CHECKING:  # httpx is imported when a discovery runs, not when the server starts (issue 55)
+    import httpx
 from .page_protocol import Discovery, PageProtocol, PageToolCall, SiteDocument
 
 __all__ = [
@@ -175,6 +176,8 @@ def discovery_client() -> httpx.AsyncClient:
     the URLs ``discover`` chose. Building one costs ~40 ms of CPU (its TLS context): a
     server keeps one for every discovery rather than paying that beside each navigation.
     """
+    import httpx
+
     return httpx.AsyncClient(timeout=DISCOVERY_TIMEOUT_S, follow_redirects=False)
 
 
@@ -191,6 +194,8 @@ async def discover(
     it names is fetched when ``meta_target`` allows it. Without ``read_meta``, or when it
     cannot tell, there is no meta-tag document: the page's HTML is never fetched.
     """
+    import httpx
+
     origin = origin_of(page_url)
     if origin is None:
         return None

@@ -41,15 +41,16 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..bridge.registry import RuntimeInfo
 from ..errors import ActionError
 from ..resources.registry import expand
 from ..resources.wab import WAB
 from .wab import META_EXTRACT, UNREAD, discover, discovery_client, meta_from_records, origin_of
+
+if TYPE_CHECKING:  # httpx: imported by wab.discovery_client when a discovery first runs (issue 55)
+    import httpx
 
 __all__ = ["WAB_META_TIMEOUT_MS", "WAB_QUIET_S", "WAB_QUIET_WAIT_S", "Expose", "Extract", "ResourceChanges", "WabDiscovery"]
 

@@ -10,7 +10,20 @@ optional bearer token and CORS). This is the only package, with ``cli`` and
 ``demo``, that imports the MCP SDK.
 """
 
-from .mcp_server import build_server
-from .transports import serve
+from typing import Any
 
 __all__ = ["build_server", "serve"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported when asked for: over stdio the first answers go out before the SDK is loaded
+    # (early_answers.py), and importing this package must not load it.
+    if name == "build_server":
+        from .mcp_server import build_server
+
+        return build_server
+    if name == "serve":
+        from .transports import serve
+
+        return serve
+    raise AttributeError(name)

@@ -15,11 +15,12 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-from typing import Any
-
-import mcp_types as types
+from typing import TYPE_CHECKING, Any
 
 from ..dispatch.builtins.answers import BriefAnswer
+
+if TYPE_CHECKING:  # the SDK is imported where an image is sent, not when the tool list is made (early_answers.py)
+    import mcp_types as types
 
 __all__ = ["IMAGE_FIELD", "image_output_schema", "split_image"]
 
@@ -57,6 +58,8 @@ def split_image(output: Any) -> tuple[Any, types.ImageContent | None]:
         return output, None
     small = {key: value for key, value in output.items() if key != IMAGE_FIELD}
     small["bytes"] = size
+    import mcp_types as types
+
     if isinstance(output, BriefAnswer):  # its text for the model (browser_screenshot {marks}: the badges) stays
         small = BriefAnswer(small, output.text, output.meta)
     return small, types.ImageContent(type="image", data=data, mime_type=mime)

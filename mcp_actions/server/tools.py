@@ -21,68 +21,15 @@ from ..dispatch.call.after_action import Unchecked
 from ..dispatch.call.tab_notes import TabChange
 from ..errors import ActionError, UnknownTool
 from ..jsonutil import fit_json
-from .media import image_output_schema, split_image
+from .media import split_image
+from .tool_list import listed_hints, tool_fields
 
 __all__ = ["META_STATE_SUMMARY", "META_TAB", "META_UNCHECKED", "META_UNTRUSTED", "TEXT_LIMIT", "error_result", "listed_hints", "mark_page_content", "mcp_tool", "protocol_error", "success_result"]
 
-_ANNOTATION_KEYS = {
-    "readOnlyHint": "read_only_hint",
-    "destructiveHint": "destructive_hint",
-    "idempotentHint": "idempotent_hint",
-    "openWorldHint": "open_world_hint",
-}
-
-
-#: Hints whose value here is what MCP assumes when a tool says nothing.
-_SILENT_DEFAULTS = {"readOnlyHint": False, "idempotentHint": False, "openWorldHint": True}
-
-
-def listed_hints(hints: dict[str, Any] | None) -> dict[str, Any]:
-    """The hints worth sending: those that differ from MCP's defaults and mean something.
-
-    Every byte of ``tools/list`` is paid in the host's context on every turn, so a
-    hint equal to MCP's default (``openWorldHint: true``, ``readOnlyHint: false``)
-    is left out, and so are ``destructiveHint``/``idempotentHint`` of a read-only
-    tool (the spec gives them meaning only when ``readOnlyHint`` is false).
-    ``destructiveHint`` is kept either way when set: true is the default, but
-    said explicitly it is the map's warning. The title is the tool's own
-    ``title``, not repeated here.
-    """
-    listed = {key: value for key, value in (hints or {}).items() if key in _ANNOTATION_KEYS and _SILENT_DEFAULTS.get(key, not value) != value}
-    if listed.get("readOnlyHint"):
-        listed.pop("destructiveHint", None)
-        listed.pop("idempotentHint", None)
-    return listed
-
 
 def mcp_tool(binding: ToolBinding) -> types.Tool:
-    """The MCP ``Tool`` for one binding: name, title, schemas, annotations and ``_meta``."""
-    hints = listed_hints(binding.annotations)
-    annotations = types.ToolAnnotations(**{_ANNOTATION_KEYS[key]: value for key, value in hints.items()}) if hints else None
-    output_schema = binding.result_schema if isinstance(binding.result_schema, dict) and binding.result_schema.get("type") == "object" else None
-    if output_schema is not None and _image_tool(binding):
-        output_schema = image_output_schema(output_schema)
-    meta = binding.meta()
-    if binding.page_tool:
-        # A page declared it (WebMCP, ABP, WAB): its description and schema are the page's words
-        # (the description also says so in its text, protocols/page_maps.py).
-        meta[META_UNTRUSTED] = True
-        # And its output schema is not handed on: a host's client checks every result against an
-        # outputSchema with its own validator (the MCP SDK's: plain jsonschema, backtracking regexes,
-        # uniqueItems comparing every pair), so a page could stall the host with a schema it wrote.
-        # The server has already held the result to it, on RE2 and under the call's deadline.
-        output_schema = None
-    if binding.confirm:
-        meta["mcp-actions/confirm"] = True  # the server asks the user before the call reaches the page
-    return types.Tool(
-        name=binding.mcp_name,
-        title=binding.title,
-        description=binding.description,
-        input_schema=binding.mcp_input_schema,
-        output_schema=output_schema,
-        annotations=annotations,
-        _meta=meta,  # the SDK's models take _meta by its alias (populate_by_name keeps the name for reading)
-    )
+    """The MCP ``Tool`` for one binding (``tool_list.tool_fields``: name, title, schemas, annotations and ``_meta``)."""
+    return types.Tool.model_validate(tool_fields(binding))
 
 
 # META_UNTRUSTED marks a tool a page declared, its results, and the page tools' answers that hand on

@@ -29,37 +29,48 @@ import shutil
 import signal
 import sys
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from mcp.server.lowlevel import Server
-from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
-from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Mount, Route
-
+from .. import __version__
 from ..actions_app import ActionsApp, AppOptions
 from ..defaults import DEFAULT_MCP_PORT
 from ..ports import listen_sockets
-from .http_guard import HttpGuard, HttpPolicy
-from .mcp_server import NOTIFICATIONS, build_server
-from .sessions import AgentSessions, SessionGate
+from .early_answers import HANDSHAKE_VERSIONS, EarlyStdio, initialize_result
+from .instructions import INSTRUCTIONS
+from .tool_list import tool_fields
+
+if TYPE_CHECKING:
+    # The MCP SDK, starlette and the HTTP parts are imported where they serve: over stdio the
+    # first answers go out before the SDK is loaded (early_answers.py), and nothing of HTTP is.
+    from mcp.server.lowlevel import Server
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
+
+    from .http_guard import HttpPolicy
+    from .sessions import AgentSessions
 
 __all__ = ["DEFAULT_MCP_PORT", "TRANSPORTS", "http_app", "serve", "sse_app"]
 
 log = logging.getLogger(__name__)
 
 TRANSPORTS = ("stdio", "sse", "streamable-http")
-_GUARDED_BY_US = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 #: Where each HTTP transport answers, and how the stderr line names it.
 _HTTP_PATHS = {"streamable-http": ("/mcp", "streamable HTTP"), "sse": ("/sse", "SSE")}
 #: Hosts that mean "every interface": a client on this machine reaches them through loopback.
 _WILDCARD_HOSTS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
 
 
+def _guarded_by_us() -> TransportSecuritySettings:
+    """The SDK's own Host/Origin check, off: ``HttpGuard`` checks every route."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
 def _sessions(app: ActionsApp) -> AgentSessions:
     """The agent sessions of an HTTP server over ``app`` (server/sessions.py), known to the app for its views."""
+    from .sessions import AgentSessions
+
     options = app.options
     sessions = AgentSessions(
         app.end_session,
@@ -74,8 +85,14 @@ def _sessions(app: ActionsApp) -> AgentSessions:
 def sse_app(server: Server[Any]) -> Starlette:
     """The SSE transport: ``GET /sse`` opens a stream, ``POST /messages/`` carries the client's messages."""
     from mcp.server.sse import SseServerTransport
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Mount, Route
 
-    sse = SseServerTransport("/messages/", security_settings=_GUARDED_BY_US)
+    from .mcp_server import NOTIFICATIONS
+
+    sse = SseServerTransport("/messages/", security_settings=_guarded_by_us())
 
     async def handle_sse(request: Request) -> Response:
         async with sse.connect_sse(request.scope, request.receive, request._send) as (read_stream, write_stream):
@@ -99,6 +116,12 @@ def http_app(app: ActionsApp, transport: str, policy: HttpPolicy) -> Any:
 
 
 def _guarded_app(app: ActionsApp, transport: str, policy: HttpPolicy, life: _AppLife) -> Any:
+    from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
+
+    from .http_guard import HttpGuard
+    from .mcp_server import build_server
+    from .sessions import SessionGate
+
     sessions = _sessions(app)
     # The SDK forgets an idle session when we end it (--session-idle-timeout), not at another time.
     idle = app.options.session_idle_timeout or DEFAULT_SESSION_IDLE_TIMEOUT
@@ -114,12 +137,12 @@ def _guarded_app(app: ActionsApp, transport: str, policy: HttpPolicy, life: _App
                 app.backplane.sessions,
                 replica_id=app.backplane.replica_id,
                 path="/mcp",
-                security=_GUARDED_BY_US,
+                security=_guarded_by_us(),
                 idle_timeout=idle,
                 on_ended=app.backplane.client_ended_session,
             )
         else:
-            starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_GUARDED_BY_US, session_idle_timeout=idle)
+            starlette_app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=_guarded_by_us(), session_idle_timeout=idle)
     elif transport == "sse":
         # Each SSE connection runs the server (and its lifespan) once: the lifespan scope is the client, one agent session.
         starlette_app = sse_app(build_server(app, manage_app=False, sessions=sessions, connection_sessions=True))
@@ -279,6 +302,44 @@ async def _start(app: ActionsApp) -> None:
         raise
 
 
+def _early_answer(app: ActionsApp, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    """What the stdio server answers before the SDK is loaded (early_answers.py): the handshake, the tool list, a ping."""
+    if method == "initialize":
+        version = params.get("protocolVersion")
+        return initialize_result(version, __version__, INSTRUCTIONS) if version in HANDSHAKE_VERSIONS else None
+    if method == "tools/list" and not params.get("cursor"):
+        return {"tools": [tool_fields(binding) for binding in app.catalog.tools.values() if app.visibility.listed(binding)]}
+    if method == "ping":
+        return {}
+    return None
+
+
+def _load_sdk() -> None:
+    import mcp.server.stdio  # noqa: F401  (what _serve_stdio uses next, loaded in a thread)
+
+    from . import mcp_server  # noqa: F401
+
+
+async def _serve_stdio(app: ActionsApp) -> None:
+    """Serve one client over stdio: the first answers early, the rest by the SDK's server (early_answers.py)."""
+    early = EarlyStdio(lambda method, params: _early_answer(app, method, params))
+    try:
+        # The SDK loads in a thread while the loop answers the handshake and tools/list.
+        loaded = asyncio.ensure_future(asyncio.to_thread(_load_sdk))
+        await early.answer_until(loaded)
+        await loaded
+        from mcp.server.stdio import stdio_server
+
+        from .mcp_server import NOTIFICATIONS, build_server
+
+        server = build_server(app, manage_app=False)
+        wire: Any = early  # the SDK reads lines and writes messages through it, as through its own files
+        async with stdio_server(stdin=cast(Any, early.lines()), stdout=wire) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options(NOTIFICATIONS))
+    finally:
+        early.release()
+
+
 async def serve(
     options: AppOptions,
     *,
@@ -299,19 +360,15 @@ async def serve(
         raise ValueError(f"unknown transport {transport!r}")
     app = ActionsApp(options)
     if transport == "stdio":
-        from mcp.server.stdio import stdio_server
-
-        on_terminal = _stdin_is_terminal()  # asked now: while serving, the SDK points fd 0 elsewhere
+        on_terminal = _stdin_is_terminal()  # asked now: while serving, fd 0 points elsewhere
         await _start(app)
         bap = None
         try:
             bap = await _open_bap(app, allowed_origins)
-            server = build_server(app, manage_app=False)
             with _interrupt_stops(app):
                 if on_terminal:
                     _say(_stdio_hint())
-                async with stdio_server() as (read_stream, write_stream):
-                    await server.run(read_stream, write_stream, server.create_initialization_options(NOTIFICATIONS))
+                await _serve_stdio(app)
         finally:
             if bap is not None:
                 await bap.stop()
@@ -330,6 +387,8 @@ async def serve(
         life = _AppLife(start=False)
         bap = None
         try:
+            from .http_guard import HttpPolicy
+
             policy = HttpPolicy.for_bind(host, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, token=http_token)
             config = uvicorn.Config(_guarded_app(app, transport, policy, life), host=host, port=listening.port, log_level="warning", lifespan="on")
             _say(f"MCP over {name} at {_http_url(host, listening.port, path)}")
