@@ -236,6 +236,7 @@ class ActionsApp:
             self.operators.serve_on(self.endpoint)
             await self.endpoint.start()
             tell_how_to_connect(self.endpoint, self.token, token_given=bool(self.options.bridge_token), extension=self.options.browser == "none")
+        await self.operators.start()  # --metrics-port
         if self.options.backplane:
             # Imported only here: without --backplane nothing of NATS is loaded (docs/deploying.md).
             from .backplane.node import Backplane
@@ -275,7 +276,12 @@ class ActionsApp:
             await self.watcher.stop()
             self.watcher = None
         await self.policy_file.stop()
-        for part, failed in ((self.browser, "stopping the browser host"), (self.backplane, "leaving the backplane"), (self.endpoint, "stopping the bridge endpoint")):
+        for part, failed in (
+            (self.browser, "stopping the browser host"),
+            (self.backplane, "leaving the backplane"),
+            (self.endpoint, "stopping the bridge endpoint"),
+            (self.operators, "stopping the metrics port"),
+        ):
             if part is not None:
                 try:
                     await part.stop()

@@ -69,4 +69,6 @@ class AppOptions:
     bap_port: int | None = None  # --bap-port: serve BAP (Browser Agent Protocol) here too, 0 = any free port (None: off); docs/bap.md
     bap_host: str = "127.0.0.1"  # --bap-host
     bap_token: str | None = None  # --bap-token: what a BAP client presents (None: generated per start, printed on stderr)
+    metrics_port: int | None = None  # --metrics-port: /metrics without a token on a port of its own (None: only the bridge port's)
+    metrics_host: str = "127.0.0.1"  # --metrics-host
     oauth: OAuthSettings | None = None  # --oauth-issuer, --oauth-audience, --oauth-scopes: MCP authorization (operators/oauth.py)

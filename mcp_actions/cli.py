@@ -208,6 +208,14 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         default=_env("MCP_ACTIONS_OAUTH_AUDIENCE"),
         help="the audience (resource) tokens must name [MCP_ACTIONS_OAUTH_AUDIENCE] (default: the server's own /mcp URL; behind a proxy, its public URL)",
     )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="PORT",
+        default=None,
+        help="also serve /metrics (Prometheus) on this port, without a token (the bridge port serves it with the bridge token) [MCP_ACTIONS_METRICS_PORT] (default: off)",
+    )
+    parser.add_argument("--metrics-host", default=_env("MCP_ACTIONS_METRICS_HOST", "127.0.0.1"), help="interface --metrics-port listens on [MCP_ACTIONS_METRICS_HOST] (default 127.0.0.1)")
     parser.add_argument("--oauth-scopes", metavar="S1,S2", default=_env("MCP_ACTIONS_OAUTH_SCOPES"), help="scopes every token must carry [MCP_ACTIONS_OAUTH_SCOPES] (default: none)")
     parser.add_argument(
         "--backplane",
@@ -564,9 +572,12 @@ def _serve_options(args: argparse.Namespace) -> tuple[AppOptions, str, str, int 
         bap_host=args.bap_host,
         bap_token=args.bap_token,
         oauth=_oauth(args),
+        metrics_port=args.metrics_port if args.metrics_port is not None else (_env_int("MCP_ACTIONS_METRICS_PORT", 0) if _env("MCP_ACTIONS_METRICS_PORT") else None),
+        metrics_host=args.metrics_host,
     )
     sources = {"bridge": ("--bridge-port", "MCP_ACTIONS_BRIDGE_PORT", bridge_source), "HTTP": ("--port", "MCP_ACTIONS_PORT", http_source)}
     sources["BAP"] = ("--bap-port", "MCP_ACTIONS_BAP_PORT", "--bap-port" if args.bap_port is not None else "MCP_ACTIONS_BAP_PORT")
+    sources["metrics"] = ("--metrics-port", "MCP_ACTIONS_METRICS_PORT", "--metrics-port" if args.metrics_port is not None else "MCP_ACTIONS_METRICS_PORT")
     return options, args.transport, args.host, http_port if http_source is not None else None, sources
 
 

@@ -20,6 +20,7 @@ from .metrics import CallCounts, ScrapeSources, door_of_session, render
 if TYPE_CHECKING:
     from ..actions_app import ActionsApp
     from ..bridge.websocket import BridgeServer
+    from .metrics_port import MetricsPort
     from .oauth import JwksVerifier
 
 __all__ = ["Operators"]
@@ -33,6 +34,7 @@ class Operators:
         self.calls = CallCounts(named=self._named)
         self.live = LiveFeed()
         self._verifier: JwksVerifier | None = None
+        self._port: MetricsPort | None = None
         app.audit.listeners.append(self.calls.heard)
         app.audit.listeners.append(self.live.changed)  # a call ended: it appears on the page now
         for kind in (ToolsChanged, MapsFailed, ResourcesListChanged, RuntimeEvent):
@@ -50,6 +52,27 @@ class Operators:
                 raise UsageError("--oauth-issuer needs --oauth-audience here (the server's own /mcp URL is not known)")
             self._verifier = JwksVerifier(settings, audience)
         return self._verifier
+
+    async def start(self) -> None:
+        """Serve ``/metrics`` on ``--metrics-port`` when given (``PortInUse`` when that port is taken)."""
+        options = self.app.options
+        if options.metrics_port is None or self._port is not None:
+            return
+        from .metrics_port import MetricsPort
+
+        port = MetricsPort(self.scrape, host=options.metrics_host, port=options.metrics_port)
+        try:
+            await port.start()
+        except OSError as exc:
+            from ..ports import PortInUse
+
+            raise PortInUse("metrics", options.metrics_host, options.metrics_port) from exc
+        self._port = port
+
+    async def stop(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            await port.stop()
 
     def serve_on(self, endpoint: BridgeServer) -> None:
         """Serve ``/metrics`` and the status page's events on the bridge port."""

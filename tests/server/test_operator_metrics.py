@@ -84,3 +84,16 @@ async def test_a_tool_name_nobody_configured_is_no_label(tmp_path):
             text = (await http.get(f"http://127.0.0.1:{bridge}/metrics", params={"token": TOKEN})).text
     assert "made_up" not in text
     assert _value(_samples(text), "mcp_actions_calls_total", tool="other", door="mcp") == 1
+
+
+async def test_metrics_on_a_port_of_their_own_need_no_token(tmp_path):
+    metrics = free_port()
+    with http_serve(tmp_path / "server", "--browser", "none", "--metrics-port", str(metrics)) as served:
+        async with Client(served.url, mode="legacy") as client:
+            assert not (await client.call_tool("actions_site", {"mode": "list"})).is_error
+        async with httpx.AsyncClient() as http:
+            answer = await http.get(f"http://127.0.0.1:{metrics}/metrics")
+            other = await http.get(f"http://127.0.0.1:{metrics}/")
+    assert answer.status_code == 200
+    assert _value(_samples(answer.text), "mcp_actions_calls_total", tool="actions.site", status="ok") == 1
+    assert other.status_code == 404
