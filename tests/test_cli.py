@@ -103,3 +103,15 @@ def test_the_docs_count_and_link_every_command():
     assert opening.startswith(f"`mcp-actions` has {words[len(commands)]} commands:"), opening[:80]
     for command in commands:
         assert f"[`{command}`](#mcp-actions-{command})" in opening, command
+
+
+@pytest.mark.browser
+def test_check_on_a_page_that_will_not_load_is_one_line_naming_the_cause():
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nobody listens on: the connection is refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = run("check", str(ROOT / "docs" / "examples" / "first-map" / "actions.json"), "--url", f"http://127.0.0.1:{port}/")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"mcp-actions check: io_error: could not load http://127.0.0.1:{port}/: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:{port}/"], done.stderr

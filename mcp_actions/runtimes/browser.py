@@ -209,7 +209,10 @@ class BrowserHost:
             if active:
                 await page.bring_to_front()
         except PlaywrightError as exc:
-            raise ActionError(f"could not open a tab at {url!r}: {exc}", code=ErrorCode.HANDLER_FAILED, evidence={"url": url}) from exc
+            # The cause in one line (Playwright's call log, which repeats the URL and its wait, is for the log).
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0].removeprefix("Page.goto: ")
+            log.info("could not open a tab at %r: %s", url, exc)
+            raise ActionError(f"could not open a tab at {url!r}: {reason}", code=ErrorCode.HANDLER_FAILED, evidence={"url": url, "reason": reason}) from exc
         if active:
             self.set_active(runtime.runtime_id)
         return runtime.runtime_id

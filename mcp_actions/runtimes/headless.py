@@ -43,6 +43,9 @@ async def headless_tab(*, browser_path: str | None, timeout_ms: int, url: str | 
             except ActionError as exc:
                 # A browser that went away while starting (it happens on a loaded machine) gets one more
                 # launch; a page that will not open in a live browser is the answer.
+                if _BROWSER_CLOSED not in exc.message and url and "reason" in exc.evidence:
+                    # The page would not load: the operator's command says so as init always has, one line.
+                    raise ActionsError(f"could not load {url}: {exc.evidence['reason']}", code=ErrorCode.IO_ERROR, evidence={"url": url}) from exc
                 if _BROWSER_CLOSED not in exc.message or attempt + 1 == _LAUNCH_ATTEMPTS:
                     raise
                 log.warning("the headless browser went away while opening %s (%s); launching it again", url or "a tab", exc.message)

@@ -77,7 +77,7 @@ INVALID_MAP = Path(__file__).resolve().parents[1] / "fixtures" / "manifests" / "
         (("missing.json", "--url", "http://127.0.0.1:9/"), "path_not_found"),  # no such manifest
         ((str(MAP),), None),  # --url is required (argparse's own usage message)
         ((str(MAP), "--url", "http://127.0.0.1:9/", "--fail-on", "info"), None),  # not a threshold (argparse's choices)
-        ((str(MAP), "--url", "http://127.0.0.1:9/"), "handler_failed"),  # the URL does not load
+        ((str(MAP), "--url", "http://127.0.0.1:9/"), "io_error"),  # the URL does not load (one line, as init says it)
         ((str(INVALID_MAP / "protocol_missing.json"), "--url", "http://127.0.0.1:9/"), "manifest_invalid"),  # the map is not valid
     ],
 )
