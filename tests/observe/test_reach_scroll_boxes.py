@@ -145,3 +145,19 @@ async def test_a_control_a_fixed_bar_always_covers_is_refused_not_clicked_throug
         assert failed.value.code == "target_not_visible", failed.value
         assert "fixed <div>" in str(failed.value) and "Cookie notice" in str(failed.value), failed.value
         assert await page.evaluate("() => window.barClicks || 0") == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_viewport_only_counts_what_lies_past_the_fold_and_rows_scrolled_above_are_reached(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        page = await host.open(f"{pages_url}/reach/admin-panel.html", VIEWPORT)
+        first = await host.call("page_observe", {"viewport_only": True})
+        assert first.splitlines()[-1] == "+21 more below the fold of main: page_scroll", first
+        row1 = ref_of(first, "button", "Publish Page 1")
+        await host.call("page_scroll", {"to": "down"})
+        later = await host.call("page_observe", {"viewport_only": True})
+        assert '+10 more above the fold of main: page_scroll {"to": "up"}' in later.splitlines(), later
+        # Row 1 now lies above the window inside main: a person scrolls back up to it.
+        clicked = await host.call("page_click", {"ref": row1})
+        assert clicked.startswith(f"clicked {row1}"), clicked
+        assert await page.text_content("#status") == "published Page 1"

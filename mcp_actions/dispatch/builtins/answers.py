@@ -131,6 +131,13 @@ def observe_text(output: dict[str, Any]) -> str:
         lines.append("(nothing to act on is visible)")
     if output.get("truncated"):
         lines.append(f"({output.get('returned')} of {output.get('total')} shown; raise max_bytes, pass viewport_only, or page_find by text)")
+    # viewport_only: what lies past the window's edge, per box that scrolls it (observe_scroll.js withFold).
+    for fold in output.get("fold") or []:
+        box = str(fold.get("box") or "the page")
+        if fold.get("below"):
+            lines.append(f"+{fold['below']} more below the fold of {box}: page_scroll")
+        if fold.get("above"):
+            lines.append(f'+{fold["above"]} more above the fold of {box}: page_scroll {{"to": "up"}}')
     return "\n".join(lines)
 
 

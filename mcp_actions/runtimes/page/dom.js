@@ -77,8 +77,9 @@ function shortTag(el) {
 /**
  * Why el is not visible, or null when it is: {reason, element?, ...}.
  * Reasons: detached, display_none, visibility_hidden, zero_size, inert,
- * off_screen (entirely at negative document coordinates, where no scroll
- * reaches, or a fixed box outside the viewport), clipped (outside a box that
+ * off_screen (entirely at negative document coordinates once the boxes that
+ * scroll it are scrolled to it, where no scroll reaches, or a fixed box
+ * outside the viewport), clipped (outside a box that
  * contains it, and no scroll of a person's brings it in: reach.js). aria-hidden is
  * not a reason: such an element is still on screen for a sighted user.
  */
@@ -97,12 +98,9 @@ function hiddenReason(el) {
   if (own && (own.clip === "rect(0px, 0px, 0px, 0px)" || /^inset\(50%\)$/.test(own.clipPath || ""))) return { reason: "clipped", element: shortTag(el) };
   var r = M.rectOf(el); // the browser's box (geometry.js): a page script's cannot hide or show an element
   if (!(r.width > 0 && r.height > 0)) return { reason: "zero_size", width: round(r.width), height: round(r.height) };
-  if (r.right + root.scrollX <= 0 || r.bottom + root.scrollY <= 0) {
-    return { reason: "off_screen", x: round(r.left + root.scrollX), y: round(r.top + root.scrollY) };
-  }
   // Outside a box that contains it, and no scroll of a person's (auto/scroll boxes, the document) brings it in (reach.js).
   var clip = M.clipOf(el, r);
-  if (clip) return clip.element ? { reason: "clipped", element: shortTag(clip.element) } : { reason: "off_screen", x: round(r.left), y: round(r.top) };
+  if (clip) return clip.element ? { reason: "clipped", element: shortTag(clip.element) } : { reason: "off_screen", x: round(r.left + root.scrollX), y: round(r.top + root.scrollY) };
   return null;
 }
 

@@ -209,8 +209,32 @@ function said(out, listed, box, found) {
   return out;
 }
 
+/**
+ * page_observe {viewport_only}: the controls it left out because they lie past the window's edge, counted per
+ * box that scrolls them and per side ({box, below, above}), so the model knows to scroll: "+22 more below the
+ * fold of main: page_scroll". out: refs.observe's answer, given back with `fold` when there are such.
+ */
+function withFold(args, out) {
+  if (args.viewport_only !== true) return out;
+  var vp = M.viewport(), boxes = [], fold = [];
+  M.actionableInTree().forEach(function (el) {
+    if (!(M.reachable ? M.reachable(el) : M.isVisible(el) && !M.unseen(el))) return;
+    var r = M.rectOf((M.drawnControl && M.drawnControl(el)) || el); // as refs.observe judges it in the viewport
+    if (r.bottom > 0 && r.right > 0 && r.top < vp.height && r.left < vp.width) return;
+    var box = M.scrollerOf(el), i = boxes.indexOf(box);
+    if (i < 0) {
+      i = boxes.push(box) - 1;
+      fold.push({ box: boxName(box), below: 0, above: 0 });
+    }
+    fold[i][r.bottom <= 0 ? "above" : "below"] += 1; // right of the window is reached the same way as below
+  });
+  if (fold.length) out.fold = fold;
+  return out;
+}
+
 definePrimitive("refs.scroll", scroll);
 
 M.rowsShown = rowsShown;
+M.withFold = withFold;
 M.gridsPartlyShown = gridsPartlyShown;
 M.laidOut = laidOut;

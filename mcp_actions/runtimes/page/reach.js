@@ -118,6 +118,10 @@ function walkClips(el, r, moved, onBox) {
   if (!box && style.position === "fixed") {
     var vp = viewport();
     if (span.right <= 0 || span.bottom <= 0 || span.left >= vp.width || span.top >= vp.height) return { element: null, axis: "viewport" };
+  } else if (moved) {
+    // Left of or above the document, once the boxes between are scrolled to it: where no scroll reaches.
+    var view = el.ownerDocument.defaultView || root;
+    if (span.right + view.scrollX <= 0 || span.bottom + view.scrollY <= 0) return { element: null, axis: "document" };
   }
   if (onBox) onBox(null, span);
   return null;
