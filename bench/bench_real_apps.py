@@ -64,6 +64,7 @@ from open_web_kit import ROOT, Agent, TaskFailed, ref_in
 from real_apps_agent import Apps, AppTask, Suite, _need, _number, _pw_click, _pw_open, _pw_snap
 from real_apps_kit import ADMIN, DEFAULT_CACHE, apps_python, datasette_command, django_command, free_port, make_datasette, make_django, query, serve
 from real_apps_streamlit import SUITE as STREAMLIT
+from real_apps_wagtail import SUITE as WAGTAIL
 
 __all__ = ["TASKS", "main"]
 
@@ -462,7 +463,7 @@ TASKS = [
 ]
 
 #: The other applications, each in a module of its own (``real_apps_<app>.py``), run after the tasks above.
-SUITES: list[Suite] = [STREAMLIT]
+SUITES: list[Suite] = [WAGTAIL, STREAMLIT]
 
 
 # -- sessions ---------------------------------------------------------------------------------
