@@ -14,6 +14,7 @@ answer text (``builtins/answers.py``; docs/mcp-surface.md, "Observe (pages with 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -31,6 +32,10 @@ from .page_files import MAX_UPLOAD_FILES, read_uploads
 from .slider_keys import move_slider, slider_number
 
 __all__ = ["OBSERVE_TOOLS"]
+
+#: How long a click or hover waits for a sticky or fixed box over its target to go, and how often it looks again.
+COVER_WAIT_S = 2.0
+COVER_POLL_S = 0.1
 
 _REF = {"type": "string", "pattern": "^@?e[0-9]+$", "description": "An element ref from page_observe, e.g. @e12."}
 
@@ -194,7 +199,19 @@ async def _resolve_marked(service: ActionService, call: BuiltinCall, arguments: 
     probe = call.probe
     mark = {**(probe.resolve_mark_arguments() if probe is not None else {}), **({"typed": typed} if typed is not None else {})}
     asked = {**arguments, "mark": mark, **({"point": True} if point else {})}
-    target: dict[str, Any] = await _call(service, call, "refs.resolve", asked)
+    loop = asyncio.get_running_loop()
+    until = loop.time() + COVER_WAIT_S
+    while True:
+        try:
+            target: dict[str, Any] = await _call(service, call, "refs.resolve", asked)
+            break
+        except ActionError as exc:
+            # Under a sticky or fixed box that stays over it (click_point.js): such a cover may be on its way out (a
+            # dialog's backdrop fading), so the click waits for it, as Playwright waits for pointer events, then is refused.
+            covered = point and exc.code == ErrorCode.TARGET_NOT_VISIBLE and bool(exc.evidence.get("covered_by"))
+            if not covered or loop.time() >= until or call.deadline.remaining_ms() < 1000:
+                raise
+            await asyncio.sleep(COVER_POLL_S)
     if probe is not None:
         probe.marked(target.get("marked"))
     return target
