@@ -13,6 +13,7 @@ test's own (``isolated_env``):
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -50,6 +51,10 @@ async def _navigate(params: StdioServerParameters, errlog: Path, url: str) -> tu
 
 async def test_the_example_host_config_runs_as_written_without_a_display(tmp_path: Path) -> None:
     config = json.loads((ROOT / "claude_config.example.json").read_text(encoding="utf-8"))
+    # It is the README's Claude Desktop entry, which says so.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`claude_config.example.json`" in readme
+    assert config in [json.loads(block) for block in re.findall(r"^```json\n(.*?)^```$", readme, flags=re.MULTILINE | re.DOTALL)]
     [entry] = config["mcpServers"].values()
     # Its placeholders are this clone's command and a folder of maps; nothing else is changed.
     command = entry["command"].replace("/path/to/mcp-actions/.venv/bin/mcp-actions", str(Path(sys.executable).parent / "mcp-actions"))
