@@ -119,6 +119,16 @@ def _failed_rows(failed: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(rows)
 
 
+def _drifted_rows(drifted: Sequence[Mapping[str, Any]]) -> str:
+    rows = []
+    for entry in drifted:
+        items = ", ".join(f"{item.get('kind')} {item.get('id')} ({item.get('severity')})" for item in (entry.get("failed") or [])[:8])
+        rows.append("<tr>" + _cell(entry.get("map")) + _cell(entry.get("url")) + _cell(entry.get("checked_at")) + _cell(items) + "</tr>")
+    if not rows:
+        return '<tr><td colspan="4" class="none">No map\'s last check drifted.</td></tr>'
+    return "\n".join(rows)
+
+
 def _tool_rows(tools: Mapping[str, Sequence[str]]) -> str:
     rows = [f"<tr>{_cell(runtime_id)}{_cell(', '.join(names))}</tr>" for runtime_id, names in tools.items()]
     if not rows:
@@ -160,6 +170,7 @@ def render_status_body(
     port_note: str | None = None,
     recent_calls: Sequence[Mapping[str, Any]] = (),
     failed_maps: Sequence[Mapping[str, Any]] = (),
+    drifted_maps: Sequence[Mapping[str, Any]] = (),
     runtime_tools: Mapping[str, Sequence[str]] | None = None,
     policy: Mapping[str, Any] | None = None,
     browser_session: Mapping[str, Any] | None = None,
@@ -175,7 +186,8 @@ def render_status_body(
     instead, shown under the address (a runtime set up for the default port will not find this bridge).
     ``recent_calls``: audit log entries, oldest first (shown newest first: tool, page, decision,
     status, time, client, the map's trust, the runtime's authorization id); ``failed_maps``:
-    ``{file, errors}`` of each map that failed to load; ``runtime_tools``: each runtime's tools;
+    ``{file, errors}`` of each map that failed to load; ``drifted_maps``: the last ``mcp-actions check`` of each
+    served map that drifted (``{map, url, checked_at, failed}``, checks/last_check.py); ``runtime_tools``: each runtime's tools;
     ``policy``: the policy in force (``{file, rules, reload_error}``), None without one.
     ``browser_session``: the browser host's agent session (``{name, …}``), None while unnamed.
     ``extension_connect_url``: the browser extension's connect page for this bridge (docs/extension.md).
@@ -249,6 +261,14 @@ def render_status_body(
 <thead><tr><th>file</th><th>why</th></tr></thead>
 <tbody>
 {_failed_rows(failed_maps)}
+</tbody>
+</table>
+
+<h2>Maps whose last check drifted</h2>
+<table id="drifted-maps">
+<thead><tr><th>map</th><th>checked against</th><th>when (UTC)</th><th>what failed</th></tr></thead>
+<tbody>
+{_drifted_rows(drifted_maps)}
 </tbody>
 </table>
 

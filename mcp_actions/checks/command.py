@@ -27,6 +27,7 @@ from ..projection.project import CompiledProjection
 from ..projection.service import ProjectionService
 from ..runtimes.headless import headless_tab
 from .drift import SEVERITY_ORDER, drift_report, failing
+from .last_check import record_check
 from .tool_targets import wait_until_expected
 
 __all__ = ["CHECK_TIMEOUT_MS", "FAIL_ON_CHOICES", "READY_TIMEOUT_MS", "format_report", "run_check_command"]
@@ -130,6 +131,7 @@ def run_check_command(manifest: str, url: str, *, as_json: bool, fail_on: str, o
         print(f"mcp-actions check: {ErrorCode.IO_ERROR}: {exc}", file=err)
         return 2
     report["manifest"] = manifest
+    record_check(manifest, report, failing(report, fail_on))  # for the status page of a server serving this map
     if as_json:
         print(json.dumps(report, ensure_ascii=False, indent=2, default=str), file=out)
     else:

@@ -68,3 +68,29 @@ def _client(url: str, token: str) -> Client:
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})), mode="legacy")
+
+
+def test_a_served_map_whose_last_check_drifted_is_on_the_status_page(tmp_path, pages_url):
+    """``mcp-actions check`` keeps its outcome; the status page of a server serving that map shows the drift."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from .session_servers import isolated_env
+
+    board = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "board" / "actions.json"
+    home = tmp_path / "server"
+    home.mkdir()
+    run = [sys.executable, "-m", "mcp_actions", "check", str(board)]
+    kept = subprocess.run([*run, "--url", f"{pages_url}/board/index.html"], env=isolated_env(home), capture_output=True, text=True, timeout=120)
+    assert kept.returncode == 0, kept.stderr
+    bridge = free_port()
+    with http_serve(home, "--browser", "none", "--manifests", str(board), "--bridge-port", str(bridge), "--bridge-token", TOKEN):
+        status = httpx.get(f"http://127.0.0.1:{bridge}/", params={"token": TOKEN}).text
+        assert "No map's last check drifted." in status  # it held
+        drifted = subprocess.run([*run, "--url", f"{pages_url}/board-drifted/index.html"], env=isolated_env(home), capture_output=True, text=True, timeout=120)
+        assert drifted.returncode == 1, drifted.stderr
+        status = httpx.get(f"http://127.0.0.1:{bridge}/", params={"token": TOKEN}).text
+    table = status.split('id="drifted-maps"')[1].split("</table>")[0]
+    assert str(board) in table and "board-drifted/index.html" in table
+    assert "check board_visible (major)" in table and "projection board.state" in table
