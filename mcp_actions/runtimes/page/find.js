@@ -121,12 +121,16 @@ function snippet(text, needle, limit) {
 /** How well el matches (0 best), or -1 when it does not. */
 function rank(el, role, actionable, query, cache) {
   var name = actionable ? candidateName(el, role) : accessibleName(el, role);
+  // A landmark, or a control holding the words in a smaller element of its own (a focusable panel): its own
+  // name only, never its descendants' text; that smaller element is found itself (issue 53).
+  var outer = actionable && query.text && (M.LANDMARK_ROLES[role] || (query.holders && query.holders.some(function (h) { return h !== el && el.contains(h); })));
+  if (outer) name = accessibleName(el, role);
   // A heading named by its content is named by the words a person reads in it (not a hidden span's).
   if (!actionable && TITLES[role] && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) name = visibleText(el);
   // A <select>'s option is named by its label (what page_select takes).
   if (tagOf(el) === "option") name = normalize(el.label || el.textContent);
   // A list, a menu or a grid is found by its name; what it holds is found itself.
-  var own = name || (M.CONTAINER_ROLES[role] ? "" : visibleText(el));
+  var own = name || (M.CONTAINER_ROLES[role] || outer ? "" : visibleText(el));
   // A paragraph has no accessible name: it is named by its words around the match.
   if (!name && role === "paragraph") name = snippet(own, query.text || query.name);
   if (query.name && !has(own, query.name)) return { rank: -1 };
@@ -253,6 +257,8 @@ function find(args) {
 
 function search(query, limit, trim) {
   var cache = typeof Map === "function" ? new Map() : null;
+  // The smallest elements holding the words (observe_locate.js): a container around one is not found by them.
+  if (query.text) query.holders = M.textHolders(query.text);
   var hits = [];
   var all = allElements(document);
   for (var i = 0; i < all.length; i++) {

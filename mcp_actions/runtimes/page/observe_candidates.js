@@ -113,12 +113,14 @@ function candidateRole(el) {
 var CONTAINER_ROLES = { list: 1, listbox: 1, menu: 1, menubar: 1, tablist: 1, tree: 1, treegrid: 1, grid: 1, table: 1, group: 1, radiogroup: 1, toolbar: 1, tabpanel: 1, region: 1, dialog: 1, alertdialog: 1 };
 
 var FIELDS = { textbox: 1, searchbox: 1, combobox: 1, spinbutton: 1, slider: 1 };
+// Landmarks (a main that takes focus, as a data app's does): named by their own name only, never their content (issue 53).
+var LANDMARK_ROLES = { main: 1, navigation: 1, banner: 1, contentinfo: 1, complementary: 1, search: 1, form: 1, region: 1, application: 1, document: 1 };
 
 /** el's name for a model: its accessible name, else (for a clickable or a popup item) its text, capped. */
 function candidateName(el, role) {
   var name = accessibleName(el, role);
   // A field is never named by its content (a <select>'s options, a textarea's value).
-  if (name || FIELDS[role] || /^(input|select|textarea)$/.test(tagOf(el)) || CONTAINER_ROLES[role]) return name;
+  if (name || FIELDS[role] || /^(input|select|textarea)$/.test(tagOf(el)) || CONTAINER_ROLES[role] || LANDMARK_ROLES[role]) return name;
   var text = elementText(el);
   return M.cap(text, TEXT_CAP);
 }
@@ -189,5 +191,6 @@ M.isActionable = isActionable;
 M.candidateRole = candidateRole;
 M.candidateName = candidateName;
 M.CONTAINER_ROLES = CONTAINER_ROLES;
+M.LANDMARK_ROLES = LANDMARK_ROLES;
 M.actionableInTree = actionableInTree;
 M.openModal = openModal;

@@ -38,7 +38,7 @@ function locate(args) {
 
 // What holds text a person reads, never a target by its words: the page itself and its landmarks.
 var NOT_HOLDERS = { html: 1, body: 1, main: 1, nav: 1, header: 1, footer: 1, aside: 1, script: 1, style: 1, noscript: 1, template: 1, head: 1, title: 1 };
-var LANDMARK_ROLES = { main: 1, navigation: 1, banner: 1, contentinfo: 1, complementary: 1, search: 1, form: 1, region: 1, application: 1, document: 1 };
+var LANDMARK_ROLES = M.LANDMARK_ROLES; // observe_candidates.js
 
 function foldedText(text) {
   return M.normalize(text).toLowerCase();
@@ -102,10 +102,49 @@ function textTargets(wanted, controls) {
     nameOnly: nameOnly,
     settle: function (hits, matchText) {
       if (!hits.length && plain.length) hits = matchText(wanted, plain, null);
-      return hits.filter(function (el) { return holders.indexOf(el) < 0 || !hits.some(function (other) { return other !== el && other.contains(el); }); });
+      // A holder inside a control that matched too, or inside its label (Base Web's checkbox's words), is that control.
+      return hits.filter(function (el) { return holders.indexOf(el) < 0 || !hits.some(function (other) { return other !== el && (other.contains(el) || labelHolds(other, el)); }); });
     },
   };
 }
 
+/** Whether el is inside a <label> of control. */
+function labelHolds(control, el) {
+  var labels = control.labels ? Array.prototype.slice.call(control.labels) : [];
+  return labels.some(function (label) { return label.contains(el); });
+}
+
+var LINE_CAP = 80;
+
+/**
+ * Where words that no element of its own holds are, for target_not_found (issue 53): the line of text a person
+ * reads them in (the innermost visible element whose text holds them, a landmark too: the words may span its
+ * lines), as '; the words are only in the text of main: "…Total quantity: 42 Unit price…"'; "" when not shown.
+ * A page still loading (its document not complete after refs.resolve waited for it) is said too: the words may
+ * be in its part still to come (page_act's next step right after a navigation; issue 53).
+ */
+function wordsWhere(wanted) {
+  return textLine(wanted) + (document.readyState === "complete" ? "" : "; the page is still loading");
+}
+
+function textLine(wanted) {
+  var all = document.body ? document.body.querySelectorAll("*") : [];
+  var inner = null;
+  for (var i = 0; i < all.length; i++) {
+    var tag = all[i].tagName.toLowerCase();
+    if (/^(script|style|noscript|template)$/.test(tag) || (inner && !inner.contains(all[i]))) continue;
+    if (foldedText(all[i].textContent).indexOf(wanted) >= 0 && M.isVisible(all[i]) && foldedText(M.elementText(all[i])).indexOf(wanted) >= 0) inner = all[i];
+  }
+  if (!inner) return "";
+  var text = M.elementText(inner), at = text.toLowerCase().indexOf(wanted);
+  if (at < 0) return "";
+  var start = Math.max(0, at - 24), end = Math.min(text.length, Math.max(start + LINE_CAP, at + wanted.length));
+  var line = (start > 0 ? "\u2026" : "") + M.sliceText(text, start, end).trim() + (end < text.length ? "\u2026" : "");
+  var role = M.candidateRole(inner), ref = M.reachable(inner) && M.isActionable(inner) ? M.refFor(inner) + " " : "";
+  return "; the words are only in the text of " + ref + role + ": " + M.quote(line) + ", no element of their own";
+}
+
 definePrimitive("refs.locate", locate);
 M.textTargets = textTargets;
+M.wordsWhere = wordsWhere;
+M.textHolders = textHolders;

@@ -227,7 +227,7 @@ function contextOf(el, name, cache) {
 
 /** The texts a person may use for el, best first: its accessible name, label, placeholder, value, own text. */
 function textsOf(el, role, noContent) {
-  var texts = [candidateName(el, role)];
+  var texts = [noContent ? M.accessibleName(el, role) : candidateName(el, role)]; // a container: its own name, never its content
   if (el.labels) Array.prototype.forEach.call(el.labels, function (l) { texts.push(M.normalize(l.textContent)); });
   texts.push(M.normalize(el.getAttribute("placeholder")), M.normalize(el.getAttribute("aria-placeholder")));
   if (!noContent && (tagOf(el) !== "input" || ["button", "submit", "reset"].indexOf(String(el.type)) >= 0)) texts.push(M.elementText(el));
@@ -243,7 +243,7 @@ function matchText(wanted, candidates, nameOnly) {
   candidates.forEach(function (el) {
     var role = candidateRole(el);
     // A list, menu or tab list whose items are the controls is found by its name, never by its items' text.
-    var holds = (nameOnly && nameOnly.indexOf(el) >= 0) || (M.CONTAINER_ROLES[role] && candidates.some(function (c) { return c !== el && el.contains(c); }));
+    var holds = (nameOnly && nameOnly.indexOf(el) >= 0) || M.LANDMARK_ROLES[role] || (M.CONTAINER_ROLES[role] && candidates.some(function (c) { return c !== el && el.contains(c); }));
     var texts = textsOf(el, role, holds);
     if (texts.some(function (t) { return t === wanted; })) tiers[0].push(el);
     else if (texts.some(function (t) { return t.indexOf(wanted) === 0; })) tiers[1].push(el);
@@ -281,7 +281,7 @@ function resolveRefOrText(args, opts) {
     if (twins) hits = hits.filter(function (el) { return !twins.has(el); });
   }
   if (!hits.length) {
-    fail("target_not_found", "no visible element to act on has the text " + JSON.stringify(cap(args.text, NAME_CAP)) + " (page_find or page_observe lists what there is)", { text: args.text });
+    fail("target_not_found", "no visible element to act on has the text " + JSON.stringify(cap(args.text, NAME_CAP)) + (opts ? "" : M.wordsWhere(wanted)) + " (page_find or page_observe lists what there is)", { text: args.text });
   }
   if (hits.length > 1) {
     var cache = typeof Map === "function" ? new Map() : null;
