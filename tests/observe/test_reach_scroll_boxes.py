@@ -128,6 +128,14 @@ async def test_a_data_apps_column_and_its_canvas_grid_are_reached(chromium: Brow
         assert await page.evaluate(main) == column_before
         found = await host.call("page_find", {"text": f"Product {300 + int(shown[1])}"})
         assert found.startswith(f"{canvas[1]} canvas"), found
+        # The grid found by its role is the canvas a person sees: hovered and clicked there, its scroller taking
+        # the click as the grid's own (not "something covered its centre").
+        grid = await host.call("page_find", {"role": "grid"})
+        assert grid.startswith(f"{canvas[1]} grid"), grid
+        await host.call("page_hover", {"ref": canvas[1]})
+        clicked = await host.call("page_click", {"ref": canvas[1]})
+        assert "covered" not in clicked, clicked
+        assert await page.evaluate("() => window.gridClicks") == 1
 
 
 @pytest.mark.parametrize("kind", KINDS)

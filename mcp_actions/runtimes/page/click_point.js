@@ -73,4 +73,20 @@ function clickPoint(el) {
   return { point: seen ? middle(seen) : M.clickableCenter(el), covered: cover };
 }
 
+/**
+ * Whether hit, on top of el, is el's own widget taking the pointer: a box that scrolls, laid over el beside it
+ * and about its size (glide-data-grid's scroller over its canvas). A click there is the click a person makes.
+ */
+function laidOver(hit, el) {
+  var r = M.rectOf(el);
+  for (var n = hit; n && n.nodeType === 1 && !isWithin(el, n); n = composedParent(n)) {
+    var style = root.getComputedStyle(n), b = M.rectOf(n);
+    if (!/^(auto|scroll|overlay)$/.test(style.overflowY + "") && !/^(auto|scroll|overlay)$/.test(style.overflowX + "")) continue;
+    var parent = composedParent(n);
+    return !!parent && isWithin(el, parent) && b.width * b.height <= 2 * r.width * r.height;
+  }
+  return false;
+}
+
 M.clickPoint = clickPoint;
+M.laidOver = laidOver;

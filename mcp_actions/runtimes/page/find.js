@@ -288,7 +288,7 @@ function search(query, limit, trim) {
   if (exact && trim) limit = Math.min(limit, exact + PARTIAL_AFTER_EXACT);
   var matches = hits.slice(0, limit).map(function (hit) {
     var name = hit.found.snippet ? hit.found.name : cap(hit.found.name || "", NAME_CAP);
-    var match = { ref: refFor(hit.el), role: hit.role };
+    var match = { ref: refFor(M.canvasHolding(hit.el)), role: hit.role }; // a canvas grid's table: the canvas (observe_scroll.js)
     if (name) match.name = name;
     M.statesOf(hit.el, hit.role, match); // checked, expanded, selected, pressed: as page_observe says them
     var to = M.linkTarget(hit.el);

@@ -57,7 +57,8 @@ function elementInfo(args) {
   var name = accessibleName(el, role);
   if (name) info.name = cap(name, TEXT_CAP);
   if (visible && info.in_viewport) {
-    info.occluded = !isWithin(elementFromPointDeep(center.x, center.y), el);
+    var onTop = elementFromPointDeep(center.x, center.y);
+    info.occluded = !isWithin(onTop, el) && !M.laidOver(onTop, el); // a grid's scroller over its canvas is the grid (click_point.js)
   }
   if (resolved.covered_by) info.covered_by = resolved.covered_by; // a sticky or fixed box stays over all of it
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {

@@ -20,6 +20,7 @@ var DIRECTIONS = { down: 1, up: 1, bottom: 1, top: 1 };
 var SCROLLS = /^(auto|scroll|overlay)$/;
 var SAID = 5; // controls named in "came into view"
 var FRAME_WAIT_MS = 100;
+var GRID_WAIT_MS = 600;
 
 function scrollsItself(node) {
   var style = getComputedStyle(node);
@@ -109,12 +110,28 @@ function seenNow(box) {
 }
 
 /** A grid's rows as shown: {first, last, total} from aria-rowcount and aria-rowindex, near the box; or null. */
-function gridRows(box, el) {
+function gridOf(box, el) {
   // The grid the box scrolls: around it (a virtualised grid's viewport), beside it (a canvas grid's scroller laid
   // over the canvas), or the one the model named.
   var beside = box && box.parentElement ? box.parentElement.querySelector("[aria-rowcount]") : null;
-  var grid = (box && box.closest("[aria-rowcount]")) || (beside && !box.contains(beside) ? beside : null) || (el && el.closest ? el.closest("[aria-rowcount]") : null);
-  return grid ? rowsShown(grid) : null;
+  return (box && box.closest("[aria-rowcount]")) || (beside && !box.contains(beside) ? beside : null) || (el && el.closest ? el.closest("[aria-rowcount]") : null);
+}
+
+/** A promise that resolves once the grid drew other rows (a mutation in it, then a frame), or after GRID_WAIT_MS. */
+function redrawn(grid) {
+  if (!grid || typeof MutationObserver !== "function") return afterFrame();
+  return new Promise(function (resolve) {
+    var observer = new MutationObserver(function () {
+      observer.disconnect();
+      clearTimeout(timer);
+      afterFrame().then(resolve);
+    });
+    var timer = setTimeout(function () {
+      observer.disconnect();
+      resolve();
+    }, GRID_WAIT_MS);
+    observer.observe(grid, { childList: true, subtree: true, characterData: true, attributes: true });
+  });
 }
 
 /** The nearest box of el (itself or an ancestor) that is laid out: a canvas grid's table is its canvas's fallback. */
@@ -170,7 +187,9 @@ function scroll(args) {
   if (ref) out.ref = ref;
   out.at_end = to === "up" || to === "top" ? el.scrollTop <= 0 : el.scrollTop + page >= el.scrollHeight - 1;
   // The page draws what scrolled in on its scroll event, which fires with the next frame: said after it.
-  return afterFrame().then(function () { return said(out, listed, box, found); });
+  // A grid redraws its rows after that (React's render of glide-data-grid's table): its rows, once redrawn.
+  var grid = gridOf(box, found && found.el);
+  return (grid && out.moved ? redrawn(grid) : afterFrame()).then(function () { return said(out, listed, box, grid); });
 }
 
 /** A promise that resolves after the next frame's scroll events ran (at most FRAME_WAIT_MS: a hidden tab draws no frames). */
@@ -189,7 +208,7 @@ function afterFrame() {
 }
 
 /** What came into view among the controls listed before the scroll, what is still below, and a grid's rows. */
-function said(out, listed, box, found) {
+function said(out, listed, box, grid) {
   // What came into view, and what is still past the fold: the model knows what to act on or to scroll for.
   var came = [], below = 0;
   listed.forEach(function (l) {
@@ -204,7 +223,7 @@ function said(out, listed, box, found) {
     return M.refFor(c) + " " + role + (name ? " " + M.quote(M.cap(name, 60)) : "");
   });
   out.more_below = below;
-  var rows = gridRows(box, found && found.el);
+  var rows = grid ? rowsShown(grid) : null;
   if (rows) out.rows = rows;
   return out;
 }
@@ -238,3 +257,8 @@ M.rowsShown = rowsShown;
 M.withFold = withFold;
 M.gridsPartlyShown = gridsPartlyShown;
 M.laidOut = laidOut;
+// A canvas's fallback content (glide-data-grid's table of rows) is found, read and acted on as its canvas.
+M.canvasHolding = function (el) {
+  var canvas = el.closest ? el.closest("canvas") : null;
+  return canvas && canvas !== el ? canvas : el;
+};
