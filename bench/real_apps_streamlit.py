@@ -247,23 +247,28 @@ def _pref(apps: Apps, key: str) -> str | None:
 LOOKS = 6
 
 
-async def _open_actions(a: Agent, apps: Apps, ready: str) -> str:
-    """``browser_navigate`` to the app, then ``page_observe`` until ``ready`` is listed (the app is drawn)."""
+#: The grid and the app's last control: once both are listed, the app is drawn (before, a model sees part of it and looks again).
+READY_ACTIONS = (r"@e\d+ canvas", r'button "Save report settings"|more below')
+READY_PLAYWRIGHT = (r'button "Search"', r"paragraph \[ref=\w+\]: Save report settings")
+
+
+async def _open_actions(a: Agent, apps: Apps, ready: tuple[str, ...] = READY_ACTIONS) -> str:
+    """``browser_navigate`` to the app, then ``page_observe`` until all of ``ready`` is listed (the app is drawn)."""
     await a.call("browser_navigate", {"url": _url(apps)})
     for _ in range(LOOKS):
         seen = await a.call("page_observe", {})
-        if re.search(ready, seen):
+        if all(re.search(pattern, seen) for pattern in ready):
             return seen
         await asyncio.sleep(1)  # the model reads the answer, sees the app not drawn yet, and looks again
     raise TaskFailed(f"the app never showed {ready!r}")
 
 
-async def _open_playwright(a: Agent, apps: Apps, ready: str) -> str:
-    """``browser_navigate`` to the app, then ``browser_snapshot`` until ``ready`` is in it."""
+async def _open_playwright(a: Agent, apps: Apps, ready: tuple[str, ...] = READY_PLAYWRIGHT) -> str:
+    """``browser_navigate`` to the app, then ``browser_snapshot`` until all of ``ready`` is in it."""
     await a.call("browser_navigate", {"url": _url(apps)})
     for _ in range(LOOKS):
         seen = await _pw_snap(a)
-        if re.search(ready, seen):
+        if all(re.search(pattern, seen) for pattern in ready):
             return seen
         await asyncio.sleep(1)
     raise TaskFailed(f"the app never showed {ready!r}")
@@ -294,7 +299,7 @@ def _row_price(text: str) -> str | None:
 
 
 async def grid_row_actions(a: Agent, apps: Apps) -> str:
-    seen = await _open_actions(a, apps, r"@e\d+ canvas")
+    seen = await _open_actions(a, apps)
     grid = _need(ref_in(seen, r"@e\d+ canvas"), "the grid")
     found = await a.call("page_find", {"text": ROW})
     if (price := _row_price(found)) is not None:
@@ -325,7 +330,7 @@ _READ_GRID_END = """() => {
 
 
 async def grid_row_playwright(a: Agent, apps: Apps) -> str:
-    await _open_playwright(a, apps, r'button "Search"')
+    await _open_playwright(a, apps)
     # The snapshot shows the grid's toolbar and none of its rows (drawn on a canvas): the model looks.
     await a.call("browser_take_screenshot", {})
     read = await a.call("browser_evaluate", {"function": _READ_GRID_END})
@@ -345,7 +350,7 @@ SHOWING = r"Showing \**(\d+)\**\s*of"
 
 
 async def slider_actions(a: Agent, apps: Apps) -> str:
-    seen = await _open_actions(a, apps, r"@e\d+ (checkbox|combobox)")
+    seen = await _open_actions(a, apps)
     slider = ref_in(seen, r'slider "Minimum price') or ref_in(await a.call("page_find", {"role": "slider"}), r"slider")
     slider = _need(slider, "the slider Minimum price")
     filled = apps.told(f"page_fill the slider Minimum price with {PRICE}", await a.call("page_fill", {"ref": slider, "value": str(PRICE)}), rf"{PRICE}", SHOWING)
@@ -367,7 +372,7 @@ def _slider_value(snapshot: str) -> int | None:
 
 
 async def slider_playwright(a: Agent, apps: Apps) -> str:
-    text = await _open_playwright(a, apps, r'slider "Minimum price')
+    text = await _open_playwright(a, apps)
     clicked = await a.call("browser_click", {"element": "Minimum price slider", "target": _need(ref_in(text, r'slider "Minimum price'), "the slider")}, may_fail=True)
     if clicked.startswith("ERROR "):
         # Its thumb is covered (the click times out): the model clicks the slider's group, which holds the track.
@@ -388,12 +393,12 @@ def slider_check(apps: Apps, _answer: str) -> tuple[bool, str]:
 
 
 async def stock_actions(a: Agent, apps: Apps) -> str:
-    await _open_actions(a, apps, r"@e\d+ (checkbox|combobox)")
+    await _open_actions(a, apps)
     return apps.told("click In stock only", await _act_on(a, apps, "page_click", {"text": "In stock only"}, "checkbox"), r'checkbox "In stock only" checked', SHOWING)
 
 
 async def stock_playwright(a: Agent, apps: Apps) -> str:
-    text = await _open_playwright(a, apps, r'checkbox "In stock only"')
+    text = await _open_playwright(a, apps)
     clicked = await a.call("browser_click", {"element": "In stock only", "target": _need(ref_in(text, r'checkbox "In stock only"'), "the checkbox")}, may_fail=True)
     if not clicked.startswith("ERROR "):
         return clicked
@@ -410,14 +415,14 @@ CATEGORY = "Garden"
 
 
 async def category_actions(a: Agent, apps: Apps) -> str:
-    await _open_actions(a, apps, r'@e\d+ combobox "Category"')
+    await _open_actions(a, apps)
     opened = await _act_on(a, apps, "page_click", {"text": "Category"}, "combobox")
     apps.told("click the Category select (its options open)", opened, rf'option "{CATEGORY}"')
     return apps.told(f"click the option {CATEGORY}", await apps.act(a, "page_click", {"text": CATEGORY}), rf'combobox "Category" = "{CATEGORY}"', SHOWING)
 
 
 async def category_playwright(a: Agent, apps: Apps) -> str:
-    text = await _open_playwright(a, apps, r'combobox "Category"')
+    text = await _open_playwright(a, apps)
     await _pw_click(a, text, r'combobox "Category"', "Category")
     text = await _pw_snap(a)
     return await _pw_click(a, text, rf'option "{CATEGORY}"', CATEGORY)
@@ -432,7 +437,7 @@ def category_check(apps: Apps, _answer: str) -> tuple[bool, str]:
 
 
 async def count_actions(a: Agent, apps: Apps) -> str:
-    await _open_actions(a, apps, r"@e\d+ canvas")
+    await _open_actions(a, apps)
     found = await a.call("page_find", {"text": "Showing"})
     with contextlib.suppress(TaskFailed):
         return _number(SHOWING, found)
@@ -440,7 +445,7 @@ async def count_actions(a: Agent, apps: Apps) -> str:
 
 
 async def count_playwright(a: Agent, apps: Apps) -> str:
-    text = await _open_playwright(a, apps, r"text: of \d+ products")
+    text = await _open_playwright(a, apps)
     return _number(r'Showing\s*\n\s*- strong \[ref=\w+\]: "(\d+)"', text)
 
 
@@ -460,7 +465,7 @@ NEW_NAME, NEW_PRICE = "Harbour Lamp", "42"
 
 
 async def add_actions(a: Agent, apps: Apps) -> str:
-    await _open_actions(a, apps, r'textbox "Product name"')
+    await _open_actions(a, apps)
     steps = [
         {"tool": "page_fill", "arguments": {"text": "Product name", "value": NEW_NAME}},
         {"tool": "page_fill", "arguments": {"text": "Price (USD)", "value": NEW_PRICE}},
@@ -470,7 +475,7 @@ async def add_actions(a: Agent, apps: Apps) -> str:
 
 
 async def add_playwright(a: Agent, apps: Apps) -> str:
-    text = await _open_playwright(a, apps, r'textbox "Product name"')
+    text = await _open_playwright(a, apps)
     fields = [
         {"name": "Product name", "type": "textbox", "target": _need(ref_in(text, r'textbox "Product name"'), "Product name"), "value": NEW_NAME},
         {"name": "Price (USD)", "type": "textbox", "target": _need(ref_in(text, r'textbox "Price \(USD\)"'), "Price (USD)"), "value": NEW_PRICE},
@@ -488,12 +493,16 @@ GONE_SKU = "P-0042"
 
 
 async def remove_actions(a: Agent, apps: Apps) -> str:
-    await _open_actions(a, apps, r'textbox "SKU to remove"')
+    await _open_actions(a, apps)
     await apps.act(a, "page_fill", {"text": "SKU to remove", "value": GONE_SKU})
     asked = apps.told("click Remove product (a dialog asks)", await apps.act(a, "page_click", {"text": "Remove product"}), rf"dialog opened|Remove {GONE_SKU}")
-    if not re.search(r"Yes, remove it", asked) and not re.search(r"Yes, remove it", await a.call("page_read", {})):
-        # Neither the answer nor the page shows the dialog: the model clicks the button again.
-        apps.told("click Remove product again (no dialog on the page)", await apps.act(a, "page_click", {"text": "Remove product"}), rf"dialog opened|Remove {GONE_SKU}")
+    for _ in range(3):
+        if re.search(r"Yes, remove it", asked):
+            break
+        # Neither the answer nor the page shows the dialog yet: the model reads the page again. (A second click on
+        # "Remove product" would land on the dialog's backdrop once it opens, and close it.)
+        await asyncio.sleep(1)
+        asked = await a.call("page_read", {})
     return apps.told("click Yes, remove it", await apps.act(a, "page_click", {"text": "Yes, remove it"}), rf"Removed {GONE_SKU}")
 
 
@@ -504,7 +513,7 @@ def _button_paragraph(text: str, words: str) -> str | None:
 
 
 async def remove_playwright(a: Agent, apps: Apps) -> str:
-    text = await _open_playwright(a, apps, r'textbox "SKU to remove"')
+    text = await _open_playwright(a, apps)
     await a.call("browser_type", {"element": "SKU to remove", "target": _need(ref_in(text, r'textbox "SKU to remove"'), "SKU to remove"), "text": GONE_SKU})
     await a.call("browser_click", {"element": "Remove product", "target": _need(_button_paragraph(text, "Remove product"), "Remove product")})
     text = await _pw_snap(a)
@@ -521,13 +530,13 @@ EMAIL = "ops@example.com"
 
 
 async def report_actions(a: Agent, apps: Apps) -> str:
-    await _open_actions(a, apps, r'textbox "Report email"|@e\d+ canvas')
+    await _open_actions(a, apps)
     steps = [{"tool": "page_fill", "arguments": {"text": "Report email", "value": EMAIL}}, {"tool": "page_click", "arguments": {"text": "Save report settings"}}]
     return apps.told("fill Report email, click Save report settings (past the fold of the app's view)", await a.call("page_act", {"steps": steps}), rf"weekly report goes to {re.escape(EMAIL)}")
 
 
 async def report_playwright(a: Agent, apps: Apps) -> str:
-    text = await _open_playwright(a, apps, r'textbox "Report email"')
+    text = await _open_playwright(a, apps)
     await a.call("browser_type", {"element": "Report email", "target": _need(ref_in(text, r'textbox "Report email"'), "Report email"), "text": EMAIL})
     return await a.call("browser_click", {"element": "Save report settings", "target": _need(_button_paragraph(text, "Save report settings"), "Save report settings")})
 
