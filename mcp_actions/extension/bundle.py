@@ -23,6 +23,7 @@ A file in it that is not the user's, or that others may write, is replaced.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import os
 import stat
@@ -33,7 +34,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..runtimes.page_script import engine_js
-from .identity import extension_id, extension_version
+from .identity import extension_id, extension_version, manifest
 
 __all__ = ["ENGINE_FILE", "EXTENSION_DIR_ENV", "ExtensionFolderRefused", "extension_dir", "extension_info", "package_dir", "refresh_extension"]
 
@@ -104,6 +105,7 @@ def _wanted() -> dict[str, bytes]:
     """Every file of the extension by name: the package's files and the current engine."""
     files = {path.name: path.read_bytes() for path in package_dir().iterdir() if path.is_file()}
     files[ENGINE_FILE] = engine_js().encode("utf-8")
+    files["manifest.json"] = (json.dumps(manifest(), indent=2) + "\n").encode("utf-8")  # with this package's version
     return files
 
 
@@ -147,6 +149,9 @@ def extension_dir() -> Path:
 
 
 def extension_info() -> dict[str, Any]:
-    """``{"path", "id", "version"}``: what ``mcp-actions extension --json`` prints (the folder written first)."""
+    """``{"path", "id", "version", "version_name"}``: what ``mcp-actions extension --json`` prints (the folder written first).
+
+    ``version`` is Chrome's form of the package's version, ``version_name`` the package's own.
+    """
     refresh_extension()
-    return {"path": str(_target()), "id": extension_id(), "version": extension_version()}
+    return {"path": str(_target()), "id": extension_id(), "version": extension_version(), "version_name": str(manifest()["version_name"])}

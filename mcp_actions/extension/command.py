@@ -17,7 +17,7 @@ from .bundle import extension_info
 
 __all__ = ["run_extension_command", "run_pairings_command"]
 
-_HOW = """mcp-actions browser extension {version} (id {id})
+_HOW = """mcp-actions browser extension {version_name} (id {id})
   folder: {path}
 
 Load it once (Chrome, Chromium or Edge):
@@ -25,8 +25,8 @@ Load it once (Chrome, Chromium or Edge):
   2. turn on Developer mode
   3. click "Load unpacked" and choose the folder above
 
-Then open the connect link `mcp-actions serve` prints on stderr (also in
-actions://bridge/launch and on the bridge's status page), and share the tabs
+Then open the connect link `mcp-actions serve --browser none` prints on stderr
+(also in actions://bridge/launch and on the bridge's status page), and share the tabs
 the agent may operate, one by one. docs/extension.md has the details.
 """
 
@@ -57,7 +57,7 @@ def run_pairings_command(*, as_json: bool, forget: str | None, out: TextIO, err:
 
 
 def run_extension_command(*, as_json: bool, out: TextIO) -> int:
-    """Print the extension's folder, id and version (``{"path", "id", "version"}`` with ``as_json``)."""
+    """Print the extension's folder, id and version (``{"path", "id", "version", "version_name"}`` with ``as_json``)."""
     info = extension_info()
     if as_json:
         out.write(json.dumps(info) + "\n")

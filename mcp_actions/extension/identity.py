@@ -12,18 +12,42 @@ import base64
 import functools
 import hashlib
 import json
+import re
 from importlib import resources
 from typing import Any
 from urllib.parse import urlencode
 
-__all__ = ["connect_url", "extension_id", "extension_origin", "extension_version", "id_from_key", "manifest"]
+from .. import __version__
+
+__all__ = ["chrome_version", "connect_url", "extension_id", "extension_origin", "extension_version", "id_from_key", "manifest"]
+
+
+def chrome_version(package_version: str) -> str:
+    """The package's version in the form Chrome takes: one to four integers (``0.0.1.dev915+g3b1`` → ``0.0.1.915``).
+
+    A release (``0.2.0``) is itself; a build between releases adds its dev number as a fourth part, so
+    every build of the package gives its extension a version of its own, and a later build a higher one.
+    """
+    release = re.match(r"(\d+(?:\.\d+){0,2})", package_version)
+    parts = (release.group(1) if release else "0").split(".")
+    dev = re.search(r"\.dev(\d+)", package_version)
+    if dev:
+        parts = [*parts, *["0"] * (3 - len(parts)), dev.group(1)]
+    return ".".join(str(min(int(part), 65535)) for part in parts)
 
 
 @functools.cache
 def manifest() -> dict[str, Any]:
-    """The extension's ``manifest.json``, as shipped."""
+    """The extension's ``manifest.json`` as this install writes it: the package's own version in it.
+
+    One version everywhere: the extension the package ships is that package's build, so its
+    ``version`` is the package's in Chrome's form and its ``version_name`` (what Chrome shows) the
+    package's as ``mcp-actions --version`` prints it.
+    """
     text = resources.files("mcp_actions.extension").joinpath("chrome", "manifest.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
+    data["version"] = chrome_version(__version__)
+    data["version_name"] = __version__
     return data
 
 
