@@ -105,7 +105,8 @@ function boxName(box) {
 
 /** The listed controls in box (all for the document) and whether a person sees each now. */
 function seenNow(box) {
-  var els = M.actionableInOrder().filter(function (el) { return !box || box.contains(el); });
+  // The controls page_observe would list (drawn_controls.js reachable: seen as they are, or drawn by another box).
+  var els = M.actionableInTree().filter(function (el) { return (!box || box.contains(el)) && M.reachable(el); });
   return els.map(function (el) { return { el: el, seen: !!M.seenRect(el) }; });
 }
 
