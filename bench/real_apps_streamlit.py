@@ -331,8 +331,8 @@ _READ_GRID_END = """() => {
 
 async def grid_row_playwright(a: Agent, apps: Apps) -> str:
     await _open_playwright(a, apps)
-    # The snapshot shows the grid's toolbar and none of its rows (drawn on a canvas): the model looks.
-    await a.call("browser_take_screenshot", {})
+    # The snapshot shows the grid's toolbar and none of its rows (drawn on a canvas), and gives no ref to
+    # scroll it by: the model reads the grid with a script (not a screenshot: it could not read row 317 there).
     read = await a.call("browser_evaluate", {"function": _READ_GRID_END})
     return _need(_row_price(read), f"{ROW}'s row")
 
