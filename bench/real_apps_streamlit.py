@@ -2,8 +2,10 @@
 
 Streamlit is installed from PyPI into a venv of its own under the bench's cache
 (``<cache>/venv-streamlit``, never the project's venv). The bench writes the app at run time
-(``_APP``): a shop's catalogue of 320 products with Base Web controls, a canvas data grid and a
-view that scrolls inside Streamlit's own container (``section.stMain``), not the document:
+(``_APP``): a shop's catalogue of 320 products with drawn controls (in 1.67 the slider and the
+checkbox are React Aria's, a real ``<input>`` in a 1 px clipped box; the selects are Base Web's), a
+canvas data grid and a view that scrolls inside Streamlit's own column (``main.stMain``,
+``overflow-y: auto``), not the document:
 
 - filters: a slider "Minimum price", a checkbox "In stock only", a selectbox "Category", and the
   line "Showing N of 320 products";
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import sqlite3
 import subprocess
@@ -212,8 +215,6 @@ def serving(cache: Path, work: Path) -> Iterator[dict[str, Any]]:
 @contextlib.contextmanager
 def _env(**values: str) -> Iterator[None]:
     """Environment variables for a child started inside the block (the app reads its database's path)."""
-    import os
-
     old = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
