@@ -4,7 +4,8 @@
 ``page_hover``; ``action/fill``, ``action/clear`` and ``action/upload`` ``page_fill`` (``value``,
 ``""``, ``files``); ``action/type`` ``page_press`` a key a character; ``action/press``
 ``page_press``; ``action/scroll`` ``page_scroll``; ``action/select`` ``page_select``;
-``action/check``/``action/uncheck`` ``page_click`` when the box is not in that state yet; and
+``action/check``/``action/uncheck`` ``page_click`` when the box is not in that state yet (the state read
+from the ``page_find`` that finds a box named by its text, else from ``page_observe``); and
 ``action/drag`` ``page_drag``. A selector becomes the ``ref`` or ``text`` the tools take
 (``BapCore.element``, bap/selectors.py); an element error names that selector (``naming``).
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from ..errors import ErrorCode
 from .core import BapCore, options_of
-from .elements import parse_observation
+from .elements import parse_elements, parse_observation
 from .errors import BapError, naming
 
 __all__ = ["ActionMethods", "Handler"]
@@ -73,13 +74,14 @@ class ActionMethods(BapCore):
 
         return run
 
-    async def fill(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def fill(self, params: dict[str, Any], *, submit: bool = False) -> dict[str, Any]:
+        """``action/fill``; ``submit``: Enter pressed in the field too, in the same call (an agent/act's fill, then Enter in it: bap/act.py)."""
         page = self.page_of(params)
         value = params.get("value")
         if not isinstance(value, str):
             raise _invalid("action/fill needs a value")
         with naming(params.get("selector")):
-            await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": value}, page)
+            await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": value, **({"submit": True} if submit else {})}, page)
         return {}
 
     async def clear(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -164,13 +166,24 @@ class ActionMethods(BapCore):
         async def run(params: dict[str, Any]) -> dict[str, Any]:
             page = self.page_of(params)
             with naming(params.get("selector")):
-                where = await self.as_ref(await self.element(params.get("selector"), page), page)
-                state = next((e["flags"] for e in await self._elements(page) if e["ref"] == where.get("ref")), None)
+                where, state = await self._box(await self.element(params.get("selector"), page), page)
                 if state is None or ("checked" in state) != checked:
                     await self.call("page_click", where, page)
             return {}
 
         return run
+
+    async def _box(self, where: dict[str, str], page: str | None) -> tuple[dict[str, str], list[str] | None]:
+        """The ref of the box ``where`` names and its states: one ``page_find`` for a box named by its text
+        (its match says checked or unchecked, as page_observe does), else the box read from ``page_observe``."""
+        if "text" in where:
+            found = parse_elements(str(await self.call("page_find", {"text": where["text"], "max_results": 2}, page)).splitlines())
+            if len(found) != 1:
+                return where, None  # none, or several: the click by text says which (refused with their refs)
+            where = {"ref": found[0]["ref"]}
+            if {"checked", "unchecked"} & set(found[0]["flags"]):
+                return where, found[0]["flags"]
+        return where, next((e["flags"] for e in await self._elements(page) if e["ref"] == where.get("ref")), None)
 
     async def upload(self, params: dict[str, Any]) -> dict[str, Any]:
         """``action/upload``: ``page_fill {files}``, the files read by the server from its upload roots."""

@@ -11,7 +11,10 @@ pages), ``actions.py`` (``action/*``) and ``methods.py`` (observations, ``agent/
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..dispatch.builtins.reading.observe_since import ObserveMemory
@@ -32,6 +35,12 @@ __all__ = ["REQUEST", "VIEWPORT", "BapCore", "options_of"]
 REQUEST: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("bap_request", default=None)
 #: Chromium's default viewport in the contexts the server opens (no ``viewport`` option is given).
 VIEWPORT = {"width": 1280, "height": 720}
+#: Selectors an element's own attribute names (its placeholder, its test id): within one ``agent/act``
+#: the element found for one stays the one it names while it is on the page, found once (issue 55).
+REMEMBERED_SELECTORS = ("placeholder", "testId")
+#: During an agent/act (``BapCore.remembering``): the ref each remembered selector was found as. A context
+#: variable, so that another request of the connection running meanwhile does not share it.
+_REMEMBERED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("bap_remembered", default=None)
 
 
 def options_of(params: dict[str, Any]) -> dict[str, Any]:
@@ -88,11 +97,40 @@ class BapCore:
         page = params.get("pageId")
         return page if isinstance(page, str) and page else self.active
 
+    @contextlib.contextmanager
+    def remembering(self) -> Iterator[None]:
+        """Within this block (one ``agent/act``), a ``REMEMBERED_SELECTORS`` selector is found once, not before every step.
+
+        The steps of one act often name one field again and again (fill it, press Enter in it, three
+        times): each ``page_find`` would find the same element. A step whose remembered element has
+        left the page is run again with the selector found afresh (``forget``, bap/methods.py).
+        """
+        token = _REMEMBERED.set({})
+        try:
+            yield
+        finally:
+            _REMEMBERED.reset(token)
+
+    def forget(self, selectors: list[Any]) -> bool:
+        """Forget what ``selectors`` were found as in this act (on any page); whether any had been remembered."""
+        remembered = _REMEMBERED.get()
+        if not remembered:
+            return False
+        prefixes = tuple(key.split("\n", 1)[0] + "\n" for key in (_selector_key(selector, None) for selector in selectors) if key is not None)
+        gone = [key for key in remembered if prefixes and key.startswith(prefixes)]
+        for key in gone:
+            del remembered[key]
+        return bool(gone)
+
     async def element(self, selector: Any, page: str | None) -> dict[str, str]:
         """The ``ref``/``text`` an acting tool takes for a BAP selector (a locator is found as exactly one ref first)."""
         target: SelectorTarget = target_of(selector)
         if target.direct is not None:
             return target.direct
+        remembered = _REMEMBERED.get()
+        key = _selector_key(selector, page) if remembered is not None else None
+        if key is not None and remembered is not None and key in remembered:
+            return {"ref": remembered[key]}
         found = str(await self.call("page_find", {"locator": target.locator}, page))
         refs = [line.split(" ", 1)[0] for line in found.splitlines() if line.startswith("@e")]
         if not refs:
@@ -104,6 +142,8 @@ class BapCore:
                 details={"code": ErrorCode.MULTIPLE_TARGETS, "candidates": refs},
                 hint="name one element: a ref from agent/observe, or a narrower selector",
             )
+        if key is not None and remembered is not None:
+            remembered[key] = refs[0]
         return {"ref": refs[0]}
 
     async def as_ref(self, where: dict[str, str], page: str | None) -> dict[str, str]:
@@ -113,3 +153,10 @@ class BapCore:
         found = str(await self.call("page_find", {"text": where["text"], "max_results": 2}, page))
         refs = [line.split(" ", 1)[0] for line in found.splitlines() if line.startswith("@e")]
         return {"ref": refs[0]} if len(refs) == 1 else where
+
+
+def _selector_key(selector: Any, page: str | None) -> str | None:
+    """What a remembered selector is kept under (its JSON, then its page), or None for one not remembered."""
+    if not isinstance(selector, dict) or selector.get("type") not in REMEMBERED_SELECTORS:
+        return None
+    return json.dumps(selector, sort_keys=True) + "\n" + (page or "")

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["ACTION_HINTS", "parse_observation", "without_boxes"]
+__all__ = ["ACTION_HINTS", "parse_elements", "parse_observation", "without_boxes"]
 
 _LINE = re.compile(r"^(@e[0-9]+) ([a-z-]+)(?: |$)")
 #: The tag and box ``tags`` and ``bounds`` add at the end of a line (before ``in:``): `` <input> [10,20,200,24]``.
@@ -60,8 +60,13 @@ def parse_observation(text: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
         head = lines[0][len("page: ") :]
         title, rest = _string(head)
         page = {"title": title or "", "url": rest.strip() if title is not None else head.strip()}
+    return page, parse_elements(lines[1:])
+
+
+def parse_elements(lines: list[str]) -> list[dict[str, Any]]:
+    """The element lines of an answer (``page_observe``'s, or ``page_find``'s matches, which say a control's state too)."""
     elements: list[dict[str, Any]] = []
-    for line in lines[1:]:
+    for line in lines:
         match = _LINE.match(line)
         if match is None:
             continue
@@ -85,7 +90,7 @@ def parse_observation(text: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
         words = states.split()
         element["flags"] = [w for w in words if w in ("checked", "unchecked", "expanded", "collapsed", "selected", "pressed", "disabled", "new")]
         elements.append(element)
-    return page, elements
+    return elements
 
 
 def without_boxes(text: str) -> str:

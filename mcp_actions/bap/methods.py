@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..dispatch.builtins.reading.observe_since import Changes, element_lines
 from ..errors import ErrorCode
 from ..manifest.execution import ToolKind
-from .act import agent_act
+from .act import SUBMIT, agent_act
 from .actions import ActionMethods, Handler
 from .core import REQUEST, VIEWPORT, options_of
 from .elements import ACTION_HINTS, parse_observation, without_boxes
@@ -230,7 +230,21 @@ class BapMethods(PageMethods, ActionMethods):
             return str(output) if isinstance(output, str) else output
         if action not in ACT_ACTIONS:
             raise BapError.unsupported(f"the agent/act step {action!r}")
-        return await self.table[str(action)]({**({"pageId": page} if page else {}), **params})
+        routed = {**({"pageId": page} if page else {}), **params}
+
+        async def run() -> Any:
+            if step.get(SUBMIT) is True:  # a fill, and Enter in its field: one call (bap/act.py)
+                return await self.fill(routed, submit=True)
+            return await self.table[str(action)](routed)
+
+        try:
+            return await run()
+        except BapError as exc:
+            # An element remembered for its selector earlier in this act has left the page: find it afresh, once.
+            gone = (exc.data.get("details") or {}).get("code") == ErrorCode.TARGET_NOT_FOUND
+            if gone and self.forget([params.get(key) for key in ("selector", "source", "target")]):
+                return await run()
+            raise
 
     async def _condition_holds(self, condition: Any, page: str | None) -> bool:
         if not isinstance(condition, dict):
@@ -253,4 +267,5 @@ class BapMethods(PageMethods, ActionMethods):
 
     async def act(self, params: dict[str, Any]) -> dict[str, Any]:
         """``agent/act``: steps in order, each with its condition and ``onError`` (bap/act.py)."""
-        return await agent_act(params, self.page_of(params), self._step, self._condition_holds)
+        with self.remembering():  # a placeholder or test id named again is found once (core.py)
+            return await agent_act(params, self.page_of(params), self._step, self._condition_holds)
