@@ -257,10 +257,14 @@ class BrowserAuthority:
         prompt_text = arguments.get("prompt_text")
         if prompt_text is not None and not isinstance(prompt_text, str):
             raise ActionError("prompt_text must be a string", code=ErrorCode.INVALID_INPUT, evidence={"path": "/prompt_text"})
+        before = tab.page.url
         info = await tab.watch.dismiss(accept=accept, prompt_text=prompt_text)
         out: dict[str, Any] = {"ok": True, "dismissed": info is not None, "tab_id": tab.number, "accept": accept}
         if info is not None:
             out["dialog"] = info
+        if info is not None and tab.page.url != before:
+            # An accepted leave-site question let the navigation that asked it go on: say where the tab is now.
+            out["navigated"] = {"url": tab.page.url}
         return out
 
     # -- screenshots ---------------------------------------------------------------

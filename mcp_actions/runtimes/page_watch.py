@@ -41,6 +41,8 @@ T = TypeVar("T")
 DIALOG_SAFE = frozenset({"browser.dismiss_dialog", "browser.claimed_tabs.list", "browser.claimed_tabs.activate", "browser.open_tab", "browser.close_tab"})
 #: Primitives that still work on a crashed tab.
 CRASH_SAFE = frozenset({"browser.dismiss_dialog", "browser.claimed_tabs.list", "browser.open_tab", "browser.close_tab"})
+#: How long browser_dismiss_dialog waits for the navigation its accepted leave-site question lets go on.
+LEAVE_WAIT_S = 30.0
 #: How many auto-accepted alerts a page remembers.
 RECENT_DIALOGS = 10
 
@@ -61,6 +63,8 @@ class PageWatch:
         self.recent_dialogs: deque[dict[str, Any]] = deque(maxlen=RECENT_DIALOGS)
         self._spawn = spawn
         self._interrupts: set[asyncio.Future[None]] = set()
+        #: A navigation the page's leave-site question (beforeunload) holds: it waits for the answer.
+        self._leaving: asyncio.Future[Any] | None = None
         page.on("dialog", self._on_dialog)
         page.on("crash", self._on_crash)
 
@@ -103,7 +107,7 @@ class PageWatch:
         """``dialog_open``: what is showing, and how to answer it."""
         return ActionError(
             f"a {self.dialog_info['type'] if self.dialog_info else 'JavaScript'} dialog blocks tab {self.label}; "
-            "answer it with browser.dismiss_dialog (accept true or false)",
+            "answer it with the tool browser_dismiss_dialog (accept true or false)",
             code=ErrorCode.DIALOG_OPEN,
             evidence={"runtime_id": self.label, "dialog": dict(self.dialog_info or {})},
         )
@@ -133,21 +137,27 @@ class PageWatch:
             if asyncio.iscoroutine(work):
                 work.close()  # never started: do not leave a "never awaited" coroutine behind
             raise
-        task = asyncio.ensure_future(work)
+        task: asyncio.Future[T] | None = asyncio.ensure_future(work)
         interrupt: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         interrupt.call_name = name  # type: ignore[attr-defined]  # a tag interrupt_calls reads back with getattr
         self._interrupts.add(interrupt)
         try:
+            assert task is not None
             racing: set[asyncio.Future[Any]] = {task, interrupt}
             await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
             if task.done():
                 return task.result()
             error = interrupt.exception()
             assert error is not None  # an interrupt is only ever ended with set_exception
+            if name == "browser.navigate" and self.dialog_info is not None and self.dialog_info["type"] == "beforeunload":
+                # The page asks whether to leave: the navigation is not given up (that would stop it, and
+                # an accepted answer would leave the tab where it was, asking again at the next try). It
+                # waits for browser_dismiss_dialog, which lets it go on or ends it.
+                self._leaving, task = task, None
             raise error
         finally:
             self._interrupts.discard(interrupt)
-            if not task.done():
+            if task is not None and not task.done():
                 task.cancel()  # the blocked page call; Playwright drops it when the page moves on
             if not interrupt.done():
                 interrupt.cancel()
@@ -172,4 +182,22 @@ class PageWatch:
             log.info("tab %s: dialog was already answered: %s", self.label, exc)
             return {**info, "already_closed": True}
         self.recent_dialogs.append({**info, "handled": "accepted" if accept else "dismissed"})
+        await self._answered_leaving(accept=accept)
         return info
+
+    async def _answered_leaving(self, *, accept: bool) -> None:
+        """A navigation held by a leave-site question goes on once accepted (waited for), and ends once refused."""
+        leaving, self._leaving = self._leaving, None
+        if leaving is None:
+            return
+        leaving.add_done_callback(lambda done: done.cancelled() or done.exception())  # its failure is logged below, never lost
+        if not accept:
+            leaving.cancel()  # given up: the navigation stops and the tab stays where it is
+            return
+        if leaving.cancelled():
+            return
+        try:
+            # Bounded by the navigation's own wait; shielded so that this call's own end does not stop it.
+            await asyncio.wait_for(asyncio.shield(leaving), LEAVE_WAIT_S)
+        except (TimeoutError, ActionError, PlaywrightError) as exc:
+            log.info("tab %s: the navigation accepted to leave did not finish: %r", self.label, exc)

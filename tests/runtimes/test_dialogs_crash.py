@@ -121,3 +121,26 @@ async def test_a_crashed_tab_fails_its_calls_at_once(host: BrowserHost, bridge: 
     assert bridge.registry.get(tab_id) is None
     crash.cancel()
     await asyncio.gather(crash, return_exceptions=True)
+
+
+async def test_leaving_a_page_with_unsaved_changes_goes_on_once_accepted(host: BrowserHost, bridge: Bridge, pages_url: str) -> None:
+    # Wagtail's editor: a navigation away asks "Leave site?" (beforeunload). Accepting it leaves; refusing it stays.
+    tab_id = await host.new_tab(f"{pages_url}/browserhost/unsaved.html")
+    await click(bridge, tab_id, "#title")  # a person's gesture: Chromium asks only then
+    await call(bridge, tab_id, "keyboard.press", {"key": "D"})
+    away = f"{pages_url}/browserhost/dialogs.html"
+    with pytest.raises(ActionError) as caught:
+        await call(bridge, tab_id, "browser.navigate", {"url": away})
+    assert caught.value.code == "dialog_open" and caught.value.evidence["dialog"]["type"] == "beforeunload"
+    assert "browser_dismiss_dialog" in caught.value.message  # the tool a host lists
+    # Refused: the tab stays on the editor, and works.
+    stayed = await call(bridge, tab_id, "browser.dismiss_dialog", {"accept": False})
+    assert stayed["dismissed"] and stayed.get("navigated") is None
+    assert (await call(bridge, tab_id, "page.info"))["url"].endswith("/unsaved.html")
+    # Accepted: the navigation that asked goes on, and the answer says where the tab is.
+    with pytest.raises(ActionError):
+        await call(bridge, tab_id, "browser.navigate", {"url": away})
+    left = await call(bridge, tab_id, "browser.dismiss_dialog", {"accept": True})
+    assert left["dismissed"] and left["accept"] is True and left["navigated"] == {"url": away}
+    info = await call(bridge, tab_id, "page.info")
+    assert info["url"] == away and info["title"] == "Dialogs fixture"

@@ -132,7 +132,8 @@ DISMISS_DIALOG = _binding(
     "browser.dismiss_dialog",
     "browser.dismiss_dialog",
     "Answer the JavaScript dialog (confirm, prompt, beforeunload) blocking a tab: accept (default) or cancel, with prompt_text for a prompt. "
-    "Calls on a tab with an open dialog fail with dialog_open until it is answered.",
+    "Calls on a tab with an open dialog fail with dialog_open until it is answered. Accepting a page's leave-site question "
+    "(beforeunload) leaves it: the navigation that asked goes on, and navigated.url says where the tab is.",
     {
         "type": "object",
         "properties": {
