@@ -12,7 +12,7 @@ from .manifest.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:  # only named: without --backplane nothing of the backplane is imported
     from .backplane.connection import BackplaneConnection
-    from .operators.oauth import OAuthSettings
+    from .operators.tokens import OAuthSettings
 
 __all__ = ["AppOptions", "parse_cdp_headers"]
 
@@ -71,4 +71,4 @@ class AppOptions:
     bap_token: str | None = None  # --bap-token: what a BAP client presents (None: generated per start, printed on stderr)
     metrics_port: int | None = None  # --metrics-port: /metrics without a token on a port of its own (None: only the bridge port's)
     metrics_host: str = "127.0.0.1"  # --metrics-host
-    oauth: OAuthSettings | None = None  # --oauth-issuer, --oauth-audience, --oauth-scopes: MCP authorization (operators/oauth.py)
+    oauth: OAuthSettings | None = None  # --oauth-issuer, --oauth-audience, --oauth-scopes: MCP authorization (operators/tokens.py, server/oauth.py)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # imported where used: validate and check never pay for the s
     from .actions_app import AppOptions
     from .backplane.connection import BackplaneConnection
     from .manifest.limits import Limits
-    from .operators.oauth import OAuthSettings
+    from .operators.tokens import OAuthSettings
 from .manifest.report import human_lines, json_text, validate_paths
 from .ports import PortInUse
 
@@ -445,7 +445,7 @@ def _oauth(args: argparse.Namespace) -> OAuthSettings | None:
         return None
     from urllib.parse import urlsplit
 
-    from .operators.oauth import OAuthSettings
+    from .operators.tokens import OAuthSettings
 
     if args.transport == "stdio":
         raise UsageError("--oauth-issuer is for the HTTP transports (--transport streamable-http or sse): over stdio the host that starts the server is its user")
@@ -643,7 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             level = "INFO"
         logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         options, transport, host, port, sources = _serve_options(args)
-        from .server.transports import serve
+        from .launcher import serve
 
         try:
             asyncio.run(

@@ -28,7 +28,7 @@ os.environ.setdefault("MCP_ACTIONS_ISOLATED", "1")
 os.environ.setdefault("MCP_ACTIONS_AUDIT_LOG", "off")
 # Nor assemble the browser extension in the user's data folder (extension/bundle.py).
 os.environ.setdefault("MCP_ACTIONS_EXTENSION_DIR", tempfile.mkdtemp(prefix="mcp-actions-extension-"))
-# Nor keep the outcome of their `mcp-actions check` runs among the user's (checks/last_check.py).
+# Nor keep the outcome of their `mcp-actions check` runs among the user's (operators/last_check.py).
 os.environ.setdefault("XDG_STATE_HOME", tempfile.mkdtemp(prefix="mcp-actions-state-"))
 
 

@@ -22,19 +22,19 @@ import mcp_actions
 
 PACKAGE_ROOT = Path(mcp_actions.__file__).resolve().parent
 #: The MCP adapter and the programs around it; everything else is the core.
-SHELL = {"server", "cli", "demo", "__main__"}
+SHELL = {"server", "launcher", "cli", "demo", "__main__"}
 
 #: Every unit, lowest layer first (the "Layout" list of docs/development.md): each may import only those before it.
 LAYERS = (
     # low-level helpers, below every package
     "errors", "jsonutil", "page_chars", "url_secrets", "file_urls", "defaults", "deadline", "events", "ports", "bounded_regex", "schema_check", "primitive_dictionary", "audit_log",
-    "manifest", "workflow", "bridge", "transfer", "runtimes", "extension", "learning",
+    "manifest", "workflow", "bridge", "operators", "transfer", "runtimes", "extension", "learning",
     "catalog", "projection", "resources", "convert", "protocols",
     "dispatch", "checks", "backplane", "agent_sessions", "app_options", "actions_app", "authoring",
     # the agent protocols' doors that need no MCP SDK (BAP), beside the MCP adapter below
     "bap",
     # the shell: the MCP adapter and the programs
-    "server", "demo", "cli", "__main__", "docgen",
+    "server", "launcher", "demo", "cli", "__main__", "docgen",
 )  # fmt: skip
 
 

@@ -5,7 +5,7 @@ or the ``X-BAP-Token`` header) and, when it comes from a browser page, an ``Orig
 ``--http-allowed-origins`` lists (no ``Origin``: a program, accepted); both are checked on the
 HTTP upgrade, before any message is read. Then the connection is an agent session
 (With ``--oauth-issuer`` a client may present, instead, the bearer token an MCP client of this
-server would (``Authorization: Bearer``, checked as MCP's are: ``operators/oauth.py``); its
+server would (``Authorization: Bearer``, checked as MCP's are: ``operators/tokens.py``); its
 subject is then the session's user (the audit log, the status page, the policy).
 ``SessionKey.of_bap``, in the server's ``SessionBook``, so ``--max-sessions`` counts it with
 MCP's): every request runs in its scope, and when the connection closes, sends ``shutdown``
@@ -129,17 +129,15 @@ class BapDoor:
 
     async def _check_bearer(self, connection: ServerConnection, token: str) -> Response | None:
         """An OAuth bearer token, checked as the MCP door checks it (signature, issuer, audience, time, scopes)."""
-        from ..operators.oauth import user_of_token
-
         settings = self.app.options.oauth
         assert settings is not None
-        access = await self.app.operators.verifier().verify_token(token)
-        if access is None:
+        verified = await self.app.operators.verifier().verify(token)
+        if verified is None:
             return connection.respond(HTTPStatus.UNAUTHORIZED, "mcp-actions: the bearer token was refused (signature, issuer, audience or expiry)\n")
-        missing = [scope for scope in settings.scopes if scope not in access.scopes]
+        missing = verified.lacks(settings.scopes)
         if missing:
             return connection.respond(HTTPStatus.FORBIDDEN, f"mcp-actions: the bearer token lacks the scope {missing[0]}\n")
-        self._users[connection] = user_of_token(access)
+        self._users[connection] = verified.user
         return None
 
     def _ended(self, session_id: str) -> None:

@@ -25,7 +25,7 @@ read the status page or ask ``/pair`` for a pairing (the notion of "ours" is
   credential, never the start token.
 - ``GET /?token=…`` — the local status page (``status_page.py``), start token only.
 - ``GET /status/events?token=…`` — the status page's live updates (server-sent events,
-  ``operators/live.py``), start token only; ``GET /status.js`` — the page's own script (no secret).
+  ``status_live.py``), start token only; ``GET /status.js`` — the page's own script (no secret).
 - ``GET /metrics`` — Prometheus' text format (``operators/metrics.py``), with the start token as a
   bearer token or ``?token=``; 404 until the composition root sets ``metrics``.
 - ``GET /healthz`` — ``ok``, for supervisors; reveals nothing.
@@ -57,11 +57,11 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from ..operators.live import LiveFeed, event_stream
 from ..ports import LOOPBACK_HOSTS, host_allowed
 from .credentials import Admission, Credential, is_web_origin, trust_of
 from .pairings import PairingStore
 from .scope import session_of_credential
+from .status_live import LiveFeed, event_stream
 from .status_page import STATUS_SCRIPT
 
 __all__ = ["REPLACES_HEADER", "HttpRoutes", "json_response", "plain_response"]

@@ -14,7 +14,7 @@ token that opened this page: whatever page they land in may read them.
 
 Everything that came from a runtime (urls, titles, keys) is page-controlled
 text, so every value is HTML-escaped. The page runs one script, its own (``/status.js``):
-it follows the live updates (server-sent events, ``operators/live.py``) and puts the content
+it follows the live updates (server-sent events, ``status_live.py``) and puts the content
 the server rendered in place, so the page changes without a reload.
 """
 
@@ -187,7 +187,7 @@ def render_status_body(
     ``recent_calls``: audit log entries, oldest first (shown newest first: tool, page, decision,
     status, time, client, the map's trust, the runtime's authorization id); ``failed_maps``:
     ``{file, errors}`` of each map that failed to load; ``drifted_maps``: the last ``mcp-actions check`` of each
-    served map that drifted (``{map, url, checked_at, failed}``, checks/last_check.py); ``runtime_tools``: each runtime's tools;
+    served map that drifted (``{map, url, checked_at, failed}``, operators/last_check.py); ``runtime_tools``: each runtime's tools;
     ``policy``: the policy in force (``{file, rules, reload_error}``), None without one.
     ``browser_session``: the browser host's agent session (``{name, …}``), None while unnamed.
     ``extension_connect_url``: the browser extension's connect page for this bridge (docs/extension.md).

@@ -22,12 +22,12 @@ from typing import Any, TextIO
 
 from ..errors import ActionError, ActionsError, ErrorCode
 from ..manifest.load import load_paths
+from ..operators.last_check import record_check
 from ..projection.extract import EXTRACT_PRIMITIVE
 from ..projection.project import CompiledProjection
 from ..projection.service import ProjectionService
 from ..runtimes.headless import headless_tab
 from .drift import SEVERITY_ORDER, drift_report, failing
-from .last_check import record_check
 from .tool_targets import wait_until_expected
 
 __all__ = ["CHECK_TIMEOUT_MS", "FAIL_ON_CHOICES", "READY_TIMEOUT_MS", "format_report", "run_check_command"]

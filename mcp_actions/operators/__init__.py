@@ -4,8 +4,12 @@
   page and the policy;
 - ``metrics``: ``/metrics`` in Prometheus' text format, counted from the audit log's lines and read
   from the running parts at each scrape;
-- ``oauth``: the MCP server as an OAuth 2.1 protected resource (``--oauth-issuer``);
-- ``live``: the status page's server-sent events.
+- ``last_check``: the last ``mcp-actions check`` of each map, for the status page;
+- ``tokens``: OAuth access tokens checked against the issuer's keys (``--oauth-issuer``); the MCP
+  door's adapter to the SDK's authorization is ``server/oauth.py``;
+- ``parts``: all of these wired to the app.
+
+The status page's live updates are the bridge's (``bridge/status_live.py``): it serves the page.
 
 Nothing here imports ``prometheus_client`` or ``joserfc`` at import time: they load when the option
 needing them is used, or at the first scrape (start-up stays as fast as without them).

@@ -12,16 +12,15 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..bridge.events import RuntimeEvent
+from ..bridge.status_live import LiveFeed
 from ..errors import UsageError
 from ..events import MapsFailed, ResourcesListChanged, ToolsChanged
-from .live import LiveFeed
 from .metrics import CallCounts, ScrapeSources, door_of_session, render
 
 if TYPE_CHECKING:
-    from ..actions_app import ActionsApp
     from ..bridge.websocket import BridgeServer
     from .metrics_port import MetricsPort
-    from .oauth import JwksVerifier
+    from .tokens import JwksVerifier
 
 __all__ = ["Operators"]
 
@@ -29,7 +28,8 @@ __all__ = ["Operators"]
 class Operators:
     """Counts every call that ends and follows what the status page shows, for ``/metrics`` and the live page."""
 
-    def __init__(self, app: ActionsApp) -> None:
+    def __init__(self, app: Any) -> None:
+        """``app``: the ``ActionsApp`` (not named as a type: it imports this module, and modules here import each other one way only)."""
         self.app = app
         self.calls = CallCounts(named=self._named)
         self.live = LiveFeed()
@@ -43,7 +43,7 @@ class Operators:
     def verifier(self) -> JwksVerifier:
         """The bearer-token verifier of ``--oauth-issuer`` (one for both doors: one JWKS cache), made at first use."""
         if self._verifier is None:
-            from .oauth import JwksVerifier
+            from .tokens import JwksVerifier
 
             settings = self.app.options.oauth
             assert settings is not None

@@ -23,7 +23,7 @@ from ..bridge.registry import RuntimeRegistry
 from ..bridge.websocket import BridgeServer
 from ..catalog.catalog import Catalog
 from ..catalog.maps import MapLoader
-from ..checks.last_check import drifted_maps
+from ..operators.last_check import drifted_maps
 from ..runtimes.deferred import DeferredBrowser
 from ..url_secrets import shown_url
 from .launch import extension_connect_url, launch_report
@@ -116,7 +116,7 @@ class ServerViews:
             "recent_calls": self.audit.recent(),
             "audit_health": self.audit.health(),
             "failed_maps": self.maps.failed_maps(),
-            # The map files served whose last `mcp-actions check` drifted (checks/last_check.py).
+            # The map files served whose last `mcp-actions check` drifted (operators/last_check.py).
             "drifted_maps": drifted_maps(report.file for report in self.maps.load_result.reports),
             # Each connected runtime's tools: those of the maps covering its page and those it brought itself.
             "runtime_tools": self.catalog.runtime_tools(self.runtimes.list()),

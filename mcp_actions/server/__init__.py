@@ -4,15 +4,15 @@
 the catalogue (title, annotations, output schema), the ``actions://``
 resources with their templates and subscriptions, change notifications for
 both protocol generations, progress, log messages and confirmation by
-elicitation. ``serve(options, transport=...)`` runs it over stdio, SSE or
-streamable HTTP (the HTTP transports behind Host/Origin allow-lists, an
-optional bearer token and CORS). This is the only package, with ``cli`` and
+elicitation. ``transports.McpDoor`` serves it over stdio, SSE or streamable
+HTTP (the HTTP transports behind Host/Origin allow-lists, an optional bearer
+token or OAuth, and CORS); ``mcp_actions/launcher.py`` opens it beside BAP. This is the only package, with ``cli`` and
 ``demo``, that imports the MCP SDK.
 """
 
 from typing import Any
 
-__all__ = ["build_server", "serve"]
+__all__ = ["build_server"]
 
 
 def __getattr__(name: str) -> Any:
@@ -22,8 +22,4 @@ def __getattr__(name: str) -> Any:
         from .mcp_server import build_server
 
         return build_server
-    if name == "serve":
-        from .transports import serve
-
-        return serve
     raise AttributeError(name)

@@ -146,7 +146,7 @@ def _user_of(ctx: ServerRequestContext[Any, Any]) -> User | None:
     access = getattr(authenticated, "access_token", None)
     if access is None:
         return None
-    from ..operators.oauth import user_of_token
+    from .oauth import user_of_token
 
     user: User = user_of_token(access)
     return user
