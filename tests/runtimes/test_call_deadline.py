@@ -91,6 +91,7 @@ async def test_a_timed_out_handler_does_not_act_later(opened: Host, caplog: pyte
     assert caught.value.code == ErrorCode.HANDLER_TIMEOUT
     assert time.monotonic() - started < 0.6  # at once, not after the handler's second
     call_id = caught.value.evidence["call_id"]
+    assert call_id and caught.value.evidence["runtime_id"] == opened.runtime_id
     await asyncio.sleep(WATCH_S)
     assert await opened.count() == 0  # the handler's signal aborted: it never counted
     assert await opened.engine_calls() == 0
@@ -123,6 +124,8 @@ async def test_a_wait_ends_with_its_call(opened: Host) -> None:
     with pytest.raises(ActionError) as caught:
         await opened.bridge.call("locator.wait_for", arguments, runtime_id=opened.runtime_id, timeout_ms=100)
     assert caught.value.code == ErrorCode.HANDLER_TIMEOUT
+    # Whichever ends it (the bridge's timer, the engine's own deadline, the answer to the cancel), it names its call.
+    assert caught.value.evidence["call_id"] and caught.value.evidence["runtime_id"] == opened.runtime_id
     # The engine's wait stopped with the call, not after its own 5 s.
     for _ in range(50):
         if await opened.engine_calls() == 0:
@@ -153,6 +156,7 @@ async def test_a_timed_out_click_does_not_land_when_the_busy_page_frees_up(opene
     with pytest.raises(ActionError) as caught:
         await opened.bridge.call("pointer.click", {"target": {"selector": "#bump"}}, runtime_id=opened.runtime_id, timeout_ms=100)
     assert caught.value.code == ErrorCode.HANDLER_TIMEOUT
+    assert caught.value.evidence["call_id"] and caught.value.evidence["runtime_id"] == opened.runtime_id
     await asyncio.sleep(WATCH_S)
     assert await opened.count() == 0
     clicked = await opened.bridge.call("pointer.click", {"target": {"selector": "#bump"}}, runtime_id=opened.runtime_id, timeout_ms=5000)
