@@ -13,7 +13,9 @@ One ``serve --transport streamable-http --bap-port`` process serves both; each d
 through a TCP relay that counts the bytes both ways (HTTP requests and responses with their
 headers; WebSocket frames), so "bytes" is what crossed the wire. Connecting (the BAP handshake and
 ``events/subscribe``; MCP's ``initialize`` and ``tools/list``) is counted apart from the task.
-Times are the task's wall time from the client (the connection open), median of the runs.
+Times are the task's wall time from the client (the connection open), median of the runs; the doors
+take turns run by run. ``core_calls`` counts the server's audit lines during a task: one per call of
+the core (``ActionService.handle``), the page_act's or agent/act's steps each their own.
 
 Command: ``PYTHONPATH=$PWD .venv/bin/python bench/bench_bap.py [--runs 3] [--no-save]``; writes
 ``bench/results/bap-<date>-<commit>.json``, summarised in bench/README.md.
@@ -176,22 +178,38 @@ def _commit() -> str:
     return out + ("-dirty" if dirty else "")
 
 
+def _audit_lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
 async def main_async(runs: int) -> dict[str, Any]:
     results: dict[str, Any] = {"date": datetime.date.today().isoformat(), "commit": _commit(), "runs": runs, "task": "todo-vanilla: add milk, eggs, bread; mark all complete; read what is left", "doors": {}}
     with tempfile.TemporaryDirectory() as tmp, StaticSite(PAGES) as site, _server(Path(tmp)) as (mcp_port, bap_port):
         url = f"{site.url}todo-vanilla.html"
-        for door, port, task in (("bap", bap_port, bap_task), ("mcp", mcp_port, mcp_task)):
-            async with Relay(port).running() as relay:
-                await task(relay, url)  # a first run warms the browser for this door's session; not counted
-                rows = [await task(relay, url) for _ in range(runs)]
+        audit = Path(tmp) / "audit.jsonl"
+        doors = {"bap": (bap_port, bap_task), "mcp": (mcp_port, mcp_task)}
+        rows: dict[str, list[dict[str, Any]]] = {door: [] for door in doors}
+        async with Relay(bap_port).running() as bap_relay, Relay(mcp_port).running() as mcp_relay:
+            relays = {"bap": bap_relay, "mcp": mcp_relay}
+            for door, (_, task) in doors.items():
+                await task(relays[door], url)  # a first run warms the browser for this door's session; not counted
+            # The doors take turns, run by run: a busy moment of the machine falls on both alike.
+            for _ in range(runs):
+                for door, (_, task) in doors.items():
+                    before = _audit_lines(audit)
+                    row = await task(relays[door], url)
+                    row["core_calls"] = _audit_lines(audit) - before  # one audit line per call of the core (the whole task)
+                    rows[door].append(row)
+        for door, done in rows.items():
             results["doors"][door] = {
-                "runs": rows,
-                "calls": rows[0]["calls"],
-                "connect_bytes": statistics.median(r["connect_bytes"] for r in rows),
-                "task_bytes": statistics.median(r["task_bytes"] for r in rows),
-                "task_bytes_up": statistics.median(r["task_bytes_up"] for r in rows),
-                "task_bytes_down": statistics.median(r["task_bytes_down"] for r in rows),
-                "task_s_median": statistics.median(r["task_s"] for r in rows),
+                "runs": done,
+                "calls": done[0]["calls"],
+                "core_calls": statistics.median(r["core_calls"] for r in done),
+                "connect_bytes": statistics.median(r["connect_bytes"] for r in done),
+                "task_bytes": statistics.median(r["task_bytes"] for r in done),
+                "task_bytes_up": statistics.median(r["task_bytes_up"] for r in done),
+                "task_bytes_down": statistics.median(r["task_bytes_down"] for r in done),
+                "task_s_median": statistics.median(r["task_s"] for r in done),
             }
             print(json.dumps({"door": door, **{k: v for k, v in results["doors"][door].items() if k != "runs"}}), flush=True)
     results["load_average_after"] = os.getloadavg()
