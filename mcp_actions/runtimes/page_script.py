@@ -93,6 +93,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "read_hidden.js",  # text laid out where no one sees it: a clip-path of no area, clipped away, an image that draws nothing
     "read_structure.js",  # what page_read and page_find agree on: left out, items, sections, the composed tree
     "drawn_controls.js",  # a control drawn by what a person sees while its real one is visually hidden (a slider's thumb, a label's box)
+    "rich_text.js",  # a rich-text editor's text with its bold, emphasis, code and links marked (page_read)
     "read_sections.js",  # where an element sits (its section, a definition's term) and waiting for the page's load
     "read_cursor.js",  # page_read's byte budget and cursor
     "read_tokens.js",  # how page_read says one interactive element: [role "name" @eN state]

@@ -82,7 +82,9 @@ async def test_every_editor_is_a_textbox_listed_found_and_filled(editors_url: st
             assert field is not None, (page, listing)
             assert "Editor content" not in listing and listing.count(" textbox ") == 1, (page, listing)
             read = await _text(s, "page_read", {})
-            assert re.search(rf'\[textbox "{re.escape(name)}" @e\d+ = "{re.escape(old)}"', read), (page, read)
+            # page_read marks a rich-text editor's formatting (issue 53): the draft's <strong> is **draft**.
+            said = "Old **draft**" if page == "richtext.html" else old
+            assert re.search(rf'\[textbox "{re.escape(name)}" @e\d+ = "{re.escape(said)}"', read), (page, read)
             found = await _text(s, "page_find", {"role": "textbox"})
             assert f'{field.group(1)} textbox "{name}"' in found, (page, found)
             by_label = await _text(s, "page_find", {"text": name})

@@ -158,7 +158,8 @@ def errors_text(errors: Any, label: str = "page error") -> str | None:
 def _control(sign: str, control: dict[str, Any]) -> str:
     """A control that was shown or hidden, as page_observe lines it: ``+ @e10 button "Remove Todo"``."""
     name = control.get("name")
-    return " ".join(part for part in (sign, str(control.get("ref") or ""), str(control.get("role") or ""), quote(name) if name else "") if part)
+    parts = (sign, str(control.get("ref") or ""), str(control.get("role") or ""), quote(name) if name else "", "required" if control.get("required") else "")
+    return " ".join(part for part in parts if part)
 
 
 def _state(state: dict[str, Any]) -> str:
@@ -192,6 +193,9 @@ def change_text(report: dict[str, Any]) -> str:
         lines.append("dialog closed" if closed == 1 else f"{closed} dialogs closed")
     messages = [str(text) for text in report.get("messages") or []]
     lines.extend(message_lines(messages, report.get("messages_count")))
+    if report.get("selection"):
+        # What the action selected (Control+A or Shift+End in an editor, a double-click on a word): what a next key acts on.
+        lines.append(f"selected {quote(report['selection'])}")
     states = [s for s in report.get("states") or [] if isinstance(s, dict)]
     lines.extend(_state(state) for state in states)
     more_states = int(report.get("states_count") or 0) - len(states)

@@ -6,8 +6,12 @@
  * what was typed into it (a maxlength cut, a mask or formatter, a number field that refused letters).
  *
  * observe_changes.js takes statesMark(slot, typed) with its change mark and statesReport(slot) with its
- * report. A page_act mark ("act") spans several actions: what a step typed is expected there too, so a
- * field that holds what was typed is not said again by the whole call's report.
+ * report. The page's address is said when it moved (url): from the address the last answer said, so a
+ * history.replaceState the page made between two actions (an autosave moving …/add/ to …/34/edit/) is said
+ * by the next answer (issue 53); a page_act mark compares with its own start (its steps' lines are cut).
+ * The text an action selected is said too (a key press in an editor: Control+A, Shift+End). A page_act mark
+ * ("act") spans several actions: what a step typed is expected there too, so a field that holds what was
+ * typed is not said again by the whole call's report.
  */
 var normalize = M.normalize,
   cap = M.cap,
@@ -19,7 +23,8 @@ var MAX_STATES = 6; // controls said per answer
 var VALUE_CAP = 100; // characters of a value said
 var BUTTONS = { button: 1, submit: 1, reset: 1, image: 1 };
 var ONE_OF = { radio: 1, menuitemradio: 1, tab: 1, option: 1 }; // choosing one un-chooses another: only the chosen is said
-var snapshots = {}; // slot -> {states: Map element -> state, typed: Map element -> value (null: the action's line says it), messages}
+var snapshots = {}; // slot -> {states: Map element -> state, typed: Map element -> value (null: the action's line says it), messages, url}
+var urlSaid = null; // the address this document's last acting answer said, or its first mark's
 
 /** What a person sees of el's state: {said?: "checked" | "unchecked" | "mixed" | "pressed" | …, value?}, as page_observe says it. */
 function stateOf(el) {
@@ -56,7 +61,9 @@ function statesNow() {
 function statesMark(slot, typed) {
   if (typeof Map !== "function") return;
   var key = slot || "";
-  snapshots[key] = { states: statesNow(), typed: new Map(), messages: M.messagesMark() };
+  var url = String(root.location.href);
+  if (urlSaid === null) urlSaid = url;
+  snapshots[key] = { states: statesNow(), typed: new Map(), messages: M.messagesMark(), url: key ? url : urlSaid, selection: selectionNow() };
   if (typed) expect(typed.ref, typed.value);
 }
 
@@ -125,9 +132,29 @@ function statesReport(slot) {
     out.messages = said.messages;
     out.messages_count = said.count;
   }
+  var url = String(root.location.href);
+  if (url !== snap.url) out.url = url; // pushState, replaceState, a hash: said as "now at …"
+  var selected = normalize(selectionNow());
+  if (selected && selected !== normalize(snap.selection)) out.selection = cap(selected, VALUE_CAP);
+  if (!key) urlSaid = url;
   return out;
 }
 
+/** The text selected now (issue 53): in the focused field, else the document's (a rich-text editor's); "" when none. */
+function selectionNow() {
+  var el = document.activeElement;
+  var tag = el ? M.tagOf(el) : "";
+  if ((tag === "input" || tag === "textarea") && typeof el.selectionStart === "number" && el.type !== "password") return String(el.value).slice(el.selectionStart, el.selectionEnd);
+  var selection = typeof root.getSelection === "function" ? root.getSelection() : null;
+  return selection ? String(selection) : "";
+}
+
+/** 1 for a field a form needs filled (required, aria-required), else 0: said first and marked among shown controls. */
+function isRequired(el) {
+  return el.required === true || (el.getAttribute && el.getAttribute("aria-required") === "true") ? 1 : 0;
+}
+
+M.isRequired = isRequired;
 M.statesMark = statesMark;
 M.statesReport = statesReport;
 M.expectState = expect;

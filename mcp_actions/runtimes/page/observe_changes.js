@@ -45,7 +45,7 @@ var CONTROLS = M.OBSERVE_INTERACTIVE; // what a person acts on, by tag or role (
 // Controls said shown or hidden per direction; new elements looked at for a clickable (a style read each).
 var MAX_CONTROLS = 4, CLICKABLE_LOOKS = 400;
 var SAID_ANYWAY = { textbox: 1, searchbox: 1, combobox: 1, spinbutton: 1, slider: 1, listbox: 1, option: 1 }; // fields and options
-var marks = {}; // slot ("" for one action, "act" for page_act) -> {lines, dialogs, controls, errors, url}
+var marks = {}; // slot ("" for one action, "act" for page_act) -> {lines, dialogs, controls, errors} (the url: change_states.js)
 
 /**
  * The labels a reported line runs together, or null. innerText joins inline siblings with nothing between
@@ -243,10 +243,10 @@ function controlChanges(before, after, added, removed) {
 }
 
 function described(els, said) {
-  var out = [];
-  var count = 0;
+  var out = [], count = 0;
   var lines = said.slice(0, SAID_LINES);
-  els.forEach(function (el) {
+  // A required field first (a revealed address's Street before its optional Company): what must be filled is never cut off.
+  els.slice().sort(function (a, b) { return M.isRequired(b) - M.isRequired(a); }).forEach(function (el) {
     var role = M.candidateRole(el);
     // A list whose items are the controls is said by its items (+ @e4 option "Madagascar"), not as a list.
     if (M.CONTAINER_ROLES[role] && (els.some(function (o) { return o !== el && el.contains(o); }) || M.actionableInTree(el).length)) return;
@@ -254,7 +254,7 @@ function described(els, said) {
     // A field or option is said even so: the line says its label or text, not the control to act on.
     if (name && !SAID_ANYWAY[role] && lines.some(function (line) { return line.indexOf(name) >= 0; })) return;
     count += 1;
-    if (out.length < MAX_CONTROLS) out.push({ ref: M.refFor(el), role: role, name: name });
+    if (out.length < MAX_CONTROLS) out.push({ ref: M.refFor(el), role: role, name: name, required: M.isRequired(el) === 1 || undefined });
   });
   return { shown: out, count: count };
 }
@@ -311,7 +311,7 @@ function slotOf(args) {
 }
 
 function takeMark(journal, slot, typed) {
-  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(true), errors: pageErrorCount(), url: String(root.location.href) };
+  marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(true), errors: pageErrorCount() };
   M.statesMark(slot, typed); // typed: {ref, value} a fill puts in its field (change_states.js)
   // From here on, what the page starts is the action's (observe_settle.js); a page_act mark spans
   // actions that arm it themselves.
@@ -372,8 +372,6 @@ function report(limit, watch, slot) {
     dialogs_closed: before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d) && !closingDialogOf(d)); }).length,
   };
   Object.assign(out, M.statesReport(slot)); // states and messages (change_states.js)
-  var url = String(root.location.href);
-  if (url !== before.url) out.url = url;
   // Only lines that appeared: they are on the page to be looked up (removed ones are gone with their elements).
   var labels = gluedLabels(out.added);
   if (labels) out.labels = labels;

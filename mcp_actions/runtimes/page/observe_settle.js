@@ -17,6 +17,10 @@
  *   localStorage through a 500 ms rateLimit on every change: each Enter waited for it, ~555 ms), while
  *   a search debounced 500 ms, which shows nothing before, is still waited for;
  * - requests (fetch, XMLHttpRequest) started the same way;
+ * - a message the action sent on a WebSocket (a data app drawn over a socket: Streamlit sends the click, its
+ *   server reruns and sends what to draw): the wait holds until a message comes back, then while more come
+ *   within SOCKET_QUIET_MS of each other (a rerun's deltas, then its end), so what the reply renders is in the
+ *   answer, not "no visible change" (issue 53);
  * - a document the page is leaving for (`beforeunload` since the mark: a link, a form's POST, a script's
  *   location change): the wait ends at once with `navigating: true`, since the page stays quiet until the
  *   response commits, and the tab host waits for that commit on the browser's own events
@@ -42,6 +46,7 @@ var MAX_DELAY_MS = 600; // a longer timer is a toast's hide or a poll, not the a
 var SHORT_DELAY_MS = 300; // a longer one holds the answer only while the page shows no change yet
 var MAX_GENERATIONS = 4; // timer -> callback -> timer ... hops followed from the action
 var HOT_MS = 20; // code this soon after an input event or tracked work continues it (handlers, promise chains)
+var SOCKET_QUIET_MS = 150; // a socket reply's messages this close together are one reply
 // The events an action delivers (trusted input or the engine's own): each starts a hot window.
 var INPUT_EVENTS = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "keydown", "keypress", "keyup", "beforeinput", "input", "change", "submit", "focusin", "focusout", "mouseover", "pointerover", "dragstart", "drop", "dragend", "scroll", "wheel"];
 
@@ -62,6 +67,8 @@ var changed = false; // the page's DOM changed since arm()
 var lastActivity = 0; // when tracked work last finished
 var listener = null; // the running settle's wake-up
 var leaving = false; // the page began leaving for another document since arm()
+var socketsAwaited = 0, socketUntil = 0; // sockets the action sent on, no reply yet; when the last reply's messages end
+var awaited = null, listened = null; // WeakSets: the sockets awaited since arm(), those we listen to (never the page's expandos)
 
 function now() {
   return nativeNow.call(Date);
@@ -187,6 +194,35 @@ function wrapRequests() {
   }
 }
 
+function wrapSockets() {
+  var Socket = root.WebSocket;
+  if (typeof Socket !== "function" || !Socket.prototype || typeof Socket.prototype.send !== "function" || typeof WeakSet !== "function") return;
+  listened = new WeakSet();
+  var nativeSend = Socket.prototype.send;
+  Socket.prototype.send = function send() {
+    var generation = generationNow(), socket = this;
+    if (generation && awaited && !awaited.has(socket)) {
+      awaited.add(socket);
+      socketsAwaited++;
+      if (!listened.has(socket)) {
+        listened.add(socket);
+        var replied = function () {
+          if (!armed) return;
+          if (awaited.has(socket)) {
+            awaited.delete(socket);
+            socketsAwaited--;
+          }
+          socketUntil = now() + SOCKET_QUIET_MS;
+          finished(1);
+        };
+        socket.addEventListener("message", replied);
+        socket.addEventListener("close", replied);
+      }
+    }
+    return nativeSend.apply(this, arguments);
+  };
+}
+
 function onInput() {
   if (!armed) return;
   hotUntil = now() + HOT_MS;
@@ -213,6 +249,7 @@ function arm() {
     installed = true;
     wrapTimers();
     wrapRequests();
+    wrapSockets();
     listenToInput();
     if (typeof MutationObserver === "function") {
       changeSeen = new MutationObserver(function () { changed = true; });
@@ -226,6 +263,9 @@ function arm() {
   pendingTimers = 0;
   pendingLong = 0;
   pendingRequests = 0;
+  socketsAwaited = 0;
+  socketUntil = 0;
+  awaited = typeof WeakSet === "function" ? new WeakSet() : null;
   hotUntil = 0;
   lastActivity = 0;
   leaving = false;
@@ -270,11 +310,12 @@ function settle(options, call) {
       if (armed && leaving) return finish(true); // quiet until the next document commits: the host waits for it
       // A long timer once the page has changed is its own follow-up (a rate-limited save), not the reply.
       if (changeSeen) changed = changed || changeSeen.takeRecords().length > 0;
-      var pending = armed && (pendingTimers - (changed ? pendingLong : 0) > 0 || pendingRequests > 0);
+      var pending = armed && (pendingTimers - (changed ? pendingLong : 0) > 0 || pendingRequests > 0 || socketsAwaited > 0);
+      var socketQuiet = armed ? socketUntil - t : 0; // a socket's reply still coming in
       var quietSince = Math.max(lastMutation, armed ? lastActivity : 0, started);
-      if (!pending && t - quietSince >= quiet) return finish(true);
+      if (!pending && socketQuiet <= 0 && t - quietSince >= quiet) return finish(true);
       // Pending work wakes check() when it ends (listener); the timer covers the quiet window and the cap.
-      var next = pending ? timeout - (t - started) : Math.min(quiet - (t - quietSince), timeout - (t - started));
+      var next = pending ? timeout - (t - started) : Math.min(Math.max(quiet - (t - quietSince), socketQuiet), timeout - (t - started));
       timer = nativeSetTimeout.call(root, check, Math.max(0, next));
     }
     if (typeof MutationObserver === "function") {

@@ -29,8 +29,8 @@ function stateOf(el, role) {
     var value = type === "password" ? (el.value ? "••••" : "") : String(el.value == null ? "" : el.value);
     if (value && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") out += " = " + quote(cap(value.replace(/\s+/g, " "), VALUE_CAP));
   } else if (M.isEditorField(el) || el.isContentEditable) {
-    // A code editor says the text it draws (editors.js), a rich-text editor its text.
-    var text = normalize(M.isEditorField(el) ? M.editorText(M.editorOf(el)) : el.innerText);
+    // A code editor says the text it draws (editors.js), a rich-text editor its text with its formatting (rich_text.js).
+    var text = normalize(M.isEditorField(el) ? M.editorText(M.editorOf(el)) : M.markedText(el));
     if (text) out += " = " + quote(cap(text, VALUE_CAP));
   } else if (role === "slider" || role === "spinbutton") {
     var said = M.valueOf(el); // a drawn slider's aria-valuetext or aria-valuenow (observe_state.js)

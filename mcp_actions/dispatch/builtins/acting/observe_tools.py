@@ -426,8 +426,18 @@ async def _press(service: ActionService, call: BuiltinCall) -> Any:
     own = call.own
     target = await _resolve_marked(service, call, {**_target(own), "focus": True})
     out = await _act(service, call, "keyboard.press", {"key": own["key"]})
-    key = out.get("key") if isinstance(out, dict) else own["key"]
-    return await _acted(service, call, f"pressed {key} on {_named(call, target)}")
+    return await _acted(service, call, f"pressed {_chord(out, own['key'])} on {_named(call, target)}")
+
+
+def _chord(out: Any, asked: str) -> str:
+    """The key or chord as pressed: its modifiers with its key (``Control+B``, not the ``b`` the primitive's key
+    alone says), a letter under a modifier written as a person names the chord; what was asked when the page moved on."""
+    if not isinstance(out, dict) or not out.get("key"):
+        return asked
+    key, modifiers = str(out["key"]), [str(m) for m in out.get("modifiers") or []]
+    if modifiers and len(key) == 1 and key.isalpha():
+        key = key.upper()
+    return "+".join([*modifiers, key])
 
 
 def _submitted(out: dict[str, Any]) -> str:
