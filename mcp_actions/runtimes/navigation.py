@@ -30,6 +30,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
+from .socket_draw import SocketDraw
+
 __all__ = ["ERROR_PAGE_WAIT_S", "LOAD_WAIT_S", "STOP_WAIT_S", "history_has", "navigate", "settled"]
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,7 @@ async def navigate(page: Page, url: str | None = None, *, reload: bool = False, 
             error_page.set()
 
     page.on("framenavigated", on_navigated)
+    sockets = SocketDraw(page)  # a page drawn over a WebSocket is answered once drawn (socket_draw.py)
     try:
         # Until the document is parsed, then its load for LOAD_WAIT_S at most: a page whose image,
         # font or tracker never arrives is there to read and act on, and waiting for its load
@@ -83,6 +86,7 @@ async def navigate(page: Page, url: str | None = None, *, reload: bool = False, 
             response = await page.goto(url, wait_until="domcontentloaded")
         with contextlib.suppress(PlaywrightTimeoutError):
             await page.wait_for_load_state("load", timeout=LOAD_WAIT_S * 1000)
+        await sockets.drawn()
         return response
     except PlaywrightTimeoutError:
         await _stop_now(page)
@@ -98,6 +102,7 @@ async def navigate(page: Page, url: str | None = None, *, reload: bool = False, 
         raise
     finally:
         page.remove_listener("framenavigated", on_navigated)
+        sockets.close()
 
 
 async def _stop_now(page: Page) -> None:
