@@ -58,7 +58,9 @@ class WsRuntime:
         uri = self.bridge_url
         if self.token is not None and query_token:
             uri += f"?token={self.token}"
-        self.ws = await connect(uri, additional_headers=headers, max_size=None, compression=None, open_timeout=5, close_timeout=1)
+        # The handshake's bound is generous: on a machine busy with other work (two test workers beside
+        # other jobs) a healthy server has been seen to take over 5 s to answer it; a refusal still comes at once.
+        self.ws = await connect(uri, additional_headers=headers, max_size=None, compression=None, open_timeout=30, close_timeout=1)
         if ready:
             await self.announce()
         return self
