@@ -1,11 +1,11 @@
 """The MCP server: a thin shell over ``ActionsApp`` on the SDK's low-level ``Server``.
 
 ``build_server`` wires tools, resources, subscriptions, logging, progress,
-confirmation and change notifications. An unknown tool is a JSON-RPC error;
-arguments that break the schema (refused before anything reaches a page) and
-an action that ran and failed are results with ``isError``, which hosts show
-to the model. Change reaches both
-protocol generations (see ``peers.py``). ``transports.py`` serves it.
+confirmation and change notifications, each concern in a module of its own:
+``tools/call`` in ``calls.py``, subscriptions and log levels in
+``subscriptions.py``, the peers that hear of change in ``peers.py`` (both
+protocol generations), what a listing says in ``tools.py`` and ``resources.py``.
+``transports.py`` serves it.
 """
 
 from __future__ import annotations
@@ -13,32 +13,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import traceback
 import warnings
-from collections.abc import AsyncIterator, Coroutine, Sequence
-from typing import Any, cast
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.subscriptions import ListenHandler
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from .. import __version__
 from ..actions_app import ActionsApp
-from ..bridge.scope import SessionKey, visible_to
-from ..dispatch.call.guards import CallContext, InputRequired
-from ..errors import ActionError, ErrorCode, UnknownTool
-from ..events import MapsFailed, ResourcesListChanged, ResourceUpdated, ToolsChanged
-from ..page_chars import well_formed
+from ..bridge.scope import SessionKey
 from . import resources as res
-from .confirm import confirmer, page_elicitor
+from .calls import tool_caller
+from .change_notices import follow_changes, tell_failed_maps
 from .instructions import INSTRUCTIONS
-from .logs import ClientLogHandler, call_event, failed_map_message, redacted, tell, tell_peer
-from .peers import SCOPE_KEY, Hears, Peer, Peers, sessions_hear
+from .logs import ClientLogHandler
+from .peers import SCOPE_KEY, Peers
 from .sessions import SESSION_KEY, AgentSessions
-from .tools import error_result, mark_page_content, mcp_tool, protocol_error, success_result
+from .subscriptions import Subscriptions
+from .tools import mcp_tool
 from .watches import ResourceWatches, watching_listen
 from .well_formed import answering
 
@@ -50,35 +47,6 @@ Ctx = ServerRequestContext[dict[str, Any], Any]
 
 #: The capabilities we announce: the tool and resource lists change, resources can be subscribed to.
 NOTIFICATIONS = NotificationOptions(tools_changed=True, resources_changed=True)
-
-
-async def tell_failed_maps(peer: Peer, failed: Sequence[dict[str, Any]]) -> None:
-    """One ``error`` log message per map that failed to load, naming its file, pointer and problem."""
-    for entry in failed:
-        await tell_peer(peer, "error", failed_map_message(entry))
-
-
-def _progress_of(ctx: Ctx) -> Any:
-    if not ctx.meta or ctx.meta.get("progress_token", ctx.meta.get("progressToken")) is None:
-        return None
-
-    async def progress(done: float, total: float | None, message: str) -> None:
-        await ctx.session.report_progress(done, total, well_formed(message))
-
-    return progress
-
-
-def _client_name(ctx: Ctx) -> str | None:
-    """The client's ``clientInfo.name``: from ``initialize``, or a 2026-07-28 request's envelope (the SDK fills both in)."""
-    params = ctx.session.client_params
-    return params.client_info.name if params is not None and params.client_info is not None else None
-
-
-def _http_session(ctx: Ctx) -> str | None:
-    """The streamable-HTTP session id of a request (None for other transports and 2026-07-28 requests)."""
-    headers = getattr(ctx.request, "headers", None)
-    session_id = headers.get("mcp-session-id") if headers is not None else None
-    return session_id if isinstance(session_id, str) and session_id else None
 
 
 def build_server(
@@ -115,31 +83,7 @@ def build_server(
         sending.add(task)
         task.add_done_callback(sending.discard)
 
-    def on_maps_failed(event: MapsFailed) -> None:
-        for peer in peers.peers():
-            # A runtime's own map is its agent session's business alone (docs/sessions.md).
-            told = [entry for entry in event.maps if peer.sees(app.maps.owner_of_map(entry["file"]))]
-            if told:
-                spawn(tell_failed_maps(peer, told))
-
-    def resource_audience(event: ResourceUpdated) -> Hears:
-        # A runtime's resource is news to the sessions that may see the runtime (docs/sessions.md): a
-        # subscription made before the runtime existed, or to another session's, hears nothing of it.
-        told = sessions_hear(event.sessions)
-        try:
-            _, found = app.resources.resolve(event.uri)
-        except ActionError:
-            return told
-        runtime_id = found.get("runtime_id")
-        if not runtime_id:
-            return told
-        runtime = app.bridge.registry.get(runtime_id)
-        return lambda key: told(key) and (key is None or (runtime is not None and visible_to(runtime.session, key)))
-
-    app.events.subscribe(ToolsChanged, lambda event: spawn(peers.publish_tools_changed(sessions_hear(event.sessions))))
-    app.events.subscribe(MapsFailed, on_maps_failed)
-    app.events.subscribe(ResourceUpdated, lambda event: spawn(peers.publish_resource_updated(event.uri, resource_audience(event))))
-    app.events.subscribe(ResourcesListChanged, lambda _: spawn(peers.publish_resources_changed()))
+    follow_changes(app, peers, spawn)  # tools, maps, resources: told to the peers that may hear of them
     # Over HTTP several agent sessions share the product's log: each hears what happened in its own
     # requests, and a notice from outside any (a background task) reaches all without a URL in it.
     forward_logs = ClientLogHandler(peers, notices_without_urls=sessions is not None)
@@ -173,69 +117,7 @@ def build_server(
         app.prepare_in_background()  # the host has its list: compile the calls' checks while it thinks
         return listing
 
-    async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
-        peer = peers.seen(ctx)
-        loop = asyncio.get_running_loop()
-        started: list[float] = []  # set once the call passed its call-stage guards
-
-        async def admitted(binding: Any) -> None:
-            started.append(loop.time())
-            await tell(ctx, peer, "info", {"event": "call_started", "tool": binding.name})
-
-        context = CallContext(
-            progress=_progress_of(ctx),
-            elicit=page_elicitor(ctx),
-            confirm=confirmer(ctx, params),
-            request_id=str(ctx.request_id) if ctx.request_id is not None else None,
-            via="tools/call",
-            on_admitted=admitted,
-            client=_client_name(ctx),
-        )
-        try:
-            outcome = await app.service.handle(params.name, params.arguments, context)
-        except UnknownTool as exc:
-            await tell(ctx, peer, "warning", call_event("call_refused", params.name, exc))
-            raise protocol_error(exc) from exc
-        except InputRequired as ask:
-            # A 2026-07-28 client asks its user and calls again with the answer (confirm.py raised it with its result).
-            return cast(types.InputRequiredResult, ask.payload)
-        except ActionError as exc:
-            binding = app.catalog.get(params.name)
-            if not started:
-                # Refused before it ran (bad arguments, the user declined): a result the model reads
-                # (MCP 2025-11-25, SEP-1303), not a JSON-RPC error it never sees.
-                await tell(ctx, peer, "warning", call_event("call_refused", binding.name if binding else params.name, exc))
-                return error_result(exc, binding)
-            elapsed = int((loop.time() - started[0]) * 1000)
-            await tell(ctx, peer, "warning", call_event("call_failed", binding.name if binding else params.name, exc, elapsed_ms=elapsed))
-            return mark_page_content(error_result(exc, binding), binding) if binding is not None else error_result(exc)
-        except asyncio.CancelledError:
-            log.info("call of %s cancelled (by its client, or the server is stopping)", params.name)
-            raise
-        except Exception as exc:
-            # A bug. Its message may quote the arguments, and the SDK would log it whole and
-            # answer -32603: log where it happened with the values masked, answer internal_error.
-            where = "".join(traceback.format_tb(exc.__traceback__)).rstrip()
-            log.error("call of %s failed unexpectedly: %s: %s\n%s", params.name, type(exc).__name__, redacted(str(exc), params.arguments or {}), where)
-            internal = ActionError(
-                f"an unexpected failure inside mcp-actions ({type(exc).__name__}); where it happened is on the server's stderr",
-                code=ErrorCode.INTERNAL_ERROR,
-            )
-            await tell(ctx, peer, "error", call_event("call_failed", params.name, internal))
-            return error_result(internal)
-        binding = outcome.binding
-        assert binding is not None
-        await tell(ctx, peer, "info", {"event": "call_finished", "tool": binding.name, "elapsed_ms": int((loop.time() - started[0]) * 1000)})
-        try:
-            result = success_result(outcome.output, binding, state_summary=outcome.state_summary, tab=outcome.tab, unchecked=outcome.unchecked)
-        except Exception as exc:
-            # The action ran: an answer we fail to render is our failure to show it, never the call's (dispatch/call/after_action.py).
-            log.error("call of %s ran, but its answer could not be rendered: %s", params.name, type(exc).__name__, exc_info=True)
-            result = types.CallToolResult(
-                content=[types.TextContent(type="text", text=f"The action ran, but its output could not be shown ({type(exc).__name__}); it is done, do not repeat it.")],
-                is_error=False,
-            )
-        return mark_page_content(result, binding)
+    call_tool = tool_caller(app, peers)
 
     async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         peers.seen(ctx)
@@ -249,61 +131,7 @@ def build_server(
         peers.seen(ctx)
         return await res.read_resource(app.resources, str(params.uri))
 
-    def share_subscription(ctx: Ctx, uri: str, subscribed: bool) -> None:
-        # Replicas (docs/deploying.md): the session's GET stream may be open on another replica, which
-        # then notifies what the session subscribed to here.
-        session_id = _http_session(ctx)
-        if app.backplane is not None and session_id:
-            spawn(app.backplane.share_subscription(SessionKey.of_http(session_id).id, uri, subscribed))
-
-    def shared_elsewhere(session: str, uri: str, subscribed: bool) -> None:
-        if peers.share(session, uri, subscribed):
-            if subscribed:
-                watches.hold(uri)
-            else:
-                watches.release(uri)
-
-    if app.backplane is not None:
-        app.backplane.on_subscription = shared_elsewhere
-        app.backplane.on_log_level = peers.share_level
-
-    async def subscribe(ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        uri = str(params.uri)
-        try:
-            _, found = app.resources.resolve(uri)
-        except ActionError as exc:
-            raise MCPError(res.RESOURCE_NOT_FOUND, f"{exc.code}: {exc.message}", data=exc.to_error()) from exc
-        runtime_id = found.get("runtime_id")
-        if runtime_id and runtime_id in app.bridge.registry and app.bridge.registry.get_visible(runtime_id) is None:
-            # Another agent session's runtime (docs/sessions.md): not found here, and no news of it either.
-            raise MCPError(res.RESOURCE_NOT_FOUND, f"resource_not_found: no resource at {uri}")
-        peer = peers.seen(ctx)
-        if peer is None or uri not in peer.subscriptions:
-            watches.hold(uri)  # e.g. a projection starts being re-read after each call
-        if peer is not None:
-            peer.subscriptions.add(uri)
-        share_subscription(ctx, uri, True)
-        return types.EmptyResult()
-
-    async def unsubscribe(ctx: Ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
-        uri = str(params.uri)
-        peer = peers.seen(ctx)
-        if peer is None:
-            watches.release(uri)  # a client we cannot tell apart: its subscribe held once
-        elif uri in peer.subscriptions:
-            peer.subscriptions.discard(uri)
-            watches.release(uri)
-        share_subscription(ctx, uri, False)
-        return types.EmptyResult()
-
-    async def set_level(ctx: Ctx, params: types.SetLevelRequestParams) -> types.EmptyResult:
-        peer = peers.seen(ctx)
-        if peer is not None:
-            peer.log_level = params.level
-        session_id = _http_session(ctx)
-        if app.backplane is not None and session_id:
-            spawn(app.backplane.share_log_level(SessionKey.of_http(session_id).id, params.level))
-        return types.EmptyResult()
+    subscriptions = Subscriptions(app, peers, watches, spawn)
 
     with warnings.catch_warnings():
         # logging/setLevel is deprecated at 2026-07-28 but handshake clients still send it.
@@ -319,11 +147,12 @@ def build_server(
             on_list_resources=answering(list_resources),
             on_list_resource_templates=answering(list_templates),
             on_read_resource=answering(read_resource),
-            on_subscribe_resource=subscribe,
-            on_unsubscribe_resource=unsubscribe,
+            on_subscribe_resource=subscriptions.subscribe,
+            on_unsubscribe_resource=subscriptions.unsubscribe,
             on_subscriptions_listen=watching_listen(ListenHandler(peers.bus), watches),
-            on_set_logging_level=set_level,
+            on_set_logging_level=subscriptions.set_level,
         )
+
     async def note_client(ctx: Ctx, call_next: Any) -> Any:
         # Every inbound message makes its client known, so a client that only connected and
         # listens (notifications/initialized, nothing else yet) still hears about changes.
