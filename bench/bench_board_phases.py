@@ -12,6 +12,7 @@ inside ``handle``, the bridge's round trips, and the page's time per primitive. 
 calls ``bench_peers.task_actions`` makes (``browser_navigate``, then ``board_add_card``).
 
     .venv/bin/python bench/bench_board_phases.py --cards 4 300 3000 --sessions 5
+    .venv/bin/python bench/bench_board_phases.py --unmapped --cards 300 --sessions 5   # first action beside a later one
 
 Results: bench/README.md, "Issue 42: where the mapped task's time goes". Spans are wall time: on a
 shared machine every figure is inflated, and the shares are what to read.
@@ -149,8 +150,32 @@ def phases(call: dict[str, Any], spans: list[dict[str, Any]]) -> dict[str, float
     return out
 
 
-async def session(root: Path, site_url: str, cards: int, work: Path, spans: Path) -> dict[str, Any]:
-    """One fresh traced server: navigate to the board, add a card; the calls' client times."""
+async def _unmapped_calls(client: Any, url: str) -> list[dict[str, Any]]:
+    """The board with no map (issue 55): navigate, find the lists' "Add a card" buttons, click one, then another.
+
+    The first ``page_click`` after the navigation and a later one side by side: the same click on
+    another list, so that what the first action after a load prepares shows as their difference.
+    """
+    import re
+
+    calls = []
+
+    async def call(label: str, name: str, arguments: dict[str, Any]) -> str:
+        t0 = time.perf_counter()
+        result = await client.call_tool(name, arguments)
+        t1 = time.perf_counter()
+        calls.append({"tool": label, "t0": t0 * 1000, "t1": t1 * 1000, "ms": (t1 - t0) * 1000, "error": bool(result.is_error)})
+        return "\n".join(getattr(c, "text", "") for c in result.content)
+
+    await call("browser_navigate", "browser_navigate", {"url": url})
+    refs = re.findall(r"@e\d+", await call("page_find", "page_find", {"name": "Add a card"}))
+    await call("page_click (first after the load)", "page_click", {"ref": refs[0]})
+    await call("page_click (a later one)", "page_click", {"ref": refs[1]})
+    return calls
+
+
+async def session(root: Path, site_url: str, cards: int, work: Path, spans: Path, *, unmapped: bool = False) -> dict[str, Any]:
+    """One fresh traced server: navigate to the board, add a card (``unmapped``: two clicks by ref); the calls' client times."""
     import bench_peers as bp
     from mcp import Client
 
@@ -163,7 +188,9 @@ async def session(root: Path, site_url: str, cards: int, work: Path, spans: Path
         await client.list_tools()
         await bp.wait_for_runtime(client)
         calls = []
-        for name, arguments in (("browser_navigate", {"url": url}), ("board_add_card", {"list": bp.LIST, "title": bp.TITLE})):
+        if unmapped:
+            calls = await _unmapped_calls(client, url)
+        for name, arguments in () if unmapped else (("browser_navigate", {"url": url}), ("board_add_card", {"list": bp.LIST, "title": bp.TITLE})):
             t0 = time.perf_counter()
             result = await client.call_tool(name, arguments)
             t1 = time.perf_counter()
@@ -184,7 +211,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             sessions, by_tool = [], defaultdict(lambda: defaultdict(list))  # type: ignore[var-annotated]
             for n in range(args.sessions):
                 spans_file = work / f"spans-{cards}-{n}.jsonl"
-                done = await session(args.root, site.url, cards, work, spans_file)
+                done = await session(args.root, site.url, cards, work, spans_file, unmapped=args.unmapped)
                 spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
                 for call in done["calls"]:
                     for key, value in phases(call, spans).items():
@@ -209,6 +236,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=5, help="fresh traced servers per card count")
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent, help="the mcp-actions tree to trace")
     parser.add_argument("--out", type=Path, help="write every span and the medians here (JSON)")
+    parser.add_argument("--unmapped", action="store_true", help="no map: the first page_click after the load beside a later one (issue 55)")
     args = parser.parse_args()
     report = asyncio.run(run(args))
     if args.out is not None:

@@ -1,0 +1,125 @@
+"""What the page engine costs a document, and the first acting call's page work beside a later one's (issue 55).
+
+Measured in the page, on the board of ``bench/board/`` (``/cards/N/``), in headless Chromium:
+
+- the engine's size (``engine_js()``, bytes);
+- per navigation: parsing and compiling it (``new Function`` of its text made unique, so that V8's
+  compilation cache cannot answer: what a new renderer pays) and its first run (every module's top
+  level, then the engine object and its installers), each in a fresh browser context;
+- the first acting call's page work after a load beside a later one's: ``refs.resolve`` with the
+  change mark, the journal's description and watched texts, and the click point (what ``page_click``
+  asks in one round trip, dispatch/builtins/acting/observe_tools.py), on one "Add a card" button and
+  then on another, right after the load; ``--warm`` runs the same call on a third button first.
+
+Command: ``.venv/bin/python bench/bench_engine_cost.py --cards 300 --loads 8``.
+Results: printed, and ``--out FILE`` (JSON). Times are wall times in the page: on a shared machine
+every figure is inflated, and the first and the later call of one load are what to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+__all__ = ["main"]
+
+#: The first and a later acting call's refs.resolve, as page_click asks it, and their change reports.
+_CALLS = """async (warm) => {
+  const engine = window.__mcpActions, out = {};
+  const timed = async (label, name, args) => {
+    const start = performance.now();
+    const reply = await engine.run(name, args);
+    out[label] = performance.now() - start;
+    if (!reply.ok) throw new Error(label + ": " + reply.error.code);
+    return reply.output;
+  };
+  const found = await timed("find", "refs.find", {name: "Add a card"});
+  const refs = JSON.stringify(found).match(/@e[0-9]+/g) || [];
+  const asked = (ref) => ({ref: ref, mark: {describe: true, watch: []}, point: true});
+  if (warm) { await timed("warm", "refs.resolve", asked(refs[2])); await timed("warm_report", "refs.change_report", {}); }
+  await timed("first", "refs.resolve", asked(refs[0]));
+  await timed("first_report", "refs.change_report", {});
+  await timed("later", "refs.resolve", asked(refs[1]));
+  await timed("later_report", "refs.change_report", {});
+  return out;
+}"""
+
+#: Parse and compile the engine's text (made unique: no compilation cache), then run it once.
+_PARSE = """(source) => {
+  const start = performance.now();
+  const engine = new Function(source + "\\n//" + Math.random());
+  const compiled = performance.now();
+  engine.call(window);
+  return [compiled - start, performance.now() - compiled];
+}"""
+
+
+async def measure(cards: int, loads: int, warm: bool, browser_path: str) -> dict[str, Any]:
+    import bench_peers as bp
+    from playwright.async_api import async_playwright
+
+    from mcp_actions.demo.static import StaticSite
+    from mcp_actions.runtimes.page_script import engine_js
+
+    engine = engine_js()
+    with tempfile.TemporaryDirectory(prefix="bench-engine-") as folder, StaticSite(bp.board_site(Path(folder), [cards])) as site:
+        url = bp.board_url(site.url, cards)
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=browser_path, args=["--no-sandbox"])
+            parse: list[list[float]] = []
+            for _ in range(loads):
+                context = await browser.new_context()
+                page = await context.new_page()
+                await page.goto(url)
+                parse.append(await page.evaluate(_PARSE, engine))
+                await context.close()
+            context = await browser.new_context()
+            await context.add_init_script(script=engine)
+            page = await context.new_page()
+            calls: list[dict[str, float]] = []
+            for _ in range(loads):
+                await page.goto(url)
+                calls.append(await page.evaluate(_CALLS, warm))
+            await browser.close()
+    median = statistics.median
+    return {
+        "cards": cards,
+        "engine_bytes": len(engine.encode()),
+        "parse_compile_ms": round(median(p[0] for p in parse), 1),
+        "first_run_ms": round(median(p[1] for p in parse), 1),
+        "warm": warm,
+        "medians_ms": {key: round(median(c[key] for c in calls), 1) for key in calls[0]},
+        "loads": calls,
+        "parses": parse,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cards", type=int, default=300)
+    parser.add_argument("--loads", type=int, default=8)
+    parser.add_argument("--warm", action="store_true", help="run the same call on another button first (what an idle-time warm-up would do)")
+    parser.add_argument("--browser-path", default="/usr/bin/chromium")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    found = asyncio.run(measure(args.cards, args.loads, args.warm, args.browser_path))
+    print(f"engine_js(): {found['engine_bytes']:,} bytes; per navigation: parse and compile {found['parse_compile_ms']} ms, first run {found['first_run_ms']} ms (medians of {args.loads})")
+    medians = found["medians_ms"]
+    print(f"{args.cards} cards{' (warmed)' if args.warm else ''}: first refs.resolve {medians['first']} ms, later {medians['later']} ms; reports {medians['first_report']} / {medians['later_report']} ms")
+    if args.out is not None:
+        args.out.write_text(json.dumps(found) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
