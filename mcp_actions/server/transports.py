@@ -254,6 +254,9 @@ class McpDoor:
         guarded = _guarded_app(app, self.transport, policy, self._life)
         self._config = uvicorn.Config(guarded, host=self.host, port=self._listening.port, log_level="warning", lifespan="on")
         _say(f"MCP over {name} at {url}")
+        if app.options.oauth is not None:
+            verifier = app.operators.verifier()
+            _say(f"MCP authorization: bearer tokens of {verifier.settings.issuer} for {verifier.audience} (metadata at /.well-known/oauth-protected-resource)")
 
     async def serve(self) -> None:
         """Serve until the transport closes (stdio) or the process is stopped (HTTP)."""

@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from .oauth_issuer import Issuer
-from .session_servers import free_port, http_serve
+from .session_servers import free_port, http_serve, wait_until
 
 OPERATOR_TOKEN = "operator-http-token"
 BRIDGE_TOKEN = "operator-bridge-token"
@@ -53,6 +53,7 @@ async def test_tokens_are_checked_and_the_subject_is_the_sessions_user(tmp_path,
     args = ("--browser", "none", "--oauth-issuer", issuer.url, "--oauth-scopes", "mcp", "--http-token", OPERATOR_TOKEN)
     with http_serve(tmp_path / "server", *args, "--bridge-port", str(bridge), "--bridge-token", BRIDGE_TOKEN) as served:
         url = served.url
+        assert wait_until(lambda: f"MCP authorization: bearer tokens of {issuer.url} for {url}" in served.stderr.read_text())  # said once it serves
         # No token: 401, pointing to the protected-resource metadata, which names the issuer.
         refused = await _initialize(url, None)
         assert refused.status_code == 401
