@@ -24,10 +24,11 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from anyio.abc import TaskStatus
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
 from mcp.server.runner import serve_connection
@@ -128,7 +129,11 @@ class AdoptingSessionManager(StreamableHTTPSessionManager):
                 handshake = _handshake(bytes(body))
                 if session_id is not None and handshake is not None:
                     self._refreshed[session_id] = time.monotonic()
-                    await self.store.put(session_id, {**handshake, "created_by": self.replica_id, "created_at": time.time()})
+                    # Whose it is (--oauth-issuer: the token's client, issuer and subject), so that every replica
+                    # serves it to that principal alone, as the SDK does for the sessions it opened itself.
+                    owner = self._session_owners.get(session_id)
+                    record = {**handshake, "created_by": self.replica_id, "created_at": time.time(), **({"owner": dict(owner)} if owner else {})}
+                    await self.store.put(session_id, record)
             await send(message)
 
         await super()._serve_opening_request(http_transport, scope, reading, sending)
@@ -150,6 +155,9 @@ class AdoptingSessionManager(StreamableHTTPSessionManager):
             idle_timeout=self.session_idle_timeout,
         )
         self._server_instances[session_id] = transport
+        owner = record.get("owner")
+        if isinstance(owner, dict) and set(owner) == {"client_id", "issuer", "subject"}:
+            self._session_owners[session_id] = cast(AuthorizationContext, owner)
 
         async def run_server(*, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
             async with transport.connect() as (read_stream, write_stream):
