@@ -154,3 +154,17 @@ async def test_the_policy_names_users_and_a_bap_client_presents_the_same_token(t
     seen = [(line.get("user"), line["decision"], line["status"], line.get("client")) for line in lines if line["tool"] == "actions.site"]
     assert [entry[:3] for entry in seen[:3]] == [("alice", "allowed", "ok"), ("bob", "denied", "error"), ("dave", "denied", "error")]
     assert seen[3][:3] == ("carol", "allowed", "ok") and seen[3][3] == "bap:bap-host"
+
+
+async def test_the_sse_transport_takes_the_same_tokens(tmp_path, issuer):
+    from mcp.client.sse import sse_client
+
+    with http_serve(tmp_path / "server", "--browser", "none", "--oauth-issuer", issuer.url, "--transport", "sse") as served:
+        url = served.url.removesuffix("/mcp") + "/sse"  # the default audience is the transport's own URL
+        async with httpx.AsyncClient() as http:
+            refused = await http.get(url, headers={"Authorization": f"Bearer {issuer.forged('erin', url)}"})
+            assert refused.status_code == 401 and "resource_metadata" in refused.headers["www-authenticate"]
+        async with Client(sse_client(url, headers={"Authorization": f"Bearer {issuer.token('erin', url)}"}), mode="legacy") as erin:
+            assert not (await erin.call_tool("actions_site", {"mode": "list"})).is_error
+    users = [json.loads(line).get("user") for line in served.audit_log.read_text().splitlines()]
+    assert users == ["erin"]
