@@ -189,6 +189,10 @@ class SessionBook:
             {**o.key.describe(), "opened_at": o.opened_at, "idle_seconds": round(now - o.last_seen, 1), **({"user": o.user} if o.user else {})} for o in self._open.values()
         ]
 
+    def served_here(self) -> list[SessionKey]:
+        """The open sessions this server served a request of itself: not those only another replica served (``touch``)."""
+        return [o.key for o in self._open.values() if o.local_seen > 0]
+
     async def end(self, session_id: str, reason: str) -> bool:
         """End one session: forget it, close its browser context and runtimes. True when it was open.
 

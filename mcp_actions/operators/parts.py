@@ -104,9 +104,8 @@ class Operators:
             if book is not None:
                 books[id(book)] = book
         for book in books.values():
-            for session in book.describe():
-                kind = str(session.get("kind"))
-                yield kind, "bap" if kind == "bap" else "mcp"
+            for key in book.served_here():  # per replica: a session only another replica served is that one's
+                yield key.kind, "bap" if key.kind == "bap" else "mcp"
 
     def _backplane(self) -> Mapping[str, Any] | None:
         backplane = self.app.backplane

@@ -8,14 +8,16 @@ authorization server of tests/server/oauth_issuer.py, raw HTTP to each replica's
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
-from tests.backplane.cluster import NatsServer, Replica, shop_map
+from tests.backplane.cluster import BRIDGE_TOKEN, NatsServer, Replica, shop_map
 from tests.server.oauth_issuer import Issuer
 
 pytestmark = pytest.mark.slow
@@ -65,6 +67,17 @@ async def test_a_session_opened_on_one_replica_is_its_users_on_the_other(tmp_pat
                 b, json={"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "actions_site", "arguments": {"mode": "list"}}}, headers={**alice, **session}
             )
             assert called.status_code == 200 and "result" in _answer(called)
+            # Metrics are per replica: a session only replica a served is not b's, though b hears of it (to keep it alive).
+            carol = {**HEADERS, "Authorization": f"Bearer {issuer.token('carol', AUDIENCE)}"}
+            assert (await http.post(a, json=INITIALIZE, headers=carol)).status_code == 200
+            await asyncio.sleep(2.5)  # the replicas tell each other their active sessions every second
+
+            async def sessions_on(replica: Replica) -> float:
+                text = (await http.get(f"http://127.0.0.1:{replica.bridge_port}/metrics", params={"token": BRIDGE_TOKEN})).text
+                return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples if s.name == "mcp_actions_sessions" and s.labels.get("door") == "mcp")
+
+            assert await sessions_on(replicas[0]) == 2
+            assert await sessions_on(replicas[1]) == 1
         lines = [json.loads(line) for line in replicas[1].audit.read_text().splitlines()]
         assert [(line["tool"], line.get("user")) for line in lines] == [("actions.site", "alice")]
 
