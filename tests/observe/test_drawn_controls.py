@@ -51,6 +51,9 @@ async def test_a_drawn_control_is_listed_found_and_named_by_its_real_control(pag
         assert "Express shipping" in checkboxes, checkboxes
         # Base Web's slider thumb: its value is aria-valuenow, not the digits drawn in it.
         assert re.search(r'@e\d+ slider "Total quantity" = "10"', observed), observed
+        # Streamlit's thumb, with no name of its own: named by the widget's label before it, as a field is.
+        assert re.search(r'@e\d+ slider "Minimum order" = "0"', observed), observed
+        assert re.search(r'\[slider "Total quantity" @e\d+ = "10"\]', read), read
         # Hidden controls stay out: placed where no scroll reaches, hidden with no drawn control, under display:none.
         for name, answer in {"observe": observed, "read": read, "sliders": sliders, "checkboxes": checkboxes}.items():
             assert "HIDDEN-" not in answer, (name, answer)

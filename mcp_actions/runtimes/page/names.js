@@ -142,6 +142,8 @@ function accessibleName(el, knownRole) {
   var placeholder = normalize(el.getAttribute("placeholder"));
   if (placeholder) return placeholder;
   if (tag === "input" || tag === "select" || tag === "textarea") return textBeside(el);
+  // A slider a page draws with no name of its own (Streamlit's Base Web thumb under its widget's label): the text before it, as a field's.
+  if (role === "slider" || role === "spinbutton") return textBefore(el);
   return "";
 }
 

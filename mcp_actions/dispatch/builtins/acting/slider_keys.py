@@ -45,7 +45,7 @@ async def move_slider(state: dict[str, Any], wanted: float, press: Press) -> dic
     wanted = min(max(wanted, low), high)
     step = float(state.get("step") or 1) or 1.0
     page: float | None = None  # how far PageUp moves it, once seen (0: it does not)
-    step_known = bool(state.get("native"))  # an ARIA slider says no step: one press shows it
+    step_known = False  # one arrow shows how far a press moves it (an ARIA slider says no step; a page may take the keys)
     guess_page = max(10 * step, (high - low) / 10)
     presses = 0
     while presses < MAX_PRESSES:
