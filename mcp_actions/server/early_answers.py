@@ -150,7 +150,8 @@ class EarlyStdio:
             self._held = True
             return
         result = None
-        if isinstance(method, str) and isinstance(params, dict) and (method == "initialize" or self._initialized):
+        # The handshake first and once (a second initialize is the SDK's to refuse), then what follows it.
+        if isinstance(method, str) and isinstance(params, dict) and (method == "initialize") != self._initialized:
             result = self._answer(method, params)
         if result is None:
             self._held = True

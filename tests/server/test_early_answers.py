@@ -133,3 +133,24 @@ def test_the_command_line_loads_no_heavy_library_at_import():
     code = f"import sys, mcp_actions.cli, mcp_actions.actions_app, mcp_actions.server.transports; print([m for m in {heavy!r} if m in sys.modules])"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout.strip()
     assert loaded == "[]"
+
+
+def test_a_second_initialize_is_the_sdks_to_answer(tmp_path):
+    """The handshake is answered early once: a second initialize, and what follows it, wait for the SDK."""
+    process, gate = _start(tmp_path)
+    wire = Wire(process)
+    hello = {"protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    try:
+        wire.send({"id": 1, "method": "initialize", "params": hello})
+        assert wire.next()["id"] == 1
+        wire.send({"method": "notifications/initialized"})
+        wire.send({"id": 2, "method": "initialize", "params": hello})
+        wire.send({"id": 3, "method": "tools/list"})
+        with pytest.raises(queue.Empty):
+            wire.next(timeout=1.0)
+        gate.touch()
+        assert [wire.next()["id"], wire.next()["id"]] == [2, 3]
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(timeout=30)
