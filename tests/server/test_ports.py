@@ -126,7 +126,7 @@ async def test_two_servers_side_by_side_with_default_options_both_serve(maps: Pa
                 stderr = log.read_text()
                 assert [int(p) for p in _CONNECT_RE.findall(stderr)] == [port]
                 notes = [line for line in stderr.splitlines() if "is in use" in line]
-                token = re.search(r"bridge token for this run: (\S+)", stderr).group(1)
+                token = re.search(r"status page \S+\?token=(\S+)", stderr).group(1)  # the start line's own link
                 page = (await http.get(f"{report['status_page']}?token={token}")).text
                 if port == DEFAULT_BRIDGE_PORT:
                     assert notes == [] and 'id="port-note"' not in page and report["port_note"] is None
