@@ -287,6 +287,7 @@ function startClient(engine, config) {
       return;
     }
     socket = ws;
+    if (M.ownSocket) M.ownSocket(ws); // the settle never waits on the engine's own answers (observe_settle.js)
     ws.onopen = function () {
       if (socket !== ws) return;
       connected = true;

@@ -69,6 +69,7 @@ var listener = null; // the running settle's wake-up
 var leaving = false; // the page began leaving for another document since arm()
 var socketsAwaited = 0, socketUntil = 0; // sockets the action sent on, no reply yet; when the last reply's messages end
 var awaited = null, listened = null; // WeakSets: the sockets awaited since arm(), those we listen to (never the page's expandos)
+var ownSockets = typeof WeakSet === "function" ? new WeakSet() : null; // the engine's own bridge connection (client.js): never the action's
 
 function now() {
   return nativeNow.call(Date);
@@ -201,7 +202,7 @@ function wrapSockets() {
   var nativeSend = Socket.prototype.send;
   Socket.prototype.send = function send() {
     var generation = generationNow(), socket = this;
-    if (generation && awaited && !awaited.has(socket)) {
+    if (generation && awaited && !awaited.has(socket) && !(ownSockets && ownSockets.has(socket))) {
       awaited.add(socket);
       socketsAwaited++;
       if (!listened.has(socket)) {
@@ -332,3 +333,7 @@ function settle(options, call) {
 }
 
 M.actionSettle = { arm: arm, disarm: disarm, settle: settle };
+// client.js: the engine's answers on its own socket, sent right after an action's events, are not the page's messages.
+M.ownSocket = function (socket) {
+  if (ownSockets) ownSockets.add(socket);
+};
