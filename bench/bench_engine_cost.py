@@ -64,7 +64,7 @@ _PARSE = """(source) => {
 }"""
 
 
-async def measure(cards: int, loads: int, warm: bool, browser_path: str) -> dict[str, Any]:
+async def measure(cards: int, loads: int, warm: bool, browser_path: str, pause_ms: int = 0) -> dict[str, Any]:
     import bench_peers as bp
     from playwright.async_api import async_playwright
 
@@ -89,6 +89,7 @@ async def measure(cards: int, loads: int, warm: bool, browser_path: str) -> dict
             calls: list[dict[str, float]] = []
             for _ in range(loads):
                 await page.goto(url)
+                await asyncio.sleep(pause_ms / 1000)  # the page idle a moment, as between an agent's calls
                 calls.append(await page.evaluate(_CALLS, warm))
             await browser.close()
     median = statistics.median
@@ -110,9 +111,13 @@ def main() -> int:
     parser.add_argument("--loads", type=int, default=8)
     parser.add_argument("--warm", action="store_true", help="run the same call on another button first (what an idle-time warm-up would do)")
     parser.add_argument("--browser-path", default="/usr/bin/chromium")
+    parser.add_argument("--pause-ms", type=int, default=0, help="wait this long after each load before the calls (an agent's turn)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the mcp-actions tree whose engine to measure (e.g. the commit before)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    found = asyncio.run(measure(args.cards, args.loads, args.warm, args.browser_path))
+    sys.path.insert(0, str(args.root.resolve()))
+    found = asyncio.run(measure(args.cards, args.loads, args.warm, args.browser_path, args.pause_ms))
+    found["pause_ms"], found["root"] = args.pause_ms, str(args.root)
     print(f"engine_js(): {found['engine_bytes']:,} bytes; per navigation: parse and compile {found['parse_compile_ms']} ms, first run {found['first_run_ms']} ms (medians of {args.loads})")
     medians = found["medians_ms"]
     print(f"{args.cards} cards{' (warmed)' if args.warm else ''}: first refs.resolve {medians['first']} ms, later {medians['later']} ms; reports {medians['first_report']} / {medians['later_report']} ms")
