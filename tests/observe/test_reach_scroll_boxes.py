@@ -1,4 +1,4 @@
-"""What a person reaches by scrolling any box, the page tools reach (issue 53, "Reach as a person reaches").
+"""What a person reaches by scrolling any box, the page tools reach (issue 53; docs/mcp-surface.md, "What page_observe lists").
 
 On a content management system's admin (tests/fixtures/pages/reach/admin-panel.html follows Wagtail's: a
 window-high wrapper, a sidebar that clips its overflow, a `main` that scrolls on its own, a sticky header

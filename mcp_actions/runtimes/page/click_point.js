@@ -1,6 +1,6 @@
 /*
  * click_point.js — Where a click on an element lands, as a person would place it: on the part of
- * it they see, after scrolling it into view (docs/mcp-surface.md, "Reach as a person reaches").
+ * it they see, after scrolling it into view (docs/mcp-surface.md, "Acting by text").
  *
  * The element is scrolled into view when the centre of the part a person sees (reach.js seenRect)
  * is not on screen or is cut away by a box that scrolls: a row past the fold of Wagtail's scrolling

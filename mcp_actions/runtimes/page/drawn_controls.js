@@ -1,6 +1,6 @@
 /*
  * drawn_controls.js — A control a page draws itself while its real control is visually hidden
- * (docs/mcp-surface.md, "Drawn controls"; issue 53).
+ * (docs/mcp-surface.md, "What page_observe lists"; issue 53).
  *
  * The accessible pattern of the component libraries: React Aria's slider keeps each thumb's
  * <input type=range aria-label="Minimum price"> in a 1px clipped box inside the drawn thumb; Base Web's

@@ -1,5 +1,5 @@
 /*
- * reach.js — What a person reaches by scrolling (docs/mcp-surface.md, "Reach as a person reaches").
+ * reach.js — What a person reaches by scrolling (docs/mcp-surface.md, "What page_observe lists").
  *
  * A person scrolls the document and every box whose overflow is auto or scroll (Wagtail's admin
  * scrolls a `main` with overflow-y: auto; Streamlit's app view hides its overflow around a column
