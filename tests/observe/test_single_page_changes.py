@@ -78,6 +78,19 @@ async def test_a_key_chord_is_said_as_pressed(pages_url: str) -> None:
         assert said.startswith("pressed Control+B on @e"), said
 
 
+async def test_a_formatting_chord_on_selected_words_is_said_not_no_visible_change(pages_url: str) -> None:
+    # Wagtail's Draftail: a word selected, Control+B, and the word is bold: the text is the same, what a person sees is not.
+    async with product() as s:
+        await s.navigate(f"{pages_url}/{PAGE}")
+        text_of(await s.client.call_tool("page_click", {"text": "Body"}))
+        text_of(await s.client.call_tool("page_press", {"text": "Body", "key": "End"}))
+        text_of(await s.client.call_tool("page_press", {"text": "Body", "key": "Shift+Control+ArrowLeft"}))
+        said = text_of(await s.client.call_tool("page_press", {"text": "Body", "key": "Control+b"}))
+        assert "no visible change" not in said, said
+        # The editor's marked text around what changed: the selected word (here ".") now bold.
+        assert re.search(r'~ @e\d+ textbox "Body" = "… .*\*\*\.\*\*"$', said, flags=re.MULTILINE), said
+
+
 async def test_rich_text_is_read_with_its_formatting(pages_url: str) -> None:
     async with product() as s:
         await s.navigate(f"{pages_url}/{PAGE}")

@@ -43,13 +43,39 @@ function stateOf(el) {
   return out;
 }
 
-function same(a, b) { return a.said === b.said && a.value === b.value; }
+function same(a, b) { return a.said === b.said && a.value === b.value && a.rich === b.rich; }
+
+/**
+ * The rich-text editor that has the focus (its outermost editable box), or null. A key chord in it (Control+B)
+ * changes what a person sees of its text, not the text: its marked text (rich_text.js) is noted with the
+ * controls, so a formatting change is said (`~ @e3 textbox "Body" = "… **daily**"`), never "no visible change".
+ */
+function focusedEditor() {
+  var el = document.activeElement;
+  if (!el || !el.isContentEditable || typeof M.markedText !== "function") return null;
+  while (el.parentElement && el.parentElement.isContentEditable) el = el.parentElement;
+  return el;
+}
+
+function editorState(el) {
+  return { rich: M.markedText(el), plain: normalize(el.textContent || "") };
+}
+
+/** Where the marked text first differs, in a window of VALUE_CAP characters around it. */
+function aroundChange(before, now) {
+  var i = 0;
+  while (i < before.length && i < now.length && before[i] === now[i]) i++;
+  var start = Math.max(0, i - 40);
+  return (start ? "… " : "") + cap(now.slice(start), VALUE_CAP);
+}
 
 function statesNow() {
   var states = new Map();
   var els = queryAllDeep(STATEFUL);
   // A code editor's hidden input is not a field a person sees: page_fill's own line says what the editor holds (editors.js).
   for (var i = 0; i < els.length && i < LOOKED; i++) if (!M.isEditorInput(els[i])) states.set(els[i], stateOf(els[i]));
+  var editor = focusedEditor();
+  if (editor) states.set(editor, editorState(editor));
   return states;
 }
 
@@ -90,7 +116,7 @@ function changedStates(snap) {
   var count = 0;
   snap.states.forEach(function (before, el) {
     if (!shown(el)) return;
-    var now = stateOf(el);
+    var now = before.rich !== undefined ? editorState(el) : stateOf(el);
     if (same(before, now)) return;
     var role = M.candidateRole(el);
     var entry = {};
@@ -103,6 +129,9 @@ function changedStates(snap) {
       // What the action put there is its own line's, unless the field holds something else.
       if (typed === undefined || (typed !== null && typed !== now.value)) entry.value = cap(now.value, VALUE_CAP);
     }
+    // An editor whose text is the same but marked otherwise (bold, a link): its formatting changed. Typing is
+    // said by the text's own lines.
+    if (before.rich !== undefined && now.plain === before.plain && now.rich !== before.rich) entry.value = aroundChange(before.rich, now.rich);
     if (entry.state === undefined && entry.value === undefined) return;
     count += 1;
     if (out.length >= MAX_STATES) return;
