@@ -102,8 +102,10 @@ function accessibleName(el, knownRole) {
       // An element that names itself among others (React Aria's thumb: its aria-label, then its slider's label)
       // gives its aria-label there, as ARIA's name computation says.
       if (ref === el) return normalize(el.getAttribute("aria-label"));
-      return ref ? normalize(ref.textContent) : "";
-    }).filter(Boolean).join(" ");
+      // A referenced element's own aria-label comes before its text (Streamlit's slider group: "Minimum price",
+      // not the digits drawn in it).
+      return ref ? normalize(ref.getAttribute("aria-label")) || normalize(ref.textContent) : "";
+    }).filter(function (part, i, parts) { return part && part !== parts[i - 1]; }).join(" "); // the same words twice read once
     if (byIds) return byIds;
   }
   var aria = normalize(el.getAttribute("aria-label"));
