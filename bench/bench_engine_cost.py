@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -64,14 +65,24 @@ _PARSE = """(source) => {
 }"""
 
 
-async def measure(cards: int, loads: int, warm: bool, browser_path: str, pause_ms: int = 0) -> dict[str, Any]:
+def engine_of(root: Path) -> str:
+    """``engine_js()`` of the tree at ``root``, read in a process of its own.
+
+    Not imported here: bench_peers puts this tree first on ``sys.path`` when imported, so an import in
+    this process gives this tree's engine whatever ``--root`` says (before this, ``--root`` measured
+    this tree's engine every time).
+    """
+    code = "import sys; sys.path.insert(0, sys.argv[1]); from mcp_actions.runtimes.page_script import engine_js; sys.stdout.write(engine_js())"
+    return subprocess.run([sys.executable, "-c", code, str(root.resolve())], capture_output=True, text=True, check=True).stdout
+
+
+async def measure(cards: int, loads: int, warm: bool, browser_path: str, pause_ms: int = 0, root: Path = ROOT) -> dict[str, Any]:
     import bench_peers as bp
     from playwright.async_api import async_playwright
 
     from mcp_actions.demo.static import StaticSite
-    from mcp_actions.runtimes.page_script import engine_js
 
-    engine = engine_js()
+    engine = engine_of(root)
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as folder, StaticSite(bp.board_site(Path(folder), [cards])) as site:
         url = bp.board_url(site.url, cards)
         async with async_playwright() as playwright:
@@ -115,8 +126,7 @@ def main() -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the mcp-actions tree whose engine to measure (e.g. the commit before)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    sys.path.insert(0, str(args.root.resolve()))
-    found = asyncio.run(measure(args.cards, args.loads, args.warm, args.browser_path, args.pause_ms))
+    found = asyncio.run(measure(args.cards, args.loads, args.warm, args.browser_path, args.pause_ms, args.root))
     found["pause_ms"], found["root"] = args.pause_ms, str(args.root)
     print(f"engine_js(): {found['engine_bytes']:,} bytes; per navigation: parse and compile {found['parse_compile_ms']} ms, first run {found['first_run_ms']} ms (medians of {args.loads})")
     medians = found["medians_ms"]

@@ -89,7 +89,7 @@ function sectionOf(el) {
     if (tag === "body" || tag === "html") return null;
     for (var i = 0; i < SECTION_SELECTORS.length; i++) {
       if (!node.matches(SECTION_SELECTORS[i])) continue;
-      var heading = Array.prototype.filter.call(node.querySelectorAll(HEADING), isVisible)[0];
+      var heading = firstVisible(node.querySelectorAll(HEADING));
       var text = heading ? elementText(heading) : "";
       if (text && text.length <= TEXT_CAP) return { element: node, selector: SECTION_SELECTORS[i], heading: headingName(text) };
     }
@@ -122,13 +122,20 @@ function sectionsNamed(selector, heading) {
   var sections = visibleWhere(queryAllDeep(selector), function () { return true; });
   function named(test) {
     return sections.filter(function (c) {
-      return Array.prototype.some.call(c.querySelectorAll(HEADING), function (h) { return isVisible(h) && test(accessibleName(h, "heading")); });
+      // The name first: isVisible (computed style, layout) is what costs, and few headings have the name.
+      return Array.prototype.some.call(c.querySelectorAll(HEADING), function (h) { return test(accessibleName(h, "heading")) && isVisible(h); });
     });
   }
   var wanted = normalize(heading).toLowerCase();
   var exact = named(function (name) { return normalize(name).toLowerCase() === wanted; });
   if (exact.length) return exact;
   return named(function (name) { return normalize(name).toLowerCase().indexOf(wanted) >= 0; });
+}
+
+/** The first visible element of a list, in its order (a section's heading): the rest are not laid out. */
+function firstVisible(elements) {
+  for (var i = 0; i < elements.length; i++) if (isVisible(elements[i])) return elements[i];
+  return undefined;
 }
 
 function visibleWhere(elements, test) {
@@ -153,12 +160,26 @@ function matcherOf(locator) {
   return function (el) { return elementText(el) === locator.text_equals; };
 }
 
-/** Visible elements the base locator matches on the whole page (text_equals: innermost only, as locators.js does). */
-function countOnPage(locator) {
+/**
+ * Visible elements the base locator matches on the whole page (text_equals: innermost only, as locators.js
+ * does), counted up to MANY: a description asks only whether a locator finds exactly one. `pageElements()`
+ * gives the page's elements (allElementsDeep), read once for all the candidates of one description.
+ */
+function countOnPage(locator, pageElements) {
   if (locator.selector) return visibleWhere(queryAllDeep(locator.selector), function () { return true; }).length;
-  var matches = visibleWhere(allElementsDeep(), matcherOf(locator));
-  if (locator.text_equals !== undefined) matches = innermost(matches);
-  return matches.length;
+  var test = matcherOf(locator);
+  if (locator.text_equals !== undefined) return innermost(visibleWhere(pageElements(), test)).length;
+  return countUpTo(pageElements(), test);
+}
+
+// Counting stops at two: "more than one" is all a count of two or more tells (issue 55: on a large page
+// the role candidate, "button", tested every element of the page on every acting call the journal describes).
+var MANY = 2;
+
+function countUpTo(elements, test) {
+  var found = 0;
+  for (var i = 0; i < elements.length && found < MANY; i++) if (test(elements[i]) && isVisible(elements[i])) found++;
+  return found;
 }
 
 function innermost(elements) {
@@ -173,9 +194,13 @@ function countInScope(locator, selector, text, sections) {
   var scopes = sections || visibleWhere(queryAllDeep(selector), function (c) { return elementText(c) === text; });
   var test = matcherOf(locator);
   var found = [];
+  // Up to MANY, as countOnPage (text_equals counts all: its innermost matches are what count).
+  var enough = locator.text_equals === undefined ? MANY : Infinity;
   scopes.forEach(function (scope) {
     Array.prototype.forEach.call(scope.querySelectorAll("*"), function (el) {
-      if (found.indexOf(el) < 0 && isVisible(el) && test(el)) found.push(el);
+      if (found.length >= enough) return;
+      // The locator's test first, as visibleWhere does: a column of cards has hundreds of elements to test.
+      if (found.indexOf(el) < 0 && test(el) && isVisible(el)) found.push(el);
     });
   });
   if (locator.text_equals !== undefined) found = innermost(found);
@@ -232,8 +257,10 @@ function describeElement(el) {
   var candidates = candidatesFor(el, role, name.length <= TEXT_CAP ? name : "", text.length <= TEXT_CAP ? text : "", attributes);
   out.locator = null;
   out.unique = false;
+  var everything = null; // the page's elements, read at most once: nothing changes while a description runs
+  var pageElements = function () { return everything || (everything = allElementsDeep()); };
   for (var i = 0; i < candidates.length; i++) {
-    if (countOnPage(candidates[i]) === 1) {
+    if (countOnPage(candidates[i], pageElements) === 1) {
       out.locator = candidates[i];
       out.unique = true;
       break;
