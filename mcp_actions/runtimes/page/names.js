@@ -146,6 +146,28 @@ function accessibleName(el, knownRole) {
   if (tag === "input" || tag === "select" || tag === "textarea") return textBeside(el);
   // A slider a page draws with no name of its own (Streamlit's Base Web thumb under its widget's label): the text before it, as a field's.
   if (role === "slider" || role === "spinbutton") return textBefore(el);
+  if (el.isContentEditable) return standInLabel(el);
+  return "";
+}
+
+/**
+ * A rich-text editor with no name of its own that stands in for a hidden field: Wagtail's Draftail keeps
+ * <input type=hidden id="id_body"> beside the editor in its field's box, and <label for="id_body">Body</label>
+ * above them names what a person sees as the field. The nearest box (4 levels at most) that holds this one
+ * editor and such a labelled hidden input gives that label; "" when there is none.
+ */
+function standInLabel(el) {
+  var box = el;
+  for (var level = 0; level < 4 && box.parentElement; level++) {
+    box = box.parentElement;
+    if (box.querySelectorAll('[contenteditable="true"], [contenteditable=""]').length > 1) return "";
+    var hidden = box.querySelectorAll("input[type=hidden][id]");
+    for (var i = 0; i < hidden.length; i++) {
+      var label = document.querySelector('label[for="' + CSS.escape(hidden[i].id) + '"]');
+      var text = label ? textWithoutControls(label) : "";
+      if (text) return text;
+    }
+  }
   return "";
 }
 
