@@ -45,6 +45,9 @@ async def test_tabs_are_named_by_their_content_in_every_tool(pages_url: str) -> 
         assert 'link "Tab #' not in listing, listing
         clicked = await text_of(s, "page_click", {"text": "Tab #2"})
         assert clicked.startswith(f'clicked {ref} tab "Tab #2"'), clicked
+        # Choosing one tab un-chooses the other: only the chosen is said (not `~ @e1 tab "Tab #1" collapsed` too).
+        assert re.search(rf'^~ {ref} tab "Tab #2" expanded selected$', clicked, flags=re.MULTILINE), clicked
+        assert 'tab "Tab #1"' not in clicked, clicked
         assert "Last reward: 1.00" in await text_of(s, "page_read", {})
 
 

@@ -122,7 +122,9 @@ function changedStates(snap) {
     var entry = {};
     if (now.said !== before.said && now.said) {
       // A radio un-chosen by its neighbour's choice, a tab or option no longer selected: the chosen one says it.
-      if (!(ONE_OF[role] && (now.said === "unchecked" || before.said === "selected"))) entry.state = now.said;
+      // A tab that was "expanded selected" and is now "collapsed" is the un-chosen one too (jQuery UI's tabs).
+      var unchosen = now.said === "unchecked" || (/\bselected\b/.test(before.said || "") && !/\bselected\b/.test(now.said));
+      if (!(ONE_OF[role] && unchosen)) entry.state = now.said;
     }
     if (now.value !== before.value && now.value !== undefined) {
       var typed = snap.typed.has(el) ? snap.typed.get(el) : undefined;
