@@ -154,6 +154,8 @@ class PageWatch:
                 # an accepted answer would leave the tab where it was, asking again at the next try). It
                 # waits for browser_dismiss_dialog, which lets it go on or ends it.
                 self._leaving, task = task, None
+                # Retrieved whatever ends it (answered, the tab closed or crashed): a failure is never an unread task's.
+                self._leaving.add_done_callback(lambda done: done.cancelled() or done.exception())
             raise error
         finally:
             self._interrupts.discard(interrupt)
@@ -190,7 +192,6 @@ class PageWatch:
         leaving, self._leaving = self._leaving, None
         if leaving is None:
             return
-        leaving.add_done_callback(lambda done: done.cancelled() or done.exception())  # its failure is logged below, never lost
         if not accept:
             leaving.cancel()  # given up: the navigation stops and the tab stays where it is
             return
