@@ -267,7 +267,7 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "--verbose",
         action="store_true",
         default=bool(_env("MCP_ACTIONS_VERBOSE")),
-        help="say more on stderr: the bridge token, the extension's connect link, and the log at INFO (--log-level info) [MCP_ACTIONS_VERBOSE]",
+        help="say more on stderr: the bridge token on a line of its own, and the log at INFO (--log-level info) [MCP_ACTIONS_VERBOSE]",
     )
 
 

@@ -25,7 +25,7 @@ Load it once (Chrome, Chromium or Edge):
   2. turn on Developer mode
   3. click "Load unpacked" and choose the folder above
 
-Then open the connect link `mcp-actions serve --browser none` prints on stderr
+Then open the connect link `mcp-actions serve` prints on stderr
 (also in actions://bridge/launch and on the bridge's status page), and share the tabs
 the agent may operate, one by one. docs/extension.md has the details.
 """

@@ -31,12 +31,12 @@ def extension_connect_url(endpoint: BridgeServer | None, token: str) -> str | No
 
 
 def tell_how_to_connect(endpoint: BridgeServer, token: str, *, token_given: bool, extension: bool) -> None:
-    """Say on stderr, once, what the person who started ``serve`` needs: where runtimes connect and the status page.
+    """Say on stderr, once, what the person who started ``serve`` needs: where runtimes connect, the status page, the extension's link.
 
-    A replaced port is said first. The rest is for those who look for it (``--verbose``, or a log
-    level of INFO or lower): the generated token on its own line (never a given one; it is in the
-    status page's URL anyway), and the extension's connect link, which is said at once when the
-    browser is the user's own (``extension``: ``--browser none``), whose tabs the extension shares.
+    A replaced port is said first, then where runtimes connect with the status page, and the
+    extension's connect link. The generated token on a line of its own (never a given one; it is in
+    the status page's URL anyway) is for those who look for it (``--verbose``, or a log level of INFO
+    or lower). ``extension`` (``--browser none``) is kept for callers; the link is said either way.
     """
     verbose = logging.getLogger().isEnabledFor(logging.INFO)
     if endpoint.port_note:  # said before the lines that show the new port, not after them
@@ -44,8 +44,8 @@ def tell_how_to_connect(endpoint: BridgeServer, token: str, *, token_given: bool
     if verbose and not token_given:
         USER_LOG.info("bridge token for this run: %s", token)
     USER_LOG.info("runtimes connect at %s; status page %s", endpoint.url, endpoint.status_url())
-    if extension or verbose:
-        USER_LOG.info("to share tabs of your own browser (mcp-actions extension), open %s", extension_connect_url(endpoint, token))
+    # Always said: the public contract (docs/extension.md) has serve show the extension's connect page on stderr.
+    USER_LOG.info("to share tabs of your own browser (mcp-actions extension), open %s", extension_connect_url(endpoint, token))
 
 
 def session_report(endpoint: BridgeServer | None, token: str) -> dict[str, Any] | None:

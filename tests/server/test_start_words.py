@@ -98,9 +98,9 @@ async def test_a_profile_in_use_is_named_with_the_fix(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "token_line", "extension_line"),
     [
-        ([], False, False),  # a host's start: where runtimes connect and the status page, no more
+        ([], False, True),  # a host's start: where runtimes connect, the status page, the extension's link
         (["--verbose"], True, True),
-        (["--browser", "none"], False, True),  # the user's own browser: the extension shares its tabs
+        (["--browser", "none"], False, True),
     ],
 )
 async def test_a_start_says_what_connecting_needs_and_verbose_says_the_rest(tmp_path: Path, extra: list[str], token_line: bool, extension_line: bool) -> None:
@@ -114,6 +114,6 @@ async def test_a_start_says_what_connecting_needs_and_verbose_says_the_rest(tmp_
     assert any("bridge token for this run" in line for line in said) == token_line, said
     assert any("to share tabs of your own browser" in line for line in said) == extension_line, said
     if not extra:
-        # One line (and, when another server holds the default bridge port, the note that says so).
-        assert len([line for line in said if "is in use" not in line]) == 1, said
+        # Two lines (and, when another server holds the default bridge port, the note that says so).
+        assert len([line for line in said if "is in use" not in line]) == 2, said
         assert " INFO " not in errlog.read_text()
