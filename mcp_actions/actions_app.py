@@ -235,7 +235,7 @@ class ActionsApp:
             )
             self.operators.serve_on(self.endpoint)
             await self.endpoint.start()
-            tell_how_to_connect(self.endpoint, self.token, token_given=bool(self.options.bridge_token), extension=self.options.browser == "none")
+            tell_how_to_connect(self.endpoint, self.token, token_given=bool(self.options.bridge_token))
         await self.operators.start()  # --metrics-port
         if self.options.backplane:
             # Imported only here: without --backplane nothing of NATS is loaded (docs/deploying.md).

@@ -30,13 +30,13 @@ def extension_connect_url(endpoint: BridgeServer | None, token: str) -> str | No
     return connect_url(endpoint.http_url, token) if endpoint else None
 
 
-def tell_how_to_connect(endpoint: BridgeServer, token: str, *, token_given: bool, extension: bool) -> None:
+def tell_how_to_connect(endpoint: BridgeServer, token: str, *, token_given: bool) -> None:
     """Say on stderr, once, what the person who started ``serve`` needs: where runtimes connect, the status page, the extension's link.
 
     A replaced port is said first, then where runtimes connect with the status page, and the
     extension's connect link. The generated token on a line of its own (never a given one; it is in
     the status page's URL anyway) is for those who look for it (``--verbose``, or a log level of INFO
-    or lower). ``extension`` (``--browser none``) is kept for callers; the link is said either way.
+    or lower).
     """
     verbose = logging.getLogger().isEnabledFor(logging.INFO)
     if endpoint.port_note:  # said before the lines that show the new port, not after them
