@@ -27,13 +27,27 @@ async def test_navigate_says_its_page_in_one_line_and_keeps_its_structured_answe
     async with product() as s:
         url = f"{pages_url}/observe-text/late.html"
         result = await s.client.call_tool("browser_navigate", {"url": url})
-        assert text_of(result) == f'tab 1: "Late replies" {url}'
+        # The URL the call gave is not said back; the title says the page came.
+        assert text_of(result) == 'tab 1: "Late replies"'
         structured = result.structured_content
         assert structured is not None and structured["ok"] is True and structured["status"] == 200
         assert structured["tab"]["url"] == url and structured["runtime_id"] == structured["tab"]["runtime_id"]
         # A page that did not load says its status.
         missing = await s.client.call_tool("browser_navigate", {"url": f"{pages_url}/observe-text/nowhere.html"})
         assert text_of(missing).endswith(", status 404"), text_of(missing)
+        # Where the tab is not at the URL given, it is said: a redirect, a relative URL, a reload.
+        redirected = await s.client.call_tool("browser_navigate", {"url": f"{pages_url}/observe-text"})
+        assert text_of(redirected) == f'tab 1: "Directory listing for /observe-text/" {pages_url}/observe-text/', text_of(redirected)
+        relative = await s.client.call_tool("browser_navigate", {"url": "late.html"})
+        assert text_of(relative) == f'tab 1: "Late replies" {url}', text_of(relative)
+        reloaded = await s.client.call_tool("browser_navigate", {"reload": True})
+        assert text_of(reloaded) == f'tab 1: "Late replies" {url}', text_of(reloaded)
+        # A page with no title is named by its URL, even the one asked for.
+        untitled = await s.client.call_tool("browser_navigate", {"url": f"{pages_url}/observe-text/late-data.json"})
+        assert text_of(untitled) == f"tab 1: {pages_url}/observe-text/late-data.json", text_of(untitled)
+        # The same address written differently (host in capitals, no path) is the page asked for.
+        upper = await s.client.call_tool("browser_navigate", {"url": url.replace("http://", "HTTP://")})
+        assert text_of(upper) == 'tab 1: "Late replies"', text_of(upper)
 
 
 async def test_an_acting_tool_names_by_ref_alone_what_the_call_named_by_ref(pages_url: str) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...page_chars import shown
 
@@ -99,21 +100,45 @@ class BriefAnswer(dict[str, Any]):
         self.meta = dict(meta or {})
 
 
-def navigate_text(output: dict[str, Any]) -> str:
+def navigate_text(output: dict[str, Any], asked: str | None = None) -> str:
     """``browser_navigate``'s answer as the model reads it: the tab, then the page's title and URL, and a failed status.
 
     ``tab 1: "Team board" https://example.com/board``; ``, status 404`` only when the page did not load
     (a status of 400 or more). The runtime id stays in ``structuredContent`` for hosts that route calls.
+    ``asked``: the URL the call gave. The page landed there is something the model already knows, so the
+    URL is said only when the tab is elsewhere (a redirect, a relative URL resolved, a reload or a step
+    back in history, where the model gave none) or the page has no title: ``tab 1: "Team board"``.
     """
     found = output.get("tab")
     tab: dict[str, Any] = found if isinstance(found, dict) else {}
     title = str(tab.get("title") or "")
-    where = " ".join(part for part in (quote(title) if title else "", str(tab.get("url") or output.get("url") or "")) if part)
+    landed = str(tab.get("url") or output.get("url") or "")
+    # A page with no title is still named, by its URL.
+    url = "" if title and asked is not None and same_address(asked, landed) else landed
+    where = " ".join(part for part in (quote(title) if title else "", url) if part)
     line = f"tab {tab['tab_id']}: {where}" if tab.get("tab_id") is not None else f"page: {where}"
     status = output.get("status")
     if isinstance(status, int) and status >= 400:
         line += f", status {status}"
     return line
+
+
+def same_address(asked: str, landed: str) -> bool:
+    """Whether ``landed`` is the absolute URL ``asked`` names, as a browser writes it (scheme and host in
+    lower case, an empty path as ``/``); a relative or different URL is not."""
+    try:
+        one, two = urlsplit(asked.strip()), urlsplit(landed)
+    except ValueError:
+        return False
+    if not one.scheme or not one.netloc:
+        return False
+    return (one.scheme.lower(), one.netloc.lower(), one.path or "/", one.query, one.fragment) == (
+        two.scheme.lower(),
+        two.netloc.lower(),
+        two.path or "/",
+        two.query,
+        two.fragment,
+    )
 
 
 def observe_text(output: dict[str, Any]) -> str:

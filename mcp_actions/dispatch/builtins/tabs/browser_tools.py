@@ -164,7 +164,7 @@ async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
         tab = {"tab_id": opened.get("tab_id"), "runtime_id": opened["runtime_id"], "url": info.url if info else opened.get("url"), "title": info.title if info else None}
         await service.judge_landing(opened["runtime_id"], tab["url"])
         answer = {"ok": True, "runtime_id": opened["runtime_id"], "tab": tab}
-        return BriefAnswer(answer, navigate_text(answer))
+        return BriefAnswer(answer, navigate_text(answer, asked=own["url"]))
     arguments: dict[str, Any] = {key: own[key] for key in ("url", "reload", "history", "tab_id") if key in own}
     output = await _run(service, "browser.navigate", arguments, call)
     if isinstance(output, dict):
@@ -179,7 +179,7 @@ async def _navigate(service: ActionService, call: BuiltinCall) -> Any:
         output = {**{k: v for k, v in output.items() if k != "navigated"}, "runtime_id": navigated}
         if isinstance(tab, dict) and isinstance(tab.get("title"), str):
             output["tab"] = {**tab, "title": shown(tab["title"])}  # the page's title as a person sees it
-        return BriefAnswer(output, navigate_text(output))
+        return BriefAnswer(output, navigate_text(output, asked=own.get("url")))
     return output
 
 
