@@ -111,6 +111,9 @@ async def test_page_act_runs_steps_in_one_call_and_says_the_change_once(chromium
         # What the whole call changed, once: both rows, and the count as it ended (not each step's).
         assert '+ "Buy milk"' in lines and '+ "Walk the dog"' in lines and '+ "1 item left"' in lines, answer
         assert '+ "2 items left"' not in lines and answer.count('"Buy milk"') == 2, answer
+        # "Mark all as complete" was hidden (and checked) before the first item: it appeared, its state did not
+        # change for a person (TodoMVC's Vue, AngularJS and Knockout examples said `~ … "Mark all as complete" unchecked`).
+        assert '+ "Mark all as complete"' in lines and not [line for line in lines if line.startswith("~ ") and "Mark all" in line], answer
         assert await page.evaluate("() => [...document.querySelectorAll('.todo-list li')].map((li) => li.className)") == ["completed", ""]
         # Every step went through the service as its own call: the journal has them, the fill's Enter as a step.
         steps = [(step.tool, step.arguments) for step in host.service.journal.since_navigation(host.runtime_id)]

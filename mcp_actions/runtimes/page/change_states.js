@@ -73,7 +73,14 @@ function statesNow() {
   var states = new Map();
   var els = queryAllDeep(STATEFUL);
   // A code editor's hidden input is not a field a person sees: page_fill's own line says what the editor holds (editors.js).
-  for (var i = 0; i < els.length && i < LOOKED; i++) if (!M.isEditorInput(els[i])) states.set(els[i], stateOf(els[i]));
+  for (var i = 0; i < els.length && i < LOOKED; i++) {
+    if (M.isEditorInput(els[i])) continue;
+    var state = stateOf(els[i]);
+    // Whether a person saw it at the mark: one shown only by the action appeared (its line or `+ @e…` says it),
+    // whatever its state was while hidden (TodoMVC's "Mark all as complete", checked while no item showed it).
+    state.seen = shown(els[i]);
+    states.set(els[i], state);
+  }
   var editor = focusedEditor();
   if (editor) states.set(editor, editorState(editor));
   return states;
@@ -115,7 +122,8 @@ function changedStates(snap) {
   var out = [];
   var count = 0;
   snap.states.forEach(function (before, el) {
-    if (!shown(el)) return;
+    // `~` is a change a person saw: a control hidden before or after the action appeared or went instead.
+    if (before.seen === false || !shown(el)) return;
     var now = before.rich !== undefined ? editorState(el) : stateOf(el);
     if (same(before, now)) return;
     var role = M.candidateRole(el);
