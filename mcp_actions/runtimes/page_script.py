@@ -21,6 +21,12 @@ read through ``mcp_actions.primitive_dictionary``) and
 ``M.EXTENSION_CAPABILITIES`` (``ENGINE_EXTENSIONS``) as JSON before the first
 module runs (``INJECTED``), so modules read them like anything a module registered.
 
+Each module ships without what only people read (``js_strip.strip_js``: comments, indentation,
+spaces no token needs, at about 60% of the source's bytes): the script is parsed in every document
+and frame (issue 55). Lines stay lines, and each module keeps its ``// ---- name.js ----`` marker,
+so a stack trace's line number still leads to one statement of one module; ``module_source`` is
+the file as written.
+
 - ``runtime_js()``: engine + client + boot, served by the bridge at /runtime.js.
 - ``engine_js()``: engine + boot, injected by the Playwright browser host
   (its pages are runtimes already and need no WebSocket client).
@@ -35,6 +41,7 @@ from importlib import resources
 from typing import Any
 
 from ..primitive_dictionary import dictionary_names
+from .js_strip import strip_js
 
 __all__ = [
     "BOOT_MODULES",
@@ -47,6 +54,7 @@ __all__ = [
     "injected",
     "module_source",
     "runtime_js",
+    "shipped_source",
 ]
 
 #: The engine's modules, in load order (each may use only those before it).
@@ -210,6 +218,12 @@ def module_source(name: str) -> str:
     return resources.files("mcp_actions.runtimes").joinpath("page", name).read_text(encoding="utf-8")
 
 
+@functools.cache
+def shipped_source(name: str) -> str:
+    """One module as the assembled script carries it: ``module_source`` stripped (``js_strip``)."""
+    return strip_js(module_source(name))
+
+
 def engine_version() -> str:
     """The page engine's own version (``VERSION`` in core.js): what a page runtime reports as
     ``page-runtime/<version>`` and ``status().version``.
@@ -232,7 +246,7 @@ def _assemble(modules: tuple[str, ...], with_client: bool) -> str:
         # Each module runs in its own function scope: its local names cannot
         # collide with another module's, and only M carries what it shares.
         # boot.js may `return` early, which a function body allows.
-        parts.append(f"\n  // ---- {name} ----\n  (function (M, root) {{\n{module_source(name).rstrip()}\n  }})(M, root);\n")
+        parts.append(f"\n  // ---- {name} ----\n  (function (M, root) {{\n{shipped_source(name)}\n  }})(M, root);\n")
     parts.append(_FOOTER)
     return "".join(parts)
 
