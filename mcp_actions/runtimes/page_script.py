@@ -115,6 +115,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "page_messages.js",  # the messages a page shows a person (alerts, status and live regions, message lists, toasts)
     "observe_landing.js",  # refs.messages: the application's word on the page an action landed on
     "change_states.js",  # the controls whose state an action changed, and the messages it made the page show
+    "change_regions.js",  # the open dialogs, whose lines are counted apart from the page's in an action's change
     "observe_changes.js",  # refs.change_mark, refs.change_report: what an action changed, briefly
     "launcher_targets.js",  # where a launcher belongs: its target's rendered elements, while its state holds
     "launchers.js",  # launcher buttons kept beside their targets as the page changes

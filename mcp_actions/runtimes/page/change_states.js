@@ -89,14 +89,15 @@ function statesNow() {
 /**
  * Notes the page's control states (and messages, page_messages.js) before an action, for slot ("" or "act").
  * typed: {ref, value} the action is about to put in a field (value null: the action's own line says the new
- * state, a select's chosen labels); expected in this slot's report and in a page_act mark's.
+ * state, a select's chosen labels); expected in this slot's report and in a page_act mark's. controls: the
+ * controls observe_changes.js noted ({shown} Set), of which the enabled ones are kept (disabledSince).
  */
-function statesMark(slot, typed) {
+function statesMark(slot, typed, controls) {
   if (typeof Map !== "function") return;
   var key = slot || "";
   var url = String(root.location.href);
   if (urlSaid === null) urlSaid = url;
-  snapshots[key] = { states: statesNow(), typed: new Map(), messages: M.messagesMark(), url: key ? url : urlSaid, selection: selectionNow() };
+  snapshots[key] = { states: statesNow(), typed: new Map(), messages: M.messagesMark(), url: key ? url : urlSaid, selection: selectionNow(), enabled: enabledOf(controls) };
   if (typed) expect(typed.ref, typed.value);
 }
 
@@ -117,10 +118,32 @@ function shown(el) {
   return typeof el.checkVisibility === "function" ? el.checkVisibility() : M.isVisible(el);
 }
 
+function isDisabled(el) {
+  return (typeof el.matches === "function" && el.matches(":disabled")) || el.getAttribute("aria-disabled") === "true";
+}
+
+/** The shown controls a person could use at the mark (none when observe_changes.js gave none). */
+function enabledOf(controls) {
+  var out = [];
+  if (controls && controls.shown) controls.shown.forEach(function (el) { if (!isDisabled(el)) out.push(el); });
+  return out;
+}
+
+/**
+ * The controls the action disabled, still shown: a button that turned `disabled` while what it started loads
+ * (Wagtail's "Choose a page", disabled until its chooser opened) is a change a person sees, not "no visible change".
+ * One enabled again is not said: it is what a person expects of a form (a Save enabled by typing).
+ */
+function disabledSince(snap) {
+  return snap.enabled.filter(function (el) { return el.isConnected && isDisabled(el) && shown(el); });
+}
+
 /** The controls the action changed, said as page_observe says them: [{ref, role, name?, state?, value?}], and how many. */
 function changedStates(snap) {
   var out = [];
   var count = 0;
+  var disabled = disabledSince(snap);
+  var said = function (el) { return disabled.indexOf(el) >= 0; };
   snap.states.forEach(function (before, el) {
     // `~` is a change a person saw: a control hidden before or after the action appeared or went instead.
     if (before.seen === false || !shown(el)) return;
@@ -142,7 +165,17 @@ function changedStates(snap) {
     // An editor whose text is the same but marked otherwise (bold, a link): its formatting changed. Typing is
     // said by the text's own lines.
     if (before.rich !== undefined && now.plain === before.plain && now.rich !== before.rich) entry.value = aroundChange(before.rich, now.rich);
+    if (said(el)) {
+      entry.state = [entry.state, "disabled"].filter(Boolean).join(" ");
+      disabled.splice(disabled.indexOf(el), 1); // said here, with its other change
+    }
     if (entry.state === undefined && entry.value === undefined) return;
+    add(entry, el, role);
+  });
+  disabled.forEach(function (el) { add({ state: "disabled" }, el, M.candidateRole(el)); });
+  return { states: out, count: count };
+
+  function add(entry, el, role) {
     count += 1;
     if (out.length >= MAX_STATES) return;
     entry.ref = M.refFor(el);
@@ -150,8 +183,7 @@ function changedStates(snap) {
     var name = cap(normalize(M.candidateName(el, role) || ""), VALUE_CAP);
     if (name) entry.name = name;
     out.push(entry);
-  });
-  return { states: out, count: count };
+  }
 }
 
 /** What statesMark's slot saw change: {states, states_count, messages, messages_count}, the keys only when there are some. */

@@ -31,7 +31,6 @@ var definePrimitive = M.definePrimitive,
   cap = M.cap,
   normalize = M.normalize,
   isVisible = M.isVisible,
-  accessibleName = M.accessibleName,
   queryAllDeep = M.queryAllDeep,
   pageErrorCount = M.pageErrorCount, // the page's errors (page_errors.js)
   pageErrorsSince = M.pageErrorsSince;
@@ -39,7 +38,6 @@ var definePrimitive = M.definePrimitive,
 var LINE_CAP = 100; // characters of a control's name in a line
 var TEXT_CAP = 240; // characters of one reported line of text: said whole up to here, else cut with "…"
 var MAX_LINES = 5; // lines reported per direction by default
-var DIALOGS = "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]";
 
 var CONTROLS = M.OBSERVE_INTERACTIVE; // what a person acts on, by tag or role (the cheap test: no cursor styles)
 // Controls said shown or hidden per direction; new elements looked at for a clickable (a style read each).
@@ -84,11 +82,7 @@ function gluedLabels(lines) {
   return out;
 }
 
-/** A dialog that was closed but is still drawn while its exit transition runs: what it holds is gone. */
-function closingDialogOf(el) {
-  var dialog = el.closest ? el.closest("dialog") : null;
-  return dialog && !dialog.open ? dialog : null;
-}
+var closingDialogOf = M.closingDialogOf, openDialogs = M.openDialogs, dialogName = M.dialogName; // change_regions.js
 
 function countLines(raw, counts) {
   raw.split("\n").forEach(function (line) {
@@ -134,11 +128,7 @@ function visibleLines() {
       if (Object.prototype.hasOwnProperty.call(counts, text)) counts[text] = Math.max(0, counts[text] - fading[text]);
     });
   });
-  return counts;
-}
-
-function openDialogs() {
-  return queryAllDeep(DIALOGS).filter(function (d) { return isVisible(d) && !(d.localName === "dialog" && !d.open); });
+  return M.regionLines(counts, countLines); // an open dialog's lines apart from the page's (change_regions.js)
 }
 
 /** Whether a control is shown: drawn (checkVisibility: no display:none or hidden ancestor) and not in a closing dialog. */
@@ -259,21 +249,12 @@ function described(els, said) {
   return { shown: out, count: count };
 }
 
-function dialogName(el) {
-  var name = accessibleName(el, "dialog");
-  if (!name) {
-    var heading = el.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]");
-    name = heading ? normalize(heading.textContent) : normalize(el.textContent);
-  }
-  return cap(name, LINE_CAP);
-}
-
 /** Lines of `a` that `b` has fewer of, in a's order, each once per missing copy. */
 function missing(a, b) {
   var out = [];
   Object.keys(a).forEach(function (text) {
     var extra = a[text] - (Object.prototype.hasOwnProperty.call(b, text) ? b[text] : 0);
-    for (var i = 0; i < extra; i++) out.push(text);
+    for (var i = 0; i < extra; i++) out.push(M.lineText(text));
   });
   return out;
 }
@@ -312,7 +293,7 @@ function slotOf(args) {
 
 function takeMark(journal, slot, typed) {
   marks[slot || ""] = { lines: visibleLines(), dialogs: openDialogs(), controls: pageControls(true), errors: pageErrorCount() };
-  M.statesMark(slot, typed); // typed: {ref, value} a fill puts in its field (change_states.js)
+  M.statesMark(slot, typed, marks[slot || ""].controls); // typed: {ref, value} a fill puts in its field (change_states.js)
   // From here on, what the page starts is the action's (observe_settle.js); a page_act mark spans
   // actions that arm it themselves.
   if (!slot) M.actionSettle.arm();
@@ -375,7 +356,9 @@ function report(limit, watch, slot) {
   // Only lines that appeared: they are on the page to be looked up (removed ones are gone with their elements).
   var labels = gluedLabels(out.added);
   if (labels) out.labels = labels;
-  var changed = controlChanges(before.controls, pageControls(), added, removed), shown = changed.shown, hidden = changed.hidden;
+  // A control is left out for a line that names it only when that line is said: one past the cap ("+ … 6 more
+  // lines") is not read, and the control would be lost (Wagtail's link chooser: its one choice, link "Home").
+  var changed = controlChanges(before.controls, pageControls(), added.slice(0, limit), removed), shown = changed.shown, hidden = changed.hidden;
   if (shown.count) {
     out.controls_shown = shown.shown;
     out.controls_shown_count = shown.count;

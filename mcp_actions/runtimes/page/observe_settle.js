@@ -17,6 +17,10 @@
  *   localStorage through a 500 ms rateLimit on every change: each Enter waited for it, ~555 ms), while
  *   a search debounced 500 ms, which shows nothing before, is still waited for;
  * - requests (fetch, XMLHttpRequest) started the same way;
+ * - a message posted on a MessagePort the same way: React's scheduler renders what a handler set in a
+ *   MessageChannel task, maybe long after the event on a busy page (Wagtail's link chooser starts its
+ *   request in the componentDidMount of that render); an engine message posted just before it makes the
+ *   page's own handler, which runs right after, continue the action (a tracked hot window);
  * - a message the action sent on a WebSocket (a data app drawn over a socket: Streamlit sends the click, its
  *   server reruns and sends what to draw): the wait holds until a message comes back, then while more come
  *   within SOCKET_QUIET_MS of each other (a rerun's deltas, then its end), so what the reply renders is in the
@@ -60,7 +64,8 @@ var armed = false; // between refs.change_mark and the end of refs.change_report
 var context = 0; // 0: no wrapped callback runs; -1: an untracked one; n > 0: a tracked one of generation n
 var hotUntil = 0, hotGeneration = 0; // tracked work just finished: what runs now continues it
 var timers = {}; // tracked timer id -> true, until it fires or is cleared
-var pendingTimers = 0, pendingRequests = 0;
+var pendingTimers = 0, pendingRequests = 0, pendingMessages = 0;
+var epoch = 0; // the arm() a posted message belongs to
 var pendingLong = 0; // of pendingTimers, those longer than SHORT_DELAY_MS
 var changeSeen = null; // a MutationObserver noting that the page changed since arm()
 var changed = false; // the page's DOM changed since arm()
@@ -224,6 +229,26 @@ function wrapSockets() {
   };
 }
 
+function wrapMessages() {
+  var Port = root.MessagePort, Channel = root.MessageChannel;
+  if (typeof Port !== "function" || typeof Channel !== "function" || !Port.prototype || typeof Port.prototype.postMessage !== "function") return;
+  var nativePost = Port.prototype.postMessage;
+  var own = new Channel(); // created before the wrap: the engine's own, never followed
+  own.port1.onmessage = function (event) {
+    if (!armed || !event.data || event.data.epoch !== epoch) return;
+    pendingMessages--;
+    finished(event.data.generation); // the page's message comes next: what its handler starts is the action's
+  };
+  Port.prototype.postMessage = function postMessage() {
+    var generation = generationNow();
+    if (generation && this !== own.port2) {
+      pendingMessages++;
+      nativePost.call(own.port2, { epoch: epoch, generation: generation });
+    }
+    return nativePost.apply(this, arguments);
+  };
+}
+
 function onInput() {
   if (!armed) return;
   hotUntil = now() + HOT_MS;
@@ -251,6 +276,7 @@ function arm() {
     wrapTimers();
     wrapRequests();
     wrapSockets();
+    wrapMessages();
     listenToInput();
     if (typeof MutationObserver === "function") {
       changeSeen = new MutationObserver(function () { changed = true; });
@@ -264,6 +290,8 @@ function arm() {
   pendingTimers = 0;
   pendingLong = 0;
   pendingRequests = 0;
+  pendingMessages = 0;
+  epoch += 1;
   socketsAwaited = 0;
   socketUntil = 0;
   awaited = typeof WeakSet === "function" ? new WeakSet() : null;
@@ -311,7 +339,7 @@ function settle(options, call) {
       if (armed && leaving) return finish(true); // quiet until the next document commits: the host waits for it
       // A long timer once the page has changed is its own follow-up (a rate-limited save), not the reply.
       if (changeSeen) changed = changed || changeSeen.takeRecords().length > 0;
-      var pending = armed && (pendingTimers - (changed ? pendingLong : 0) > 0 || pendingRequests > 0 || socketsAwaited > 0);
+      var pending = armed && (pendingTimers - (changed ? pendingLong : 0) > 0 || pendingRequests > 0 || pendingMessages > 0 || socketsAwaited > 0);
       var socketQuiet = armed ? socketUntil - t : 0; // a socket's reply still coming in
       var quietSince = Math.max(lastMutation, armed ? lastActivity : 0, started);
       if (!pending && socketQuiet <= 0 && t - quietSince >= quiet) return finish(true);
