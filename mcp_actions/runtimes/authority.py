@@ -149,13 +149,13 @@ class BrowserAuthority:
         history = arguments.get("history")
         # navigate(): a navigation that fails or is given up is over before the call answers (navigation.py).
         if arguments.get("reload"):
-            response = await navigate(page, reload=True)
+            response = await navigate(page, reload=True, confirm=tab.page_state)
         elif history is not None:
             if history not in ("back", "forward"):
                 raise ActionError("history must be back or forward", code=ErrorCode.INVALID_INPUT, evidence={"path": "/history", "field": "history"})
             if await history_has(page, history) is False:
                 raise ActionError(f"the tab has no page {history} in its history", code=ErrorCode.TARGET_NOT_FOUND, evidence={"path": "/history", "history": history, "url": page.url})
-            response = await navigate(page, history=history)
+            response = await navigate(page, history=history, confirm=tab.page_state)
         else:
             url = arguments.get("url")
             if not isinstance(url, str) or not url.strip():
@@ -164,7 +164,7 @@ class BrowserAuthority:
                 if urlsplit(page.url).scheme not in ("http", "https", "file"):
                     raise ActionError(f"{url!r} is not an absolute URL", code=ErrorCode.INVALID_INPUT, evidence={"path": "/url", "url": url})
                 url = urljoin(page.url, url)
-            response = await navigate(page, url)
+            response = await navigate(page, url, confirm=tab.page_state)
         url, title = await tab.page_state()
         await tab.report(url=url, title=title)
         self.directory.set_active(tab.runtime_id)

@@ -227,7 +227,7 @@ class BrowserHost:
         """
 
         async def load() -> None:
-            await navigate(runtime.page, url)  # over when it fails or is given up (navigation.py)
+            await navigate(runtime.page, url, confirm=runtime.page_state)  # over when it fails or is given up (navigation.py)
             await runtime.on_load()
 
         try:

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -55,9 +56,14 @@ def _shows_error_page(exc: PlaywrightError) -> bool:
     return "net::ERR_" in message and "net::ERR_ABORTED" not in message
 
 
-async def navigate(page: Page, url: str | None = None, *, reload: bool = False, history: str | None = None) -> Response | None:
+async def navigate(
+    page: Page, url: str | None = None, *, reload: bool = False, history: str | None = None, confirm: Callable[[], Awaitable[object]] | None = None
+) -> Response | None:
     """``page.goto(url)`` (or ``page.reload()``, ``go_back()``/``go_forward()`` for ``history``) until the
     document is parsed and then its ``load`` (``LOAD_WAIT_S`` at most), leaving no navigation running when it fails.
+
+    ``confirm``: a round trip to the loaded document (the tab's title read), by whose answer a socket the
+    page opened is known (``SocketDraw.drawn``): a page that opened none is answered without a fixed wait.
 
     Raises what Playwright raised (a network failure once the error page committed, a timeout once the
     navigation was stopped), and re-raises a cancellation once the navigation was stopped.
@@ -86,7 +92,7 @@ async def navigate(page: Page, url: str | None = None, *, reload: bool = False, 
             response = await page.goto(url, wait_until="domcontentloaded")
         with contextlib.suppress(PlaywrightTimeoutError):
             await page.wait_for_load_state("load", timeout=LOAD_WAIT_S * 1000)
-        await sockets.drawn()
+        await sockets.drawn(confirm)
         return response
     except PlaywrightTimeoutError:
         await _stop_now(page)
