@@ -5,7 +5,9 @@ but through this script's ``serve`` mode: it wraps the phases of a call in spans
 the guards, ``settle_target``, the tab's turn, ``run_workflow``, ``Pacer.settle_after``, ``Bridge.call``,
 the in-process runtime's ``_run_call``, ``TabRuntime.perform``, ``MainWorld.call`` (each CDP
 ``Runtime.evaluate``), Playwright's ``goto``/``mouse.click``/``keyboard.*``, the result check,
-``success_result`` and a page event's handling, ``Bridge._on_event``) and writes one JSON line per span.
+``success_result`` and a page event's handling, ``Bridge._on_event``; after ``load``, ``wait_for_load_state``
+and ``SocketDraw.drawn``; on the answer's way out, the call's log messages, its rendering and the write to
+stdout, in a thread or not) and writes one JSON line per span.
 The client's own send and receive times frame each call on the same monotonic clock, so a call
 splits into: MCP in (sent → ``handle`` starts), MCP out (``handle`` ends → answer read), our Python
 inside ``handle``, the bridge's round trips, and the page's time per primitive. The driver makes the
@@ -87,8 +89,9 @@ def serve(argv: list[str]) -> int:
     from mcp_actions.bridge import bridge
     from mcp_actions.cli import main as cli_main
     from mcp_actions.dispatch.call import execution, guards, service, tab_turns
-    from mcp_actions.runtimes import authority, document, inprocess, main_world, tab
-    from mcp_actions.server import mcp_server
+    from mcp_actions.runtimes import authority, document, inprocess, main_world, socket_draw, tab
+    from mcp_actions.server import calls as server_calls
+    from mcp_actions.server import early_answers, mcp_server
     from mcp_actions.workflow import pacing
 
     _wrap.out = open(os.environ["PHASES_OUT"], "a", buffering=1)  # type: ignore[attr-defined]
@@ -112,6 +115,15 @@ def serve(argv: list[str]) -> int:
     _wrap(Keyboard, "insert_text", "input: insert_text")
     _wrap(Keyboard, "press", "input: keyboard.press")
     _wrap(Page, "goto", "page.goto")
+    _wrap(Page, "wait_for_load_state", "nav: wait_for_load_state")
+    _wrap(socket_draw.SocketDraw, "drawn", "nav: sockets drawn")
+    # The answer's way out (MCP out): the call's log messages, rendering, and the write to stdout.
+    _wrap(server_calls, "tell", lambda ctx, peer, level, data: f"out: tell {data.get('event') if isinstance(data, dict) else ''}")
+    _wrap(server_calls, "success_result", "out: success_result")
+    _wrap(server_calls, "mark_page_content", "out: mark_page_content")
+    _wrap(early_answers.EarlyStdio, "write", "out: stdout write")
+    _wrap(early_answers.EarlyStdio, "_write", "out: os.write (thread)")
+    _wrap(early_answers.EarlyStdio, "_put", "out: put")  # da5a8e8 on: written at once when the wire has room
     return cli_main(["serve", *argv])
 
 
@@ -144,7 +156,11 @@ def phases(call: dict[str, Any], spans: list[dict[str, Any]]) -> dict[str, float
     }
     out["rest of handle"] = (handle["t1"] - handle["t0"]) - out["guards, target, turn, result check"] - out["workflow interpretation"] - bridge_calls
     for span in h:
-        if span["name"].startswith(("perform ", "goto until loaded", "input: ")):
+        if span["name"].startswith(("perform ", "goto until loaded", "input: ", "nav: ")):
+            key = "  " + span["name"]
+            out[key] = out.get(key, 0.0) + span["t1"] - span["t0"]
+    for span in inside:
+        if span["name"].startswith("out: "):
             key = "  " + span["name"]
             out[key] = out.get(key, 0.0) + span["t1"] - span["t0"]
     return out
