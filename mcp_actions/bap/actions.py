@@ -4,10 +4,10 @@
 ``page_hover``; ``action/fill``, ``action/clear`` and ``action/upload`` ``page_fill`` (``value``,
 ``""``, ``files``); ``action/type`` ``page_press`` a key a character; ``action/press``
 ``page_press``; ``action/scroll`` ``page_scroll``; ``action/select`` ``page_select``;
-``action/check``/``action/uncheck`` ``page_click`` when the box is not in that state yet (the state read
-from the ``page_find`` that finds a box named by its text, else from ``page_observe``); and
-``action/drag`` ``page_drag``. A selector becomes the ``ref`` or ``text`` the tools take
-(``BapCore.element``, bap/selectors.py); an element error names that selector (``naming``).
+``action/check``/``action/uncheck`` ``page_click {checked}`` (clicked only when the box is not in that state
+yet, judged in the page by the same call); and ``action/drag`` ``page_drag``. A selector becomes the
+``ref``, ``text`` or ``locator`` the tools take (``BapCore.target``, bap/selectors.py), found by the acting
+call itself, so each action is one call of the core; an element error names that selector (``naming``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import ErrorCode
 from .core import BapCore, options_of
-from .elements import parse_elements, parse_observation
+from .elements import parse_observation
 from .errors import BapError, naming
 
 __all__ = ["ActionMethods", "Handler"]
@@ -69,7 +69,7 @@ class ActionMethods(BapCore):
         async def run(params: dict[str, Any]) -> dict[str, Any]:
             page = self.page_of(params)
             with naming(params.get("selector")):
-                await self.call(tool, {**await self.element(params.get("selector"), page), **extra}, page)
+                await self.call(tool, {**self.target(params.get("selector")), **extra}, page)
             return {}
 
         return run
@@ -81,13 +81,13 @@ class ActionMethods(BapCore):
         if not isinstance(value, str):
             raise _invalid("action/fill needs a value")
         with naming(params.get("selector")):
-            await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": value, **({"submit": True} if submit else {})}, page)
+            await self.call("page_fill", {**self.target(params.get("selector")), "value": value, **({"submit": True} if submit else {})}, page)
         return {}
 
     async def clear(self, params: dict[str, Any]) -> dict[str, Any]:
         page = self.page_of(params)
         with naming(params.get("selector")):
-            await self.call("page_fill", {**await self.element(params.get("selector"), page), "value": ""}, page)
+            await self.call("page_fill", {**self.target(params.get("selector")), "value": ""}, page)
         return {}
 
     async def _elements(self, page: str | None) -> list[dict[str, Any]]:
@@ -139,7 +139,7 @@ class ActionMethods(BapCore):
         if params.get("selector") is None:
             raise BapError.unsupported("action/press without a selector (name the element the key goes to)")
         with naming(params.get("selector")):
-            await self.call("page_press", {**await self.element(params.get("selector"), page), "key": key}, page)
+            await self.call("page_press", {**self.target(params.get("selector")), "key": key}, page)
         return {}
 
     async def scroll(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -148,7 +148,7 @@ class ActionMethods(BapCore):
         if direction not in ("up", "down"):
             raise BapError.unsupported(f"scrolling {direction} (up and down are)")
         with naming(params.get("selector")):
-            where = await self.element(params["selector"], page) if params.get("selector") is not None else {}
+            where = self.target(params["selector"]) if params.get("selector") is not None else {}
             await self.call("page_scroll", {**where, "to": direction}, page)
         return {}
 
@@ -159,38 +159,28 @@ class ActionMethods(BapCore):
         if not isinstance(listed, list) or not listed:
             raise _invalid("action/select needs values")
         with naming(params.get("selector")):
-            await self.call("page_select", {**await self.element(params.get("selector"), page), "values": [str(v) for v in listed]}, page)
+            await self.call("page_select", {**self.target(params.get("selector")), "values": [str(v) for v in listed]}, page)
         return {}
 
     def checking(self, checked: bool) -> Handler:
+        """``action/check`` (``checked``) or ``action/uncheck``: one ``page_click {checked}``, which reads the box's
+        state in the page as it resolves it and clicks only when the box is not in that state yet (a box checked
+        stays checked); an element with no checked state is clicked."""
+
         async def run(params: dict[str, Any]) -> dict[str, Any]:
             page = self.page_of(params)
             with naming(params.get("selector")):
-                where, state = await self._box(await self.element(params.get("selector"), page), page)
-                if state is None or ("checked" in state) != checked:
-                    await self.call("page_click", where, page)
+                await self.call("page_click", {**self.target(params.get("selector")), "checked": checked}, page)
             return {}
 
         return run
-
-    async def _box(self, where: dict[str, str], page: str | None) -> tuple[dict[str, str], list[str] | None]:
-        """The ref of the box ``where`` names and its states: one ``page_find`` for a box named by its text
-        (its match says checked or unchecked, as page_observe does), else the box read from ``page_observe``."""
-        if "text" in where:
-            found = parse_elements(str(await self.call("page_find", {"text": where["text"], "max_results": 2}, page)).splitlines())
-            if len(found) != 1:
-                return where, None  # none, or several: the click by text says which (refused with their refs)
-            where = {"ref": found[0]["ref"]}
-            if {"checked", "unchecked"} & set(found[0]["flags"]):
-                return where, found[0]["flags"]
-        return where, next((e["flags"] for e in await self._elements(page) if e["ref"] == where.get("ref")), None)
 
     async def upload(self, params: dict[str, Any]) -> dict[str, Any]:
         """``action/upload``: ``page_fill {files}``, the files read by the server from its upload roots."""
         page = self.page_of(params)
         paths = _upload_paths(params.get("files"))
         with naming(params.get("selector")):
-            await self.call("page_fill", {**await self.element(params.get("selector"), page), "files": paths}, page)
+            await self.call("page_fill", {**self.target(params.get("selector")), "files": paths}, page)
         return {}
 
     async def drag(self, params: dict[str, Any]) -> dict[str, Any]:

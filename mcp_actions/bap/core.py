@@ -11,10 +11,7 @@ pages), ``actions.py`` (``action/*``) and ``methods.py`` (observations, ``agent/
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
-import json
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..dispatch.builtins.reading.observe_since import ObserveMemory
@@ -35,12 +32,6 @@ __all__ = ["REQUEST", "VIEWPORT", "BapCore", "options_of"]
 REQUEST: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("bap_request", default=None)
 #: Chromium's default viewport in the contexts the server opens (no ``viewport`` option is given).
 VIEWPORT = {"width": 1280, "height": 720}
-#: Selectors an element's own attribute names (its placeholder, its test id): within one ``agent/act``
-#: the element found for one stays the one it names while it is on the page, found once (issue 55).
-REMEMBERED_SELECTORS = ("placeholder", "testId")
-#: During an agent/act (``BapCore.remembering``): the ref each remembered selector was found as. A context
-#: variable, so that another request of the connection running meanwhile does not share it.
-_REMEMBERED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("bap_remembered", default=None)
 
 
 def options_of(params: dict[str, Any]) -> dict[str, Any]:
@@ -97,40 +88,24 @@ class BapCore:
         page = params.get("pageId")
         return page if isinstance(page, str) and page else self.active
 
-    @contextlib.contextmanager
-    def remembering(self) -> Iterator[None]:
-        """Within this block (one ``agent/act``), a ``REMEMBERED_SELECTORS`` selector is found once, not before every step.
+    def target(self, selector: Any) -> dict[str, Any]:
+        """What an acting tool is told for a BAP selector: its ``ref``, ``text`` or ``locator``, found by the acting call itself.
 
-        The steps of one act often name one field again and again (fill it, press Enter in it, three
-        times): each ``page_find`` would find the same element. A step whose remembered element has
-        left the page is run again with the selector found afresh (``forget``, bap/methods.py).
+        No call of its own: a locator (css, xpath, testId, placeholder, role) is found in the page by the
+        call that acts (``refs.resolve {locator}``), so an ``agent/act`` makes the calls ``page_act`` makes (issue 55).
         """
-        token = _REMEMBERED.set({})
-        try:
-            yield
-        finally:
-            _REMEMBERED.reset(token)
-
-    def forget(self, selectors: list[Any]) -> bool:
-        """Forget what ``selectors`` were found as in this act (on any page); whether any had been remembered."""
-        remembered = _REMEMBERED.get()
-        if not remembered:
-            return False
-        prefixes = tuple(key.split("\n", 1)[0] + "\n" for key in (_selector_key(selector, None) for selector in selectors) if key is not None)
-        gone = [key for key in remembered if prefixes and key.startswith(prefixes)]
-        for key in gone:
-            del remembered[key]
-        return bool(gone)
+        found: SelectorTarget = target_of(selector)
+        return found.direct if found.direct is not None else {"locator": found.locator}
 
     async def element(self, selector: Any, page: str | None) -> dict[str, str]:
-        """The ``ref``/``text`` an acting tool takes for a BAP selector (a locator is found as exactly one ref first)."""
+        """The ``ref``/``text`` a BAP selector names, a locator found as exactly one ref first (``page_find {locator}``).
+
+        For what needs a ref before it acts (``action/type``'s keys, a drag's ends, a step's condition, an
+        extract's scope); an acting method names its element with ``target``, found in its own call.
+        """
         target: SelectorTarget = target_of(selector)
         if target.direct is not None:
             return target.direct
-        remembered = _REMEMBERED.get()
-        key = _selector_key(selector, page) if remembered is not None else None
-        if key is not None and remembered is not None and key in remembered:
-            return {"ref": remembered[key]}
         found = str(await self.call("page_find", {"locator": target.locator}, page))
         refs = [line.split(" ", 1)[0] for line in found.splitlines() if line.startswith("@e")]
         if not refs:
@@ -142,8 +117,6 @@ class BapCore:
                 details={"code": ErrorCode.MULTIPLE_TARGETS, "candidates": refs},
                 hint="name one element: a ref from agent/observe, or a narrower selector",
             )
-        if key is not None and remembered is not None:
-            remembered[key] = refs[0]
         return {"ref": refs[0]}
 
     async def as_ref(self, where: dict[str, str], page: str | None) -> dict[str, str]:
@@ -154,9 +127,3 @@ class BapCore:
         refs = [line.split(" ", 1)[0] for line in found.splitlines() if line.startswith("@e")]
         return {"ref": refs[0]} if len(refs) == 1 else where
 
-
-def _selector_key(selector: Any, page: str | None) -> str | None:
-    """What a remembered selector is kept under (its JSON, then its page), or None for one not remembered."""
-    if not isinstance(selector, dict) or selector.get("type") not in REMEMBERED_SELECTORS:
-        return None
-    return json.dumps(selector, sort_keys=True) + "\n" + (page or "")

@@ -104,7 +104,9 @@ class BapError(Exception):
         if name == "DomainNotAllowed":
             details["domain"] = str(details.get("evidence", {}).get("origin") or details.get("evidence", {}).get("url") or "unknown")
         if name == "SelectorAmbiguous":
-            details["count"] = int(details.get("evidence", {}).get("match_count") or 0)
+            details["count"] = int(said.get("match_count") or said.get("count") or 0)
+            # The refs to choose from, as the door's own refusal of several locator matches gives them.
+            details["candidates"] = [c["ref"] for c in said.get("candidates") or [] if isinstance(c, dict) and isinstance(c.get("ref"), str)]
         hint = "name one element: a ref from agent/observe, or a narrower selector" if name == "SelectorAmbiguous" else None
         if exc.code == ErrorCode.DIALOG_OPEN:
             hint = "answer the dialog with dialog/handle (accept or dismiss)"

@@ -232,19 +232,9 @@ class BapMethods(PageMethods, ActionMethods):
             raise BapError.unsupported(f"the agent/act step {action!r}")
         routed = {**({"pageId": page} if page else {}), **params}
 
-        async def run() -> Any:
-            if step.get(SUBMIT) is True:  # a fill, and Enter in its field: one call (bap/act.py)
-                return await self.fill(routed, submit=True)
-            return await self.table[str(action)](routed)
-
-        try:
-            return await run()
-        except BapError as exc:
-            # An element remembered for its selector earlier in this act has left the page: find it afresh, once.
-            gone = (exc.data.get("details") or {}).get("code") == ErrorCode.TARGET_NOT_FOUND
-            if gone and self.forget([params.get(key) for key in ("selector", "source", "target")]):
-                return await run()
-            raise
+        if step.get(SUBMIT) is True:  # a fill, and Enter in its field: one call (bap/act.py)
+            return await self.fill(routed, submit=True)
+        return await self.table[str(action)](routed)
 
     async def _condition_holds(self, condition: Any, page: str | None) -> bool:
         if not isinstance(condition, dict):
@@ -267,5 +257,5 @@ class BapMethods(PageMethods, ActionMethods):
 
     async def act(self, params: dict[str, Any]) -> dict[str, Any]:
         """``agent/act``: steps in order, each with its condition and ``onError`` (bap/act.py)."""
-        with self.remembering():  # a placeholder or test id named again is found once (core.py)
-            return await agent_act(params, self.page_of(params), self._step, self._condition_holds)
+        # Each step is the one call of the core its page_act step would be: its selector is found by that call (core.py, target).
+        return await agent_act(params, self.page_of(params), self._step, self._condition_holds)

@@ -3,9 +3,10 @@
 The acting built-ins (``page_click``, ``page_fill``…) name their element by ``ref`` or by visible
 ``text`` (the engine's ``refs.resolve``: the text, name, label or placeholder of exactly one
 element; several are refused with their refs, never one picked). A selector that is neither
-becomes a locator (``locators.js``: ``selector``, ``xpath``, ``role`` and ``name``) that
-``page_find {locator}`` turns into refs first; the door then acts on the one ref, and refuses
-several as acting by text does.
+becomes a locator (``locators.js``: ``selector``, ``xpath``, ``role`` and ``name``), which the
+acting built-ins take too and resolve to their one element in the same call (``BapCore.target``);
+what needs a ref first (``action/type``, a drag, a condition) finds it with ``page_find {locator}``
+(``BapCore.element``), refusing several as acting by text does.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@
  * its own text, a plain span with a tooltip included, not only the controls observe lists.
  */
 var definePrimitive = M.definePrimitive,
+  fail = M.fail,
   cap = M.cap,
   refFor = M.refFor,
   resolveAll = M.resolveAll,
@@ -34,6 +35,27 @@ function locate(args) {
     return m;
   });
   return { matches: matches, total: els.length };
+}
+
+/**
+ * The one element a locator designates for an acting tool (refs.resolve {locator}, observe_refs.js), found in
+ * the call that acts: the visible matches when any is, else all, as refs.locate lists them. Several fail
+ * multiple_targets with their refs, as acting by text does, never one picked; none, target_not_found.
+ */
+function locatedOne(locator) {
+  var found = resolveAll(locator);
+  var els = found.visible.length ? found.visible : found.matches;
+  if (els.length > 1) {
+    var listed = els.slice(0, 10).map(function (el) {
+      var role = candidateRole(el), name = candidateName(el, role);
+      return name ? { ref: refFor(el), role: role, name: cap(name, NAME_CAP) } : { ref: refFor(el), role: role };
+    });
+    var lines = listed.map(function (c) { return c.ref + " " + c.role + (c.name ? " " + M.quote(c.name) : ""); });
+    if (els.length > listed.length) lines.push("(" + listed.length + " of " + els.length + ")");
+    fail("multiple_targets", els.length + " elements match the locator; act on one by its ref:\n" + lines.join("\n"), { match_count: els.length, candidates: listed });
+  }
+  var ref = refFor(els[0]); // "@e12"
+  return { key: ref.slice(1), el: els[0], ref: ref };
 }
 
 // What holds text a person reads, never a target by its words: the page itself and its landmarks.
@@ -145,6 +167,7 @@ function textLine(wanted) {
 }
 
 definePrimitive("refs.locate", locate);
+M.locatedOne = locatedOne;
 M.textTargets = textTargets;
 M.wordsWhere = wordsWhere;
 M.textHolders = textHolders;

@@ -329,14 +329,14 @@ function markOnly(found) {
 }
 
 function resolve(args) {
-  var found = resolveRefOrText({ ref: args.ref, text: args.text }, args.field === true ? { accept: isField } : null);
+  // A locator (BAP's placeholder, css, role… selectors) is found here too: one call finds and acts (observe_locate.js).
+  var found = args.locator !== undefined && args.ref === undefined && args.text === undefined ? M.locatedOne(args.locator) : resolveRefOrText({ ref: args.ref, text: args.text }, args.field === true ? { accept: isField } : null);
   if (args.field === true && M.editorOf(found.el)) found = { key: refFor(M.editorOf(found.el).field), el: M.editorOf(found.el).field }; // a drawn line is its editor (editors.js)
   markOnly([found]);
   if (args.focus === true && typeof found.el.focus === "function") (M.editorOf(found.el) ? M.editorOf(found.el).input : found.el).focus(); // keys go to an editor's own input
   var role = candidateRole(found.el);
   var out = { ref: "@" + found.key, selector: "[" + REF_ATTR + '="' + found.key + '"]', role: role, actions: actionsOf(found.el, role) };
-  // page_fill: a <select> chooses the option (refs.select), a date, time, range or color input takes its
-  // value set (refs.set_value), others take typed text.
+  // page_fill: a <select> chooses the option (refs.select), a date, time, range or color input its value set (refs.set_value), others typed text.
   var slider = args.field === true ? M.sliderState(found.el) : null; // page_fill moves a slider by its keys (observe_values.js)
   if (args.field === true) out.fill = tagOf(found.el) === "select" ? "select" : slider ? "slider" : M.isValueInput(found.el) ? "value" : "text";
   if (slider) out.slider = slider;
@@ -344,8 +344,9 @@ function resolve(args) {
   if (name) out.name = cap(name, NAME_CAP);
   // An element of a same-origin frame: the locator primitives do not reach it, refs.frame_act does (observe_frames.js).
   if (M.inFrame && M.inFrame(found.el)) out.frame = true;
-  // One round trip for what an acting tool needs before its action: the point to click (brought into
-  // view, and whether something covers it, as locator.element_info says) and the change mark.
+  // One round trip for what an acting tool needs before its action: the box's checked state (page_click {checked}), the point to
+  // click (brought into view, and whether something covers it, as locator.element_info says) and the change mark.
+  if (args.point === true) statesOf(found.el, role, out); // out.checked (and expanded, selected, pressed): observe_state.js
   if (args.point === true && !out.frame) {
     var info = M.drawnPoint(found.el) || M.elementInfo({ locator: { selector: out.selector } }); // drawn_controls.js
     out.point = info.clickable_center || { x: info.x, y: info.y };
@@ -385,8 +386,7 @@ M.refFor = function (el) { return "@" + refFor(el); };
 // What a person can act on (observe_candidates.js): by tag or role, a handler or pointer cursor, or an open popup list's item.
 M.isInteractiveElement = isActionable;
 M.elementOfRef = elementOf;
-// Shared with describe.js and the acting tools: {ref} or {text} to the one element (see resolveRefOrText).
-M.resolveRefOrText = resolveRefOrText;
+M.resolveRefOrText = resolveRefOrText; // shared with describe.js and the acting tools: {ref} or {text} to the one element
 M.actionableInOrder = actionableInOrder;
 M.markOnly = markOnly;
 M.isField = isField;
@@ -395,5 +395,5 @@ M.contextOf = contextOf;
 definePrimitive("refs.observe", function (args) { return M.afterLoad(function () { return M.withFold(args, observe(args)); }); }); // read_sections.js; what viewport_only left out: observe_scroll.js
 // By text, after the document loaded, as the reading tools read (read_sections.js afterLoad): right after a
 // click that navigated, the words may be in the part of the page still arriving. A ref needs no wait.
-definePrimitive("refs.resolve", function (args) { return args.text === undefined ? resolve(args) : M.afterLoad(function () { return resolve(args); }); });
+definePrimitive("refs.resolve", function (args) { return args.ref !== undefined ? resolve(args) : M.afterLoad(function () { return resolve(args); }); });
 definePrimitive("refs.select", selectOptions);

@@ -64,11 +64,17 @@ OBSERVE = _binding(
     {"title": "Observe page", "readOnlyHint": True, "openWorldHint": True},
 )
 _TEXT = {"type": "string", "minLength": 1, "description": "Or: the visible text, label or placeholder of one element."}
-_TARGET = {"ref": _REF, "text": _TEXT}
+#: A third way to name the element, as page_find takes it (a BAP client's css, placeholder or role selector): found in the acting call itself.
+_LOCATOR = {"type": ["object", "string"], "description": "Or: a locator of one element, as page_find takes it."}
+_TARGET = {"ref": _REF, "text": _TEXT, "locator": _LOCATOR}
 CLICK = _binding(
     "page.click",
     "Click the element `ref` or `text` names (a text matching several is refused with their refs; double: a double click).",
-    {**_TARGET, "double": {"type": "boolean", "description": "Double-click it (open, edit in place, select a word)."}},
+    {
+        **_TARGET,
+        "double": {"type": "boolean", "description": "Double-click it (open, edit in place, select a word)."},
+        "checked": {"type": "boolean", "description": "A checkbox, radio or switch: click only if it is not checked (true) or unchecked (false) yet."},
+    },
     [],
     {"title": "Click", "readOnlyHint": False, "openWorldHint": True},
 )
@@ -131,8 +137,19 @@ DRAG = _binding(
 )
 
 def _target(own: dict[str, Any]) -> dict[str, Any]:
-    """The ref or text naming what to act on; the page engine checks that exactly one is given (resolveRefOrText)."""
-    return {key: own[key] for key in ("ref", "text") if key in own}
+    """The ref, text or locator naming what to act on; the page engine checks that one of ref or text is given (resolveRefOrText)."""
+    if "locator" in own and ("ref" in own or "text" in own):
+        raise ActionError("give one of ref, text or locator", code=ErrorCode.INVALID_INPUT, evidence={"path": "/locator"})
+    return {key: own[key] for key in ("ref", "text", "locator") if key in own}
+
+
+async def _by_ref_or_text(service: ActionService, call: BuiltinCall) -> dict[str, Any]:
+    """``_target`` for a primitive that takes only a ref or a text (refs.select, refs.scroll, refs.set_files):
+    a locator is found first (``refs.resolve {locator}``, one round trip inside the same call)."""
+    target = _target(call.own)
+    if "locator" not in target:
+        return target
+    return {"ref": (await _call(service, call, "refs.resolve", target))["ref"]}
 
 
 async def _call(service: ActionService, call: BuiltinCall, name: str, arguments: dict[str, Any], *, held: bool = True) -> Any:
@@ -260,6 +277,10 @@ async def _in_frame(service: ActionService, call: BuiltinCall, target: dict[str,
 async def _click(service: ActionService, call: BuiltinCall) -> Any:
     double = call.own.get("double") is True
     target = await _resolve_marked(service, call, _target(call.own), point=True)
+    wanted = call.own.get("checked")
+    if isinstance(wanted, bool) and target.get("checked") is wanted:
+        # checked: the box is in that state already, so no click (BAP's action/check; an element with no checked state is clicked).
+        return await _acted(service, call, f"{_named(call, target)} was already {'checked' if wanted else 'unchecked'}")
     if target.get("frame"):
         if double:
             if not _trusted(call):
@@ -284,8 +305,9 @@ async def _fill_files(service: ActionService, call: BuiltinCall) -> TextAnswer:
         raise ActionError("give value or files, not both", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
     # Read (and refused) before the page is touched: a path outside the roots never reaches it.
     files = read_uploads(own["files"], service.upload_roots)
+    target = await _by_ref_or_text(service, call)
     await _mark(service, call)
-    out = await _call(service, call, "refs.set_files", {**_target(own), "files": files})
+    out = await _call(service, call, "refs.set_files", {**target, "files": files})
     names = ", ".join(json.dumps(name, ensure_ascii=False) for name in out.get("files") or [])
     return await _acted(service, call, f"set {out.get('ref')} file input to {names}")
 
@@ -301,7 +323,7 @@ async def _fill(service: ActionService, call: BuiltinCall) -> Any:
     else:
         # The first form of page_fill: {ref, text}, text being what is typed.
         if "ref" not in own or "text" not in own:
-            raise ActionError("page_fill needs value (and ref or text), or ref and text", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
+            raise ActionError("page_fill needs value (and ref, text or locator), or ref and text", code=ErrorCode.INVALID_INPUT, evidence={"path": "/value"})
         value, where = own["text"], {"ref": own["ref"]}
     target = await _resolve_marked(service, call, {**where, "field": True}, typed=value)
     # The field is named even when the call gave its ref: in page_act's answer its line is all that is left of it.
@@ -375,8 +397,9 @@ async def _hover(service: ActionService, call: BuiltinCall) -> Any:
 
 
 async def _scroll(service: ActionService, call: BuiltinCall) -> Any:
+    target = await _by_ref_or_text(service, call)
     await _mark(service, call)
-    out = await _call(service, call, "refs.scroll", {**_target(call.own), **({"to": call.own["to"]} if "to" in call.own else {})})
+    out = await _call(service, call, "refs.scroll", {**target, **({"to": call.own["to"]} if "to" in call.own else {})})
     line = _scrolled(out, call.own.get("to", "down"))
     report = await change_report(service, call)
     # Rows that came into view are the change a person sees: not "no visible change" after them.
@@ -455,11 +478,12 @@ def _submitted(out: dict[str, Any]) -> str:
 
 
 async def _select(service: ActionService, call: BuiltinCall) -> Any:
+    target = await _by_ref_or_text(service, call)
     await _mark(service, call)
     submit = call.own.get("submit") is True
-    out = await _act(service, call, "refs.select", {**_target(call.own), "values": call.own["values"], **({"submit": True} if submit else {})})
+    out = await _act(service, call, "refs.select", {**target, "values": call.own["values"], **({"submit": True} if submit else {})})
     # {} when the submit took the page away under the primitive: the call named the select.
-    where = out.get("ref") or call.own.get("ref") or quote(call.own.get("text"))
+    where = out.get("ref") or target.get("ref") or quote(target.get("text"))
     return await _acted(service, call, f"selected {_values(out, call.own['values'])} in {where}{_submitted(out) if submit else ''}")
 
 

@@ -21,14 +21,16 @@ __all__ = ["journaled"]
 
 
 def _resolve_arguments(tool: str, own: dict[str, Any]) -> dict[str, Any] | None:
-    """What ``refs.resolve`` is asked, as the tool itself asks it: its ref or its text (None: it names no element).
+    """What ``refs.resolve`` is asked, as the tool itself asks it: its ref, text or locator (None: it names no element).
 
     Resolving through the page tools' own resolver (observe_refs.js) means a call that named its
     element by text is described as exactly the element it acted on.
     """
-    where: dict[str, Any] = {key: own[key] for key in ("ref", "text") if key in own}
+    where: dict[str, Any] = {key: own[key] for key in ("ref", "text", "locator") if key in own}
     if tool == "page.fill" and "files" in own:
         return None  # an upload is not learned: a saved tool would carry the user's file paths (docs/mcp-surface.md)
+    if "locator" in where and tool in ("page.select", "page.scroll"):
+        return None  # their change mark describes a ref or a text (refs.change_mark); the others find a locator in refs.resolve {mark}
     if tool == "page.fill":
         # page_fill {ref, text} types text into ref; {ref|text, value} types value into the field ref or text names.
         where = where if "value" in own else {key: own[key] for key in ("ref",) if key in own}
