@@ -13,9 +13,10 @@ One ``serve --transport streamable-http --bap-port`` process serves both; each d
 through a TCP relay that counts the bytes both ways (HTTP requests and responses with their
 headers; WebSocket frames), so "bytes" is what crossed the wire. Connecting (the BAP handshake and
 ``events/subscribe``; MCP's ``initialize`` and ``tools/list``) is counted apart from the task.
-Times are the task's wall time from the client (the connection open), median of the runs; the doors
-take turns run by run. ``core_calls`` counts the server's audit lines during a task: one per call of
-the core (``ActionService.handle``), the page_act's or agent/act's steps each their own.
+Times are the task's wall time from the client (the connection open), median of the runs, and each of
+its three calls' (``calls_s``: open, act, read); the doors take turns run by run. ``core_calls`` counts
+the server's audit lines during a task: one per call of the core (``ActionService.handle``), the
+page_act's or agent/act's steps each their own; ``core_tools`` names them (the first counted run).
 
 Command: ``PYTHONPATH=$PWD .venv/bin/python bench/bench_bap.py [--runs 3] [--no-save]``; writes
 ``bench/results/bap-<date>-<commit>.json``, summarised in bench/README.md.
@@ -138,6 +139,7 @@ async def bap_task(relay: Relay, url: str) -> dict[str, Any]:
         connect = relay.reset()
         began = time.perf_counter()
         await client.create_page(url=url)
+        opened = time.perf_counter()
         steps = []
         for todo in TODOS:
             steps.append(BAPClient.step("action/fill", {"selector": _field(), "value": todo}))
@@ -145,11 +147,13 @@ async def bap_task(relay: Relay, url: str) -> dict[str, Any]:
         steps.append(BAPClient.step("action/check", {"selector": {"type": "label", "value": "Mark all as complete"}}))
         done = await client.act(steps)
         assert done.success, done
+        acted = time.perf_counter()
         text = (await client.content()).content
         elapsed = time.perf_counter() - began
         task = relay.reset()
     assert "0 items left" in text, text[-400:]
-    return {"calls": 3, "connect_bytes": sum(connect), "task_bytes_up": task[0], "task_bytes_down": task[1], "task_bytes": sum(task), "task_s": elapsed, "total_s": time.perf_counter() - started}
+    calls_s = {"open": opened - began, "act": acted - opened, "read": began + elapsed - acted}
+    return {"calls": 3, "connect_bytes": sum(connect), "task_bytes_up": task[0], "task_bytes_down": task[1], "task_bytes": sum(task), "task_s": elapsed, "calls_s": calls_s, "total_s": time.perf_counter() - started}
 
 
 async def mcp_task(relay: Relay, url: str) -> dict[str, Any]:
@@ -158,18 +162,21 @@ async def mcp_task(relay: Relay, url: str) -> dict[str, Any]:
         await client.list_tools()
         connect = relay.reset()
         began = time.perf_counter()
-        opened = await client.call_tool("browser_navigate", {"url": url})
-        assert not opened.is_error, opened.content
+        navigated = await client.call_tool("browser_navigate", {"url": url})
+        assert not navigated.is_error, navigated.content
+        opened = time.perf_counter()
         steps: list[dict[str, Any]] = [{"tool": "page_fill", "arguments": {"text": NEW_TODO, "value": todo, "submit": True}} for todo in TODOS]
         steps.append({"tool": "page_click", "arguments": {"text": "Mark all as complete"}})
-        acted = await client.call_tool("page_act", {"steps": steps})
-        assert not acted.is_error, acted.content
+        answered = await client.call_tool("page_act", {"steps": steps})
+        assert not answered.is_error, answered.content
+        acted = time.perf_counter()
         read = await client.call_tool("page_read", {})
         elapsed = time.perf_counter() - began
         task = relay.reset()
     text = "".join(getattr(c, "text", "") for c in read.content)
     assert "0 items left" in text, text[-400:]
-    return {"calls": 3, "connect_bytes": sum(connect), "task_bytes_up": task[0], "task_bytes_down": task[1], "task_bytes": sum(task), "task_s": elapsed, "total_s": time.perf_counter() - started}
+    calls_s = {"open": opened - began, "act": acted - opened, "read": began + elapsed - acted}
+    return {"calls": 3, "connect_bytes": sum(connect), "task_bytes_up": task[0], "task_bytes_down": task[1], "task_bytes": sum(task), "task_s": elapsed, "calls_s": calls_s, "total_s": time.perf_counter() - started}
 
 
 def _commit() -> str:
@@ -178,8 +185,10 @@ def _commit() -> str:
     return out + ("-dirty" if dirty else "")
 
 
-def _audit_lines(path: Path) -> int:
-    return len(path.read_text().splitlines()) if path.exists() else 0
+def _audit_tools(path: Path) -> list[str]:
+    """The tool of each audit line so far: one line per call of the core."""
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [str(json.loads(line).get("tool")) for line in lines if line.strip()]
 
 
 async def main_async(runs: int) -> dict[str, Any]:
@@ -196,20 +205,23 @@ async def main_async(runs: int) -> dict[str, Any]:
             # The doors take turns, run by run: a busy moment of the machine falls on both alike.
             for _ in range(runs):
                 for door, (_, task) in doors.items():
-                    before = _audit_lines(audit)
+                    before = len(_audit_tools(audit))
                     row = await task(relays[door], url)
-                    row["core_calls"] = _audit_lines(audit) - before  # one audit line per call of the core (the whole task)
+                    row["core_tools"] = _audit_tools(audit)[before:]  # one audit line per call of the core (the whole task)
+                    row["core_calls"] = len(row["core_tools"])
                     rows[door].append(row)
         for door, done in rows.items():
             results["doors"][door] = {
                 "runs": done,
                 "calls": done[0]["calls"],
                 "core_calls": statistics.median(r["core_calls"] for r in done),
+                "core_tools": done[0]["core_tools"],
                 "connect_bytes": statistics.median(r["connect_bytes"] for r in done),
                 "task_bytes": statistics.median(r["task_bytes"] for r in done),
                 "task_bytes_up": statistics.median(r["task_bytes_up"] for r in done),
                 "task_bytes_down": statistics.median(r["task_bytes_down"] for r in done),
                 "task_s_median": statistics.median(r["task_s"] for r in done),
+                "calls_s_median": {call: statistics.median(r["calls_s"][call] for r in done) for call in ("open", "act", "read")},
             }
             print(json.dumps({"door": door, **{k: v for k, v in results["doors"][door].items() if k != "runs"}}), flush=True)
     results["load_average_after"] = os.getloadavg()

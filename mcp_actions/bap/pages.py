@@ -1,6 +1,7 @@
 """BAP's browser and page methods: ``browser/*`` and ``page/*``, each a call of a tab built-in (docs/bap.md).
 
-``page/create`` is ``browser_open_tab`` (a new context's blank tab is used for the first page);
+``page/create`` is ``browser_open_tab`` (a new context's blank tab is used for the first page,
+``browser_navigate`` taking it to the page's URL; its answer says the page);
 ``page/navigate``, ``page/reload``, ``page/goBack`` and ``page/goForward`` are ``browser_navigate``
 (``url``, ``reload``, ``history: back|forward``); ``page/list``, ``page/close`` and ``page/activate``
 are ``browser_list_tabs``, ``browser_close_tab`` and ``browser_activate_tab``; ``dialog/handle`` is
@@ -56,17 +57,22 @@ class PageMethods(BapCore):
         url = params.get("url") or "about:blank"
         tabs = await self._tabs() if not self.created else []
         blank = [t for t in tabs if t.get("url") in ("about:blank", "")]
+        landed: dict[str, Any] | None = None  # the page's tab as the call that opened it says it, when it does
         if not self.created and len(tabs) == 1 and blank:
             # The blank tab a new context opens with is this page: a client that creates one page sees one.
             page = str(blank[0]["runtime_id"])
+            landed = blank[0]
             if url != "about:blank":
-                await self.call("browser_navigate", {"url": url}, page)
+                out = await self.call("browser_navigate", {"url": url}, page)
+                tab = out.get("tab") if isinstance(out, dict) else None
+                # browser_navigate says where the tab landed and its title: no browser_list_tabs after it (issue 55).
+                landed = {**tab, "runtime_id": page} if isinstance(tab, dict) and isinstance(tab.get("url"), str) and isinstance(tab.get("title"), str) else None
         else:
             opened = await self.call("browser_open_tab", {"url": url})
             page = str(opened["runtime_id"])
         self.created = True
         self.active = page
-        return self._page(await self._tab(page))
+        return self._page(landed if landed is not None else await self._tab(page))
 
     @staticmethod
     def _landed(out: Any, url: str) -> dict[str, Any]:

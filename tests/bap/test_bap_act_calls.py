@@ -42,16 +42,22 @@ def _calls(server: Server, name: str) -> list[str]:
 
 
 async def _act_calls(server: Server, name: str, page: str, *, check_twice: bool = False) -> tuple[list[str], object, str]:
+    made, done, text, _ = await _task_calls(server, name, page, check_twice=check_twice)
+    return made, done, text
+
+
+async def _task_calls(server: Server, name: str, page: str, *, check_twice: bool = False) -> tuple[list[str], object, str, list[str]]:
+    """The act's calls, its result, the page's text after it, and the whole task's calls (page/create to observe/content)."""
     async with client(server, name) as c:
         await c.create_page(url=page)
         before = len(_calls(server, f"bap:{name}"))
         done = await c.act(_steps(check_twice))
         made = _calls(server, f"bap:{name}")[before:]
         text = (await c.content()).content
-    return made, done, text
+    return made, done, text, _calls(server, f"bap:{name}")
 
 
-async def _page_act_calls(server: Server, name: str, page: str) -> tuple[list[str], str]:
+async def _page_act_calls(server: Server, name: str, page: str) -> tuple[list[str], str, list[str]]:
     """The same task through the MCP door, as bench/bench_bap.py's MCP client does it: one page_act."""
     async with Client(server.mcp_url, mode="legacy", client_info=Implementation(name=name, version="1")) as mcp:
         opened = await mcp.call_tool("browser_navigate", {"url": page})
@@ -63,20 +69,23 @@ async def _page_act_calls(server: Server, name: str, page: str) -> tuple[list[st
         assert not acted.is_error, acted.content
         made = _calls(server, name)[before:]
         read = await mcp.call_tool("page_read", {})
-    return made, "".join(getattr(c, "text", "") for c in read.content)
+    return made, "".join(getattr(c, "text", "") for c in read.content), _calls(server, name)
 
 
 async def test_the_todo_task_makes_the_calls_page_act_makes(server: Server) -> None:
-    made, done, text = await _act_calls(server, "act-calls", server.page("todo.html"))
+    made, done, text, task = await _task_calls(server, "act-calls", server.page("todo.html"))
     assert done.success and done.completed == 7 and [r.success for r in done.results] == [True] * 7, done  # type: ignore[attr-defined]
     assert "0 items left" in text, text[-300:]
-    through_mcp, read = await _page_act_calls(server, "act-calls-mcp", server.page("todo.html"))
+    through_mcp, read, mcp_task = await _page_act_calls(server, "act-calls-mcp", server.page("todo.html"))
     assert "0 items left" in read, read[-300:]
     steps = [tool for tool in through_mcp if tool != "page.act"]  # page_act's own line, then one line per step
     assert through_mcp.count("page.act") == 1 and steps == ["page.fill", "page.fill", "page.fill", "page.click"], through_mcp
     # Each fill and its Enter one call, the box named by its placeholder found by that call, the box checked by one click
     # that reads its state itself: the calls page_act makes (15 before issue 55, then 6 with a page_find for each selector).
     assert made == steps, made
+    # The whole task too: page/create (the new context's tab listed, then taken to the page: its answer says the
+    # page) and observe/content, against browser_navigate, page_act with its steps, and page_read.
+    assert len(task) == len(mcp_task) == 7, (task, mcp_task)
 
 
 async def test_a_box_the_page_makes_anew_is_found_by_each_step(server: Server) -> None:
