@@ -6,6 +6,8 @@
   line past the cap ("+ … N more lines", never read) named it.
 - Choosing a page closes the modal and the field shows the chosen title, a text that was in the modal before:
   counted by region (page, dialog), it is said (`+ "Harbour Guide"`), where the whole page's count missed it.
+- What the page draws right after its load (Wagtail's minimap, ~100 ms after it) is the page, not the first
+  click's change: read and acting calls wait, for a second after the load, until the DOM is quiet.
 - The rich-text toolbar's Link button opens its chooser from a render React's scheduler runs in a
   MessageChannel task, after a busy handler: the answer waits for the chooser the render requested.
 
@@ -57,3 +59,13 @@ async def test_a_chooser_a_scheduled_render_requests_is_waited_for(chromium: Bro
         opened = await host.call("page_click", {"text": "Link"})
         assert 'dialog opened: "Choose a page Page"' in opened.splitlines(), opened
         assert refs_of(opened, "link", "Harbour Guide"), opened
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_what_the_page_draws_after_its_load_is_not_said_as_the_clicks(chromium: Browser, pages_url: str, kind: str) -> None:
+    async with hosted(kind, chromium) as host:
+        await host.open(f"{pages_url}/{PAGE}")
+        # At once after the load: the minimap the page draws then is there before the click, not its change.
+        opened = await host.call("page_click", {"text": "Choose a page"})
+        assert 'dialog opened: "Choose a page Page"' in opened.splitlines(), opened
+        assert not [line for line in opened.splitlines() if "Collapse all" in line or "Toggle side panel" in line or line == '+ "Title*"'], opened

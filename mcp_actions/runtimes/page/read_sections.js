@@ -140,6 +140,10 @@ var timerSet = M.intrinsics.nativeSetTimeout || root.setTimeout, timerClear = M.
  * HTML is waited for, not images (the messages of a page an action landed on, observe_landing.js).
  */
 function afterLoad(fn, htmlOnly) {
+  if (!htmlOnly) {
+    var loaded = fn;
+    fn = function () { return afterDrawn(loaded); };
+  }
   if (document.readyState === "complete" || ((htmlOnly || resourcesWaited) && document.readyState !== "loading")) return fn();
   return new Promise(function (resolve) {
     var started = Date.now(), parsedAt = 0, timer = null;
@@ -161,6 +165,46 @@ function afterLoad(fn, htmlOnly) {
     document.addEventListener("readystatechange", check);
     root.addEventListener("load", check);
     check();
+  }).then(fn);
+}
+
+// What a page's scripts draw right after its load is the page, not an action's change: Wagtail's editor draws its
+// minimap (its "Collapse all", its fields' names, "Toggle side panel") ~100 ms after load, so a click right after
+// browser_navigate said them as new ('+ "Collapse all"' … with the chooser it opened). Until DRAWN_MS after the
+// load, a read or a mark waits for the DOM to be quiet for DRAWN_QUIET_MS since the load and its last change (the
+// engine's own ref marks aside): a render the load scheduled comes within it.
+var DRAWN_MS = 1000, DRAWN_QUIET_MS = 150;
+var lastDrawn = Date.now(), drawing = null;
+
+/** How long ago the document's load ended (ms), null while it has not (Infinity when the browser does not say). */
+function sinceLoad() {
+  var nav = root.performance && typeof performance.getEntriesByType === "function" ? performance.getEntriesByType("navigation")[0] : null;
+  if (nav && nav.loadEventEnd > 0) return performance.now() - nav.loadEventEnd;
+  return document.readyState === "complete" || !nav ? Infinity : null;
+}
+
+if (typeof MutationObserver === "function" && (sinceLoad() === null || sinceLoad() < DRAWN_MS)) {
+  drawing = new MutationObserver(function (records) {
+    if (records.some(function (r) { return r.attributeName !== "data-mcp-actions-ref"; })) lastDrawn = Date.now();
+    if (sinceLoad() !== null && sinceLoad() >= DRAWN_MS) drawing.disconnect();
+  });
+  drawing.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+}
+
+/**
+ * fn() once what the page draws at its load is drawn: at once when the load is DRAWN_MS old or the DOM is quiet,
+ * or when the load has not come (afterLoad waited for it long enough: an image that never arrives).
+ */
+function afterDrawn(fn) {
+  var ago = sinceLoad(), left = ago === null ? 0 : DRAWN_MS - ago;
+  if (!drawing || !(left > 0)) return fn();
+  return new Promise(function (resolve) {
+    var until = Date.now() + left;
+    (function check() {
+      var now = Date.now(), quietLeft = DRAWN_QUIET_MS - (now - Math.max(lastDrawn, now - sinceLoad()));
+      if (quietLeft <= 0 || now >= until) return resolve();
+      timerSet.call(root, check, Math.min(quietLeft, until - now));
+    })();
   }).then(fn);
 }
 
