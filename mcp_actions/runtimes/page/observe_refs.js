@@ -394,6 +394,6 @@ M.contextOf = contextOf;
 
 definePrimitive("refs.observe", function (args) { return M.afterLoad(function () { return M.withFold(args, observe(args)); }); }); // read_sections.js; what viewport_only left out: observe_scroll.js
 // By text, after the document loaded, as the reading tools read (read_sections.js afterLoad): right after a
-// click that navigated, the words may be in the part of the page still arriving. A ref needs no wait.
-definePrimitive("refs.resolve", function (args) { return args.ref !== undefined ? resolve(args) : M.afterLoad(function () { return resolve(args); }); });
+// click that navigated, the words may be in the part of the page still arriving. A ref or a locator (as page_find finds it) needs no wait.
+definePrimitive("refs.resolve", function (args) { return args.text === undefined ? resolve(args) : M.afterLoad(function () { return resolve(args); }); });
 definePrimitive("refs.select", selectOptions);
