@@ -16,7 +16,8 @@ headers; WebSocket frames), so "bytes" is what crossed the wire. Connecting (the
 Times are the task's wall time from the client (the connection open), median of the runs, and each of
 its three calls' (``calls_s``: open, act, read); the doors take turns run by run. ``core_calls`` counts
 the server's audit lines during a task: one per call of the core (``ActionService.handle``), the
-page_act's or agent/act's steps each their own; ``core_tools`` names them (the first counted run).
+page_act's or agent/act's steps each their own; ``core_tools`` names them (the first counted run) and
+``core_ms`` gives each one's time in the server (the audit line's ``elapsed_ms``; a page_act's includes its steps').
 
 Command: ``PYTHONPATH=$PWD .venv/bin/python bench/bench_bap.py [--runs 3] [--no-save]``; writes
 ``bench/results/bap-<date>-<commit>.json``, summarised in bench/README.md.
@@ -140,7 +141,7 @@ async def bap_task(relay: Relay, url: str) -> dict[str, Any]:
         began = time.perf_counter()
         await client.create_page(url=url)
         opened = time.perf_counter()
-        steps = []
+        steps: list[Any] = []
         for todo in TODOS:
             steps.append(BAPClient.step("action/fill", {"selector": _field(), "value": todo}))
             steps.append(BAPClient.step("action/press", {"selector": _field(), "key": "Enter"}))
@@ -185,10 +186,10 @@ def _commit() -> str:
     return out + ("-dirty" if dirty else "")
 
 
-def _audit_tools(path: Path) -> list[str]:
-    """The tool of each audit line so far: one line per call of the core."""
+def _audit_lines(path: Path) -> list[dict[str, Any]]:
+    """The audit lines so far: one per call of the core, with its tool and its time in the server (elapsed_ms)."""
     lines = path.read_text().splitlines() if path.exists() else []
-    return [str(json.loads(line).get("tool")) for line in lines if line.strip()]
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 async def main_async(runs: int) -> dict[str, Any]:
@@ -205,10 +206,12 @@ async def main_async(runs: int) -> dict[str, Any]:
             # The doors take turns, run by run: a busy moment of the machine falls on both alike.
             for _ in range(runs):
                 for door, (_, task) in doors.items():
-                    before = len(_audit_tools(audit))
+                    before = len(_audit_lines(audit))
                     row = await task(relays[door], url)
-                    row["core_tools"] = _audit_tools(audit)[before:]  # one audit line per call of the core (the whole task)
-                    row["core_calls"] = len(row["core_tools"])
+                    made = _audit_lines(audit)[before:]  # one audit line per call of the core (the whole task)
+                    row["core_tools"] = [str(line.get("tool")) for line in made]
+                    row["core_ms"] = [line.get("elapsed_ms") for line in made]  # each call's time in the server, in that order
+                    row["core_calls"] = len(made)
                     rows[door].append(row)
         for door, done in rows.items():
             results["doors"][door] = {
@@ -216,6 +219,7 @@ async def main_async(runs: int) -> dict[str, Any]:
                 "calls": done[0]["calls"],
                 "core_calls": statistics.median(r["core_calls"] for r in done),
                 "core_tools": done[0]["core_tools"],
+                "core_ms_median": [statistics.median(r["core_ms"][i] or 0 for r in done) for i in range(len(done[0]["core_ms"]))] if len({r["core_calls"] for r in done}) == 1 else None,
                 "connect_bytes": statistics.median(r["connect_bytes"] for r in done),
                 "task_bytes": statistics.median(r["task_bytes"] for r in done),
                 "task_bytes_up": statistics.median(r["task_bytes_up"] for r in done),

@@ -65,7 +65,7 @@ OBSERVE = _binding(
 )
 _TEXT = {"type": "string", "minLength": 1, "description": "Or: the visible text, label or placeholder of one element."}
 #: A third way to name the element, as page_find takes it (a BAP client's css, placeholder or role selector): found in the acting call itself.
-_LOCATOR = {"type": ["object", "string"], "description": "Or: a locator of one element, as page_find takes it."}
+_LOCATOR = {"type": "object", "description": "Or: a locator, as page_find takes it."}
 _TARGET = {"ref": _REF, "text": _TEXT, "locator": _LOCATOR}
 CLICK = _binding(
     "page.click",
