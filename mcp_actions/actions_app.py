@@ -157,7 +157,7 @@ class ActionsApp:
         # Deferred: Playwright is imported when the browser first starts, not before tools/list.
         o = self.options
         return DeferredBrowser(
-            self.bridge, executable_path=o.browser_path, headless=o.headless if o.headless is not None else not has_display(), cdp_endpoint=o.cdp_endpoint,
+            self.bridge, executable_path=o.browser_path, headless=o.headless if o.headless is not None else not has_display(), cdp_endpoint=o.cdp_endpoint, cdp_own_context=o.cdp_own_context,
             cdp_headers=tuple(parse_cdp_headers(o.cdp_headers).items()), browser_endpoint=o.browser_endpoint, user_data_dir=o.user_data_dir, isolated=o.isolated,
         )
 

@@ -42,6 +42,7 @@ class AppOptions:
     browser_path: str | None = None
     cdp_endpoint: str | None = None
     cdp_headers: Sequence[str] = ()  # --cdp-header "Name: value", sent with the CDP connection
+    cdp_own_context: bool = False  # with cdp_endpoint: a fresh context of our own there, not the browser's tabs (embedding, tests)
     browser_endpoint: str | None = None  # --browser-endpoint: a Playwright browser server's ws:// URL (docs/sessions.md)
     shared_browser_context: bool = False  # --shared-browser-context: every HTTP session in one context (default: one each)
     max_sessions: int | None = None  # --max-sessions: HTTP sessions served at once (None: no limit of ours)

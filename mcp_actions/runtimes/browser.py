@@ -254,11 +254,13 @@ class BrowserHost:
         context.on("close", lambda _context: self.spawn(self._on_browser_gone("browser context closed"), "context-closed"))
         if session.browser is not None:
             session.browser.on("disconnected", lambda _browser: self.spawn(self._on_browser_gone("browser disconnected"), "disconnected"))
+        # An attached browser's tabs are the user's, unless the context is one we opened there (cdp_own_context).
+        users_tabs = bool(self.options.cdp_endpoint) and not session.own_context
         for page in pages:
-            # A browser we launched: its blank tab is ours to warm up (never an attached browser's pages).
-            runtime = await self._adopt(page, warm=not self.options.cdp_endpoint and self._pool is None)
-            # An attached browser's tabs are the user's: runtime.session.finalize_tabs leaves them open.
-            runtime.preexisting = bool(self.options.cdp_endpoint)
+            # A browser we launched (or our own context): its blank tab is ours to warm up (never the user's pages).
+            runtime = await self._adopt(page, warm=not users_tabs and self._pool is None)
+            # The user's tabs: runtime.session.finalize_tabs leaves them open.
+            runtime.preexisting = users_tabs
 
     async def _teardown(self, reason: str) -> None:
         self._started = False

@@ -117,6 +117,11 @@ class BrowserOptions:
     cdp_headers: tuple[tuple[str, str], ...] = ()
     #: A Playwright browser server's ``ws://`` endpoint (``--browser-endpoint``): connect there, never launch.
     browser_endpoint: str | None = None
+    #: With ``cdp_endpoint``: a fresh context of our own on the attached browser (its first blank tab ours,
+    #: all of it closed when the host stops), never the browser's own tabs and cookies. A process that
+    #: embeds the product many times over (the test suite: one Chromium per worker) gets a launched
+    #: browser's clean start without a launch each time.
+    cdp_own_context: bool = False
 
 
 @dataclass
@@ -130,12 +135,16 @@ class BrowserSession:
     temporary_profile: bool = False
     #: Run after the browser was let go (a pooled context tells its pool: browser_pool.py).
     on_close: Callable[[], Awaitable[None]] | None = field(default=None, repr=False)
+    #: An attached browser's context we opened ourselves (``cdp_own_context``): closed before disconnecting.
+    own_context: bool = False
 
     async def close(self) -> list[str]:
         """Let go of the browser; return what failed (each also logged), so teardown never stops half-way."""
         failures: list[str] = []
         steps: list[tuple[str, Any]] = []
         if self.attached:
+            if self.own_context:
+                steps.append(("close our context in the attached browser", self.context.close))
             # Only disconnect: the browser and its tabs belong to the user.
             steps.append(("disconnect from the attached browser", self.browser.close if self.browser else None))
         elif self.browser is not None:
@@ -199,6 +208,13 @@ async def open_browser(pw: Playwright, options: BrowserOptions) -> BrowserSessio
         return BrowserSession(context=await browser.new_context(), browser=browser, attached=False)
     if options.cdp_endpoint:
         browser = await attach_cdp(pw, options)
+        if options.cdp_own_context:
+            try:
+                context = await browser.new_context(no_viewport=True) if not options.headless else await browser.new_context()
+            except PlaywrightError:
+                await browser.close()  # disconnect: nothing of ours is in it yet
+                raise
+            return BrowserSession(context=context, browser=browser, attached=True, own_context=True)
         context = browser.contexts[0] if browser.contexts else await browser.new_context()
         return BrowserSession(context=context, browser=browser, attached=True)
     executable = find_browser(options.executable_path)
