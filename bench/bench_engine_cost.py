@@ -6,12 +6,14 @@ Measured in the page, on the board of ``bench/board/`` (``/cards/N/``), in headl
 - per navigation: parsing and compiling it (``new Function`` of its text made unique, so that V8's
   compilation cache cannot answer: what a new renderer pays) and its first run (every module's top
   level, then the engine object and its installers), each in a fresh browser context;
+- per module (``--modules``): its bytes as shipped, its parse and compile and its first run (its top
+  level), each module compiled alone in the engine's order, in a fresh context per load;
 - the first acting call's page work after a load beside a later one's: ``refs.resolve`` with the
   change mark, the journal's description and watched texts, and the click point (what ``page_click``
   asks in one round trip, dispatch/builtins/acting/observe_tools.py), on one "Add a card" button and
   then on another, right after the load; ``--warm`` runs the same call on a third button first.
 
-Command: ``.venv/bin/python bench/bench_engine_cost.py --cards 300 --loads 8``.
+Command: ``.venv/bin/python bench/bench_engine_cost.py --cards 300 --loads 8 [--modules]``.
 Results: printed, and ``--out FILE`` (JSON). Times are wall times in the page: on a shared machine
 every figure is inflated, and the first and the later call of one load are what to compare.
 """
@@ -65,24 +67,49 @@ _PARSE = """(source) => {
 }"""
 
 
-def engine_of(root: Path) -> str:
-    """``engine_js()`` of the tree at ``root``, read in a process of its own.
+#: Each module alone, in the engine's order, on one shared M: its parse and compile, then its first run.
+_MODULES = """([modules, injected]) => {
+  const M = Object.assign({}, injected), out = [];
+  for (const [name, text] of modules) {
+    const start = performance.now();
+    const body = new Function("M", "root", '"use strict";\\n' + text + "\\n//" + Math.random());
+    const compiled = performance.now();
+    body(M, window);
+    out.push([name, compiled - start, performance.now() - compiled]);
+  }
+  return out;
+}"""
+
+#: Read in a process of its own, from the tree named: the engine, and its modules as it ships them.
+_READ_ENGINE = """import json, sys
+sys.path.insert(0, sys.argv[1])
+from mcp_actions.runtimes import page_script as ps
+shipped = getattr(ps, "shipped_source", ps.module_source)  # trees before js_strip.py shipped modules as written
+modules = [[name, shipped(name)] for name in ps.ENGINE_MODULES + ps.BOOT_MODULES]
+sys.stdout.write(json.dumps({"engine": ps.engine_js(), "modules": modules, "injected": ps.injected()}))
+"""
+
+
+def engine_parts(root: Path) -> dict[str, Any]:
+    """``engine_js()`` of the tree at ``root``, its modules as shipped and what its header sets, read in a process of its own.
 
     Not imported here: bench_peers puts this tree first on ``sys.path`` when imported, so an import in
     this process gives this tree's engine whatever ``--root`` says (before this, ``--root`` measured
     this tree's engine every time).
     """
-    code = "import sys; sys.path.insert(0, sys.argv[1]); from mcp_actions.runtimes.page_script import engine_js; sys.stdout.write(engine_js())"
-    return subprocess.run([sys.executable, "-c", code, str(root.resolve())], capture_output=True, text=True, check=True).stdout
+    done = subprocess.run([sys.executable, "-c", _READ_ENGINE, str(root.resolve())], capture_output=True, text=True, check=True)
+    parts: dict[str, Any] = json.loads(done.stdout)
+    return parts
 
 
-async def measure(cards: int, loads: int, warm: bool, browser_path: str, pause_ms: int = 0, root: Path = ROOT) -> dict[str, Any]:
+async def measure(cards: int, loads: int, warm: bool, browser_path: str, pause_ms: int = 0, root: Path = ROOT, modules: bool = False) -> dict[str, Any]:
     import bench_peers as bp
     from playwright.async_api import async_playwright
 
     from mcp_actions.demo.static import StaticSite
 
-    engine = engine_of(root)
+    parts = engine_parts(root)
+    engine = parts["engine"]
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as folder, StaticSite(bp.board_site(Path(folder), [cards])) as site:
         url = bp.board_url(site.url, cards)
         async with async_playwright() as playwright:
@@ -94,6 +121,13 @@ async def measure(cards: int, loads: int, warm: bool, browser_path: str, pause_m
                 await page.goto(url)
                 parse.append(await page.evaluate(_PARSE, engine))
                 await context.close()
+            per_module: list[list[list[Any]]] = []
+            for _ in range(loads if modules else 0):
+                context = await browser.new_context()
+                page = await context.new_page()
+                await page.goto(url)
+                per_module.append(await page.evaluate(_MODULES, [parts["modules"], parts["injected"]]))
+                await context.close()
             context = await browser.new_context()
             await context.add_init_script(script=engine)
             page = await context.new_page()
@@ -104,9 +138,19 @@ async def measure(cards: int, loads: int, warm: bool, browser_path: str, pause_m
                 calls.append(await page.evaluate(_CALLS, warm))
             await browser.close()
     median = statistics.median
+    module_medians = [
+        {
+            "module": name,
+            "bytes": len(text.encode()),
+            "parse_compile_ms": round(median(load[i][1] for load in per_module), 2),
+            "first_run_ms": round(median(load[i][2] for load in per_module), 2),
+        }
+        for i, (name, text) in enumerate(parts["modules"])
+    ] if per_module else []
     return {
         "cards": cards,
         "engine_bytes": len(engine.encode()),
+        "modules": module_medians,
         "parse_compile_ms": round(median(p[0] for p in parse), 1),
         "first_run_ms": round(median(p[1] for p in parse), 1),
         "warm": warm,
@@ -124,13 +168,19 @@ def main() -> int:
     parser.add_argument("--browser-path", default="/usr/bin/chromium")
     parser.add_argument("--pause-ms", type=int, default=0, help="wait this long after each load before the calls (an agent's turn)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the mcp-actions tree whose engine to measure (e.g. the commit before)")
+    parser.add_argument("--modules", action="store_true", help="also each module's bytes, parse and compile, and first run (the ten costliest printed)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    found = asyncio.run(measure(args.cards, args.loads, args.warm, args.browser_path, args.pause_ms, args.root))
+    found = asyncio.run(measure(args.cards, args.loads, args.warm, args.browser_path, args.pause_ms, args.root, args.modules))
     found["pause_ms"], found["root"] = args.pause_ms, str(args.root)
     print(f"engine_js(): {found['engine_bytes']:,} bytes; per navigation: parse and compile {found['parse_compile_ms']} ms, first run {found['first_run_ms']} ms (medians of {args.loads})")
     medians = found["medians_ms"]
     print(f"{args.cards} cards{' (warmed)' if args.warm else ''}: first refs.resolve {medians['first']} ms, later {medians['later']} ms; reports {medians['first_report']} / {medians['later_report']} ms")
+    for row in sorted(found["modules"], key=lambda row: -(row["parse_compile_ms"] + row["first_run_ms"]))[:10]:
+        print(f"  {row['module']:<24} {row['bytes']:>7,} B  parse+compile {row['parse_compile_ms']:5.2f} ms  first run {row['first_run_ms']:5.2f} ms")
+    if found["modules"]:
+        total = {key: round(sum(row[key] for row in found["modules"]), 1) for key in ("parse_compile_ms", "first_run_ms")}
+        print(f"  all modules alone: parse+compile {total['parse_compile_ms']} ms, first run {total['first_run_ms']} ms (sums of medians)")
     if args.out is not None:
         args.out.write_text(json.dumps(found) + "\n")
     return 0

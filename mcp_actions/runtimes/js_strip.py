@@ -17,8 +17,10 @@ is assembled, with a small tokenizer of our own (no npm at run time, no third-pa
 - a space stays only between two tokens that would otherwise read as one (``a in b``, ``x - -y``,
   ``1 .5``, ``a / /re/``).
 
-``tokens`` is the tokenizer itself: the tests check that stripping leaves the token stream
-unchanged (tests/runtimes/test_js_strip.py), and that the stripped engine still parses.
+``tokens`` is the reference tokenizer; ``strip_js`` reads only what the stripping needs and copies
+other runs of code whole (about 70 ms of CPU for the whole engine, once per process: ``engine_js``
+is cached). The tests check that both read the same tokens, before and after stripping, for every
+module (tests/runtimes/test_js_strip.py), and that the stripped engine still parses.
 """
 
 from __future__ import annotations
@@ -146,43 +148,106 @@ def tokens(source: str) -> Iterator[Token]:
     return (Token(kind, text) for kind, text in _scan(source))
 
 
-def _longest_punctuator(text: str) -> str:
-    return next((p for p in _PUNCTUATORS if text.startswith(p)), "")
+#: Two characters that, once a space between them goes, could begin one token across the gap:
+#: any two-character piece of a punctuator (+ +x, a - -b, x = ==), a comment's opener (a / /re/),
+#: and the pieces of "<!--" and "-->", which read as comments in a script.
+_JOINING = frozenset({p[i : i + 2] for p in _PUNCTUATORS for i in range(len(p) - 1)} | {"//", "/*", "<!", "!-", "->"})
+#: What strip_js looks at one by one; every other run of code is copied as it is.
+_PIECE = re.compile(
+    "|".join(
+        [
+            r"(?P<space>[\s\ufeff]+)",
+            r"(?P<comment>//[^\n\r\u2028\u2029]*|/\*[\s\S]*?\*/)",
+            r"""(?P<string>"(?:[^"\\\n\r]|\\[\s\S])*"|'(?:[^'\\\n\r]|\\[\s\S])*')""",
+            r"(?P<template>`" + _TEMPLATE_PART + ")",
+            r"(?P<unterminated>/\*|[\"'`])",
+            r"(?P<slash>/)",
+            r"(?P<brace>[{}])",
+            r"(?P<code>[^\s\ufeff/\"'`{}]+)",
+        ]
+    )
+)
+_REGEX = re.compile(r"/(?![*/])(?:[^/\\\[\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029]|\[(?:[^\]\\\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029])*\])+/[\w$]*")
+_TRAILING_WORD = re.compile(r"[\w$\\]+$")
 
 
-#: Pairs of punctuators that written together read as others: + +x, a - -b, a-- > b ("-->" ends a comment).
-_MERGING = frozenset((a, b) for a in _PUNCTUATORS for b in _PUNCTUATORS if _longest_punctuator(a + b) != a or (a + b).startswith("-->"))
+def _regex_may_follow(kind: str, text: str) -> bool:
+    """Whether a "/" after the piece ``text`` (of ``kind``) starts a regular expression (the rule of ``tokens``)."""
+    if kind in ("string", "regex"):
+        return False
+    if kind == "template":
+        return text.endswith("${")
+    if kind != "code":
+        return True  # the start, "{" or "}"
+    word = _TRAILING_WORD.search(text)
+    if word is not None:
+        return word.group() in _REGEX_AFTER_WORDS
+    return not text.endswith((")", "]", "++", "--"))
 
 
-def _needs_space(left_kind: str, left: str, right_kind: str, right: str) -> bool:
-    """Whether tokens ``left`` and ``right`` written side by side would read as other tokens."""
-    if left_kind == "punct":
-        if right_kind == "punct":
-            return (left, right) in _MERGING or (left == "<" and right == "!")  # a < !--b: "<!--" opens a comment
-        return left == "/" and right_kind == "regex"  # a / /re/: not a comment
-    if left_kind in ("word", "number", "regex"):
-        b = right[0]
-        # a in b, return x, /re/ in x (not the flags "in"), 1 .toString()
-        return _is_word_char(b) or (left_kind == "number" and b == ".")
-    return False  # after a string or a template nothing merges
+def _needs_space(kind: str, left: str, right: str) -> bool:
+    """Whether a space between ``left`` (a piece of ``kind``) and ``right`` keeps them apart as tokens."""
+    a, b = left[-1], right[0]
+    if _is_word_char(b):
+        # a in b, return x, /re/ in x (not the flags "in"), 1 .5 read as 1.5
+        return _is_word_char(a) or kind == "regex" or (a == "." and b.isdigit())
+    if b == "." and a.isdigit():
+        return True  # 1 .toString()
+    return a + b in _JOINING
 
 
 def strip_js(source: str) -> str:
-    """``source`` without comments, indentation, blank lines and spaces no token needs (the module's docstring)."""
+    """``source`` without comments, indentation, blank lines and spaces no token needs (the module's docstring).
+
+    One pass over what matters for that (white space, comments, literals, "/", braces for a
+    template's substitutions); runs of other code are copied whole, so it is quick enough to run at
+    every assembly. ``tokens`` is the reference: the tests check that both read the same tokens.
+    """
     out: list[str] = []
-    last_kind, last = "", ""
-    gap = ""  # what separates the next token from the last: "", " " or "\n"
-    for kind, text in _scan(source):
-        if kind == "newline":
-            gap = "\n"
-        elif kind == "space" or kind == "comment":
-            gap = gap or " "
+    last_kind, last = "", ""  # the last piece written ("" at the start)
+    gap = ""  # what separates the next piece from the last: "", " " or "\n"
+    templates: list[int] = []  # per open template substitution, the depth of "{" opened inside it
+    i, n = 0, len(source)
+    while i < n:
+        if templates and templates[-1] == 0 and source[i] == "}":
+            found = _TEMPLATE_REST.match(source, i)
+            if found is None:
+                raise JsSyntaxError(f"unterminated template at offset {i}")
+            templates.pop()
+            kind = "template"
         else:
-            if gap == "\n" and last_kind:
+            found = _PIECE.match(source, i)
+            if found is None or found.lastgroup == "unterminated":
+                raise JsSyntaxError(f"unterminated literal or comment at offset {i}: {source[i:i + 20]!r}")
+            kind = found.lastgroup or ""
+            if kind == "space" or kind == "comment":
+                if _LINE_BREAK.search(found.group()):
+                    gap = "\n"
+                elif not gap:
+                    gap = " "
+                i = found.end()
+                continue
+            if kind == "slash" and _regex_may_follow(last_kind, last):
+                found = _REGEX.match(source, i)
+                if found is None:
+                    raise JsSyntaxError(f"unterminated regular expression at offset {i}")
+                kind = "regex"
+            elif kind == "slash" or kind == "brace":
+                kind = "code" if kind == "slash" else "brace"
+        text = found.group()
+        if kind == "template" and text.endswith("${"):
+            templates.append(0)
+        elif kind == "brace" and templates:
+            templates[-1] += 1 if text == "{" else -1
+        if last:
+            if gap == "\n":
                 out.append("\n")
-            elif gap == " " and _needs_space(last_kind, last, kind, text):
+            elif gap == " " and _needs_space(last_kind, last, text):
                 out.append(" ")
-            # Tokens adjacent in the source (no gap) read the same adjacent here.
-            out.append(text)
-            last_kind, last, gap = kind, text, ""
+        # A "/" of division and the code after it are one run to the next piece.
+        out.append(text)
+        last_kind, last, gap = kind, text, ""
+        i = found.end()
+    if templates:
+        raise JsSyntaxError("unterminated template substitution")
     return "".join(out)

@@ -49,7 +49,7 @@ def _code_tokens(source: str) -> list[tuple[str, str]]:
         ("ok = /re/ instanceof RegExp;", "ok=/re/ instanceof RegExp;"),
         # Tokens that would read as others once joined keep their space.
         ("x = a - -b + +c; y = a-- > b; z = a < !b;", "x=a- -b+ +c;y=a-- >b;z=a< !b;"),
-        ("s = 1 .toString() + (c ? .5 : 1);", "s=1 .toString()+(c?.5:1);"),
+        ("s = 1 .toString() + (c ? .5 : 1);", "s=1 .toString()+(c? .5:1);"),  # "? ." kept apart: it could read as "?."
         # Line breaks stay (automatic semicolons read them), blank lines and indentation go.
         ("function f() {\n    return /* a\n b */ 1\n\n\n}", "function f(){\nreturn\n1\n}"),
         ("a\n  ++b", "a\n++b"),
