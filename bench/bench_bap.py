@@ -20,7 +20,9 @@ page_act's or agent/act's steps each their own; ``core_tools`` names them (the f
 ``core_ms`` gives each one's time in the server (the audit line's ``elapsed_ms``; a page_act's includes its steps').
 
 Command: ``PYTHONPATH=$PWD .venv/bin/python bench/bench_bap.py [--runs 3] [--no-save]``; writes
-``bench/results/bap-<date>-<commit>.json``, summarised in bench/README.md.
+``bench/results/bap-<date>-<commit>.json``, summarised in bench/README.md. ``--locator-ab ROUNDS`` instead
+fills the to-do box by ref, by locator, and by ``page_find {locator}`` then the ref, taking turns in one MCP
+session (``bap-locator-ab-<date>-<commit>.json``): the cost of each way apart from the machine's load.
 """
 
 from __future__ import annotations
@@ -232,14 +234,51 @@ async def main_async(runs: int) -> dict[str, Any]:
     return results
 
 
+#: The ways of naming the to-do box that --locator-ab compares: the door's way before issue 55 (page_find, then the ref), and now.
+_AB_WAYS = ("find+ref", "ref", "locator")
+
+
+async def locator_ab(rounds: int) -> dict[str, Any]:
+    """``page_fill`` of the to-do box by ref, by locator, and by a ``page_find {locator}`` then the ref, taking turns in one
+    MCP session: what finding a locator inside the acting call costs, apart from the load on the machine (issue 55)."""
+    results: dict[str, Any] = {"date": datetime.date.today().isoformat(), "commit": _commit(), "rounds": rounds, "ways": {}}
+    box = {"selector": f"[placeholder={json.dumps(NEW_TODO)}]"}
+    with tempfile.TemporaryDirectory() as tmp, StaticSite(PAGES) as site, _server(Path(tmp)) as (mcp_port, _):
+        audit = Path(tmp) / "audit.jsonl"
+        async with Client(f"http://127.0.0.1:{mcp_port}/mcp", mode="legacy") as client:
+            await client.call_tool("browser_navigate", {"url": f"{site.url}todo-vanilla.html"})
+            found = await client.call_tool("page_find", {"locator": box})
+            ref = "".join(getattr(c, "text", "") for c in found.content).split(" ", 1)[0]
+            client_ms: dict[str, list[float]] = {way: [] for way in _AB_WAYS}
+            server_ms: dict[str, list[float]] = {way: [] for way in _AB_WAYS}
+            for index in range(rounds):
+                for way in _AB_WAYS:
+                    before = len(_audit_lines(audit))
+                    began = time.perf_counter()
+                    if way == "find+ref":
+                        await client.call_tool("page_find", {"locator": box})
+                    where = {"locator": box} if way == "locator" else {"ref": ref}
+                    filled = await client.call_tool("page_fill", {**where, "value": f"todo {index}"})
+                    client_ms[way].append((time.perf_counter() - began) * 1000)
+                    assert not filled.is_error, filled.content
+                    server_ms[way].append(sum(float(line.get("elapsed_ms") or 0) for line in _audit_lines(audit)[before:]))
+    for way in _AB_WAYS:
+        results["ways"][way] = {"client_ms": client_ms[way], "server_ms": server_ms[way], "client_ms_median": statistics.median(client_ms[way]), "server_ms_median": statistics.median(server_ms[way])}
+        print(json.dumps({"way": way, "client_ms_median": round(statistics.median(client_ms[way]), 1), "server_ms_median": round(statistics.median(server_ms[way]), 1)}), flush=True)
+    results["load_average_after"] = os.getloadavg()
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--locator-ab", type=int, metavar="ROUNDS", help="instead: page_fill by ref, by locator and by page_find then ref, ROUNDS turns each")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write bench/results/")
     args = parser.parse_args()
-    results = asyncio.run(main_async(args.runs))
+    results = asyncio.run(locator_ab(args.locator_ab) if args.locator_ab else main_async(args.runs))
     if not args.no_save:
-        path = RESULTS_DIR / f"bap-{results['date']}-{results['commit']}.json"
+        kind = "bap-locator-ab" if args.locator_ab else "bap"
+        path = RESULTS_DIR / f"{kind}-{results['date']}-{results['commit']}.json"
         path.write_text(json.dumps(results, indent=2) + "\n")
         print(f"saved {path.relative_to(ROOT)}")
 
