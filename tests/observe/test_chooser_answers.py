@@ -8,8 +8,9 @@
   counted by region (page, dialog), it is said (`+ "Harbour Guide"`), where the whole page's count missed it.
 - What the page draws right after its load (Wagtail's minimap, ~100 ms after it) is the page, not the first
   click's change: read and acting calls wait, for a second after the load, until the DOM is quiet.
-- The rich-text toolbar's Link button opens its chooser from a render React's scheduler runs in a
-  MessageChannel task, after a busy handler: the answer waits for the chooser the render requested.
+- The rich-text toolbar's Link button requests its chooser from a render in its mousedown's dispatch, long
+  after the event began, and the request's load handler renders before it starts the fade: the answer waits
+  for the chooser (work done while the action's event or its request's event is dispatched is the action's).
 
 Fixture: tests/fixtures/pages/acting/cms-chooser.html (Wagtail 8's chooser widget, ModalWorkflow and the
 Draftail toolbar's Link) and cms-chooser-modal.html (the chooser's listing, as the server sends it).
@@ -53,7 +54,7 @@ async def test_the_page_chooser_says_its_choice_its_disabled_button_and_what_was
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_a_chooser_a_scheduled_render_requests_is_waited_for(chromium: Browser, pages_url: str, kind: str) -> None:
+async def test_a_chooser_a_long_handler_requests_is_waited_for(chromium: Browser, pages_url: str, kind: str) -> None:
     async with hosted(kind, chromium) as host:
         await host.open(f"{pages_url}/{PAGE}")
         opened = await host.call("page_click", {"text": "Link"})

@@ -17,10 +17,8 @@
  *   localStorage through a 500 ms rateLimit on every change: each Enter waited for it, ~555 ms), while
  *   a search debounced 500 ms, which shows nothing before, is still waited for;
  * - requests (fetch, XMLHttpRequest) started the same way;
- * - a message posted on a MessagePort the same way: React's scheduler renders what a handler set in a
- *   MessageChannel task, maybe long after the event on a busy page (Wagtail's link chooser starts its
- *   request in the componentDidMount of that render); an engine message posted just before it makes the
- *   page's own handler, which runs right after, continue the action (a tracked hot window);
+ * - work done while the action's input event, or an event of a request it started, is being dispatched,
+ *   however long its handlers have run (dispatchedGeneration);
  * - a message the action sent on a WebSocket (a data app drawn over a socket: Streamlit sends the click, its
  *   server reruns and sends what to draw): the wait holds until a message comes back, then while more come
  *   within SOCKET_QUIET_MS of each other (a rerun's deltas, then its end), so what the reply renders is in the
@@ -30,8 +28,8 @@
  *   response commits, and the tab host waits for that commit on the browser's own events
  *   (runtimes/consequences.py); the report must not read the quiet as "no visible change".
  *
- * "Within HOT_MS of an input event" rather than "while armed": the engine itself, and a page's
- * mutation observers reacting to a poll, schedule short timers at any time. Work the page was doing
+ * "Within HOT_MS of an input event" (or while one is dispatched) rather than "while armed": the engine
+ * itself, and a page's mutation observers reacting to a poll, schedule short timers at any time. Work the page was doing
  * anyway is left out: a timer or interval scheduled while nothing was armed runs its callback as
  * untracked, and what that callback schedules is untracked too (a poll loop never holds an
  * action's answer back). Chains are cut after MAX_GENERATIONS hops and the cap bounds everything,
@@ -52,7 +50,10 @@ var MAX_GENERATIONS = 4; // timer -> callback -> timer ... hops followed from th
 var HOT_MS = 20; // code this soon after an input event or tracked work continues it (handlers, promise chains)
 var SOCKET_QUIET_MS = 150; // a socket reply's messages this close together are one reply
 // The events an action delivers (trusted input or the engine's own): each starts a hot window.
+var INPUT_TYPES = {}; // INPUT_EVENTS by type
 var INPUT_EVENTS = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "keydown", "keypress", "keyup", "beforeinput", "input", "change", "submit", "focusin", "focusout", "mouseover", "pointerover", "dragstart", "drop", "dragend", "scroll", "wheel"];
+
+INPUT_EVENTS.forEach(function (type) { INPUT_TYPES[type] = 1; });
 
 // Captured when the engine installed (intrinsics.js): the engine's own timers use them and are never followed.
 var nativeSetTimeout = M.intrinsics.nativeSetTimeout;
@@ -64,8 +65,8 @@ var armed = false; // between refs.change_mark and the end of refs.change_report
 var context = 0; // 0: no wrapped callback runs; -1: an untracked one; n > 0: a tracked one of generation n
 var hotUntil = 0, hotGeneration = 0; // tracked work just finished: what runs now continues it
 var timers = {}; // tracked timer id -> true, until it fires or is cleared
-var pendingTimers = 0, pendingRequests = 0, pendingMessages = 0;
-var epoch = 0; // the arm() a posted message belongs to
+var pendingTimers = 0, pendingRequests = 0;
+var requestOf = typeof WeakMap === "function" ? new WeakMap() : null; // a request the action started -> its generation
 var pendingLong = 0; // of pendingTimers, those longer than SHORT_DELAY_MS
 var changeSeen = null; // a MutationObserver noting that the page changed since arm()
 var changed = false; // the page's DOM changed since arm()
@@ -86,7 +87,21 @@ function generationNow() {
   var generation = 0;
   if (context > 0) generation = context + 1;
   else if (now() <= hotUntil) generation = hotGeneration + 1;
+  else generation = dispatchedGeneration();
   return generation > 0 && generation <= MAX_GENERATIONS ? generation : 0;
+}
+
+/**
+ * The generation of the event being dispatched now, however long its handlers have run (0: none of the action's):
+ * an input event (Draftail's Link button renders its chooser in the mousedown's own dispatch, 20-180 ms after the
+ * event began on a busy page), or an event of a request the action started (the chooser's XHR load handler
+ * renders the modal, then starts Bootstrap's fade timer).
+ */
+function dispatchedGeneration() {
+  var event = root.event; // the event being dispatched (undefined between them)
+  if (!event) return 0;
+  if (INPUT_TYPES[event.type] === 1) return hotGeneration + 1;
+  return requestOf && event.target && requestOf.has(event.target) ? requestOf.get(event.target) + 1 : 0;
 }
 
 function wake() {
@@ -189,6 +204,7 @@ function wrapRequests() {
           finished(generation);
         };
         pendingRequests++;
+        if (requestOf) requestOf.set(request, generation);
         // readyState 4 comes before load: what the page's load handler schedules continues the action.
         this.addEventListener("readystatechange", function () {
           if (request.readyState === 4) end();
@@ -229,26 +245,6 @@ function wrapSockets() {
   };
 }
 
-function wrapMessages() {
-  var Port = root.MessagePort, Channel = root.MessageChannel;
-  if (typeof Port !== "function" || typeof Channel !== "function" || !Port.prototype || typeof Port.prototype.postMessage !== "function") return;
-  var nativePost = Port.prototype.postMessage;
-  var own = new Channel(); // created before the wrap: the engine's own, never followed
-  own.port1.onmessage = function (event) {
-    if (!armed || !event.data || event.data.epoch !== epoch) return;
-    pendingMessages--;
-    finished(event.data.generation); // the page's message comes next: what its handler starts is the action's
-  };
-  Port.prototype.postMessage = function postMessage() {
-    var generation = generationNow();
-    if (generation && this !== own.port2) {
-      pendingMessages++;
-      nativePost.call(own.port2, { epoch: epoch, generation: generation });
-    }
-    return nativePost.apply(this, arguments);
-  };
-}
-
 function onInput() {
   if (!armed) return;
   hotUntil = now() + HOT_MS;
@@ -276,7 +272,6 @@ function arm() {
     wrapTimers();
     wrapRequests();
     wrapSockets();
-    wrapMessages();
     listenToInput();
     if (typeof MutationObserver === "function") {
       changeSeen = new MutationObserver(function () { changed = true; });
@@ -290,8 +285,6 @@ function arm() {
   pendingTimers = 0;
   pendingLong = 0;
   pendingRequests = 0;
-  pendingMessages = 0;
-  epoch += 1;
   socketsAwaited = 0;
   socketUntil = 0;
   awaited = typeof WeakSet === "function" ? new WeakSet() : null;
@@ -339,7 +332,7 @@ function settle(options, call) {
       if (armed && leaving) return finish(true); // quiet until the next document commits: the host waits for it
       // A long timer once the page has changed is its own follow-up (a rate-limited save), not the reply.
       if (changeSeen) changed = changed || changeSeen.takeRecords().length > 0;
-      var pending = armed && (pendingTimers - (changed ? pendingLong : 0) > 0 || pendingRequests > 0 || pendingMessages > 0 || socketsAwaited > 0);
+      var pending = armed && (pendingTimers - (changed ? pendingLong : 0) > 0 || pendingRequests > 0 || socketsAwaited > 0);
       var socketQuiet = armed ? socketUntil - t : 0; // a socket's reply still coming in
       var quietSince = Math.max(lastMutation, armed ? lastActivity : 0, started);
       if (!pending && socketQuiet <= 0 && t - quietSince >= quiet) return finish(true);
