@@ -90,6 +90,41 @@ sys.stdout.write(json.dumps({"engine": ps.engine_js(), "modules": modules, "inje
 """
 
 
+#: Two engines parsed and compiled in turn, ``rounds`` times each in one page (each text made unique).
+_PARSE_PAIR = """([a, b, rounds]) => {
+  const times = [[], []];
+  for (let i = 0; i < rounds; i++) {
+    [a, b].forEach((source, k) => {
+      const start = performance.now();
+      new Function(source + "\\n//" + Math.random());
+      times[k].push(performance.now() - start);
+    });
+  }
+  return times;
+}"""
+
+
+async def parse_pair(this: str, other: str, loads: int, rounds: int, browser_path: str) -> dict[str, Any]:
+    """This engine's parse and compile beside another's, in turn in the same pages (``--parse-against``): the
+    machine's load falls on both alike. Medians over ``loads`` fresh pages of ``rounds`` each."""
+    from playwright.async_api import async_playwright
+
+    mine: list[float] = []
+    theirs: list[float] = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=browser_path, args=["--no-sandbox"])
+        for _ in range(loads):
+            context = await browser.new_context()
+            page = await context.new_page()
+            await page.goto("about:blank")
+            a, b = await page.evaluate(_PARSE_PAIR, [this, other, rounds])
+            mine += a
+            theirs += b
+            await context.close()
+        await browser.close()
+    return {"this_ms": round(statistics.median(mine), 2), "other_ms": round(statistics.median(theirs), 2), "samples": len(mine), "this_bytes": len(this.encode()), "other_bytes": len(other.encode())}
+
+
 def engine_parts(root: Path) -> dict[str, Any]:
     """``engine_js()`` of the tree at ``root``, its modules as shipped and what its header sets, read in a process of its own.
 
@@ -169,8 +204,16 @@ def main() -> int:
     parser.add_argument("--pause-ms", type=int, default=0, help="wait this long after each load before the calls (an agent's turn)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the mcp-actions tree whose engine to measure (e.g. the commit before)")
     parser.add_argument("--modules", action="store_true", help="also each module's bytes, parse and compile, and first run (the ten costliest printed)")
+    parser.add_argument("--parse-against", type=Path, metavar="TREE", help="only: parse and compile --root's engine and TREE's in turn, in the same pages (--loads pages, 10 rounds each)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    if args.parse_against is not None:
+        pair = asyncio.run(parse_pair(engine_parts(args.root)["engine"], engine_parts(args.parse_against)["engine"], args.loads, 10, args.browser_path))
+        pair["root"], pair["against"] = str(args.root), str(args.parse_against)
+        print(f"parse and compile, in turn in the same pages (median of {pair['samples']}): {args.root} {pair['this_bytes']:,} B {pair['this_ms']} ms; {args.parse_against} {pair['other_bytes']:,} B {pair['other_ms']} ms")
+        if args.out is not None:
+            args.out.write_text(json.dumps(pair) + "\n")
+        return 0
     found = asyncio.run(measure(args.cards, args.loads, args.warm, args.browser_path, args.pause_ms, args.root, args.modules))
     found["pause_ms"], found["root"] = args.pause_ms, str(args.root)
     print(f"engine_js(): {found['engine_bytes']:,} bytes; per navigation: parse and compile {found['parse_compile_ms']} ms, first run {found['first_run_ms']} ms (medians of {args.loads})")

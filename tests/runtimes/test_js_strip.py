@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mcp_actions.runtimes import page_script
-from mcp_actions.runtimes.js_strip import JsSyntaxError, strip_js, tokens
+from mcp_actions.runtimes.js_strip import JsSyntaxError, _latin1, strip_js, tokens
 
 ALL_MODULES = page_script.ENGINE_MODULES + page_script.CLIENT_MODULES + page_script.BOOT_MODULES
 NODE = shutil.which("node")
@@ -25,7 +25,8 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 
 def _code_tokens(source: str) -> list[tuple[str, str]]:
-    return [(t.kind, t.text) for t in tokens(source) if t.kind not in ("space", "newline", "comment")]
+    """The tokens that are code, a string's or a regular expression's characters past Latin-1 escaped (as strip_js ships them)."""
+    return [(t.kind, _latin1(t.text) if t.kind in ("string", "regex") else t.text) for t in tokens(source) if t.kind not in ("space", "newline", "comment")]
 
 
 @pytest.mark.parametrize(
@@ -60,6 +61,30 @@ def _code_tokens(source: str) -> list[tuple[str, str]]:
 def test_strips_comments_and_indentation_and_keeps_every_literal(source: str, expected: str) -> None:
     assert strip_js(source) == expected
     assert _code_tokens(strip_js(source)) == _code_tokens(source)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('s = "a…b";', 's="a\\u2026b";'),
+        ("s = '😀';", "s='\\ud83d\\ude00';"),  # astral: the same two UTF-16 units
+        ('s = "\\…";', 's="\\u2026";'),  # an identity escape is the character itself
+        ('s = "a\\\u2028b";', 's="a\\\u2028b";'),  # a backslash before U+2028 continues the line: kept
+        ("r = /[…›]/;", "r=/[\\u2026\\u203a]/;"),
+        ("t = `…`;", "t=`…`;"),  # a template's raw text is the page's to read: kept
+    ],
+)
+def test_literals_are_written_in_latin1(source: str, expected: str) -> None:
+    assert strip_js(source) == expected
+
+
+def test_the_engine_is_a_one_byte_string() -> None:
+    # One character past Latin-1 anywhere makes the whole script a two-byte string in V8: twice the
+    # memory in every document, and slower to parse. Strings and regular expressions are escaped at
+    # assembly; a template's text is not (write such a character as \uXXXX there).
+    for script in (page_script.engine_js(), page_script.runtime_js()):
+        wide = sorted({ch for ch in script if ord(ch) > 0xFF})
+        assert wide == [], f"characters past Latin-1 in the assembled script: {wide}"
 
 
 def test_an_unterminated_literal_is_an_error_not_a_guess() -> None:
@@ -109,6 +134,7 @@ out.push(s);
 out.push(1 .toFixed(1), i ? .5 : 1);
 var re = /re/
 out.push(re instanceof RegExp)
+out.push("a…b😀", /[…]/.test("…"), /^😀$/u.test("😀"), "\…" === "…");
 console.log(JSON.stringify(out));
 """
 
@@ -122,7 +148,7 @@ def test_tricky_code_computes_the_same_stripped(tmp_path: Path) -> None:
         return json.loads(done.stdout)
 
     written = run(_TRICKY)
-    assert written == [1, 1, 3, True, "t // 12 /* text */", "nested in v", 0.5, 2, 10, 2, 12, None, "a   b", "1.0", 0.5, True]
+    assert written == [1, 1, 3, True, "t // 12 /* text */", "nested in v", 0.5, 2, 10, 2, 12, None, "a   b", "1.0", 0.5, True, "a…b😀", True, True, True]
     assert run(strip_js(_TRICKY)) == written
 
 
