@@ -2,8 +2,9 @@
 
 Playwright objects belong to the event loop that created them, so the
 ``chromium`` fixture is module-scoped on the module's loop; test modules using
-it set ``pytestmark = pytest.mark.asyncio(loop_scope="module")``. Tests that
-need a browser per test use ``launch_chromium`` on their own loop.
+it set ``pytestmark = pytest.mark.asyncio(loop_scope="module")``. It connects to
+the one Chromium of the test process (tests/worker_chromium.py). Tests that
+need a browser of their own use ``launch_chromium`` on their own loop.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from playwright.async_api import Browser, Playwright, async_playwright
 
 from mcp_actions.demo.static import StaticSite
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
+from tests import worker_chromium
 
 PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
 
@@ -44,15 +46,43 @@ async def launch_chromium(pw: Playwright) -> Browser:
     return await pw.chromium.launch(executable_path=find_browser(), headless=True, args=list(CHROMIUM_ARGS))
 
 
+async def connect_chromium(pw: Playwright) -> Browser:
+    """A headless Chromium of the test process (tests/worker_chromium.py), connected to over CDP.
+
+    Its ``new_page()``/``new_context()`` give a context of this connection's own; ``close()``
+    closes those and disconnects, leaving the browser to the next test (its lease ends then).
+    """
+    lent = worker_chromium.lease()
+    endpoint = lent.__enter__()
+    try:
+        browser = await pw.chromium.connect_over_cdp(endpoint)
+    except BaseException:
+        lent.__exit__(None, None, None)
+        raise
+    browser.once("disconnected", lambda _browser: lent.__exit__(None, None, None))
+    return browser
+
+
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def chromium() -> AsyncIterator[Browser]:
-    """One headless Chromium per test module."""
+    """A headless Chromium of the test process (tests/worker_chromium.py), connected to for one module.
+
+    Its users open their pages with ``new_page()``/``new_context()``: each a context of its own,
+    which the disconnect at the module's end closes. The browser is the module's alone meanwhile
+    (the tests' products get another). A test that needs a browser nobody ever shares (one it
+    closes, crashes or launches with options) calls ``launch_chromium``.
+    """
     async with async_playwright() as pw:
-        browser = await launch_chromium(pw)
+        browser = await connect_chromium(pw)
         try:
             yield browser
         finally:
-            await browser.close()
+            await browser.close()  # closes the contexts this connection made; the browser stays for the next module
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The test process ends: so do its Chromiums."""
+    worker_chromium.stop()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

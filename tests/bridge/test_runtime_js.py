@@ -47,10 +47,13 @@ def _signals(info: RuntimeInfo) -> dict[str, SignalSpec]:
 @pytest_asyncio.fixture(loop_scope="module")
 async def browser(chromium: Browser) -> AsyncIterator[Browser]:
     """The module's headless Chromium, with none of a test's pages left open after it (their runtimes would
-    keep reconnecting to a bridge port another test's server may be given)."""
+    keep reconnecting to a bridge port another test's server may be given). The browser's own default
+    context (it is attached to over CDP, tests/worker_chromium.py) is not the test's to close."""
+    before = set(chromium.contexts)
     yield chromium
     for context in chromium.contexts:
-        await context.close()
+        if context not in before:
+            await context.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -13,6 +13,7 @@ from mcp import Client
 
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.server.mcp_server import build_server
+from tests import worker_chromium
 
 
 async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 10) -> Any:
@@ -70,16 +71,23 @@ class Session:
 
 
 @contextlib.asynccontextmanager
-async def product(**client_options: Any) -> AsyncIterator[Session]:
-    """The whole product with a launched headless browser, behind an in-process SDK Client."""
-    app = ActionsApp(AppOptions(browser="launch", headless=True, isolated=True, serve_bridge=False))
-    changes: list[float] = []
+async def product(*, own_browser: bool = False, **client_options: Any) -> AsyncIterator[Session]:
+    """The whole product with a headless browser, behind an in-process SDK Client.
 
-    async def on_message(message: Any) -> None:
-        method = getattr(getattr(message, "root", message), "method", None) or getattr(message, "method", None)
-        if method == "notifications/tools/list_changed":
-            changes.append(time.monotonic())
+    The browser is a Chromium of the test process (tests/worker_chromium.py), in a fresh context of
+    the product's own (``cdp_own_context``: a blank first tab, no other test's tabs, cookies or
+    storage), closed when the product stops. ``own_browser=True`` launches one of its own instead,
+    for a test whose point is the launch or the browser itself (closing, crashing, its profile).
+    """
+    with contextlib.nullcontext(None) if own_browser else worker_chromium.lease() as endpoint:
+        app = ActionsApp(AppOptions(browser="launch", headless=True, isolated=True, serve_bridge=False, cdp_endpoint=endpoint, cdp_own_context=endpoint is not None))
+        changes: list[float] = []
 
-    async with Client(build_server(app), message_handler=on_message, mode="legacy", **client_options) as client:
-        await client.list_tools()
-        yield Session(app, client, changes)
+        async def on_message(message: Any) -> None:
+            method = getattr(getattr(message, "root", message), "method", None) or getattr(message, "method", None)
+            if method == "notifications/tools/list_changed":
+                changes.append(time.monotonic())
+
+        async with Client(build_server(app), message_handler=on_message, mode="legacy", **client_options) as client:
+            await client.list_tools()
+            yield Session(app, client, changes)

@@ -191,7 +191,7 @@ async def test_the_websocket_page_runtime_carries_progress_elicitation_and_cance
     from mcp_actions.actions_app import ActionsApp, AppOptions
     from mcp_actions.runtimes.page_script import runtime_js
     from mcp_actions.server.mcp_server import build_server
-    from tests.conftest import launch_chromium
+    from tests.conftest import connect_chromium
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -206,7 +206,7 @@ async def test_the_websocket_page_runtime_carries_progress_elicitation_and_cance
         return types.ElicitResult(action="accept", content={"confirmed": True})
 
     async with async_playwright() as pw, Client(build_server(app), mode="legacy", elicitation_callback=elicit) as client:
-        chromium = await launch_chromium(pw)
+        chromium = await connect_chromium(pw)
         context = await chromium.new_context()
         try:
             page = await context.new_page()

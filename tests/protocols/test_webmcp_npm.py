@@ -39,7 +39,7 @@ import tests.npm_cache as npm_cache
 from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
 from mcp_actions.server.mcp_server import build_server
-from tests.conftest import PAGES, launch_chromium
+from tests.conftest import PAGES, connect_chromium
 from tests.npm_cache import npm_package, serving_with_packages
 
 from .conftest import Session, eventually, product
@@ -179,7 +179,7 @@ async def test_a_runtime_embedded_after_the_pages_polyfill_reads_the_tools_throu
             changes.append(time.monotonic())
 
     async with async_playwright() as pw, Client(build_server(app), mode="legacy", message_handler=on_message) as client:
-        chromium = await launch_chromium(pw)
+        chromium = await connect_chromium(pw)
         try:
             page = await chromium.new_page()
             runtime = f"http://127.0.0.1:{port}/runtime.js?token={token}"

@@ -3,7 +3,9 @@
 - ``page``: the page runtime (runtime.js) injected with the bookmarklet's own
   code into a page of a plain headless Chromium, connected over a real
   WebSocket to a real ``BridgeServer``;
-- ``browser``: the Playwright browser host (``BrowserHost`` / ``TabRuntime``).
+- ``browser``: the Playwright browser host (``BrowserHost`` / ``TabRuntime``), in a fresh
+  context of its own on a Chromium of the test process (tests/worker_chromium.py), as
+  ``cdp_own_context`` opens one: a launch per test would cost more than the test.
 
 ``serving(kind, bridge, chromium)`` starts what a kind needs around a real
 bridge; ``open_runtime`` opens a page on it and waits for its runtime, and
@@ -26,6 +28,7 @@ from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.bridge.websocket import BridgeServer
 from mcp_actions.runtimes.browser import BrowserHost, BrowserOptions
 from mcp_actions.runtimes.page_script import runtime_js
+from tests import worker_chromium
 from tests.bridge.wsclient import TOKEN, eventually
 
 __all__ = ["DICTIONARY", "KINDS", "open_runtime", "serving"]
@@ -47,12 +50,13 @@ async def serving(kind: str, bridge: Bridge, chromium: Browser) -> AsyncIterator
         finally:
             await server.stop()
     else:
-        browser_host = BrowserHost(bridge, BrowserOptions(headless=True))
-        await browser_host.start()
-        try:
-            yield {"host": browser_host}
-        finally:
-            await browser_host.stop()
+        with worker_chromium.lease() as endpoint:
+            browser_host = BrowserHost(bridge, BrowserOptions(headless=True, cdp_endpoint=endpoint, cdp_own_context=True))
+            await browser_host.start()
+            try:
+                yield {"host": browser_host}
+            finally:
+                await browser_host.stop()
 
 
 async def open_runtime(kind: str, bridge: Bridge, extra: dict[str, Any], url: str, viewport: dict[str, int] | None = None) -> tuple[str, Page]:

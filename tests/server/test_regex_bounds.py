@@ -32,7 +32,7 @@ from mcp_actions.actions_app import ActionsApp, AppOptions
 from mcp_actions.runtimes.page_script import runtime_js
 from mcp_actions.server.mcp_server import build_server
 from tests.bridge.wsclient import WsRuntime, eventually
-from tests.conftest import launch_chromium
+from tests.conftest import connect_chromium
 from tests.protocols.conftest import eventually as eventually_async
 
 #: Python's re needs ~2^28 steps to refuse this for ^(a+)+$ (seconds); RE2 needs 29.
@@ -92,7 +92,7 @@ async def abp_page(pages_url: str, path: str, names: set[str]) -> AsyncIterator[
     port = _free_port()
     app = ActionsApp(AppOptions(browser="none", bridge_port=port, bridge_token=TOKEN, allowed_origins=[pages_url], watch=False))
     async with async_playwright() as pw, Client(build_server(app), mode="legacy") as client:
-        chromium = await launch_chromium(pw)
+        chromium = await connect_chromium(pw)
         context = await chromium.new_context()
         try:
             page = await context.new_page()
