@@ -59,9 +59,22 @@ function lineText(key) {
   return key.charAt(0) === IN_DIALOG ? key.slice(1) : key;
 }
 
+/**
+ * The counted lines before an action without the dialogs' own, when every dialog open then has closed: a person
+ * saw the dialog go, which "dialog closed" says, not each of its lines again (MiniWoB's click-dialog said
+ * `- "Close"` and its text; Wagtail's chooser 9 lines and more). While one of them is still open its lines count.
+ */
+function withoutDialogLines(counts, allClosed) {
+  if (!allClosed) return counts;
+  var out = {};
+  Object.keys(counts).forEach(function (key) { if (key.charAt(0) !== IN_DIALOG) out[key] = counts[key]; });
+  return out;
+}
+
 M.DIALOGS = DIALOGS;
 M.closingDialogOf = closingDialogOf;
 M.openDialogs = openDialogs;
 M.dialogName = dialogName;
 M.regionLines = regionLines;
 M.lineText = lineText;
+M.withoutDialogLines = withoutDialogLines;

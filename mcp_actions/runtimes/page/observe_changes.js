@@ -197,14 +197,15 @@ function signatureOf(el) {
  *   one, unless a control of its kind left the page meanwhile (a list rendered again replaces its rows'
  *   checkboxes with their like: nothing a person would notice);
  * - hidden: a control still on the page that is no longer drawn (a closed menu's items); one that left
- *   the page went with its content, which the removed lines say.
+ *   the page went with its content, which the removed lines say, and one in a dialog that closed (`closed`)
+ *   went with the dialog, which "dialog closed" says.
  *
  * - shown too: a clickable the action added (newClickables), as a nameless icon.
  *
  * Either is left out, but a field, when one of the changed lines (`said`) holds its name (a new row's checkbox named by
  * the row's text, a dialog's buttons in its "Next Cancel Previous" line): what a line says is not said again.
  */
-function controlChanges(before, after, added, removed) {
+function controlChanges(before, after, added, removed, closed) {
   var none = { shown: [], count: 0 };
   if (!before || !after) return { shown: none, hidden: none };
   var left = {};
@@ -228,7 +229,9 @@ function controlChanges(before, after, added, removed) {
   });
   appeared = appeared.concat(newClickables(before));
   var went = [];
-  before.shown.forEach(function (el) { if (el.isConnected && !after.shown.has(el)) went.push(el); });
+  before.shown.forEach(function (el) {
+    if (el.isConnected && !after.shown.has(el) && !closed.some(function (d) { return d.contains(el); })) went.push(el);
+  });
   return { shown: described(appeared, added), hidden: described(went, removed) };
 }
 
@@ -342,15 +345,17 @@ function report(limit, watch, slot) {
   delete marks[slot || ""];
   var after = visibleLines();
   var added = missing(after, before.lines);
-  var removed = missing(before.lines, after);
   var dialogs = openDialogs();
+  var closed = before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d) && !closingDialogOf(d)); });
+  // "dialog closed" says what went with the dialogs (change_regions.js): their lines and controls are not listed again.
+  var removed = missing(M.withoutDialogLines(before.lines, closed.length > 0 && closed.length === before.dialogs.length), after);
   var out = {
     added: added.slice(0, limit).map(lineCap),
     added_count: added.length,
     removed: removed.slice(0, limit).map(lineCap),
     removed_count: removed.length,
     dialogs_opened: dialogs.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(dialogName),
-    dialogs_closed: before.dialogs.filter(function (d) { return dialogs.indexOf(d) < 0 && !(d.isConnected && isVisible(d) && !closingDialogOf(d)); }).length,
+    dialogs_closed: closed.length,
   };
   Object.assign(out, M.statesReport(slot)); // states and messages (change_states.js)
   // Only lines that appeared: they are on the page to be looked up (removed ones are gone with their elements).
@@ -358,7 +363,7 @@ function report(limit, watch, slot) {
   if (labels) out.labels = labels;
   // A control is left out for a line that names it only when that line is said: one past the cap ("+ … 6 more
   // lines") is not read, and the control would be lost (Wagtail's link chooser: its one choice, link "Home").
-  var changed = controlChanges(before.controls, pageControls(), added.slice(0, limit), removed), shown = changed.shown, hidden = changed.hidden;
+  var changed = controlChanges(before.controls, pageControls(), added.slice(0, limit), removed, closed), shown = changed.shown, hidden = changed.hidden;
   if (shown.count) {
     out.controls_shown = shown.shown;
     out.controls_shown_count = shown.count;
