@@ -72,13 +72,14 @@ async def test_a_page_without_a_socket_waits_for_nothing_more(host: BrowserHost,
     assert time.monotonic() - started < 2
 
 
-async def test_a_page_that_opened_no_socket_is_answered_without_a_fixed_wait(host: BrowserHost, bridge: Bridge, pages_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Issue 55: every navigation waited APPEAR_S (20 ms) for a socket Chromium might tell of late. Whether
-    # the page opened one is known once the page answers a round trip after its load (socket_draw.py):
-    # with the fixed wait made long, a navigation that still waited it would show here.
-    monkeypatch.setattr(socket_draw, "APPEAR_S", 3.0)
+async def test_a_page_that_opened_no_socket_waits_the_short_window_beside_its_round_trip(host: BrowserHost, bridge: Bridge, pages_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Chromium tells of a socket a few ms after the script that opened it: the answer's round trip to the page
+    # alone missed it now and then under load (the inline-script case above failed in a full run), so the window
+    # APPEAR_S still stands, run beside the round trip (socket_draw.py). Made long here, each navigation waits it
+    # once, not once more after the round trip.
+    monkeypatch.setattr(socket_draw, "APPEAR_S", 1.0)
     tab_id = await host.new_tab()
     started = time.monotonic()
     await call(bridge, tab_id, "browser.navigate", {"url": f"{pages_url}/browserhost/dialogs.html"})
     await call(bridge, tab_id, "browser.navigate", {"url": f"{pages_url}/browserhost/dialogs.html", "reload": True})
-    assert time.monotonic() - started < 2.5
+    assert 2.0 <= time.monotonic() - started < 5
