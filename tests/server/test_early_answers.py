@@ -25,8 +25,8 @@ from mcp_actions.server.early_answers import HANDSHAKE_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The server, with every import of the MCP SDK waiting until the gate file exists.
-_GATED_SERVER = """
+#: Held imports: every import of the MCP SDK waits until the gate file (``sys.argv[1]``) exists.
+HOLD_THE_SDK = """
 import os, sys, time
 gate = sys.argv[1]
 class HoldTheSdk:
@@ -36,9 +36,14 @@ class HoldTheSdk:
                 time.sleep(0.02)
         return None
 sys.meta_path.insert(0, HoldTheSdk())
+"""
+#: The command line's ``main`` after what the script before it set up (its arguments from ``sys.argv[2:]``).
+RUN_THE_SERVER = """
 from mcp_actions.cli import main
 sys.exit(main(sys.argv[2:]))
 """
+#: The server, with every import of the MCP SDK waiting until the gate file exists.
+_GATED_SERVER = HOLD_THE_SDK + RUN_THE_SERVER
 
 
 class Wire:

@@ -18,27 +18,22 @@ import sys
 from pathlib import Path
 
 from mcp_actions.server.early_answers import HANDSHAKE_VERSIONS
+from tests.server.test_early_answers import HOLD_THE_SDK, RUN_THE_SERVER
 
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The server with one worker in the loop's pool, and every import of the MCP SDK waiting for the gate file.
-_ONE_WORKER_SERVER = """
-import concurrent.futures, os, sys, time
-gate = sys.argv[1]
-class HoldTheSdk:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("mcp", "mcp_types"):
-            while not os.path.exists(gate):
-                time.sleep(0.02)
-        return None
-sys.meta_path.insert(0, HoldTheSdk())
+_ONE_WORKER_SERVER = (
+    HOLD_THE_SDK
+    + """
+import concurrent.futures
 _init = concurrent.futures.ThreadPoolExecutor.__init__
 def one_worker(self, max_workers=None, *args, **kwargs):
     _init(self, 1, *args, **kwargs)
 concurrent.futures.ThreadPoolExecutor.__init__ = one_worker
-from mcp_actions.cli import main
-sys.exit(main(sys.argv[2:]))
 """
+    + RUN_THE_SERVER
+)
 
 
 def test_the_handshake_is_answered_while_the_only_worker_is_busy(tmp_path: Path) -> None:
