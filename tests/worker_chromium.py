@@ -93,10 +93,13 @@ START_TIMEOUT_S = 30.0
 class ChromiumProcess:
     """A headless Chromium subprocess: its profile folder and DevTools URL; ``endpoint()`` (re)starts it as needed.
 
-    The module keeps one for the test process; a test about the browser itself makes its own.
+    The module keeps one for the test process; a test about the browser itself makes its own, with its own
+    ``switches`` (a user's browser without Playwright's, a feature turned on) and first page (``start_url``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, switches: tuple[str, ...] = (*PLAYWRIGHT_SWITCHES, *CHROMIUM_ARGS), start_url: str = "about:blank") -> None:
+        self.switches = switches
+        self.start_url = start_url
         self.process: subprocess.Popen[bytes] | None = None
         self.profile: Path | None = None
         self.url: str | None = None
@@ -121,7 +124,7 @@ class ChromiumProcess:
 
     def _start(self) -> None:
         self.profile = Path(tempfile.mkdtemp(prefix="mcp-actions-worker-chromium-"))
-        args = [find_browser(), *PLAYWRIGHT_SWITCHES, *CHROMIUM_ARGS, "--remote-debugging-port=0", f"--user-data-dir={self.profile}", "about:blank"]
+        args = [find_browser(), *self.switches, "--remote-debugging-port=0", f"--user-data-dir={self.profile}", self.start_url]
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.starts += 1
         # Chromium writes the port it took (first line) to DevToolsActivePort once it listens.
@@ -129,7 +132,7 @@ class ChromiumProcess:
         end = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < end:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the worker's Chromium exited at start ({self.process.returncode}): {' '.join(args)}")
+                raise RuntimeError(f"Chromium exited at start ({self.process.returncode}): {' '.join(args)}")
             with contextlib.suppress(OSError, ValueError, IndexError):
                 port = int(port_file.read_text().splitlines()[0])
                 self.url = f"http://127.0.0.1:{port}"
@@ -137,7 +140,7 @@ class ChromiumProcess:
                     return
             time.sleep(0.02)
         self.stop()
-        raise RuntimeError(f"the worker's Chromium did not listen within {START_TIMEOUT_S:.0f} s")
+        raise RuntimeError(f"Chromium did not listen within {START_TIMEOUT_S:.0f} s")
 
     def stop(self) -> None:
         """Kill the process (and wait for it), remove its profile."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 import io
 import json
 import socket
-import subprocess
 import tarfile
 import time
 from collections.abc import Iterator
@@ -37,10 +36,11 @@ from playwright.async_api import async_playwright
 
 import tests.npm_cache as npm_cache
 from mcp_actions.actions_app import ActionsApp, AppOptions
-from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
+from mcp_actions.runtimes.chromium import CHROMIUM_ARGS
 from mcp_actions.server.mcp_server import build_server
 from tests.conftest import PAGES, connect_chromium
 from tests.npm_cache import npm_package, serving_with_packages
+from tests.worker_chromium import ChromiumProcess
 
 from .conftest import Session, eventually, product
 
@@ -219,29 +219,13 @@ async def test_a_runtime_embedded_after_the_pages_polyfill_reads_the_tools_throu
 
 
 @pytest.fixture
-def webmcp_chromium(tmp_path: Path) -> Iterator[str]:
+def webmcp_chromium() -> Iterator[str]:
     """Debian's Chromium with its own WebMCP switched on, started by the test; yields its CDP endpoint."""
-    profile = tmp_path / "native-webmcp"
-    proc = subprocess.Popen(
-        [find_browser(), *CHROMIUM_ARGS, "--enable-features=WebMCP", "--headless", "--remote-debugging-port=0", f"--user-data-dir={profile}", "about:blank"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    chromium = ChromiumProcess((*CHROMIUM_ARGS, "--enable-features=WebMCP", "--headless"))
     try:
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 15
-        while not (port_file.exists() and port_file.read_text().strip()):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("Chromium did not open its debugging port")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port_file.read_text().split()[0]}"
+        yield chromium.endpoint()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        chromium.stop()
 
 
 async def test_chromiums_own_webmcp_is_read_and_run_through_its_document_model_context(webmcp_chromium, pages_url):

@@ -21,37 +21,23 @@ import pytest
 from mcp_actions.bridge.bridge import Bridge
 from mcp_actions.errors import ActionError
 from mcp_actions.runtimes.browser import BrowserHost, BrowserOptions
-from mcp_actions.runtimes.chromium import CHROMIUM_ARGS, find_browser
+from mcp_actions.runtimes.chromium import CHROMIUM_ARGS
+from tests.worker_chromium import ChromiumProcess
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def running_chromium(tmp_path: Path, pages_url: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A headless Chromium the test started, already showing a fixture page; yields its CDP endpoint."""
-    profile = tmp_path / "user-browser"
-    proc = subprocess.Popen(
-        [find_browser(), *CHROMIUM_ARGS, "--headless", "--remote-debugging-port=0", f"--user-data-dir={profile}", f"{pages_url}/engine/handlers.html"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+def running_chromium(pages_url: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A headless Chromium the test started (a user's browser: none of Playwright's switches), already showing a
+    fixture page; yields its CDP endpoint and its process."""
+    chromium = ChromiumProcess((*CHROMIUM_ARGS, "--headless"), start_url=f"{pages_url}/engine/handlers.html")
     try:
-        port_file = profile / "DevToolsActivePort"
-        for _ in range(200):
-            if port_file.exists() and port_file.read_text().strip():
-                break
-            if proc.poll() is not None:
-                pytest.fail("Chromium exited before opening its debugging port")
-            subprocess.run(["sleep", "0.05"], check=True)
-        port = port_file.read_text().split("\n")[0].strip()
-        yield f"http://127.0.0.1:{port}", proc
+        endpoint = chromium.endpoint()
+        assert chromium.process is not None
+        yield endpoint, chromium.process
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        chromium.stop()
 
 
 def cdp_targets(endpoint: str) -> list[dict[str, Any]]:
