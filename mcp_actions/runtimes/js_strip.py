@@ -70,6 +70,14 @@ _LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
 #: A template's text up to its end or its next substitution, from its "`" or a substitution's "}".
 _TEMPLATE_PART = r"(?:[^`\\$]|\\[\s\S]|\$(?!\{))*(?:`|\$\{)"
 _TEMPLATE_REST = re.compile(r"\}" + _TEMPLATE_PART)
+#: The pieces both scanners read alike (``_lexer`` for ``tokens``, ``_PIECE`` for ``strip_js``).
+_SPACE = r"(?P<space>[\s\ufeff]+)"
+_COMMENT = r"(?P<comment>//[^\n\r\u2028\u2029]*|/\*[\s\S]*?\*/)"
+_STRING = r"""(?P<string>"(?:[^"\\\n\r]|\\[\s\S])*"|'(?:[^'\\\n\r]|\\[\s\S])*')"""
+_TEMPLATE = r"(?P<template>`" + _TEMPLATE_PART + ")"
+_UNTERMINATED = r"(?P<unterminated>/\*|[\"'`])"
+#: A regular expression literal, where "/" starts one.
+_REGEX_LITERAL = r"/(?![*/])(?:[^/\\\[\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029]|\[(?:[^\]\\\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029])*\])+/[\w$]*"
 
 
 def _lexer(regex_ok: bool) -> re.Pattern[str]:
@@ -78,12 +86,12 @@ def _lexer(regex_ok: bool) -> re.Pattern[str]:
     return re.compile(
         "|".join(
             [
-                r"(?P<space>[\s\ufeff]+)",
-                r"(?P<comment>//[^\n\r\u2028\u2029]*|/\*[\s\S]*?\*/)",
-                r"""(?P<string>"(?:[^"\\\n\r]|\\[\s\S])*"|'(?:[^'\\\n\r]|\\[\s\S])*')""",
-                r"(?P<template>`" + _TEMPLATE_PART + ")",
-                r"(?P<unterminated>/\*|[\"'`])",
-                *([r"(?P<regex>/(?![*/])(?:[^/\\\[\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029]|\[(?:[^\]\\\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029])*\])+/[\w$]*)"] if regex_ok else []),
+                _SPACE,
+                _COMMENT,
+                _STRING,
+                _TEMPLATE,
+                _UNTERMINATED,
+                *([f"(?P<regex>{_REGEX_LITERAL})"] if regex_ok else []),
                 r"(?P<number>0[xXoObB][\w]*|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?n?)",
                 r"(?P<word>(?:[\w$]|\\u\{?[0-9a-fA-F]+\}?|[^\x00-\x7f\s\ufeff])+)",
                 # "?." before a digit is "?" then a number: a ? .5 : b.
@@ -156,18 +164,18 @@ _JOINING = frozenset({p[i : i + 2] for p in _PUNCTUATORS for i in range(len(p) -
 _PIECE = re.compile(
     "|".join(
         [
-            r"(?P<space>[\s\ufeff]+)",
-            r"(?P<comment>//[^\n\r\u2028\u2029]*|/\*[\s\S]*?\*/)",
-            r"""(?P<string>"(?:[^"\\\n\r]|\\[\s\S])*"|'(?:[^'\\\n\r]|\\[\s\S])*')""",
-            r"(?P<template>`" + _TEMPLATE_PART + ")",
-            r"(?P<unterminated>/\*|[\"'`])",
+            _SPACE,
+            _COMMENT,
+            _STRING,
+            _TEMPLATE,
+            _UNTERMINATED,
             r"(?P<slash>/)",
             r"(?P<brace>[{}])",
             r"(?P<code>[^\s\ufeff/\"'`{}]+)",
         ]
     )
 )
-_REGEX = re.compile(r"/(?![*/])(?:[^/\\\[\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029]|\[(?:[^\]\\\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029])*\])+/[\w$]*")
+_REGEX = re.compile(_REGEX_LITERAL)
 _TRAILING_WORD = re.compile(r"[\w$\\]+$")
 
 
