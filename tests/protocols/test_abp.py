@@ -68,10 +68,10 @@ async def test_progress_of_a_call_reaches_the_clients_progress_callback(pages_ur
         assert result.structured_content == {"pages": 4, "bytes": 4096}
         # The SDK client runs each progress callback in a task of its own (its JSON-RPC dispatcher spawns it), so
         # on a busy machine the last may be heard after call_tool returned. Each is waited for (up to 5 s).
-        for _ in range(100):
-            if len(heard) >= 4:
-                break
-            await asyncio.sleep(0.05)
+        async def all_four() -> bool:
+            return len(heard) >= 4
+
+        await eventually(all_four, timeout=5)
         assert [(d, t) for d, t, _ in heard] == [(1, 4), (2, 4), (3, 4), (4, 4)]
         assert heard[-1][2] == "Rendering page 4 of 4"
 
